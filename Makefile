@@ -1,0 +1,153 @@
+# tachy - plain Makefile. See README.md.
+#   make            build ./tachy and lib/libtachy.a
+#   make test       install test peers if missing, build, run every test
+#   make demo       install what is missing, build, run a real example
+#   make bench      run the benchmarks against peers (figures go in BENCHMARKS.md)
+#   make install PREFIX=/usr/local DESTDIR=
+# Knobs: DEVELOPER=1 (warnings are errors), SANITIZE=address,undefined,
+#        NO_OPTIONAL=1 (build with libc and libm only), V=1.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CPPFLAGS += -Iinclude -D_GNU_SOURCE
+ALL_CFLAGS = -std=gnu11 -pthread $(CFLAGS)
+LDLIBS += -lm -pthread
+
+ifdef DEVELOPER
+ALL_CFLAGS += -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -Wvla
+else
+ALL_CFLAGS += -Wall
+endif
+
+ifdef SANITIZE
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+CFG := san
+else
+CFG := std
+endif
+ifdef NO_OPTIONAL
+CFG := $(CFG)-core
+endif
+B := build/$(CFG)
+
+# Optional libraries: found with a test compile; without them the features
+# that need them say "not built with X".
+define probe
+$(shell printf '#include <$(2)>\nint main(void){return 0;}\n' | \
+	$(CC) -x c - -o /dev/null $(3) >/dev/null 2>&1 && echo $(1))
+endef
+ifndef NO_OPTIONAL
+HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
+	$(call probe,LIBDW,elfutils/libdwfl.h,-ldw -lelf) \
+	$(call probe,LIBELF,gelf.h,-lelf) \
+	$(call probe,LIBPFM,perfmon/pfmlib_perf_event.h,-lpfm) \
+	$(call probe,ZLIB,zlib.h,-lz)
+endif
+HAVE := $(strip $(HAVE))
+CPPFLAGS += $(foreach h,$(HAVE),-DHAVE_$(h))
+LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
+	$(if $(filter LIBDW,$(HAVE)),-ldw) \
+	$(if $(filter LIBELF,$(HAVE)),-lelf) \
+	$(if $(filter LIBPFM,$(HAVE)),-lpfm) \
+	$(if $(filter ZLIB,$(HAVE)),-lz)
+
+LIB_SRC := $(sort $(wildcard lib/*.c))
+SRC_SRC := $(sort $(wildcard src/*.c))
+CMDS := $(patsubst src/cmd-%.c,%,$(filter src/cmd-%.c,$(SRC_SRC)))
+UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+SRC_OBJ := $(SRC_SRC:%.c=$(B)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+HDRS := $(wildcard include/tachy/*.h src/*.h tests/unit/*.h)
+
+ifndef V
+Q = @
+QCC = @echo "  CC      $<";
+QLD = @echo "  LINK    $@";
+endif
+
+.PHONY: all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt FORCE
+all: tachy lib/libtachy.a
+
+# Rebuild everything when the flags change.
+$(B)/.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(LDLIBS)' > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+$(B)/cmdlist.h: $(B)/.flags FORCE
+	@printf '$(foreach c,$(CMDS),CMD($(subst -,_,$(c)))\n)' | sed 's/^ //' > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+$(B)/%.o: %.c $(HDRS) $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -I$(B) -c -o $@ $<
+
+$(B)/src/tachy.o: $(B)/cmdlist.h
+
+$(B)/libtachy.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+lib/libtachy.a: $(B)/libtachy.a
+	$(Q)cp $< $@
+
+$(B)/tachy: $(SRC_OBJ) $(B)/libtachy.a
+	$(QLD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SRC_OBJ) $(B)/libtachy.a $(LDLIBS)
+
+tachy: $(B)/tachy FORCE
+	$(Q)cmp -s $< $@ || cp $< $@
+
+$(B)/tests/%: tests/unit/%.c $(B)/libtachy.a $(HDRS) $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(QLD)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libtachy.a $(LDLIBS)
+
+# Test peers (ministat, hyperfine, perf...) are installed when missing;
+# tests that need one that could not be had skip with a message.
+deps:
+	$(Q)sh scripts/deps.sh build
+deps-test:
+	$(Q)sh scripts/deps.sh build test
+deps-bench:
+	$(Q)sh scripts/deps.sh build test bench
+
+test: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN)
+	$(Q)sh tests/run-tests.sh $(B)/tests
+
+unit-test: all $(UNIT_BIN)
+	$(Q)sh tests/run-tests.sh --unit-only $(B)/tests
+
+cli-test: all
+	$(Q)sh tests/run-tests.sh --cli-only $(B)/tests
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh scripts/demo.sh
+
+bench: deps-bench
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh bench/run-all.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(B)/tachy $(DESTDIR)$(BINDIR)/tachy
+	install -m 644 docs/*.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tachy
+	for f in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#docs/}; done
+
+fmt:
+	clang-format -i $(LIB_SRC) $(SRC_SRC) $(HDRS) $(UNIT_SRC)
+
+clean:
+	rm -rf build tachy lib/libtachy.a tests/tmp
+
+FORCE:

@@ -1,0 +1,61 @@
+#!/bin/sh
+# deps.sh GROUP... - install what tachy's targets need, from Debian's packages.
+# Groups: build (optional libraries), test (peers the tests compare against),
+# bench (peers the benchmarks measure). Only missing packages are installed:
+# with apt-get when root, with sudo otherwise; where neither works, the exact
+# command to run is printed and the script fails (build) or carries on (test,
+# bench: the tests that need a missing peer skip with a message).
+set -u
+
+pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils"
+pkgs_bench="ministat hyperfine linux-perf multitime"
+
+want=""
+hard=0
+for g in "$@"; do
+	case "$g" in
+	build) want="$want $pkgs_build"; hard=1 ;;
+	test) want="$want $pkgs_test" ;;
+	bench) want="$want $pkgs_bench" ;;
+	*) echo "deps.sh: unknown group '$g' (build, test, bench)" >&2; exit 2 ;;
+	esac
+done
+
+command -v dpkg-query >/dev/null 2>&1 || {
+	echo "deps.sh: not a Debian system; install the equivalents of:$want" >&2
+	exit 0
+}
+
+missing=""
+for p in $want; do
+	case " $missing " in *" $p "*) continue ;; esac
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	SUDO="sudo"
+else
+	echo "deps.sh: missing packages:$missing" >&2
+	echo "deps.sh: run: sudo apt-get install -y$missing" >&2
+	[ $hard = 1 ] && exit 1
+	exit 0
+fi
+
+echo "deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# Install what is available; a package the archive lacks must not stop the rest.
+if ! $SUDO apt-get install -y -qq $missing >/dev/null 2>&1; then
+	$SUDO apt-get update -qq >/dev/null 2>&1
+	if ! $SUDO apt-get install -y -qq $missing >/dev/null 2>&1; then
+		for p in $missing; do
+			$SUDO apt-get install -y -qq "$p" >/dev/null 2>&1 ||
+				echo "deps.sh: could not install $p" >&2
+		done
+	fi
+fi
+exit 0
