@@ -1,0 +1,82 @@
+/* stats.h - descriptive statistics, distributions, tests and intervals.
+ *
+ * Pure functions over arrays of doubles; nothing here allocates unless it
+ * says so. Confidence levels are given in percent, in (0, 100). */
+#ifndef TACHY_STATS_H
+#define TACHY_STATS_H
+
+#include <stddef.h>
+
+/* Descriptive summary of one sample. */
+struct ty_summary {
+	size_t n;
+	double mean;   /* Welford */
+	double var;    /* unbiased (n-1) variance; 0 when n < 2 */
+	double stddev; /* sqrt(var) */
+	double min, max;
+	double median; /* of an even count: the mean of the two middle values */
+};
+
+/* Summarize X[0..N): mean and variance by Welford's method, min, max, and
+ * the median by linear-time selection. X is not modified (a scratch copy is
+ * made when N is large; returns -ENOMEM if that fails). Returns 0. */
+int ty_stats_summarize(const double *x, size_t n, struct ty_summary *s);
+
+/* Running mean/variance (Welford), for adaptive stopping. */
+struct ty_welford {
+	size_t n;
+	double mean, m2;
+};
+void ty_stats_welford_init(struct ty_welford *w);
+void ty_stats_welford_add(struct ty_welford *w, double x);
+double ty_stats_welford_var(const struct ty_welford *w); /* unbiased, 0 when n < 2 */
+
+/* The Q-quantile (0 <= Q <= 1) of X[0..N) by linear interpolation between
+ * order statistics (R type 7). Reorders X (selection, linear time). */
+double ty_stats_quantile(double *x, size_t n, double q);
+
+/* Median absolute deviation around MEDIAN (unscaled). Reorders nothing:
+ * uses a scratch copy; returns NAN if it cannot allocate. */
+double ty_stats_mad(const double *x, size_t n, double median);
+
+/* Student's t distribution with DF degrees of freedom (DF > 0, real). */
+double ty_stats_t_cdf(double t, double df);
+double ty_stats_t_quantile(double p, double df); /* inverse of ty_stats_t_cdf, 0 < p < 1 */
+/* Standard normal. */
+double ty_stats_normal_cdf(double z);
+double ty_stats_normal_quantile(double p);
+
+/* Half-width of the CONFIDENCE% interval of the mean of S (t-based). */
+double ty_stats_mean_ci_halfwidth(const struct ty_summary *s, double confidence);
+
+enum ty_test { TY_TEST_STUDENT, TY_TEST_WELCH, TY_TEST_MANN_WHITNEY };
+
+/* Result of comparing sample B against reference A. */
+struct ty_compare {
+	enum ty_test test;
+	double diff;          /* B - A: of means (t tests) or Hodges-Lehmann shift (Mann-Whitney) */
+	double diff_lo, diff_hi; /* CONFIDENCE% interval of diff */
+	double rel;           /* diff relative to A's centre, in percent */
+	double rel_lo, rel_hi;   /* its interval, in percent */
+	double ratio, ratio_lo, ratio_hi; /* centre(B)/centre(A) with interval */
+	double p_value;       /* two-sided */
+	double df;            /* degrees of freedom (t tests) */
+	double pooled_s;      /* Student: pooled standard deviation */
+	double u;             /* Mann-Whitney U of B */
+	int significant;      /* 1 when the difference is proven at CONFIDENCE */
+};
+
+/* Student's t (pooled) and Welch's t on summaries. Return 0, or -EINVAL
+ * when a sample has fewer than 2 values or CONFIDENCE is out of (0,100). */
+int ty_stats_student(const struct ty_summary *a, const struct ty_summary *b, double confidence,
+		     struct ty_compare *r);
+int ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, double confidence,
+		   struct ty_compare *r);
+
+/* Mann-Whitney U on raw samples: exact p-value for small samples without
+ * ties, tie-corrected normal approximation otherwise; diff is the
+ * Hodges-Lehmann shift with its interval. Returns 0, -EINVAL, or -ENOMEM. */
+int ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+			  double confidence, struct ty_compare *r);
+
+#endif
