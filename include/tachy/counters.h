@@ -63,6 +63,7 @@ struct ty_counter {
 	enum ty_counter_state state;
 	char msg[256];              /* why it is unsupported or failed */
 	int fd;                     /* -1 when closed */
+	int keeper;                 /* a disabled copy on ourselves, or -1 (see counters.c) */
 	int leader;                 /* index of its group leader in the set (itself if alone) */
 	uint64_t id;                /* kernel id (PERF_FORMAT_ID) */
 };

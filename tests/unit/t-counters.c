@@ -23,6 +23,7 @@ struct fake {
 	struct {
 		struct perf_event_attr attr;
 		int group_fd;
+		pid_t pid;
 		int used;
 		uint64_t count;
 		int members[8], nmembers;
@@ -54,6 +55,7 @@ f_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd
 	f->fd[fd].used = 1;
 	f->fd[fd].attr = *attr;
 	f->fd[fd].group_fd = group_fd;
+	f->fd[fd].pid = pid;
 	f->fd[fd].count = 1000 * (attr->type + 1) + attr->config; /* recognisable */
 	f->fd[fd].nmembers = 0;
 	if (group_fd >= 0)
@@ -172,10 +174,22 @@ with_pmu(void)
 	CHECK_NEAR(ty_counters_scale(&v[ins], &share), 1001, 0);
 	CHECK_NEAR(share, 1, 0);
 	CHECK_INT(ty_counters_note(&c, NULL), 0);
+	/* a disabled copy of each event stays open on ourselves */
+	CHECK_INT(c.c[ins].keeper >= 0, 1);
+	CHECK_INT(f.fd[c.c[ins].keeper].pid, 0);
+	CHECK_INT(f.fd[c.c[ins].keeper].attr.disabled, 1);
+	CHECK_INT(f.fd[c.c[ins].keeper].attr.inherit, 0);
+	CHECK_INT(f.fd[c.c[ins].keeper].attr.enable_on_exec, 0);
+	CHECK_INT(f.fd[c.c[ins].keeper].group_fd, -1);
 	ty_counters_close(&c);
-	CHECK_INT(f.open_fds, 0);
+	CHECK_INT(f.open_fds, 10);
 	CHECK_INT(f.closes, 10);
+	/* the next run opens the events only */
+	f.opens = 0;
+	CHECK_INT(ty_counters_open(&c, 1235, &e), 10);
+	CHECK_INT(f.opens, 10);
 	ty_counters_release(&c);
+	CHECK_INT(f.open_fds, 0);
 	ty_event_list_release(&l);
 }
 
@@ -193,7 +207,7 @@ without_pmu(int err)
 	defaults(&l);
 	ty_counters_init(&c, &l, &be, &e);
 	CHECK_INT(ty_counters_open(&c, 1234, &e), 4);
-	CHECK_INT(f.opens, 10);
+	CHECK_INT(f.opens, 14); /* 10 events tried, 4 keepers */
 	for (i = 0; i < 10; i++)
 		CHECK_INT(c.c[i].state, i < 4 ? TY_COUNTER_OK : TY_COUNTER_UNSUPPORTED);
 	CHECK_STR(ty_counters_state_name(c.c[4].state), "not supported");
@@ -203,7 +217,7 @@ without_pmu(int err)
 	ty_counters_close(&c);
 	/* the second run does not try the missing events again */
 	CHECK_INT(ty_counters_open(&c, 1235, &e), 4);
-	CHECK_INT(f.opens, 14);
+	CHECK_INT(f.opens, 18);
 	ty_counters_release(&c);
 	CHECK_INT(f.open_fds, 0);
 	ty_event_list_release(&l);
