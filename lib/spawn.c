@@ -351,5 +351,5 @@ ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, str
 	} else if (WIFSIGNALED(status)) {
 		x->signal = WTERMSIG(status);
 	}
-	return stopped;
+	return stopped || (stop && *stop) ? 1 : 0;
 }
