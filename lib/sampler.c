@@ -65,6 +65,8 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->size = sizeof(*a);
 	a->type = o->type;
 	a->config = o->config;
+	a->config1 = o->config1;
+	a->config2 = o->config2;
 	a->freq = o->use_freq ? 1 : 0;
 	a->sample_period = o->rate; /* union with sample_freq */
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |

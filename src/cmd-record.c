@@ -16,48 +16,34 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tachy/events.h"
 #include "tachy/profile.h"
 #include "tachy/sampler.h"
 #include "tachy/symbols.h"
 
 static const char usage_text[] =
 	"usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-	"                    [--user] [-q] (-- COMMAND [ARG...] | -p PID)\n"
+	"                    [--user | --kernel] [-q] (-- COMMAND [ARG...] | -p PID)\n"
 	"\n"
 	"Sample where COMMAND (with all its threads and children) or the running\n"
 	"process PID spends its time, and write a self-contained profile.\n"
 	"\n"
 	"  -F, --freq HZ        samples per second (default 999)\n"
 	"  -c, --period N       one sample every N events instead of -F\n"
-	"  -e, --event EVENT    cycles (default where the CPU has it), cpu-clock (the\n"
-	"                       fallback), task-clock, instructions, cache-misses,\n"
-	"                       branch-misses\n"
+	"  -e, --event EVENT    what to sample, as tachy stat -e names it; default\n"
+	"                       cycles where the CPU has it, else cpu-clock\n"
 	"  -g, --call-graph     record call chains (frame pointers)\n"
 	"  -o, --output FILE    profile file (default tachy.prof, - for stdout)\n"
 	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
 	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
-	"      --user           user space only, even where kernel samples are allowed\n"
+	"      --user           user space only\n"
+	"      --kernel         kernel frames too (default only where\n"
+	"                       perf_event_paranoid <= 1; reading kallsyms costs ~50 ms)\n"
 	"  -q, --quiet          no summary line\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"At the end one line says how many samples were taken and lost, and the CPU\n"
 	"time the profiler used against the workload's. See tachy-record(1).\n";
-
-struct ev {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-static const struct ev events[] = {
-	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
-	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
-	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
-	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
-	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
-	{NULL, 0, 0},
-};
 
 struct opts {
 	const char *event, *output;
@@ -101,6 +87,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"pid", required_argument, NULL, 'p'},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"user", no_argument, NULL, 'U'},
+		{"kernel", no_argument, NULL, 'K'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -138,6 +125,7 @@ parse_args(int argc, char **argv, struct opts *o)
 						       o->pages);
 			break;
 		case 'U': o->user = 1; break;
+		case 'K': o->user = -1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default: return cli_usage_error("unknown or incomplete option");
@@ -149,17 +137,6 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (!o->pid && !o->argv[0])
 		return cli_usage_error("no command to record (tachy record [options] -- COMMAND)");
 	return 0;
-}
-
-static const struct ev *
-find_event(const char *name)
-{
-	const struct ev *e;
-
-	for (e = events; e->name; e++)
-		if (strcmp(e->name, name) == 0)
-			return e;
-	return NULL;
 }
 
 /* Fork COMMAND held before exec: it execs when a byte arrives on *GO. */
@@ -200,14 +177,29 @@ struct run {
 	struct ty_sampler *s;
 	struct ty_collector *c;
 	struct ty_symbols *syms;
-	const struct ev *ev;
+	struct ty_event ev;
 	int exclude_kernel;
 	pid_t child;
 	int status;
 	struct rusage ru;
 	uint64_t t0, t1;
-	char ename[64];
+	char ename[TY_EVENT_NAME_MAX];
+	int fell_back;
 };
+
+static int
+paranoid(void)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = 2;
+		fclose(fp);
+	}
+	return v;
+}
 
 static int
 open_sampler(struct run *r, struct ty_error *err)
@@ -221,26 +213,31 @@ open_sampler(struct run *r, struct ty_error *err)
 	so.pid = r->o->pid ? (pid_t)r->o->pid : r->child;
 	so.enable_on_exec = r->o->pid == 0;
 	so.mmap_pages = (unsigned)r->o->pages;
-	r->exclude_kernel = r->o->user;
+	r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1) ||
+			    ((r->ev.flags & TY_EVENT_PRIV_GIVEN) && r->ev.attr.exclude_kernel);
 	for (;;) {
-		so.type = r->ev->type;
-		so.config = r->ev->config;
+		so.type = r->ev.attr.type;
+		so.config = r->ev.attr.config;
+		so.config1 = r->ev.attr.config1;
+		so.config2 = r->ev.attr.config2;
 		so.exclude_kernel = r->exclude_kernel;
 		ret = ty_sampler_open(&r->s, &so, err);
 		if (ret == 0)
 			break;
-		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel) {
+		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel &&
+		    !(r->ev.flags & TY_EVENT_PRIV_GIVEN)) {
 			r->exclude_kernel = 1; /* perf_event_paranoid >= 2: user space only */
 			continue;
 		}
 		if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) && !explicit_ev &&
-		    r->ev->type == PERF_TYPE_HARDWARE) {
-			r->ev = find_event("cpu-clock");
+		    r->ev.attr.type == PERF_TYPE_HARDWARE) {
+			ty_event_parse("cpu-clock", &r->ev, err);
+			r->fell_back = 1;
 			continue;
 		}
 		return ret;
 	}
-	snprintf(r->ename, sizeof(r->ename), "%s", r->ev->name);
+	snprintf(r->ename, sizeof(r->ename), "%s", r->ev.name);
 	return 0;
 }
 
@@ -356,9 +353,9 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 	else
 		snprintf(rate, sizeof(rate), "at %ld Hz", r->o->freq);
 	fprintf(stderr,
-		"tachy record: %zu samples of %s %s%s%s, %llu lost, %llu throttled; profiler "
+		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
 		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
-		p->nsamples, r->ename, rate, r->o->callchain ? " with call chains" : "",
+		p->nsamples, r->ename, r->fell_back ? " (no cycles event here)" : "", rate, r->o->callchain ? " with call chains" : "",
 		r->exclude_kernel ? " (user space only)" : "", (unsigned long long)p->meta.lost,
 		(unsigned long long)p->meta.throttled, me, work > 0 ? 100 * me / work : 0, work,
 		r->o->output);
@@ -383,7 +380,7 @@ finish(struct run *r, struct ty_error *err)
 	p->meta.use_freq = r->o->period == 0;
 	p->meta.rate = p->meta.use_freq ? (uint64_t)r->o->freq : (uint64_t)r->o->period;
 	p->meta.callchain = r->o->callchain;
-	p->meta.period_ns = r->ev->type == PERF_TYPE_SOFTWARE;
+	p->meta.period_ns = r->ev.kind == TY_EVENT_TASK_CLOCK;
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.workload_cpu_ns = tv_ns(r->ru.ru_utime) + tv_ns(r->ru.ru_stime);
 	getrusage(RUSAGE_SELF, &self);
@@ -431,10 +428,8 @@ cmd_record(int argc, char **argv)
 		return ret < 0 ? cli_finish_stdout(EXIT_OK) : ret;
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
-	r.ev = find_event(o.event ? o.event : "cycles");
-	if (!r.ev)
-		return cli_usage_error("unknown event '%s' (cycles, instructions, cache-misses, "
-				       "branch-misses, cpu-clock, task-clock)", o.event);
+	if (ty_event_parse(o.event ? o.event : "cycles", &r.ev, &err) < 0)
+		return cli_usage_error("%s", err.msg);
 	max = ty_sampler_max_rate();
 	if (!o.period && max && (uint64_t)o.freq > max)
 		return cli_usage_error("-F %ld is above the kernel's limit of %llu samples per "

@@ -21,6 +21,7 @@
 struct ty_sampler_opts {
 	uint32_t type;       /* PERF_TYPE_* */
 	uint64_t config;     /* PERF_COUNT_* or raw */
+	uint64_t config1, config2;
 	int use_freq;        /* 1: sample_freq = rate (Hz); 0: sample_period = rate */
 	uint64_t rate;
 	int callchain;       /* record frame-pointer call chains */
