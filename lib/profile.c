@@ -392,6 +392,7 @@ ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s)
 	if (grow(&p->samples, sizeof(*s), p->nsamples + 1, &p->cap_samples) < 0)
 		return -ENOMEM;
 	p->samples[p->nsamples++] = *s;
+	p->weight += (double)s->period;
 	return 0;
 }
 
@@ -410,14 +411,9 @@ ty_profile_func_dso(const struct ty_profile *p, uint32_t f)
 double
 ty_profile_seconds(const struct ty_profile *p, double weight)
 {
-	double total = 0;
-	size_t i;
-
 	if (p->meta.period_ns)
 		return weight / 1e9;
-	for (i = 0; i < p->nsamples; i++)
-		total += (double)p->samples[i].period;
-	return total > 0 ? weight / total * (double)p->meta.workload_cpu_ns / 1e9 : 0;
+	return p->weight > 0 ? weight / p->weight * (double)p->meta.workload_cpu_ns / 1e9 : 0;
 }
 
 /* --- the file format --------------------------------------------------------- */
@@ -738,6 +734,7 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			struct ty_prof_sample *s = &p->samples[i];
 			s->time = get64(r), s->period = get64(r);
 			s->tid = get32(r), s->cpu = get32(r), s->stack = get32(r);
+			p->weight += (double)s->period;
 		}
 		p->nsamples = n;
 		break;

@@ -335,31 +335,114 @@ read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct dso *d, char **arena, 
 	return 0;
 }
 
-static void
-read_elf(struct ty_symbols *s, struct dso *d, Elf *elf)
+/* Read the function symbols of ELF into D; returns 1 when it had a .symtab
+ * (a full table), 0 when only .dynsym or nothing. SEGS: also read the
+ * program headers (not for separate debug files, whose layout is the
+ * stripped file's). */
+static int
+read_elf_syms(struct ty_symbols *s, struct dso *d, Elf *elf, int segs)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	size_t acap = 0, alen = 0, cap = 0, i;
+	int full = 0;
 
-	if (elf_kind(elf) != ELF_K_ELF || read_segs(elf, d) < 0) {
+	if (elf_kind(elf) != ELF_K_ELF || (segs && read_segs(elf, d) < 0)) {
 		warn(s, "cannot read symbols of %s: not a valid ELF file; addresses shown raw",
 		     d->path);
-		return;
+		return 0;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
+		full |= sh.sh_type == SHT_SYMTAB;
 		if (read_symtab(elf, scn, &sh, d, &d->names, &alen, &acap, &cap) < 0)
 			break;
 	}
 	for (i = 0; i < d->nsyms; i++)
 		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
+	return full;
+}
+
+/* The GNU build-id of ELF as lowercase hex into HEX (at least 129 bytes). */
+static int
+build_id(Elf *elf, char *hex)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	size_t off, noff, doff, i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (off = 0; (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0;) {
+			const unsigned char *id = (const unsigned char *)data->d_buf + doff;
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || nh.n_descsz < 2 ||
+			    nh.n_descsz > 64 || memcmp((char *)data->d_buf + noff, "GNU", 4) != 0)
+				continue;
+			for (i = 0; i < nh.n_descsz; i++)
+				sprintf(hex + 2 * i, "%02x", id[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A stripped file: the full symbol table may be in a separate debug file
+ * under /usr/lib/debug (by build-id, else by path). */
+static int
+read_debug_file(struct ty_symbols *s, struct dso *d, Elf *elf)
+{
+	char hex[130], path[4200];
+	int fd = -1, full = 0;
+	Elf *dbg;
+
+	if (build_id(elf, hex) == 0) {
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/usr/lib/debug%s.debug", d->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return 0;
+	if ((dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		struct dso tmp = {.path = d->path};
+		if (read_elf_syms(s, &tmp, dbg, 0) && tmp.nsyms) { /* replaces .dynsym */
+			free(d->syms);
+			free(d->names);
+			d->syms = tmp.syms;
+			d->nsyms = tmp.nsyms;
+			d->names = tmp.names;
+			full = 1;
+		} else {
+			free(tmp.syms);
+			free(tmp.names);
+		}
+		elf_end(dbg);
+	}
+	close(fd);
+	return full;
+}
+
+static void
+read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
+{
+	int full = read_elf_syms(s, d, elf, 1);
+
+	if (!full && debug)
+		full = read_debug_file(s, d, elf);
 	finish_syms(d);
 	if (d->nsyms == 0)
 		warn(s, "no symbols in %s (stripped?): addresses shown raw", d->path);
+	else if (!full && debug)
+		warn(s, "%s is stripped (no .symtab, no debug file): only its exported functions "
+		     "are named", d->path);
 }
 
 static void
@@ -380,7 +463,7 @@ load_vdso(struct ty_symbols *s, struct dso *d)
 		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
 			elf = elf_memory((char *)base, hi - lo);
 			if (elf) {
-				read_elf(s, d, elf);
+				read_elf(s, d, elf, 0);
 				elf_end(elf);
 			}
 			break;
@@ -412,7 +495,7 @@ load_dso(struct ty_symbols *s, struct dso *d)
 		warn(s, "cannot read symbols of %s: %s; addresses shown raw", d->path,
 		     elf_errmsg(-1));
 	} else {
-		read_elf(s, d, elf);
+		read_elf(s, d, elf, 1);
 		elf_end(elf);
 	}
 	close(fd);

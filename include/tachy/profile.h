@@ -70,6 +70,7 @@ struct ty_profile {
 	uint32_t nthreads, cap_threads;
 	struct ty_prof_sample *samples;
 	size_t nsamples, cap_samples;
+	double weight; /* sum of the samples' periods */
 	void *index; /* interning tables (profile.c) */
 };
 
