@@ -185,6 +185,7 @@ struct run {
 	uint64_t t0, t1;
 	char ename[TY_EVENT_NAME_MAX];
 	int fell_back;
+	char *pname; /* -p: "-p PID (comm)" */
 };
 
 static int
@@ -255,7 +256,7 @@ drain(struct run *r)
 static int
 wait_loop(struct run *r)
 {
-	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0;
+	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup;
 	struct pollfd *pfd = calloc((size_t)n + 1, sizeof(*pfd));
 
 	if (!pfd)
@@ -272,6 +273,15 @@ wait_loop(struct run *r)
 			free(pfd);
 			return EXIT_RUNTIME;
 		}
+		/* A ring whose task is gone hangs up: stop polling it, and stop
+		 * when every ring has hung up. */
+		for (i = 0, hup = 0; i < n; i++) {
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				pfd[i].fd = -1;
+			hup += pfd[i].fd < 0;
+		}
+		if (hup == n && !r->child)
+			done = 1;
 		if (r->child) {
 			if (wait4(r->child, &r->status, WNOHANG, &r->ru) == r->child)
 				done = 1;
@@ -288,12 +298,30 @@ wait_loop(struct run *r)
 	return 0;
 }
 
+static char *
+attached_name(long pid)
+{
+	char path[64], comm[64] = "?", *s;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if ((fp = fopen(path, "r"))) {
+		if (fgets(comm, sizeof(comm), fp))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(fp);
+	}
+	if (asprintf(&s, "-p %ld (%s)", pid, comm) < 0)
+		return NULL;
+	return s;
+}
+
 static int
 start(struct run *r, struct ty_error *err)
 {
 	int go = -1, fail = -1, ret, child_err = 0;
 
 	if (r->o->pid) {
+		r->pname = attached_name(r->o->pid);
 		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, err)) < 0)
 			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
@@ -376,7 +404,8 @@ finish(struct run *r, struct ty_error *err)
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
 	p->meta.event = strdup(r->ename);
-	p->meta.command = r->o->pid ? NULL : join_argv(r->o->argv);
+	p->meta.command = r->o->pid ? r->pname : join_argv(r->o->argv);
+	r->pname = NULL;
 	p->meta.use_freq = r->o->period == 0;
 	p->meta.rate = p->meta.use_freq ? (uint64_t)r->o->freq : (uint64_t)r->o->period;
 	p->meta.callchain = r->o->callchain;
@@ -454,6 +483,7 @@ cmd_record(int argc, char **argv)
 	ty_sampler_free(r.s);
 	ty_collector_free(r.c);
 	ty_symbols_free(r.syms);
+	free(r.pname);
 	if (ret == 0 && r.child && WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGINT)
 		return EXIT_INTERRUPTED;
 	if (ret == 0 && r.child && WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0 && !o.quiet)
