@@ -722,7 +722,7 @@ kth_difference(const double *a, size_t na, const double *b, size_t nb, uint64_t 
 		else
 			lo = mid + 1;
 	}
-	return dval(lo);
+	return dval(lo) + 0.0; /* -0 is no shift */
 }
 
 /* Critical count for the interval of the shift: the largest c >= 1 with
