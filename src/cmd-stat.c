@@ -366,17 +366,20 @@ compare(const struct set *a, const struct set *b, const struct opts *o, struct t
 	return rc;
 }
 
+/* ministat's text for Student's t; Welch and Mann-Whitney say more, and
+ * show their figures whether or not a difference is proven. */
 static void
 print_comparison(const struct ty_compare *r, double e, double re, const struct opts *o)
 {
 	char level[32];
 
 	format_level(o->confidence, level, sizeof(level));
-	if (!r->significant) {
+	if (r->significant)
+		printf("Difference at %s%% confidence\n", level);
+	else
 		printf("No difference proven at %s%% confidence\n", level);
+	if (!r->significant && r->test == TY_TEST_STUDENT)
 		return;
-	}
-	printf("Difference at %s%% confidence\n", level);
 	if (r->test == TY_TEST_MANN_WHITNEY) {
 		printf("\t%g [%g, %g]\n", r->diff, r->diff_lo, r->diff_hi);
 		printf("\t%g%% [%g%%, %g%%]\n", r->rel, r->rel_lo, r->rel_hi);
@@ -388,7 +391,7 @@ print_comparison(const struct ty_compare *r, double e, double re, const struct o
 	if (r->test == TY_TEST_STUDENT)
 		printf("\t(Student's t, pooled s = %g)\n", r->pooled_s);
 	else
-		printf("\t(Welch's t, df = %g)\n", r->df);
+		printf("\t(Welch's t, df = %g, p = %g)\n", r->df, r->p_value);
 }
 
 static void
