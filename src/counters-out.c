@@ -457,7 +457,9 @@ counters_print_derived(const struct counters_cli *cc, const struct ty_results *r
 	free(st);
 }
 
-/* perf stat's layout. */
+/* perf stat's layout (perf 6.1: a value in 18 columns, the unit in 4, the
+ * name in 32, the derived figure in 35). */
+#define METRIC_LEN 35
 
 static double
 rel_noise(double sd, size_t n, double mean)
@@ -479,7 +481,7 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 	int n;
 
 	if (!st[i].supported) {
-		fprintf(fp, "%18s %-4s %-32s%-38s\n",
+		fprintf(fp, "%18s %-4s %-25s%-35s\n",
 			cc->desc[i].supported ? "<not counted>" : "<not supported>", "", ev->name,
 			"");
 		return;
@@ -492,9 +494,9 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 		n = fprintf(fp, " # ");
 		n += fmt_derived(tmp, sizeof(tmp), fmt, dv);
 		fputs(tmp, fp);
-		fprintf(fp, " %-*s", 38 - n - 1, unit);
+		fprintf(fp, " %-*s", METRIC_LEN - n - 1, unit);
 	} else {
-		fprintf(fp, "%-38s", "");
+		fprintf(fp, "%-*s", METRIC_LEN, "");
 	}
 	pct = rel_noise(st[i].sd, st[i].n, st[i].mean);
 	if (runs > 1 && pct != 0)
@@ -589,7 +591,7 @@ perf_block(const struct counters_cli *cc, const struct ty_results *rs, size_t cm
 	} else if (r->nruns == 1) {
 		fprintf(fp, " %17.9f seconds time elapsed\n\n", wall);
 		fprintf(fp, " %17.9f seconds user\n", ty_results_value(rs, r, 0, TY_FIG_USER));
-		fprintf(fp, " %17.9f seconds sys\n\n", ty_results_value(rs, r, 0, TY_FIG_SYSTEM));
+		fprintf(fp, " %17.9f seconds sys\n\n\n", ty_results_value(rs, r, 0, TY_FIG_SYSTEM));
 	}
 }
 
