@@ -317,6 +317,16 @@ ty_event_parse(const char *name, struct ty_event *ev, struct ty_error *e)
 		}
 		*colon = ':';
 	}
+	if (colon) {
+		struct ty_event probe;
+
+		*colon = '\0';
+		memset(&probe, 0, sizeof(probe));
+		if (parse_base(base, &probe))
+			return ty_error_set(e, -EINVAL, "bad modifier '%s' in event '%s' (u, k, h, p)",
+					    colon + 1, name);
+		*colon = ':';
+	}
 	if (parse_base(base, ev))
 		return 0;
 	ret = parse_pfm(name, ev, e);

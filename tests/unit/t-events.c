@@ -99,6 +99,7 @@ raw_and_mods(void)
 	CHECK_INT(ty_event_parse("r12345678901234567890", &ev, &e), -EINVAL);
 	CHECK_INT(ty_event_parse("cycles:", &ev, &e), -EINVAL);
 	CHECK_INT(ty_event_parse("cycles:x", &ev, &e), -EINVAL);
+	CHECK_STR(e.msg, "bad modifier 'x' in event 'cycles:x' (u, k, h, p)");
 	CHECK_INT(ty_event_parse("", &ev, &e), -EINVAL);
 	CHECK_INT(ty_event_parse("nosuchevent", &ev, &e), -EINVAL);
 	CHECK_STR(e.msg, "unknown event 'nosuchevent'");
