@@ -44,8 +44,11 @@ counters_cli_option(struct counters_cli *cc, int opt, const char *arg)
 		} else {
 			cc->replace = 1;
 		}
-		if (ty_event_list_add(&cc->user, arg, &e) < 0)
+		if (ty_event_list_add(&cc->user, arg, &e) < 0) {
+			if (e.code == -ENOTSUP) /* "not built with libpfm4" */
+				return cli_error(EXIT_RUNTIME, "-e: %s", e.msg);
 			return cli_usage_error("-e: %s", e.msg);
+		}
 		return 1;
 	case 'x':
 		if (!*arg)
