@@ -458,8 +458,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		o->md = optarg;
 		return 0;
 	}
-	if ((rc = counters_cli_option(&o->counters, c, optarg)))
-		return rc == 1 ? 0 : rc;
+	if ((rc = counters_cli_option(&o->counters, c, optarg)) >= 0)
+		return rc;
 	return cli_usage_error("unknown option");
 }
 

@@ -49,20 +49,20 @@ counters_cli_option(struct counters_cli *cc, int opt, const char *arg)
 				return cli_error(EXIT_RUNTIME, "-e: %s", e.msg);
 			return cli_usage_error("-e: %s", e.msg);
 		}
-		return 1;
+		return 0;
 	case 'x':
 		if (!*arg)
 			return cli_usage_error("-x: the separator is empty");
 		cc->csv_sep = arg;
-		return 1;
+		return 0;
 	case COUNTERS_OPT_NO_COUNTERS:
 		cc->off = 1;
-		return 1;
+		return 0;
 	case COUNTERS_OPT_PERF_STAT:
 		cc->perf_stat = 1;
-		return 1;
+		return 0;
 	}
-	return 0;
+	return -1;
 }
 
 /* The probe. */

@@ -50,8 +50,8 @@ void counters_cli_init(struct counters_cli *cc);
 void counters_cli_release(struct counters_cli *cc);
 
 /* Handle option OPT (one of COUNTERS_SHORT_OPTIONS or COUNTERS_OPT_*) with
- * ARG. Returns 1 when it was a counters option, 0 when it is not ours,
- * EXIT_USAGE (after printing why) for a bad argument. */
+ * ARG. Returns 0 when it was a counters option, -1 when it is not ours,
+ * or an exit status after printing why (EXIT_USAGE for a bad argument). */
 int counters_cli_option(struct counters_cli *cc, int opt, const char *arg);
 
 /* Build the event list and add the counting probe to R (unless off).
