@@ -9,7 +9,7 @@
 #   sh bench/counters-overhead.sh [REPS] [RUNS]
 set -u
 cd "$(dirname "$0")/.."
-reps=${1:-7}
+reps=${1:-15}
 runs=${2:-2000}
 out=bench/out
 mkdir -p "$out"
@@ -55,8 +55,21 @@ for p in $peers; do
 	awk -v p="$what" -v m="$m" -v b="$base" \
 		'BEGIN {printf "  %-30s %8.1f ms  %5.3fx the loop\n", p, m/1000, m/b}'
 done
+# Paired ratios per repetition (the same moment of a noisy machine), and
+# their medians: the figure to read.
 awk '$1=="loop"{l[++nl]=$2} $1=="nocount"{n[++nn]=$2} $1=="count"{c[++nc]=$2}
+	function median(a, k,   i, j, t) {
+		for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return (k % 2) ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2
+	}
 	END {
-		printf "  counting/loop per repetition:      "; for (i=1;i<=nl;i++) printf " %.3f", c[i]/l[i]; print ""
-		printf "  counting/no-counting per repetition:"; for (i=1;i<=nl;i++) printf " %.3f", c[i]/n[i]; print ""
+		printf "  counting/loop per repetition:      "
+		for (i = 1; i <= nl; i++) { r1[i] = c[i]/l[i]; printf " %.3f", r1[i] }
+		printf "\n  counting/no-counting per repetition:"
+		for (i = 1; i <= nl; i++) { r2[i] = c[i]/n[i]; printf " %.3f", r2[i] }
+		printf "\n  no-counting/loop per repetition:   "
+		for (i = 1; i <= nl; i++) { r3[i] = n[i]/l[i]; printf " %.3f", r3[i] }
+		printf "\n  median paired ratios: counting/loop %.3f, counting/no-counting %.3f, no-counting/loop %.3f\n",
+			median(r1, nl), median(r2, nl), median(r3, nl)
 	}' "$res"
