@@ -285,6 +285,11 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		r->ci_half[f] = n >= 2 ? ty_stats_mean_ci_halfwidth(&r->sum[f], rs->confidence) : NAN;
 	}
+	for (f = 0, n = 0; f < r->nruns; f++)
+		n += r->runs[f].exit_code != 0 || r->runs[f].signal || r->runs[f].timed_out;
+	if (n)
+		ty_result_warn(r, "%zu of %zu runs failed (non-zero exit, signal or timeout)", n,
+			       r->nruns);
 	n = figure_values(rs, r, TY_FIG_WALL, x);
 	if (n) {
 		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
