@@ -89,9 +89,10 @@ struct ty_clock_probe {
 	double cost_hi_ns;  /* third quartile */
 	double getres_ns;   /* clock_getres where it applies, else 0 */
 	double step_ns;     /* smallest non-zero step observed, 0 if none seen */
-	int backwards;      /* -1 not tested, else backward steps seen */
+	int backwards;      /* -1 not measured, else backward steps seen, in
+			     * consecutive reads and from CPU to CPU */
 	double backwards_max_ns; /* the largest backward step */
-	int cpus;           /* CPUs visited by the cross-CPU test */
+	int cpus;           /* CPUs read on (1: the cross-CPU test was not run) */
 };
 
 struct ty_clock_report {
