@@ -182,7 +182,8 @@ read_cpu_flags(const char *root, char *buf, size_t size)
 	if (!fp)
 		return;
 	while ((len = getline(&line, &cap, fp)) > 0) {
-		if (strncmp(line, "flags", 5) == 0 && strchr(line, ':')) {
+		if ((strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0) &&
+		    strchr(line, ':')) {
 			snprintf(buf, size, "%s", strchr(line, ':') + 1);
 			break;
 		}
@@ -206,6 +207,10 @@ ty_clock_init(struct ty_clock *c, const char *root, struct ty_error *e)
 		return 0;
 	}
 	read_cpu_flags(root, flags, sizeof(flags));
+	if (!flags[0] || strspn(flags, " \t\n") == strlen(flags)) {
+		set_monotonic(c, "the CPU's flags are not visible: no /proc/cpuinfo");
+		return 0;
+	}
 	if (!ty_sysinfo_has_flag(flags, "tsc") || !ty_clock_cpu_has_tsc()) {
 		set_monotonic(c, "this CPU has no TSC");
 		return 0;
@@ -219,8 +224,8 @@ ty_clock_init(struct ty_clock *c, const char *root, struct ty_error *e)
 				  "available_clocksource",
 			    sources, sizeof(sources)) > 0 &&
 	    !ty_sysinfo_has_flag(sources, "tsc")) {
-		set_monotonic(c, "the kernel judged the TSC unstable (not an available clock "
-				 "source)");
+		set_monotonic(c, "the kernel judged the TSC unstable: it is not an available "
+				 "clock source");
 		return 0;
 	}
 	if (ty_clock_calibrate_tsc(20, &hz, &cal) < 0) {

@@ -312,7 +312,7 @@ fact_isolation(const struct ty_sysinfo *si, struct ty_fact *f)
 {
 	if (si->isolated[0]) {
 		f->state = TY_FACT_OK;
-		VALUE(f, "CPUs %s isolated, nohz_full %s: run benchmarks there with taskset -c %s",
+		VALUE(f, "isolated: %s, nohz_full: %s; run benchmarks there with taskset -c %s",
 		      si->isolated, si->nohz_full[0] ? si->nohz_full : "none", si->isolated);
 		return;
 	}

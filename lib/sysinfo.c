@@ -91,7 +91,9 @@ read_ll(const char *root, const char *rel, long long def)
 		return def;
 	errno = 0;
 	v = strtoll(buf, &end, 10);
-	if (errno || end == buf || (*end && !isspace((unsigned char)*end)))
+	while (isspace((unsigned char)*end))
+		end++;
+	if (errno || end == buf || *end)
 		return def;
 	return v;
 }
@@ -193,7 +195,7 @@ read_cpuinfo(const char *root, struct ty_sysinfo *si, int *processors)
 			copy_str(si->cpu_model, sizeof(si->cpu_model), v);
 		if (!got_flags && ((v = cpuinfo_value(line, "flags")) ||
 				   (v = cpuinfo_value(line, "Features")) ||
-				   (v = cpuinfo_value(line, "isa")))) {
+				   (v = cpuinfo_value(line, "isa"))) && *v) {
 			copy_str(si->cpu_flags, sizeof(si->cpu_flags), v);
 			got_flags = cpuinfo_value(line, "flags") ? 2 : 1;
 		}
@@ -422,6 +424,13 @@ tally_running(const char *root, int self, struct busy_tally *t)
 		closedir(task);
 		if (!running)
 			continue;
+		snprintf(rel, sizeof(rel), "/proc/%d/task/%d/stat", pid, pid);
+		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0) {
+			char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+			if (open_p && close_p && close_p > open_p)
+				snprintf(comm, sizeof(comm), "%.*s",
+					 (int)(close_p - open_p - 1), open_p + 1);
+		}
 		for (i = 0; i < t->n && t->pid[i] != pid; i++)
 			;
 		if (i == t->n) {
