@@ -138,7 +138,7 @@ ty_clock_calibrate_tsc(unsigned ms, double *hz, struct ty_error *e)
 /* --- the tick counter --- */
 
 static void
-set_monotonic(struct ty_clock *c, const char *why)
+set_monotonic(struct ty_tick_clock *c, const char *why)
 {
 	c->kind = TY_CLOCK_MONOTONIC;
 	c->ns_per_tick = 1.0;
@@ -147,7 +147,7 @@ set_monotonic(struct ty_clock *c, const char *why)
 }
 
 int
-ty_clock_init_kind(struct ty_clock *c, enum ty_clock_kind kind, struct ty_error *e)
+ty_clock_init_kind(struct ty_tick_clock *c, enum ty_clock_kind kind, struct ty_error *e)
 {
 	double hz;
 	int rc;
@@ -193,7 +193,7 @@ read_cpu_flags(const char *root, char *buf, size_t size)
 }
 
 int
-ty_clock_init(struct ty_clock *c, const char *root, struct ty_error *e)
+ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 {
 	char flags[4096], sources[256];
 	struct ty_error cal;
@@ -241,13 +241,13 @@ ty_clock_init(struct ty_clock *c, const char *root, struct ty_error *e)
 }
 
 double
-ty_clock_ticks_to_ns(const struct ty_clock *c, uint64_t ticks)
+ty_clock_ticks_to_ns(const struct ty_tick_clock *c, uint64_t ticks)
 {
 	return c->kind == TY_CLOCK_TSC ? (double)ticks * c->ns_per_tick : (double)ticks;
 }
 
 uint64_t
-ty_clock_elapsed_ns(const struct ty_clock *c, uint64_t start, uint64_t end)
+ty_clock_elapsed_ns(const struct ty_tick_clock *c, uint64_t start, uint64_t end)
 {
 	if (end <= start)
 		return 0;
@@ -257,7 +257,7 @@ ty_clock_elapsed_ns(const struct ty_clock *c, uint64_t start, uint64_t end)
 }
 
 const char *
-ty_clock_name(const struct ty_clock *c)
+ty_clock_name(const struct ty_tick_clock *c)
 {
 	return c->kind == TY_CLOCK_TSC ? "tsc" : "CLOCK_MONOTONIC";
 }

@@ -615,9 +615,8 @@ kbool_or_null(struct ty_jsonw *w, const char *key, int v)
 }
 
 void
-ty_sysinfo_write_json(struct ty_jsonw *w, const struct ty_sysinfo *si)
+ty_sysinfo_write_json_members(struct ty_jsonw *w, const struct ty_sysinfo *si)
 {
-	ty_jsonw_object_begin(w);
 	kstr_or_null(w, "cpu_model", si->cpu_model);
 	kint_or_null(w, "cores", si->cpus, si->cpus > 0);
 	kint_or_null(w, "physical_cores", si->cores, si->cores > 0);
@@ -645,5 +644,12 @@ ty_sysinfo_write_json(struct ty_jsonw *w, const struct ty_sysinfo *si)
 	ty_jsonw_kstring(w, "nohz_full", si->nohz_full);
 	kbool_or_null(w, "constant_tsc", si->constant_tsc);
 	kbool_or_null(w, "nonstop_tsc", si->nonstop_tsc);
+}
+
+void
+ty_sysinfo_write_json(struct ty_jsonw *w, const struct ty_sysinfo *si)
+{
+	ty_jsonw_object_begin(w);
+	ty_sysinfo_write_json_members(w, si);
 	ty_jsonw_object_end(w);
 }

@@ -115,7 +115,7 @@ print_backwards(const struct ty_clock_probe *p)
 }
 
 static void
-print_text(const struct ty_sysinfo *si, const struct ty_clock *tick,
+print_text(const struct ty_sysinfo *si, const struct ty_tick_clock *tick,
 	   const struct ty_clock_report *r)
 {
 	char warn[8][600];
@@ -213,7 +213,7 @@ write_probe(struct ty_jsonw *w, const struct ty_clock_probe *p)
 }
 
 static void
-print_json(const struct ty_sysinfo *si, const struct ty_clock *tick,
+print_json(const struct ty_sysinfo *si, const struct ty_tick_clock *tick,
 	   const struct ty_clock_report *r)
 {
 	char warn[8][600];
@@ -274,7 +274,7 @@ cmd_clocks(int argc, char **argv)
 	};
 	struct ty_clock_report *rep = NULL;
 	struct ty_sysinfo *si;
-	struct ty_clock tick;
+	struct ty_tick_clock tick;
 	struct ty_error err;
 	const char *root = getenv("TACHY_SYSROOT");
 	int json = 0, measure = 1, c;

@@ -24,7 +24,7 @@
 
 enum ty_clock_kind { TY_CLOCK_MONOTONIC, TY_CLOCK_TSC };
 
-struct ty_clock {
+struct ty_tick_clock {
 	enum ty_clock_kind kind;
 	double ns_per_tick; /* 1.0 for CLOCK_MONOTONIC */
 	double hz;          /* ticks per second (1e9 for CLOCK_MONOTONIC) */
@@ -36,15 +36,15 @@ struct ty_clock {
  * there, the TSC itself is always this CPU's). Calibration takes ~20 ms.
  * Never fails for want of a TSC: it falls back to CLOCK_MONOTONIC.
  * Returns 0, or a negative errno with E filled if no clock works at all. */
-int ty_clock_init(struct ty_clock *c, const char *root, struct ty_error *e);
+int ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e);
 
 /* Set C up as the given KIND regardless of the machine's flags (tests,
  * --clock options). TY_CLOCK_TSC fails with -ENOTSUP where there is none. */
-int ty_clock_init_kind(struct ty_clock *c, enum ty_clock_kind kind, struct ty_error *e);
+int ty_clock_init_kind(struct ty_tick_clock *c, enum ty_clock_kind kind, struct ty_error *e);
 
 /* One raw reading. Cheap: rdtsc or a vDSO clock_gettime. */
 static inline uint64_t
-ty_clock_ticks(const struct ty_clock *c)
+ty_clock_ticks(const struct ty_tick_clock *c)
 {
 	struct timespec ts;
 
@@ -58,13 +58,13 @@ ty_clock_ticks(const struct ty_clock *c)
 }
 
 /* TICKS (a difference of two readings) in nanoseconds. */
-double ty_clock_ticks_to_ns(const struct ty_clock *c, uint64_t ticks);
+double ty_clock_ticks_to_ns(const struct ty_tick_clock *c, uint64_t ticks);
 
 /* The interval START..END in whole nanoseconds (0 if END < START). */
-uint64_t ty_clock_elapsed_ns(const struct ty_clock *c, uint64_t start, uint64_t end);
+uint64_t ty_clock_elapsed_ns(const struct ty_tick_clock *c, uint64_t start, uint64_t end);
 
 /* "tsc" or "CLOCK_MONOTONIC": the export's "clock" field. */
-const char *ty_clock_name(const struct ty_clock *c);
+const char *ty_clock_name(const struct ty_tick_clock *c);
 
 /* Measure the TSC's frequency against CLOCK_MONOTONIC over about MS
  * milliseconds. Returns 0 and sets *HZ, or -ENOTSUP (no TSC here). */

@@ -119,6 +119,10 @@ int ty_sysinfo_warnings(const struct ty_sysinfo *si, void (*fn)(void *ctx, const
  * nonstop_tsc; unknown values are null. */
 void ty_sysinfo_write_json(struct ty_jsonw *w, const struct ty_sysinfo *si);
 
+/* The same members without the enclosing braces (for a caller that has
+ * opened the object itself, as tachy run's environment callback does). */
+void ty_sysinfo_write_json_members(struct ty_jsonw *w, const struct ty_sysinfo *si);
+
 /* Read the file ROOT/REL (REL starts with '/') into BUF, NUL-terminated,
  * trailing newlines removed. Returns its length, or a negative errno. */
 int ty_sysinfo_read(const char *root, const char *rel, char *buf, size_t size);

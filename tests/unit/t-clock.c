@@ -28,7 +28,7 @@ mono(void)
 static void
 test_monotonic(void)
 {
-	struct ty_clock c;
+	struct ty_tick_clock c;
 	uint64_t a, b;
 
 	CHECK_INT(ty_clock_init_kind(&c, TY_CLOCK_MONOTONIC, NULL), 0);
@@ -45,7 +45,7 @@ test_monotonic(void)
 static void
 test_choice(void)
 {
-	struct ty_clock c;
+	struct ty_tick_clock c;
 
 	CHECK_INT(ty_clock_init(&c, fixture("arm-paranoid"), NULL), 0);
 	CHECK_STR(ty_clock_name(&c), "CLOCK_MONOTONIC");
@@ -71,7 +71,7 @@ test_choice(void)
 static void
 test_tsc_agrees(void)
 {
-	struct ty_clock c;
+	struct ty_tick_clock c;
 	struct timespec ts = {0, 20 * 1000 * 1000};
 	uint64_t m0, t0, t1, m1;
 	double hz;
