@@ -614,6 +614,11 @@ kbool_or_null(struct ty_jsonw *w, const char *key, int v)
 	}
 }
 
+const char *const ty_sysinfo_compare_keys[] = {
+	"cpu_model", "cores", "kernel", "clocksource", "governor", "virtualization", "boost",
+	"smt", "hostname", NULL,
+};
+
 void
 ty_sysinfo_write_json_members(struct ty_jsonw *w, const struct ty_sysinfo *si)
 {

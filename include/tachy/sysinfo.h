@@ -123,6 +123,12 @@ void ty_sysinfo_write_json(struct ty_jsonw *w, const struct ty_sysinfo *si);
  * opened the object itself, as tachy run's environment callback does). */
 void ty_sysinfo_write_json_members(struct ty_jsonw *w, const struct ty_sysinfo *si);
 
+/* The keys of the environment object whose difference between two result
+ * files makes their comparison suspect (tachy compare warns), NULL-ended:
+ * cpu_model, cores, kernel, clocksource, governor, virtualization, boost,
+ * smt, hostname. */
+extern const char *const ty_sysinfo_compare_keys[];
+
 /* Read the file ROOT/REL (REL starts with '/') into BUF, NUL-terminated,
  * trailing newlines removed. Returns its length, or a negative errno. */
 int ty_sysinfo_read(const char *root, const char *rel, char *buf, size_t size);
