@@ -144,6 +144,7 @@ set_monotonic(struct ty_tick_clock *c, const char *why)
 	c->ns_per_tick = 1.0;
 	c->hz = NS_PER_S;
 	snprintf(c->why, sizeof(c->why), "%.250s", why);
+	c->base = ty_clock_ticks(c);
 }
 
 int
@@ -164,6 +165,7 @@ ty_clock_init_kind(struct ty_tick_clock *c, enum ty_clock_kind kind, struct ty_e
 	c->hz = hz;
 	c->ns_per_tick = NS_PER_S / hz;
 	snprintf(c->why, sizeof(c->why), "the TSC was asked for");
+	c->base = ty_clock_ticks(c);
 	return 0;
 }
 
@@ -192,40 +194,53 @@ read_cpu_flags(const char *root, char *buf, size_t size)
 	fclose(fp);
 }
 
-int
-ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
+enum ty_clock_kind
+ty_clock_choose(const char *root, char *why, size_t size)
 {
 	char flags[4096], sources[256];
-	struct ty_error cal;
-	double hz;
 
-	memset(c, 0, sizeof(*c));
 	if (root && strcmp(root, "/") == 0)
 		root = NULL;
 	if (!TY_CLOCK_HAVE_X86) {
-		set_monotonic(c, "not an x86 CPU: no TSC");
-		return 0;
+		snprintf(why, size, "not an x86 CPU: no TSC");
+		return TY_CLOCK_MONOTONIC;
 	}
 	read_cpu_flags(root, flags, sizeof(flags));
 	if (!flags[0] || strspn(flags, " \t\n") == strlen(flags)) {
-		set_monotonic(c, "the CPU's flags are not visible: no /proc/cpuinfo");
-		return 0;
+		snprintf(why, size, "the CPU's flags are not visible: no /proc/cpuinfo");
+		return TY_CLOCK_MONOTONIC;
 	}
 	if (!ty_sysinfo_has_flag(flags, "tsc") || !ty_clock_cpu_has_tsc()) {
-		set_monotonic(c, "this CPU has no TSC");
-		return 0;
+		snprintf(why, size, "this CPU has no TSC");
+		return TY_CLOCK_MONOTONIC;
 	}
 	if (!ty_sysinfo_has_flag(flags, "constant_tsc") ||
 	    !ty_sysinfo_has_flag(flags, "nonstop_tsc")) {
-		set_monotonic(c, "the TSC is not both constant and nonstop");
-		return 0;
+		snprintf(why, size, "the TSC is not both constant and nonstop");
+		return TY_CLOCK_MONOTONIC;
 	}
 	if (ty_sysinfo_read(root, "/sys/devices/system/clocksource/clocksource0/"
 				  "available_clocksource",
 			    sources, sizeof(sources)) > 0 &&
 	    !ty_sysinfo_has_flag(sources, "tsc")) {
-		set_monotonic(c, "the kernel judged the TSC unstable: it is not an available "
-				 "clock source");
+		snprintf(why, size, "the kernel judged the TSC unstable: it is not an available "
+				    "clock source");
+		return TY_CLOCK_MONOTONIC;
+	}
+	snprintf(why, size, "the TSC is constant and nonstop");
+	return TY_CLOCK_TSC;
+}
+
+int
+ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
+{
+	char why[sizeof(c->why)];
+	struct ty_error cal;
+	double hz;
+
+	memset(c, 0, sizeof(*c));
+	if (ty_clock_choose(root, why, sizeof(why)) == TY_CLOCK_MONOTONIC) {
+		set_monotonic(c, why);
 		return 0;
 	}
 	if (ty_clock_calibrate_tsc(20, &hz, &cal) < 0) {
@@ -235,9 +250,18 @@ ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 	c->kind = TY_CLOCK_TSC;
 	c->hz = hz;
 	c->ns_per_tick = NS_PER_S / hz;
-	snprintf(c->why, sizeof(c->why), "the TSC is constant and nonstop");
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	c->base = ty_clock_ticks(c);
 	(void)e;
 	return 0;
+}
+
+int64_t
+ty_clock_now_ns(void *clock)
+{
+	const struct ty_tick_clock *c = clock;
+
+	return (int64_t)ty_clock_elapsed_ns(c, c->base, ty_clock_ticks(c));
 }
 
 double

@@ -450,7 +450,7 @@ static void
 read_busy(const char *root, int live, struct ty_sysinfo *si)
 {
 	struct busy_tally t;
-	struct timespec ts = {0, 10 * 1000 * 1000};
+	struct timespec ts = {0, 5 * 1000 * 1000};
 	char path[4096];
 	struct stat st;
 	int look, i;

@@ -312,7 +312,10 @@ cmd_clocks(int argc, char **argv)
 		free(si);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
-	if (ty_clock_init(&tick, root, &err) < 0) {
+	if (!measure) {
+		memset(&tick, 0, sizeof(tick));
+		tick.kind = ty_clock_choose(root, tick.why, sizeof(tick.why));
+	} else if (ty_clock_init(&tick, root, &err) < 0) {
 		free(si);
 		return cli_error(EXIT_RUNTIME, "%s", err.msg);
 	}

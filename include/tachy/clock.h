@@ -29,6 +29,7 @@ struct ty_tick_clock {
 	double ns_per_tick; /* 1.0 for CLOCK_MONOTONIC */
 	double hz;          /* ticks per second (1e9 for CLOCK_MONOTONIC) */
 	char why[256];      /* why this source was chosen, one sentence */
+	uint64_t base;      /* the reading at init, for ty_clock_now_ns */
 };
 
 /* Choose and calibrate the tick source for the machine described under
@@ -37,6 +38,10 @@ struct ty_tick_clock {
  * Never fails for want of a TSC: it falls back to CLOCK_MONOTONIC.
  * Returns 0, or a negative errno with E filled if no clock works at all. */
 int ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e);
+
+/* Which source ty_clock_init would choose for ROOT, without calibrating;
+ * WHY gets the reason (one sentence). */
+enum ty_clock_kind ty_clock_choose(const char *root, char *why, size_t size);
 
 /* Set C up as the given KIND regardless of the machine's flags (tests,
  * --clock options). TY_CLOCK_TSC fails with -ENOTSUP where there is none. */
@@ -62,6 +67,10 @@ double ty_clock_ticks_to_ns(const struct ty_tick_clock *c, uint64_t ticks);
 
 /* The interval START..END in whole nanoseconds (0 if END < START). */
 uint64_t ty_clock_elapsed_ns(const struct ty_tick_clock *c, uint64_t start, uint64_t end);
+
+/* Nanoseconds since C was set up; CLOCK is a struct ty_tick_clock *. The
+ * shape of tachy run's clock callback (runner.h: now_ns(ctx)). */
+int64_t ty_clock_now_ns(void *clock);
 
 /* "tsc" or "CLOCK_MONOTONIC": the export's "clock" field. */
 const char *ty_clock_name(const struct ty_tick_clock *c);

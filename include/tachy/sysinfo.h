@@ -78,7 +78,7 @@ struct ty_sysinfo {
 };
 
 /* Read every fact under ROOT (NULL or "/" = this machine) into SI.
- * Busy processes are found by looking at /proc a few times over ~40 ms
+ * Busy processes are found by looking at /proc five times over 20 ms
  * (tasks in state R other than the calling process).
  * Returns 0, or -ENOTDIR/-ENOENT with E filled when ROOT is not a
  * readable directory. */

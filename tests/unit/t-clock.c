@@ -39,6 +39,10 @@ test_monotonic(void)
 	a = ty_clock_ticks(&c);
 	b = ty_clock_ticks(&c);
 	CHECK(b >= a);
+	a = (uint64_t)ty_clock_now_ns(&c);
+	b = (uint64_t)ty_clock_now_ns(&c);
+	CHECK(b >= a);
+	CHECK(a < 1000000000u); /* counted from the set-up, not from boot */
 }
 
 /* Fixture machines decide the source; the TSC itself is this CPU's. */
@@ -56,6 +60,10 @@ test_choice(void)
 	CHECK_STR(ty_clock_name(&c), "CLOCK_MONOTONIC");
 	CHECK_INT(ty_clock_init(&c, fixture("empty"), NULL), 0);
 	CHECK_STR(ty_clock_name(&c), "CLOCK_MONOTONIC");
+	CHECK_INT(ty_clock_choose(fixture("tsc-unstable"), c.why, sizeof(c.why)),
+		  TY_CLOCK_MONOTONIC);
+	CHECK_INT(ty_clock_choose(fixture("vm-hpet"), c.why, sizeof(c.why)),
+		  TY_CLOCK_HAVE_X86 && ty_clock_cpu_has_tsc() ? TY_CLOCK_TSC : TY_CLOCK_MONOTONIC);
 	CHECK_INT(ty_clock_init(&c, fixture("ideal"), NULL), 0);
 	if (TY_CLOCK_HAVE_X86 && ty_clock_cpu_has_tsc()) {
 		CHECK_STR(ty_clock_name(&c), "tsc");
@@ -92,6 +100,10 @@ test_tsc_agrees(void)
 		CHECK(ty_clock_elapsed_ns(&c, t0, t1) >= 20e6 * 0.998);
 	}
 	CHECK_REL(ty_clock_ticks_to_ns(&c, (uint64_t)c.hz), 1e9, 1e-9);
+	m0 = (uint64_t)ty_clock_now_ns(&c);
+	nanosleep(&ts, NULL);
+	m1 = (uint64_t)ty_clock_now_ns(&c);
+	CHECK(m1 - m0 >= 20e6 * 0.998);
 	CHECK_INT(ty_clock_calibrate_tsc(10, &hz, NULL), 0);
 	CHECK_REL(hz, c.hz, 0.01);
 	t0 = ty_clock_ticks(&c);
