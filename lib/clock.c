@@ -219,12 +219,14 @@ ty_clock_choose(const char *root, char *why, size_t size)
 		snprintf(why, size, "the TSC is not both constant and nonstop");
 		return TY_CLOCK_MONOTONIC;
 	}
-	if (ty_sysinfo_read(root, "/sys/devices/system/clocksource/clocksource0/"
-				  "available_clocksource",
+	if (ty_sysinfo_read(root,
+			    "/sys/devices/system/clocksource/clocksource0/"
+			    "available_clocksource",
 			    sources, sizeof(sources)) > 0 &&
 	    !ty_sysinfo_has_flag(sources, "tsc")) {
-		snprintf(why, size, "the kernel judged the TSC unstable: it is not an available "
-				    "clock source");
+		snprintf(why, size,
+			 "the kernel judged the TSC unstable: it is not an available "
+			 "clock source");
 		return TY_CLOCK_MONOTONIC;
 	}
 	snprintf(why, size, "the TSC is constant and nonstop");
@@ -380,35 +382,37 @@ struct probe_def {
 	uint64_t (*read)(const struct ctx *);
 	uint64_t (*batch)(const struct ctx *, unsigned);
 	double ns_per_unit; /* 0: the measured TSC period */
-	int clockid;        /* for clock_getres, -1 none */
+	int clockid;	    /* for clock_getres, -1 none */
 	enum need need;
 };
 
-#define DEF(name, kind, id, unit, clk, need) {name, kind, read_##id, batch_##id, unit, clk, need}
+#define DEF(name, kind, id, unit, clk, need)                                                       \
+	{                                                                                          \
+		name, kind, read_##id, batch_##id, unit, clk, need                                 \
+	}
 
 static const struct probe_def defs[] = {
 #if TY_CLOCK_HAVE_X86
-	DEF("rdtsc", "counter", rdtsc, 0, -1, NEED_TSC),
-	DEF("rdtscp", "counter", rdtscp, 0, -1, NEED_RDTSCP),
+    DEF("rdtsc", "counter", rdtsc, 0, -1, NEED_TSC),
+    DEF("rdtscp", "counter", rdtscp, 0, -1, NEED_RDTSCP),
 #endif
-	DEF("CLOCK_MONOTONIC", "wall", mono, 1, CLOCK_MONOTONIC, NEED_NONE),
-	DEF("CLOCK_MONOTONIC_RAW", "wall", mono_raw, 1, CLOCK_MONOTONIC_RAW, NEED_NONE),
-	DEF("CLOCK_MONOTONIC_COARSE", "wall", mono_coarse, 1, CLOCK_MONOTONIC_COARSE, NEED_NONE),
-	DEF("CLOCK_REALTIME", "wall", realtime, 1, CLOCK_REALTIME, NEED_NONE),
-	DEF("CLOCK_BOOTTIME", "wall", boottime, 1, CLOCK_BOOTTIME, NEED_NONE),
-	DEF("CLOCK_PROCESS_CPUTIME_ID", "cpu", process_cpu, 1, CLOCK_PROCESS_CPUTIME_ID,
-	    NEED_NONE),
-	DEF("CLOCK_THREAD_CPUTIME_ID", "cpu", thread_cpu, 1, CLOCK_THREAD_CPUTIME_ID, NEED_NONE),
-	DEF("gettimeofday", "wall", gettimeofday, 1000, -1, NEED_NONE),
-	DEF("getrusage", "cpu", getrusage, 1000, -1, NEED_NONE),
-	DEF("perf task-clock", "cpu", perf_task_clock, 1, -1, NEED_PERF),
+    DEF("CLOCK_MONOTONIC", "wall", mono, 1, CLOCK_MONOTONIC, NEED_NONE),
+    DEF("CLOCK_MONOTONIC_RAW", "wall", mono_raw, 1, CLOCK_MONOTONIC_RAW, NEED_NONE),
+    DEF("CLOCK_MONOTONIC_COARSE", "wall", mono_coarse, 1, CLOCK_MONOTONIC_COARSE, NEED_NONE),
+    DEF("CLOCK_REALTIME", "wall", realtime, 1, CLOCK_REALTIME, NEED_NONE),
+    DEF("CLOCK_BOOTTIME", "wall", boottime, 1, CLOCK_BOOTTIME, NEED_NONE),
+    DEF("CLOCK_PROCESS_CPUTIME_ID", "cpu", process_cpu, 1, CLOCK_PROCESS_CPUTIME_ID, NEED_NONE),
+    DEF("CLOCK_THREAD_CPUTIME_ID", "cpu", thread_cpu, 1, CLOCK_THREAD_CPUTIME_ID, NEED_NONE),
+    DEF("gettimeofday", "wall", gettimeofday, 1000, -1, NEED_NONE),
+    DEF("getrusage", "cpu", getrusage, 1000, -1, NEED_NONE),
+    DEF("perf task-clock", "cpu", perf_task_clock, 1, -1, NEED_PERF),
 };
 
 #define BATCHES 41
-#define BATCH_NS 200000.0   /* aim for batches of about 0.2 ms */
-#define STEP_NS 20000000u   /* look for the smallest step for 20 ms */
+#define BATCH_NS 200000.0 /* aim for batches of about 0.2 ms */
+#define STEP_NS 20000000u /* look for the smallest step for 20 ms */
 #define STEP_READS 2000000u
-#define ROUNDS 40           /* cross-CPU rounds */
+#define ROUNDS 40 /* cross-CPU rounds */
 
 static volatile uint64_t sink;
 
@@ -474,8 +478,7 @@ note_backwards(struct ty_clock_probe *p, uint64_t prev, uint64_t v, double unit)
 }
 
 static void
-measure_step(const struct probe_def *d, const struct ctx *x, struct ty_clock_probe *p,
-	     double unit)
+measure_step(const struct probe_def *d, const struct ctx *x, struct ty_clock_probe *p, double unit)
 {
 	uint64_t start = mono_ns(), prev, v, best = 0;
 	unsigned i;

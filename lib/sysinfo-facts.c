@@ -31,8 +31,7 @@ ty_fact_state_name(enum ty_fact_state s)
 	return "?";
 }
 
-static void __attribute__((format(printf, 3, 4)))
-put(char *dst, size_t size, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4))) put(char *dst, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -55,8 +54,9 @@ fact_cpu(const struct ty_sysinfo *si, struct ty_fact *f)
 		put(cores, sizeof(cores), ", %d physical core%s", si->cores,
 		    si->cores == 1 ? "" : "s");
 	if (si->cpus > 0)
-		VALUE(f, "%s: %d CPU%s online%s", si->cpu_model[0] ? si->cpu_model : "unknown model",
-		      si->cpus, si->cpus == 1 ? "" : "s", cores);
+		VALUE(f, "%s: %d CPU%s online%s",
+		      si->cpu_model[0] ? si->cpu_model : "unknown model", si->cpus,
+		      si->cpus == 1 ? "" : "s", cores);
 	else
 		VALUE(f, "%s", si->cpu_model[0] ? si->cpu_model : "not visible");
 }
@@ -123,8 +123,9 @@ fact_paranoid(const struct ty_sysinfo *si, struct ty_fact *f)
 	}
 	if (p <= 1) {
 		f->state = TY_FACT_OK;
-		VALUE(f, "%d: unprivileged users may count and sample their own processes, "
-			 "kernel included",
+		VALUE(f,
+		      "%d: unprivileged users may count and sample their own processes, "
+		      "kernel included",
 		      p);
 		return;
 	}
@@ -133,8 +134,9 @@ fact_paranoid(const struct ty_sysinfo *si, struct ty_fact *f)
 		VALUE(f, "2: unprivileged users see user space only (root and CAP_PERFMON "
 			 "are not limited)");
 	else
-		VALUE(f, "%d: unprivileged users cannot use perf events at all (root and "
-			 "CAP_PERFMON are not limited)",
+		VALUE(f,
+		      "%d: unprivileged users cannot use perf events at all (root and "
+		      "CAP_PERFMON are not limited)",
 		      p);
 	ADVICE(f, "counting and sampling the kernel's share of the time needs a lower "
 		  "setting (or run tachy as root)");
@@ -163,7 +165,7 @@ static int
 slow_clocksource(const char *cs)
 {
 	static const char *const slow[] = {"hpet", "acpi_pm", "jiffies", "refined-jiffies",
-					   "pit", "i8253"};
+					   "pit",  "i8253"};
 	size_t i;
 
 	for (i = 0; i < sizeof(slow) / sizeof(slow[0]); i++)
@@ -188,15 +190,17 @@ fact_clocksource(const struct ty_sysinfo *si, struct ty_fact *f)
 	}
 	f->state = TY_FACT_BAD;
 	if (ty_sysinfo_has_flag(si->clocksources, "tsc")) {
-		ADVICE(f, "%s is slow: every clock read is a system call and a trip to the "
-			  "chipset (around a microsecond; the TSC costs about 20 ns), which "
-			  "slows and distorts anything that reads the time",
+		ADVICE(f,
+		       "%s is slow: every clock read is a system call and a trip to the "
+		       "chipset (around a microsecond; the TSC costs about 20 ns), which "
+		       "slows and distorts anything that reads the time",
 		       si->clocksource);
 		FIX(f, "echo tsc > " CS_FILE);
 	} else {
-		ADVICE(f, "%s is slow: every clock read is a system call and a trip to the "
-			  "chipset (around a microsecond); the kernel offers nothing faster "
-			  "(if it judged the TSC unstable, see: dmesg | grep -i tsc)",
+		ADVICE(f,
+		       "%s is slow: every clock read is a system call and a trip to the "
+		       "chipset (around a microsecond); the kernel offers nothing faster "
+		       "(if it judged the TSC unstable, see: dmesg | grep -i tsc)",
 		       si->clocksource);
 	}
 }
@@ -243,8 +247,8 @@ fact_governor(const struct ty_sysinfo *si, struct ty_fact *f)
 		VALUE(f, "mixed: %s%s%s", si->governors_seen, si->freq_driver[0] ? ", driver " : "",
 		      si->freq_driver);
 	else
-		VALUE(f, "%s on every CPU%s%s", si->governor,
-		      si->freq_driver[0] ? ", driver " : "", si->freq_driver);
+		VALUE(f, "%s on every CPU%s%s", si->governor, si->freq_driver[0] ? ", driver " : "",
+		      si->freq_driver);
 	if (strcmp(si->governor, "performance") == 0) {
 		f->state = TY_FACT_OK;
 		return;
@@ -320,12 +324,14 @@ fact_isolation(const struct ty_sysinfo *si, struct ty_fact *f)
 	VALUE(f, "none isolated%s%s", si->nohz_full[0] ? ", nohz_full " : "", si->nohz_full);
 	if (si->cpus > 1) {
 		int c = si->cpus - 1;
-		ADVICE(f, "the benchmark shares every CPU with the rest of the system; for the "
-			  "quietest runs, keep a CPU free of other tasks and timer ticks and "
-			  "run with taskset -c %d (takes effect after a reboot)",
+		ADVICE(f,
+		       "the benchmark shares every CPU with the rest of the system; for the "
+		       "quietest runs, keep a CPU free of other tasks and timer ticks and "
+		       "run with taskset -c %d (takes effect after a reboot)",
 		       c);
-		FIX(f, "sed -i 's/^GRUB_CMDLINE_LINUX=\"/&isolcpus=%d nohz_full=%d rcu_nocbs=%d "
-		       "/' /etc/default/grub && update-grub",
+		FIX(f,
+		    "sed -i 's/^GRUB_CMDLINE_LINUX=\"/&isolcpus=%d nohz_full=%d rcu_nocbs=%d "
+		    "/' /etc/default/grub && update-grub",
 		    c, c, c);
 	}
 }
@@ -345,10 +351,11 @@ fact_aslr(const struct ty_sysinfo *si, struct ty_fact *f)
 	}
 	f->state = TY_FACT_WARN;
 	VALUE(f, "on (randomize_va_space=%d)", si->aslr);
-	ADVICE(f, "addresses change from run to run, and with them cache and branch "
-		  "predictor collisions: a source of run-to-run noise. Turn it off for one "
-		  "command with setarch -R COMMAND, or for the machine (restore with "
-		  "randomize_va_space=%d)",
+	ADVICE(f,
+	       "addresses change from run to run, and with them cache and branch "
+	       "predictor collisions: a source of run-to-run noise. Turn it off for one "
+	       "command with setarch -R COMMAND, or for the machine (restore with "
+	       "randomize_va_space=%d)",
 	       si->aslr);
 	FIX(f, "sysctl -w kernel.randomize_va_space=0");
 }
@@ -434,8 +441,7 @@ fact_memory(const struct ty_sysinfo *si, struct ty_fact *f)
 	fmt_kb(avail, sizeof(avail), si->mem_available_kb);
 	fmt_kb(total, sizeof(total), si->mem_total_kb);
 	if (si->mem_pressure_some10 >= 0)
-		put(psi, sizeof(psi), "; stalled %.2f%% of the last 10 s",
-		    si->mem_pressure_some10);
+		put(psi, sizeof(psi), "; stalled %.2f%% of the last 10 s", si->mem_pressure_some10);
 	VALUE(f, "%s available of %s%s", avail, total, psi);
 	low = si->mem_available_kb * 10 < si->mem_total_kb;
 	if (!low && si->mem_pressure_some10 < 1) {
@@ -517,25 +523,25 @@ static const struct {
 	const char *key, *title;
 	void (*judge)(const struct ty_sysinfo *, struct ty_fact *);
 } judges[] = {
-	{"cpu", "CPU", fact_cpu},
-	{"kernel", "kernel", fact_kernel},
-	{"virtualization", "virtualization", fact_virt},
-	{"pmu", "hardware PMU", fact_pmu},
-	{"perf_event_paranoid", "perf_event_paranoid", fact_paranoid},
-	{"perf_event_max_sample_rate", "perf_event_max_sample_rate", fact_sample_rate},
-	{"clocksource", "clock source", fact_clocksource},
-	{"tsc", "TSC", fact_tsc},
-	{"governor", "CPU frequency governor", fact_governor},
-	{"boost", "turbo/boost", fact_boost},
-	{"smt", "SMT (hyper-threading)", fact_smt},
-	{"isolation", "isolated CPUs", fact_isolation},
-	{"aslr", "ASLR", fact_aslr},
-	{"load", "load average", fact_load},
-	{"busy", "busy processes", fact_busy},
-	{"memory", "memory", fact_memory},
-	{"swap", "swap", fact_swap},
-	{"thermal", "thermal throttling", fact_thermal},
-	{"power", "power supply", fact_power},
+    {"cpu", "CPU", fact_cpu},
+    {"kernel", "kernel", fact_kernel},
+    {"virtualization", "virtualization", fact_virt},
+    {"pmu", "hardware PMU", fact_pmu},
+    {"perf_event_paranoid", "perf_event_paranoid", fact_paranoid},
+    {"perf_event_max_sample_rate", "perf_event_max_sample_rate", fact_sample_rate},
+    {"clocksource", "clock source", fact_clocksource},
+    {"tsc", "TSC", fact_tsc},
+    {"governor", "CPU frequency governor", fact_governor},
+    {"boost", "turbo/boost", fact_boost},
+    {"smt", "SMT (hyper-threading)", fact_smt},
+    {"isolation", "isolated CPUs", fact_isolation},
+    {"aslr", "ASLR", fact_aslr},
+    {"load", "load average", fact_load},
+    {"busy", "busy processes", fact_busy},
+    {"memory", "memory", fact_memory},
+    {"swap", "swap", fact_swap},
+    {"thermal", "thermal throttling", fact_thermal},
+    {"power", "power supply", fact_power},
 };
 
 size_t
@@ -557,8 +563,7 @@ ty_sysinfo_facts(const struct ty_sysinfo *si, struct ty_fact *facts, size_t max)
 }
 
 int
-ty_sysinfo_warnings(const struct ty_sysinfo *si, void (*fn)(void *ctx, const char *line),
-		    void *ctx)
+ty_sysinfo_warnings(const struct ty_sysinfo *si, void (*fn)(void *ctx, const char *line), void *ctx)
 {
 	struct ty_fact facts[TY_SYSINFO_FACTS];
 	char line[1600];
@@ -570,8 +575,8 @@ ty_sysinfo_warnings(const struct ty_sysinfo *si, void (*fn)(void *ctx, const cha
 		if (facts[i].state != TY_FACT_BAD)
 			continue;
 		if (facts[i].fix[0])
-			put(line, sizeof(line), "%s: %s (fix: %s)", facts[i].title,
-			    facts[i].value, facts[i].fix);
+			put(line, sizeof(line), "%s: %s (fix: %s)", facts[i].title, facts[i].value,
+			    facts[i].fix);
 		else
 			put(line, sizeof(line), "%s: %s", facts[i].title, facts[i].value);
 		if (fn)
@@ -615,8 +620,8 @@ kbool_or_null(struct ty_jsonw *w, const char *key, int v)
 }
 
 const char *const ty_sysinfo_compare_keys[] = {
-	"cpu_model", "cores", "kernel", "clocksource", "governor", "virtualization", "boost",
-	"smt", "hostname", NULL,
+    "cpu_model",      "cores", "kernel", "clocksource", "governor",
+    "virtualization", "boost", "smt",	 "hostname",	NULL,
 };
 
 void

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,8 @@
 
 #define CPU_DIR "/sys/devices/system/cpu"
 #define MAX_CPUS 4096
-#define BUSY_LOOKS 5     /* looks at /proc */
-#define BUSY_MIN_SEEN 2  /* a process is busy when seen running this often */
+#define BUSY_LOOKS 5	/* looks at /proc */
+#define BUSY_MIN_SEEN 2 /* a process is busy when seen running this often */
 
 static void
 join_path(char *out, size_t size, const char *root, const char *rel)
@@ -188,14 +189,15 @@ read_cpuinfo(const char *root, struct ty_sysinfo *si, int *processors)
 			line[--len] = '\0';
 		if (cpuinfo_value(line, "processor"))
 			(*processors)++;
-		if (!si->cpu_model[0] && ((v = cpuinfo_value(line, "model name")) ||
-					  (v = cpuinfo_value(line, "cpu model")) ||
-					  (v = cpuinfo_value(line, "Model")) ||
-					  (v = cpuinfo_value(line, "uarch"))))
+		if (!si->cpu_model[0] &&
+		    ((v = cpuinfo_value(line, "model name")) ||
+		     (v = cpuinfo_value(line, "cpu model")) || (v = cpuinfo_value(line, "Model")) ||
+		     (v = cpuinfo_value(line, "uarch"))))
 			copy_str(si->cpu_model, sizeof(si->cpu_model), v);
-		if (!got_flags && ((v = cpuinfo_value(line, "flags")) ||
-				   (v = cpuinfo_value(line, "Features")) ||
-				   (v = cpuinfo_value(line, "isa"))) && *v) {
+		if (!got_flags &&
+		    ((v = cpuinfo_value(line, "flags")) || (v = cpuinfo_value(line, "Features")) ||
+		     (v = cpuinfo_value(line, "isa"))) &&
+		    *v) {
 			copy_str(si->cpu_flags, sizeof(si->cpu_flags), v);
 			got_flags = cpuinfo_value(line, "flags") ? 2 : 1;
 		}
@@ -220,7 +222,7 @@ read_cpus(const char *root, struct ty_sysinfo *si, int processors)
 {
 	static unsigned char online[MAX_CPUS];
 	char buf[TY_SYSINFO_STR], rel[256];
-	char (*siblings)[64] = NULL;
+	char(*siblings)[64] = NULL;
 	int i, n, nsib = 0, ngov = 0;
 	long long pkg_max = -1, core_sum = 0;
 	int throttle_seen = 0;
@@ -267,8 +269,8 @@ read_cpus(const char *root, struct ty_sysinfo *si, int processors)
 			core_sum += v;
 			throttle_seen = 1;
 		}
-		snprintf(rel, sizeof(rel),
-			 CPU_DIR "/cpu%d/thermal_throttle/package_throttle_count", i);
+		snprintf(rel, sizeof(rel), CPU_DIR "/cpu%d/thermal_throttle/package_throttle_count",
+			 i);
 		if ((v = read_ll(root, rel, -1)) >= 0) {
 			pkg_max = v > pkg_max ? v : pkg_max;
 			throttle_seen = 1;
@@ -295,9 +297,9 @@ read_boost(const char *root, struct ty_sysinfo *si)
 		const char *rel;
 		int inverted;
 	} src[] = {
-		{"/sys/devices/system/cpu/intel_pstate/no_turbo", 1},
-		{"/sys/devices/system/cpu/cpufreq/boost", 0},
-		{"/sys/devices/system/cpu/cpufreq/policy0/boost", 0},
+	    {"/sys/devices/system/cpu/intel_pstate/no_turbo", 1},
+	    {"/sys/devices/system/cpu/cpufreq/boost", 0},
+	    {"/sys/devices/system/cpu/cpufreq/policy0/boost", 0},
 	};
 	size_t i;
 
@@ -326,10 +328,9 @@ read_kernel(const char *root, struct ty_sysinfo *si)
 	if (strcmp(si->nohz_full, "(null)") == 0)
 		si->nohz_full[0] = '\0';
 	si->aslr = (int)read_ll(root, "/proc/sys/kernel/randomize_va_space", -1);
-	si->perf_paranoid =
-		(int)read_ll(root, "/proc/sys/kernel/perf_event_paranoid", INT32_MIN);
+	si->perf_paranoid = (int)read_ll(root, "/proc/sys/kernel/perf_event_paranoid", INT32_MIN);
 	si->perf_max_sample_rate =
-		(int)read_ll(root, "/proc/sys/kernel/perf_event_max_sample_rate", -1);
+	    (int)read_ll(root, "/proc/sys/kernel/perf_event_max_sample_rate", -1);
 }
 
 static void
@@ -382,6 +383,29 @@ struct busy_tally {
 	int n;
 };
 
+/* procs_running from ROOT/proc/stat, or INT_MAX when not visible. */
+static int
+procs_running(const char *root)
+{
+	char path[4096], *line = NULL;
+	size_t cap = 0;
+	int n = INT_MAX;
+	FILE *fp;
+
+	join_path(path, sizeof(path), root, "/proc/stat");
+	fp = fopen(path, "re");
+	if (!fp)
+		return n;
+	while (getline(&line, &cap, fp) > 0)
+		if (strncmp(line, "procs_running ", 14) == 0) {
+			n = atoi(line + 14);
+			break;
+		}
+	free(line);
+	fclose(fp);
+	return n;
+}
+
 static void
 tally_running(const char *root, int self, struct busy_tally *t)
 {
@@ -389,6 +413,10 @@ tally_running(const char *root, int self, struct busy_tally *t)
 	DIR *proc, *task;
 	struct dirent *d, *e;
 
+	/* Fast path: when the kernel says nothing but us is runnable, there
+	 * is nothing to find. */
+	if (procs_running(root) <= (self > 0 ? 1 : 0))
+		return;
 	join_path(path, sizeof(path), root, "/proc");
 	proc = opendir(path);
 	if (!proc)
@@ -417,8 +445,8 @@ tally_running(const char *root, int self, struct busy_tally *t)
 				continue;
 			if (close_p[2] == 'R') {
 				running = 1;
-				snprintf(comm, sizeof(comm), "%.*s",
-					 (int)(close_p - open_p - 1), open_p + 1);
+				snprintf(comm, sizeof(comm), "%.*s", (int)(close_p - open_p - 1),
+					 open_p + 1);
 			}
 		}
 		closedir(task);
@@ -428,8 +456,8 @@ tally_running(const char *root, int self, struct busy_tally *t)
 		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0) {
 			char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
 			if (open_p && close_p && close_p > open_p)
-				snprintf(comm, sizeof(comm), "%.*s",
-					 (int)(close_p - open_p - 1), open_p + 1);
+				snprintf(comm, sizeof(comm), "%.*s", (int)(close_p - open_p - 1),
+					 open_p + 1);
 		}
 		for (i = 0; i < t->n && t->pid[i] != pid; i++)
 			;
@@ -505,10 +533,17 @@ read_virt(const char *root, struct ty_sysinfo *si)
 	static const struct {
 		const char *needle, *name;
 	} dmi[] = {
-		{"QEMU", "kvm"},         {"KVM", "kvm"},           {"VMware", "vmware"},
-		{"VirtualBox", "virtualbox"}, {"innotek", "virtualbox"}, {"Xen", "xen"},
-		{"Amazon EC2", "kvm"},   {"Google Compute", "kvm"}, {"Parallels", "parallels"},
-		{"Bochs", "bochs"},      {"Virtual Machine", "hyperv"},
+	    {"QEMU", "kvm"},
+	    {"KVM", "kvm"},
+	    {"VMware", "vmware"},
+	    {"VirtualBox", "virtualbox"},
+	    {"innotek", "virtualbox"},
+	    {"Xen", "xen"},
+	    {"Amazon EC2", "kvm"},
+	    {"Google Compute", "kvm"},
+	    {"Parallels", "parallels"},
+	    {"Bochs", "bochs"},
+	    {"Virtual Machine", "hyperv"},
 	};
 	static const struct {
 		const char *needle, *name;
@@ -555,8 +590,7 @@ is_cpu_pmu(const char *root, const char *name)
 	if (strcmp(name, "cpu") == 0 || strcmp(name, "cpu_core") == 0 ||
 	    strcmp(name, "cpu_atom") == 0 || strncmp(name, "armv", 4) == 0)
 		return 1;
-	snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/%.200s/events/cpu_cycles",
-		 name);
+	snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/%.200s/events/cpu_cycles", name);
 	return ty_sysinfo_read(root, rel, buf, sizeof(buf)) >= 0;
 }
 
@@ -646,8 +680,7 @@ ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
 	if (!live) {
 		size_t len = strlen(root);
 		if (len >= sizeof(si->root))
-			return ty_error_set(e, -ENAMETOOLONG, "system root '%s' is too long",
-					    root);
+			return ty_error_set(e, -ENAMETOOLONG, "system root '%s' is too long", root);
 		if (stat(root, &st) != 0)
 			return ty_error_set(e, -errno, "cannot use '%s' as the system root: %s",
 					    root, strerror(errno));

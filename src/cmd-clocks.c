@@ -19,21 +19,21 @@
 #define CS_FILE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 static const char usage_text[] =
-	"usage: tachy clocks [--json] [--no-measure] [--root DIR]\n"
-	"\n"
-	"Show the kernel's clock sources, the TSC's flags and measured frequency,\n"
-	"the tick clock tachy times benchmarks with, and for every clock a\n"
-	"benchmark could use (rdtsc, rdtscp, clock_gettime's clocks, gettimeofday,\n"
-	"getrusage, the perf_event task clock): the cost of one read (median ns\n"
-	"and quartiles), the smallest step seen, and whether readings went\n"
-	"backwards from one CPU to another. Takes about a second.\n"
-	"\n"
-	"Options:\n"
-	"  --json         write JSON on stdout\n"
-	"  --no-measure   only what the kernel and CPU flags say (exact, quick)\n"
-	"  --root DIR     read /proc and /sys under DIR instead of / (also\n"
-	"                 $TACHY_SYSROOT); measurements are still of this machine\n"
-	"  -h, --help     show this help\n";
+    "usage: tachy clocks [--json] [--no-measure] [--root DIR]\n"
+    "\n"
+    "Show the kernel's clock sources, the TSC's flags and measured frequency,\n"
+    "the tick clock tachy times benchmarks with, and for every clock a\n"
+    "benchmark could use (rdtsc, rdtscp, clock_gettime's clocks, gettimeofday,\n"
+    "getrusage, the perf_event task clock): the cost of one read (median ns\n"
+    "and quartiles), the smallest step seen, and whether readings went\n"
+    "backwards from one CPU to another. Takes about a second.\n"
+    "\n"
+    "Options:\n"
+    "  --json         write JSON on stdout\n"
+    "  --no-measure   only what the kernel and CPU flags say (exact, quick)\n"
+    "  --root DIR     read /proc and /sys under DIR instead of / (also\n"
+    "                 $TACHY_SYSROOT); measurements are still of this machine\n"
+    "  -h, --help     show this help\n";
 
 static int
 slow_source(const char *cs)
@@ -62,8 +62,7 @@ yesno(int v, const char *yes, const char *no)
 
 /* Warnings, one sentence each, for both output forms. */
 static size_t
-warnings(const struct ty_sysinfo *si, const struct ty_clock_report *r, char (*out)[600],
-	 size_t max)
+warnings(const struct ty_sysinfo *si, const struct ty_clock_report *r, char (*out)[600], size_t max)
 {
 	const struct ty_clock_probe *mono = find_probe(r, "CLOCK_MONOTONIC");
 	const struct ty_clock_probe *tsc = find_probe(r, "rdtsc");
@@ -72,11 +71,13 @@ warnings(const struct ty_sysinfo *si, const struct ty_clock_report *r, char (*ou
 	if (si->clocksource[0] && slow_source(si->clocksource) && n < max) {
 		char cost[200] = "";
 		if (mono && tsc)
-			snprintf(cost, sizeof(cost), "; here CLOCK_MONOTONIC costs %.0f ns per read, "
-				 "rdtsc %.1f ns", mono->cost_ns, tsc->cost_ns);
+			snprintf(cost, sizeof(cost),
+				 "; here CLOCK_MONOTONIC costs %.0f ns per read, "
+				 "rdtsc %.1f ns",
+				 mono->cost_ns, tsc->cost_ns);
 		else if (mono)
-			snprintf(cost, sizeof(cost), "; here CLOCK_MONOTONIC costs %.0f ns per read",
-				 mono->cost_ns);
+			snprintf(cost, sizeof(cost),
+				 "; here CLOCK_MONOTONIC costs %.0f ns per read", mono->cost_ns);
 		snprintf(out[n++], 600,
 			 "the kernel's clock source is %s, a slow one: every clock_gettime is a "
 			 "system call and a chipset access (around a microsecond, the TSC about "
@@ -127,7 +128,8 @@ print_text(const struct ty_sysinfo *si, const struct ty_tick_clock *tick,
 	       si->clocksource[0] ? si->clocksource : "not visible",
 	       si->clocksources[0] ? si->clocksources : "not visible");
 	if (si->has_tsc == 1)
-		printf("TSC: present, %s, %s%s", yesno(si->constant_tsc, "constant", "not constant"),
+		printf("TSC: present, %s, %s%s",
+		       yesno(si->constant_tsc, "constant", "not constant"),
 		       yesno(si->nonstop_tsc, "nonstop", "stops when idle"),
 		       r && r->tsc_hz > 0 ? "" : "\n");
 	else
@@ -266,11 +268,11 @@ static int
 cmd_clocks(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"no-measure", no_argument, NULL, 'n'},
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"no-measure", no_argument, NULL, 'n'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ty_clock_report *rep = NULL;
 	struct ty_sysinfo *si;
@@ -337,4 +339,4 @@ cmd_clocks(int argc, char **argv)
 }
 
 const struct cmd_info cmd_info_clocks = {
-	"clocks", 70, "measure every clock: cost, resolution, monotonicity", cmd_clocks};
+    "clocks", 70, "measure every clock: cost, resolution, monotonicity", cmd_clocks};

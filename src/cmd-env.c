@@ -16,20 +16,20 @@
 #include "tachy/tachy.h"
 
 static const char usage_text[] =
-	"usage: tachy env [--json] [--root DIR]\n"
-	"\n"
-	"Show what on this machine can disturb a benchmark: frequency governor,\n"
-	"turbo, SMT, isolated CPUs, ASLR, load and busy processes, memory and\n"
-	"swap, clock source, perf settings, virtualisation and PMU, thermal\n"
-	"throttling, power supply. Each fact has a state (ok, info, warn, bad);\n"
-	"where it is not ideal, the advice and the command (for root) that would\n"
-	"fix it. tachy env never changes the machine.\n"
-	"\n"
-	"Options:\n"
-	"  --json       write the facts as JSON on stdout\n"
-	"  --root DIR   read /proc and /sys under DIR instead of / (also\n"
-	"               $TACHY_SYSROOT)\n"
-	"  -h, --help   show this help\n";
+    "usage: tachy env [--json] [--root DIR]\n"
+    "\n"
+    "Show what on this machine can disturb a benchmark: frequency governor,\n"
+    "turbo, SMT, isolated CPUs, ASLR, load and busy processes, memory and\n"
+    "swap, clock source, perf settings, virtualisation and PMU, thermal\n"
+    "throttling, power supply. Each fact has a state (ok, info, warn, bad);\n"
+    "where it is not ideal, the advice and the command (for root) that would\n"
+    "fix it. tachy env never changes the machine.\n"
+    "\n"
+    "Options:\n"
+    "  --json       write the facts as JSON on stdout\n"
+    "  --root DIR   read /proc and /sys under DIR instead of / (also\n"
+    "               $TACHY_SYSROOT)\n"
+    "  -h, --help   show this help\n";
 
 /* SOURCE_DATE_EPOCH, when set, fixes the recorded date (reproducible output). */
 static void
@@ -123,10 +123,10 @@ static int
 cmd_env(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ty_fact facts[TY_SYSINFO_FACTS];
 	struct ty_sysinfo *si;
@@ -173,5 +173,5 @@ cmd_env(int argc, char **argv)
 	return cli_finish_stdout(EXIT_OK);
 }
 
-const struct cmd_info cmd_info_env = {"env", 80, "show what on this machine can disturb a benchmark",
-				      cmd_env};
+const struct cmd_info cmd_info_env = {"env", 80,
+				      "show what on this machine can disturb a benchmark", cmd_env};

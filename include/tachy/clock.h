@@ -27,9 +27,9 @@ enum ty_clock_kind { TY_CLOCK_MONOTONIC, TY_CLOCK_TSC };
 struct ty_tick_clock {
 	enum ty_clock_kind kind;
 	double ns_per_tick; /* 1.0 for CLOCK_MONOTONIC */
-	double hz;          /* ticks per second (1e9 for CLOCK_MONOTONIC) */
-	char why[256];      /* why this source was chosen, one sentence */
-	uint64_t base;      /* the reading at init, for ty_clock_now_ns */
+	double hz;	    /* ticks per second (1e9 for CLOCK_MONOTONIC) */
+	char why[256];	    /* why this source was chosen, one sentence */
+	uint64_t base;	    /* the reading at init, for ty_clock_now_ns */
 };
 
 /* Choose and calibrate the tick source for the machine described under
@@ -89,19 +89,19 @@ int ty_clock_cpu_invariant_tsc(void);
 #define TY_CLOCK_PROBES 16
 
 struct ty_clock_probe {
-	char name[40];      /* "rdtsc", "CLOCK_MONOTONIC", "gettimeofday"... */
-	const char *kind;   /* "wall", "cpu" (process/thread CPU time), "counter" */
-	int available;      /* 0: see why */
-	char why[200];      /* why it is not available */
-	double cost_ns;     /* median cost of one read over the batches */
-	double cost_lo_ns;  /* first quartile of the batch costs */
-	double cost_hi_ns;  /* third quartile */
-	double getres_ns;   /* clock_getres where it applies, else 0 */
-	double step_ns;     /* smallest non-zero step observed, 0 if none seen */
-	int backwards;      /* -1 not measured, else backward steps seen, in
-			     * consecutive reads and from CPU to CPU */
+	char name[40];		 /* "rdtsc", "CLOCK_MONOTONIC", "gettimeofday"... */
+	const char *kind;	 /* "wall", "cpu" (process/thread CPU time), "counter" */
+	int available;		 /* 0: see why */
+	char why[200];		 /* why it is not available */
+	double cost_ns;		 /* median cost of one read over the batches */
+	double cost_lo_ns;	 /* first quartile of the batch costs */
+	double cost_hi_ns;	 /* third quartile */
+	double getres_ns;	 /* clock_getres where it applies, else 0 */
+	double step_ns;		 /* smallest non-zero step observed, 0 if none seen */
+	int backwards;		 /* -1 not measured, else backward steps seen, in
+				  * consecutive reads and from CPU to CPU */
 	double backwards_max_ns; /* the largest backward step */
-	int cpus;           /* CPUs read on (1: the cross-CPU test was not run) */
+	int cpus;		 /* CPUs read on (1: the cross-CPU test was not run) */
 };
 
 struct ty_clock_report {

@@ -27,54 +27,54 @@ struct ty_sysinfo_proc {
 
 struct ty_sysinfo {
 	char root[TY_SYSINFO_STR]; /* "" for the live machine */
-	char date[32];             /* collection time, "2026-11-29T20:00:00Z" */
+	char date[32];		   /* collection time, "2026-11-29T20:00:00Z" */
 	char hostname[TY_SYSINFO_STR];
 
 	/* CPU */
-	char cpu_model[TY_SYSINFO_STR]; /* "" when unknown */
-	int cpus;                       /* online logical CPUs, -1 unknown */
-	int cores;                      /* physical cores, -1 unknown */
-	int smt_active;                 /* 1, 0, -1 unknown */
-	char smt_control[32];           /* on off forceoff notsupported ... */
-	char cpu_flags[4096];           /* the first "flags" line of cpuinfo */
+	char cpu_model[TY_SYSINFO_STR];			    /* "" when unknown */
+	int cpus;					    /* online logical CPUs, -1 unknown */
+	int cores;					    /* physical cores, -1 unknown */
+	int smt_active;					    /* 1, 0, -1 unknown */
+	char smt_control[32];				    /* on off forceoff notsupported ... */
+	char cpu_flags[4096];				    /* the first "flags" line of cpuinfo */
 	int has_tsc, constant_tsc, nonstop_tsc, has_rdtscp; /* 1, 0 (-1 unknown) */
-	int hypervisor_flag;                                  /* cpuinfo "hypervisor" */
+	int hypervisor_flag;				    /* cpuinfo "hypervisor" */
 
 	/* kernel */
-	char kernel[TY_SYSINFO_STR];    /* osrelease, "6.1.0-13-amd64" */
-	char clocksource[64];           /* current, "tsc" */
+	char kernel[TY_SYSINFO_STR];	   /* osrelease, "6.1.0-13-amd64" */
+	char clocksource[64];		   /* current, "tsc" */
 	char clocksources[TY_SYSINFO_STR]; /* available, space separated */
-	char isolated[TY_SYSINFO_STR];  /* "" none, else a CPU list "2-3" */
-	char nohz_full[TY_SYSINFO_STR]; /* "" none */
-	int aslr;                       /* randomize_va_space 0/1/2, -1 unknown */
-	int perf_paranoid;              /* INT32_MIN unknown */
-	int perf_max_sample_rate;       /* -1 unknown */
+	char isolated[TY_SYSINFO_STR];	   /* "" none, else a CPU list "2-3" */
+	char nohz_full[TY_SYSINFO_STR];	   /* "" none */
+	int aslr;			   /* randomize_va_space 0/1/2, -1 unknown */
+	int perf_paranoid;		   /* INT32_MIN unknown */
+	int perf_max_sample_rate;	   /* -1 unknown */
 
 	/* frequency */
-	char governor[64];       /* "performance", "mixed", "" (no cpufreq) */
+	char governor[64];		     /* "performance", "mixed", "" (no cpufreq) */
 	char governors_seen[TY_SYSINFO_STR]; /* when mixed: "performance powersave" */
-	char freq_driver[64];    /* scaling_driver of cpu0: intel_pstate, acpi-cpufreq... */
-	int boost;               /* turbo/boost enabled: 1, 0, -1 unknown */
-	char boost_source[128];  /* the file it was read from, relative to root */
+	char freq_driver[64];	/* scaling_driver of cpu0: intel_pstate, acpi-cpufreq... */
+	int boost;		/* turbo/boost enabled: 1, 0, -1 unknown */
+	char boost_source[128]; /* the file it was read from, relative to root */
 
 	/* load and memory */
 	double load1, load5, load15; /* -1 unknown */
-	int busy_count;              /* other tasks seen running, -1 unknown */
+	int busy_count;		     /* other tasks seen running, -1 unknown */
 	struct ty_sysinfo_proc busy[TY_SYSINFO_BUSY];
 	int64_t mem_total_kb, mem_available_kb; /* -1 unknown */
-	int64_t swap_total_kb, swap_free_kb;     /* -1 unknown */
-	double mem_pressure_some10;              /* PSI avg10 %, -1 unknown */
+	int64_t swap_total_kb, swap_free_kb;	/* -1 unknown */
+	double mem_pressure_some10;		/* PSI avg10 %, -1 unknown */
 
 	/* virtualisation and PMU */
 	char virtualization[64]; /* "none", "kvm", "xen", "vmware"... ; "" unknown */
-	char virt_source[128];   /* how it was told: "cpuinfo hypervisor flag", "DMI: QEMU" */
-	int pmu;                 /* hardware PMU in sysfs: 1, 0, -1 unknown */
-	char pmu_name[64];       /* "cpu", "cpu_core", "armv8_pmuv3_0" */
+	char virt_source[128];	 /* how it was told: "cpuinfo hypervisor flag", "DMI: QEMU" */
+	int pmu;		 /* hardware PMU in sysfs: 1, 0, -1 unknown */
+	char pmu_name[64];	 /* "cpu", "cpu_core", "armv8_pmuv3_0" */
 
 	/* thermal and power */
 	int64_t throttle_count; /* core + package throttle events since boot, -1 not visible */
-	int on_ac;              /* 1 mains online, 0 on battery, -1 unknown/no supply */
-	int battery;            /* a battery is present: 1, 0 */
+	int on_ac;		/* 1 mains online, 0 on battery, -1 unknown/no supply */
+	int battery;		/* a battery is present: 1, 0 */
 };
 
 /* Read every fact under ROOT (NULL or "/" = this machine) into SI.
@@ -92,9 +92,9 @@ struct ty_fact {
 	const char *key;   /* stable identifier, also the JSON key: "governor" */
 	const char *title; /* "CPU frequency governor" */
 	enum ty_fact_state state;
-	char value[512];   /* what was found, one line */
-	char advice[512];  /* "" when ideal: why it matters and what to do */
-	char fix[512];     /* "" when none: the exact command (as root) */
+	char value[512];  /* what was found, one line */
+	char advice[512]; /* "" when ideal: why it matters and what to do */
+	char fix[512];	  /* "" when none: the exact command (as root) */
 };
 
 /* Name of a state: "ok", "info", "warn", "bad". */

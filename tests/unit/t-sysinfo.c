@@ -131,7 +131,8 @@ test_laptop(void)
 			 "do echo performance > $g; done)");
 	CHECK_INT(ty_sysinfo_warnings(&si, NULL, NULL), 5);
 	js = json_of();
-	CHECK(strstr(js, "\"governor\":\"powersave\"") || strstr(js, "\"governor\": \"powersave\""));
+	CHECK(strstr(js, "\"governor\":\"powersave\"") ||
+	      strstr(js, "\"governor\": \"powersave\""));
 	CHECK(strstr(js, "\"cores\"") != NULL);
 	CHECK(strstr(js, "\"tachy_version\"") != NULL);
 	CHECK(strstr(js, "\"swap_used_kb\": 524288") || strstr(js, "\"swap_used_kb\":524288"));
