@@ -619,6 +619,12 @@ kbool_or_null(struct ty_jsonw *w, const char *key, int v)
 	}
 }
 
+static void
+json_line(void *ctx, const char *line)
+{
+	ty_jsonw_string(ctx, line);
+}
+
 const char *const ty_sysinfo_compare_keys[] = {
     "cpu_model",      "cores", "kernel", "clocksource", "governor",
     "virtualization", "boost", "smt",	 "hostname",	NULL,
@@ -654,6 +660,11 @@ ty_sysinfo_write_json_members(struct ty_jsonw *w, const struct ty_sysinfo *si)
 	ty_jsonw_kstring(w, "nohz_full", si->nohz_full);
 	kbool_or_null(w, "constant_tsc", si->constant_tsc);
 	kbool_or_null(w, "nonstop_tsc", si->nonstop_tsc);
+	kstr_or_null(w, "machine", si->machine);
+	ty_jsonw_key(w, "warnings");
+	ty_jsonw_array_begin(w);
+	ty_sysinfo_warnings(si, json_line, w);
+	ty_jsonw_array_end(w);
 }
 
 void

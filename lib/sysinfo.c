@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -693,6 +694,11 @@ ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
 			si->root[--len] = '\0';
 	}
 	root = si->root;
+	if (live) {
+		struct utsname u;
+		if (uname(&u) == 0)
+			copy_str(si->machine, sizeof(si->machine), u.machine);
+	}
 	si->has_tsc = si->constant_tsc = si->nonstop_tsc = si->has_rdtscp = -1;
 	si->hypervisor_flag = -1;
 	set_date(si);

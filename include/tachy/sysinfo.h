@@ -29,6 +29,7 @@ struct ty_sysinfo {
 	char root[TY_SYSINFO_STR]; /* "" for the live machine */
 	char date[32];		   /* collection time, "2026-11-29T20:00:00Z" */
 	char hostname[TY_SYSINFO_STR];
+	char machine[64]; /* uname's machine ("x86_64") on the live machine, else "" */
 
 	/* CPU */
 	char cpu_model[TY_SYSINFO_STR];			    /* "" when unknown */
@@ -116,7 +117,8 @@ int ty_sysinfo_warnings(const struct ty_sysinfo *si, void (*fn)(void *ctx, const
  * physical_cores, kernel, clocksource, governor, virtualization,
  * tachy_version, date, hostname, boost, smt, aslr, perf_event_paranoid,
  * pmu, load1, swap_used_kb, isolated_cpus, nohz_full, constant_tsc,
- * nonstop_tsc; unknown values are null. */
+ * nonstop_tsc, machine, and warnings (the lines of ty_sysinfo_warnings);
+ * unknown values are null. */
 void ty_sysinfo_write_json(struct ty_jsonw *w, const struct ty_sysinfo *si);
 
 /* The same members without the enclosing braces (for a caller that has
