@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "tachy/jsonw.h"
@@ -222,6 +223,79 @@ test_errors(void)
 	CHECK(si.date[0] != '\0');
 }
 
+/* Random bytes in every file the readers know: no crash, no hang, and
+ * nothing out of range (run under ASan/UBSan by make SANITIZE=...). */
+static void
+test_random_trees(void)
+{
+	static const char *const files[] = {
+		"/proc/cpuinfo", "/proc/loadavg", "/proc/meminfo", "/proc/stat",
+		"/proc/pressure/memory", "/proc/sys/kernel/osrelease",
+		"/proc/sys/kernel/perf_event_paranoid", "/proc/sys/kernel/randomize_va_space",
+		"/proc/7/task/7/stat", "/proc/7/task/8/stat",
+		"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/isolated",
+		"/sys/devices/system/cpu/cpu0/topology/thread_siblings_list",
+		"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+		"/sys/devices/system/cpu/cpu0/thermal_throttle/core_throttle_count",
+		"/sys/devices/system/cpu/intel_pstate/no_turbo",
+		"/sys/devices/system/clocksource/clocksource0/available_clocksource",
+		"/sys/class/dmi/id/sys_vendor", "/sys/class/power_supply/A/type",
+		"/sys/bus/event_source/devices/cpu/type",
+	};
+	char dir[] = "/tmp/t-sysinfo-XXXXXX", path[4200], cmd[4300];
+	unsigned seed = 12345;
+	size_t i, f;
+	int ok = 1;
+
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	for (i = 0; i < 40; i++) {
+		struct ty_sysinfo *r = malloc(sizeof(*r));
+		struct ty_fact fx[TY_SYSINFO_FACTS];
+		char *js;
+
+		for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+			size_t len = (size_t)(rand_r(&seed) % (i < 20 ? 64 : 9000)), k;
+			FILE *fp;
+			char *slash;
+
+			snprintf(path, sizeof(path), "%s%s", dir, files[f]);
+			for (slash = path + strlen(dir) + 1; (slash = strchr(slash, '/')); slash++) {
+				*slash = '\0';
+				mkdir(path, 0700);
+				*slash = '/';
+			}
+			fp = fopen(path, "w");
+			if (!fp)
+				continue;
+			for (k = 0; k < len; k++) {
+				/* mostly digits, separators and words, some raw bytes */
+				static const char alpha[] = "0123456789-, :()R\n\tabcflagstc.";
+				int c = rand_r(&seed) % 10 ? alpha[rand_r(&seed) % (sizeof(alpha) - 1)]
+							     : rand_r(&seed) % 256;
+				fputc(c, fp);
+			}
+			fclose(fp);
+		}
+		if (!r)
+			break;
+		ok &= ty_sysinfo_collect(dir, r, NULL) == 0;
+		ok &= ty_sysinfo_facts(r, fx, TY_SYSINFO_FACTS) == 19;
+		ty_sysinfo_warnings(r, NULL, NULL);
+		memcpy(&si, r, sizeof(si));
+		js = json_of();
+		ok &= js != NULL && js[0] == '{';
+		free(js);
+		ok &= r->cpus == -1 || (r->cpus >= 1 && r->cpus <= 4096);
+		free(r);
+	}
+	CHECK(ok);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_INT(system(cmd), 0);
+}
+
 int
 main(void)
 {
@@ -230,5 +304,6 @@ main(void)
 	test_ideal();
 	test_others();
 	test_errors();
+	test_random_trees();
 	return check_done();
 }
