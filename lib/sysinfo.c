@@ -221,7 +221,7 @@ read_cpuinfo(const char *root, struct ty_sysinfo *si, int *processors)
 static void
 read_cpus(const char *root, struct ty_sysinfo *si, int processors)
 {
-	static unsigned char online[MAX_CPUS];
+	unsigned char online[MAX_CPUS];
 	char buf[TY_SYSINFO_STR], rel[256];
 	char(*siblings)[64] = NULL;
 	int i, n, nsib = 0, ngov = 0;
