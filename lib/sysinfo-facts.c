@@ -619,12 +619,6 @@ kbool_or_null(struct ty_jsonw *w, const char *key, int v)
 	}
 }
 
-static void
-json_line(void *ctx, const char *line)
-{
-	ty_jsonw_string(ctx, line);
-}
-
 const char *const ty_sysinfo_compare_keys[] = {
     "cpu_model",      "cores", "kernel", "clocksource", "governor",
     "virtualization", "boost", "smt",	 "hostname",	NULL,
@@ -648,23 +642,11 @@ ty_sysinfo_write_json_members(struct ty_jsonw *w, const struct ty_sysinfo *si)
 	kint_or_null(w, "aslr", si->aslr, si->aslr >= 0);
 	kint_or_null(w, "perf_event_paranoid", si->perf_paranoid, si->perf_paranoid != INT32_MIN);
 	kbool_or_null(w, "pmu", si->pmu);
-	if (si->load1 >= 0) {
-		ty_jsonw_kdouble(w, "load1", si->load1);
-	} else {
-		ty_jsonw_key(w, "load1");
-		ty_jsonw_null(w);
-	}
-	kint_or_null(w, "swap_used_kb", si->swap_total_kb - si->swap_free_kb,
-		     si->swap_total_kb >= 0 && si->swap_free_kb >= 0);
 	ty_jsonw_kstring(w, "isolated_cpus", si->isolated);
 	ty_jsonw_kstring(w, "nohz_full", si->nohz_full);
 	kbool_or_null(w, "constant_tsc", si->constant_tsc);
 	kbool_or_null(w, "nonstop_tsc", si->nonstop_tsc);
 	kstr_or_null(w, "machine", si->machine);
-	ty_jsonw_key(w, "warnings");
-	ty_jsonw_array_begin(w);
-	ty_sysinfo_warnings(si, json_line, w);
-	ty_jsonw_array_end(w);
 }
 
 void

@@ -113,12 +113,13 @@ int ty_sysinfo_warnings(const struct ty_sysinfo *si, void (*fn)(void *ctx, const
 			void *ctx);
 
 /* Write SI as the "environment" object of docs/json-schema.md (the value
- * only: the caller writes the key). Keys: cpu_model, cores (online CPUs),
- * physical_cores, kernel, clocksource, governor, virtualization,
- * tachy_version, date, hostname, boost, smt, aslr, perf_event_paranoid,
- * pmu, load1, swap_used_kb, isolated_cpus, nohz_full, constant_tsc,
- * nonstop_tsc, machine, and warnings (the lines of ty_sysinfo_warnings);
- * unknown values are null. */
+ * only: the caller writes the key): the machine's stable facts, so that
+ * two exports from one machine have equal environments. Keys: cpu_model,
+ * cores (online CPUs), physical_cores, kernel, clocksource, governor,
+ * virtualization, tachy_version, date, hostname, boost, smt, aslr,
+ * perf_event_paranoid, pmu, isolated_cpus, nohz_full, constant_tsc,
+ * nonstop_tsc, machine; unknown values are null. Passing conditions (load,
+ * busy processes, swap in use) are left out: they are facts of the moment. */
 void ty_sysinfo_write_json(struct ty_jsonw *w, const struct ty_sysinfo *si);
 
 /* The same members without the enclosing braces (for a caller that has
