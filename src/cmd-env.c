@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "term.h"
 #include "tachy/jsonw.h"
 #include "tachy/sysinfo.h"
 #include "tachy/tachy.h"
@@ -51,11 +52,29 @@ fix_date(struct ty_sysinfo *si)
 		strftime(si->date, sizeof(si->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static const char *
+state_color(enum ty_fact_state s)
+{
+	switch (s) {
+	case TY_FACT_OK:
+		return "green";
+	case TY_FACT_WARN:
+		return "yellow";
+	case TY_FACT_BAD:
+		return "red";
+	default:
+		return "dim";
+	}
+}
+
 static void
 print_text(const struct ty_sysinfo *si, const struct ty_fact *facts, size_t n)
 {
+	struct term t;
 	size_t i;
 	int bad = 0, warn = 0;
+
+	term_init(&t, TERM_COLOR_AUTO, TERM_STYLE_FULL);
 
 	if (si->root[0])
 		printf("tachy env: facts read under %s\n\n", si->root);
@@ -64,7 +83,8 @@ print_text(const struct ty_sysinfo *si, const struct ty_fact *facts, size_t n)
 		char state[8];
 
 		snprintf(state, sizeof(state), "[%s]", ty_fact_state_name(f->state));
-		printf("%-6s %-26s %s\n", state, f->title, f->value);
+		printf("%s%-6s%s %-26s %s\n", term_c(&t, state_color(f->state)), state,
+		       term_c(&t, "reset"), f->title, f->value);
 		if (f->advice[0])
 			printf("       why: %s\n", f->advice);
 		if (f->fix[0])
