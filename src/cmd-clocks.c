@@ -246,6 +246,11 @@ print_json(const struct ty_sysinfo *si, const struct ty_tick_clock *tick,
 	ty_jsonw_object_begin(&w);
 	ty_jsonw_kstring(&w, "name", ty_clock_name(tick));
 	ty_jsonw_kstring(&w, "why", tick->why);
+	ty_jsonw_key(&w, "hz");
+	if (tick->hz > 0)
+		ty_jsonw_double(&w, tick->hz);
+	else
+		ty_jsonw_null(&w);
 	ty_jsonw_object_end(&w);
 	if (r) {
 		ty_jsonw_key(&w, "clocks");
