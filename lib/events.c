@@ -204,7 +204,41 @@ only_mods(const char *s)
 	return strspn(s, "ukhp") == strlen(s);
 }
 
+/* Does NAME look like a CPU event (INST_RETIRED:ANY_P: capitals, digits,
+ * '_', '.') or a libpfm4 PMU::EVENT name? */
+static int
+looks_cpu(const char *name)
+{
+	size_t i;
+
+	if (strstr(name, "::"))
+		return 1;
+	for (i = 0; name[i] && name[i] != ':'; i++)
+		if (!isupper((unsigned char)name[i]) && !isdigit((unsigned char)name[i]) &&
+		    name[i] != '_' && name[i] != '.')
+			return 0;
+	return i > 0;
+}
+
 #ifdef HAVE_LIBPFM
+/* Does libpfm4 see a CPU PMU (not only its generic perf:: tables)? */
+static int
+hw_pmu_present(void)
+{
+	pfm_pmu_info_t info;
+	pfm_pmu_t i;
+
+	pfm_for_all_pmus(i)
+	{
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info(i, &info) == PFM_SUCCESS && info.is_present &&
+		    info.type != PFM_PMU_TYPE_OS_GENERIC)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 parse_pfm(const char *name, struct ty_event *ev, struct ty_error *e)
 {
@@ -227,7 +261,10 @@ parse_pfm(const char *name, struct ty_event *ev, struct ty_error *e)
 	arg.size = sizeof(arg);
 	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 	if (ret == PFM_ERR_NOTFOUND)
-		return ty_error_set(e, -EINVAL, "unknown event '%s'", name);
+		return ty_error_set(e, -EINVAL, "unknown event '%s'%s", name,
+				    !looks_cpu(name) || hw_pmu_present() ? ""
+						     : " (libpfm4 finds no hardware PMU on this "
+						       "machine: only perf::NAME events)");
 	if (ret != PFM_SUCCESS)
 		return ty_error_set(e, -EINVAL, "bad event '%s' (libpfm4: %s)", name,
 				    pfm_strerror(ret));
@@ -246,13 +283,8 @@ parse_pfm(const char *name, struct ty_event *ev, struct ty_error *e)
 static int
 parse_pfm(const char *name, struct ty_event *ev, struct ty_error *e)
 {
-	size_t i;
-
-	/* A CPU event name looks like INST_RETIRED:ANY_P: capitals, digits, '_'. */
-	for (i = 0; name[i] && name[i] != ':'; i++)
-		if (!isupper((unsigned char)name[i]) && !isdigit((unsigned char)name[i]) &&
-		    name[i] != '_' && name[i] != '.')
-			return ty_error_set(e, -EINVAL, "unknown event '%s'", name);
+	if (!looks_cpu(name))
+		return ty_error_set(e, -EINVAL, "unknown event '%s'", name);
 	return ty_error_set(e, -ENOTSUP,
 			    "cannot use CPU event '%s': tachy was not built with libpfm4", name);
 }
@@ -283,6 +315,16 @@ ty_event_parse(const char *name, struct ty_event *ev, struct ty_error *e)
 				return ty_error_set(e, -EINVAL, "bad modifier in event '%s'", name);
 			return 0;
 		}
+		*colon = ':';
+	}
+	if (colon) {
+		struct ty_event probe;
+
+		*colon = '\0';
+		memset(&probe, 0, sizeof(probe));
+		if (parse_base(base, &probe))
+			return ty_error_set(e, -EINVAL, "bad modifier '%s' in event '%s' (u, k, h, p)",
+					    colon + 1, name);
 		*colon = ':';
 	}
 	if (parse_base(base, ev))

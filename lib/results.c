@@ -285,6 +285,11 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		r->ci_half[f] = n >= 2 ? ty_stats_mean_ci_halfwidth(&r->sum[f], rs->confidence) : NAN;
 	}
+	for (f = 0, n = 0; f < r->nruns; f++)
+		n += r->runs[f].exit_code != 0 || r->runs[f].signal || r->runs[f].timed_out;
+	if (n)
+		ty_result_warn(r, "%zu of %zu runs failed (non-zero exit, signal or timeout)", n,
+			       r->nruns);
 	n = figure_values(rs, r, TY_FIG_WALL, x);
 	if (n) {
 		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
@@ -404,7 +409,9 @@ json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struc
 		ty_jsonw_key(w, "counters");
 		ty_jsonw_object_begin(w);
 		for (k = 0; k < rs->nvalues; k++)
-			ty_jsonw_kdouble(w, rs->values[k].name, r->values[i * rs->nvalues + k]);
+			if (rs->values[k].supported) /* unsupported: left out, never 0 */
+				ty_jsonw_kdouble(w, rs->values[k].name,
+						 r->values[i * rs->nvalues + k]);
 		ty_jsonw_object_end(w);
 	}
 	ty_jsonw_object_end(w);
@@ -419,6 +426,8 @@ json_summary(const struct ty_results *rs, const struct ty_result *r, struct ty_j
 	ty_jsonw_object_begin(w);
 	for (f = 0; f < ty_results_nfigures(rs); f++) {
 		const struct ty_summary *s = &r->sum[f];
+		if (f >= TY_FIG_BUILTIN && !rs->values[f - TY_FIG_BUILTIN].supported)
+			continue; /* an unsupported counter: left out */
 		ty_jsonw_key(w, ty_results_figure_name(rs, f));
 		ty_jsonw_object_begin(w);
 		ty_jsonw_kstring(w, "unit", ty_results_figure_unit(rs, f));

@@ -351,6 +351,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	o.cpus = r->o.cpus;
 	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK);
 	set_iteration(r, step, index);
+	if (r->o.input_file)
+		lseek(r->fd[0], 0, SEEK_SET); /* every run reads the input from its start */
 	pid = ty_spawn_create(&r->sp, &o, e);
 	if (pid < 0)
 		return pid;
@@ -429,6 +431,7 @@ do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook,
 	if (r->stop && *r->stop)
 		return 1;
 	memset(s, 0, sizeof(*s));
+	s->start_ns = r->clock.now_ns(r->clock.ctx) - r->t0; /* the real executor is exact */
 	return fn(r, &S->jobs[j], index, step, hook, s, S->values, e);
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "term.h"
 
 void
 counters_cli_init(struct counters_cli *cc)
@@ -43,31 +44,36 @@ counters_cli_option(struct counters_cli *cc, int opt, const char *arg)
 		} else {
 			cc->replace = 1;
 		}
-		if (ty_event_list_add(&cc->user, arg, &e) < 0)
+		if (ty_event_list_add(&cc->user, arg, &e) < 0) {
+			if (e.code == -ENOTSUP) /* "not built with libpfm4" */
+				return cli_error(EXIT_RUNTIME, "-e: %s", e.msg);
 			return cli_usage_error("-e: %s", e.msg);
-		return 1;
+		}
+		return 0;
 	case 'x':
 		if (!*arg)
 			return cli_usage_error("-x: the separator is empty");
 		cc->csv_sep = arg;
-		return 1;
+		return 0;
 	case COUNTERS_OPT_NO_COUNTERS:
 		cc->off = 1;
-		return 1;
+		return 0;
 	case COUNTERS_OPT_PERF_STAT:
 		cc->perf_stat = 1;
-		return 1;
+		return 0;
 	}
-	return 0;
+	return -1;
 }
 
 /* The probe. */
 
+/* Say once what the machine did not allow: the notes (user-only
+ * counting, not permitted), then the events left out, one line per reason. */
 static void
 tell_once(struct counters_cli *cc)
 {
 	const char *msg;
-	size_t i;
+	size_t i, j;
 
 	while (ty_counters_note(&cc->set, &msg))
 		cli_warn("%s", msg);
@@ -75,9 +81,25 @@ tell_once(struct counters_cli *cc)
 		return;
 	for (i = 0; i < cc->set.n; i++) {
 		struct ty_counter *k = &cc->set.c[i];
+		char names[512] = "";
+		int dup = 0;
 
-		if (k->state == TY_COUNTER_UNSUPPORTED || k->state == TY_COUNTER_FAILED)
-			cli_warn("event '%s' %s: left out", k->ev.name, k->msg);
+		if (k->state != TY_COUNTER_UNSUPPORTED && k->state != TY_COUNTER_FAILED)
+			continue;
+		for (j = 0; j < i && !dup; j++)
+			dup = cc->set.c[j].state == k->state && strcmp(cc->set.c[j].msg, k->msg) == 0;
+		if (dup)
+			continue;
+		for (j = i; j < cc->set.n; j++) {
+			struct ty_counter *o = &cc->set.c[j];
+
+			if (o->state != k->state || strcmp(o->msg, k->msg) != 0)
+				continue;
+			if (strlen(names) + strlen(o->ev.name) + 3 < sizeof(names))
+				strcat(strcat(names, *names ? ", " : ""), o->ev.name);
+		}
+		cli_warn("%s %s: %s (left out)", strchr(names, ',') ? "events" : "event", k->msg,
+			 names);
 	}
 }
 
@@ -91,7 +113,6 @@ probe_attach(void *ctx, pid_t pid, struct ty_error *e)
 	if (ret < 0)
 		return ret;
 	if (cc->attached++ == 0) {
-		tell_once(cc);
 		for (i = 0; i < cc->set.n; i++)
 			cc->desc[i].supported = !cc->set.off && cc->set.c[i].state == TY_COUNTER_OK;
 	}
@@ -237,6 +258,8 @@ counters_cli_finish(struct counters_cli *cc, struct ty_results *rs)
 	struct ty_value_desc *d;
 	size_t i;
 
+	if (cc->active && cc->attached)
+		tell_once(cc);
 	if (k < 0)
 		return;
 	/* The runner copied our descriptions before the first run. */
@@ -410,46 +433,36 @@ all_stats(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd
 }
 
 void
-counters_print_summary(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
-		       FILE *fp)
+counters_print_derived(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
+		       size_t fig, FILE *fp)
 {
+	long k = first_value(cc, rs);
 	struct cstat *st;
-	double wall;
 	size_t i;
+	enum dfmt fmt;
+	const char *unit;
+	char ubuf[16], tmp[32];
+	double dv;
 
-	if (first_value(cc, rs) < 0 || !(st = all_stats(cc, rs, cmd)))
+	if (k < 0 || fig < TY_FIG_BUILTIN + (size_t)k ||
+	    fig >= TY_FIG_BUILTIN + (size_t)k + cc->events.n)
 		return;
-	wall = wall_mean(rs, cmd, NULL);
-	for (i = 0; i < cc->events.n; i++) {
-		const struct ty_event *ev = &cc->events.ev[i];
-		double scale = ev->kind == TY_EVENT_TASK_CLOCK ? 1e-6 : 1, dv;
-		enum dfmt fmt;
-		const char *unit;
-		char ubuf[16], num[32], ci[32], dbuf[64] = "";
-
-		if (!st[i].supported)
-			continue;
-		snprintf(num, sizeof(num), scale == 1 ? "%.0f" : "%.3f", st[i].mean * scale);
-		ci[0] = '\0';
-		if (!isnan(st[i].ci))
-			snprintf(ci, sizeof(ci), scale == 1 ? "± %.0f" : "± %.3f",
-				 st[i].ci * scale);
-		if (derived(cc, st, i, wall, &dv, &fmt, &unit, ubuf)) {
-			char tmp[32];
-
-			fmt_derived(tmp, sizeof(tmp), fmt, dv);
-			snprintf(dbuf, sizeof(dbuf), "  # %s %s", tmp + strspn(tmp, " "), unit);
-		}
-		fprintf(fp, "  %-24s %16s %-4s %-14s%s", ev->name, num,
-			ev->kind == TY_EVENT_TASK_CLOCK ? "msec" : "", ci, dbuf);
-		if (st[i].share < 1)
-			fprintf(fp, "  (counted %.1f%% of the time)", 100 * st[i].share);
-		fputc('\n', fp);
+	i = fig - TY_FIG_BUILTIN - (size_t)k;
+	if (!(st = all_stats(cc, rs, cmd)))
+		return;
+	if (st[i].supported &&
+	    derived(cc, st, i, wall_mean(rs, cmd, NULL), &dv, &fmt, &unit, ubuf)) {
+		fmt_derived(tmp, sizeof(tmp), fmt, dv);
+		fprintf(fp, "   # %s %s", tmp + strspn(tmp, " "), unit);
 	}
+	if (st[i].supported && st[i].share < 1)
+		fprintf(fp, "  (counted %.1f%% of the time)", 100 * st[i].share);
 	free(st);
 }
 
-/* perf stat's layout. */
+/* perf stat's layout (perf 6.1: a value in 18 columns, the unit in 4, the
+ * name in 32, the derived figure in 35). */
+#define METRIC_LEN 35
 
 static double
 rel_noise(double sd, size_t n, double mean)
@@ -471,7 +484,7 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 	int n;
 
 	if (!st[i].supported) {
-		fprintf(fp, "%18s %-4s %-32s%-38s\n",
+		fprintf(fp, "%18s %-4s %-25s%-35s\n",
 			cc->desc[i].supported ? "<not counted>" : "<not supported>", "", ev->name,
 			"");
 		return;
@@ -484,9 +497,9 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 		n = fprintf(fp, " # ");
 		n += fmt_derived(tmp, sizeof(tmp), fmt, dv);
 		fputs(tmp, fp);
-		fprintf(fp, " %-*s", 38 - n - 1, unit);
+		fprintf(fp, " %-*s", METRIC_LEN - n - 1, unit);
 	} else {
-		fprintf(fp, "%-38s", "");
+		fprintf(fp, "%-*s", METRIC_LEN, "");
 	}
 	pct = rel_noise(st[i].sd, st[i].n, st[i].mean);
 	if (runs > 1 && pct != 0)
@@ -581,15 +594,96 @@ perf_block(const struct counters_cli *cc, const struct ty_results *rs, size_t cm
 	} else if (r->nruns == 1) {
 		fprintf(fp, " %17.9f seconds time elapsed\n\n", wall);
 		fprintf(fp, " %17.9f seconds user\n", ty_results_value(rs, r, 0, TY_FIG_USER));
-		fprintf(fp, " %17.9f seconds sys\n\n", ty_results_value(rs, r, 0, TY_FIG_SYSTEM));
+		fprintf(fp, " %17.9f seconds sys\n\n\n", ty_results_value(rs, r, 0, TY_FIG_SYSTEM));
 	}
 }
 
 void
-counters_print_perf_stat(const struct counters_cli *cc, const struct ty_results *rs, FILE *fp)
+counters_print_perf_stat(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
+			 FILE *fp)
 {
-	size_t cmd;
+	perf_block(cc, rs, cmd, fp);
+}
 
-	for (cmd = 0; cmd < rs->n; cmd++)
-		perf_block(cc, rs, cmd, fp);
+/* The comparison table. */
+
+/* Print S padded to W columns (characters, not bytes). */
+static void
+pad(FILE *fp, const char *s, int w, int right)
+{
+	int n = 0;
+	const char *p;
+
+	for (p = s; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	if (right)
+		fprintf(fp, "%*s%s", w > n ? w - n : 0, "", s);
+	else
+		fprintf(fp, "%s%*s", s, w > n ? w - n : 0, "");
+}
+
+static void
+comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
+	       const struct ty_comparison *c, size_t i, const struct term *t, FILE *fp)
+{
+	const struct ty_compare *x = &c->c;
+	const char *unit = cc->desc[i].unit;
+	double a = rs->r[c->reference].sum[c->figure].mean, b = rs->r[c->command].sum[c->figure].mean;
+	char va[32], vb[32], ch[64], p[16];
+
+	term_value(t, va, sizeof(va), a, unit);
+	term_value(t, vb, sizeof(vb), b, unit);
+	if (a != 0 && isfinite(x->rel))
+		snprintf(ch, sizeof(ch), "%+.1f%% [%+.1f%%, %+.1f%%]", x->rel, x->rel_lo, x->rel_hi);
+	else
+		snprintf(ch, sizeof(ch), "%+g", b - a);
+	if (x->p_value < 0.001)
+		snprintf(p, sizeof(p), "< 0.001");
+	else
+		snprintf(p, sizeof(p), "%.3f", x->p_value);
+	fputs("  ", fp);
+	pad(fp, cc->events.ev[i].name, 22, 0);
+	pad(fp, va, 12, 1);
+	pad(fp, vb, 12, 1);
+	fputs("  ", fp);
+	pad(fp, ch, 28, 0);
+	pad(fp, p, 8, 1);
+	fprintf(fp, "  %s%s%s\n", term_c(t, !x->significant ? "dim" : "bold"),
+		!x->significant ? "same" : x->diff < 0 ? "lower" : "higher", term_c(t, "reset"));
+}
+
+void
+counters_print_comparisons(const struct counters_cli *cc, const struct ty_results *rs,
+			   const struct term *t, FILE *fp)
+{
+	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
+	long k = first_value(cc, rs);
+	size_t cmd, i;
+
+	if (k < 0 || rs->n < 2)
+		return;
+	fprintf(fp, "\n%sCounters%s against %s (%s test, %g%% confidence)\n", term_c(t, "bold"),
+		term_c(t, "reset"), rs->r[rs->reference].name, tests[rs->test], rs->confidence);
+	for (cmd = 0; cmd < rs->n; cmd++) {
+		int head = 0;
+
+		for (i = 0; i < cc->events.n; i++) {
+			const struct ty_comparison *c =
+				ty_results_comparison(rs, cmd, TY_FIG_BUILTIN + (size_t)k + i);
+
+			if (!c || !cc->desc[i].supported)
+				continue;
+			if (!head++) {
+				fprintf(fp, "  %s\n  ", rs->r[cmd].name);
+				pad(fp, "counter", 22, 0);
+				pad(fp, "reference", 12, 1);
+				pad(fp, "this", 12, 1);
+				fputs("  ", fp);
+				pad(fp, "change [CI]", 28, 0);
+				pad(fp, "p", 8, 1);
+				fputs("  verdict\n", fp);
+			}
+			comparison_row(cc, rs, c, i, t, fp);
+		}
+	}
 }

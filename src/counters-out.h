@@ -50,8 +50,8 @@ void counters_cli_init(struct counters_cli *cc);
 void counters_cli_release(struct counters_cli *cc);
 
 /* Handle option OPT (one of COUNTERS_SHORT_OPTIONS or COUNTERS_OPT_*) with
- * ARG. Returns 1 when it was a counters option, 0 when it is not ours,
- * EXIT_USAGE (after printing why) for a bad argument. */
+ * ARG. Returns 0 when it was a counters option, -1 when it is not ours,
+ * or an exit status after printing why (EXIT_USAGE for a bad argument). */
 int counters_cli_option(struct counters_cli *cc, int opt, const char *arg);
 
 /* Build the event list and add the counting probe to R (unless off).
@@ -62,13 +62,21 @@ int counters_cli_setup(struct counters_cli *cc, struct ty_runner *r);
  * events are supported, multiplexing) into RS's value descriptions. */
 void counters_cli_finish(struct counters_cli *cc, struct ty_results *rs);
 
-/* The counters of command CMD in RS as a table: mean with its confidence
- * interval and perf stat's derived figures. Needs ty_results_analyze(). */
-void counters_print_summary(const struct counters_cli *cc, const struct ty_results *rs,
-			    size_t cmd, FILE *fp);
+/* After the mean of figure FIG of command CMD: perf stat's derived
+ * figure ("   # 0.950 CPUs utilized"), and the share of time counted when
+ * the counter was multiplexed. Nothing for figures that are not ours. */
+void counters_print_derived(const struct counters_cli *cc, const struct ty_results *rs,
+			    size_t cmd, size_t fig, FILE *fp);
 
-/* Every command in perf stat's layout (or its CSV layout with -x). */
+/* Every counter of every command against the reference, in one table:
+ * means, change with its interval, p-value and verdict (lower, higher,
+ * same), from the comparisons of ty_results_analyze(). */
+struct term;
+void counters_print_comparisons(const struct counters_cli *cc, const struct ty_results *rs,
+				const struct term *t, FILE *fp);
+
+/* Command CMD in perf stat's layout (or its CSV layout with -x). */
 void counters_print_perf_stat(const struct counters_cli *cc, const struct ty_results *rs,
-			      FILE *fp);
+			      size_t cmd, FILE *fp);
 
 #endif
