@@ -582,7 +582,7 @@ parse_long_option(int c, const char *arg, struct opts *o, int *conf_set)
 			o->test = TY_TEST_STUDENT;
 		else if (!strcmp(arg, "welch"))
 			o->test = TY_TEST_WELCH;
-		else if (!strcmp(arg, "mann-whitney") || !strcmp(arg, "u"))
+		else if (!strcmp(arg, "mann-whitney"))
 			o->test = TY_TEST_MANN_WHITNEY;
 		else
 			return cli_usage_error("unknown test '%s': student, welch or mann-whitney",
