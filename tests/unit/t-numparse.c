@@ -1,5 +1,6 @@
 /* t-numparse.c - the number parser gives strtod's bits, and number files
  * are read as ministat reads them. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -246,6 +247,127 @@ test_files(void)
 	ty_numbers_release(&nums);
 }
 
+/* ministat's ReadSet on BUF, lines under 8192 bytes: fgets, strip trailing
+ * isspace, strtok to field COL, strtod. Non-finite values count as invalid
+ * here (tachy's one difference). Returns the count or -line of the error. */
+static long
+ministat_read(const char *buf, size_t len, int col, const char *delim, double *out, size_t max)
+{
+	char line[8192], *t, *p;
+	const char *s = buf, *end = buf + len;
+	long n = 0, lineno = 0;
+	int i;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t l = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+		memcpy(line, s, l);
+		line[l] = '\0';
+		s += l;
+		lineno++;
+		i = (int)strlen(line);
+		while (i > 0 && isspace((unsigned char)line[i - 1]))
+			line[--i] = '\0';
+		for (i = 1, t = strtok(line, delim); t != NULL && *t != '#';
+		     i++, t = strtok(NULL, delim))
+			if (i == col)
+				break;
+		if (t == NULL || *t == '#')
+			continue;
+		double d = strtod(t, &p);
+		if (*p != '\0' || !isfinite(d))
+			return -lineno;
+		if ((size_t)n < max)
+			out[n] = d;
+		n++;
+	}
+	return n;
+}
+
+/* A few lines of fields: decimals, junk, comments, and separators. */
+static size_t
+random_lines(char *buf, size_t cap, const char *alphabet)
+{
+	static const char *seps[] = {" ", "\t", ",", ":", "  ", " ,", "e", "."};
+	size_t i = 0, lines = 1 + next() % 8, l, f, k;
+
+	for (l = 0; l < lines && i < cap - 300; l++) {
+		size_t fields = next() % 5;
+		if (next() % 3 == 0)
+			i += (size_t)snprintf(buf + i, cap - i, "%s", seps[next() % 8]);
+		for (f = 0; f < fields; f++) {
+			if (f)
+				i += (size_t)snprintf(buf + i, cap - i, "%s", seps[next() % 8]);
+			switch (next() % 10) {
+			case 0:
+				buf[i++] = '#';
+				break;
+			case 1:
+				for (k = next() % 4; k > 0; k--)
+					buf[i++] = alphabet[next() % strlen(alphabet)];
+				break;
+			default:
+				random_decimal(buf + i, 40);
+				i += strlen(buf + i);
+			}
+		}
+		if (next() % 4 == 0)
+			buf[i++] = next() % 2 ? '\r' : ' ';
+		if (l + 1 < lines || next() % 2)
+			buf[i++] = '\n';
+	}
+	return i;
+}
+
+/* Random lines from an alphabet of what matters: the reader must agree
+ * with ministat's own algorithm on every one. */
+static void
+test_against_ministat(void)
+{
+	static const char alphabet[] = "0123456789..eE+-# \t\r\v,:x0";
+	static const char *delims[] = {" \t", ",", ":,", " ", "e", "."};
+	static double want[4096], got[4096];
+	char buf[4096];
+	int iter, bad = 0, errors = 0, numbers = 0;
+
+	for (iter = 0; iter < 20000; iter++) {
+		size_t len, i;
+		int col = 1 + (int)(next() % 3);
+		const char *delim = delims[next() % 6];
+		struct ty_numfile opt = {col, delim};
+		struct ty_numbers nums;
+		struct ty_error err;
+		long w;
+		int rc;
+
+		len = random_lines(buf, sizeof(buf), alphabet);
+		w = ministat_read(buf, len, col, delim, want, 4096);
+		ty_numbers_init(&nums);
+		rc = ty_numfile_parse(buf, len, "r", &opt, &nums, &err);
+		if (w < 0) {
+			char msg[64];
+			snprintf(msg, sizeof(msg), "Invalid data on line %ld in r", -w);
+			if (rc != -EINVAL || strcmp(err.msg, msg) != 0)
+				bad++;
+		} else if (rc != 0 || (long)nums.n != w) {
+			bad++;
+		} else {
+			for (i = 0; i < nums.n; i++)
+				got[i] = nums.v[i];
+			if (nums.n && memcmp(got, want, nums.n * sizeof(double)) != 0)
+				bad++;
+		}
+		if (w < 0)
+			errors++;
+		else if (w > 0)
+			numbers++;
+		ty_numbers_release(&nums);
+	}
+	CHECK_INT(bad, 0);
+	printf("# %d inputs with numbers, %d with invalid data\n", numbers, errors);
+	CHECK(numbers > 1000 && errors > 1000);
+}
+
 int
 main(void)
 {
@@ -253,5 +375,6 @@ main(void)
 	test_random_strings();
 	test_lines();
 	test_files();
+	test_against_ministat();
 	return check_done();
 }
