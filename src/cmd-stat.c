@@ -557,7 +557,7 @@ default_width(void)
 		return 74;
 	if ((p = getenv("COLUMNS")) != NULL && *p != '\0')
 		return atoi(p) >= 2 ? atoi(p) : 74;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &wsz) != -1 && wsz.ws_col > 2)
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &wsz) != -1 && wsz.ws_col >= 4)
 		return wsz.ws_col - 2;
 	return 74;
 }
@@ -730,6 +730,9 @@ read_set(struct set *set, int fd, const struct opts *o)
 		return cli_error(EXIT_USAGE, "Dataset %s must contain at least 3 data points",
 				 set->name);
 	ty_stats_summarize_inplace(set->nums.v, set->nums.n, &set->s);
+	if (!isfinite(set->s.mean) || !isfinite(set->s.stddev))
+		return cli_error(EXIT_USAGE, "Dataset %s has values too large to add up: %s overflows",
+				 set->name, isfinite(set->s.mean) ? "the variance" : "the sum");
 	return 0;
 }
 
