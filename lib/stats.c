@@ -643,8 +643,8 @@ ty_stats_student(const struct ty_summary *a, const struct ty_summary *b, double 
 		memset(r, 0, sizeof(*r));
 		return -EINVAL;
 	}
-	return ty_stats_student_t(a, b, ty_stats_t_quantile(0.5 + confidence / 200, a->n + b->n - 2.0),
-				  r);
+	return ty_stats_student_t(
+	    a, b, ty_stats_t_quantile(0.5 + confidence / 200, a->n + b->n - 2.0), r);
 }
 
 int
