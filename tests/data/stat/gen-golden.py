@@ -88,6 +88,9 @@ def make_data():
     for k in range(25):
         rows.append("r%d:%.3f;%.3f\n" % (k, rng.gauss(3, 0.2), rng.gauss(3.1, 0.25)))
     write("cols.sc", rows)
+    write("zeros", ["0\n", "-0\n", "0.5\n", "-0.5\n", "-0.0\n", "0\n", "-0\n", "1\n", "-1\n"])
+    write("zeros-even", ["-0\n", "0\n", "-0\n", "0\n", "2\n", "-2\n", "-0\n", "0\n", "-0\n", "0\n"])
+    write("zeros-max", ["-3\n", "0\n", "-1\n", "-0\n"])
     write("const", ["7\n"] * 5)
     write("const2", ["7\n"] * 8)
     write("two", ["1\n", "2\n"])
@@ -262,6 +265,8 @@ CASES = [
     ("formats-two", "-s e1 i3", None, None),
     ("dot", "dot", None, None),
     ("const", "const const2", None, None),
+    ("signed-zeros", "zeros zeros-even zeros-max", None, None),
+    ("signed-zeros-n", "-n zeros-even zeros", None, None),
     ("const-mixed", "const g1", None, None),
     ("column2", "-C 2 cols.txt", None, None),
     ("column3", "-C 3 cols.txt", None, None),
