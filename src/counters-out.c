@@ -67,8 +67,21 @@ counters_cli_option(struct counters_cli *cc, int opt, const char *arg)
 
 /* The probe. */
 
+/* Is event I left out although it was named with -e? (Default events the
+ * machine lacks are only listed in the report, as perf stat does.) */
+static int
+asked(const struct counters_cli *cc, size_t i)
+{
+	const struct ty_counter *k = &cc->set.c[i];
+
+	if (k->state != TY_COUNTER_UNSUPPORTED && k->state != TY_COUNTER_FAILED)
+		return 0;
+	return k->state == TY_COUNTER_FAILED || ty_event_list_find(&cc->user, k->ev.name) >= 0;
+}
+
 /* Say once what the machine did not allow: the notes (user-only
- * counting, not permitted), then the events left out, one line per reason. */
+ * counting, not permitted), then the events asked for and left out, one
+ * line per reason. */
 static void
 tell_once(struct counters_cli *cc)
 {
@@ -84,16 +97,17 @@ tell_once(struct counters_cli *cc)
 		char names[512] = "";
 		int dup = 0;
 
-		if (k->state != TY_COUNTER_UNSUPPORTED && k->state != TY_COUNTER_FAILED)
+		if (!asked(cc, i))
 			continue;
 		for (j = 0; j < i && !dup; j++)
-			dup = cc->set.c[j].state == k->state && strcmp(cc->set.c[j].msg, k->msg) == 0;
+			dup = asked(cc, j) && cc->set.c[j].state == k->state &&
+			      strcmp(cc->set.c[j].msg, k->msg) == 0;
 		if (dup)
 			continue;
 		for (j = i; j < cc->set.n; j++) {
 			struct ty_counter *o = &cc->set.c[j];
 
-			if (o->state != k->state || strcmp(o->msg, k->msg) != 0)
+			if (!asked(cc, j) || o->state != k->state || strcmp(o->msg, k->msg) != 0)
 				continue;
 			if (strlen(names) + strlen(o->ev.name) + 3 < sizeof(names))
 				strcat(strcat(names, *names ? ", " : ""), o->ev.name);
@@ -686,4 +700,23 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 			comparison_row(cc, rs, c, i, t, fp);
 		}
 	}
+}
+
+void
+counters_print_unsupported(const struct counters_cli *cc, const struct ty_results *rs, FILE *fp)
+{
+	size_t i, runs = 0, n = 0;
+
+	for (i = 0; i < rs->n; i++)
+		runs += rs->r[i].nruns;
+	if (!cc->active || !runs || cc->set.off)
+		return;
+	for (i = 0; i < cc->set.n; i++) {
+		if (cc->set.c[i].state != TY_COUNTER_UNSUPPORTED || asked(cc, i))
+			continue;
+		fprintf(fp, "%s%s", n++ ? ", " : "\nNot supported here (left out): ",
+			cc->set.c[i].ev.name);
+	}
+	if (n)
+		fputc('\n', fp);
 }
