@@ -10,8 +10,10 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "tachy/clock.h"
 #include "tachy/results.h"
 #include "tachy/runner.h"
+#include "tachy/sysinfo.h"
 #include "tachy/tachy.h"
 #include "term.h"
 
@@ -796,14 +798,58 @@ progress(void *ctx, size_t job, const struct ty_result *res, long target, double
 	term_progress(t, res->name, (long)res->nruns, target, left, mean, 0);
 }
 
+/* ---- the machine (lib/sysinfo) and the tick clock (lib/clock) ---- */
+
+static void
+env_warn(void *ctx, const char *line)
+{
+	(void)ctx;
+	cli_warn("%s", line);
+}
+
+static void
+env_json(struct ty_jsonw *w, void *ctx)
+{
+	ty_sysinfo_write_json_members(w, ctx);
+}
+
+/* Read the machine's facts (under $TACHY_SYSROOT, for tests), warn about
+ * the settings known to spoil results, and time with the TSC where it is
+ * safe (constant, nonstop, still a kernel clock source). Returns the facts
+ * for the export (NULL: the default environment). */
+static struct ty_sysinfo *
+env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
+{
+	const char *root = getenv("TACHY_SYSROOT");
+	struct ty_sysinfo *si = malloc(sizeof(*si));
+	struct ty_error e;
+
+	if (root && !root[0])
+		root = NULL;
+	if (si && ty_sysinfo_collect(root, si, &e) < 0) {
+		cli_warn("%s", e.msg);
+		free(si);
+		si = NULL;
+	}
+	if (si)
+		ty_sysinfo_warnings(si, env_warn, NULL);
+	if (ty_clock_init(tick, root, &e) == 0 && tick->kind == TY_CLOCK_TSC) {
+		r->clock.name = ty_clock_name(tick);
+		r->clock.now_ns = ty_clock_now_ns;
+		r->clock.ctx = tick;
+	}
+	return si;
+}
+
 static int
-export_all(const struct ty_results *rs, const struct run_opts *o)
+export_all(const struct ty_results *rs, const struct run_opts *o, struct ty_sysinfo *si)
 {
 	struct ty_error e;
 	int st = 0;
 
 	ty_error_clear(&e);
-	if (o->json && ty_results_export(rs, TY_EXPORT_JSON, o->json, NULL, NULL, NULL, &e) < 0)
+	if (o->json && ty_results_export(rs, TY_EXPORT_JSON, o->json, NULL, si ? env_json : NULL,
+					 si, &e) < 0)
 		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
 	if (o->csv && ty_results_export(rs, TY_EXPORT_CSV, o->csv, NULL, NULL, NULL, &e) < 0)
 		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
@@ -844,6 +890,7 @@ struct bench {
 	struct ty_runner runner;
 	struct term term;
 	char *argv_text; /* the command after --, as text */
+	struct ty_sysinfo *si;
 };
 
 static int
@@ -917,6 +964,7 @@ bench_release(struct bench *b)
 	free(b->argv_text);
 	free(b->jobs);
 	free(b->hook_text);
+	free(b->si);
 	ty_results_release(&b->rs);
 	counters_cli_release(&b->o.counters);
 	free(b->o.cmds.v);
@@ -945,10 +993,12 @@ catch_signals(void)
 static int
 run_bench(struct bench *b)
 {
+	struct ty_tick_clock tick;
 	struct ty_error e;
 	int rc, st;
 
 	ty_runner_init(&b->runner);
+	b->si = env_setup(&b->runner, &tick);
 	b->runner.o = b->o.ro;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;
@@ -989,7 +1039,7 @@ run_bench(struct bench *b)
 		print_summary(&b->term, &b->rs);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, stdout);
 	}
-	st = export_all(&b->rs, &b->o);
+	st = export_all(&b->rs, &b->o, b->si);
 	if (rc == -EINTR)
 		return cli_finish_stdout(EXIT_INTERRUPTED);
 	if (!st)
