@@ -336,6 +336,10 @@ add_row(struct ty_comparison *c, size_t set, const struct ty_rbench *ob,
 			 "difference can be proven at %g%% confidence",
 			 of->n, nf->n, c->opt.test == TY_TEST_MANN_WHITNEY ? "Mann-Whitney" : "the test",
 			 r->v.min_p, c->opt.confidence);
+	else if (c->opt.test != TY_TEST_MANN_WHITNEY && (of->n < 5 || nf->n < 5))
+		row_note(c, r,
+			 "fewer than 5 runs on a side: the t interval assumes normal noise, which "
+			 "so few runs cannot check");
 	if (!r->v.old.exact_ci || !r->v.new.exact_ci)
 		row_note(c, r, "too few runs for a %g%% interval of the %s (need 6 or more at 95%%)",
 			 c->opt.confidence,
