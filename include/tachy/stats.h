@@ -79,4 +79,29 @@ int ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, doubl
 int ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 			  double confidence, struct ty_compare *r);
 
+/* Additions (used by `tachy stat` to match FreeBSD ministat bit for bit). */
+
+/* As ty_stats_summarize, computed the way ministat does and in place: the
+ * mean is the plain sum in input order over N, the variance the sum of
+ * squared deviations from it over N - 1, the median by selection.
+ * Reorders X; allocates nothing. Returns 0. */
+int ty_stats_summarize_inplace(double *x, size_t n, struct ty_summary *s);
+
+/* Pooled standard deviation of A and B (both n >= 2). */
+double ty_stats_pooled_s(const struct ty_summary *a, const struct ty_summary *b);
+
+/* Half-widths of the Student intervals for the critical value T: of the
+ * difference of means B - A, and of that difference relative to A's mean
+ * in percent (ministat's formula: A's variance scaled by (mean B / mean A)^2
+ * before pooling). */
+double ty_stats_pooled_halfwidth(const struct ty_summary *a, const struct ty_summary *b, double t);
+double ty_stats_relative_halfwidth(const struct ty_summary *a, const struct ty_summary *b,
+				   double t);
+
+/* ty_stats_student with the critical value T given instead of a confidence
+ * level (e.g. from ministat's table). Returns 0, or -EINVAL when a sample
+ * has fewer than 2 values or T <= 0. */
+int ty_stats_student_t(const struct ty_summary *a, const struct ty_summary *b, double t,
+		       struct ty_compare *r);
+
 #endif

@@ -1,0 +1,887 @@
+/* stats.c - descriptive statistics, distributions, tests and intervals.
+ *
+ * Distributions: the Student t CDF goes through the regularized incomplete
+ * beta function (a continued fraction, evaluated on whichever side of the
+ * mean converges and keeps the small tail exact); its quantile is found by
+ * Newton steps in log scale, safeguarded by bisection. The normal quantile
+ * is Acklam's rational approximation polished by Halley steps on erfc. */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachy/stats.h"
+
+/* ---- descriptive ---- */
+
+void
+ty_stats_welford_init(struct ty_welford *w)
+{
+	w->n = 0;
+	w->mean = 0;
+	w->m2 = 0;
+}
+
+void
+ty_stats_welford_add(struct ty_welford *w, double x)
+{
+	double d = x - w->mean;
+
+	w->n++;
+	w->mean += d / (double)w->n;
+	w->m2 += d * (x - w->mean);
+}
+
+double
+ty_stats_welford_var(const struct ty_welford *w)
+{
+	if (w->n < 2)
+		return 0;
+	return w->m2 / (w->n - 1.0);
+}
+
+static void
+swap(double *a, double *b)
+{
+	double t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Put the K-th smallest of X[0..N) at X[K], smaller-or-equal values before
+ * it and greater-or-equal after (Hoare partitions around a median of three).
+ * Falls back to sorting the remaining range if partitions keep going badly,
+ * so the worst case is O(n log n) and the expected case linear. */
+static void
+select_kth(double *x, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1, budget = 64;
+
+	while (hi > lo) {
+		if (hi - lo < 16 || budget-- == 0) {
+			qsort(x + lo, hi - lo + 1, sizeof(*x), cmp_double);
+			return;
+		}
+		size_t mid = lo + (hi - lo) / 2;
+		if (x[mid] < x[lo])
+			swap(&x[mid], &x[lo]);
+		if (x[hi] < x[lo])
+			swap(&x[hi], &x[lo]);
+		if (x[hi] < x[mid])
+			swap(&x[hi], &x[mid]);
+		double pivot = x[mid];
+		size_t i = lo, j = hi;
+		for (;;) {
+			while (x[i] < pivot)
+				i++;
+			while (pivot < x[j])
+				j--;
+			if (i >= j)
+				break;
+			swap(&x[i], &x[j]);
+			i++;
+			j--;
+		}
+		/* x[lo..j] <= pivot <= x[j+1..hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+}
+
+static double
+max_of(const double *x, size_t n)
+{
+	double m = x[0];
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (x[i] > m)
+			m = x[i];
+	return m;
+}
+
+static double
+min_of(const double *x, size_t n)
+{
+	double m = x[0];
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (x[i] < m)
+			m = x[i];
+	return m;
+}
+
+double
+ty_stats_quantile(double *x, size_t n, double q)
+{
+	double h, lo_v, hi_v;
+	size_t lo;
+
+	if (n == 0 || !(q >= 0 && q <= 1))
+		return NAN;
+	h = (n - 1) * q;
+	lo = (size_t)floor(h);
+	if (lo >= n - 1)
+		lo = n - 1;
+	select_kth(x, n, lo);
+	lo_v = x[lo];
+	if (lo == n - 1 || h == (double)lo)
+		return lo_v;
+	hi_v = min_of(x + lo + 1, n - lo - 1);
+	return lo_v + (h - lo) * (hi_v - lo_v);
+}
+
+/* The median of X[0..N), reordering X. */
+static double
+median_inplace(double *x, size_t n)
+{
+	size_t m = n / 2;
+
+	select_kth(x, n, m);
+	if (n % 2)
+		return x[m];
+	return (x[m] + max_of(x, m)) / 2;
+}
+
+int
+ty_stats_summarize(const double *x, size_t n, struct ty_summary *s)
+{
+	struct ty_welford w;
+	double small[64], *tmp = small;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	if (n == 0) {
+		s->mean = s->median = s->min = s->max = NAN;
+		return 0;
+	}
+	ty_stats_welford_init(&w);
+	s->min = s->max = x[0];
+	for (i = 0; i < n; i++) {
+		ty_stats_welford_add(&w, x[i]);
+		if (x[i] < s->min)
+			s->min = x[i];
+		if (x[i] > s->max)
+			s->max = x[i];
+	}
+	s->mean = w.mean;
+	s->var = ty_stats_welford_var(&w);
+	s->stddev = sqrt(s->var);
+	if (n > sizeof(small) / sizeof(small[0])) {
+		tmp = malloc(n * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+	}
+	memcpy(tmp, x, n * sizeof(*tmp));
+	s->median = median_inplace(tmp, n);
+	if (tmp != small)
+		free(tmp);
+	return 0;
+}
+
+int
+ty_stats_summarize_inplace(double *x, size_t n, struct ty_summary *s)
+{
+	double sum = 0, ss = 0, mn, mx;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	if (n == 0) {
+		s->mean = s->median = s->min = s->max = NAN;
+		return 0;
+	}
+	mn = mx = x[0];
+	for (i = 0; i < n; i++) {
+		sum += x[i];
+		if (x[i] < mn)
+			mn = x[i];
+		if (x[i] > mx)
+			mx = x[i];
+	}
+	s->mean = sum / n;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - s->mean) * (x[i] - s->mean);
+	s->var = n < 2 ? 0 : ss / (n - 1.0);
+	s->stddev = sqrt(s->var);
+	s->min = mn;
+	s->max = mx;
+	s->median = median_inplace(x, n);
+	return 0;
+}
+
+double
+ty_stats_mad(const double *x, size_t n, double median)
+{
+	double *tmp, r;
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return NAN;
+	for (i = 0; i < n; i++)
+		tmp[i] = fabs(x[i] - median);
+	r = median_inplace(tmp, n);
+	free(tmp);
+	return r;
+}
+
+/* ---- distributions ---- */
+
+/* lgamma(a) - lgamma(a + b), without the cancellation of two large
+ * lgammas when a is large (Stirling's series for the correction). */
+static double
+lgamma_diff(double a, double b)
+{
+	if (a < 20 || a + b < 20)
+		return lgamma(a) - lgamma(a + b);
+	double c = a + b;
+	double corr_a = 1 / (12 * a) - 1 / (360 * a * a * a) + 1 / (1260 * pow(a, 5));
+	double corr_c = 1 / (12 * c) - 1 / (360 * c * c * c) + 1 / (1260 * pow(c, 5));
+	return -(a - 0.5) * log1p(b / a) - b * log(c) + b + corr_a - corr_c;
+}
+
+/* log of the beta function B(a, b). */
+static double
+lbeta(double a, double b)
+{
+	if (a < b)
+		return lbeta(b, a);
+	/* a >= b: B = Gamma(b) Gamma(a) / Gamma(a + b) */
+	return lgamma(b) + lgamma_diff(a, b);
+}
+
+/* The continued fraction of I_x(a, b) (modified Lentz). */
+static double
+beta_cf(double x, double a, double b)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+	int m;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m < 100000; m++) {
+		double m2 = 2.0 * m, num, del;
+
+		num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + num * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + num * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-16)
+			break;
+	}
+	return h;
+}
+
+/* Regularized incomplete beta I_x(a, b), with Y = 1 - x given separately
+ * so that values of x close to 1 keep their precision. */
+static double
+ibeta(double x, double y, double a, double b)
+{
+	double lfront;
+
+	if (x <= 0)
+		return 0;
+	if (y <= 0)
+		return 1;
+	lfront = a * log(x) + b * log(y) - lbeta(a, b);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lfront) * beta_cf(x, a, b) / a;
+	return 1 - exp(lfront) * beta_cf(y, b, a) / b;
+}
+
+/* The same, as the upper tail 1 - I_x(a, b) = I_y(b, a). */
+static double
+ibetac(double x, double y, double a, double b)
+{
+	return ibeta(y, x, b, a);
+}
+
+/* P(T <= -s) for s >= 0: the lower tail, computed without cancellation. */
+static double
+t_lower_tail(double s, double df)
+{
+	double s2 = s * s;
+
+	if (isinf(s))
+		return 0;
+	/* x = df / (df + s^2), y = s^2 / (df + s^2) */
+	return 0.5 * ibeta(df / (df + s2), s2 / (df + s2), df / 2, 0.5);
+}
+
+/* P(-s < T <= 0) = 1/2 - P(T <= -s), for s >= 0, computed directly. */
+static double
+t_center(double s, double df)
+{
+	double s2 = s * s;
+
+	if (isinf(s))
+		return 0.5;
+	return 0.5 * ibetac(df / (df + s2), s2 / (df + s2), df / 2, 0.5);
+}
+
+double
+ty_stats_t_cdf(double t, double df)
+{
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(df))
+		return ty_stats_normal_cdf(t);
+	if (t < 0)
+		return t_lower_tail(-t, df);
+	return 1 - t_lower_tail(t, df);
+}
+
+/* Density of Student's t at T. */
+static double
+t_pdf(double t, double df)
+{
+	double lc;
+
+	/* Gamma((df+1)/2) / (Gamma(df/2) sqrt(df pi)) */
+	lc = -lgamma_diff(df / 2, 0.5) - 0.5 * log(df * M_PI);
+	return exp(lc - (df + 1) / 2 * log1p(t * t / df));
+}
+
+/* Solve G(e^u) = TARGET for u, where G is monotone in u (increasing when
+ * DIR > 0, decreasing when DIR < 0); G is t_lower_tail or t_center, and
+ * the equation is taken in logs, where the heavy tails are nearly linear.
+ * Newton steps, kept inside a bracket that bisection shrinks. */
+static double
+t_solve(double (*g)(double, double), int dir, double target, double df, double u)
+{
+	double lo = -745, hi = 710, ltarget = log(target);
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		double s = exp(u), gv = g(s, df), h, dh, nu;
+
+		if (gv <= 0)
+			h = -INFINITY;
+		else
+			h = log(gv) - ltarget;
+		if (h == 0)
+			return s;
+		/* move the bracket: h has the sign of dir * (u - root) */
+		if ((h > 0) == (dir > 0))
+			hi = u;
+		else
+			lo = u;
+		dh = dir * s * t_pdf(s, df) / gv;
+		nu = (isfinite(h) && dh > 0) ? u - h / dh : NAN;
+		if (!(nu > lo && nu < hi))
+			nu = lo / 2 + hi / 2;
+		if (fabs(nu - u) <= 4 * DBL_EPSILON * fmax(1, fabs(u)) || hi - lo < 1e-15)
+			return exp(nu);
+		u = nu;
+	}
+	return exp(u);
+}
+
+double
+ty_stats_t_quantile(double p, double df)
+{
+	double q, z, guess;
+	int neg;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (p == 0.5)
+		return 0;
+	if (isinf(df))
+		return ty_stats_normal_quantile(p);
+	neg = p < 0.5;
+	q = neg ? p : 1 - p; /* exact for p >= 0.5 */
+	if (df == 1) {
+		/* Cauchy: closed form */
+		double s = 1 / tan(M_PI * q);
+		return neg ? -s : s;
+	}
+	/* a starting point: the normal quantile, widened for small df */
+	z = -ty_stats_normal_quantile(q);
+	guess = z * (1 + (z * z + 1) / (4 * df));
+	if (!(guess > 0))
+		guess = 1e-300;
+	if (q < 0.25)
+		z = t_solve(t_lower_tail, -1, q, df, log(guess));
+	else
+		z = t_solve(t_center, 1, 0.5 - q, df, log(guess));
+	return neg ? -z : z;
+}
+
+double
+ty_stats_normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / M_SQRT2);
+}
+
+/* Acklam's approximation of the normal quantile (relative error 1.15e-9). */
+static double
+normal_quantile_approx(double p)
+{
+	static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+				   -2.759285104469687e+02, 1.383577518672690e+02,
+				   -3.066479806614716e+01, 2.506628277459239e+00};
+	static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+				   -1.556989798598866e+02, 6.680131188771972e+01,
+				   -1.328068155288572e+01};
+	static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+				   -2.400758277161838e+00, -2.549732539343734e+00,
+				   4.374664141464968e+00,  2.938163982698783e+00};
+	static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+				   2.445134137142996e+00, 3.754408661907416e+00};
+	double q, r;
+
+	if (p < 0.02425) {
+		q = sqrt(-2 * log(p));
+		return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		       ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	}
+	if (p > 1 - 0.02425) {
+		q = sqrt(-2 * log1p(-p));
+		return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		       ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	}
+	q = p - 0.5;
+	r = q * q;
+	return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+	       (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+double
+ty_stats_normal_quantile(double p)
+{
+	double x, e, u;
+	int i;
+
+	if (!(p > 0 && p < 1))
+		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
+	if (p > 0.5)
+		return -ty_stats_normal_quantile(1 - p);
+	x = normal_quantile_approx(p);
+	/* Halley steps on the lower tail: 0.5 erfc(-x/sqrt 2) = p */
+	for (i = 0; i < 3; i++) {
+		e = 0.5 * erfc(-x / M_SQRT2) - p;
+		u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+		if (!isfinite(u))
+			break;
+		x = x - u / (1 + x * u / 2);
+	}
+	return x;
+}
+
+double
+ty_stats_mean_ci_halfwidth(const struct ty_summary *s, double confidence)
+{
+	if (s->n < 2 || !(confidence > 0 && confidence < 100))
+		return NAN;
+	return ty_stats_t_quantile(0.5 + confidence / 200, s->n - 1.0) * s->stddev /
+	       sqrt((double)s->n);
+}
+
+/* ---- comparisons ---- */
+
+double
+ty_stats_pooled_s(const struct ty_summary *a, const struct ty_summary *b)
+{
+	double sp;
+
+	/* ministat's order of operations, so its output is matched bit for bit */
+	sp = (b->n - 1) * b->var + (a->n - 1) * a->var;
+	sp /= b->n + a->n - 2;
+	return sqrt(sp);
+}
+
+double
+ty_stats_pooled_halfwidth(const struct ty_summary *a, const struct ty_summary *b, double t)
+{
+	return t * (ty_stats_pooled_s(a, b) * sqrt(1.0 / b->n + 1.0 / a->n));
+}
+
+double
+ty_stats_relative_halfwidth(const struct ty_summary *a, const struct ty_summary *b, double t)
+{
+	double re;
+
+	re = (b->n - 1) * b->var + (a->n - 1) * a->var * (b->mean * b->mean) / (a->mean * a->mean);
+	re *= (b->n + a->n) / (b->n * a->n * (b->n + a->n - 2.0));
+	return t * sqrt(re) * 100 / a->mean;
+}
+
+static int
+bad_confidence(double confidence)
+{
+	return !(confidence > 0 && confidence < 100);
+}
+
+/* Fill the relative and ratio fields of R from DIFF, its interval, and
+ * the relative half-width REL_HALF (percent) around a's centre CENTRE. */
+static void
+fill_relative(struct ty_compare *r, double centre, double rel_half)
+{
+	r->rel = r->diff * 100 / centre;
+	r->rel_lo = r->rel - rel_half;
+	r->rel_hi = r->rel + rel_half;
+	r->ratio = 1 + r->rel / 100;
+	r->ratio_lo = 1 + r->rel_lo / 100;
+	r->ratio_hi = 1 + r->rel_hi / 100;
+}
+
+int
+ty_stats_student_t(const struct ty_summary *a, const struct ty_summary *b, double t,
+		   struct ty_compare *r)
+{
+	double e, se;
+
+	memset(r, 0, sizeof(*r));
+	if (a->n < 2 || b->n < 2 || !(t > 0))
+		return -EINVAL;
+	r->test = TY_TEST_STUDENT;
+	r->df = a->n + b->n - 2.0;
+	r->pooled_s = ty_stats_pooled_s(a, b);
+	r->diff = b->mean - a->mean;
+	e = ty_stats_pooled_halfwidth(a, b, t);
+	r->diff_lo = r->diff - e;
+	r->diff_hi = r->diff + e;
+	fill_relative(r, a->mean, ty_stats_relative_halfwidth(a, b, t));
+	se = r->pooled_s * sqrt(1.0 / b->n + 1.0 / a->n);
+	r->p_value = se > 0 ? 2 * ty_stats_t_cdf(-fabs(r->diff) / se, r->df) : (r->diff ? 0 : 1);
+	r->significant = fabs(r->diff) > e;
+	return 0;
+}
+
+int
+ty_stats_student(const struct ty_summary *a, const struct ty_summary *b, double confidence,
+		 struct ty_compare *r)
+{
+	if (bad_confidence(confidence) || a->n < 2 || b->n < 2) {
+		memset(r, 0, sizeof(*r));
+		return -EINVAL;
+	}
+	return ty_stats_student_t(a, b, ty_stats_t_quantile(0.5 + confidence / 200, a->n + b->n - 2.0),
+				  r);
+}
+
+int
+ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, double confidence,
+	       struct ty_compare *r)
+{
+	double va, vb, se, t, e, k, re;
+
+	memset(r, 0, sizeof(*r));
+	if (bad_confidence(confidence) || a->n < 2 || b->n < 2)
+		return -EINVAL;
+	r->test = TY_TEST_WELCH;
+	va = a->var / a->n;
+	vb = b->var / b->n;
+	se = sqrt(va + vb);
+	if (va + vb > 0)
+		r->df = (va + vb) * (va + vb) / (va * va / (a->n - 1.0) + vb * vb / (b->n - 1.0));
+	else
+		r->df = a->n + b->n - 2.0;
+	t = ty_stats_t_quantile(0.5 + confidence / 200, r->df);
+	r->diff = b->mean - a->mean;
+	e = t * se;
+	r->diff_lo = r->diff - e;
+	r->diff_hi = r->diff + e;
+	/* the relative interval as ministat builds it, without pooling:
+	 * a's variance scaled by (mean b / mean a)^2 */
+	k = b->mean / a->mean;
+	re = t * sqrt(vb + va * k * k) * 100 / a->mean;
+	fill_relative(r, a->mean, re);
+	r->p_value = se > 0 ? 2 * ty_stats_t_cdf(-fabs(r->diff) / se, r->df) : (r->diff ? 0 : 1);
+	r->significant = fabs(r->diff) > e;
+	return 0;
+}
+
+/* ---- Mann-Whitney U ---- */
+
+/* Distribution of U for sizes M, N without ties: COUNT[u] = the number of
+ * arrangements with U = u (u in 0..m*n), as doubles. Returns NULL on
+ * allocation failure. The counts are the coefficients of the Gaussian
+ * binomial [m+n choose m], built by the recurrence on the largest value. */
+static double *
+u_counts(size_t m, size_t n)
+{
+	size_t mn = m * n, i, j, u;
+	double *f;
+
+	/* the product form prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i) */
+	f = calloc(mn + 1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f[0] = 1;
+	for (i = 1; i <= m; i++) {
+		size_t up = n + i;
+		/* multiply by (1 - q^up) */
+		for (u = mn; u >= up; u--) {
+			f[u] -= f[u - up];
+			if (u == up)
+				break;
+		}
+		/* divide by (1 - q^i): running sum with stride i */
+		for (j = i; j <= mn; j++)
+			f[j] += f[j - i];
+	}
+	return f;
+}
+
+struct ranked {
+	double v;
+	int from_b;
+};
+
+static int
+cmp_ranked(const void *x, const void *y)
+{
+	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
+}
+
+/* Count of pairs (i, j) with fl(b[j] - a[i]) <= v; A and B sorted. */
+static uint64_t
+count_le(const double *a, size_t na, const double *b, size_t nb, double v)
+{
+	uint64_t c = 0;
+	size_t i, j = 0;
+
+	/* b[j] - a[i] <= v holds for more j as a[i] grows */
+	for (i = 0; i < na; i++) {
+		while (j < nb && b[j] - a[i] <= v)
+			j++;
+		c += j;
+	}
+	return c;
+}
+
+/* Order-preserving map of doubles to unsigned integers, and back. */
+static uint64_t
+dkey(double v)
+{
+	uint64_t k;
+
+	memcpy(&k, &v, sizeof(k));
+	return (k >> 63) ? ~k : k | (UINT64_C(1) << 63);
+}
+
+static double
+dval(uint64_t k)
+{
+	double v;
+
+	k = (k >> 63) ? k & ~(UINT64_C(1) << 63) : ~k;
+	memcpy(&v, &k, sizeof(v));
+	return v;
+}
+
+/* The K-th smallest (1-based) of the pairwise differences b[j] - a[i],
+ * A and B sorted: bisection over the doubles, counting in linear time. */
+static double
+kth_difference(const double *a, size_t na, const double *b, size_t nb, uint64_t k)
+{
+	uint64_t lo = dkey(b[0] - a[na - 1]), hi = dkey(b[nb - 1] - a[0]);
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (count_le(a, na, b, nb, dval(mid)) >= k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return dval(lo);
+}
+
+/* Critical count for the interval of the shift: the largest c >= 1 with
+ * P(U <= c - 1) <= alpha / 2, from the exact counts or the normal law. */
+static uint64_t
+shift_rank(const double *counts, size_t na, size_t nb, double sigma, double alpha)
+{
+	double mn = (double)na * nb, total = 0, cum = 0;
+	uint64_t c;
+	size_t u;
+
+	if (counts) {
+		for (u = 0; u <= na * nb; u++)
+			total += counts[u];
+		for (u = 0; u <= na * nb; u++) {
+			if ((cum + counts[u]) / total > alpha / 2)
+				break;
+			cum += counts[u];
+		}
+		c = u; /* P(U <= u - 1) <= alpha/2 < P(U <= u) */
+	} else {
+		double z = ty_stats_normal_quantile(1 - alpha / 2);
+		double v = floor(mn / 2 - z * sigma);
+		c = v < 0 ? 0 : (uint64_t)v;
+	}
+	return c < 1 ? 1 : c;
+}
+
+static int
+mw_sorted(const double *a, size_t na, const double *b, size_t nb, double confidence,
+	  struct ty_compare *r, int *ties_out, double *sigma_out)
+{
+	size_t n = na + nb, i, j;
+	struct ranked *all = malloc(n * sizeof(*all));
+	double rank_b = 0, tie_sum = 0;
+	int ties = 0;
+
+	(void)confidence;
+	if (!all)
+		return -ENOMEM;
+	for (i = 0; i < na; i++)
+		all[i] = (struct ranked){a[i], 0};
+	for (i = 0; i < nb; i++)
+		all[na + i] = (struct ranked){b[i], 1};
+	qsort(all, n, sizeof(*all), cmp_ranked);
+	for (i = 0; i < n; i = j) {
+		double t, mid;
+		size_t k;
+
+		for (j = i + 1; j < n && all[j].v == all[i].v; j++)
+			;
+		t = (double)(j - i);
+		mid = (i + 1 + j) / 2.0; /* average of ranks i+1 .. j */
+		for (k = i; k < j; k++)
+			if (all[k].from_b)
+				rank_b += mid;
+		if (t > 1) {
+			ties = 1;
+			tie_sum += t * t * t - t;
+		}
+	}
+	free(all);
+	r->u = rank_b - nb * (nb + 1) / 2.0;
+	*ties_out = ties;
+	*sigma_out = sqrt((double)na * nb / 12 * ((n + 1) - tie_sum / ((double)n * (n - 1))));
+	return 0;
+}
+
+/* Exact two-sided p-value of U from the counts. */
+static double
+exact_p(const double *counts, size_t na, size_t nb, double u)
+{
+	double total = 0, le = 0, ge = 0, p;
+	size_t k, mn = na * nb;
+
+	for (k = 0; k <= mn; k++) {
+		total += counts[k];
+		if ((double)k <= u)
+			le += counts[k];
+		if ((double)k >= u)
+			ge += counts[k];
+	}
+	p = 2 * fmin(le, ge) / total;
+	return p > 1 ? 1 : p;
+}
+
+#define TY_MW_EXACT_MAX 50 /* exact p-values when both samples are this small */
+
+int
+ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double confidence,
+		      struct ty_compare *r)
+{
+	double *sa = NULL, *sb = NULL, *counts = NULL, sigma, alpha;
+	uint64_t m, c;
+	int ties, rc;
+
+	memset(r, 0, sizeof(*r));
+	if (na < 1 || nb < 1 || bad_confidence(confidence))
+		return -EINVAL;
+	r->test = TY_TEST_MANN_WHITNEY;
+	sa = malloc(na * sizeof(*sa));
+	sb = malloc(nb * sizeof(*sb));
+	rc = -ENOMEM;
+	if (!sa || !sb)
+		goto out;
+	memcpy(sa, a, na * sizeof(*sa));
+	memcpy(sb, b, nb * sizeof(*sb));
+	qsort(sa, na, sizeof(*sa), cmp_double);
+	qsort(sb, nb, sizeof(*sb), cmp_double);
+	rc = mw_sorted(sa, na, sb, nb, confidence, r, &ties, &sigma);
+	if (rc)
+		goto out;
+	if (!ties && na <= TY_MW_EXACT_MAX && nb <= TY_MW_EXACT_MAX) {
+		counts = u_counts(na, nb);
+		rc = -ENOMEM;
+		if (!counts)
+			goto out;
+		r->p_value = exact_p(counts, na, nb, r->u);
+	} else {
+		/* normal approximation with continuity correction */
+		double z, d;
+
+		d = fabs(r->u - (double)na * nb / 2) - 0.5;
+		if (d < 0)
+			d = 0;
+		z = sigma > 0 ? d / sigma : 0;
+		r->p_value = sigma > 0 ? 2 * ty_stats_normal_cdf(-z) : 1;
+		if (r->p_value > 1)
+			r->p_value = 1;
+	}
+	/* Hodges-Lehmann shift and its distribution-free interval */
+	m = (uint64_t)na * nb;
+	if (m % 2)
+		r->diff = kth_difference(sa, na, sb, nb, m / 2 + 1);
+	else
+		r->diff = (kth_difference(sa, na, sb, nb, m / 2) +
+			   kth_difference(sa, na, sb, nb, m / 2 + 1)) /
+			  2;
+	alpha = 1 - confidence / 100;
+	c = shift_rank(counts, na, nb, sigma, alpha);
+	if (c > m / 2 + (m % 2))
+		c = m / 2 + (m % 2);
+	r->diff_lo = kth_difference(sa, na, sb, nb, c);
+	r->diff_hi = kth_difference(sa, na, sb, nb, m + 1 - c);
+	/* relative to a's median */
+	{
+		double med_a = (na % 2) ? sa[na / 2] : (sa[na / 2 - 1] + sa[na / 2]) / 2;
+		r->rel = r->diff * 100 / med_a;
+		r->rel_lo = r->diff_lo * 100 / med_a;
+		r->rel_hi = r->diff_hi * 100 / med_a;
+		r->ratio = 1 + r->rel / 100;
+		r->ratio_lo = 1 + r->rel_lo / 100;
+		r->ratio_hi = 1 + r->rel_hi / 100;
+	}
+	r->significant = r->p_value < alpha;
+	rc = 0;
+out:
+	free(counts);
+	free(sa);
+	free(sb);
+	return rc;
+}
