@@ -230,7 +230,7 @@ static int
 set_table(struct table *t, const struct ty_comparison *c, size_t set)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
-	char o[96], n[96], ch[96], p[32], v[64], nt[32];
+	char o[96], n[96], ch[96], p[32], v[64], nt[32], *label = NULL;
 	const char *cols[NCOL], *prev = NULL;
 	size_t i;
 	int rc;
@@ -248,7 +248,12 @@ set_table(struct table *t, const struct ty_comparison *c, size_t set)
 		const struct ty_cmp_row *r = &c->rows[i];
 		if (r->set != set)
 			continue;
-		cols[0] = prev && prev == r->new->name ? "" : r->new->name;
+		free(label);
+		label = NULL;
+		if (s->old != s->new && strcmp(r->old->name, r->new->name) != 0 &&
+		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->name, r->new->name) < 0)
+			return -ENOMEM;
+		cols[0] = prev && prev == r->new->name ? "" : label ? label : r->new->name;
 		prev = r->new->name;
 		cols[1] = r->figure;
 		cols[2] = centre_cell(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit);
@@ -259,9 +264,12 @@ set_table(struct table *t, const struct ty_comparison *c, size_t set)
 		snprintf(v, sizeof(v), "%s%s%s%s", verdict_word(r), nt[0] ? " [" : "", nt,
 			 nt[0] ? "]" : "");
 		cols[6] = v;
-		if ((rc = table_add(t, cols)))
+		if ((rc = table_add(t, cols))) {
+			free(label);
 			return rc;
+		}
 	}
+	free(label);
 	for (i = 0; i < c->ngeo; i++) {
 		const struct ty_cmp_geomean *g = &c->geo[i];
 		if (g->set != set)
@@ -278,6 +286,17 @@ set_table(struct table *t, const struct ty_comparison *c, size_t set)
 	return 0;
 }
 
+static const char *
+ref_name(const struct ty_comparison *c, size_t set)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].set == set)
+			return c->rows[i].old->name;
+	return "?";
+}
+
 static int
 print_tables(FILE *fp, const struct ty_comparison *c, int markdown)
 {
@@ -290,8 +309,9 @@ print_tables(FILE *fp, const struct ty_comparison *c, int markdown)
 		if (i)
 			fputc('\n', fp);
 		if (s->old == s->new)
-			fprintf(fp, "%s%s: against its reference (%s, %g%% confidence)%s\n",
-				markdown ? "**" : "", s->old->path, test_title(c->opt.test),
+			fprintf(fp, "%s%s: against its reference '%s' (%s, %g%% confidence)%s\n",
+				markdown ? "**" : "", s->old->path, ref_name(c, i),
+				test_title(c->opt.test),
 				c->opt.confidence, markdown ? "**" : "");
 		else
 			fprintf(fp, "%sold: %s  new: %s (%s, %g%% confidence)%s\n",
@@ -595,8 +615,11 @@ parse_options(int argc, char **argv, struct options *o)
 		switch (ch) {
 		case 't': rc = parse_test(optarg, &o->cmp.test); break;
 		case 'c':
-			rc = cli_parse_double("--confidence", optarg, 1e-9, 99.999999,
-					      &o->cmp.confidence);
+			rc = cli_parse_double("--confidence", optarg, 0, 100, &o->cmp.confidence);
+			if (!rc && (o->cmp.confidence <= 0 || o->cmp.confidence >= 100))
+				rc = cli_usage_error("invalid value '%s' for --confidence: expected "
+						     "a percentage between 0 and 100, exclusive",
+						     optarg);
 			break;
 		case 'm': rc = add_match(&o->cmp.match, optarg); break;
 		case 'r': o->cmp.reference = optarg; break;
