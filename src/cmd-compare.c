@@ -63,59 +63,6 @@ sanitize(char *s)
 			*s = '?';
 }
 
-static const char *
-verdict_word(const struct ty_cmp_row *r)
-{
-	if (r->v.verdict == 0)
-		return "~";
-	if (r->is_time)
-		return r->v.verdict > 0 ? "slower" : "faster";
-	return r->v.verdict > 0 ? "higher" : "lower";
-}
-
-static char *
-centre_cell(char *buf, size_t size, const struct ty_centre *c, double ref, const char *unit)
-{
-	char v[64];
-	double h = fmax(c->hi - c->centre, c->centre - c->lo);
-
-	resfmt_value(v, sizeof(v), c->centre, ref, unit);
-	if (!c->exact_ci || !isfinite(h))
-		snprintf(buf, size, "%s \xc2\xb1\xe2\x88\x9e", v);
-	else if (c->centre != 0)
-		snprintf(buf, size, "%s \xc2\xb1%.*f%%", v, 100 * h / fabs(c->centre) < 10 ? 1 : 0,
-			 100 * h / fabs(c->centre));
-	else
-		snprintf(buf, size, "%s", v);
-	return buf;
-}
-
-static char *
-change_cell(char *buf, size_t size, const struct ty_cmp_row *r)
-{
-	char a[32], b[32], c[32];
-
-	resfmt_pct(a, sizeof(a), r->v.c.rel);
-	if (!isfinite(r->v.c.rel_lo) || !isfinite(r->v.c.rel_hi))
-		snprintf(buf, size, "%s", a);
-	else
-		snprintf(buf, size, "%s [%s, %s]", a, resfmt_pct(b, sizeof(b), r->v.c.rel_lo),
-			 resfmt_pct(c, sizeof(c), r->v.c.rel_hi));
-	return buf;
-}
-
-static char *
-p_cell(char *buf, size_t size, double p)
-{
-	if (!isfinite(p))
-		snprintf(buf, size, "n/a");
-	else if (p < 0.001)
-		snprintf(buf, size, "<0.001");
-	else
-		snprintf(buf, size, "%.3f", p);
-	return buf;
-}
-
 static char *
 notes_cell(char *buf, size_t size, const struct ty_cmp_row *r)
 {
@@ -256,12 +203,12 @@ set_table(struct table *t, const struct ty_comparison *c, size_t set)
 		cols[0] = prev && prev == r->new->name ? "" : label ? label : r->new->name;
 		prev = r->new->name;
 		cols[1] = r->figure;
-		cols[2] = centre_cell(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit);
-		cols[3] = centre_cell(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit);
-		cols[4] = change_cell(ch, sizeof(ch), r);
-		cols[5] = p_cell(p, sizeof(p), r->v.c.p_value);
+		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit);
+		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit);
+		cols[4] = resfmt_change(ch, sizeof(ch), r);
+		cols[5] = resfmt_p(p, sizeof(p), r->v.c.p_value);
 		notes_cell(nt, sizeof(nt), r);
-		snprintf(v, sizeof(v), "%s%s%s%s", verdict_word(r), nt[0] ? " [" : "", nt,
+		snprintf(v, sizeof(v), "%s%s%s%s", resfmt_verdict(r), nt[0] ? " [" : "", nt,
 			 nt[0] ? "]" : "");
 		cols[6] = v;
 		if ((rc = table_add(t, cols))) {
@@ -406,7 +353,7 @@ print_csv(FILE *fp, const struct ty_comparison *c)
 		csv_num(fp, r->v.c.ratio_lo);
 		csv_num(fp, r->v.c.ratio_hi);
 		csv_num(fp, r->v.c.p_value);
-		fprintf(fp, ",%s,", r->v.verdict == 0 ? "same" : verdict_word(r));
+		fprintf(fp, ",%s,", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
 		for (j = 0; j < 4 && r->notes[j]; j++)
 			fprintf(fp, "%s%zu", j ? ";" : "", r->notes[j]);
 		fputc('\n', fp);
@@ -447,7 +394,7 @@ json_row(struct ty_jsonw *w, const struct ty_comparison *c, const struct ty_cmp_
 	ty_jsonw_kdouble(w, "ratio_low", r->v.c.ratio_lo);
 	ty_jsonw_kdouble(w, "ratio_high", r->v.c.ratio_hi);
 	ty_jsonw_kdouble(w, "p_value", r->v.c.p_value);
-	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : verdict_word(r));
+	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
 	ty_jsonw_kbool(w, "too_few_runs", r->v.too_few);
 	ty_jsonw_key(w, "notes");
 	ty_jsonw_array_begin(w);

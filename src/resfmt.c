@@ -38,11 +38,41 @@ fixed(char *buf, size_t size, double x, const char *suffix)
 	return buf;
 }
 
+void
+resfmt_scale(double ref, const char *unit, double *scale, const char **suffix)
+{
+	static char other[64];
+	const struct prefix *p;
+	double k = 1;
+
+	if (strcmp(unit, "ns") == 0 || strcmp(unit, "us") == 0 || strcmp(unit, "ms") == 0) {
+		k = unit[0] == 'n' ? 1e-9 : unit[0] == 'u' ? 1e-6 : 1e-3;
+		unit = "s";
+	} else if (strcmp(unit, "KiB") == 0) {
+		k = 1024;
+		unit = "B";
+	}
+	ref *= k;
+	if (strcmp(unit, "s") == 0)
+		p = pick(times, sizeof(times) / sizeof(times[0]), ref);
+	else if (strcmp(unit, "B") == 0)
+		p = pick(bytes, sizeof(bytes) / sizeof(bytes[0]), ref);
+	else
+		p = pick(counts, sizeof(counts) / sizeof(counts[0]), ref);
+	*scale = k / p->scale;
+	if (strcmp(unit, "s") == 0 || strcmp(unit, "B") == 0 || unit[0] == '\0') {
+		*suffix = p->name;
+	} else {
+		snprintf(other, sizeof(other), "%s %s", p->name, unit);
+		*suffix = other;
+	}
+}
+
 char *
 resfmt_value(char *buf, size_t size, double v, double ref, const char *unit)
 {
-	const struct prefix *p;
-	char suffix[32];
+	const char *suffix;
+	double scale;
 
 	if (!isfinite(v)) {
 		snprintf(buf, size, "?");
@@ -50,28 +80,8 @@ resfmt_value(char *buf, size_t size, double v, double ref, const char *unit)
 	}
 	if (!isfinite(ref) || ref == 0)
 		ref = v;
-	if (strcmp(unit, "ns") == 0 || strcmp(unit, "us") == 0 || strcmp(unit, "ms") == 0) {
-		double k = unit[0] == 'n' ? 1e-9 : unit[0] == 'u' ? 1e-6 : 1e-3;
-		v *= k;
-		ref *= k;
-		unit = "s";
-	}
-	if (strcmp(unit, "KiB") == 0) {
-		v *= 1024;
-		ref *= 1024;
-		unit = "B";
-	}
-	if (strcmp(unit, "s") == 0)
-		p = pick(times, sizeof(times) / sizeof(times[0]), ref);
-	else if (strcmp(unit, "B") == 0)
-		p = pick(bytes, sizeof(bytes) / sizeof(bytes[0]), ref);
-	else
-		p = pick(counts, sizeof(counts) / sizeof(counts[0]), ref);
-	if (strcmp(unit, "s") == 0 || strcmp(unit, "B") == 0 || unit[0] == '\0')
-		snprintf(suffix, sizeof(suffix), "%s", p->name);
-	else
-		snprintf(suffix, sizeof(suffix), "%s %s", p->name, unit);
-	return fixed(buf, size, v / p->scale, suffix);
+	resfmt_scale(ref, unit, &scale, &suffix);
+	return fixed(buf, size, v * scale, suffix);
 }
 
 char *
@@ -95,4 +105,57 @@ resfmt_width(const char *s)
 		if (((unsigned char)*s & 0xc0) != 0x80)
 			w++;
 	return w;
+}
+
+const char *
+resfmt_verdict(const struct ty_cmp_row *r)
+{
+	if (r->v.verdict == 0)
+		return "~";
+	if (r->is_time)
+		return r->v.verdict > 0 ? "slower" : "faster";
+	return r->v.verdict > 0 ? "higher" : "lower";
+}
+
+char *
+resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref, const char *unit)
+{
+	char v[64];
+	double h = fmax(c->hi - c->centre, c->centre - c->lo);
+
+	resfmt_value(v, sizeof(v), c->centre, ref, unit);
+	if (!c->exact_ci || !isfinite(h))
+		snprintf(buf, size, "%s \xc2\xb1\xe2\x88\x9e", v);
+	else if (c->centre != 0)
+		snprintf(buf, size, "%s \xc2\xb1%.*f%%", v, 100 * h / fabs(c->centre) < 10 ? 1 : 0,
+			 100 * h / fabs(c->centre));
+	else
+		snprintf(buf, size, "%s", v);
+	return buf;
+}
+
+char *
+resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r)
+{
+	char a[32], b[32], c[32];
+
+	resfmt_pct(a, sizeof(a), r->v.c.rel);
+	if (!isfinite(r->v.c.rel_lo) || !isfinite(r->v.c.rel_hi))
+		snprintf(buf, size, "%s", a);
+	else
+		snprintf(buf, size, "%s [%s, %s]", a, resfmt_pct(b, sizeof(b), r->v.c.rel_lo),
+			 resfmt_pct(c, sizeof(c), r->v.c.rel_hi));
+	return buf;
+}
+
+char *
+resfmt_p(char *buf, size_t size, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, size, "n/a");
+	else if (p < 0.001)
+		snprintf(buf, size, "<0.001");
+	else
+		snprintf(buf, size, "%.3f", p);
+	return buf;
 }
