@@ -156,9 +156,12 @@ x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double h
 
 static void
 y_axis(FILE *fp, double x, double y0, double y1, double right, double lo, double hi,
-       const char *unit)
+       const char *unit, int whole)
 {
 	double step = nice_step(hi - lo, 4), v, py;
+
+	if (whole && step < 1)
+		step = 1;
 	char buf[64];
 
 	line(fp, x, y0, x, y1, C_AXIS, 1, NULL);
@@ -183,7 +186,7 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 	dlo -= pad;
 	dhi += pad;
 	k = (size_t)ceil(2 * cbrt((double)(n ? n : 1)));
-	k = k < 5 ? 5 : k > 60 ? 60 : k;
+	k = k < 6 ? 6 : k > 60 ? 60 : k;
 	if (!(count = calloc(k, sizeof(*count))))
 		return;
 	bw = (dhi - dlo) / (double)k;
@@ -201,14 +204,8 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 	py1 = f->y + 38;
 	sx = (px1 - px0) / (dhi - dlo);
 	sy = (py0 - py1) / (double)cmax;
-	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 13, 1, title);
-	y_axis(fp, px0, py0, py1, px1, 0, (double)cmax, "");
-	if (isfinite(lo) && isfinite(hi))
-		fprintf(fp,
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-			"fill-opacity=\"0.18\"/>\n",
-			px0 + (fmax(lo, dlo) - dlo) * sx, py1, fmax(1, (fmin(hi, dhi) - fmax(lo, dlo)) * sx),
-			py0 - py1, C_MEDIAN);
+	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 11, 0, title);
+	y_axis(fp, px0, py0, py1, px1, 0, (double)cmax, "", 1);
 	for (b = 0; b < k; b++)
 		if (count[b])
 			fprintf(fp,
@@ -217,6 +214,12 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 				px0 + (double)b * bw * sx + 0.5, py0 - (double)count[b] * sy,
 				fmax(0.5, bw * sx - 1), (double)count[b] * sy, C_BAR);
 	free(count);
+	if (isfinite(lo) && isfinite(hi))
+		fprintf(fp,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			"fill-opacity=\"0.22\"/>\n",
+			px0 + (fmax(lo, dlo) - dlo) * sx, py1, fmax(1, (fmin(hi, dhi) - fmax(lo, dlo)) * sx),
+			py0 - py1, C_MEDIAN);
 	x_axis(fp, px0, px1, py0, py0, dlo, dhi, unit);
 	if (isfinite(mean))
 		line(fp, px0 + (mean - dlo) * sx, py1, px0 + (mean - dlo) * sx, py0, C_MEAN, 1.5,
@@ -243,8 +246,8 @@ ty_svg_runs(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n, d
 	py1 = f->y + 38;
 	sx = n > 1 ? (px1 - px0) / (double)(n - 1) : 0;
 	sy = (py0 - py1) / (dhi - dlo);
-	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 13, 1, title);
-	y_axis(fp, px0, py0, py1, px1, dlo, dhi, unit);
+	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 11, 0, title);
+	y_axis(fp, px0, py0, py1, px1, dlo, dhi, unit, 0);
 	x_axis(fp, px0, px1, py0, py0, 1, n > 1 ? (double)n : 2, "");
 	if (n > 1)
 		sx = (px1 - px0) / (double)(n - 1);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "resfmt.h"
+#include "resopt.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
@@ -492,20 +493,6 @@ gate(const struct ty_comparison *c, double limit)
 /* ---- options ---- */
 
 static int
-parse_test(const char *s, enum ty_test *t)
-{
-	if (strcmp(s, "welch") == 0)
-		*t = TY_TEST_WELCH;
-	else if (strcmp(s, "student") == 0)
-		*t = TY_TEST_STUDENT;
-	else if (strcmp(s, "mann-whitney") == 0 || strcmp(s, "u") == 0)
-		*t = TY_TEST_MANN_WHITNEY;
-	else
-		return cli_usage_error("unknown test '%s': welch, student, or mann-whitney", s);
-	return 0;
-}
-
-static int
 parse_format(const char *s, enum format *f)
 {
 	static const char *names[] = {"text", "csv", "markdown", "json"};
@@ -517,28 +504,6 @@ parse_format(const char *s, enum format *f)
 			return 0;
 		}
 	return cli_usage_error("unknown format '%s': text, csv, markdown, or json", s);
-}
-
-static int
-add_match(struct ty_match *m, char *rule)
-{
-	size_t len = strlen(rule);
-	char **p;
-
-	if (len >= 2 && rule[0] == '/' && rule[len - 1] == '/') {
-		if (m->key_re)
-			return cli_usage_error("--match /REGEX/ given twice");
-		rule[len - 1] = '\0';
-		m->key_re = rule + 1;
-		return 0;
-	}
-	if (!strchr(rule, '='))
-		return cli_usage_error("--match '%s': expected OLD=NEW or /REGEX/", rule);
-	if (!(p = realloc(m->pairs, (m->npairs + 1) * sizeof(*p))))
-		return cli_error(EXIT_RUNTIME, "out of memory");
-	m->pairs = p;
-	m->pairs[m->npairs++] = rule;
-	return 0;
 }
 
 static int
@@ -560,15 +525,11 @@ parse_options(int argc, char **argv, struct options *o)
 
 	while (!rc && (ch = getopt_long(argc, argv, "t:c:m:r:F:f:o:h", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 't': rc = parse_test(optarg, &o->cmp.test); break;
+		case 't': rc = resopt_test(optarg, &o->cmp.test); break;
 		case 'c':
-			rc = cli_parse_double("--confidence", optarg, 0, 100, &o->cmp.confidence);
-			if (!rc && (o->cmp.confidence <= 0 || o->cmp.confidence >= 100))
-				rc = cli_usage_error("invalid value '%s' for --confidence: expected "
-						     "a percentage between 0 and 100, exclusive",
-						     optarg);
+			rc = resopt_confidence(optarg, &o->cmp.confidence);
 			break;
-		case 'm': rc = add_match(&o->cmp.match, optarg); break;
+		case 'm': rc = resopt_match(&o->cmp.match, optarg); break;
 		case 'r': o->cmp.reference = optarg; break;
 		case 'F': o->cmp.figures = optarg; break;
 		case 'f': rc = parse_format(optarg, &o->format); break;
@@ -604,23 +565,6 @@ emit(const struct ty_comparison *c, const struct options *o)
 	return 0;
 }
 
-static int
-read_all(struct ty_results *files, char **paths, int n)
-{
-	struct ty_error e = {0};
-	int i, rc;
-
-	for (i = 0; i < n; i++) {
-		if ((rc = ty_results_read(&files[i], paths[i], &e))) {
-			while (i-- > 0)
-				ty_results_release(&files[i]);
-			return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE,
-					 "%s", e.msg);
-		}
-	}
-	return 0;
-}
-
 int
 cmd_compare(int argc, char **argv)
 {
@@ -647,7 +591,7 @@ cmd_compare(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = read_all(files, argv + optind, n)))
+	if ((rc = resopt_read(files, argv + optind, n)))
 		goto out;
 	if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
 		rc = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);

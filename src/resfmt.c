@@ -159,3 +159,27 @@ resfmt_p(char *buf, size_t size, double p)
 		snprintf(buf, size, "%.3f", p);
 	return buf;
 }
+
+char *
+resfmt_truncate(char *buf, size_t size, const char *s, size_t max)
+{
+	size_t i, cps = 0, cut = 0;
+
+	/* CUT: where the last character that fits with room for "…" starts. */
+	for (i = 0; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (cps + 1 < max && i + 4 + 4 < size)
+			cut = i + 1;
+		cps++;
+	}
+	if (cps <= max && i < size) {
+		memcpy(buf, s, i + 1);
+		return buf;
+	}
+	while (s[cut] && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut++; /* never split a character */
+	memcpy(buf, s, cut);
+	memcpy(buf + cut, "\xe2\x80\xa6", 4);
+	return buf;
+}

@@ -14,6 +14,10 @@ char *resfmt_value(char *buf, size_t size, double v, double ref, const char *uni
 /* A signed percentage: "+6.0%", "-12%", "?" when not finite. Returns BUF. */
 char *resfmt_pct(char *buf, size_t size, double pct);
 
+/* S cut to at most MAX characters, "…" marking a cut, into BUF (SIZE >=
+ * 8 bytes; a cut never splits a UTF-8 sequence). Returns BUF. */
+char *resfmt_truncate(char *buf, size_t size, const char *s, size_t max);
+
 /* The display width of UTF-8 text S (code points). */
 size_t resfmt_width(const char *s);
 

@@ -75,3 +75,10 @@ few = [result("sleep", "sleep 0.01", 0.0104, 0.01, 3, rng)]
 write("few-old.json", doc(few, "6.1.0-13-amd64"))
 few = [result("sleep", "sleep 0.01", 0.0104, 0.01, 3, rng, shift=1.5)]
 write("few-new.json", doc(few, "6.1.0-13-amd64"))
+# Hostile names for the plot: shown as text, never run.
+hostile = [result("base", "true", 0.0010, 0.02, 10, rng),
+           result("<script>document.body.setAttribute('data-pwned','1')</script>",
+                  "echo pwned", 0.0010, 0.02, 10, rng),
+           result("<img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">",
+                  "a & b \"quoted\" </td></tr></table>", 0.0011, 0.02, 10, rng)]
+write("hostile.json", doc(hostile, "6.1.0-13-amd64"))
