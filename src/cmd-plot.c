@@ -346,6 +346,19 @@ change_table(FILE *fp, const struct ty_comparison *c)
 		fputs("</tr>\n", fp);
 	}
 	fputs("</table>\n", fp);
+	for (i = 0; i < c->nsets; i++) {
+		size_t j;
+		for (j = 0; j < c->sets[i].nenv_diffs; j++) {
+			fputs("<p>environments differ: ", fp);
+			ty_svg_escape(fp, c->sets[i].env_diffs[j]);
+			fputs("</p>\n", fp);
+		}
+		for (j = 0; j < c->sets[i].nunmatched; j++) {
+			fputs("<p>", fp);
+			ty_svg_escape(fp, c->sets[i].unmatched[j]);
+			fputs("</p>\n", fp);
+		}
+	}
 	for (i = 0; i < c->nnotes; i++) {
 		fprintf(fp, "<p>[%zu] ", i + 1);
 		ty_svg_escape(fp, c->notes[i]);
