@@ -19,7 +19,10 @@ case "${1:-}" in --unit-only|--cli-only) mode=${1#--}; shift ;; esac
 unitdir=${1:?usage: run-tests.sh [--unit-only|--cli-only] UNITDIR}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TACHY="$TOP/tachy"
-export TOP TACHY
+# Every case sees the quiet machine of tests/fixtures/ideal (tachy run's
+# environment warnings and export); cases about the live machine unset it.
+TACHY_SYSROOT="$TOP/tests/fixtures/ideal"
+export TOP TACHY TACHY_SYSROOT
 pass=0 fail=0 skip=0
 failed=""
 

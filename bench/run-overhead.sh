@@ -1,0 +1,74 @@
+#!/bin/sh
+# run-overhead.sh - harness overhead of `tachy run`: the total wall time of
+# 2000 runs of /bin/true by tachy, against the least a harness can do
+# (bench/spawnloop.c: posix_spawn + wait4 in a loop), hyperfine -N and
+# perf stat -r, measured in the same run, interleaved, REPS repetitions.
+# Prints the median time of each and its ratio to the loop.
+#   sh bench/run-overhead.sh [REPS] [RUNS]
+set -u
+cd "$(dirname "$0")/.."
+reps=${1:-7}
+runs=${2:-2000}
+out=bench/out
+mkdir -p "$out"
+cc -O2 -o "$out/spawnloop" bench/spawnloop.c || exit 1
+[ -x ./tachy ] || { echo "build tachy first (make)"; exit 1; }
+
+now() { date +%s%N; }
+peers="loop tachy"
+command -v hyperfine >/dev/null 2>&1 && peers="$peers hyperfine"
+perf stat -r 1 -o /dev/null /bin/true >/dev/null 2>&1 && peers="$peers perf"
+
+one() {
+	case $1 in
+	loop) "$out/spawnloop" "$runs" /bin/true ;;
+	tachy) ./tachy run --style none -r "$runs" /bin/true >/dev/null ;;
+	hyperfine) hyperfine -N --style none -r "$runs" /bin/true >/dev/null 2>&1 ;;
+	perf) perf stat -r "$runs" -o /dev/null /bin/true >/dev/null 2>&1 ;;
+	esac
+}
+
+: >"$out/run-overhead.txt"
+i=0
+while [ $i -lt "$reps" ]; do
+	for p in $peers; do
+		t0=$(now); one "$p"; t1=$(now)
+		echo "$p $(( (t1 - t0) / 1000 ))" >>"$out/run-overhead.txt"
+	done
+	i=$((i + 1))
+done
+
+median() { grep "^$1 " "$out/run-overhead.txt" | awk '{print $2}' | sort -n |
+	awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+base=$(median loop)
+echo "harness overhead: $runs runs of /bin/true, median of $reps interleaved repetitions"
+for p in $peers; do
+	m=$(median "$p")
+	awk -v p="$p" -v m="$m" -v b="$base" \
+		'BEGIN {printf "  %-10s %8.1f ms  %5.3fx the posix_spawn+wait4 loop\n", p, m/1000, m/b}'
+done
+# Pairwise ratios per repetition (tachy/loop), for the spread.
+awk '$1=="loop"{l[++nl]=$2} $1=="tachy"{t[++nt]=$2}
+	END {printf "  tachy/loop per repetition:"; for (i=1;i<=nl;i++) printf " %.3f", t[i]/l[i]; print ""}' \
+	"$out/run-overhead.txt"
+
+# CPU time (task-clock of the harness and its children, from perf stat):
+# less noisy than wall time on a shared machine.
+if perf stat -e task-clock -x, -o /dev/null /bin/true 2>/dev/null; then
+	: >"$out/run-overhead-cpu.txt"
+	i=0
+	while [ $i -lt 3 ]; do
+		for p in loop tachy; do
+			c=$(perf stat -e task-clock -x, -o "$out/.tc" sh -c "$(
+				case $p in
+				loop) echo "$out/spawnloop $runs /bin/true" ;;
+				tachy) echo "./tachy run --style none -r $runs /bin/true >/dev/null" ;;
+				esac)" && grep task-clock "$out/.tc" | cut -d, -f1)
+			echo "$p $c" >>"$out/run-overhead-cpu.txt"
+		done
+		i=$((i + 1))
+	done
+	awk '{s[$1]+=$2; n[$1]++} END {printf "  CPU time (task-clock, mean of %d): loop %.0f ms, tachy %.0f ms: %.3fx\n",
+		n["loop"], s["loop"]/n["loop"], s["tachy"]/n["tachy"], (s["tachy"]/n["tachy"])/(s["loop"]/n["loop"])}' \
+		"$out/run-overhead-cpu.txt"
+fi

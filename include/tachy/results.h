@@ -1,0 +1,164 @@
+/* results.h - the result model of a benchmark and its exports.
+ *
+ * A ty_results holds one ty_result per benchmarked command: every measured
+ * run in run order (start time, wall time, wait4 figures, exit status, and
+ * the values added by probes such as performance counters), then, after
+ * ty_results_analyze(), a summary of every figure, warnings, and the
+ * comparison of each command against the reference.
+ *
+ * Figures: index 0..TY_FIG_BUILTIN-1 are the built-in ones (wall, user,
+ * system, maxrss, minflt, majflt, nvcsw, nivcsw); probe values follow, in
+ * the order of ty_results.values. Time figures are given in seconds by
+ * ty_results_value(); probe values are in their own unit. */
+#ifndef TACHY_RESULTS_H
+#define TACHY_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tachy/error.h"
+#include "tachy/spawn.h"
+#include "tachy/stats.h"
+
+enum ty_figure {
+	TY_FIG_WALL,
+	TY_FIG_USER,
+	TY_FIG_SYSTEM,
+	TY_FIG_MAXRSS,
+	TY_FIG_MINFLT,
+	TY_FIG_MAJFLT,
+	TY_FIG_NVCSW,
+	TY_FIG_NIVCSW,
+	TY_FIG_BUILTIN
+};
+
+/* A value added per run by a probe (a counter, ...). The probe owns the
+ * strings and may update supported/scaled/running_share as runs go. */
+struct ty_value_desc {
+	const char *name;     /* "task-clock": a JSON key and a table label */
+	const char *unit;     /* "ns", "" for a count */
+	int supported;        /* 0: the values are NAN */
+	int scaled;           /* the counter was multiplexed and scaled */
+	double running_share; /* time running / time enabled, 1.0 when not multiplexed */
+	int lower_is_better;  /* for verdict words; 1 for nearly everything */
+};
+
+/* One measured run. */
+struct ty_sample {
+	int64_t start_ns; /* since the benchmark began */
+	int64_t wall_ns;
+	struct ty_usage usage;
+	int exit_code; /* -1 when killed by a signal */
+	int signal;
+	int timed_out;
+	uint32_t round;
+};
+
+struct ty_param {
+	char *name, *value;
+};
+
+enum ty_stop_reason {
+	TY_STOP_RUNS,      /* -r N reached */
+	TY_STOP_PRECISION, /* the confidence interval is narrow enough */
+	TY_STOP_MAX_TIME,
+	TY_STOP_MAX_RUNS,
+	TY_STOP_INTERRUPTED,
+	TY_STOP_FAILED,
+};
+
+struct ty_result {
+	char *command; /* as run, after {VAR} substitution (owned) */
+	char *name;    /* -n NAME, else the command (owned) */
+	struct ty_param *params;
+	size_t nparams;
+	struct ty_sample *runs;
+	size_t nruns, cap;
+	double *values;   /* nruns x nvalues probe values, run-major (owned) */
+	int64_t shell_ns; /* shell start-up subtracted from each run, 0 without --shell */
+	enum ty_stop_reason stop;
+	char **warnings;
+	size_t nwarnings;
+	/* After ty_results_analyze(): per figure. */
+	struct ty_summary *sum; /* TY_FIG_BUILTIN + nvalues */
+	double *ci_half;        /* half-width of the CI of the mean, per figure */
+};
+
+/* One figure of one command against the reference. */
+struct ty_comparison {
+	size_t command, reference, figure;
+	struct ty_compare c;
+	const char *verdict; /* "faster", "slower", "same" (lower values are "faster") */
+};
+
+struct ty_results {
+	struct ty_result *r;
+	size_t n;
+	size_t reference;
+	double confidence; /* percent */
+	enum ty_test test;
+	const char *clock; /* "CLOCK_MONOTONIC" ... */
+	const struct ty_value_desc *values; /* probe values, nvalues of them: the array is
+					       owned (malloc'd, freed by release), the
+					       strings in it belong to the probes */
+	size_t nvalues;
+	int shell;       /* --shell was used */
+	int interrupted; /* the benchmark was stopped by a signal */
+	struct ty_comparison *cmp;
+	size_t ncmp;
+};
+
+/* Set up RS for N commands (results zeroed). Returns 0 or -ENOMEM. */
+int ty_results_init(struct ty_results *rs, size_t n, struct ty_error *e);
+/* Free everything RS holds (the descriptor array, not its strings). */
+void ty_results_release(struct ty_results *rs);
+
+/* Append a run to R, with its NVALUES probe values (or NULL). Returns 0 or -ENOMEM. */
+int ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *values,
+		  size_t nvalues, struct ty_error *e);
+/* Add a printf-formatted warning to R. Returns 0 or -ENOMEM. */
+int ty_result_warn(struct ty_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Number of figures, a figure's name ("wall", "maxrss", "task-clock"...) and unit. */
+size_t ty_results_nfigures(const struct ty_results *rs);
+const char *ty_results_figure_name(const struct ty_results *rs, size_t fig);
+const char *ty_results_figure_unit(const struct ty_results *rs, size_t fig);
+
+/* The value of figure FIG in run I of R (seconds for the time figures). */
+double ty_results_value(const struct ty_results *rs, const struct ty_result *r, size_t i,
+			size_t fig);
+
+/* Summaries, confidence intervals, warnings (outliers, slow first run,
+ * drift) and comparisons against rs->reference. Commands with fewer than
+ * two runs get no comparison. Returns 0 or -ENOMEM. */
+int ty_results_analyze(struct ty_results *rs, struct ty_error *e);
+
+/* The comparison of COMMAND on FIG, or NULL. */
+const struct ty_comparison *ty_results_comparison(const struct ty_results *rs, size_t command,
+						  size_t fig);
+
+/* Writes the members of the "environment" object (machine facts) to W. */
+struct ty_jsonw;
+typedef void (*ty_results_env_fn)(struct ty_jsonw *w, void *ctx);
+
+/* The default environment: kernel, cores, tachy's version, date. */
+void ty_results_env_default(struct ty_jsonw *w, void *ctx);
+
+/* Write RS as JSON (docs/json-schema.md) to FP; ENV fills "environment"
+ * (NULL: ty_results_env_default). Returns 0 or -EIO. */
+int ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn env,
+			  void *env_ctx);
+/* hyperfine's CSV columns (command,mean,stddev,median,user,system,min,max,
+ * then parameter_NAME) in seconds. */
+int ty_results_write_csv(const struct ty_results *rs, FILE *fp);
+/* A markdown table in UNIT ("s", "ms", "us", "ns"), relative to the fastest. */
+int ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit);
+
+enum ty_export { TY_EXPORT_JSON, TY_EXPORT_CSV, TY_EXPORT_MARKDOWN };
+/* Write RS to PATH ("-" is stdout) whole or not at all (outfile.h).
+ * Returns 0, or a negative errno with E set. */
+int ty_results_export(const struct ty_results *rs, enum ty_export kind, const char *path,
+		      const char *unit, ty_results_env_fn env, void *env_ctx, struct ty_error *e);
+
+#endif

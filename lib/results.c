@@ -1,0 +1,722 @@
+/* results.c - the result model, its analysis and its exports. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tachy/jsonw.h"
+#include "tachy/outfile.h"
+#include "tachy/results.h"
+#include "tachy/tachy.h"
+
+static const char *const fig_names[TY_FIG_BUILTIN] = {"wall",   "user",   "system", "maxrss",
+						      "minflt", "majflt", "nvcsw",  "nivcsw"};
+static const char *const fig_units[TY_FIG_BUILTIN] = {"s", "s", "s", "KiB", "", "", "", ""};
+
+int
+ty_results_init(struct ty_results *rs, size_t n, struct ty_error *e)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->confidence = 95;
+	rs->test = TY_TEST_WELCH;
+	rs->clock = "CLOCK_MONOTONIC";
+	rs->r = calloc(n ? n : 1, sizeof(*rs->r));
+	if (!rs->r)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	rs->n = n;
+	return 0;
+}
+
+static void
+result_release(struct ty_result *r)
+{
+	size_t i;
+
+	free(r->command);
+	free(r->name);
+	for (i = 0; i < r->nparams; i++) {
+		free(r->params[i].name);
+		free(r->params[i].value);
+	}
+	free(r->params);
+	free(r->runs);
+	free(r->values);
+	for (i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	free(r->sum);
+	free(r->ci_half);
+}
+
+void
+ty_results_release(struct ty_results *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		result_release(&rs->r[i]);
+	free(rs->r);
+	free(rs->cmp);
+	free((void *)rs->values);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int
+ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *values, size_t nvalues,
+	      struct ty_error *e)
+{
+	if (r->nruns == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct ty_sample *runs = realloc(r->runs, cap * sizeof(*runs));
+		double *v = NULL;
+
+		if (!runs)
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		r->runs = runs;
+		if (nvalues) {
+			v = realloc(r->values, cap * nvalues * sizeof(*v));
+			if (!v)
+				return ty_error_set(e, -ENOMEM, "out of memory");
+			r->values = v;
+		}
+		r->cap = cap;
+	}
+	r->runs[r->nruns] = *s;
+	if (nvalues)
+		memcpy(r->values + r->nruns * nvalues, values, nvalues * sizeof(double));
+	r->nruns++;
+	return 0;
+}
+
+int
+ty_result_warn(struct ty_result *r, const char *fmt, ...)
+{
+	char **w;
+	char *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	w = realloc(r->warnings, (r->nwarnings + 1) * sizeof(*w));
+	if (!w) {
+		free(s);
+		return -ENOMEM;
+	}
+	w[r->nwarnings++] = s;
+	r->warnings = w;
+	return 0;
+}
+
+size_t
+ty_results_nfigures(const struct ty_results *rs)
+{
+	return TY_FIG_BUILTIN + rs->nvalues;
+}
+
+const char *
+ty_results_figure_name(const struct ty_results *rs, size_t fig)
+{
+	return fig < TY_FIG_BUILTIN ? fig_names[fig] : rs->values[fig - TY_FIG_BUILTIN].name;
+}
+
+const char *
+ty_results_figure_unit(const struct ty_results *rs, size_t fig)
+{
+	return fig < TY_FIG_BUILTIN ? fig_units[fig] : rs->values[fig - TY_FIG_BUILTIN].unit;
+}
+
+double
+ty_results_value(const struct ty_results *rs, const struct ty_result *r, size_t i, size_t fig)
+{
+	const struct ty_sample *s = &r->runs[i];
+
+	switch (fig) {
+	case TY_FIG_WALL:
+		return (double)s->wall_ns / 1e9;
+	case TY_FIG_USER:
+		return (double)s->usage.user_ns / 1e9;
+	case TY_FIG_SYSTEM:
+		return (double)s->usage.system_ns / 1e9;
+	case TY_FIG_MAXRSS:
+		return (double)s->usage.maxrss_kb;
+	case TY_FIG_MINFLT:
+		return (double)s->usage.minflt;
+	case TY_FIG_MAJFLT:
+		return (double)s->usage.majflt;
+	case TY_FIG_NVCSW:
+		return (double)s->usage.nvcsw;
+	case TY_FIG_NIVCSW:
+		return (double)s->usage.nivcsw;
+	}
+	return r->values[i * rs->nvalues + (fig - TY_FIG_BUILTIN)];
+}
+
+/* The finite values of FIG in R, into X (room for r->nruns). */
+static size_t
+figure_values(const struct ty_results *rs, const struct ty_result *r, size_t fig, double *x)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < r->nruns; i++) {
+		double v = ty_results_value(rs, r, i, fig);
+		if (isfinite(v))
+			x[k++] = v;
+	}
+	return k;
+}
+
+/* ---- analysis ---- */
+
+static void
+warn_outliers(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s)
+{
+	double mad = ty_stats_mad(x, n, s->median);
+	size_t i, k = 0;
+
+	if (n < 5 || !(mad > 0))
+		return;
+	for (i = 0; i < n; i++)
+		if (fabs(0.6745 * (x[i] - s->median) / mad) > 3.5)
+			k++;
+	if (k)
+		ty_result_warn(r,
+			       "%zu outlier%s among %zu runs (modified z-score > 3.5): "
+			       "another program or the system may have disturbed the benchmark",
+			       k, k == 1 ? "" : "s", n);
+	if (fabs(0.6745 * (x[0] - s->median) / mad) > 3.5 && x[0] > 1.5 * s->median)
+		ty_result_warn(r,
+			       "the first run took %.1fx the median: caches were cold; "
+			       "consider -w/--warmup or --prepare",
+			       x[0] / s->median);
+}
+
+/* A trend of the wall time over the run order (Pearson's r, t test at 1%). */
+static void
+warn_drift(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s)
+{
+	double sx = 0, sxx = 0, sxy = 0, syy = 0, mx, b, rr, t, p, change;
+	size_t i;
+
+	if (n < 8 || !(s->mean > 0))
+		return;
+	mx = (double)(n - 1) / 2;
+	for (i = 0; i < n; i++) {
+		double dx = (double)i - mx, dy = x[i] - s->mean;
+		sx += dx;
+		sxx += dx * dx;
+		sxy += dx * dy;
+		syy += dy * dy;
+	}
+	if (!(syy > 0))
+		return;
+	b = sxy / sxx;
+	rr = sxy / sqrt(sxx * syy);
+	if (fabs(rr) >= 1)
+		return;
+	t = rr * sqrt((double)(n - 2) / (1 - rr * rr));
+	p = 2 * (1 - ty_stats_t_cdf(fabs(t), (double)(n - 2)));
+	change = 100 * b * (double)(n - 1) / s->mean;
+	if (p < 0.01 && fabs(change) >= 5)
+		ty_result_warn(r,
+			       "drift: the times %s by about %.0f%% from the first run to the "
+			       "last (p = %.2g); the machine's state changed during the benchmark",
+			       change > 0 ? "rose" : "fell", fabs(change), p);
+}
+
+static int
+compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b,
+	struct ty_comparison *out)
+{
+	const struct ty_result *ref = &rs->r[rs->reference], *r = &rs->r[i];
+	size_t na, nb;
+	int rc;
+
+	if (ref->sum[fig].n < 2 || r->sum[fig].n < 2)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->command = i;
+	out->reference = rs->reference;
+	out->figure = fig;
+	if (rs->test == TY_TEST_MANN_WHITNEY) {
+		na = figure_values(rs, ref, fig, a);
+		nb = figure_values(rs, r, fig, b);
+		rc = ty_stats_mann_whitney(a, na, b, nb, rs->confidence, &out->c);
+	} else if (rs->test == TY_TEST_STUDENT) {
+		rc = ty_stats_student(&ref->sum[fig], &r->sum[fig], rs->confidence, &out->c);
+	} else {
+		rc = ty_stats_welch(&ref->sum[fig], &r->sum[fig], rs->confidence, &out->c);
+	}
+	if (rc < 0)
+		return rc;
+	if (!out->c.significant)
+		out->verdict = "same";
+	else
+		out->verdict = out->c.diff < 0 ? "faster" : "slower";
+	return 0;
+}
+
+static int
+analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_error *e)
+{
+	size_t nf = ty_results_nfigures(rs), f, n;
+
+	free(r->sum);
+	free(r->ci_half);
+	r->sum = calloc(nf, sizeof(*r->sum));
+	r->ci_half = calloc(nf, sizeof(double));
+	if (!r->sum || !r->ci_half)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (f = 0; f < nf; f++) {
+		n = figure_values(rs, r, f, x);
+		if (n == 0) {
+			r->sum[f].mean = r->sum[f].median = r->sum[f].min = r->sum[f].max = NAN;
+			r->ci_half[f] = NAN;
+			continue;
+		}
+		if (ty_stats_summarize(x, n, &r->sum[f]) < 0)
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		r->ci_half[f] = n >= 2 ? ty_stats_mean_ci_halfwidth(&r->sum[f], rs->confidence) : NAN;
+	}
+	for (f = 0, n = 0; f < r->nruns; f++)
+		n += r->runs[f].exit_code != 0 || r->runs[f].signal || r->runs[f].timed_out;
+	if (n)
+		ty_result_warn(r, "%zu of %zu runs failed (non-zero exit, signal or timeout)", n,
+			       r->nruns);
+	n = figure_values(rs, r, TY_FIG_WALL, x);
+	if (n) {
+		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
+		warn_drift(r, x, n, &r->sum[TY_FIG_WALL]);
+		if (rs->shell && r->sum[TY_FIG_WALL].mean < 0.005)
+			ty_result_warn(r,
+				       "the mean is below 5 ms with --shell: the shell's start-up "
+				       "that was subtracted dominates; run without --shell");
+	}
+	return 0;
+}
+
+int
+ty_results_analyze(struct ty_results *rs, struct ty_error *e)
+{
+	size_t i, f, nf = ty_results_nfigures(rs), maxn = 1;
+	double *a, *b;
+	int rc = 0;
+
+	for (i = 0; i < rs->n; i++)
+		if (rs->r[i].nruns > maxn)
+			maxn = rs->r[i].nruns;
+	a = malloc(maxn * sizeof(double));
+	b = malloc(maxn * sizeof(double));
+	free(rs->cmp);
+	rs->ncmp = 0;
+	rs->cmp = rs->n > 1 ? calloc((rs->n - 1) * nf, sizeof(*rs->cmp)) : NULL;
+	if (!a || !b || (rs->n > 1 && !rs->cmp)) {
+		rc = ty_error_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < rs->n && rc == 0; i++)
+		rc = analyze_one(rs, &rs->r[i], a, e);
+	for (i = 0; i < rs->n && rc == 0; i++) {
+		if (i == rs->reference)
+			continue;
+		for (f = 0; f < nf; f++)
+			if (compare(rs, i, f, a, b, &rs->cmp[rs->ncmp]) == 0)
+				rs->ncmp++;
+	}
+out:
+	free(a);
+	free(b);
+	return rc;
+}
+
+const struct ty_comparison *
+ty_results_comparison(const struct ty_results *rs, size_t command, size_t fig)
+{
+	size_t i;
+
+	for (i = 0; i < rs->ncmp; i++)
+		if (rs->cmp[i].command == command && rs->cmp[i].figure == fig)
+			return &rs->cmp[i];
+	return NULL;
+}
+
+/* ---- JSON ---- */
+
+void
+ty_results_env_default(struct ty_jsonw *w, void *ctx)
+{
+	struct utsname u;
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	(void)ctx;
+	if (uname(&u) == 0) {
+		ty_jsonw_kstring(w, "kernel", u.release);
+		ty_jsonw_kstring(w, "machine", u.machine);
+	}
+	ty_jsonw_kint(w, "cores", sysconf(_SC_NPROCESSORS_ONLN));
+	ty_jsonw_kstring(w, "tachy_version", TY_VERSION);
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	ty_jsonw_kstring(w, "date", date);
+}
+
+static const char *
+stop_name(enum ty_stop_reason s)
+{
+	static const char *const names[] = {"runs",      "precision",   "max-time",
+					    "max-runs",  "interrupted", "failed"};
+	return names[s];
+}
+
+static const char *
+test_name(enum ty_test t)
+{
+	return t == TY_TEST_MANN_WHITNEY ? "mann-whitney"
+	       : t == TY_TEST_STUDENT    ? "student"
+					 : "welch";
+}
+
+/* A whole number as an integer (counts read better as 812345 than
+ * 8.12345e+05), anything else as the shortest round-tripping double. */
+static void
+json_num(struct ty_jsonw *w, const char *key, double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
+		ty_jsonw_kint(w, key, (int64_t)v);
+	else
+		ty_jsonw_kdouble(w, key, v);
+}
+
+static void
+json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struct ty_jsonw *w)
+{
+	const struct ty_sample *s = &r->runs[i];
+	size_t k;
+
+	ty_jsonw_object_begin(w);
+	ty_jsonw_kint(w, "start_ns", s->start_ns);
+	ty_jsonw_kint(w, "wall_ns", s->wall_ns);
+	ty_jsonw_kint(w, "user_ns", s->usage.user_ns);
+	ty_jsonw_kint(w, "system_ns", s->usage.system_ns);
+	ty_jsonw_kint(w, "maxrss_kb", s->usage.maxrss_kb);
+	ty_jsonw_kint(w, "minflt", s->usage.minflt);
+	ty_jsonw_kint(w, "majflt", s->usage.majflt);
+	ty_jsonw_kint(w, "nvcsw", s->usage.nvcsw);
+	ty_jsonw_kint(w, "nivcsw", s->usage.nivcsw);
+	ty_jsonw_kint(w, "exit_code", s->exit_code);
+	ty_jsonw_kint(w, "signal", s->signal);
+	ty_jsonw_kbool(w, "timed_out", s->timed_out);
+	ty_jsonw_kint(w, "round", s->round);
+	if (rs->nvalues) {
+		ty_jsonw_key(w, "counters");
+		ty_jsonw_object_begin(w);
+		for (k = 0; k < rs->nvalues; k++)
+			if (rs->values[k].supported) /* unsupported: left out, never 0 */
+				json_num(w, rs->values[k].name, r->values[i * rs->nvalues + k]);
+		ty_jsonw_object_end(w);
+	}
+	ty_jsonw_object_end(w);
+}
+
+static void
+json_summary(const struct ty_results *rs, const struct ty_result *r, struct ty_jsonw *w)
+{
+	size_t f;
+
+	ty_jsonw_key(w, "summary");
+	ty_jsonw_object_begin(w);
+	for (f = 0; f < ty_results_nfigures(rs); f++) {
+		const struct ty_summary *s = &r->sum[f];
+		if (f >= TY_FIG_BUILTIN && !rs->values[f - TY_FIG_BUILTIN].supported)
+			continue; /* an unsupported counter: left out */
+		ty_jsonw_key(w, ty_results_figure_name(rs, f));
+		ty_jsonw_object_begin(w);
+		ty_jsonw_kstring(w, "unit", ty_results_figure_unit(rs, f));
+		ty_jsonw_kuint(w, "n", s->n);
+		json_num(w, "mean", s->mean);
+		ty_jsonw_kdouble(w, "ci_low", s->mean - r->ci_half[f]);
+		ty_jsonw_kdouble(w, "ci_high", s->mean + r->ci_half[f]);
+		json_num(w, "median", s->median);
+		ty_jsonw_kdouble(w, "stddev", s->n >= 2 ? s->stddev : NAN);
+		json_num(w, "min", s->min);
+		json_num(w, "max", s->max);
+		ty_jsonw_object_end(w);
+	}
+	ty_jsonw_object_end(w);
+}
+
+static void
+json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct ty_jsonw *w)
+{
+	size_t i;
+
+	ty_jsonw_key(w, "tachy");
+	ty_jsonw_object_begin(w);
+	ty_jsonw_kstring(w, "name", r->name);
+	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
+	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
+	ty_jsonw_key(w, "runs");
+	ty_jsonw_array_begin(w);
+	for (i = 0; i < r->nruns; i++)
+		json_run(rs, r, i, w);
+	ty_jsonw_array_end(w);
+	json_summary(rs, r, w);
+	if (rs->nvalues) {
+		ty_jsonw_key(w, "counters");
+		ty_jsonw_object_begin(w);
+		for (i = 0; i < rs->nvalues; i++) {
+			ty_jsonw_key(w, rs->values[i].name);
+			ty_jsonw_object_begin(w);
+			ty_jsonw_kbool(w, "supported", rs->values[i].supported);
+			ty_jsonw_kstring(w, "unit", rs->values[i].unit);
+			ty_jsonw_kbool(w, "scaled", rs->values[i].scaled);
+			ty_jsonw_kdouble(w, "running_share", rs->values[i].running_share);
+			ty_jsonw_object_end(w);
+		}
+		ty_jsonw_object_end(w);
+	}
+	ty_jsonw_key(w, "warnings");
+	ty_jsonw_array_begin(w);
+	for (i = 0; i < r->nwarnings; i++)
+		ty_jsonw_string(w, r->warnings[i]);
+	ty_jsonw_array_end(w);
+	ty_jsonw_object_end(w);
+}
+
+static void
+json_result(const struct ty_results *rs, const struct ty_result *r, struct ty_jsonw *w)
+{
+	const struct ty_summary *s = r->sum;
+	size_t i;
+
+	ty_jsonw_object_begin(w);
+	ty_jsonw_kstring(w, "command", r->command);
+	ty_jsonw_kdouble(w, "mean", s[TY_FIG_WALL].mean);
+	ty_jsonw_kdouble(w, "stddev", s[TY_FIG_WALL].n >= 2 ? s[TY_FIG_WALL].stddev : NAN);
+	ty_jsonw_kdouble(w, "median", s[TY_FIG_WALL].median);
+	ty_jsonw_kdouble(w, "user", s[TY_FIG_USER].mean);
+	ty_jsonw_kdouble(w, "system", s[TY_FIG_SYSTEM].mean);
+	ty_jsonw_kdouble(w, "min", s[TY_FIG_WALL].min);
+	ty_jsonw_kdouble(w, "max", s[TY_FIG_WALL].max);
+	ty_jsonw_key(w, "times");
+	ty_jsonw_array_begin(w);
+	for (i = 0; i < r->nruns; i++)
+		ty_jsonw_double(w, (double)r->runs[i].wall_ns / 1e9);
+	ty_jsonw_array_end(w);
+	ty_jsonw_key(w, "memory_usage_byte");
+	ty_jsonw_array_begin(w);
+	for (i = 0; i < r->nruns; i++)
+		ty_jsonw_int(w, (int64_t)r->runs[i].usage.maxrss_kb * 1024);
+	ty_jsonw_array_end(w);
+	ty_jsonw_key(w, "exit_codes");
+	ty_jsonw_array_begin(w);
+	for (i = 0; i < r->nruns; i++)
+		if (r->runs[i].exit_code >= 0)
+			ty_jsonw_int(w, r->runs[i].exit_code);
+		else
+			ty_jsonw_null(w);
+	ty_jsonw_array_end(w);
+	if (r->nparams) {
+		ty_jsonw_key(w, "parameters");
+		ty_jsonw_object_begin(w);
+		for (i = 0; i < r->nparams; i++)
+			ty_jsonw_kstring(w, r->params[i].name, r->params[i].value);
+		ty_jsonw_object_end(w);
+	}
+	json_tachy_result(rs, r, w);
+	ty_jsonw_object_end(w);
+}
+
+static void
+json_comparison(const struct ty_results *rs, const struct ty_comparison *c, struct ty_jsonw *w)
+{
+	ty_jsonw_object_begin(w);
+	ty_jsonw_kuint(w, "command", c->command);
+	ty_jsonw_kuint(w, "reference", c->reference);
+	ty_jsonw_kstring(w, "figure", ty_results_figure_name(rs, c->figure));
+	ty_jsonw_kdouble(w, "ratio", c->c.ratio);
+	ty_jsonw_kdouble(w, "ratio_low", c->c.ratio_lo);
+	ty_jsonw_kdouble(w, "ratio_high", c->c.ratio_hi);
+	ty_jsonw_kdouble(w, "change_pct", c->c.rel);
+	ty_jsonw_kdouble(w, "change_low_pct", c->c.rel_lo);
+	ty_jsonw_kdouble(w, "change_high_pct", c->c.rel_hi);
+	ty_jsonw_kdouble(w, "p_value", c->c.p_value);
+	ty_jsonw_kstring(w, "verdict", c->verdict);
+	ty_jsonw_object_end(w);
+}
+
+int
+ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn env, void *env_ctx)
+{
+	struct ty_jsonw w;
+	size_t i;
+
+	ty_jsonw_init(&w, fp, 1);
+	ty_jsonw_object_begin(&w);
+	ty_jsonw_key(&w, "results");
+	ty_jsonw_array_begin(&w);
+	for (i = 0; i < rs->n; i++)
+		json_result(rs, &rs->r[i], &w);
+	ty_jsonw_array_end(&w);
+	ty_jsonw_key(&w, "tachy");
+	ty_jsonw_object_begin(&w);
+	ty_jsonw_kint(&w, "schema", 1);
+	ty_jsonw_kstring(&w, "version", TY_VERSION);
+	ty_jsonw_kuint(&w, "reference", rs->reference);
+	ty_jsonw_kdouble(&w, "confidence", rs->confidence);
+	ty_jsonw_kstring(&w, "test", test_name(rs->test));
+	ty_jsonw_kstring(&w, "clock", rs->clock);
+	ty_jsonw_kbool(&w, "interrupted", rs->interrupted);
+	ty_jsonw_key(&w, "environment");
+	ty_jsonw_object_begin(&w);
+	(env ? env : ty_results_env_default)(&w, env_ctx);
+	ty_jsonw_object_end(&w);
+	ty_jsonw_key(&w, "comparisons");
+	ty_jsonw_array_begin(&w);
+	for (i = 0; i < rs->ncmp; i++)
+		json_comparison(rs, &rs->cmp[i], &w);
+	ty_jsonw_array_end(&w);
+	ty_jsonw_object_end(&w);
+	ty_jsonw_object_end(&w);
+	fputc('\n', fp);
+	return ferror(fp) ? -EIO : 0;
+}
+
+/* ---- CSV and markdown ---- */
+
+static void
+csv_field(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+int
+ty_results_write_csv(const struct ty_results *rs, FILE *fp)
+{
+	size_t i, k, p;
+
+	fputs("command,mean,stddev,median,user,system,min,max", fp);
+	if (rs->n)
+		for (p = 0; p < rs->r[0].nparams; p++) {
+			fputs(",parameter_", fp);
+			csv_field(fp, rs->r[0].params[p].name);
+		}
+	fputc('\n', fp);
+	for (i = 0; i < rs->n; i++) {
+		const struct ty_result *r = &rs->r[i];
+		const struct ty_summary *w = &r->sum[TY_FIG_WALL];
+		double v[7] = {w->mean,
+			       w->n >= 2 ? w->stddev : NAN,
+			       w->median,
+			       r->sum[TY_FIG_USER].mean,
+			       r->sum[TY_FIG_SYSTEM].mean,
+			       w->min,
+			       w->max};
+		csv_field(fp, r->command);
+		for (k = 0; k < 7; k++)
+			if (isfinite(v[k]))
+				fprintf(fp, ",%.9g", v[k]);
+			else
+				fputc(',', fp);
+		for (p = 0; p < r->nparams; p++) {
+			fputc(',', fp);
+			csv_field(fp, r->params[p].value);
+		}
+		fputc('\n', fp);
+	}
+	return ferror(fp) ? -EIO : 0;
+}
+
+static double
+unit_scale(const char *unit)
+{
+	if (strcmp(unit, "ms") == 0)
+		return 1e3;
+	if (strcmp(unit, "us") == 0 || strcmp(unit, "µs") == 0)
+		return 1e6;
+	if (strcmp(unit, "ns") == 0)
+		return 1e9;
+	return 1;
+}
+
+static void
+md_text(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '`')
+			fputc('\\', fp);
+		fputc(*s == '\n' ? ' ' : *s, fp);
+	}
+}
+
+int
+ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+{
+	double scale, best = INFINITY, best_sd = 0;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
+			best = rs->r[i].sum[TY_FIG_WALL].mean;
+			best_sd = rs->r[i].sum[TY_FIG_WALL].n >= 2 ? rs->r[i].sum[TY_FIG_WALL].stddev : 0;
+		}
+	if (!unit)
+		unit = !(best < 1) ? "s" : best >= 1e-3 ? "ms" : best >= 1e-6 ? "µs" : "ns";
+	scale = unit_scale(unit);
+	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", unit, unit, unit);
+	fputs("|:---|---:|---:|---:|---:|\n", fp);
+	for (i = 0; i < rs->n; i++) {
+		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
+		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
+		fputs("| `", fp);
+		md_text(fp, rs->r[i].command);
+		fprintf(fp, "` | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
+			w->min * scale, w->max * scale);
+		if (w->mean == best)
+			fprintf(fp, "%.2f |\n", 1.0);
+		else
+			fprintf(fp, "%.2f ± %.2f |\n", rel, rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
+	}
+	return ferror(fp) ? -EIO : 0;
+}
+
+int
+ty_results_export(const struct ty_results *rs, enum ty_export kind, const char *path,
+		  const char *unit, ty_results_env_fn env, void *env_ctx, struct ty_error *e)
+{
+	struct ty_outfile of;
+	int rc;
+
+	if ((rc = ty_outfile_open(&of, path, e)) < 0)
+		return rc;
+	if (kind == TY_EXPORT_JSON)
+		rc = ty_results_write_json(rs, of.fp, env, env_ctx);
+	else if (kind == TY_EXPORT_CSV)
+		rc = ty_results_write_csv(rs, of.fp);
+	else
+		rc = ty_results_write_markdown(rs, of.fp, unit);
+	if (rc < 0) {
+		ty_outfile_abort(&of);
+		return ty_error_set(e, rc, "cannot write '%s': %s", path, strerror(-rc));
+	}
+	return ty_outfile_commit(&of, e);
+}

@@ -1,0 +1,839 @@
+/* runner.c - the schedule: warm-ups, rounds, hooks, adaptive stopping. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tachy/runner.h"
+#include "tachy/stats.h"
+
+extern char **environ;
+
+#define ITER_PREFIX "TACHY_ITERATION="
+
+static const char *const hook_names[TY_HOOKS] = {"setup", "prepare", "conclude", "cleanup"};
+
+int64_t
+ty_runner_monotonic_ns(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+ty_runner_init(struct ty_runner *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->o.min_runs = 10;
+	r->o.precision = 1.0;
+	r->o.max_time = 10.0;
+	r->o.confidence = 95.0;
+	r->o.order = TY_ORDER_INTERLEAVED;
+	r->o.shell_runs = 50;
+	r->clock.name = "CLOCK_MONOTONIC";
+	r->clock.now_ns = ty_runner_monotonic_ns;
+	r->fd[0] = r->fd[1] = r->fd[2] = -1;
+	r->drain[0] = r->drain[1] = -1;
+	r->sp.pidfd = -1;
+}
+
+int
+ty_runner_add_probe(struct ty_runner *r, const struct ty_probe *p, struct ty_error *e)
+{
+	if (r->nprobes >= TY_MAX_PROBES)
+		return ty_error_set(e, -E2BIG, "too many probes (at most %d)", TY_MAX_PROBES);
+	r->probes[r->nprobes++] = *p;
+	return 0;
+}
+
+const char *
+ty_runner_signame(int sig, char *buf)
+{
+	const char *d = sigabbrev_np(sig);
+
+	if (d)
+		snprintf(buf, 32, "SIG%s", d);
+	else
+		snprintf(buf, 32, "signal %d", sig);
+	return buf;
+}
+
+/* ---- word splitting ---- */
+
+static int
+split_error(const char *s, const char *why, struct ty_error *e)
+{
+	return ty_error_set(e, -EINVAL, "cannot split command '%s': %s", s, why);
+}
+
+/* One pass: count words and bytes (OUT NULL) or write them. */
+static int
+split_pass(const char *s, char *out, char **words, size_t *nbytes, struct ty_error *e)
+{
+	const char *p = s;
+	size_t nw = 0, nb = 0;
+	int in_word = 0;
+
+	for (;;) {
+		char c = *p;
+		if (c == '\0' || c == ' ' || c == '\t' || c == '\n') {
+			if (in_word) {
+				if (out)
+					out[nb] = '\0';
+				nb++;
+				in_word = 0;
+			}
+			if (c == '\0')
+				break;
+			p++;
+			continue;
+		}
+		if (!in_word) {
+			if (words)
+				words[nw] = out + nb;
+			nw++;
+			in_word = 1;
+		}
+		if (c == '\'') {
+			const char *q = strchr(p + 1, '\'');
+			if (!q)
+				return split_error(s, "unterminated single quote", e);
+			if (out)
+				memcpy(out + nb, p + 1, (size_t)(q - p - 1));
+			nb += (size_t)(q - p - 1);
+			p = q + 1;
+		} else if (c == '"') {
+			for (p++; *p != '"'; p++) {
+				if (!*p)
+					return split_error(s, "unterminated double quote", e);
+				if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
+					p++;
+					if (*p == '\n')
+						continue;
+				} else if (*p == '$' || *p == '`') {
+					return split_error(s, "'$' and '`' need a shell: use --shell", e);
+				}
+				if (out)
+					out[nb] = *p;
+				nb++;
+			}
+			p++;
+		} else if (c == '\\') {
+			if (!p[1])
+				return split_error(s, "backslash at the end", e);
+			if (p[1] != '\n') {
+				if (out)
+					out[nb] = p[1];
+				nb++;
+			}
+			p += 2;
+		} else if (strchr("|&;<>$`()", c)) {
+			char why[96];
+			snprintf(why, sizeof(why),
+				 "'%c' is shell syntax, and commands run without a shell: "
+				 "quote it or use --shell",
+				 c);
+			return split_error(s, why, e);
+		} else {
+			if (out)
+				out[nb] = c;
+			nb++;
+			p++;
+		}
+	}
+	if (nbytes)
+		*nbytes = nb;
+	return (int)nw;
+}
+
+int
+ty_runner_split(const char *s, char ***argv, struct ty_error *e)
+{
+	size_t nb;
+	int nw;
+	char **v;
+
+	nw = split_pass(s, NULL, NULL, &nb, e);
+	if (nw < 0)
+		return nw;
+	if (nw == 0)
+		return ty_error_set(e, -EINVAL, "cannot run an empty command");
+	v = malloc((size_t)(nw + 1) * sizeof(char *) + nb + 1);
+	if (!v)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	split_pass(s, (char *)(v + nw + 1), v, NULL, e);
+	v[nw] = NULL;
+	*argv = v;
+	return nw;
+}
+
+/* ---- process set-up ---- */
+
+static int
+open_fd(const char *path, int flags, struct ty_error *e)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
+	return fd;
+}
+
+static int
+setup_env(struct ty_runner *r, struct ty_error *e)
+{
+	size_t n = 0, k = 0;
+	char **p;
+
+	for (p = environ; *p; p++)
+		n++;
+	r->envp = calloc(n + 2, sizeof(char *));
+	if (!r->envp)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (p = environ; *p; p++)
+		if (strncmp(*p, ITER_PREFIX, strlen(ITER_PREFIX)) != 0)
+			r->envp[k++] = *p;
+	strcpy(r->iter_env, ITER_PREFIX "0");
+	r->envp[k++] = r->iter_env;
+	r->envp[k] = NULL;
+	return 0;
+}
+
+static int
+setup_io(struct ty_runner *r, struct ty_error *e)
+{
+	int fd;
+
+	fd = open_fd(r->o.input_file ? r->o.input_file : "/dev/null", O_RDONLY, e);
+	if (fd < 0)
+		return fd;
+	r->fd[0] = fd;
+	switch (r->o.output) {
+	case TY_OUTPUT_NULL:
+		fd = open_fd("/dev/null", O_WRONLY, e);
+		break;
+	case TY_OUTPUT_FILE:
+		fd = open_fd(r->o.output_file, O_WRONLY | O_CREAT | O_TRUNC, e);
+		break;
+	case TY_OUTPUT_PIPE:
+		if (pipe2(r->drain, O_CLOEXEC) != 0)
+			return ty_error_set(e, -errno, "cannot create a pipe: %s", strerror(errno));
+		fcntl(r->drain[0], F_SETFL, O_NONBLOCK);
+		fd = dup(r->drain[1]);
+		if (fd >= 0)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+		break;
+	case TY_OUTPUT_INHERIT:
+		fd = -1;
+		break;
+	}
+	if (fd < 0 && r->o.output != TY_OUTPUT_INHERIT)
+		return fd;
+	r->fd[1] = fd;
+	/* hooks: to /dev/null unless the output is inherited */
+	r->fd[2] = r->o.output == TY_OUTPUT_INHERIT ? -1 : open_fd("/dev/null", O_WRONLY, e);
+	if (r->o.output != TY_OUTPUT_INHERIT && r->fd[2] < 0)
+		return r->fd[2];
+	return 0;
+}
+
+static void
+teardown(struct ty_runner *r)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (r->fd[i] >= 0)
+			close(r->fd[i]);
+	for (i = 0; i < 2; i++)
+		if (r->drain[i] >= 0)
+			close(r->drain[i]);
+	r->fd[0] = r->fd[1] = r->fd[2] = r->drain[0] = r->drain[1] = -1;
+	free(r->envp);
+	r->envp = NULL;
+	ty_spawn_release_all(&r->sp);
+}
+
+static void
+set_iteration(struct ty_runner *r, enum ty_step step, size_t index)
+{
+	char *v = r->iter_env + strlen(ITER_PREFIX);
+
+	if (step == TY_STEP_WARMUP)
+		strcpy(v, "warmup");
+	else
+		snprintf(v, sizeof(r->iter_env) - strlen(ITER_PREFIX), "%zu", index);
+}
+
+static void
+probes_detach(struct ty_runner *r, pid_t pid, size_t upto)
+{
+	size_t i;
+
+	for (i = 0; i < upto; i++)
+		if (r->probes[i].detach)
+			r->probes[i].detach(r->probes[i].ctx, pid);
+}
+
+static int
+probes_attach(struct ty_runner *r, pid_t pid, struct ty_error *e)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->nprobes; i++) {
+		if (!r->probes[i].attach)
+			continue;
+		rc = r->probes[i].attach(r->probes[i].ctx, pid, e);
+		if (rc < 0) {
+			probes_detach(r, pid, i);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+probes_collect(struct ty_runner *r, pid_t pid, double *values, struct ty_error *e)
+{
+	size_t i, k = 0, j;
+	int rc;
+
+	for (i = 0; i < r->nprobes; i++) {
+		for (j = 0; j < r->probes[i].nvalues; j++)
+			values[k + j] = NAN;
+		if (r->probes[i].collect) {
+			rc = r->probes[i].collect(r->probes[i].ctx, pid, values + k, e);
+			if (rc < 0) {
+				probes_detach(r, pid, r->nprobes);
+				return rc;
+			}
+		}
+		k += r->probes[i].nvalues;
+	}
+	return 0;
+}
+
+/* The real executor: a held child, the clock around release-to-reap. */
+static int
+real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
+	  struct ty_sample *s, double *values, struct ty_error *e)
+{
+	struct ty_spawn_opts o;
+	struct ty_usage u;
+	struct ty_exit x;
+	int64_t t0, t1;
+	int measured = step == TY_STEP_RUN, rc;
+	pid_t pid;
+
+	memset(&o, 0, sizeof(o));
+	if (step == TY_STEP_HOOK) {
+		o.path = job->hook_path[hook];
+		o.argv = job->hook[hook];
+		o.fd[1] = o.fd[2] = r->fd[2];
+		o.drain_fd = -1;
+	} else {
+		o.path = job->path;
+		o.argv = job->argv;
+		o.fd[1] = o.fd[2] = r->fd[1];
+		o.drain_fd = r->drain[0];
+	}
+	o.fd[0] = r->fd[0];
+	o.envp = r->envp;
+	o.cpus = r->o.cpus;
+	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK);
+	set_iteration(r, step, index);
+	if (r->o.input_file)
+		lseek(r->fd[0], 0, SEEK_SET); /* every run reads the input from its start */
+	pid = ty_spawn_create(&r->sp, &o, e);
+	if (pid < 0)
+		return pid;
+	if (measured && r->nprobes && (rc = probes_attach(r, pid, e)) < 0) {
+		ty_spawn_kill(&r->sp, SIGKILL);
+		ty_spawn_go(&r->sp);
+		ty_spawn_wait(&r->sp, 0, NULL, &u, &x, NULL);
+		return rc;
+	}
+	t0 = r->clock.now_ns(r->clock.ctx);
+	ty_spawn_go(&r->sp);
+	rc = ty_spawn_wait(&r->sp, step == TY_STEP_HOOK ? 0 : (int64_t)(r->o.timeout * 1e9), r->stop,
+			   &u, &x, e);
+	t1 = r->clock.now_ns(r->clock.ctx);
+	if (rc < 0 || rc == 1) {
+		if (measured)
+			probes_detach(r, pid, r->nprobes);
+		return rc;
+	}
+	s->start_ns = t0 - r->t0;
+	s->wall_ns = t1 - t0;
+	s->usage = u;
+	s->exit_code = x.exit_code;
+	s->signal = x.signal;
+	s->timed_out = x.timed_out;
+	if (x.exec_errno) {
+		if (measured)
+			probes_detach(r, pid, r->nprobes);
+		return ty_error_set(e, -x.exec_errno, "cannot run '%s': %s", o.argv[0],
+				    strerror(x.exec_errno));
+	}
+	if (measured && r->nprobes)
+		return probes_collect(r, pid, values, e);
+	return 0;
+}
+
+/* ---- the schedule ---- */
+
+struct jobstate {
+	long warm, done;
+	int started, finished;
+	int64_t spent_ns;
+	struct ty_welford w;
+};
+
+struct sched {
+	struct ty_runner *r;
+	struct ty_job *jobs;
+	size_t n;
+	struct ty_results *rs;
+	struct jobstate *st;
+	double *values;
+	size_t nvalues;
+	uint32_t round;
+};
+
+static uint64_t
+rng_next(struct ty_runner *r)
+{
+	uint64_t x = r->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	r->rng = x;
+	return x * 2685821657736338717ULL;
+}
+
+static int
+do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook,
+	struct ty_sample *s, struct ty_error *e)
+{
+	struct ty_runner *r = S->r;
+	ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
+
+	if (r->stop && *r->stop)
+		return 1;
+	memset(s, 0, sizeof(*s));
+	s->start_ns = r->clock.now_ns(r->clock.ctx) - r->t0; /* the real executor is exact */
+	return fn(r, &S->jobs[j], index, step, hook, s, S->values, e);
+}
+
+static const char *
+status_text(const struct ty_sample *s, double timeout, char *buf, size_t size)
+{
+	char sig[32];
+
+	if (s->timed_out)
+		snprintf(buf, size, "timed out after %g s and was killed", timeout);
+	else if (s->signal)
+		snprintf(buf, size, "was killed by %s", ty_runner_signame(s->signal, sig));
+	else
+		snprintf(buf, size, "exited with status %d", s->exit_code);
+	return buf;
+}
+
+static int
+failed(const struct ty_sample *s)
+{
+	return s->timed_out || s->signal || s->exit_code != 0;
+}
+
+static int
+run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
+{
+	struct ty_job *job = &S->jobs[j];
+	struct ty_sample s;
+	char buf[96];
+	int rc;
+
+	if (!job->hook[hook])
+		return 0;
+	rc = do_exec(S, j, index, TY_STEP_HOOK, hook, &s, e);
+	if (rc)
+		return rc;
+	if (failed(&s))
+		return ty_error_set(e, -ECHILD, "the %s command '%s' of '%s' %s", hook_names[hook],
+				    job->hook_text[hook], S->rs->r[j].name,
+				    status_text(&s, 0, buf, sizeof(buf)));
+	return 0;
+}
+
+static void
+subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
+{
+	s->wall_ns = s->wall_ns > shell->wall_ns ? s->wall_ns - shell->wall_ns : 0;
+	s->usage.user_ns =
+		s->usage.user_ns > shell->usage.user_ns ? s->usage.user_ns - shell->usage.user_ns : 0;
+	s->usage.system_ns = s->usage.system_ns > shell->usage.system_ns
+				     ? s->usage.system_ns - shell->usage.system_ns
+				     : 0;
+}
+
+/* One run of job J (warm-up or measured), with prepare and conclude. */
+static int
+step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell,
+     struct ty_error *e)
+{
+	struct ty_runner *r = S->r;
+	struct jobstate *st = &S->st[j];
+	struct ty_result *res = &S->rs->r[j];
+	size_t index = kind == TY_STEP_RUN ? (size_t)st->done : (size_t)st->warm;
+	struct ty_sample s;
+	int64_t t0 = r->clock.now_ns(r->clock.ctx);
+	char buf[96];
+	int rc;
+
+	if (!st->started) {
+		st->started = 1;
+		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)))
+			return rc;
+	}
+	if ((rc = run_hook(S, j, TY_HOOK_PREPARE, index, e)))
+		return rc;
+	rc = do_exec(S, j, index, kind, 0, &s, e);
+	if (rc)
+		return rc;
+	if (failed(&s) && !r->o.ignore_failure) {
+		if (kind == TY_STEP_RUN)
+			ty_result_add(res, &s, S->values, S->nvalues, NULL);
+		res->stop = TY_STOP_FAILED;
+		return ty_error_set(e, -ECHILD, "command '%s' %s in %s %zu%s", res->name,
+				    status_text(&s, r->o.timeout, buf, sizeof(buf)),
+				    kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
+				    r->o.timeout > 0 || s.signal
+					    ? ""
+					    : " (use -i/--ignore-failure to go on)");
+	}
+	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE, index, e)))
+		return rc;
+	st->spent_ns += r->clock.now_ns(r->clock.ctx) - t0;
+	if (kind == TY_STEP_WARMUP) {
+		st->warm++;
+		return 0;
+	}
+	if (shell)
+		subtract_shell(&s, shell);
+	s.round = S->round;
+	if ((rc = ty_result_add(res, &s, S->values, S->nvalues, e)) < 0)
+		return rc;
+	st->done++;
+	ty_stats_welford_add(&st->w, (double)s.wall_ns);
+	return 0;
+}
+
+static double
+rel_halfwidth(const struct ty_runner *r, const struct jobstate *st)
+{
+	double sd, t;
+
+	if (st->w.n < 2 || st->w.mean <= 0)
+		return INFINITY;
+	sd = sqrt(ty_stats_welford_var(&st->w));
+	t = ty_stats_t_quantile(1 - (1 - r->o.confidence / 100) / 2, (double)(st->w.n - 1));
+	return 100 * t * sd / sqrt((double)st->w.n) / st->w.mean;
+}
+
+/* Is job J done? Sets its stop reason. */
+static int
+job_done(struct sched *S, size_t j)
+{
+	struct ty_runner *r = S->r;
+	struct jobstate *st = &S->st[j];
+	struct ty_result *res = &S->rs->r[j];
+
+	if (r->o.runs > 0) {
+		res->stop = TY_STOP_RUNS;
+		return st->done >= r->o.runs;
+	}
+	if (r->o.max_runs > 0 && st->done >= r->o.max_runs) {
+		res->stop = TY_STOP_MAX_RUNS;
+		return 1;
+	}
+	if (st->done < r->o.min_runs)
+		return 0;
+	if (rel_halfwidth(r, st) <= r->o.precision) {
+		res->stop = TY_STOP_PRECISION;
+		return 1;
+	}
+	if ((double)st->spent_ns >= r->o.max_time * 1e9) {
+		res->stop = TY_STOP_MAX_TIME;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+finish_job(struct sched *S, size_t j, struct ty_error *e)
+{
+	struct ty_runner *r = S->r;
+	struct ty_result *res = &S->rs->r[j];
+	double hw;
+
+	S->st[j].finished = 1;
+	if (r->o.runs == 0 && res->stop != TY_STOP_PRECISION) {
+		hw = rel_halfwidth(r, &S->st[j]);
+		if (isfinite(hw))
+			ty_result_warn(res,
+				       "the mean is known to within %.2g%% only, not %g%%: "
+				       "stopped at %s; more runs are needed (-M, --max-time)",
+				       hw, r->o.precision,
+				       res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
+		else
+			ty_result_warn(res, "too few runs for a confidence interval");
+	}
+	return run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
+}
+
+static void
+report(struct sched *S, size_t j)
+{
+	struct ty_runner *r = S->r;
+	double left = 0;
+
+	if (!r->progress)
+		return;
+	if (r->o.runs == 0)
+		left = r->o.max_time - (double)S->st[j].spent_ns / 1e9;
+	r->progress(r->progress_ctx, j, &S->rs->r[j], r->o.runs, left);
+}
+
+/* A measured step of J, then the end of J if it is done. */
+static int
+measure(struct sched *S, size_t j, const struct ty_sample *shell, struct ty_error *e)
+{
+	int rc = step(S, j, TY_STEP_RUN, shell, e);
+
+	if (rc)
+		return rc;
+	report(S, j);
+	if (job_done(S, j))
+		return finish_job(S, j, e);
+	return 0;
+}
+
+static int
+warmups(struct sched *S, size_t j, struct ty_error *e)
+{
+	int rc;
+
+	while (S->st[j].warm < S->r->o.warmup)
+		if ((rc = step(S, j, TY_STEP_WARMUP, NULL, e)))
+			return rc;
+	return 0;
+}
+
+static size_t
+active(struct sched *S, size_t *list)
+{
+	size_t j, k = 0;
+
+	for (j = 0; j < S->n; j++)
+		if (!S->st[j].finished)
+			list[k++] = j;
+	return k;
+}
+
+static int
+schedule(struct sched *S, const struct ty_sample *shell, struct ty_error *e)
+{
+	struct ty_runner *r = S->r;
+	size_t *list, k, i, j;
+	int rc = 0;
+
+	list = calloc(S->n, sizeof(*list));
+	if (!list)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	if (r->o.order == TY_ORDER_SEQUENTIAL) {
+		for (j = 0; j < S->n && !rc; j++) {
+			rc = warmups(S, j, e);
+			for (S->round = 0; !rc && !S->st[j].finished; S->round++)
+				rc = measure(S, j, shell, e);
+		}
+		goto out;
+	}
+	for (j = 0; j < S->n && !rc; j++)
+		rc = warmups(S, j, e);
+	for (S->round = 0; !rc && (k = active(S, list)) > 0; S->round++) {
+		if (r->o.order == TY_ORDER_RANDOM) {
+			rc = measure(S, list[rng_next(r) % k], shell, e);
+			continue;
+		}
+		for (i = k - 1; i > 0; i--) {
+			size_t x = rng_next(r) % (i + 1), t = list[i];
+			list[i] = list[x];
+			list[x] = t;
+		}
+		for (i = 0; i < k && !rc; i++)
+			rc = measure(S, list[i], shell, e);
+	}
+out:
+	free(list);
+	return rc;
+}
+
+static int
+resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
+{
+	size_t j;
+	int h, rc;
+
+	for (j = 0; j < n; j++) {
+		rc = ty_spawn_resolve(jobs[j].argv[0], jobs[j].path, sizeof(jobs[j].path), e);
+		if (rc < 0)
+			return rc;
+		for (h = 0; h < TY_HOOKS; h++) {
+			if (!jobs[j].hook[h])
+				continue;
+			rc = ty_spawn_resolve(jobs[j].hook[h][0], jobs[j].hook_path[h],
+					      sizeof(jobs[j].hook_path[h]), e);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Measure the shell's own start-up: the mean of SHELL -c '' runs. */
+static int
+measure_shell(struct sched *S, struct ty_sample *mean, struct ty_error *e)
+{
+	struct ty_runner *r = S->r;
+	char *argv[] = {(char *)r->o.shell, "-c", "", NULL};
+	struct ty_job job;
+	struct ty_sample s;
+	long i;
+	int rc;
+
+	memset(&job, 0, sizeof(job));
+	memset(mean, 0, sizeof(*mean));
+	job.argv = argv;
+	if ((rc = ty_spawn_resolve(r->o.shell, job.path, sizeof(job.path), e)) < 0)
+		return rc;
+	for (i = 0; i < r->o.shell_runs; i++) {
+		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
+		if (r->stop && *r->stop)
+			return 1;
+		memset(&s, 0, sizeof(s));
+		if ((rc = fn(r, &job, (size_t)i, TY_STEP_SHELL, 0, &s, NULL, e)))
+			return rc;
+		if (failed(&s))
+			return ty_error_set(e, -ECHILD, "the shell '%s' failed to start", r->o.shell);
+		mean->wall_ns += s.wall_ns;
+		mean->usage.user_ns += s.usage.user_ns;
+		mean->usage.system_ns += s.usage.system_ns;
+	}
+	if (r->o.shell_runs > 0) {
+		mean->wall_ns /= r->o.shell_runs;
+		mean->usage.user_ns /= r->o.shell_runs;
+		mean->usage.system_ns /= r->o.shell_runs;
+	}
+	return 0;
+}
+
+/* The probes' value descriptors, concatenated (again at the end: a probe
+ * may update supported/scaled/running_share as runs go). */
+static void
+copy_descs(struct ty_runner *r, struct ty_results *rs)
+{
+	struct ty_value_desc *d = (struct ty_value_desc *)rs->values;
+	size_t i, j, k = 0;
+
+	for (i = 0; i < r->nprobes; i++)
+		for (j = 0; j < r->probes[i].nvalues && k < rs->nvalues; j++)
+			d[k++] = r->probes[i].values[j];
+}
+
+static int
+prepare(struct ty_runner *r, struct ty_results *rs, struct sched *S, struct ty_error *e)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < r->nprobes; i++)
+		S->nvalues += r->probes[i].nvalues;
+	rs->nvalues = S->nvalues;
+	rs->values = NULL;
+	if (S->nvalues) {
+		rs->values = calloc(S->nvalues, sizeof(struct ty_value_desc));
+		if (!rs->values)
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		copy_descs(r, rs);
+	}
+	S->values = calloc(S->nvalues + 1, sizeof(double));
+	S->st = calloc(S->n, sizeof(*S->st));
+	if (!S->values || !S->st)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (j = 0; j < S->n; j++)
+		ty_stats_welford_init(&S->st[j].w);
+	rs->clock = r->clock.name;
+	rs->shell = r->o.shell != NULL;
+	rs->confidence = r->o.confidence;
+	if (!r->exec) {
+		if ((rc = ty_spawn_init(&r->sp, e)) < 0)
+			return rc;
+		if ((rc = setup_io(r, e)) < 0)
+			return rc;
+		if ((rc = setup_env(r, e)) < 0)
+			return rc;
+	}
+	r->rng = r->o.seed ? r->o.seed : (uint64_t)r->clock.now_ns(r->clock.ctx) | 1;
+	r->t0 = r->clock.now_ns(r->clock.ctx);
+	return 0;
+}
+
+int
+ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_results *rs,
+	      struct ty_error *e)
+{
+	struct sched S;
+	struct ty_sample shell;
+	size_t j;
+	int rc;
+
+	memset(&S, 0, sizeof(S));
+	S.r = r;
+	S.jobs = jobs;
+	S.n = n;
+	S.rs = rs;
+	if (!r->exec && (rc = resolve_all(jobs, n, e)) < 0)
+		return rc;
+	rc = prepare(r, rs, &S, e);
+	if (rc == 0 && r->o.shell) {
+		rc = measure_shell(&S, &shell, e);
+		for (j = 0; j < n; j++)
+			rs->r[j].shell_ns = shell.wall_ns;
+	}
+	if (rc == 0)
+		rc = schedule(&S, r->o.shell ? &shell : NULL, e);
+	if (rc == 1) {
+		rs->interrupted = 1;
+		for (j = 0; j < n; j++)
+			if (!S.st[j].finished)
+				rs->r[j].stop = TY_STOP_INTERRUPTED;
+		rc = ty_error_set(e, -EINTR, "interrupted");
+	}
+	if (rs->values)
+		copy_descs(r, rs);
+	if (!r->exec)
+		teardown(r);
+	free(S.values);
+	free(S.st);
+	return rc;
+}

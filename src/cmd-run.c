@@ -1,0 +1,1078 @@
+/* cmd-run.c - tachy run: benchmark commands, compare them, export results. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "counters-out.h"
+#include "tachy/clock.h"
+#include "tachy/results.h"
+#include "tachy/runner.h"
+#include "tachy/sysinfo.h"
+#include "tachy/tachy.h"
+#include "term.h"
+
+#define MAX_PARAMS 8
+
+int cmd_run(int argc, char **argv);
+#define MAX_COMBOS 100000
+
+static const char usage_text[] =
+	"usage: tachy run [options] CMD...\n"
+	"       tachy run [options] -- PROG [ARG...]\n"
+	"\n"
+	"Run each command many times and report its time with a confidence interval;\n"
+	"compare each command against the reference with a statistical test.\n"
+	"Each CMD is split into words as a shell would and run without a shell.\n"
+	"\n"
+	"Runs:\n"
+	"  -r, --runs N             exactly N runs per command (default: adaptive)\n"
+	"  -m, --min-runs N         adaptive: at least N runs (default 10)\n"
+	"  -M, --max-runs N         adaptive: at most N runs\n"
+	"      --precision P        adaptive: stop when the CI of the mean is within P% (default 1)\n"
+	"      --max-time S         adaptive: stop after S seconds per command (default 10)\n"
+	"  -w, --warmup N           N unmeasured runs of each command first\n"
+	"      --order ORDER        interleaved (default), sequential or random\n"
+	"      --seed N             seed of the random orders\n"
+	"Hooks (not measured; once for all commands or once per command):\n"
+	"  -s, --setup CMD          before the first run of a command\n"
+	"  -p, --prepare CMD        before every run\n"
+	"      --conclude CMD       after every run\n"
+	"  -c, --cleanup CMD        after the last run of a command\n"
+	"Commands:\n"
+	"  -n, --name NAME          name of the next command (once per command)\n"
+	"      --reference CMD      compare against CMD (default: the first command)\n"
+	"  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
+	"  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
+	"  -L, --parameter-list VAR A,B,...   run with {VAR} = each value\n"
+	"  -S, --shell[=SH]         run commands with SH -c (default sh); its start-up is\n"
+	"                           measured and subtracted\n"
+	"  -N                       no shell (the default)\n"
+	"      --input FILE         standard input of the commands (default /dev/null)\n"
+	"      --output WHERE       null (default), pipe, inherit or a FILE\n"
+	"      --show-output        same as --output inherit\n"
+	"      --cpu LIST           pin commands and hooks to CPUs (e.g. 0,2-3)\n"
+	"      --timeout S          kill a run after S seconds (it counts as failed)\n"
+	"  -i, --ignore-failure     record failing runs and go on\n"
+	"Statistics:\n"
+	"      --test TEST          welch (default), student or mann-whitney\n"
+	"      --confidence C       confidence level in percent (default 95)\n"
+	"      --fail-if-slower P   exit 3 when a command is significantly slower than\n"
+	"                           the reference by more than P%\n"
+	"Output:\n"
+	"  -u, --time-unit UNIT     s, ms, us or ns (default: per command)\n"
+	"      --style STYLE        full (default), basic (no colours, ASCII) or none\n"
+	"                           (also no progress line)\n"
+	"      --color WHEN         auto (default), always or never\n"
+	"      --export-json FILE   hyperfine's JSON plus tachy's fields ('-' is stdout)\n"
+	"      --export-csv FILE    hyperfine's CSV\n"
+	"      --export-markdown FILE  a markdown table\n"
+	"Counters (see COUNTERS in tachy-run(1)):\n" COUNTERS_USAGE
+	"  -h, --help               this help\n"
+	"\n"
+	"Exit status: 0 ok, 1 a command failed, 2 bad usage, 3 --fail-if-slower tripped,\n"
+	"130 interrupted (the finished runs are still reported and exported).\n";
+
+enum {
+	OPT_PRECISION = 256,
+	OPT_MAX_TIME,
+	OPT_ORDER,
+	OPT_SEED,
+	OPT_CONCLUDE,
+	OPT_REFERENCE,
+	OPT_INPUT,
+	OPT_OUTPUT,
+	OPT_SHOW_OUTPUT,
+	OPT_CPU,
+	OPT_TIMEOUT,
+	OPT_TEST,
+	OPT_CONFIDENCE,
+	OPT_FAIL_IF_SLOWER,
+	OPT_STYLE,
+	OPT_COLOR,
+	OPT_EXPORT_JSON,
+	OPT_EXPORT_CSV,
+	OPT_EXPORT_MARKDOWN,
+};
+
+static const struct option longopts[] = {
+	{"runs", required_argument, NULL, 'r'},
+	{"min-runs", required_argument, NULL, 'm'},
+	{"max-runs", required_argument, NULL, 'M'},
+	{"precision", required_argument, NULL, OPT_PRECISION},
+	{"max-time", required_argument, NULL, OPT_MAX_TIME},
+	{"warmup", required_argument, NULL, 'w'},
+	{"order", required_argument, NULL, OPT_ORDER},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"setup", required_argument, NULL, 's'},
+	{"prepare", required_argument, NULL, 'p'},
+	{"conclude", required_argument, NULL, OPT_CONCLUDE},
+	{"cleanup", required_argument, NULL, 'c'},
+	{"name", required_argument, NULL, 'n'},
+	{"reference", required_argument, NULL, OPT_REFERENCE},
+	{"parameter-scan", required_argument, NULL, 'P'},
+	{"parameter-step-size", required_argument, NULL, 'D'},
+	{"parameter-list", required_argument, NULL, 'L'},
+	{"shell", optional_argument, NULL, 'S'},
+	{"input", required_argument, NULL, OPT_INPUT},
+	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
+	{"cpu", required_argument, NULL, OPT_CPU},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"ignore-failure", no_argument, NULL, 'i'},
+	{"test", required_argument, NULL, OPT_TEST},
+	{"confidence", required_argument, NULL, OPT_CONFIDENCE},
+	{"fail-if-slower", required_argument, NULL, OPT_FAIL_IF_SLOWER},
+	{"time-unit", required_argument, NULL, 'u'},
+	{"style", required_argument, NULL, OPT_STYLE},
+	{"color", required_argument, NULL, OPT_COLOR},
+	{"export-json", required_argument, NULL, OPT_EXPORT_JSON},
+	{"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+	{"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
+	{"help", no_argument, NULL, 'h'},
+	COUNTERS_LONG_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+
+struct param {
+	const char *name;
+	char **values;
+	size_t n;
+	const char *min, *max, *step; /* -P, until expanded */
+};
+
+/* Strings given per command or once for all. */
+struct list {
+	const char **v;
+	size_t n;
+};
+
+struct run_opts {
+	struct ty_runner_opts ro;
+	struct list cmds, names, hooks[TY_HOOKS];
+	const char *reference;
+	struct param params[MAX_PARAMS];
+	size_t nparams;
+	const char *json, *csv, *md;
+	enum ty_test test;
+	double fail_if_slower; /* NAN: off */
+	enum term_color color;
+	enum term_style style;
+	const char *unit;
+	cpu_set_t cpus;
+	int have_cpus;
+	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
+	char **argv_cmd; /* after -- */
+	int argc_cmd;
+};
+
+static volatile int stop_flag;
+static volatile pid_t *running_pid;
+
+static void
+on_signal(int sig)
+{
+	pid_t p;
+
+	stop_flag = sig;
+	if (running_pid && (p = *running_pid) > 0) {
+		kill(-p, SIGKILL);
+		kill(p, SIGKILL);
+	}
+}
+
+static int
+list_add(struct list *l, const char *s)
+{
+	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	v[l->n++] = s;
+	l->v = v;
+	return 0;
+}
+
+/* ---- option values ---- */
+
+static int
+parse_cpus(const char *s, cpu_set_t *set)
+{
+	cpu_set_t allowed;
+	const char *p = s;
+	char *end;
+	long a, b, i;
+
+	CPU_ZERO(set);
+	sched_getaffinity(0, sizeof(allowed), &allowed);
+	while (*p) {
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			goto bad;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= CPU_SETSIZE)
+				goto bad;
+			p = end;
+		}
+		for (i = a; i <= b; i++) {
+			if (!CPU_ISSET((int)i, &allowed))
+				return cli_usage_error("CPU %ld in --cpu '%s' is not available here", i,
+						       s);
+			CPU_SET((int)i, set);
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (CPU_COUNT(set) == 0)
+		goto bad;
+	return 0;
+bad:
+	return cli_usage_error("invalid CPU list '%s' for --cpu: expected e.g. 0,2-3", s);
+}
+
+static int
+parse_enum(const char *opt, const char *s, const char *const *names, int *out)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	return cli_usage_error("invalid value '%s' for %s", s, opt);
+}
+
+static int
+add_list_param(struct run_opts *o, const char *name, const char *vals)
+{
+	struct param *p;
+	const char *q;
+	size_t n = 1, i = 0;
+
+	if (o->nparams >= MAX_PARAMS)
+		return cli_usage_error("too many parameters (at most %d)", MAX_PARAMS);
+	p = &o->params[o->nparams++];
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	for (q = vals; *q; q++)
+		n += *q == ',';
+	p->values = calloc(n, sizeof(char *));
+	if (!p->values)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	for (q = vals;; q++) {
+		const char *c = strchr(q, ',');
+		size_t len = c ? (size_t)(c - q) : strlen(q);
+		p->values[i++] = strndup(q, len);
+		if (!c)
+			break;
+		q = c;
+	}
+	p->n = n;
+	return 0;
+}
+
+static int
+decimals(const char *s)
+{
+	const char *d = strchr(s, '.');
+
+	return d ? (int)strlen(d + 1) : 0;
+}
+
+static int
+expand_scan(struct param *p)
+{
+	double a, b, st = 1;
+	int dec;
+	size_t n, i;
+
+	if (cli_parse_double("-P/--parameter-scan", p->min, -1e15, 1e15, &a) ||
+	    cli_parse_double("-P/--parameter-scan", p->max, -1e15, 1e15, &b))
+		return EXIT_USAGE;
+	if (p->step && cli_parse_double("-D/--parameter-step-size", p->step, 1e-12, 1e15, &st))
+		return EXIT_USAGE;
+	if (b < a)
+		return cli_usage_error("-P %s %s %s: MIN is greater than MAX", p->name, p->min,
+				       p->max);
+	dec = decimals(p->min);
+	if (p->step && decimals(p->step) > dec)
+		dec = decimals(p->step);
+	if (decimals(p->max) > dec)
+		dec = decimals(p->max);
+	if ((b - a) / st + 1 > MAX_COMBOS)
+		return cli_usage_error("-P %s: too many values", p->name);
+	n = (size_t)floor((b - a) / st + 1e-9) + 1;
+	p->values = calloc(n, sizeof(char *));
+	if (!p->values)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	for (i = 0; i < n; i++) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%.*f", dec, a + (double)i * st);
+		p->values[i] = strdup(buf);
+	}
+	p->n = n;
+	return 0;
+}
+
+static int
+parse_option(struct run_opts *o, int c, char **argv, int argc)
+{
+	static const char *const orders[] = {"interleaved", "sequential", "random", NULL};
+	static const char *const tests[] = {"student", "welch", "mann-whitney", NULL};
+	static const char *const styles[] = {"full", "basic", "none", NULL};
+	static const char *const colors[] = {"auto", "always", "never", NULL};
+	static const char *const units[] = {"s", "ms", "us", "ns", NULL};
+	struct ty_runner_opts *r = &o->ro;
+	int v = 0, rc = 0;
+
+	switch (c) {
+	case 'r':
+		return cli_parse_long("-r/--runs", optarg, 1, 100000000, &r->runs);
+	case 'm':
+		return cli_parse_long("-m/--min-runs", optarg, 1, 100000000, &r->min_runs);
+	case 'M':
+		return cli_parse_long("-M/--max-runs", optarg, 1, 100000000, &r->max_runs);
+	case 'w':
+		return cli_parse_long("-w/--warmup", optarg, 0, 100000000, &r->warmup);
+	case OPT_PRECISION:
+		return cli_parse_double("--precision", optarg, 1e-6, 1000, &r->precision);
+	case OPT_MAX_TIME:
+		return cli_parse_double("--max-time", optarg, 0, 1e9, &r->max_time);
+	case OPT_TIMEOUT:
+		return cli_parse_double("--timeout", optarg, 1e-6, 1e9, &r->timeout);
+	case OPT_CONFIDENCE:
+		return cli_parse_double("--confidence", optarg, 50, 99.9999, &r->confidence);
+	case OPT_FAIL_IF_SLOWER:
+		return cli_parse_double("--fail-if-slower", optarg, 0, 1e9, &o->fail_if_slower);
+	case OPT_SEED: {
+		long s;
+		rc = cli_parse_long("--seed", optarg, 1, 0x7fffffffL, &s);
+		r->seed = (uint64_t)s;
+		return rc;
+	}
+	case OPT_ORDER:
+		rc = parse_enum("--order", optarg, orders, &v);
+		r->order = (enum ty_order)v;
+		return rc;
+	case OPT_TEST:
+		rc = parse_enum("--test", optarg, tests, &v);
+		o->test = (enum ty_test)v;
+		return rc;
+	case OPT_STYLE:
+		rc = parse_enum("--style", optarg, styles, &v);
+		o->style = (enum term_style)v;
+		return rc;
+	case OPT_COLOR:
+		rc = parse_enum("--color", optarg, colors, &v);
+		o->color = (enum term_color)v;
+		return rc;
+	case 'u':
+		rc = parse_enum("-u/--time-unit", optarg, units, &v);
+		o->unit = rc ? NULL : units[v];
+		return rc;
+	case 's':
+		return list_add(&o->hooks[TY_HOOK_SETUP], optarg);
+	case 'p':
+		return list_add(&o->hooks[TY_HOOK_PREPARE], optarg);
+	case OPT_CONCLUDE:
+		return list_add(&o->hooks[TY_HOOK_CONCLUDE], optarg);
+	case 'c':
+		return list_add(&o->hooks[TY_HOOK_CLEANUP], optarg);
+	case 'n':
+		return list_add(&o->names, optarg);
+	case OPT_REFERENCE:
+		o->reference = optarg;
+		return 0;
+	case 'P':
+		if (optind + 1 >= argc)
+			return cli_usage_error("-P/--parameter-scan needs VAR MIN MAX");
+		if (o->nparams >= MAX_PARAMS)
+			return cli_usage_error("too many parameters (at most %d)", MAX_PARAMS);
+		memset(&o->params[o->nparams], 0, sizeof(o->params[0]));
+		o->params[o->nparams].name = optarg;
+		o->params[o->nparams].min = argv[optind];
+		o->params[o->nparams].max = argv[optind + 1];
+		o->nparams++;
+		optind += 2;
+		return 0;
+	case 'D':
+		if (o->nparams == 0 || !o->params[o->nparams - 1].min)
+			return cli_usage_error("-D/--parameter-step-size needs a -P before it");
+		o->params[o->nparams - 1].step = optarg;
+		return 0;
+	case 'L':
+		if (optind >= argc)
+			return cli_usage_error("-L/--parameter-list needs VAR and VALUES");
+		rc = add_list_param(o, optarg, argv[optind]);
+		optind++;
+		return rc;
+	case 'S':
+		r->shell = optarg && *optarg ? optarg : "sh";
+		if (strcmp(r->shell, "none") == 0)
+			r->shell = NULL;
+		return 0;
+	case 'N':
+		r->shell = NULL;
+		return 0;
+	case OPT_INPUT:
+		r->input_file = optarg;
+		return 0;
+	case OPT_OUTPUT:
+		if (strcmp(optarg, "null") == 0) {
+			r->output = TY_OUTPUT_NULL;
+		} else if (strcmp(optarg, "pipe") == 0) {
+			r->output = TY_OUTPUT_PIPE;
+		} else if (strcmp(optarg, "inherit") == 0) {
+			r->output = TY_OUTPUT_INHERIT;
+		} else {
+			r->output = TY_OUTPUT_FILE;
+			r->output_file = optarg;
+		}
+		return 0;
+	case OPT_SHOW_OUTPUT:
+		r->output = TY_OUTPUT_INHERIT;
+		return 0;
+	case OPT_CPU:
+		if ((rc = parse_cpus(optarg, &o->cpus)) == 0)
+			o->have_cpus = 1;
+		return rc;
+	case 'i':
+		r->ignore_failure = 1;
+		return 0;
+	case OPT_EXPORT_JSON:
+		o->json = optarg;
+		return 0;
+	case OPT_EXPORT_CSV:
+		o->csv = optarg;
+		return 0;
+	case OPT_EXPORT_MARKDOWN:
+		o->md = optarg;
+		return 0;
+	}
+	if ((rc = counters_cli_option(&o->counters, c, optarg)) >= 0)
+		return rc;
+	return cli_usage_error("unknown option");
+}
+
+static int
+parse_args(struct run_opts *o, int argc, char **argv)
+{
+	int c, i, rc, end = argc;
+	size_t k;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			end = i;
+			o->argv_cmd = argv + i + 1;
+			o->argc_cmd = argc - i - 1;
+			if (o->argc_cmd == 0)
+				return cli_usage_error("'--' must be followed by a program to run");
+			break;
+		}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S::Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
+	       -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return -1;
+		}
+		if (c == '?')
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		if ((rc = parse_option(o, c, argv, end)))
+			return rc;
+	}
+	for (i = optind; i < end; i++)
+		if ((rc = list_add(&o->cmds, argv[i])))
+			return rc;
+	if (o->argv_cmd && o->cmds.n)
+		return cli_usage_error("give commands as strings or after '--', not both");
+	if (!o->argv_cmd && o->cmds.n == 0)
+		return cli_usage_error("no command to benchmark");
+	if (o->ro.max_runs && o->ro.max_runs < o->ro.min_runs && !o->ro.runs) {
+		if (o->ro.min_runs != 10)
+			return cli_usage_error("-M/--max-runs is smaller than -m/--min-runs");
+		o->ro.min_runs = o->ro.max_runs;
+	}
+	for (k = 0; k < o->nparams; k++)
+		if (o->params[k].min && (rc = expand_scan(&o->params[k])))
+			return rc;
+	return 0;
+}
+
+/* ---- jobs ---- */
+
+static char *
+substitute(const char *s, const struct run_opts *o, const size_t *pick)
+{
+	size_t cap = strlen(s) + 1, len = 0, k;
+	char *out = malloc(cap);
+	const char *p = s;
+
+	while (out && *p) {
+		const char *val = NULL;
+		size_t skip = 1;
+		for (k = 0; k < o->nparams && *p == '{'; k++) {
+			size_t nl = strlen(o->params[k].name);
+			if (strncmp(p + 1, o->params[k].name, nl) == 0 && p[1 + nl] == '}') {
+				val = o->params[k].values[pick[k]];
+				skip = nl + 2;
+				break;
+			}
+		}
+		size_t add = val ? strlen(val) : 1;
+		if (len + add + 1 > cap) {
+			char *n;
+			cap = (len + add + 1) * 2;
+			n = realloc(out, cap);
+			if (!n) {
+				free(out);
+				return NULL;
+			}
+			out = n;
+		}
+		memcpy(out + len, val ? val : p, add);
+		len += add;
+		p += skip;
+	}
+	if (out)
+		out[len] = '\0';
+	return out;
+}
+
+static char **
+make_argv(const char *text, const char *shell, struct ty_error *e)
+{
+	char **v;
+	size_t len;
+
+	if (!shell)
+		return ty_runner_split(text, &v, e) < 0 ? NULL : v;
+	len = strlen(shell) + strlen(text) + 8;
+	v = malloc(4 * sizeof(char *) + len);
+	if (!v) {
+		ty_error_set(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	v[0] = (char *)(v + 4);
+	strcpy(v[0], shell);
+	v[1] = v[0] + strlen(shell) + 1;
+	strcpy(v[1], "-c");
+	v[2] = v[1] + 3;
+	strcpy(v[2], text);
+	v[3] = NULL;
+	return v;
+}
+
+static const char *
+per_command(const struct list *l, size_t c)
+{
+	if (l->n == 0)
+		return NULL;
+	return l->n == 1 ? l->v[0] : l->v[c];
+}
+
+static int
+build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job *job,
+	  struct ty_result *res, char **hook_text)
+{
+	struct ty_error e;
+	const char *name = per_command(&o->names, c);
+	size_t k;
+	int h;
+
+	ty_error_clear(&e);
+	res->command = substitute(o->cmds.v[c], o, pick);
+	res->name = substitute(name ? name : o->cmds.v[c], o, pick);
+	res->params = calloc(o->nparams ? o->nparams : 1, sizeof(*res->params));
+	if (!res->command || !res->name || !res->params)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	for (k = 0; k < o->nparams; k++) {
+		res->params[k].name = strdup(o->params[k].name);
+		res->params[k].value = strdup(o->params[k].values[pick[k]]);
+	}
+	res->nparams = o->nparams;
+	if (o->argv_cmd) {
+		job->argv = o->argv_cmd;
+	} else if (!(job->argv = make_argv(res->command, o->ro.shell, &e))) {
+		return cli_error(EXIT_USAGE, "%s", e.msg);
+	}
+	for (h = 0; h < TY_HOOKS; h++) {
+		const char *t = per_command(&o->hooks[h], c);
+		if (!t)
+			continue;
+		hook_text[h] = substitute(t, o, pick);
+		job->hook_text[h] = hook_text[h];
+		if (!hook_text[h] || !(job->hook[h] = make_argv(hook_text[h], o->ro.shell, &e)))
+			return cli_error(EXIT_USAGE, "%s", e.msg[0] ? e.msg : "out of memory");
+	}
+	return 0;
+}
+
+static int
+check_counts(struct run_opts *o)
+{
+	static const char *const hn[TY_HOOKS] = {"--setup", "--prepare", "--conclude", "--cleanup"};
+	size_t n = o->cmds.n;
+	int h;
+
+	if (o->names.n && o->names.n != n)
+		return cli_usage_error("%zu names for %zu commands: give -n/--name once per command",
+				       o->names.n, n);
+	for (h = 0; h < TY_HOOKS; h++)
+		if (o->hooks[h].n > 1 && o->hooks[h].n != n)
+			return cli_usage_error("%zu %s commands for %zu commands: give it once, or "
+					       "once per command",
+					       o->hooks[h].n, hn[h], n);
+	return 0;
+}
+
+/* Put the reference first among the commands (adding it when it is not one). */
+static int
+place_reference(struct run_opts *o)
+{
+	size_t i;
+
+	if (!o->reference)
+		return 0;
+	for (i = 0; i < o->cmds.n; i++)
+		if (strcmp(o->cmds.v[i], o->reference) == 0 ||
+		    (o->names.n == o->cmds.n && strcmp(o->names.v[i], o->reference) == 0))
+			return (int)i;
+	if (list_add(&o->cmds, o->reference))
+		return -1;
+	memmove(o->cmds.v + 1, o->cmds.v, (o->cmds.n - 1) * sizeof(char *));
+	o->cmds.v[0] = o->reference;
+	return 0;
+}
+
+/* ---- the report ---- */
+
+/* Print "  LABEL" padded to a column (by characters, not bytes). */
+static void
+label(const char *s)
+{
+	int w = 0;
+	const char *p;
+
+	for (p = s; *p; p++)
+		w += ((unsigned char)*p & 0xc0) != 0x80;
+	printf("  %s%*s", s, w < 26 ? 26 - w : 1, "");
+}
+
+static void
+print_result(struct term *t, const struct ty_results *rs, size_t i, const struct run_opts *o)
+{
+	static const char *const stops[] = {"", "precision reached", "--max-time", "--max-runs",
+					    "interrupted", "failed"};
+	const struct ty_result *r = &rs->r[i];
+	const struct ty_summary *s = r->sum;
+	const char *unit = term_unit_for(s[TY_FIG_WALL].mean, o->unit);
+	char a[32], b[32], c[32], d[32], lbl[48];
+	size_t f, w;
+
+	printf("%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"), r->name);
+	if (r->nruns == 0) {
+		printf("  no finished runs\n");
+		return;
+	}
+	snprintf(lbl, sizeof(lbl), "Time (mean %s %g%% CI):", term_sym(t, "pm"), rs->confidence);
+	label(lbl);
+	term_time(t, a, sizeof(a), s->mean, unit);
+	term_time(t, b, sizeof(b), r->ci_half[TY_FIG_WALL], unit);
+	term_time(t, c, sizeof(c), s->median, unit);
+	term_time(t, d, sizeof(d), s->n >= 2 ? s->stddev : NAN, unit);
+	printf("%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a, term_c(t, "reset"),
+	       term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
+	snprintf(lbl, sizeof(lbl), "Range (min %s max):", term_sym(t, "dots"));
+	label(lbl);
+	term_time(t, a, sizeof(a), s[TY_FIG_WALL].min, unit);
+	term_time(t, b, sizeof(b), s[TY_FIG_WALL].max, unit);
+	printf("%s %s %s   (%zu run%s%s%s)\n", a, term_sym(t, "dots"), b, r->nruns,
+	       r->nruns == 1 ? "" : "s", r->stop ? ", " : "", stops[r->stop]);
+	label("User / System (mean):");
+	term_time(t, a, sizeof(a), s[TY_FIG_USER].mean, term_unit_for(s[TY_FIG_USER].mean, o->unit));
+	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean,
+		  term_unit_for(s[TY_FIG_SYSTEM].mean, o->unit));
+	printf("%s / %s\n", a, b);
+	label("Max RSS (max):");
+	term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
+	printf("%s\n", a);
+	label("Page faults (mean):");
+	printf("%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
+	label("Context switches (mean):");
+	printf("%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean, s[TY_FIG_NIVCSW].mean);
+	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
+		const char *u = ty_results_figure_unit(rs, f);
+		if (!rs->values[f - TY_FIG_BUILTIN].supported)
+			continue; /* said once, left out */
+		snprintf(lbl, sizeof(lbl), "%s:", ty_results_figure_name(rs, f));
+		label(lbl);
+		if (s[f].n == 0) {
+			printf("not counted\n");
+			continue;
+		}
+		term_value(t, a, sizeof(a), s[f].mean, u);
+		term_value(t, b, sizeof(b), r->ci_half[f], u);
+		printf("%s %s %s", a, term_sym(t, "pm"), b);
+		counters_print_derived(&o->counters, rs, i, f, stdout);
+		putchar('\n');
+	}
+	if (r->shell_ns)
+		printf("  (shell start-up of %.3f ms subtracted from each run)\n",
+		       (double)r->shell_ns / 1e6);
+	for (w = 0; w < r->nwarnings; w++)
+		printf("  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
+		       r->warnings[w]);
+}
+
+static void
+print_comparison(struct term *t, const struct ty_results *rs, const struct ty_comparison *c)
+{
+	const struct ty_compare *x = &c->c;
+	const char *color = strcmp(c->verdict, "faster") == 0	? "green"
+			    : strcmp(c->verdict, "slower") == 0 ? "red"
+								: "dim";
+	int faster = x->ratio < 1;
+	double ratio = faster ? 1 / x->ratio : x->ratio;
+	double lo = faster ? 1 / x->ratio_hi : x->ratio_lo, hi = faster ? 1 / x->ratio_lo : x->ratio_hi;
+	char p[32];
+
+	if (x->p_value < 0.001)
+		snprintf(p, sizeof(p), "p < 0.001");
+	else
+		snprintf(p, sizeof(p), "p = %.3f", x->p_value);
+	printf("  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
+	if (c->figure != TY_FIG_WALL)
+		printf(" [%s]", ty_results_figure_name(rs, c->figure));
+	printf(": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s\n", ratio,
+	       term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
+	       x->rel_hi, p, term_c(t, color),
+	       strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+	       term_c(t, "reset"));
+}
+
+static void
+print_summary(struct term *t, const struct ty_results *rs)
+{
+	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
+	size_t i;
+
+	if (rs->n < 2)
+		return;
+	printf("\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"), term_c(t, "reset"),
+	       tests[rs->test], rs->confidence);
+	printf("  %s is the reference\n", rs->r[rs->reference].name);
+	for (i = 0; i < rs->ncmp; i++)
+		if (rs->cmp[i].figure == TY_FIG_WALL) /* counters: counters_print_comparisons */
+			print_comparison(t, rs, &rs->cmp[i]);
+	for (i = 0; i < rs->n; i++)
+		if (i != rs->reference && !ty_results_comparison(rs, i, TY_FIG_WALL))
+			printf("  %s: too few runs to compare\n", rs->r[i].name);
+}
+
+static void
+progress(void *ctx, size_t job, const struct ty_result *res, long target, double left)
+{
+	struct term *t = ctx;
+	double mean = 0;
+	size_t i;
+
+	(void)job;
+	for (i = 0; i < res->nruns; i++)
+		mean += (double)res->runs[i].wall_ns;
+	mean = res->nruns ? mean / (double)res->nruns / 1e9 : 0;
+	term_progress(t, res->name, (long)res->nruns, target, left, mean, 0);
+}
+
+/* ---- the machine (lib/sysinfo) and the tick clock (lib/clock) ---- */
+
+static void
+env_warn(void *ctx, const char *line)
+{
+	(void)ctx;
+	cli_warn("%s", line);
+}
+
+static void
+env_json(struct ty_jsonw *w, void *ctx)
+{
+	ty_sysinfo_write_json_members(w, ctx);
+}
+
+/* Read the machine's facts (under $TACHY_SYSROOT, for tests), warn about
+ * the settings known to spoil results, and time with the TSC where it is
+ * safe (constant, nonstop, still a kernel clock source). Returns the facts
+ * for the export (NULL: the default environment). */
+static struct ty_sysinfo *
+env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
+{
+	const char *root = getenv("TACHY_SYSROOT");
+	struct ty_sysinfo *si = malloc(sizeof(*si));
+	struct ty_error e;
+
+	if (root && !root[0])
+		root = NULL;
+	if (si && ty_sysinfo_collect(root, si, &e) < 0) {
+		cli_warn("%s", e.msg);
+		free(si);
+		si = NULL;
+	}
+	if (si)
+		ty_sysinfo_warnings(si, env_warn, NULL);
+	if (ty_clock_init(tick, root, &e) == 0 && tick->kind == TY_CLOCK_TSC) {
+		r->clock.name = ty_clock_name(tick);
+		r->clock.now_ns = ty_clock_now_ns;
+		r->clock.ctx = tick;
+	}
+	return si;
+}
+
+static int
+export_all(const struct ty_results *rs, const struct run_opts *o, struct ty_sysinfo *si)
+{
+	struct ty_error e;
+	int st = 0;
+
+	ty_error_clear(&e);
+	if (o->json && ty_results_export(rs, TY_EXPORT_JSON, o->json, NULL, si ? env_json : NULL,
+					 si, &e) < 0)
+		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	if (o->csv && ty_results_export(rs, TY_EXPORT_CSV, o->csv, NULL, NULL, NULL, &e) < 0)
+		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	if (o->md && ty_results_export(rs, TY_EXPORT_MARKDOWN, o->md, o->unit, NULL, NULL, &e) < 0)
+		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	return st;
+}
+
+static int
+gate(const struct ty_results *rs, const struct run_opts *o)
+{
+	size_t i;
+	int st = 0;
+
+	if (isnan(o->fail_if_slower))
+		return 0;
+	for (i = 0; i < rs->ncmp; i++) {
+		const struct ty_comparison *c = &rs->cmp[i];
+		if (c->figure != TY_FIG_WALL || strcmp(c->verdict, "slower") != 0 ||
+		    !(c->c.rel > o->fail_if_slower))
+			continue;
+		cli_error(EXIT_REGRESSION, "'%s' is %.1f%% slower than '%s' (more than %g%%)",
+			  rs->r[c->command].name, c->c.rel, rs->r[c->reference].name,
+			  o->fail_if_slower);
+		st = EXIT_REGRESSION;
+	}
+	return st;
+}
+
+/* ---- main ---- */
+
+struct bench {
+	struct run_opts o;
+	struct ty_job *jobs;
+	char **hook_text;
+	size_t njobs;
+	struct ty_results rs;
+	struct ty_runner runner;
+	struct term term;
+	char *argv_text; /* the command after --, as text */
+	struct ty_sysinfo *si;
+};
+
+static int
+build_jobs(struct bench *b)
+{
+	struct run_opts *o = &b->o;
+	size_t combos = 1, c, k, j = 0, pick[MAX_PARAMS], x;
+	int rc, ref;
+	struct ty_error e;
+
+	if (o->argv_cmd) {
+		if (list_add(&o->cmds, o->argv_cmd[0]))
+			return EXIT_RUNTIME;
+		o->cmds.v[0] = NULL;
+	}
+	ref = place_reference(o);
+	if (ref < 0)
+		return EXIT_RUNTIME;
+	if ((rc = check_counts(o)))
+		return rc;
+	for (k = 0; k < o->nparams; k++)
+		if ((combos *= o->params[k].n) > MAX_COMBOS)
+			return cli_usage_error("too many parameter combinations");
+	b->njobs = o->cmds.n * combos;
+	b->jobs = calloc(b->njobs, sizeof(*b->jobs));
+	b->hook_text = calloc(b->njobs * TY_HOOKS, sizeof(char *));
+	if (!b->jobs || !b->hook_text || ty_results_init(&b->rs, b->njobs, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	if (o->argv_cmd) {
+		/* the command as text, for reports: the words joined by spaces */
+		size_t len = 1;
+		char *s;
+		for (k = 0; k < (size_t)o->argc_cmd; k++)
+			len += strlen(o->argv_cmd[k]) + 1;
+		s = calloc(1, len);
+		for (k = 0; s && k < (size_t)o->argc_cmd; k++)
+			strcat(strcat(s, k ? " " : ""), o->argv_cmd[k]);
+		o->cmds.v[0] = b->argv_text = s;
+		if (!s)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	for (c = 0; c < o->cmds.n; c++)
+		for (x = 0; x < combos; x++, j++) {
+			size_t rest = x;
+			for (k = o->nparams; k-- > 0;) {
+				pick[k] = rest % o->params[k].n;
+				rest /= o->params[k].n;
+			}
+			if ((rc = build_job(o, c, pick, &b->jobs[j], &b->rs.r[j],
+					    b->hook_text + j * TY_HOOKS)))
+				return rc;
+		}
+	b->rs.reference = (size_t)ref * combos;
+	b->rs.test = o->test;
+	return 0;
+}
+
+static void
+bench_release(struct bench *b)
+{
+	size_t j, h;
+
+	for (j = 0; j < b->njobs; j++) {
+		if (!b->o.argv_cmd)
+			free(b->jobs[j].argv);
+		for (h = 0; h < TY_HOOKS; h++) {
+			free(b->jobs[j].hook[h]);
+			free(b->hook_text[j * TY_HOOKS + h]);
+		}
+	}
+	free(b->argv_text);
+	free(b->jobs);
+	free(b->hook_text);
+	free(b->si);
+	ty_results_release(&b->rs);
+	counters_cli_release(&b->o.counters);
+	free(b->o.cmds.v);
+	free(b->o.names.v);
+	for (h = 0; h < TY_HOOKS; h++)
+		free(b->o.hooks[h].v);
+	for (j = 0; j < b->o.nparams; j++) {
+		for (h = 0; h < b->o.params[j].n; h++)
+			free(b->o.params[j].values[h]);
+		free(b->o.params[j].values);
+	}
+}
+
+static void
+catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int
+run_bench(struct bench *b)
+{
+	struct ty_tick_clock tick;
+	struct ty_error e;
+	int rc, st;
+
+	ty_runner_init(&b->runner);
+	b->si = env_setup(&b->runner, &tick);
+	b->runner.o = b->o.ro;
+	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
+		return st;
+	if (b->o.have_cpus)
+		b->runner.o.cpus = &b->o.cpus;
+	term_init(&b->term, b->o.color, b->o.style);
+	b->runner.stop = &stop_flag;
+	b->runner.progress = progress;
+	b->runner.progress_ctx = &b->term;
+	running_pid = &b->runner.sp.pid;
+	catch_signals();
+	ty_error_clear(&e);
+	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
+	running_pid = NULL;
+	term_progress_clear(&b->term);
+	counters_cli_finish(&b->o.counters, &b->rs);
+	if (rc < 0 && rc != -EINTR)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	b->rs.test = b->o.test;
+	if (ty_results_analyze(&b->rs, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	if (rc == -EINTR)
+		cli_error(EXIT_INTERRUPTED, "interrupted by %s: reporting the runs finished so far",
+			  stop_flag == SIGTERM ? "SIGTERM" : "SIGINT");
+	if (b->rs.shell)
+		printf("Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
+		       b->o.ro.shell, b->runner.o.shell_runs,
+		       b->rs.n ? (double)b->rs.r[0].shell_ns / 1e6 : 0);
+	for (size_t i = 0; i < b->rs.n && b->o.counters.perf_stat; i++)
+		counters_print_perf_stat(&b->o.counters, &b->rs, i, stdout);
+	for (size_t i = 0; i < b->rs.n && !b->o.counters.perf_stat; i++) {
+		print_result(&b->term, &b->rs, i, &b->o);
+		if (i + 1 < b->rs.n)
+			putchar('\n');
+	}
+	if (!b->o.counters.perf_stat) {
+		print_summary(&b->term, &b->rs);
+		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, stdout);
+	}
+	st = export_all(&b->rs, &b->o, b->si);
+	if (rc == -EINTR)
+		return cli_finish_stdout(EXIT_INTERRUPTED);
+	if (!st)
+		st = gate(&b->rs, &b->o);
+	return cli_finish_stdout(st);
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	struct bench b;
+	int st;
+
+	memset(&b, 0, sizeof(b));
+	b.o.ro.min_runs = 10;
+	b.o.ro.precision = 1;
+	b.o.ro.max_time = 10;
+	b.o.ro.confidence = 95;
+	b.o.ro.shell_runs = 50;
+	b.o.test = TY_TEST_WELCH;
+	b.o.fail_if_slower = NAN;
+	st = parse_args(&b.o, argc, argv);
+	if (st < 0) {
+		bench_release(&b);
+		return cli_finish_stdout(EXIT_OK);
+	}
+	if (st == 0)
+		st = build_jobs(&b);
+	if (st == 0)
+		st = run_bench(&b);
+	bench_release(&b);
+	return st;
+}
+
+const struct cmd_info cmd_info_run = {"run", 20,
+				       "benchmark commands: interleaved runs, verdicts, exports",
+				       cmd_run};

@@ -1,0 +1,162 @@
+/* term.c - colours, the progress line, time units. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "term.h"
+
+void
+term_init(struct term *t, enum term_color color, enum term_style style)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	memset(t, 0, sizeof(*t));
+	if (color == TERM_COLOR_ALWAYS)
+		t->color = 1;
+	else if (color == TERM_COLOR_AUTO)
+		t->color = isatty(STDOUT_FILENO) && !(nc && *nc) && style == TERM_STYLE_FULL;
+	t->progress = style != TERM_STYLE_NONE && isatty(STDERR_FILENO);
+	t->unicode = style == TERM_STYLE_FULL;
+}
+
+const char *
+term_c(const struct term *t, const char *name)
+{
+	static const struct {
+		const char *name, *seq;
+	} codes[] = {{"bold", "\033[1m"},   {"green", "\033[32m"}, {"red", "\033[31m"},
+		     {"yellow", "\033[33m"}, {"cyan", "\033[36m"},  {"dim", "\033[2m"},
+		     {"reset", "\033[0m"}};
+	size_t i;
+
+	if (!t->color)
+		return "";
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (strcmp(codes[i].name, name) == 0)
+			return codes[i].seq;
+	return "";
+}
+
+const char *
+term_sym(const struct term *t, const char *name)
+{
+	if (strcmp(name, "pm") == 0)
+		return t->unicode ? "±" : "+-";
+	if (strcmp(name, "dots") == 0)
+		return t->unicode ? "…" : "...";
+	if (strcmp(name, "times") == 0)
+		return t->unicode ? "×" : "x";
+	if (strcmp(name, "sigma") == 0)
+		return t->unicode ? "σ" : "sd";
+	return name;
+}
+
+const char *
+term_unit_for(double seconds, const char *unit)
+{
+	double a = fabs(seconds);
+
+	if (unit)
+		return unit;
+	if (!isfinite(a) || a >= 1 || a == 0)
+		return a == 0 ? "ms" : "s";
+	if (a >= 1e-3)
+		return "ms";
+	if (a >= 1e-6)
+		return "us";
+	return "ns";
+}
+
+static void
+sig4(char *buf, size_t size, double v, const char *unit)
+{
+	double a = fabs(v);
+	int dec = a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3;
+
+	if (!isfinite(v))
+		snprintf(buf, size, "n/a");
+	else
+		snprintf(buf, size, "%.*f%s%s", dec, v, *unit ? " " : "", unit);
+}
+
+void
+term_time(const struct term *t, char *buf, size_t size, double seconds, const char *unit)
+{
+	double scale = 1;
+	const char *shown = unit;
+
+	if (strcmp(unit, "ms") == 0) {
+		scale = 1e3;
+	} else if (strcmp(unit, "us") == 0) {
+		scale = 1e6;
+		shown = t->unicode ? "µs" : "us";
+	} else if (strcmp(unit, "ns") == 0) {
+		scale = 1e9;
+	}
+	sig4(buf, size, seconds * scale, shown);
+}
+
+void
+term_value(const struct term *t, char *buf, size_t size, double v, const char *unit)
+{
+	(void)t;
+	if (strcmp(unit, "KiB") == 0 && v >= 1024) {
+		if (v >= 1024 * 1024)
+			sig4(buf, size, v / 1024 / 1024, "GiB");
+		else
+			sig4(buf, size, v / 1024, "MiB");
+		return;
+	}
+	if (strcmp(unit, "ns") == 0) {
+		term_time(t, buf, size, v / 1e9, term_unit_for(v / 1e9, NULL));
+		return;
+	}
+	if (fabs(v) >= 1e4 || v == floor(v))
+		snprintf(buf, size, "%.0f%s%s", v, *unit ? " " : "", unit);
+	else
+		sig4(buf, size, v, unit);
+}
+
+static long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+term_progress(struct term *t, const char *name, long k, long n, double left, double mean,
+	      int force)
+{
+	char m[32], what[48];
+	long long now;
+
+	if (!t->progress)
+		return;
+	now = now_ns();
+	if (!force && t->shown && now - t->last_ns < 100000000)
+		return;
+	t->last_ns = now;
+	if (n > 0)
+		snprintf(what, sizeof(what), "run %ld of %ld", k, n);
+	else
+		snprintf(what, sizeof(what), "run %ld, %.0f s left at most", k, left > 0 ? left : 0);
+	term_time(t, m, sizeof(m), mean, term_unit_for(mean, NULL));
+	fprintf(stderr, "\r\033[K%.40s: %s, mean %s", name, what, m);
+	fflush(stderr);
+	t->shown = 1;
+}
+
+void
+term_progress_clear(struct term *t)
+{
+	if (!t->shown)
+		return;
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+	t->shown = 0;
+}

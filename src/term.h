@@ -1,0 +1,46 @@
+/* term.h - the terminal side of the tool: colours, progress line, units. */
+#ifndef TACHY_TERM_H
+#define TACHY_TERM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum term_color { TERM_COLOR_AUTO, TERM_COLOR_ALWAYS, TERM_COLOR_NEVER };
+enum term_style { TERM_STYLE_FULL, TERM_STYLE_BASIC, TERM_STYLE_NONE };
+
+struct term {
+	int color;    /* emit ANSI colours on stdout */
+	int progress; /* draw the progress line on stderr */
+	int unicode;  /* ± … × µ σ, else +- ... x us sd */
+	int shown;    /* a progress line is on the screen */
+	long long last_ns;
+};
+
+/* Decide colours (--color, NO_COLOR, whether stdout is a terminal), the
+ * progress line (stderr is a terminal and STYLE is not none) and symbols. */
+void term_init(struct term *t, enum term_color color, enum term_style style);
+
+/* The escape sequence for NAME ("bold", "green", "red", "yellow", "cyan",
+ * "dim", "reset"), or "" without colours. */
+const char *term_c(const struct term *t, const char *name);
+
+/* A symbol: "pm" (±), "dots" (…), "times" (×), "sigma" (σ). */
+const char *term_sym(const struct term *t, const char *name);
+
+/* Pick a unit for SECONDS: "s", "ms", "us", "ns" (UNIT if not NULL). */
+const char *term_unit_for(double seconds, const char *unit);
+
+/* Format SECONDS in UNIT ("s", "ms", "us", "ns") with 4 significant
+ * digits and the unit ("12.34 ms"). */
+void term_time(const struct term *t, char *buf, size_t size, double seconds, const char *unit);
+
+/* Format a value of another figure with its unit ("1.83 MiB", "812"). */
+void term_value(const struct term *t, char *buf, size_t size, double v, const char *unit);
+
+/* Draw the progress line (at most ten times a second unless FORCE). */
+void term_progress(struct term *t, const char *name, long k, long n, double left, double mean,
+		   int force);
+/* Erase the progress line if one is shown. */
+void term_progress_clear(struct term *t);
+
+#endif

@@ -1,0 +1,257 @@
+/* t-numparse.c - the number parser gives strtod's bits, and number files
+ * are read as ministat reads them. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tachy/numparse.h"
+
+static int
+same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+/* ty_numparse agrees with strtod on S: the same bits, or both reject. */
+static int
+agrees(const char *s)
+{
+	char *end;
+	double want = strtod(s, &end), got = 12345;
+	int rc = ty_numparse(s, strlen(s), &got);
+	int whole = *s && *end == '\0';
+
+	if (whole && isfinite(want))
+		return rc == 0 && same_bits(got, want);
+	if (whole)
+		return rc == -ERANGE;
+	return rc == -EINVAL;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t
+next(void)
+{
+	/* xorshift64* */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+static void
+random_decimal(char *buf, size_t cap)
+{
+	size_t i = 0, nd = 1 + next() % 24, point = next() % (nd + 2);
+	size_t k;
+
+	if (next() % 4 == 0)
+		buf[i++] = next() % 2 ? '-' : '+';
+	for (k = 0; k < nd && i < cap - 16; k++) {
+		if (k == point)
+			buf[i++] = '.';
+		/* runs of zeros and nines find rounding edges */
+		switch (next() % 4) {
+		case 0:
+			buf[i++] = '0';
+			break;
+		case 1:
+			buf[i++] = '9';
+			break;
+		default:
+			buf[i++] = (char)('0' + next() % 10);
+		}
+	}
+	if (next() % 3 == 0)
+		i += (size_t)snprintf(buf + i, cap - i, "e%d", (int)(next() % 80) - 40);
+	else if (next() % 50 == 0)
+		i += (size_t)snprintf(buf + i, cap - i, "E%+d", (int)(next() % 700) - 350);
+	buf[i] = '\0';
+}
+
+static void
+test_random_strings(void)
+{
+	char buf[96];
+	int i, bad = 0;
+
+	for (i = 0; i < 300000; i++) {
+		random_decimal(buf, sizeof(buf));
+		if (!agrees(buf) && bad++ < 10)
+			printf("disagrees with strtod: \"%s\"\n", buf);
+	}
+	for (i = 0; i < 200000; i++) {
+		uint64_t bits = next();
+		double d;
+		memcpy(&d, &bits, sizeof(d));
+		if (!isfinite(d))
+			continue;
+		snprintf(buf, sizeof(buf), (i % 4 == 0) ? "%.17g" : (i % 4 == 1) ? "%.15g" : (i % 4 == 2) ? "%g" : "%.6e", d);
+		if (!agrees(buf) && bad++ < 20)
+			printf("disagrees with strtod: \"%s\"\n", buf);
+		/* ordinary measurement-like values */
+		snprintf(buf, sizeof(buf), "%.*f", (int)(next() % 10), (double)(next() % 100000000) / 1000);
+		if (!agrees(buf) && bad++ < 30)
+			printf("disagrees with strtod: \"%s\"\n", buf);
+	}
+	CHECK_INT(bad, 0);
+}
+
+static void
+test_edges(void)
+{
+	static const char *ok[] = {"0", "-0", "+0", "0.0", "-0.0e10", "1e22", "1e23", "9007199254740992",
+				   "9007199254740993", "9007199254740993e-5", "123456789012345678901234567890",
+				   "0.1", ".5", "5.", "+.5e-3", "1E5", "1e-400", "4.9e-324", "2.2250738585072014e-308",
+				   "1.7976931348623157e308", "0x1p3", "0X1.8P1", "  12", "\t\v\f\r 7",
+				   "000000000000000000000000000001", "1.00000000000000000000000000000",
+				   "0.000000000000000000000000001", "1e0022", "1e-22", "3e-23", "12345678901234567e-3"};
+	static const char *bad[] = {"", " ", ".", "-", "+", "e5", "1e", "1e+", "1.2.3", "12abc", "1 2",
+				    "--1", "1e5x", "0x", "12 ", "1,5", "nan", "-inf", "infinity", "NAN(123)",
+				    "1e400", "-1e309", "1.8e308"};
+	size_t i;
+	double v;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (!CHECK(agrees(ok[i])))
+			printf("     on \"%s\"\n", ok[i]);
+		CHECK_INT(ty_numparse(ok[i], strlen(ok[i]), &v), 0);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = ty_numparse(bad[i], strlen(bad[i]), &v);
+		if (!CHECK(rc == -EINVAL || rc == -ERANGE))
+			printf("     on \"%s\"\n", bad[i]);
+	}
+	CHECK_INT(ty_numparse("nan", 3, &v), -ERANGE);
+	CHECK_INT(ty_numparse("1e999", 5, &v), -ERANGE);
+	CHECK_INT(ty_numparse("1x", 2, &v), -EINVAL);
+	/* a span is not a C string: the length counts, not a NUL */
+	CHECK_INT(ty_numparse("12345", 2, &v), 0);
+	CHECK(v == 12);
+	CHECK_INT(ty_numparse("1\0002", 3, &v), -EINVAL);
+	ty_numparse("-0", 2, &v);
+	CHECK(v == 0 && signbit(v));
+}
+
+/* Parse BUF with column COL and delimiters DELIM; return the count or a
+ * negative errno; the values go to OUT. */
+static int
+parse(const char *buf, size_t len, int col, const char *delim, double *out, size_t max,
+      struct ty_error *err)
+{
+	struct ty_numfile opt = {col, delim};
+	struct ty_numbers nums;
+	size_t i;
+	int rc;
+
+	ty_numbers_init(&nums);
+	ty_error_clear(err);
+	rc = ty_numfile_parse(buf, len, "f", &opt, &nums, err);
+	for (i = 0; i < nums.n && i < max; i++)
+		out[i] = nums.v[i];
+	if (rc == 0)
+		rc = (int)nums.n;
+	ty_numbers_release(&nums);
+	return rc;
+}
+
+#define P(s, col, delim) parse(s, sizeof(s) - 1, col, delim, v, 16, &err)
+
+static void
+test_lines(void)
+{
+	struct ty_error err;
+	double v[16];
+
+	CHECK_INT(P("1\n2\n3\n", 1, NULL), 3);
+	CHECK(v[0] == 1 && v[1] == 2 && v[2] == 3);
+	CHECK_INT(P("1\n2\n3", 1, NULL), 3); /* no final newline */
+	CHECK_INT(P("", 1, NULL), 0);
+	CHECK_INT(P("\n\n  \n\t\n", 1, NULL), 0);
+	CHECK_INT(P("# head\n1 # c\n#2\n  3\n", 1, NULL), 2);
+	CHECK(v[0] == 1 && v[1] == 3);
+	CHECK_INT(P("1\r\n2\r\n", 1, NULL), 2); /* trailing white space is stripped */
+	CHECK_INT(P("7 x\n8\ty\n", 1, NULL), 2);
+	CHECK(v[0] == 7 && v[1] == 8);
+	CHECK_INT(P("a 1\nb 2\nc\n", 2, NULL), 2); /* too few fields: skipped */
+	CHECK(v[0] == 1 && v[1] == 2);
+	CHECK_INT(P("# 1\nx # 2\n", 2, NULL), 0);
+	CHECK_INT(P("1,2,3\n4,5,6\n", 3, ","), 2);
+	CHECK(v[0] == 3 && v[1] == 6);
+	CHECK_INT(P("1, 2\n", 2, ","), 1); /* strtod skips leading space */
+	CHECK(v[0] == 2);
+	CHECK_INT(P("1 ,2\n", 1, ","), -EINVAL); /* but not trailing */
+	CHECK_STR(err.msg, "Invalid data on line 1 in f");
+	CHECK_INT(P("1.5.5\n", 2, "."), 1);
+	CHECK(v[0] == 5);
+	CHECK_INT(P("1e5\n", 1, "e"), 1);
+	CHECK(v[0] == 1);
+	CHECK_INT(P("1\n2\nx\n4\n", 1, NULL), -EINVAL);
+	CHECK_STR(err.msg, "Invalid data on line 3 in f");
+	CHECK_INT(P("1\n\n# c\n\nnan\n", 1, NULL), -EINVAL);
+	CHECK_STR(err.msg, "Invalid data on line 5 in f");
+	CHECK_INT(P("1\ninf\n", 1, NULL), -EINVAL);
+	CHECK_INT(P("1\n1e999\n", 1, NULL), -EINVAL);
+	CHECK_INT(P("1\n2x\n", 1, NULL), -EINVAL);
+	CHECK_INT(P("-\n", 1, NULL), -EINVAL);
+	CHECK_INT(P("1\0junk\n2\n", 1, NULL), 2); /* fgets + strlen stop at NUL */
+	CHECK(v[0] == 1 && v[1] == 2);
+	CHECK_INT(P("0x10\n1e-400\n", 1, NULL), 2);
+	CHECK(v[0] == 16 && v[1] == 0);
+}
+
+static void
+test_files(void)
+{
+	char path[] = "/tmp/t-numparse-XXXXXX";
+	struct ty_numbers nums;
+	struct ty_error err;
+	int fd = mkstemp(path), rc;
+	size_t i, big = 3 << 20;
+	char *line = malloc(big + 8);
+	FILE *fp;
+
+	CHECK(fd >= 0);
+	fp = fdopen(fd, "w");
+	/* a line far longer than the read buffer, then many short ones */
+	line[0] = '1';
+	line[1] = '.';
+	memset(line + 2, '0', big - 2);
+	fwrite(line, 1, big, fp);
+	fputc('\n', fp);
+	for (i = 0; i < 200000; i++)
+		fprintf(fp, "%zu.%zu\n", i, i % 7);
+	fputs("  5e-1", fp);
+	fclose(fp);
+	ty_numbers_init(&nums);
+	rc = ty_numfile_read(path, "big", NULL, &nums, &err);
+	CHECK_INT(rc, 0);
+	CHECK_INT(nums.n, 200002);
+	CHECK(nums.v[0] == 1);
+	CHECK(nums.v[1] == 0);
+	CHECK(nums.v[200000] == strtod("199999.2", NULL));
+	CHECK(nums.v[200001] == 0.5);
+	ty_numbers_release(&nums);
+	unlink(path);
+	free(line);
+
+	rc = ty_numfile_read("/nonexistent/x", "/nonexistent/x", NULL, &nums, &err);
+	CHECK_INT(rc, -ENOENT);
+	CHECK_STR(err.msg, "Cannot open /nonexistent/x: No such file or directory");
+	rc = ty_numfile_read("/", "/", NULL, &nums, &err);
+	CHECK_INT(rc, -EISDIR);
+	ty_numbers_release(&nums);
+}
+
+int
+main(void)
+{
+	test_edges();
+	test_random_strings();
+	test_lines();
+	test_files();
+	return check_done();
+}

@@ -1,0 +1,205 @@
+/* t-spawn.c - the held child: resolution, hold, release, reap, fds, kill. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tachy/spawn.h"
+
+extern char **environ;
+
+static struct ty_spawner sp;
+
+/* Run ARGV (resolved) with stdout to OUT_FD; returns the wait status code. */
+static int
+run(char **argv, int out_fd, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
+    struct ty_exit *x)
+{
+	struct ty_spawn_opts o = {0};
+	struct ty_error e;
+	char path[PATH_MAX];
+	pid_t pid;
+
+	if (ty_spawn_resolve(argv[0], path, sizeof(path), &e) < 0)
+		return -1;
+	o.path = path;
+	o.argv = argv;
+	o.envp = environ;
+	o.fd[0] = -1;
+	o.fd[1] = out_fd;
+	o.fd[2] = -1;
+	o.drain_fd = -1;
+	o.want_pidfd = timeout_ns > 0 || stop;
+	pid = ty_spawn_create(&sp, &o, &e);
+	if (pid < 0)
+		return -1;
+	ty_spawn_go(&sp);
+	return ty_spawn_wait(&sp, timeout_ns, stop, u, x, &e);
+}
+
+static void
+test_resolve(void)
+{
+	struct ty_error e;
+	char buf[PATH_MAX];
+
+	CHECK_INT(ty_spawn_resolve("sh", buf, sizeof(buf), &e), 0);
+	CHECK(buf[0] == '/');
+	CHECK_INT(ty_spawn_resolve("no-such-program-tachy", buf, sizeof(buf), &e), -ENOENT);
+	CHECK(strstr(e.msg, "command not found") != NULL);
+	CHECK_INT(ty_spawn_resolve("/etc", buf, sizeof(buf), &e), -EACCES);
+	CHECK(strstr(e.msg, "directory") != NULL);
+	CHECK_INT(ty_spawn_resolve("/etc/passwd", buf, sizeof(buf), &e), -EACCES);
+	CHECK_INT(ty_spawn_resolve("", buf, sizeof(buf), &e), -ENOENT);
+	CHECK_INT(ty_spawn_resolve("/bin/sh", buf, 4, &e), -ENAMETOOLONG);
+}
+
+static void
+test_exit_status(void)
+{
+	char *t[] = {"true", NULL}, *f[] = {"false", NULL};
+	char *k[] = {"sh", "-c", "kill -TERM $$", NULL}, *x3[] = {"sh", "-c", "exit 3", NULL};
+	struct ty_usage u;
+	struct ty_exit x;
+
+	CHECK_INT(run(t, -1, 0, NULL, &u, &x), 0);
+	CHECK_INT(x.exit_code, 0);
+	CHECK_INT(x.signal, 0);
+	CHECK(u.maxrss_kb > 0);
+	CHECK(u.minflt > 0);
+	CHECK_INT(run(f, -1, 0, NULL, &u, &x), 0);
+	CHECK_INT(x.exit_code, 1);
+	CHECK_INT(run(x3, -1, 0, NULL, &u, &x), 0);
+	CHECK_INT(x.exit_code, 3);
+	CHECK_INT(run(k, -1, 0, NULL, &u, &x), 0);
+	CHECK_INT(x.signal, SIGTERM);
+	CHECK_INT(x.exit_code, -1);
+}
+
+static void
+test_held(void)
+{
+	char *argv[] = {"sh", "-c", "exit 7", NULL};
+	struct ty_spawn_opts o = {0};
+	struct ty_error e;
+	struct ty_usage u;
+	struct ty_exit x;
+	char path[PATH_MAX], link[64], exe[PATH_MAX], self[PATH_MAX];
+	ssize_t n, m;
+	pid_t pid;
+
+	ty_spawn_resolve("sh", path, sizeof(path), &e);
+	o.path = path;
+	o.argv = argv;
+	o.envp = environ;
+	o.fd[0] = o.fd[1] = o.fd[2] = -1;
+	o.drain_fd = -1;
+	pid = ty_spawn_create(&sp, &o, &e);
+	CHECK(pid > 0);
+	/* Held: it has not exec'd, so it is still this test program. */
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	m = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	CHECK(n > 0 && m > 0);
+	if (n > 0 && m > 0) {
+		exe[n] = self[m] = '\0';
+		CHECK_STR(exe, self);
+	}
+	usleep(20000);
+	CHECK_INT(kill(pid, 0), 0);
+	ty_spawn_go(&sp);
+	CHECK_INT(ty_spawn_wait(&sp, 0, NULL, &u, &x, &e), 0);
+	CHECK_INT(x.exit_code, 7);
+	CHECK_INT(x.exec_errno, 0);
+}
+
+static void
+test_exec_error(void)
+{
+	char *argv[] = {"passwd", NULL};
+	struct ty_spawn_opts o = {0};
+	struct ty_error e;
+	struct ty_usage u;
+	struct ty_exit x;
+
+	o.path = "/etc/passwd"; /* not executable: execve fails in the child */
+	o.argv = argv;
+	o.envp = environ;
+	o.fd[0] = o.fd[1] = o.fd[2] = -1;
+	o.drain_fd = -1;
+	CHECK(ty_spawn_create(&sp, &o, &e) > 0);
+	ty_spawn_go(&sp);
+	CHECK_INT(ty_spawn_wait(&sp, 0, NULL, &u, &x, &e), 0);
+	CHECK_INT(x.exit_code, 127);
+	CHECK_INT(x.exec_errno, EACCES);
+}
+
+static void
+test_output_and_cpus(void)
+{
+	char tmpl[] = "/tmp/t-spawn-XXXXXX", buf[256] = {0};
+	char *argv[] = {"grep", "^Cpus_allowed_list", "/proc/self/status", NULL};
+	struct ty_spawn_opts o = {0};
+	struct ty_error e;
+	struct ty_usage u;
+	struct ty_exit x;
+	char path[PATH_MAX];
+	cpu_set_t one;
+	int fd = mkstemp(tmpl);
+
+	CHECK(fd >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ty_spawn_resolve("grep", path, sizeof(path), &e);
+	o.path = path;
+	o.argv = argv;
+	o.envp = environ;
+	o.fd[0] = -1;
+	o.fd[1] = fd;
+	o.fd[2] = -1;
+	o.cpus = &one;
+	o.drain_fd = -1;
+	CHECK(ty_spawn_create(&sp, &o, &e) > 0);
+	ty_spawn_go(&sp);
+	CHECK_INT(ty_spawn_wait(&sp, 0, NULL, &u, &x, &e), 0);
+	CHECK_INT(x.exit_code, 0);
+	CHECK(pread(fd, buf, sizeof(buf) - 1, 0) > 0);
+	CHECK_STR(buf, "Cpus_allowed_list:\t0\n");
+	close(fd);
+	unlink(tmpl);
+}
+
+static void
+test_timeout_and_stop(void)
+{
+	char *argv[] = {"sleep", "5", NULL};
+	struct ty_usage u;
+	struct ty_exit x;
+	volatile int stop = 1;
+
+	CHECK_INT(run(argv, -1, 50000000, NULL, &u, &x), 0);
+	CHECK_INT(x.timed_out, 1);
+	CHECK_INT(x.signal, SIGKILL);
+	/* A stop asked for: the child is killed and the wait says so. */
+	CHECK_INT(run(argv, -1, 0, &stop, &u, &x), 1);
+	CHECK_INT(x.signal, SIGKILL);
+}
+
+int
+main(void)
+{
+	struct ty_error e;
+
+	CHECK_INT(ty_spawn_init(&sp, &e), 0);
+	test_resolve();
+	test_exit_status();
+	test_held();
+	test_exec_error();
+	test_output_and_cpus();
+	test_timeout_and_stop();
+	ty_spawn_release_all(&sp);
+	return check_done();
+}
