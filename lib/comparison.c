@@ -30,7 +30,7 @@ free_strv(char **v, size_t n)
 }
 
 void
-ty_comparison_release(struct ty_comparison *c)
+ty_comparison_release(struct ty_cmp_table *c)
 {
 	size_t i;
 
@@ -74,7 +74,7 @@ strv_addf(char ***v, size_t *n, const char *fmt, ...)
 
 /* The 1-based index of note TEXT, added when new; 0 when out of memory. */
 static size_t
-note(struct ty_comparison *c, const char *text)
+note(struct ty_cmp_table *c, const char *text)
 {
 	size_t i;
 
@@ -87,11 +87,11 @@ note(struct ty_comparison *c, const char *text)
 }
 
 static void
-row_note(struct ty_comparison *c, struct ty_cmp_row *r, const char *fmt, ...)
+row_note(struct ty_cmp_table *c, struct ty_cmp_row *r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static void
-row_note(struct ty_comparison *c, struct ty_cmp_row *r, const char *fmt, ...)
+row_note(struct ty_cmp_table *c, struct ty_cmp_row *r, const char *fmt, ...)
 {
 	char buf[1024];
 	size_t i, id;
@@ -115,13 +115,13 @@ row_note(struct ty_comparison *c, struct ty_cmp_row *r, const char *fmt, ...)
 /* ---- pairing ---- */
 
 struct pairing {
-	const struct ty_rbench **old, **new;
+	const struct ty_saved_bench **old, **new;
 	size_t n;
 	char *old_used, *new_used;
 };
 
 static long
-find_bench(const struct ty_results *r, const char *name, const char *used)
+find_bench(const struct ty_saved *r, const char *name, const char *used)
 {
 	size_t i;
 
@@ -135,7 +135,7 @@ find_bench(const struct ty_results *r, const char *name, const char *used)
 }
 
 static void
-add_pair(struct pairing *p, const struct ty_results *o, size_t i, const struct ty_results *n,
+add_pair(struct pairing *p, const struct ty_saved *o, size_t i, const struct ty_saved *n,
 	 size_t j)
 {
 	p->old[p->n] = &o->benches[i];
@@ -147,7 +147,7 @@ add_pair(struct pairing *p, const struct ty_results *o, size_t i, const struct t
 
 /* --match OLD=NEW: split at the '=' where both names exist. */
 static int
-pair_rule(struct pairing *p, const struct ty_results *o, const struct ty_results *n,
+pair_rule(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n,
 	  const char *rule, struct ty_error *e)
 {
 	const char *eq;
@@ -188,7 +188,7 @@ match_key(const regex_t *re, const char *name, char *buf, size_t size)
 }
 
 static void
-pair_by_key(struct pairing *p, const struct ty_results *o, const struct ty_results *n,
+pair_by_key(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n,
 	    const regex_t *re)
 {
 	char ka[512], kb[512];
@@ -211,7 +211,7 @@ pair_by_key(struct pairing *p, const struct ty_results *o, const struct ty_resul
 }
 
 static void
-pair_by_name(struct pairing *p, const struct ty_results *o, const struct ty_results *n)
+pair_by_name(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n)
 {
 	size_t i;
 	long j;
@@ -227,7 +227,7 @@ pair_by_name(struct pairing *p, const struct ty_results *o, const struct ty_resu
 }
 
 static int
-pair_files(struct pairing *p, const struct ty_results *o, const struct ty_results *n,
+pair_files(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n,
 	   const struct ty_match *m, struct ty_error *e)
 {
 	regex_t re;
@@ -256,7 +256,7 @@ pair_files(struct pairing *p, const struct ty_results *o, const struct ty_result
 }
 
 static int
-pair_reference(struct pairing *p, const struct ty_results *f, const char *refname,
+pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname,
 	       struct ty_error *e)
 {
 	size_t i, ref = f->reference;
@@ -305,8 +305,8 @@ figure_wanted(const char *name, const char *figures)
 }
 
 static int
-add_row(struct ty_comparison *c, size_t set, const struct ty_rbench *ob,
-	const struct ty_rbench *nb, const struct ty_rfigure *of, const struct ty_rfigure *nf,
+add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
+	const struct ty_saved_bench *nb, const struct ty_saved_figure *of, const struct ty_saved_figure *nf,
 	struct ty_error *e)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
@@ -354,7 +354,7 @@ add_row(struct ty_comparison *c, size_t set, const struct ty_rbench *ob,
 }
 
 static void
-run_warnings(struct ty_comparison *c, struct ty_cmp_row *r)
+run_warnings(struct ty_cmp_table *c, struct ty_cmp_row *r)
 {
 	const struct ty_cmp_set *s = &c->sets[r->set];
 	size_t i;
@@ -368,10 +368,10 @@ run_warnings(struct ty_comparison *c, struct ty_cmp_row *r)
 }
 
 static int
-pair_rows(struct ty_comparison *c, size_t set, const struct ty_rbench *ob,
-	  const struct ty_rbench *nb, struct ty_error *e)
+pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
+	  const struct ty_saved_bench *nb, struct ty_error *e)
 {
-	const struct ty_rfigure *of, *nf;
+	const struct ty_saved_figure *of, *nf;
 	struct ty_cmp_row *rows;
 	size_t i, first = c->nrows;
 	int rc;
@@ -381,7 +381,7 @@ pair_rows(struct ty_comparison *c, size_t set, const struct ty_rbench *ob,
 	c->rows = rows;
 	for (i = 0; i < ob->nfigs; i++) {
 		of = &ob->figs[i];
-		if (!figure_wanted(of->name, c->opt.figures) || !(nf = ty_results_figure(nb, of->name)))
+		if (!figure_wanted(of->name, c->opt.figures) || !(nf = ty_results_read_figure(nb, of->name)))
 			continue;
 		if (strcmp(of->unit, nf->unit) != 0) {
 			char buf[512];
@@ -403,7 +403,7 @@ pair_rows(struct ty_comparison *c, size_t set, const struct ty_rbench *ob,
 static int
 env_diffs(struct ty_cmp_set *s)
 {
-	const struct ty_results *o = s->old, *n = s->new;
+	const struct ty_saved *o = s->old, *n = s->new;
 	const char *a, *b;
 	size_t i;
 	int rc;
@@ -418,10 +418,10 @@ env_diffs(struct ty_cmp_set *s)
 	}
 	for (i = 0; i < o->nenv + n->nenv; i++) {
 		const char *key = i < o->nenv ? o->env_keys[i] : n->env_keys[i - o->nenv];
-		if (strcmp(key, "date") == 0 || (i >= o->nenv && ty_results_env(o, key)))
+		if (strcmp(key, "date") == 0 || (i >= o->nenv && ty_results_read_env(o, key)))
 			continue;
-		a = ty_results_env(o, key);
-		b = ty_results_env(n, key);
+		a = ty_results_read_env(o, key);
+		b = ty_results_read_env(n, key);
 		if (a && b && strcmp(a, b) == 0)
 			continue;
 		rc = strv_addf(&s->env_diffs, &s->nenv_diffs, "%s: '%s' in %s, '%s' in %s", key,
@@ -433,7 +433,7 @@ env_diffs(struct ty_cmp_set *s)
 }
 
 static int
-geomeans(struct ty_comparison *c)
+geomeans(struct ty_cmp_table *c)
 {
 	struct ty_cmp_geomean g, *ng;
 	size_t i, j;
@@ -493,7 +493,7 @@ unmatched(struct ty_cmp_set *s, const struct pairing *p)
 }
 
 static int
-build_set(struct ty_comparison *c, size_t set, struct ty_error *e)
+build_set(struct ty_cmp_table *c, size_t set, struct ty_error *e)
 {
 	struct ty_cmp_set *s = &c->sets[set];
 	struct pairing p = {0};
@@ -526,7 +526,7 @@ out:
 }
 
 static int
-check_figures(const struct ty_comparison *c, struct ty_error *e)
+check_figures(const struct ty_cmp_table *c, struct ty_error *e)
 {
 	const char *s = c->opt.figures, *comma;
 	char name[128];
@@ -550,7 +550,7 @@ check_figures(const struct ty_comparison *c, struct ty_error *e)
 }
 
 int
-ty_comparison_build(struct ty_comparison *c, const struct ty_results *files, size_t n,
+ty_comparison_build(struct ty_cmp_table *c, const struct ty_saved *files, size_t n,
 		    const struct ty_cmp_options *opt, struct ty_error *e)
 {
 	size_t i;

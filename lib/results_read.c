@@ -17,7 +17,7 @@
 #endif
 
 static void
-free_figure(struct ty_rfigure *f)
+free_figure(struct ty_saved_figure *f)
 {
 	free(f->name);
 	free(f->unit);
@@ -25,7 +25,7 @@ free_figure(struct ty_rfigure *f)
 }
 
 static void
-free_bench(struct ty_rbench *b)
+free_bench(struct ty_saved_bench *b)
 {
 	size_t i;
 
@@ -40,7 +40,7 @@ free_bench(struct ty_rbench *b)
 }
 
 void
-ty_results_release(struct ty_results *r)
+ty_results_read_release(struct ty_saved *r)
 {
 	size_t i;
 
@@ -60,8 +60,8 @@ ty_results_release(struct ty_results *r)
 	memset(r, 0, sizeof(*r));
 }
 
-const struct ty_rfigure *
-ty_results_figure(const struct ty_rbench *b, const char *name)
+const struct ty_saved_figure *
+ty_results_read_figure(const struct ty_saved_bench *b, const char *name)
 {
 	size_t i;
 
@@ -72,7 +72,7 @@ ty_results_figure(const struct ty_rbench *b, const char *name)
 }
 
 const char *
-ty_results_env(const struct ty_results *r, const char *key)
+ty_results_read_env(const struct ty_saved *r, const char *key)
 {
 	size_t i;
 
@@ -85,16 +85,16 @@ ty_results_env(const struct ty_results *r, const char *key)
 #ifndef HAVE_JANSSON
 
 int
-ty_results_parse(struct ty_results *r, const char *text, const char *path, struct ty_error *e)
+ty_results_read_text(struct ty_saved *r, const char *text, const char *path, struct ty_error *e)
 {
 	memset(r, 0, sizeof(*r));
 	return ty_error_set(e, -ENOTSUP, "cannot read '%s': not built with jansson", path);
 }
 
 int
-ty_results_read(struct ty_results *r, const char *path, struct ty_error *e)
+ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
 {
-	return ty_results_parse(r, "", path, e);
+	return ty_results_read_text(r, "", path, e);
 }
 
 #else
@@ -210,10 +210,10 @@ nonneg_number(struct reader *rd, const json_t *v, int nullok, double *out)
 }
 
 /* Add a figure NAME/UNIT with room for N values to B; returns it or NULL. */
-static struct ty_rfigure *
-add_figure(struct ty_rbench *b, const char *name, const char *unit, size_t n)
+static struct ty_saved_figure *
+add_figure(struct ty_saved_bench *b, const char *name, const char *unit, size_t n)
 {
-	struct ty_rfigure *f, *figs;
+	struct ty_saved_figure *f, *figs;
 
 	figs = realloc(b->figs, (b->nfigs + 1) * sizeof(*figs));
 	if (!figs)
@@ -233,7 +233,7 @@ add_figure(struct ty_rbench *b, const char *name, const char *unit, size_t n)
 }
 
 static void
-push_value(struct ty_rfigure *f, double v)
+push_value(struct ty_saved_figure *f, double v)
 {
 	if (isnan(v))
 		f->missing++;
@@ -243,10 +243,10 @@ push_value(struct ty_rfigure *f, double v)
 
 /* results[i].times -> figure "wall" (seconds). */
 static int
-read_times(struct reader *rd, const json_t *res, struct ty_rbench *b)
+read_times(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
 {
 	json_t *times, *v;
-	struct ty_rfigure *f;
+	struct ty_saved_figure *f;
 	size_t i, l;
 	double d;
 	int rc;
@@ -351,11 +351,11 @@ counter_unit(struct reader *rd, const json_t *tachy, const char *name, const cha
 
 /* Counters named in any run, as figures, values in run order. */
 static int
-read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct ty_rbench *b)
+read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct ty_saved_bench *b)
 {
 	json_t *run, *cs, *v;
 	const char *name, *unit;
-	struct ty_rfigure *f;
+	struct ty_saved_figure *f;
 	size_t i, j, n = json_array_size(runs), l, l2;
 	int rc, supported;
 	double d;
@@ -366,7 +366,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 			continue;
 		json_object_foreach(cs, name, v)
 		{
-			if (ty_results_figure(b, name))
+			if (ty_results_read_figure(b, name))
 				continue;
 			if ((rc = counter_unit(rd, tachy, name, &unit, &supported)))
 				return rc;
@@ -398,7 +398,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 }
 
 static int
-read_run(struct reader *rd, const json_t *run, struct ty_rbench *b, size_t first)
+read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t first)
 {
 	json_t *v, *cs;
 	size_t j;
@@ -412,7 +412,7 @@ read_run(struct reader *rd, const json_t *run, struct ty_rbench *b, size_t first
 	if ((rc = member(rd, run, "counters", JSON_OBJECT, 0, &cs)))
 		return rc;
 	for (j = 0; j < NRUN_FIELDS; j++) {
-		struct ty_rfigure *f = &b->figs[first + j];
+		struct ty_saved_figure *f = &b->figs[first + j];
 		if ((rc = member(rd, run, run_fields[j].field, JSON_REAL, run_fields[j].required,
 				 &v)))
 			return rc;
@@ -432,7 +432,7 @@ read_run(struct reader *rd, const json_t *run, struct ty_rbench *b, size_t first
 
 /* Drop figures that no run had (optional rusage fields absent throughout). */
 static void
-drop_empty_figures(struct ty_rbench *b)
+drop_empty_figures(struct ty_saved_bench *b)
 {
 	size_t i, k = 0;
 
@@ -447,7 +447,7 @@ drop_empty_figures(struct ty_rbench *b)
 }
 
 static int
-read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_rbench *b)
+read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench *b)
 {
 	json_t *name, *runs, *warn, *run, *w;
 	size_t i, l, first = b->nfigs;
@@ -505,7 +505,7 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_rbench *b)
 }
 
 static int
-read_result(struct reader *rd, const json_t *res, struct ty_rbench *b, int is_tachy)
+read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
 {
 	json_t *cmd, *tachy;
 	size_t l;
@@ -547,7 +547,7 @@ env_text(const json_t *v)
 }
 
 static int
-read_environment(struct reader *rd, const json_t *env, struct ty_results *r)
+read_environment(struct reader *rd, const json_t *env, struct ty_saved *r)
 {
 	const char *key;
 	json_t *v;
@@ -572,7 +572,7 @@ read_environment(struct reader *rd, const json_t *env, struct ty_results *r)
 }
 
 static int
-read_top_tachy(struct reader *rd, const json_t *t, struct ty_results *r)
+read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r)
 {
 	json_t *schema, *ref, *conf, *test, *env;
 	int rc;
@@ -610,7 +610,7 @@ read_top_tachy(struct reader *rd, const json_t *t, struct ty_results *r)
 }
 
 static int
-read_root(struct reader *rd, const json_t *root, struct ty_results *r)
+read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 {
 	json_t *results, *tachy, *res;
 	size_t i, l;
@@ -659,7 +659,7 @@ read_root(struct reader *rd, const json_t *root, struct ty_results *r)
 }
 
 static int
-parse_json(struct ty_results *r, json_t *root, const char *path, struct ty_error *e)
+parse_json(struct ty_saved *r, json_t *root, const char *path, struct ty_error *e)
 {
 	struct reader rd = {.file = path, .e = e};
 	int rc;
@@ -671,12 +671,12 @@ parse_json(struct ty_results *r, json_t *root, const char *path, struct ty_error
 	rc = read_root(&rd, root, r);
 	json_decref(root);
 	if (rc)
-		ty_results_release(r);
+		ty_results_read_release(r);
 	return rc;
 }
 
 int
-ty_results_parse(struct ty_results *r, const char *text, const char *path, struct ty_error *e)
+ty_results_read_text(struct ty_saved *r, const char *text, const char *path, struct ty_error *e)
 {
 	json_error_t je;
 	json_t *root;
@@ -690,7 +690,7 @@ ty_results_parse(struct ty_results *r, const char *text, const char *path, struc
 }
 
 int
-ty_results_read(struct ty_results *r, const char *path, struct ty_error *e)
+ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
 {
 	json_error_t je;
 	json_t *root;

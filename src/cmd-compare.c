@@ -175,7 +175,7 @@ test_title(enum ty_test t)
 }
 
 static int
-set_table(struct table *t, const struct ty_comparison *c, size_t set)
+set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
 	char o[96], n[96], ch[96], p[32], v[64], nt[32], *label = NULL;
@@ -235,7 +235,7 @@ set_table(struct table *t, const struct ty_comparison *c, size_t set)
 }
 
 static const char *
-ref_name(const struct ty_comparison *c, size_t set)
+ref_name(const struct ty_cmp_table *c, size_t set)
 {
 	size_t i;
 
@@ -246,7 +246,7 @@ ref_name(const struct ty_comparison *c, size_t set)
 }
 
 static int
-print_tables(FILE *fp, const struct ty_comparison *c, int markdown)
+print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 {
 	struct table t = {0};
 	size_t i, j;
@@ -321,7 +321,7 @@ csv_num(FILE *fp, double v)
 }
 
 static void
-print_csv(FILE *fp, const struct ty_comparison *c)
+print_csv(FILE *fp, const struct ty_cmp_table *c)
 {
 	size_t i, j;
 
@@ -376,7 +376,7 @@ json_centre(struct ty_jsonw *w, const char *key, const struct ty_centre *c)
 }
 
 static void
-json_row(struct ty_jsonw *w, const struct ty_comparison *c, const struct ty_cmp_row *r)
+json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_row *r)
 {
 	size_t j;
 
@@ -406,7 +406,7 @@ json_row(struct ty_jsonw *w, const struct ty_comparison *c, const struct ty_cmp_
 }
 
 static void
-json_sets(struct ty_jsonw *w, const struct ty_comparison *c)
+json_sets(struct ty_jsonw *w, const struct ty_cmp_table *c)
 {
 	size_t i, j;
 
@@ -433,7 +433,7 @@ json_sets(struct ty_jsonw *w, const struct ty_comparison *c)
 }
 
 static void
-print_json(FILE *fp, const struct ty_comparison *c)
+print_json(FILE *fp, const struct ty_cmp_table *c)
 {
 	struct ty_jsonw w;
 	size_t i;
@@ -469,7 +469,7 @@ print_json(FILE *fp, const struct ty_comparison *c)
 /* ---- the gate ---- */
 
 static int
-gate(const struct ty_comparison *c, double limit)
+gate(const struct ty_cmp_table *c, double limit)
 {
 	char pct[32];
 	size_t i;
@@ -547,7 +547,7 @@ parse_options(int argc, char **argv, struct options *o)
 }
 
 static int
-emit(const struct ty_comparison *c, const struct options *o)
+emit(const struct ty_cmp_table *c, const struct options *o)
 {
 	struct ty_outfile of;
 	struct ty_error e = {0};
@@ -571,8 +571,8 @@ cmd_compare(int argc, char **argv)
 	struct options o = {.cmp = {.test = TY_TEST_WELCH, .confidence = 95},
 			    .output = "-",
 			    .fail_if_slower = NAN};
-	struct ty_results *files = NULL;
-	struct ty_comparison c;
+	struct ty_saved *files = NULL;
+	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	int n, i, rc;
 
@@ -602,7 +602,7 @@ cmd_compare(int argc, char **argv)
 		ty_comparison_release(&c);
 	}
 	for (i = 0; i < n; i++)
-		ty_results_release(&files[i]);
+		ty_results_read_release(&files[i]);
 out:
 	free(files);
 	free(o.cmp.match.pairs);

@@ -51,9 +51,9 @@ struct options {
 
 struct plot {
 	const struct options *o;
-	const struct ty_results *files;
+	const struct ty_saved *files;
 	size_t nfiles;
-	const struct ty_comparison *cmp; /* NULL: nothing to compare */
+	const struct ty_cmp_table *cmp; /* NULL: nothing to compare */
 };
 
 /* ---- one benchmark: distribution and runs in order ---- */
@@ -65,7 +65,7 @@ struct bench_stats {
 };
 
 static int
-bench_stats(const struct ty_rfigure *f, double confidence, struct bench_stats *b)
+bench_stats(const struct ty_saved_figure *f, double confidence, struct bench_stats *b)
 {
 	int rc;
 
@@ -79,7 +79,7 @@ bench_stats(const struct ty_rfigure *f, double confidence, struct bench_stats *b
 }
 
 static char *
-bench_title(char *buf, size_t size, const struct plot *p, size_t file, const struct ty_rbench *b)
+bench_title(char *buf, size_t size, const struct plot *p, size_t file, const struct ty_saved_bench *b)
 {
 	char full[1024];
 
@@ -91,9 +91,9 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file, const str
 }
 
 static int
-bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct ty_rbench *b)
+bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct ty_saved_bench *b)
 {
-	const struct ty_rfigure *f = &b->figs[0];
+	const struct ty_saved_figure *f = &b->figs[0];
 	struct ty_svg_frame left = {10, y, WIDTH / 2 - 15, ROW_H - 20};
 	struct ty_svg_frame right = {WIDTH / 2 + 5, y, WIDTH / 2 - 15, ROW_H - 20};
 	char title[1024], sub[256], m[32], l[32], h[32], mean[32];
@@ -138,7 +138,7 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 /* ---- the changes of a comparison ---- */
 
 static double
-change_height(const struct ty_comparison *c)
+change_height(const struct ty_cmp_table *c)
 {
 	return 40 + 22 * (double)c->nrows + 40;
 }
@@ -146,7 +146,7 @@ change_height(const struct ty_comparison *c)
 static int
 change_panel(FILE *fp, double y, const struct plot *p)
 {
-	const struct ty_comparison *c = p->cmp;
+	const struct ty_cmp_table *c = p->cmp;
 	struct ty_svg_frame f = {10, y, WIDTH - 20, change_height(c) - 10};
 	struct ty_svg_change *ch;
 	char **labels, title[256], name[160];
@@ -280,8 +280,8 @@ bench_table(FILE *fp, const struct plot *p)
 	      fp);
 	for (i = 0; i < p->nfiles; i++) {
 		for (j = 0; j < p->files[i].nbenches; j++) {
-			const struct ty_rbench *b = &p->files[i].benches[j];
-			const struct ty_rfigure *f = &b->figs[0];
+			const struct ty_saved_bench *b = &p->files[i].benches[j];
+			const struct ty_saved_figure *f = &b->figs[0];
 			double ref;
 			if ((rc = bench_stats(f, p->o->cmp.confidence, &st)))
 				return rc;
@@ -322,7 +322,7 @@ bench_table(FILE *fp, const struct plot *p)
 }
 
 static void
-change_table(FILE *fp, const struct ty_comparison *c)
+change_table(FILE *fp, const struct ty_cmp_table *c)
 {
 	char o[96], n[96], ch[96], pv[32];
 	size_t i;
@@ -490,8 +490,8 @@ int
 cmd_plot(int argc, char **argv)
 {
 	struct options o = {.cmp = {.test = TY_TEST_WELCH, .confidence = 95}};
-	struct ty_results *files = NULL;
-	struct ty_comparison c;
+	struct ty_saved *files = NULL;
+	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	struct plot p = {.o = &o};
 	int n = 0, i, rc, have_cmp = 0;
@@ -526,7 +526,7 @@ cmd_plot(int argc, char **argv)
 		ty_comparison_release(&c);
 out:
 	for (i = 0; i < n; i++)
-		ty_results_release(&files[i]);
+		ty_results_read_release(&files[i]);
 	free(files);
 	free(o.cmp.match.pairs);
 	return rc < 0 ? EXIT_OK : rc;

@@ -55,15 +55,15 @@ resopt_match(struct ty_match *m, char *rule)
 }
 
 int
-resopt_read(struct ty_results *files, char **paths, int n)
+resopt_read(struct ty_saved *files, char **paths, int n)
 {
 	struct ty_error e = {0};
 	int i, rc;
 
 	for (i = 0; i < n; i++) {
-		if ((rc = ty_results_read(&files[i], paths[i], &e))) {
+		if ((rc = ty_results_read_file(&files[i], paths[i], &e))) {
 			while (i-- > 0)
-				ty_results_release(&files[i]);
+				ty_results_read_release(&files[i]);
 			return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE,
 					 "%s", e.msg);
 		}

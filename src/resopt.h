@@ -13,6 +13,6 @@ int resopt_match(struct ty_match *m, char *rule);      /* --match (keeps RULE) *
 /* Read PATHS[0..N) into FILES. Returns 0, or prints why and returns
  * EXIT_USAGE (bad input) or EXIT_RUNTIME (no jansson, no memory); then
  * nothing is left to release. */
-int resopt_read(struct ty_results *files, char **paths, int n);
+int resopt_read(struct ty_saved *files, char **paths, int n);
 
 #endif

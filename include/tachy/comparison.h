@@ -31,7 +31,7 @@ struct ty_cmp_options {
 /* One row: a benchmark pair and one figure. */
 struct ty_cmp_row {
 	size_t set;              /* index into sets[] */
-	const struct ty_rbench *old, *new;
+	const struct ty_saved_bench *old, *new;
 	const char *figure, *unit;
 	struct ty_verdict v;
 	int is_time;             /* the unit is a duration ("s", "ns") */
@@ -49,14 +49,14 @@ struct ty_cmp_geomean {
 /* One comparison set: an old file against a new one (or a file against
  * its own reference: old == new). */
 struct ty_cmp_set {
-	const struct ty_results *old, *new;
+	const struct ty_saved *old, *new;
 	char **env_diffs; /* "kernel: '6.1' in a.json, '6.2' in b.json" */
 	size_t nenv_diffs;
 	char **unmatched; /* benchmark names without a partner */
 	size_t nunmatched;
 };
 
-struct ty_comparison {
+struct ty_cmp_table {
 	struct ty_cmp_options opt;
 	struct ty_cmp_set *sets;
 	size_t nsets;
@@ -72,10 +72,10 @@ struct ty_comparison {
  * of FILES[0] against its reference. The files must outlive C. Returns 0;
  * -EINVAL with E (nothing pairs, a bad --match regex, an unknown figure or
  * reference); -ENOMEM. Release C with ty_comparison_release. */
-int ty_comparison_build(struct ty_comparison *c, const struct ty_results *files, size_t n,
+int ty_comparison_build(struct ty_cmp_table *c, const struct ty_saved *files, size_t n,
 			const struct ty_cmp_options *opt, struct ty_error *e);
 
-void ty_comparison_release(struct ty_comparison *c);
+void ty_comparison_release(struct ty_cmp_table *c);
 
 /* 1 when UNIT names a duration. */
 int ty_comparison_unit_is_time(const char *unit);

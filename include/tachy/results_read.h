@@ -18,7 +18,7 @@
 #define TY_RESULTS_SCHEMA 1
 
 /* One figure of one benchmark: wall time, user/system time, a counter. */
-struct ty_rfigure {
+struct ty_saved_figure {
 	char *name;     /* "wall", "user", "system", or a counter name */
 	char *unit;     /* "s" for times, "ns", "" (a count), ... */
 	double *values; /* per run, in run order, in UNIT; n of them */
@@ -27,20 +27,20 @@ struct ty_rfigure {
 };
 
 /* One benchmarked command. */
-struct ty_rbench {
+struct ty_saved_bench {
 	char *command;            /* as run */
 	char *name;               /* tachy.name, else the command */
-	struct ty_rfigure *figs;  /* figs[0] is "wall", in seconds */
+	struct ty_saved_figure *figs;  /* figs[0] is "wall", in seconds */
 	size_t nfigs;
 	char **warnings;          /* tachy.warnings, as written by run */
 	size_t nwarnings;
 };
 
 /* One results file. */
-struct ty_results {
+struct ty_saved {
 	char *path;
 	int schema;               /* tachy.schema, or 0 for a hyperfine export */
-	struct ty_rbench *benches;
+	struct ty_saved_bench *benches;
 	size_t nbenches;          /* at least 1 */
 	size_t reference;         /* tachy.reference, else 0 */
 	double confidence;        /* tachy.confidence, else 0 (not given) */
@@ -50,24 +50,24 @@ struct ty_results {
 	size_t nenv;
 };
 
-/* Read PATH into R (the caller owns R; release with ty_results_release).
+/* Read PATH into R (the caller owns R; release with ty_results_read_release).
  * Returns 0; -EINVAL with E naming PATH and the place for bad content;
  * -ENOENT/-EACCES/... when it cannot be opened; -ENOTSUP without jansson;
  * -ENOMEM. On failure R holds nothing. */
-int ty_results_read(struct ty_results *r, const char *path, struct ty_error *e);
+int ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e);
 
 /* As ty_results_read, from the NUL-terminated TEXT; PATH only names it in
  * messages. */
-int ty_results_parse(struct ty_results *r, const char *text, const char *path,
+int ty_results_read_text(struct ty_saved *r, const char *text, const char *path,
 		     struct ty_error *e);
 
 /* Free what R holds. Safe on a zeroed or released R. */
-void ty_results_release(struct ty_results *r);
+void ty_results_read_release(struct ty_saved *r);
 
 /* The figure called NAME of B, or NULL. */
-const struct ty_rfigure *ty_results_figure(const struct ty_rbench *b, const char *name);
+const struct ty_saved_figure *ty_results_read_figure(const struct ty_saved_bench *b, const char *name);
 
 /* The value of environment key KEY in R, or NULL. */
-const char *ty_results_env(const struct ty_results *r, const char *key);
+const char *ty_results_read_env(const struct ty_saved *r, const char *key);
 
 #endif

@@ -27,11 +27,11 @@ static const char tachy_doc[] =
 static void
 test_tachy(void)
 {
-	struct ty_results r;
+	struct ty_saved r;
 	struct ty_error e = {0};
-	const struct ty_rfigure *f;
+	const struct ty_saved_figure *f;
 
-	CHECK_INT(ty_results_parse(&r, tachy_doc, "t.json", &e), 0);
+	CHECK_INT(ty_results_read_text(&r, tachy_doc, "t.json", &e), 0);
 	if (e.msg[0])
 		printf("     %s\n", e.msg);
 	CHECK_INT(r.schema, 1);
@@ -40,23 +40,23 @@ test_tachy(void)
 	CHECK_STR(r.benches[0].command, "sleep 0.01");
 	CHECK_NEAR(r.confidence, 99, 0);
 	CHECK_STR(r.test, "welch");
-	CHECK_STR(ty_results_env(&r, "cpu_model"), "X");
-	CHECK_STR(ty_results_env(&r, "cores"), "2");
-	CHECK_STR(ty_results_env(&r, "smt"), "false");
+	CHECK_STR(ty_results_read_env(&r, "cpu_model"), "X");
+	CHECK_STR(ty_results_read_env(&r, "cores"), "2");
+	CHECK_STR(ty_results_read_env(&r, "smt"), "false");
 	CHECK_INT(r.benches[0].nwarnings, 1);
-	f = ty_results_figure(&r.benches[0], "wall");
+	f = ty_results_read_figure(&r.benches[0], "wall");
 	CHECK(f && f->n == 2 && f->values[1] == 0.0105 && strcmp(f->unit, "s") == 0);
-	f = ty_results_figure(&r.benches[0], "user");
+	f = ty_results_read_figure(&r.benches[0], "user");
 	CHECK(f && f->n == 2 && fabs(f->values[1] - 3e-6) < 1e-18);
-	f = ty_results_figure(&r.benches[0], "task-clock");
+	f = ty_results_read_figure(&r.benches[0], "task-clock");
 	CHECK(f && f->n == 2 && f->values[0] == 500 && strcmp(f->unit, "ns") == 0);
-	f = ty_results_figure(&r.benches[0], "page-faults");
+	f = ty_results_read_figure(&r.benches[0], "page-faults");
 	CHECK(f && f->n == 1 && f->missing == 1 && strcmp(f->unit, "") == 0);
-	CHECK(ty_results_figure(&r.benches[0], "cycles") == NULL);  /* not supported */
-	CHECK(ty_results_figure(&r.benches[0], "minflt") == NULL);  /* in no run */
-	CHECK(ty_results_figure(&r.benches[0], "maxrss") != NULL);
-	ty_results_release(&r);
-	ty_results_release(&r);
+	CHECK(ty_results_read_figure(&r.benches[0], "cycles") == NULL);  /* not supported */
+	CHECK(ty_results_read_figure(&r.benches[0], "minflt") == NULL);  /* in no run */
+	CHECK(ty_results_read_figure(&r.benches[0], "maxrss") != NULL);
+	ty_results_read_release(&r);
+	ty_results_read_release(&r);
 }
 
 static void
@@ -66,15 +66,15 @@ test_hyperfine(void)
 		"{\"results\": [{\"command\": \"true\", \"mean\": 0.001, \"stddev\": 0.0001,"
 		" \"median\": 0.001, \"user\": 0.0005, \"system\": 0.0004, \"min\": 0.0009,"
 		" \"max\": 0.0011, \"times\": [0.0009, 0.001, 0.0011], \"exit_codes\": [0, 0, 0]}]}";
-	struct ty_results r;
+	struct ty_saved r;
 	struct ty_error e = {0};
 
-	CHECK_INT(ty_results_parse(&r, doc, "h.json", &e), 0);
+	CHECK_INT(ty_results_read_text(&r, doc, "h.json", &e), 0);
 	CHECK_INT(r.schema, 0);
 	CHECK_INT(r.benches[0].nfigs, 1);
 	CHECK_STR(r.benches[0].name, "true");
 	CHECK_INT(r.nenv, 0);
-	ty_results_release(&r);
+	ty_results_read_release(&r);
 }
 
 /* Each bad document and the message it must give. */
@@ -145,13 +145,13 @@ static const struct {
 static void
 test_bad(void)
 {
-	struct ty_results r;
+	struct ty_saved r;
 	struct ty_error e;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ty_error_clear(&e);
-		CHECK_INT(ty_results_parse(&r, bad[i].doc, "b.json", &e), -EINVAL);
+		CHECK_INT(ty_results_read_text(&r, bad[i].doc, "b.json", &e), -EINVAL);
 		CHECK_STR(e.msg, bad[i].msg);
 		CHECK(r.nbenches == 0 && r.benches == NULL && r.path == NULL);
 	}
@@ -160,12 +160,12 @@ test_bad(void)
 static void
 test_files(void)
 {
-	struct ty_results r;
+	struct ty_saved r;
 	struct ty_error e = {0};
 
-	CHECK_INT(ty_results_read(&r, "/nonexistent/x.json", &e), -ENOENT);
+	CHECK_INT(ty_results_read_file(&r, "/nonexistent/x.json", &e), -ENOENT);
 	CHECK_STR(e.msg, "cannot open '/nonexistent/x.json': No such file or directory");
-	CHECK_INT(ty_results_read(&r, "/", &e) < 0, 1);
+	CHECK_INT(ty_results_read_file(&r, "/", &e) < 0, 1);
 }
 
 int
@@ -183,10 +183,10 @@ main(void)
 int
 main(void)
 {
-	struct ty_results r;
+	struct ty_saved r;
 	struct ty_error e = {0};
 
-	CHECK_INT(ty_results_parse(&r, "{}", "x.json", &e), -ENOTSUP);
+	CHECK_INT(ty_results_read_text(&r, "{}", "x.json", &e), -ENOTSUP);
 	CHECK_STR(e.msg, "cannot read 'x.json': not built with jansson");
 	return check_done();
 }
