@@ -351,6 +351,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	o.cpus = r->o.cpus;
 	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK);
 	set_iteration(r, step, index);
+	if (r->o.input_file)
+		lseek(r->fd[0], 0, SEEK_SET); /* every run reads the input from its start */
 	pid = ty_spawn_create(&r->sp, &o, e);
 	if (pid < 0)
 		return pid;

@@ -879,6 +879,7 @@ struct bench {
 	struct ty_results rs;
 	struct ty_runner runner;
 	struct term term;
+	char *argv_text; /* the command after --, as text */
 	struct ty_sysinfo *si;
 };
 
@@ -917,7 +918,9 @@ build_jobs(struct bench *b)
 		s = calloc(1, len);
 		for (k = 0; s && k < (size_t)o->argc_cmd; k++)
 			strcat(strcat(s, k ? " " : ""), o->argv_cmd[k]);
-		o->cmds.v[0] = s;
+		o->cmds.v[0] = b->argv_text = s;
+		if (!s)
+			return cli_error(EXIT_RUNTIME, "out of memory");
 	}
 	for (c = 0; c < o->cmds.n; c++)
 		for (x = 0; x < combos; x++, j++) {
@@ -948,8 +951,7 @@ bench_release(struct bench *b)
 			free(b->hook_text[j * TY_HOOKS + h]);
 		}
 	}
-	if (b->o.argv_cmd && b->o.cmds.n)
-		free((char *)b->o.cmds.v[0]);
+	free(b->argv_text);
 	free(b->jobs);
 	free(b->hook_text);
 	free(b->si);
