@@ -92,6 +92,13 @@ fact_pmu(const struct ty_sysinfo *si, struct ty_fact *f)
 	if (si->pmu < 0) {
 		f->state = TY_FACT_INFO;
 		VALUE(f, "not visible (no /sys/bus/event_source)");
+	} else if (si->pmu && si->cycles_open == 0) {
+		f->state = TY_FACT_WARN;
+		VALUE(f, "'%s' is listed, but counting cycles fails: %s", si->pmu_name,
+		      si->cycles_error);
+		ADVICE(f, "cycles and instructions cannot be counted here (a hypervisor or "
+			  "perf_event_paranoid may refuse them); tachy counts software events "
+			  "only");
 	} else if (si->pmu) {
 		f->state = TY_FACT_OK;
 		VALUE(f, "'%s': cycles, instructions and cache events can be counted",

@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/perf_event.h>
 
 #include "tachy/sysinfo.h"
 
@@ -619,6 +622,31 @@ read_pmu(const char *root, struct ty_sysinfo *si)
 	closedir(dir);
 }
 
+/* On the live machine, ask the kernel itself: can this process count
+ * cycles? (A VM may list a PMU that refuses, or list none.) */
+static void
+try_cycles(struct ty_sysinfo *si)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		si->cycles_open = 1;
+		return;
+	}
+	si->cycles_open = 0;
+	copy_str(si->cycles_error, sizeof(si->cycles_error), strerror(errno));
+}
+
 static void
 read_power(const char *root, struct ty_sysinfo *si)
 {
@@ -711,6 +739,13 @@ ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
 	read_busy(root, live, si);
 	read_virt(root, si);
 	read_pmu(root, si);
+	si->cycles_open = -1;
+	if (live)
+		try_cycles(si);
+	if (si->cycles_open == 1 && si->pmu != 1) {
+		si->pmu = 1; /* the kernel counts cycles, whatever sysfs lists */
+		copy_str(si->pmu_name, sizeof(si->pmu_name), "cycles");
+	}
 	read_power(root, si);
 	return 0;
 }
