@@ -153,7 +153,12 @@ ty_jsonw_double(struct ty_jsonw *w, double v)
 		fputs("null", w->fp);
 		return;
 	}
-	/* The shortest representation that reads back to the same double. */
+	/* Whole numbers as integers ("20", not "2e+01"); otherwise the
+	 * shortest representation that reads back to the same double. */
+	if (v == floor(v) && fabs(v) < 1e15) {
+		fprintf(w->fp, "%.0f", v);
+		return;
+	}
 	for (prec = 1; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)

@@ -330,6 +330,16 @@ read_fd(struct reader *r, int fd)
 }
 
 int
+ty_numfile_read_fd(int fd, const char *name, const struct ty_numfile *opt,
+		   struct ty_numbers *nums, struct ty_error *err)
+{
+	struct reader r;
+
+	reader_init(&r, name, opt, nums, err);
+	return read_fd(&r, fd);
+}
+
+int
 ty_numfile_read(const char *path, const char *name, const struct ty_numfile *opt,
 		struct ty_numbers *nums, struct ty_error *err)
 {

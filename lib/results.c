@@ -409,7 +409,9 @@ json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struc
 		ty_jsonw_key(w, "counters");
 		ty_jsonw_object_begin(w);
 		for (k = 0; k < rs->nvalues; k++)
-			ty_jsonw_kdouble(w, rs->values[k].name, r->values[i * rs->nvalues + k]);
+			if (rs->values[k].supported) /* unsupported: left out, never 0 */
+				ty_jsonw_kdouble(w, rs->values[k].name,
+						 r->values[i * rs->nvalues + k]);
 		ty_jsonw_object_end(w);
 	}
 	ty_jsonw_object_end(w);
@@ -424,6 +426,8 @@ json_summary(const struct ty_results *rs, const struct ty_result *r, struct ty_j
 	ty_jsonw_object_begin(w);
 	for (f = 0; f < ty_results_nfigures(rs); f++) {
 		const struct ty_summary *s = &r->sum[f];
+		if (f >= TY_FIG_BUILTIN && !rs->values[f - TY_FIG_BUILTIN].supported)
+			continue; /* an unsupported counter: left out */
 		ty_jsonw_key(w, ty_results_figure_name(rs, f));
 		ty_jsonw_object_begin(w);
 		ty_jsonw_kstring(w, "unit", ty_results_figure_unit(rs, f));

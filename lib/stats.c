@@ -102,18 +102,6 @@ select_kth(double *x, size_t n, size_t k)
 }
 
 static double
-max_of(const double *x, size_t n)
-{
-	double m = x[0];
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (x[i] > m)
-			m = x[i];
-	return m;
-}
-
-static double
 min_of(const double *x, size_t n)
 {
 	double m = x[0];
@@ -123,6 +111,66 @@ min_of(const double *x, size_t n)
 		if (x[i] < m)
 			m = x[i];
 	return m;
+}
+
+/* Floyd and Rivest's idea: order statistics of a random sample give two
+ * values LO <= HI that bracket the K-th smallest with high probability;
+ * one branch-free pass moves the values in [LO, HI] to the front and counts
+ * those below LO. Returns the offset to subtract from K, with *M values in
+ * the front part, or (size_t)-1 when the bracket missed (or is not worth it). */
+static size_t
+bracket(double *x, size_t n, size_t k, size_t want_after, size_t *m_out)
+{
+	size_t s, i, j, lo_i, hi_i, gap, below = 0, m = 0;
+	uint64_t r = 0x9e3779b97f4a7c15u;
+	double lo, hi;
+
+	if (n < 65536)
+		return (size_t)-1;
+	s = (size_t)pow((double)n, 2.0 / 3);
+	for (i = 0; i < s; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		j = i + (size_t)(r % (n - i));
+		swap(&x[i], &x[j]);
+	}
+	gap = (size_t)(2 * sqrt((double)s)) + 1;
+	i = (size_t)((double)k * s / n);
+	lo_i = i > gap ? i - gap : 0;
+	hi_i = i + gap < s ? i + gap : s - 1;
+	select_kth(x, s, lo_i);
+	lo = x[lo_i];
+	select_kth(x + lo_i, s - lo_i, hi_i - lo_i);
+	hi = x[hi_i];
+	for (i = 0; i < n; i++) {
+		double v = x[i];
+		below += v < lo;
+		x[i] = x[m];
+		x[m] = v;
+		m += (v >= lo) & (v <= hi);
+	}
+	if (k < below || k + want_after >= below + m)
+		return (size_t)-1;
+	*m_out = m;
+	return below;
+}
+
+/* The K-th smallest of X[0..N) in *A and, when PAIR, the next one in *B.
+ * Reorders X. Expected linear time. */
+static void
+select_two(double *x, size_t n, size_t k, int pair, double *a, double *b)
+{
+	size_t m = n, off = bracket(x, n, k, pair ? 1 : 0, &m);
+
+	if (off == (size_t)-1) {
+		/* the bracket pass left X a permutation: select in all of it */
+		off = 0;
+		m = n;
+	}
+	k -= off;
+	select_kth(x, m, k);
+	*a = x[k];
+	if (pair)
+		*b = min_of(x + k + 1, m - k - 1);
 }
 
 double
@@ -137,11 +185,11 @@ ty_stats_quantile(double *x, size_t n, double q)
 	lo = (size_t)floor(h);
 	if (lo >= n - 1)
 		lo = n - 1;
-	select_kth(x, n, lo);
-	lo_v = x[lo];
-	if (lo == n - 1 || h == (double)lo)
+	if (lo == n - 1 || h == (double)lo) {
+		select_two(x, n, lo, 0, &lo_v, &hi_v);
 		return lo_v;
-	hi_v = min_of(x + lo + 1, n - lo - 1);
+	}
+	select_two(x, n, lo, 1, &lo_v, &hi_v);
 	return lo_v + (h - lo) * (hi_v - lo_v);
 }
 
@@ -149,12 +197,14 @@ ty_stats_quantile(double *x, size_t n, double q)
 static double
 median_inplace(double *x, size_t n)
 {
-	size_t m = n / 2;
+	double a, b;
 
-	select_kth(x, n, m);
-	if (n % 2)
-		return x[m];
-	return (x[m] + max_of(x, m)) / 2;
+	if (n % 2) {
+		select_two(x, n, n / 2, 0, &a, &b);
+		return a;
+	}
+	select_two(x, n, n / 2 - 1, 1, &a, &b);
+	return (b + a) / 2;
 }
 
 int
@@ -722,7 +772,7 @@ kth_difference(const double *a, size_t na, const double *b, size_t nb, uint64_t 
 		else
 			lo = mid + 1;
 	}
-	return dval(lo);
+	return dval(lo) + 0.0; /* -0 is no shift */
 }
 
 /* Critical count for the interval of the shift: the largest c >= 1 with

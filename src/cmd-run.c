@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "counters-out.h"
 #include "tachy/clock.h"
 #include "tachy/results.h"
 #include "tachy/runner.h"
@@ -71,6 +72,7 @@ static const char usage_text[] =
 	"      --export-json FILE   hyperfine's JSON plus tachy's fields ('-' is stdout)\n"
 	"      --export-csv FILE    hyperfine's CSV\n"
 	"      --export-markdown FILE  a markdown table\n"
+	"Counters (see COUNTERS in tachy-run(1)):\n" COUNTERS_USAGE
 	"  -h, --help               this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 a command failed, 2 bad usage, 3 --fail-if-slower tripped,\n"
@@ -133,6 +135,7 @@ static const struct option longopts[] = {
 	{"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
 	{"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
 	{"help", no_argument, NULL, 'h'},
+	COUNTERS_LONG_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -163,6 +166,7 @@ struct run_opts {
 	const char *unit;
 	cpu_set_t cpus;
 	int have_cpus;
+	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
 	char **argv_cmd; /* after -- */
 	int argc_cmd;
 };
@@ -456,6 +460,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		o->md = optarg;
 		return 0;
 	}
+	if ((rc = counters_cli_option(&o->counters, c, optarg)) >= 0)
+		return rc;
 	return cli_usage_error("unknown option");
 }
 
@@ -476,7 +482,7 @@ parse_args(struct run_opts *o, int argc, char **argv)
 		}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S::Niu:h", longopts, NULL)) !=
+	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S::Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
 	       -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
@@ -711,6 +717,8 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	printf("%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean, s[TY_FIG_NIVCSW].mean);
 	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
 		const char *u = ty_results_figure_unit(rs, f);
+		if (!rs->values[f - TY_FIG_BUILTIN].supported)
+			continue; /* said once, left out */
 		snprintf(lbl, sizeof(lbl), "%s:", ty_results_figure_name(rs, f));
 		label(lbl);
 		if (s[f].n == 0) {
@@ -719,7 +727,9 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 		}
 		term_value(t, a, sizeof(a), s[f].mean, u);
 		term_value(t, b, sizeof(b), r->ci_half[f], u);
-		printf("%s %s %s\n", a, term_sym(t, "pm"), b);
+		printf("%s %s %s", a, term_sym(t, "pm"), b);
+		counters_print_derived(&o->counters, rs, i, f, stdout);
+		putchar('\n');
 	}
 	if (r->shell_ns)
 		printf("  (shell start-up of %.3f ms subtracted from each run)\n",
@@ -767,7 +777,7 @@ print_summary(struct term *t, const struct ty_results *rs)
 	       tests[rs->test], rs->confidence);
 	printf("  %s is the reference\n", rs->r[rs->reference].name);
 	for (i = 0; i < rs->ncmp; i++)
-		if (rs->cmp[i].figure == TY_FIG_WALL || rs->cmp[i].figure >= TY_FIG_BUILTIN)
+		if (rs->cmp[i].figure == TY_FIG_WALL) /* counters: counters_print_comparisons */
 			print_comparison(t, rs, &rs->cmp[i]);
 	for (i = 0; i < rs->n; i++)
 		if (i != rs->reference && !ty_results_comparison(rs, i, TY_FIG_WALL))
@@ -956,6 +966,7 @@ bench_release(struct bench *b)
 	free(b->hook_text);
 	free(b->si);
 	ty_results_release(&b->rs);
+	counters_cli_release(&b->o.counters);
 	free(b->o.cmds.v);
 	free(b->o.names.v);
 	for (h = 0; h < TY_HOOKS; h++)
@@ -989,6 +1000,8 @@ run_bench(struct bench *b)
 	ty_runner_init(&b->runner);
 	b->si = env_setup(&b->runner, &tick);
 	b->runner.o = b->o.ro;
+	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
+		return st;
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;
 	term_init(&b->term, b->o.color, b->o.style);
@@ -1001,6 +1014,7 @@ run_bench(struct bench *b)
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running_pid = NULL;
 	term_progress_clear(&b->term);
+	counters_cli_finish(&b->o.counters, &b->rs);
 	if (rc < 0 && rc != -EINTR)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	b->rs.test = b->o.test;
@@ -1013,12 +1027,17 @@ run_bench(struct bench *b)
 		printf("Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
 		       b->o.ro.shell, b->runner.o.shell_runs,
 		       b->rs.n ? (double)b->rs.r[0].shell_ns / 1e6 : 0);
-	for (size_t i = 0; i < b->rs.n; i++) {
+	for (size_t i = 0; i < b->rs.n && b->o.counters.perf_stat; i++)
+		counters_print_perf_stat(&b->o.counters, &b->rs, i, stdout);
+	for (size_t i = 0; i < b->rs.n && !b->o.counters.perf_stat; i++) {
 		print_result(&b->term, &b->rs, i, &b->o);
 		if (i + 1 < b->rs.n)
 			putchar('\n');
 	}
-	print_summary(&b->term, &b->rs);
+	if (!b->o.counters.perf_stat) {
+		print_summary(&b->term, &b->rs);
+		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, stdout);
+	}
 	st = export_all(&b->rs, &b->o, b->si);
 	if (rc == -EINTR)
 		return cli_finish_stdout(EXIT_INTERRUPTED);

@@ -42,6 +42,10 @@ void ty_numbers_release(struct ty_numbers *nums);
 int ty_numfile_read(const char *path, const char *name, const struct ty_numfile *opt,
 		    struct ty_numbers *nums, struct ty_error *err);
 
+/* The same, from the open file descriptor FD (not closed here). */
+int ty_numfile_read_fd(int fd, const char *name, const struct ty_numfile *opt,
+		       struct ty_numbers *nums, struct ty_error *err);
+
 /* The same, from the bytes BUF[0..LEN) instead of a file (BUF is not
  * changed; lines may be of any length; the last may lack its newline). */
 int ty_numfile_parse(const char *buf, size_t len, const char *name, const struct ty_numfile *opt,

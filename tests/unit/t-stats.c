@@ -272,6 +272,40 @@ test_quantile_big(void)
 	free(y);
 }
 
+/* Selection against sorting, on sizes that take the sampled bracket. */
+static void
+test_selection_random(void)
+{
+	static const double qs[] = {0, 0.0001, 0.25, 0.5, 0.75, 0.9999, 1, 1.0 / 3};
+	size_t sizes[] = {65536, 200000, 200001, 70000};
+	unsigned seed = 11;
+	size_t t, i, q, n;
+
+	for (t = 0; t < 8; t++) {
+		n = sizes[t % 4];
+		double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
+		double *z = malloc(n * sizeof(double));
+		struct ty_summary s;
+		for (i = 0; i < n; i++)
+			x[i] = t < 4 ? (double)rand_r(&seed) : (double)(rand_r(&seed) % 50);
+		memcpy(y, x, n * sizeof(double));
+		qsort(y, n, sizeof(double), cmp);
+		for (q = 0; q < sizeof(qs) / sizeof(qs[0]); q++) {
+			double h = (n - 1) * qs[q], want;
+			size_t lo = (size_t)floor(h);
+			want = lo + 1 < n ? y[lo] + (h - lo) * (y[lo + 1] - y[lo]) : y[lo];
+			memcpy(z, x, n * sizeof(double));
+			CHECK_REL(ty_stats_quantile(z, n, qs[q]), want, 1e-15);
+		}
+		memcpy(z, x, n * sizeof(double));
+		CHECK_INT(ty_stats_summarize_inplace(z, n, &s), 0);
+		CHECK(s.median == (n % 2 ? y[n / 2] : (y[n / 2] + y[n / 2 - 1]) / 2));
+		free(x);
+		free(y);
+		free(z);
+	}
+}
+
 static void
 test_welford(void)
 {
@@ -303,6 +337,7 @@ main(void)
 	test_ministat_relative();
 	test_errors();
 	test_quantile_big();
+	test_selection_random();
 	test_welford();
 	test_mean_ci();
 	return check_done();

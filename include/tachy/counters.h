@@ -1,0 +1,125 @@
+/* counters.h - counting with perf_event_open, on a held child.
+ *
+ * A counter set is opened on a process (usually a child held before exec):
+ * every event is opened disabled with enable_on_exec and inherit, so it
+ * counts the program from its exec on, with its threads and children.
+ * Events that must be counted together (cycles with instructions) are
+ * opened as a group. After the child is reaped, one read per group gives
+ * each event's count with its enabled and running times, so multiplexed
+ * counts are scaled (count * enabled / running) and the running share is
+ * kept.
+ *
+ * What the machine does not allow is learned once per set and remembered:
+ * an event it does not have (ENOENT, EOPNOTSUPP, ...) is marked
+ * unsupported and never opened again; when perf_event_paranoid forbids
+ * kernel counting, events fall back to user-only counting (exclude_kernel)
+ * once for all; when counting is not permitted at all, the set says why
+ * and stays off.
+ *
+ * The system calls go through a backend (struct ty_counters_backend), so
+ * tests can present any machine. */
+#ifndef TACHY_COUNTERS_H
+#define TACHY_COUNTERS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tachy/error.h"
+#include "tachy/events.h"
+
+/* The kernel, or a simulation of it. Each function returns what the
+ * system call returns on success, and a negative errno on failure. */
+struct ty_counters_backend {
+	int (*open)(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		    unsigned long flags);
+	int (*ioctl)(void *ctx, int fd, unsigned long request, unsigned long arg);
+	long (*read)(void *ctx, int fd, void *buf, unsigned long size);
+	int (*close)(void *ctx, int fd);
+	/* The value of /proc/sys/kernel/perf_event_paranoid (or -ENOENT). */
+	int (*paranoid)(void *ctx);
+	void *ctx;
+};
+
+/* The real kernel. */
+extern const struct ty_counters_backend ty_counters_kernel;
+
+/* State of one event in a set. */
+enum ty_counter_state {
+	TY_COUNTER_UNTRIED,     /* not opened yet */
+	TY_COUNTER_OK,          /* opens and counts */
+	TY_COUNTER_UNSUPPORTED, /* the machine does not have it: left out */
+	TY_COUNTER_FAILED,      /* another error (EINVAL, ...): left out, see msg */
+};
+
+/* One reading of one event. */
+struct ty_counter_value {
+	uint64_t count;   /* raw count */
+	uint64_t enabled; /* ns the event was enabled */
+	uint64_t running; /* ns it was actually counting */
+};
+
+struct ty_counter {
+	struct ty_event ev;         /* a copy of the event; attr as last opened */
+	enum ty_counter_state state;
+	char msg[256];              /* why it is unsupported or failed */
+	int fd;                     /* -1 when closed */
+	int keeper;                 /* a disabled copy on ourselves, or -1 (see counters.c) */
+	int leader;                 /* index of its group leader in the set (itself if alone) */
+	uint64_t id;                /* kernel id (PERF_FORMAT_ID) */
+};
+
+/* Notes for the user, each raised at most once per set. */
+enum {
+	TY_COUNTERS_NOTE_USER_ONLY = 1,    /* paranoid: fell back to user-only counting */
+	TY_COUNTERS_NOTE_NOT_PERMITTED = 2, /* counting is not permitted at all: off */
+};
+
+struct ty_counters {
+	struct ty_counter *c;
+	size_t n;
+	struct ty_counters_backend be;
+	int user_only;      /* exclude_kernel forced on (paranoid fallback) */
+	int off;            /* counting not permitted: nothing is opened */
+	unsigned notes;     /* TY_COUNTERS_NOTE_* raised so far */
+	unsigned notes_told; /* those already handed to the caller */
+	char note_msg[400]; /* the sentence for the last note raised */
+	uint64_t *buf;      /* read buffer */
+	size_t buf_len;
+};
+
+/* Set up C for the events of L (copied), counting through BE (NULL: the
+ * kernel). Nothing is opened yet. Returns 0 or -ENOMEM. */
+int ty_counters_init(struct ty_counters *c, const struct ty_event_list *l,
+		     const struct ty_counters_backend *be, struct ty_error *e);
+
+/* Free what C holds (closing what is open). */
+void ty_counters_release(struct ty_counters *c);
+
+/* Open every usable event on process PID (disabled, enable_on_exec,
+ * inherit), in their groups. Events found unsupported are marked and left
+ * out from now on; a paranoid refusal switches to user-only counting; a
+ * refusal even then turns the set off (ty_counters_note says why).
+ * Returns the number of events opened (0 is not an error), or a negative
+ * code when an open failed for an unexpected reason on every event. */
+int ty_counters_open(struct ty_counters *c, pid_t pid, struct ty_error *e);
+
+/* Read every open event into V[0..c->n) (V[i] stays zero for events not
+ * open). Returns 0 or a negative code with E set. */
+int ty_counters_read(struct ty_counters *c, struct ty_counter_value *v, struct ty_error *e);
+
+/* Close every open event (the set keeps what it learned). */
+void ty_counters_close(struct ty_counters *c);
+
+/* A note not yet told (one of TY_COUNTERS_NOTE_*), with its sentence in
+ * *MSG (owned by C), or 0. Each note is handed out once. */
+unsigned ty_counters_note(struct ty_counters *c, const char **msg);
+
+/* The scaled count of V: count * enabled / running (the count itself when
+ * nothing was multiplexed; 0 when it never ran). *SHARE (may be NULL) gets
+ * running / enabled (1 when enabled is 0). */
+double ty_counters_scale(const struct ty_counter_value *v, double *share);
+
+/* Name of state S: "ok", "not supported", ... */
+const char *ty_counters_state_name(enum ty_counter_state s);
+
+#endif

@@ -1,0 +1,396 @@
+/* counters.c - perf_event_open counting groups (see counters.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tachy/counters.h"
+
+#define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
+
+static int
+k_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+       unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static int
+k_ioctl(void *ctx, int fd, unsigned long request, unsigned long arg)
+{
+	return ioctl(fd, request, arg) < 0 ? -errno : 0;
+}
+
+static long
+k_read(void *ctx, int fd, void *buf, unsigned long size)
+{
+	ssize_t n = read(fd, buf, size);
+
+	return n < 0 ? -errno : (long)n;
+}
+
+static int
+k_close(void *ctx, int fd)
+{
+	return close(fd) < 0 ? -errno : 0;
+}
+
+static int
+k_paranoid(void *ctx)
+{
+	char buf[32];
+	int fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+const struct ty_counters_backend ty_counters_kernel = {
+	k_open, k_ioctl, k_read, k_close, k_paranoid, NULL,
+};
+
+int
+ty_counters_init(struct ty_counters *c, const struct ty_event_list *l,
+		 const struct ty_counters_backend *be, struct ty_error *e)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->be = be ? *be : ty_counters_kernel;
+	c->n = l->n;
+	c->c = calloc(l->n ? l->n : 1, sizeof(*c->c));
+	c->buf_len = 3 + l->n;
+	c->buf = calloc(c->buf_len, sizeof(*c->buf));
+	if (!c->c || !c->buf) {
+		ty_counters_release(c);
+		return ty_error_set(e, -ENOMEM, "out of memory for %zu counters", l->n);
+	}
+	for (i = 0; i < l->n; i++) {
+		c->c[i].ev = l->ev[i];
+		c->c[i].fd = -1;
+		c->c[i].keeper = -1;
+		c->c[i].leader = (int)i;
+	}
+	return 0;
+}
+
+void
+ty_counters_release(struct ty_counters *c)
+{
+	size_t i;
+
+	if (c->c)
+		ty_counters_close(c);
+	for (i = 0; i < c->n; i++)
+		if (c->c[i].keeper >= 0)
+			c->be.close(c->be.ctx, c->c[i].keeper);
+	free(c->c);
+	free(c->buf);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+ty_counters_close(struct ty_counters *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->c[i].fd >= 0) {
+			c->be.close(c->be.ctx, c->c[i].fd);
+			c->c[i].fd = -1;
+		}
+}
+
+static void
+raise_note(struct ty_counters *c, unsigned note, const char *msg)
+{
+	if (c->notes & note)
+		return;
+	c->notes |= note;
+	snprintf(c->note_msg, sizeof(c->note_msg), "%s", msg);
+}
+
+unsigned
+ty_counters_note(struct ty_counters *c, const char **msg)
+{
+	unsigned fresh = c->notes & ~c->notes_told;
+	unsigned note;
+
+	if (!fresh)
+		return 0;
+	note = fresh & -fresh;
+	c->notes_told |= note;
+	if (msg)
+		*msg = c->note_msg;
+	return note;
+}
+
+/* "kernel.perf_event_paranoid is 3" or why it could not be read. */
+static void
+paranoid_text(struct ty_counters *c, char *buf, size_t len)
+{
+	int p = c->be.paranoid ? c->be.paranoid(c->be.ctx) : -ENOENT;
+
+	if (p < 0 && p > -4096)
+		snprintf(buf, len, "%s cannot be read (%s)", PARANOID_PATH, strerror(-p));
+	else
+		snprintf(buf, len, "kernel.perf_event_paranoid is %d", p);
+}
+
+static int
+is_unsupported(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -ENXIO;
+}
+
+/* Where event I goes: the fd of the first open event of its group, or -1. */
+static int
+group_fd_for(struct ty_counters *c, size_t i)
+{
+	size_t j;
+
+	c->c[i].leader = (int)i;
+	if (!c->c[i].ev.group)
+		return -1;
+	for (j = 0; j < i; j++)
+		if (c->c[j].ev.group == c->c[i].ev.group && c->c[j].fd >= 0) {
+			c->c[i].leader = c->c[j].leader;
+			return c->c[c->c[j].leader].fd;
+		}
+	return -1;
+}
+
+static void
+make_attr(struct ty_counters *c, size_t i, int group_fd, struct perf_event_attr *a)
+{
+	const struct ty_event *ev = &c->c[i].ev;
+
+	*a = ev->attr;
+	a->size = sizeof(*a);
+	a->inherit = 1;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (ev->group)
+		a->read_format |= PERF_FORMAT_GROUP;
+	/* The leader starts at exec; members follow it. */
+	a->disabled = group_fd < 0;
+	a->enable_on_exec = group_fd < 0;
+	if (c->user_only && !(ev->flags & TY_EVENT_PRIV_GIVEN)) {
+		a->exclude_kernel = 1;
+		a->exclude_hv = 1;
+	}
+}
+
+/* Handle a refused open of event I; returns 1 to retry it, 0 to go on,
+ * or a negative code to stop. */
+static int
+refused(struct ty_counters *c, size_t i, int err, struct ty_error *e)
+{
+	struct ty_counter *k = &c->c[i];
+	char why[160], msg[400];
+
+	if (is_unsupported(err)) {
+		k->state = TY_COUNTER_UNSUPPORTED;
+		snprintf(k->msg, sizeof(k->msg), "not supported by this CPU or hypervisor");
+		return 0;
+	}
+	if (err == -EACCES || err == -EPERM) {
+		paranoid_text(c, why, sizeof(why));
+		if (!c->user_only && !(k->ev.flags & TY_EVENT_PRIV_GIVEN)) {
+			c->user_only = 1;
+			snprintf(msg, sizeof(msg),
+				 "kernel counting is not permitted (%s): counting user space only",
+				 why);
+			raise_note(c, TY_COUNTERS_NOTE_USER_ONLY, msg);
+			return 1;
+		}
+		if (k->ev.flags & TY_EVENT_PRIV_GIVEN && !k->ev.attr.exclude_kernel) {
+			k->state = TY_COUNTER_FAILED;
+			snprintf(k->msg, sizeof(k->msg), "not permitted (%s)", why);
+			return 0;
+		}
+		c->off = 1;
+		c->notes_told |= c->notes & TY_COUNTERS_NOTE_USER_ONLY; /* moot now */
+		snprintf(msg, sizeof(msg),
+			 "counting is not permitted (%s; run as root or lower it with "
+			 "'sysctl kernel.perf_event_paranoid=1'): counters are off",
+			 why);
+		raise_note(c, TY_COUNTERS_NOTE_NOT_PERMITTED, msg);
+		return 0;
+	}
+	if (err == -ENOSYS) {
+		c->off = 1;
+		raise_note(c, TY_COUNTERS_NOTE_NOT_PERMITTED,
+			   "this kernel has no perf_event_open (ENOSYS): counters are off");
+		return 0;
+	}
+	if (err == -EMFILE || err == -ENFILE || err == -ENOMEM || err == -ESRCH)
+		return ty_error_set(e, err, "cannot open counter '%s': %s", k->ev.name,
+				    strerror(-err));
+	k->state = TY_COUNTER_FAILED;
+	snprintf(k->msg, sizeof(k->msg), "cannot be opened: %s", strerror(-err));
+	return 0;
+}
+
+/* The first event of a kind turns a switch on in the kernel (a static
+ * key: code is patched on every CPU), and closing the last one turns it
+ * off again; in a virtual machine that costs ~30 us per event and per
+ * run. A disabled copy of each event, opened once on ourselves and kept
+ * until release, keeps the switches on: it never counts anything. */
+static void
+keep(struct ty_counters *c, size_t i, const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a = *attr;
+	int fd;
+
+	a.disabled = 1;
+	a.inherit = 0;
+	a.enable_on_exec = 0;
+	a.read_format = 0;
+	fd = c->be.open(c->be.ctx, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	c->c[i].keeper = fd >= 0 ? fd : -1;
+}
+
+int
+ty_counters_open(struct ty_counters *c, pid_t pid, struct ty_error *e)
+{
+	struct perf_event_attr attr;
+	size_t i;
+	int opened = 0, ret;
+
+	for (i = 0; i < c->n && !c->off; i++) {
+		struct ty_counter *k = &c->c[i];
+		int gfd, fd;
+
+		if (k->state == TY_COUNTER_UNSUPPORTED || k->state == TY_COUNTER_FAILED)
+			continue;
+		do {
+			gfd = group_fd_for(c, i);
+			make_attr(c, i, gfd, &attr);
+			fd = c->be.open(c->be.ctx, &attr, pid, -1, gfd, PERF_FLAG_FD_CLOEXEC);
+			ret = fd < 0 ? refused(c, i, fd, e) : 0;
+		} while (ret == 1);
+		if (ret < 0) {
+			ty_counters_close(c);
+			return ret;
+		}
+		if (fd >= 0) {
+			if (k->state == TY_COUNTER_UNTRIED)
+				keep(c, i, &attr);
+			k->fd = fd;
+			k->state = TY_COUNTER_OK;
+			k->ev.attr = attr;
+			opened++;
+		}
+	}
+	if (c->off) {
+		ty_counters_close(c);
+		return 0;
+	}
+	return opened;
+}
+
+static int
+read_fail(struct ty_counter *k, long got, struct ty_error *e)
+{
+	if (got < 0)
+		return ty_error_set(e, (int)got, "cannot read counter '%s': %s", k->ev.name,
+				    strerror((int)-got));
+	return ty_error_set(e, -EIO, "cannot read counter '%s': short read", k->ev.name);
+}
+
+/* Read the group led by event L into V. */
+static int
+read_group(struct ty_counters *c, size_t l, struct ty_counter_value *v, struct ty_error *e)
+{
+	size_t j, idx = 0, want;
+	long got;
+	uint64_t nr;
+
+	want = c->buf_len * sizeof(uint64_t);
+	got = c->be.read(c->be.ctx, c->c[l].fd, c->buf, want);
+	if (got < (long)(3 * sizeof(uint64_t)))
+		return read_fail(&c->c[l], got, e);
+	nr = c->buf[0];
+	if (nr > c->n || (size_t)got < (3 + nr) * sizeof(uint64_t))
+		return read_fail(&c->c[l], 0, e);
+	for (j = l; j < c->n && idx < nr; j++) {
+		if (c->c[j].fd < 0 || c->c[j].leader != (int)l)
+			continue;
+		v[j].enabled = c->buf[1];
+		v[j].running = c->buf[2];
+		v[j].count = c->buf[3 + idx++];
+	}
+	return 0;
+}
+
+int
+ty_counters_read(struct ty_counters *c, struct ty_counter_value *v, struct ty_error *e)
+{
+	size_t i;
+	long got;
+	int ret;
+
+	memset(v, 0, c->n * sizeof(*v));
+	for (i = 0; i < c->n; i++) {
+		struct ty_counter *k = &c->c[i];
+
+		if (k->fd < 0 || k->leader != (int)i)
+			continue;
+		if (k->ev.group) {
+			ret = read_group(c, i, v, e);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		got = c->be.read(c->be.ctx, k->fd, c->buf, 3 * sizeof(uint64_t));
+		if (got != (long)(3 * sizeof(uint64_t)))
+			return read_fail(k, got, e);
+		v[i].count = c->buf[0];
+		v[i].enabled = c->buf[1];
+		v[i].running = c->buf[2];
+	}
+	return 0;
+}
+
+double
+ty_counters_scale(const struct ty_counter_value *v, double *share)
+{
+	if (v->enabled == 0 || v->running == v->enabled) {
+		if (share)
+			*share = 1;
+		return (double)v->count;
+	}
+	if (v->running == 0) {
+		if (share)
+			*share = 0;
+		return 0;
+	}
+	if (share)
+		*share = (double)v->running / (double)v->enabled;
+	return (double)v->count * ((double)v->enabled / (double)v->running);
+}
+
+const char *
+ty_counters_state_name(enum ty_counter_state s)
+{
+	switch (s) {
+	case TY_COUNTER_UNTRIED: return "not tried";
+	case TY_COUNTER_OK: return "ok";
+	case TY_COUNTER_UNSUPPORTED: return "not supported";
+	case TY_COUNTER_FAILED: return "failed";
+	}
+	return "?";
+}

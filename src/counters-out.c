@@ -1,0 +1,689 @@
+/* counters-out.c - performance counters in `tachy run` (see counters-out.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "counters-out.h"
+#include "term.h"
+
+void
+counters_cli_init(struct counters_cli *cc)
+{
+	memset(cc, 0, sizeof(*cc));
+	ty_event_list_init(&cc->user);
+	ty_event_list_init(&cc->events);
+}
+
+void
+counters_cli_release(struct counters_cli *cc)
+{
+	if (cc->active)
+		ty_counters_release(&cc->set);
+	ty_event_list_release(&cc->user);
+	ty_event_list_release(&cc->events);
+	free(cc->desc);
+	free(cc->v);
+	free(cc->running_ns);
+	free(cc->nread);
+	memset(cc, 0, sizeof(*cc));
+}
+
+int
+counters_cli_option(struct counters_cli *cc, int opt, const char *arg)
+{
+	struct ty_error e;
+
+	switch (opt) {
+	case 'e':
+		if (*arg == '+') {
+			cc->add = 1;
+			arg++;
+		} else {
+			cc->replace = 1;
+		}
+		if (ty_event_list_add(&cc->user, arg, &e) < 0) {
+			if (e.code == -ENOTSUP) /* "not built with libpfm4" */
+				return cli_error(EXIT_RUNTIME, "-e: %s", e.msg);
+			return cli_usage_error("-e: %s", e.msg);
+		}
+		return 0;
+	case 'x':
+		if (!*arg)
+			return cli_usage_error("-x: the separator is empty");
+		cc->csv_sep = arg;
+		return 0;
+	case COUNTERS_OPT_NO_COUNTERS:
+		cc->off = 1;
+		return 0;
+	case COUNTERS_OPT_PERF_STAT:
+		cc->perf_stat = 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* The probe. */
+
+/* Say once what the machine did not allow: the notes (user-only
+ * counting, not permitted), then the events left out, one line per reason. */
+static void
+tell_once(struct counters_cli *cc)
+{
+	const char *msg;
+	size_t i, j;
+
+	while (ty_counters_note(&cc->set, &msg))
+		cli_warn("%s", msg);
+	if (cc->set.off)
+		return;
+	for (i = 0; i < cc->set.n; i++) {
+		struct ty_counter *k = &cc->set.c[i];
+		char names[512] = "";
+		int dup = 0;
+
+		if (k->state != TY_COUNTER_UNSUPPORTED && k->state != TY_COUNTER_FAILED)
+			continue;
+		for (j = 0; j < i && !dup; j++)
+			dup = cc->set.c[j].state == k->state && strcmp(cc->set.c[j].msg, k->msg) == 0;
+		if (dup)
+			continue;
+		for (j = i; j < cc->set.n; j++) {
+			struct ty_counter *o = &cc->set.c[j];
+
+			if (o->state != k->state || strcmp(o->msg, k->msg) != 0)
+				continue;
+			if (strlen(names) + strlen(o->ev.name) + 3 < sizeof(names))
+				strcat(strcat(names, *names ? ", " : ""), o->ev.name);
+		}
+		cli_warn("%s %s: %s (left out)", strchr(names, ',') ? "events" : "event", k->msg,
+			 names);
+	}
+}
+
+static int
+probe_attach(void *ctx, pid_t pid, struct ty_error *e)
+{
+	struct counters_cli *cc = ctx;
+	int ret = ty_counters_open(&cc->set, pid, e);
+	size_t i;
+
+	if (ret < 0)
+		return ret;
+	if (cc->attached++ == 0) {
+		for (i = 0; i < cc->set.n; i++)
+			cc->desc[i].supported = !cc->set.off && cc->set.c[i].state == TY_COUNTER_OK;
+	}
+	return 0;
+}
+
+static int
+probe_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
+{
+	struct counters_cli *cc = ctx;
+	size_t i;
+	int ret = ty_counters_read(&cc->set, cc->v, e);
+
+	for (i = 0; i < cc->set.n; i++) {
+		double share;
+
+		values[i] = NAN;
+		if (ret < 0 || cc->set.c[i].fd < 0)
+			continue;
+		values[i] = ty_counters_scale(&cc->v[i], &share);
+		if (share == 0) {
+			values[i] = NAN; /* never counted: not a zero */
+			continue;
+		}
+		if (share < 1) {
+			cc->desc[i].scaled = 1;
+			if (share < cc->desc[i].running_share)
+				cc->desc[i].running_share = share;
+		}
+		cc->running_ns[i] += (double)cc->v[i].running;
+		cc->nread[i]++;
+	}
+	ty_counters_close(&cc->set);
+	return ret < 0 ? ret : 0;
+}
+
+static void
+probe_detach(void *ctx, pid_t pid)
+{
+	struct counters_cli *cc = ctx;
+
+	ty_counters_close(&cc->set);
+}
+
+static int
+build_list(struct counters_cli *cc, struct ty_error *e)
+{
+	size_t i;
+	int ret;
+
+	if (!cc->replace || cc->add) {
+		ret = ty_event_list_add_defaults(&cc->events, e);
+		if (ret < 0)
+			return ret;
+	}
+	/* user events keep their groups, numbered after the defaults' */
+	for (i = 0; i < cc->user.n; i++) {
+		struct ty_event ev = cc->user.ev[i];
+
+		if (ty_event_list_find(&cc->events, ev.name) >= 0)
+			continue;
+		if (ev.group)
+			ev.group += 1000;
+		if (cc->events.n == cc->events.cap) {
+			size_t cap = cc->events.cap ? 2 * cc->events.cap : 16;
+			struct ty_event *p = realloc(cc->events.ev, cap * sizeof(*p));
+
+			if (!p)
+				return ty_error_set(e, -ENOMEM, "out of memory");
+			cc->events.ev = p;
+			cc->events.cap = cap;
+		}
+		cc->events.ev[cc->events.n++] = ev;
+	}
+	return 0;
+}
+
+int
+counters_cli_setup(struct counters_cli *cc, struct ty_runner *r)
+{
+	struct ty_probe p;
+	struct ty_error e;
+	size_t i, n;
+
+	if (cc->csv_sep && !cc->perf_stat)
+		return cli_usage_error("-x needs --perf-stat");
+	if (cc->off) {
+		if (cc->replace || cc->add || cc->perf_stat)
+			return cli_usage_error("--no-counters cannot go with -e or --perf-stat");
+		return 0;
+	}
+	if (build_list(cc, &e) < 0 || ty_counters_init(&cc->set, &cc->events, NULL, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	cc->active = 1;
+	n = cc->events.n;
+	cc->desc = calloc(n, sizeof(*cc->desc));
+	cc->v = calloc(n, sizeof(*cc->v));
+	cc->running_ns = calloc(n, sizeof(*cc->running_ns));
+	cc->nread = calloc(n, sizeof(*cc->nread));
+	if (!cc->desc || !cc->v || !cc->running_ns || !cc->nread)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	for (i = 0; i < n; i++) {
+		const struct ty_event *ev = &cc->events.ev[i];
+
+		cc->desc[i].name = ev->name;
+		cc->desc[i].unit = ev->kind == TY_EVENT_TASK_CLOCK ? "ns" : "";
+		cc->desc[i].supported = 1;
+		cc->desc[i].running_share = 1;
+		cc->desc[i].lower_is_better = 1;
+	}
+	memset(&p, 0, sizeof(p));
+	p.name = "counters";
+	p.ctx = cc;
+	p.nvalues = n;
+	p.values = cc->desc;
+	p.attach = probe_attach;
+	p.collect = probe_collect;
+	p.detach = probe_detach;
+	if (ty_runner_add_probe(r, &p, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	return 0;
+}
+
+/* Index of the first probe value of ours in RS, or -1. */
+static long
+first_value(const struct counters_cli *cc, const struct ty_results *rs)
+{
+	size_t i;
+
+	if (!cc->active || !cc->events.n)
+		return -1;
+	for (i = 0; i + cc->events.n <= rs->nvalues; i++)
+		if (rs->values[i].name == cc->desc[0].name ||
+		    strcmp(rs->values[i].name, cc->desc[0].name) == 0)
+			return (long)i;
+	return -1;
+}
+
+void
+counters_cli_finish(struct counters_cli *cc, struct ty_results *rs)
+{
+	long k = first_value(cc, rs);
+	struct ty_value_desc *d;
+	size_t i;
+
+	if (cc->active && cc->attached)
+		tell_once(cc);
+	if (k < 0)
+		return;
+	/* The runner copied our descriptions before the first run. */
+	d = (struct ty_value_desc *)(rs->values + k);
+	for (i = 0; i < cc->events.n; i++) {
+		d[i].supported = cc->desc[i].supported && cc->nread[i] > 0;
+		d[i].scaled = cc->desc[i].scaled;
+		d[i].running_share = cc->desc[i].running_share;
+		cc->desc[i].supported = d[i].supported;
+	}
+}
+
+/* Statistics of one counter of one command, over the runs that counted it. */
+struct cstat {
+	const struct ty_event *ev;
+	int supported;
+	size_t n;
+	double mean, sd; /* in the event's raw unit (ns for clocks) */
+	double ci;       /* half-width of the CI of the mean, or NAN */
+	double share;    /* worst running share */
+	double running;  /* mean running time, ns */
+};
+
+static void
+counter_stats(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
+	      size_t i, struct cstat *s)
+{
+	const struct ty_result *r = &rs->r[cmd];
+	long k = first_value(cc, rs);
+	size_t fig = TY_FIG_BUILTIN + (size_t)k + i, j;
+	double m = 0, m2 = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->ev = &cc->events.ev[i];
+	s->ci = NAN;
+	s->share = cc->desc[i].running_share;
+	if (k < 0 || !cc->desc[i].supported)
+		return;
+	for (j = 0; j < r->nruns; j++) {
+		double x = r->values[j * rs->nvalues + (size_t)k + i], d;
+
+		if (isnan(x))
+			continue;
+		s->n++;
+		d = x - m;
+		m += d / (double)s->n;
+		m2 += d * (x - m);
+	}
+	s->supported = s->n > 0;
+	s->mean = m;
+	s->sd = s->n > 1 ? sqrt(m2 / (double)(s->n - 1)) : 0;
+	if (r->ci_half)
+		s->ci = r->ci_half[fig];
+	if (cc->nread[i])
+		s->running = cc->running_ns[i] / (double)cc->nread[i];
+}
+
+static double
+wall_mean(const struct ty_results *rs, size_t cmd, double *sd)
+{
+	const struct ty_result *r = &rs->r[cmd];
+	double m = 0, m2 = 0;
+	size_t j;
+
+	for (j = 0; j < r->nruns; j++) {
+		double x = ty_results_value(rs, r, j, TY_FIG_WALL), d = x - m;
+
+		m += d / (double)(j + 1);
+		m2 += d * (x - m);
+	}
+	if (sd)
+		*sd = r->nruns > 1 ? sqrt(m2 / (double)(r->nruns - 1)) : 0;
+	return m;
+}
+
+enum dfmt { DF_RATE, DF_IPC, DF_PCT };
+
+/* V as perf prints a derived figure: "%8.3f", "%7.2f" or "%7.2f%%". */
+static int
+fmt_derived(char *buf, size_t len, enum dfmt f, double v)
+{
+	switch (f) {
+	case DF_IPC: return snprintf(buf, len, "%7.2f", v);
+	case DF_PCT: return snprintf(buf, len, "%7.2f%%", v);
+	default: return snprintf(buf, len, "%8.3f", v);
+	}
+}
+
+/* perf stat's derived figure for counter I: its value, format and unit;
+ * 0 when there is none. */
+static int
+derived(const struct counters_cli *cc, const struct cstat *st, size_t i, double wall_s,
+	double *val, enum dfmt *fmt, const char **unit, char *ubuf)
+{
+	const struct ty_event *ev = &cc->events.ev[i];
+	const struct cstat *clk = NULL, *other = NULL;
+	size_t j;
+	double v = st[i].mean, rate;
+
+	for (j = 0; j < cc->events.n; j++)
+		if (cc->events.ev[j].kind == TY_EVENT_TASK_CLOCK && st[j].supported && !clk)
+			clk = &st[j];
+	*fmt = DF_RATE;
+	switch (ev->kind) {
+	case TY_EVENT_TASK_CLOCK:
+		if (wall_s <= 0)
+			return 0;
+		*val = v / (wall_s * 1e9);
+		*unit = "CPUs utilized";
+		return 1;
+	case TY_EVENT_CYCLES:
+		if (!clk || clk->mean <= 0)
+			return 0;
+		*val = v / clk->mean;
+		*unit = "GHz";
+		return 1;
+	case TY_EVENT_INSTRUCTIONS:
+	case TY_EVENT_BRANCH_MISSES:
+	case TY_EVENT_CACHE_MISSES:
+	case TY_EVENT_CACHE_MISS:
+		for (j = 0; j < cc->events.n && !other; j++) {
+			const struct ty_event *o = &cc->events.ev[j];
+			int match = ev->kind == TY_EVENT_INSTRUCTIONS ? o->kind == TY_EVENT_CYCLES
+				    : ev->kind == TY_EVENT_BRANCH_MISSES
+					? o->kind == TY_EVENT_BRANCHES
+				    : ev->kind == TY_EVENT_CACHE_MISSES
+					? o->kind == TY_EVENT_CACHE_REFERENCES
+					: o->kind == TY_EVENT_CACHE_ACCESS &&
+						  o->cache_id == ev->cache_id;
+
+			if (match && st[j].supported)
+				other = &st[j];
+		}
+		if (!other || other->mean <= 0)
+			break; /* no ratio: perf then shows the rate */
+		*val = ev->kind == TY_EVENT_INSTRUCTIONS ? v / other->mean : 100 * v / other->mean;
+		*fmt = ev->kind == TY_EVENT_INSTRUCTIONS ? DF_IPC : DF_PCT;
+		*unit = ev->kind == TY_EVENT_INSTRUCTIONS	? "insn per cycle"
+			: ev->kind == TY_EVENT_BRANCH_MISSES ? "of all branches"
+			: ev->kind == TY_EVENT_CACHE_MISSES  ? "of all cache refs"
+							     : "of all accesses";
+		return 1;
+	default:
+		break;
+	}
+	if (!clk || clk->mean <= 0)
+		return 0;
+	rate = 1e9 * v / clk->mean;
+	strcpy(ubuf, "/sec");
+	if (rate > 1e9)
+		rate /= 1e9, strcpy(ubuf, "G/sec");
+	else if (rate > 1e6)
+		rate /= 1e6, strcpy(ubuf, "M/sec");
+	else if (rate > 1e3)
+		rate /= 1e3, strcpy(ubuf, "K/sec");
+	*val = rate;
+	*unit = ubuf;
+	return 1;
+}
+
+static struct cstat *
+all_stats(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd)
+{
+	struct cstat *st = calloc(cc->events.n ? cc->events.n : 1, sizeof(*st));
+	size_t i;
+
+	if (st)
+		for (i = 0; i < cc->events.n; i++)
+			counter_stats(cc, rs, cmd, i, &st[i]);
+	return st;
+}
+
+void
+counters_print_derived(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
+		       size_t fig, FILE *fp)
+{
+	long k = first_value(cc, rs);
+	struct cstat *st;
+	size_t i;
+	enum dfmt fmt;
+	const char *unit;
+	char ubuf[16], tmp[32];
+	double dv;
+
+	if (k < 0 || fig < TY_FIG_BUILTIN + (size_t)k ||
+	    fig >= TY_FIG_BUILTIN + (size_t)k + cc->events.n)
+		return;
+	i = fig - TY_FIG_BUILTIN - (size_t)k;
+	if (!(st = all_stats(cc, rs, cmd)))
+		return;
+	if (st[i].supported &&
+	    derived(cc, st, i, wall_mean(rs, cmd, NULL), &dv, &fmt, &unit, ubuf)) {
+		fmt_derived(tmp, sizeof(tmp), fmt, dv);
+		fprintf(fp, "   # %s %s", tmp + strspn(tmp, " "), unit);
+	}
+	if (st[i].supported && st[i].share < 1)
+		fprintf(fp, "  (counted %.1f%% of the time)", 100 * st[i].share);
+	free(st);
+}
+
+/* perf stat's layout (perf 6.1: a value in 18 columns, the unit in 4, the
+ * name in 32, the derived figure in 35). */
+#define METRIC_LEN 35
+
+static double
+rel_noise(double sd, size_t n, double mean)
+{
+	if (n < 2 || mean == 0)
+		return 0;
+	return 100 * (sd / sqrt((double)n)) / mean;
+}
+
+static void
+perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t runs,
+	  double wall, FILE *fp)
+{
+	const struct ty_event *ev = &cc->events.ev[i];
+	enum dfmt fmt;
+		const char *unit;
+	char ubuf[16];
+	double dv, pct;
+	int n;
+
+	if (!st[i].supported) {
+		fprintf(fp, "%18s %-4s %-25s%-35s\n",
+			cc->desc[i].supported ? "<not counted>" : "<not supported>", "", ev->name,
+			"");
+		return;
+	}
+	fprintf(fp, ev->scale != 1 ? "%18.2f %-4s %-32s" : "%18.0f %-4s %-32s",
+		st[i].mean * ev->scale, ev->unit, ev->name);
+	if (derived(cc, st, i, wall, &dv, &fmt, &unit, ubuf)) {
+		char tmp[32];
+
+		n = fprintf(fp, " # ");
+		n += fmt_derived(tmp, sizeof(tmp), fmt, dv);
+		fputs(tmp, fp);
+		fprintf(fp, " %-*s", METRIC_LEN - n - 1, unit);
+	} else {
+		fprintf(fp, "%-*s", METRIC_LEN, "");
+	}
+	pct = rel_noise(st[i].sd, st[i].n, st[i].mean);
+	if (runs > 1 && pct != 0)
+		fprintf(fp, "  ( +-%6.2f%% )", pct);
+	if (st[i].share < 1)
+		fprintf(fp, "  (%.2f%%)", 100 * st[i].share);
+	fputc('\n', fp);
+}
+
+static void
+csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t runs,
+	 double wall, FILE *fp)
+{
+	const struct ty_event *ev = &cc->events.ev[i];
+	const char *sep = cc->csv_sep, *unit;
+	enum dfmt fmt;
+	char ubuf[16], buf[64];
+	double dv;
+
+	if (!st[i].supported) {
+		fprintf(fp, "%s%s%s%s", cc->desc[i].supported ? "<not counted>" : "<not supported>",
+			sep, sep, ev->name);
+		if (runs > 1)
+			fprintf(fp, "%s0.00%%", sep);
+		fprintf(fp, "%s0%s100.00%s%s\n", sep, sep, sep, sep);
+		return;
+	}
+	fprintf(fp, ev->scale != 1 ? "%.2f%s%s%s%s" : "%.0f%s%s%s%s", st[i].mean * ev->scale, sep,
+		ev->unit, sep, ev->name);
+	if (runs > 1)
+		fprintf(fp, "%s%.2f%%", sep, rel_noise(st[i].sd, st[i].n, st[i].mean));
+	fprintf(fp, "%s%.0f%s%.2f", sep, st[i].running, sep, 100 * st[i].share);
+	if (derived(cc, st, i, wall, &dv, &fmt, &unit, ubuf)) {
+		char *v, *end;
+
+		fmt_derived(buf, sizeof(buf), fmt, dv);
+		v = buf + strspn(buf, " ");
+		for (end = v; (*end >= '0' && *end <= '9') || *end == '.'; end++)
+			;
+		*end = '\0';
+		fprintf(fp, "%s%s%s%s\n", sep, v, sep, unit);
+	} else {
+		fprintf(fp, "%s%s\n", sep, sep);
+	}
+}
+
+/* perf's precision for the elapsed time: two digits past the stddev's. */
+static int
+elapsed_precision(double sd)
+{
+	if (sd > 1)
+		return 2;
+	if (sd <= 0)
+		return 9;
+	return (int)lround(ceil(-log10(sd))) + 2;
+}
+
+static void
+perf_block(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd, FILE *fp)
+{
+	const struct ty_result *r = &rs->r[cmd];
+	struct cstat *st = all_stats(cc, rs, cmd);
+	double sd, wall = wall_mean(rs, cmd, &sd);
+	size_t i;
+
+	if (!st)
+		return;
+	if (!cc->csv_sep) {
+		fprintf(fp, "\n Performance counter stats for '%s'", r->command);
+		if (r->nruns > 1)
+			fprintf(fp, " (%zu runs)", r->nruns);
+		fprintf(fp, ":\n\n");
+	}
+	for (i = 0; i < cc->events.n; i++) {
+		if (cc->csv_sep)
+			csv_line(cc, st, i, r->nruns, wall, fp);
+		else
+			perf_line(cc, st, i, r->nruns, wall, fp);
+	}
+	free(st);
+	if (cc->csv_sep)
+		return;
+	fputc('\n', fp);
+	if (r->nruns > 1) {
+		int prec = elapsed_precision(sd / sqrt((double)r->nruns));
+		double se = sd / sqrt((double)r->nruns);
+
+		fprintf(fp, " %17.*f +- %.*f seconds time elapsed", prec, wall, prec, se);
+		if (wall != 0 && se != 0)
+			fprintf(fp, "  ( +-%6.2f%% )", 100 * se / wall);
+		fprintf(fp, "\n\n");
+	} else if (r->nruns == 1) {
+		fprintf(fp, " %17.9f seconds time elapsed\n\n", wall);
+		fprintf(fp, " %17.9f seconds user\n", ty_results_value(rs, r, 0, TY_FIG_USER));
+		fprintf(fp, " %17.9f seconds sys\n\n\n", ty_results_value(rs, r, 0, TY_FIG_SYSTEM));
+	}
+}
+
+void
+counters_print_perf_stat(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
+			 FILE *fp)
+{
+	perf_block(cc, rs, cmd, fp);
+}
+
+/* The comparison table. */
+
+/* Print S padded to W columns (characters, not bytes). */
+static void
+pad(FILE *fp, const char *s, int w, int right)
+{
+	int n = 0;
+	const char *p;
+
+	for (p = s; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	if (right)
+		fprintf(fp, "%*s%s", w > n ? w - n : 0, "", s);
+	else
+		fprintf(fp, "%s%*s", s, w > n ? w - n : 0, "");
+}
+
+static void
+comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
+	       const struct ty_comparison *c, size_t i, const struct term *t, FILE *fp)
+{
+	const struct ty_compare *x = &c->c;
+	const char *unit = cc->desc[i].unit;
+	double a = rs->r[c->reference].sum[c->figure].mean, b = rs->r[c->command].sum[c->figure].mean;
+	char va[32], vb[32], ch[64], p[16];
+
+	term_value(t, va, sizeof(va), a, unit);
+	term_value(t, vb, sizeof(vb), b, unit);
+	if (a != 0 && isfinite(x->rel))
+		snprintf(ch, sizeof(ch), "%+.1f%% [%+.1f%%, %+.1f%%]", x->rel, x->rel_lo, x->rel_hi);
+	else
+		snprintf(ch, sizeof(ch), "%+g", b - a);
+	if (x->p_value < 0.001)
+		snprintf(p, sizeof(p), "< 0.001");
+	else
+		snprintf(p, sizeof(p), "%.3f", x->p_value);
+	fputs("  ", fp);
+	pad(fp, cc->events.ev[i].name, 22, 0);
+	pad(fp, va, 12, 1);
+	pad(fp, vb, 12, 1);
+	fputs("  ", fp);
+	pad(fp, ch, 28, 0);
+	pad(fp, p, 8, 1);
+	fprintf(fp, "  %s%s%s\n", term_c(t, !x->significant ? "dim" : "bold"),
+		!x->significant ? "same" : x->diff < 0 ? "lower" : "higher", term_c(t, "reset"));
+}
+
+void
+counters_print_comparisons(const struct counters_cli *cc, const struct ty_results *rs,
+			   const struct term *t, FILE *fp)
+{
+	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
+	long k = first_value(cc, rs);
+	size_t cmd, i;
+
+	if (k < 0 || rs->n < 2)
+		return;
+	fprintf(fp, "\n%sCounters%s against %s (%s test, %g%% confidence)\n", term_c(t, "bold"),
+		term_c(t, "reset"), rs->r[rs->reference].name, tests[rs->test], rs->confidence);
+	for (cmd = 0; cmd < rs->n; cmd++) {
+		int head = 0;
+
+		for (i = 0; i < cc->events.n; i++) {
+			const struct ty_comparison *c =
+				ty_results_comparison(rs, cmd, TY_FIG_BUILTIN + (size_t)k + i);
+
+			if (!c || !cc->desc[i].supported)
+				continue;
+			if (!head++) {
+				fprintf(fp, "  %s\n  ", rs->r[cmd].name);
+				pad(fp, "counter", 22, 0);
+				pad(fp, "reference", 12, 1);
+				pad(fp, "this", 12, 1);
+				fputs("  ", fp);
+				pad(fp, "change [CI]", 28, 0);
+				pad(fp, "p", 8, 1);
+				fputs("  verdict\n", fp);
+			}
+			comparison_row(cc, rs, c, i, t, fp);
+		}
+	}
+}

@@ -1,0 +1,82 @@
+/* counters-out.h - performance counters in `tachy run`: the options, the
+ * probe that counts every measured run, and the outputs (derived figures,
+ * perf stat's own layout and CSV). src/ only. */
+#ifndef TACHY_COUNTERS_OUT_H
+#define TACHY_COUNTERS_OUT_H
+
+#include <stdio.h>
+
+#include "tachy/counters.h"
+#include "tachy/results.h"
+#include "tachy/runner.h"
+
+struct counters_cli {
+	int off;             /* --no-counters */
+	int replace;         /* -e LIST given without '+': no defaults */
+	int add;             /* -e +LIST given */
+	int perf_stat;       /* --perf-stat */
+	const char *csv_sep; /* -x SEP: perf stat's CSV layout */
+	struct ty_event_list user;   /* events named with -e */
+	struct ty_event_list events; /* what is counted */
+	struct ty_counters set;
+	struct ty_value_desc *desc;  /* one per event: the probe's values */
+	struct ty_counter_value *v;
+	double *running_ns;          /* per event: sum of running time (for -x) */
+	size_t *nread;               /* per event: runs counted */
+	int attached;                /* attach calls so far */
+	int active;                  /* the probe was added */
+};
+
+/* Long options of the counters, for cmd-run.c's getopt table. */
+enum {
+	COUNTERS_OPT_NO_COUNTERS = 0x1100,
+	COUNTERS_OPT_PERF_STAT,
+};
+#define COUNTERS_LONG_OPTIONS                                                                      \
+	{"events", required_argument, NULL, 'e'},                                                  \
+		{"no-counters", no_argument, NULL, COUNTERS_OPT_NO_COUNTERS},                      \
+		{"perf-stat", no_argument, NULL, COUNTERS_OPT_PERF_STAT},                          \
+	{                                                                                          \
+		"field-separator", required_argument, NULL, 'x'                                    \
+	}
+#define COUNTERS_SHORT_OPTIONS "e:x:"
+#define COUNTERS_USAGE                                                                             \
+	"  -e, --events LIST   count these events instead of the defaults (+LIST: add)\n"          \
+	"      --no-counters   do not count events\n"                                              \
+	"      --perf-stat     print perf stat's layout\n"                                         \
+	"  -x, --field-separator SEP  with --perf-stat: perf stat's CSV layout\n"
+
+void counters_cli_init(struct counters_cli *cc);
+void counters_cli_release(struct counters_cli *cc);
+
+/* Handle option OPT (one of COUNTERS_SHORT_OPTIONS or COUNTERS_OPT_*) with
+ * ARG. Returns 0 when it was a counters option, -1 when it is not ours,
+ * or an exit status after printing why (EXIT_USAGE for a bad argument). */
+int counters_cli_option(struct counters_cli *cc, int opt, const char *arg);
+
+/* Build the event list and add the counting probe to R (unless off).
+ * Returns 0, or an exit status after printing why. */
+int counters_cli_setup(struct counters_cli *cc, struct ty_runner *r);
+
+/* After ty_runner_run(): bring what was learned while counting (which
+ * events are supported, multiplexing) into RS's value descriptions. */
+void counters_cli_finish(struct counters_cli *cc, struct ty_results *rs);
+
+/* After the mean of figure FIG of command CMD: perf stat's derived
+ * figure ("   # 0.950 CPUs utilized"), and the share of time counted when
+ * the counter was multiplexed. Nothing for figures that are not ours. */
+void counters_print_derived(const struct counters_cli *cc, const struct ty_results *rs,
+			    size_t cmd, size_t fig, FILE *fp);
+
+/* Every counter of every command against the reference, in one table:
+ * means, change with its interval, p-value and verdict (lower, higher,
+ * same), from the comparisons of ty_results_analyze(). */
+struct term;
+void counters_print_comparisons(const struct counters_cli *cc, const struct ty_results *rs,
+				const struct term *t, FILE *fp);
+
+/* Command CMD in perf stat's layout (or its CSV layout with -x). */
+void counters_print_perf_stat(const struct counters_cli *cc, const struct ty_results *rs,
+			      size_t cmd, FILE *fp);
+
+#endif
