@@ -51,3 +51,24 @@ done
 awk '$1=="loop"{l[++nl]=$2} $1=="tachy"{t[++nt]=$2}
 	END {printf "  tachy/loop per repetition:"; for (i=1;i<=nl;i++) printf " %.3f", t[i]/l[i]; print ""}' \
 	"$out/run-overhead.txt"
+
+# CPU time (task-clock of the harness and its children, from perf stat):
+# less noisy than wall time on a shared machine.
+if perf stat -e task-clock -x, -o /dev/null /bin/true 2>/dev/null; then
+	: >"$out/run-overhead-cpu.txt"
+	i=0
+	while [ $i -lt 3 ]; do
+		for p in loop tachy; do
+			c=$(perf stat -e task-clock -x, -o "$out/.tc" sh -c "$(
+				case $p in
+				loop) echo "$out/spawnloop $runs /bin/true" ;;
+				tachy) echo "./tachy run --style none -r $runs /bin/true >/dev/null" ;;
+				esac)" && grep task-clock "$out/.tc" | cut -d, -f1)
+			echo "$p $c" >>"$out/run-overhead-cpu.txt"
+		done
+		i=$((i + 1))
+	done
+	awk '{s[$1]+=$2; n[$1]++} END {printf "  CPU time (task-clock, mean of %d): loop %.0f ms, tachy %.0f ms: %.3fx\n",
+		n["loop"], s["loop"]/n["loop"], s["tachy"]/n["tachy"], (s["tachy"]/n["tachy"])/(s["loop"]/n["loop"])}' \
+		"$out/run-overhead-cpu.txt"
+fi
