@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tachy/sampler.h"
@@ -79,8 +80,10 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->exclude_kernel = o->exclude_kernel ? 1 : 0;
 	a->exclude_callchain_kernel = o->exclude_kernel ? 1 : 0;
 	a->exclude_hv = 1;
-	a->mmap = 1; /* executable mappings only: mmap_data stays 0 */
-	a->mmap2 = 1;
+	a->mmap = !o->no_mmap_records; /* executable mappings only: mmap_data stays 0 */
+	a->mmap2 = !o->no_mmap_records;
+	a->use_clockid = 1; /* times comparable with clock_gettime() */
+	a->clockid = CLOCK_MONOTONIC;
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;

@@ -667,8 +667,26 @@ ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time)
 	return 0;
 }
 
+/* PID already has this mapping (since its last exec). */
+static int
+known(struct ty_symbols *s, uint32_t pid, uint64_t lo, uint64_t hi, uint64_t off,
+      const char *file)
+{
+	struct space *sp = get_space(s, pid, 0);
+	size_t i;
+
+	for (i = 0; sp && i < sp->nmaps; i++) {
+		const struct map *m = &sp->maps[i];
+		if (m->start == lo && m->end == hi && m->pgoff == off && m->time >= sp->exec_time &&
+		    strcmp(m->dso->path, file) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
-ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, struct ty_error *e)
+ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint64_t time,
+		     struct ty_error *e)
 {
 	char path[4096], line[4096 + 128], perms[8], file[4096];
 	unsigned long long lo, hi, off;
@@ -682,9 +700,9 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, struc
 		file[0] = '\0';
 		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
 			   file);
-		if (n < 4 || !strchr(perms, 'x') || !file[0])
+		if (n < 4 || !strchr(perms, 'x') || !file[0] || known(s, pid, lo, hi, off, file))
 			continue;
-		if (ty_symbols_add_mmap(s, pid, lo, hi - lo, off, file, 0) < 0) {
+		if (ty_symbols_add_mmap(s, pid, lo, hi - lo, off, file, time) < 0) {
 			fclose(fp);
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		}

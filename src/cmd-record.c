@@ -23,7 +23,7 @@
 
 static const char usage_text[] =
 	"usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-	"                    [--user | --kernel] [-q] (-- COMMAND [ARG...] | -p PID)\n"
+	"                    [--proc-maps] [--user | --kernel] [-q] (-- COMMAND [ARG...] | -p PID)\n"
 	"\n"
 	"Sample where COMMAND (with all its threads and children) or the running\n"
 	"process PID spends its time, and write a self-contained profile.\n"
@@ -36,6 +36,9 @@ static const char usage_text[] =
 	"  -o, --output FILE    profile file (default tachy.prof, - for stdout)\n"
 	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
 	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
+	"      --proc-maps      no mmap records: read /proc/PID/maps every 50 ms\n"
+	"                       instead (cheaper for mmap-heavy programs; processes\n"
+	"                       that live less than that keep raw addresses)\n"
 	"      --user           user space only\n"
 	"      --kernel         kernel frames too (default only where\n"
 	"                       perf_event_paranoid <= 1; reading kallsyms costs ~50 ms)\n"
@@ -48,7 +51,7 @@ static const char usage_text[] =
 struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
-	int callchain, user, quiet;
+	int callchain, user, quiet, proc_maps;
 	char **argv;
 };
 
@@ -88,6 +91,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"user", no_argument, NULL, 'U'},
 		{"kernel", no_argument, NULL, 'K'},
+		{"proc-maps", no_argument, NULL, 'M'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -126,6 +130,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'U': o->user = 1; break;
 		case 'K': o->user = -1; break;
+		case 'M': o->proc_maps = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default: return cli_usage_error("unknown or incomplete option");
@@ -214,6 +219,7 @@ open_sampler(struct run *r, struct ty_error *err)
 	so.pid = r->o->pid ? (pid_t)r->o->pid : r->child;
 	so.enable_on_exec = r->o->pid == 0;
 	so.mmap_pages = (unsigned)r->o->pages;
+	so.no_mmap_records = r->o->proc_maps;
 	r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1) ||
 			    ((r->ev.flags & TY_EVENT_PRIV_GIVEN) && r->ev.attr.exclude_kernel);
 	for (;;) {
@@ -252,6 +258,23 @@ drain(struct run *r)
 	return 0;
 }
 
+/* --proc-maps: take the executable mappings of every process seen so far
+ * from /proc (those already known are skipped). */
+static void
+snapshot_maps(struct run *r)
+{
+	uint32_t pids[256];
+	size_t n = ty_collector_pids(r->c, pids, 256), i;
+	struct ty_error err;
+
+	if (n > 256)
+		n = 256;
+	for (i = 0; i < n; i++)
+		ty_symbols_load_maps(r->syms, "/proc", pids[i], now_ns(), &err);
+	if (r->o->pid)
+		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
+}
+
 /* Sleep in poll() until a ring passes its watermark or the child exits. */
 static int
 wait_loop(struct run *r)
@@ -266,7 +289,7 @@ wait_loop(struct run *r)
 		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
 	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
 	while (!done) {
-		int k = poll(pfd, (nfds_t)n + 1, pidfd >= 0 ? 1000 : 100);
+		int k = poll(pfd, (nfds_t)n + 1, r->o->proc_maps ? 50 : pidfd >= 0 ? 1000 : 100);
 		if (k < 0 && errno != EINTR)
 			break;
 		if (drain(r)) {
@@ -282,6 +305,8 @@ wait_loop(struct run *r)
 		}
 		if (hup == n && !r->child)
 			done = 1;
+		if (r->o->proc_maps && !done)
+			snapshot_maps(r);
 		if (r->child) {
 			if (wait4(r->child, &r->status, WNOHANG, &r->ru) == r->child)
 				done = 1;
@@ -322,7 +347,7 @@ start(struct run *r, struct ty_error *err)
 
 	if (r->o->pid) {
 		r->pname = attached_name(r->o->pid);
-		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, err)) < 0)
+		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, 0, err)) < 0)
 			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
 			return cli_error(EXIT_RUNTIME, "%s", err->msg);

@@ -25,7 +25,7 @@ test_self(void)
 	struct ty_sym_result r;
 	uint64_t ip = (uint64_t)(uintptr_t)&tsym_marker_function;
 
-	CHECK_INT(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), &e), 0);
+	CHECK_INT(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), 0, &e), 0);
 	ty_symbols_resolve(s, (uint32_t)getpid(), ip + 2, 0, 0, &r);
 #ifdef HAVE_LIBELF
 	CHECK_STR(r.name, "tsym_marker_function");
@@ -42,7 +42,7 @@ test_self(void)
 	/* A process we know nothing of. */
 	ty_symbols_resolve(s, 999999999, ip, 0, 0, &r);
 	CHECK(r.name == NULL);
-	CHECK_INT(ty_symbols_load_maps(s, "/nonexistent", 1, &e) < 0, 1);
+	CHECK_INT(ty_symbols_load_maps(s, "/nonexistent", 1, 0, &e) < 0, 1);
 	ty_symbols_free(s);
 }
 
