@@ -78,6 +78,7 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->inherit = 1;
 	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
 	a->exclude_kernel = o->exclude_kernel ? 1 : 0;
+	a->exclude_user = o->exclude_user ? 1 : 0;
 	a->exclude_callchain_kernel = o->exclude_kernel ? 1 : 0;
 	a->exclude_hv = 1;
 	a->mmap = !o->no_mmap_records; /* executable mappings only: mmap_data stays 0 */

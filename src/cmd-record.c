@@ -220,14 +220,17 @@ open_sampler(struct run *r, struct ty_error *err)
 	so.enable_on_exec = r->o->pid == 0;
 	so.mmap_pages = (unsigned)r->o->pages;
 	so.no_mmap_records = r->o->proc_maps;
-	r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1) ||
-			    ((r->ev.flags & TY_EVENT_PRIV_GIVEN) && r->ev.attr.exclude_kernel);
+	if (r->ev.flags & TY_EVENT_PRIV_GIVEN) /* :u or :k say it */
+		r->exclude_kernel = r->ev.attr.exclude_kernel;
+	else
+		r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1);
 	for (;;) {
 		so.type = r->ev.attr.type;
 		so.config = r->ev.attr.config;
 		so.config1 = r->ev.attr.config1;
 		so.config2 = r->ev.attr.config2;
 		so.exclude_kernel = r->exclude_kernel;
+		so.exclude_user = r->ev.attr.exclude_user;
 		ret = ty_sampler_open(&r->s, &so, err);
 		if (ret == 0)
 			break;
@@ -241,6 +244,11 @@ open_sampler(struct run *r, struct ty_error *err)
 			ty_event_parse("cpu-clock", &r->ev, err);
 			r->fell_back = 1;
 			continue;
+		}
+		{
+			char msg[TY_ERROR_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			ty_error_set(err, ret, "event '%s': %s", r->ev.name, msg);
 		}
 		return ret;
 	}
@@ -279,7 +287,7 @@ snapshot_maps(struct run *r)
 static int
 wait_loop(struct run *r)
 {
-	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup;
+	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup, forwarded = 0;
 	struct pollfd *pfd = calloc((size_t)n + 1, sizeof(*pfd));
 
 	if (!pfd)
@@ -316,6 +324,10 @@ wait_loop(struct run *r)
 		}
 		if (interrupted && !r->child)
 			done = 1;
+		if (interrupted && r->child && !forwarded) {
+			kill(r->child, interrupted); /* the command may not have seen it */
+			forwarded = 1;
+		}
 	}
 	if (pidfd >= 0)
 		close(pidfd);
@@ -509,7 +521,8 @@ cmd_record(int argc, char **argv)
 	ty_collector_free(r.c);
 	ty_symbols_free(r.syms);
 	free(r.pname);
-	if (ret == 0 && r.child && WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGINT)
+	if (ret == 0 && r.child && WIFSIGNALED(r.status) &&
+	    (WTERMSIG(r.status) == SIGINT || WTERMSIG(r.status) == SIGTERM))
 		return EXIT_INTERRUPTED;
 	if (ret == 0 && r.child && WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0 && !o.quiet)
 		cli_warn("the command exited with status %d", WEXITSTATUS(r.status));

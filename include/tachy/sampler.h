@@ -26,6 +26,7 @@ struct ty_sampler_opts {
 	uint64_t rate;
 	int callchain;       /* record frame-pointer call chains */
 	int exclude_kernel;  /* user space only */
+	int exclude_user;    /* kernel only (an event's :k) */
 	pid_t pid;           /* the process sampled (with its threads and children) */
 	int enable_on_exec;  /* start counting when PID execs (a spawned, held child) */
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
