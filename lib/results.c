@@ -385,6 +385,17 @@ test_name(enum ty_test t)
 					 : "welch";
 }
 
+/* A whole number as an integer (counts read better as 812345 than
+ * 8.12345e+05), anything else as the shortest round-tripping double. */
+static void
+json_num(struct ty_jsonw *w, const char *key, double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
+		ty_jsonw_kint(w, key, (int64_t)v);
+	else
+		ty_jsonw_kdouble(w, key, v);
+}
+
 static void
 json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struct ty_jsonw *w)
 {
@@ -410,8 +421,7 @@ json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struc
 		ty_jsonw_object_begin(w);
 		for (k = 0; k < rs->nvalues; k++)
 			if (rs->values[k].supported) /* unsupported: left out, never 0 */
-				ty_jsonw_kdouble(w, rs->values[k].name,
-						 r->values[i * rs->nvalues + k]);
+				json_num(w, rs->values[k].name, r->values[i * rs->nvalues + k]);
 		ty_jsonw_object_end(w);
 	}
 	ty_jsonw_object_end(w);
@@ -432,13 +442,13 @@ json_summary(const struct ty_results *rs, const struct ty_result *r, struct ty_j
 		ty_jsonw_object_begin(w);
 		ty_jsonw_kstring(w, "unit", ty_results_figure_unit(rs, f));
 		ty_jsonw_kuint(w, "n", s->n);
-		ty_jsonw_kdouble(w, "mean", s->mean);
+		json_num(w, "mean", s->mean);
 		ty_jsonw_kdouble(w, "ci_low", s->mean - r->ci_half[f]);
 		ty_jsonw_kdouble(w, "ci_high", s->mean + r->ci_half[f]);
-		ty_jsonw_kdouble(w, "median", s->median);
+		json_num(w, "median", s->median);
 		ty_jsonw_kdouble(w, "stddev", s->n >= 2 ? s->stddev : NAN);
-		ty_jsonw_kdouble(w, "min", s->min);
-		ty_jsonw_kdouble(w, "max", s->max);
+		json_num(w, "min", s->min);
+		json_num(w, "max", s->max);
 		ty_jsonw_object_end(w);
 	}
 	ty_jsonw_object_end(w);

@@ -747,6 +747,19 @@ measure_shell(struct sched *S, struct ty_sample *mean, struct ty_error *e)
 	return 0;
 }
 
+/* The probes' value descriptors, concatenated (again at the end: a probe
+ * may update supported/scaled/running_share as runs go). */
+static void
+copy_descs(struct ty_runner *r, struct ty_results *rs)
+{
+	struct ty_value_desc *d = (struct ty_value_desc *)rs->values;
+	size_t i, j, k = 0;
+
+	for (i = 0; i < r->nprobes; i++)
+		for (j = 0; j < r->probes[i].nvalues && k < rs->nvalues; j++)
+			d[k++] = r->probes[i].values[j];
+}
+
 static int
 prepare(struct ty_runner *r, struct ty_results *rs, struct sched *S, struct ty_error *e)
 {
@@ -758,14 +771,10 @@ prepare(struct ty_runner *r, struct ty_results *rs, struct sched *S, struct ty_e
 	rs->nvalues = S->nvalues;
 	rs->values = NULL;
 	if (S->nvalues) {
-		struct ty_value_desc *d = calloc(S->nvalues, sizeof(*d));
-		size_t k = 0;
-		if (!d)
+		rs->values = calloc(S->nvalues, sizeof(struct ty_value_desc));
+		if (!rs->values)
 			return ty_error_set(e, -ENOMEM, "out of memory");
-		for (i = 0; i < r->nprobes; i++)
-			for (j = 0; j < r->probes[i].nvalues; j++)
-				d[k++] = r->probes[i].values[j];
-		rs->values = d;
+		copy_descs(r, rs);
 	}
 	S->values = calloc(S->nvalues + 1, sizeof(double));
 	S->st = calloc(S->n, sizeof(*S->st));
@@ -820,6 +829,8 @@ ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_resu
 				rs->r[j].stop = TY_STOP_INTERRUPTED;
 		rc = ty_error_set(e, -EINTR, "interrupted");
 	}
+	if (rs->values)
+		copy_descs(r, rs);
 	if (!r->exec)
 		teardown(r);
 	free(S.values);

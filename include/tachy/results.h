@@ -99,7 +99,9 @@ struct ty_results {
 	double confidence; /* percent */
 	enum ty_test test;
 	const char *clock; /* "CLOCK_MONOTONIC" ... */
-	const struct ty_value_desc *values; /* probe values, nvalues of them */
+	const struct ty_value_desc *values; /* probe values, nvalues of them: the array is
+					       owned (malloc'd, freed by release), the
+					       strings in it belong to the probes */
 	size_t nvalues;
 	int shell;       /* --shell was used */
 	int interrupted; /* the benchmark was stopped by a signal */
@@ -109,7 +111,7 @@ struct ty_results {
 
 /* Set up RS for N commands (results zeroed). Returns 0 or -ENOMEM. */
 int ty_results_init(struct ty_results *rs, size_t n, struct ty_error *e);
-/* Free everything RS holds (not the value descriptors). */
+/* Free everything RS holds (the descriptor array, not its strings). */
 void ty_results_release(struct ty_results *rs);
 
 /* Append a run to R, with its NVALUES probe values (or NULL). Returns 0 or -ENOMEM. */

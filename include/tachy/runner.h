@@ -13,7 +13,9 @@
  * nvalues doubles (NAN for "not counted"); a run that is discarded
  * (interrupted) gets detach(ctx, pid) instead of collect. The values are
  * described by the probe's ty_value_desc array (name, unit, supported...),
- * which the probe owns and which must outlive the results. Summaries,
+ * which the probe owns and which must outlive the results (the runner
+ * copies the descriptors before the first run and again after the last, so
+ * a probe may update supported/scaled/running_share as it goes). Summaries,
  * comparisons, the terminal table and the JSON export ("counters" per run,
  * "summary" per figure) treat probe values like the time figures.
  * A probe error stops the benchmark with the probe's message.

@@ -447,6 +447,20 @@ test_probe(void)
 	CHECK(rs.r[0].runs[0].wall_ns > 0);
 	CHECK_INT(ty_results_analyze(&rs, &e), 0);
 	CHECK_NEAR(rs.r[0].sum[TY_FIG_BUILTIN].mean, 101, 1e-9);
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+
+		ty_results_write_json(&rs, fp, NULL, NULL);
+		fclose(fp);
+		CHECK(strstr(buf, "\"widgets\": 100,") != NULL);
+		CHECK(strstr(buf, "\"gadgets\": 1\n") != NULL);
+		CHECK(strstr(buf, "\"widgets\": {\n            \"unit\": \"\",") != NULL);
+		CHECK(strstr(buf, "\"supported\": true,") != NULL);
+		CHECK(strstr(buf, "\"running_share\": 1") != NULL);
+		free(buf);
+	}
 	ty_results_release(&rs);
 }
 
