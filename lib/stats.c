@@ -504,8 +504,11 @@ ty_stats_t_cdf(double t, double df)
 		return ty_stats_normal_cdf(t);
 	if (df > TY_T_ASYMPTOTIC_DF) /* Abramowitz and Stegun 26.7.8 */
 		return ty_stats_normal_cdf(t * (1 - 1 / (4 * df)) / sqrt(1 + t * t / (2 * df)));
-	if (t < 0)
-		return exp(t_log_lower_tail(-t, df));
+	if (t < 0) {
+		double f = t_lower_tail(-t, df);
+		/* in logs only where the tail is too small for a double */
+		return f > 1e-290 ? f : exp(t_log_lower_tail(-t, df));
+	}
 	return 1 - t_lower_tail(t, df);
 }
 
