@@ -137,20 +137,40 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 
 /* ---- the changes of a comparison ---- */
 
+/* Is row I the first of its figure? */
+static int
+first_of_figure(const struct ty_cmp_table *c, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (strcmp(c->rows[j].figure, c->rows[i].figure) == 0)
+			return 0;
+	return 1;
+}
+
+/* One panel per figure (each its own scale: a noisy counter must not
+ * flatten the wall time), a row per pair. */
 static double
 change_height(const struct ty_cmp_table *c)
 {
-	return 40 + 22 * (double)c->nrows + 40;
+	double h = 0;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		h += 22 + (first_of_figure(c, i) ? 65 : 0);
+	return h + 10;
 }
 
 static int
-change_panel(FILE *fp, double y, const struct plot *p)
+figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 {
 	const struct ty_cmp_table *c = p->cmp;
-	struct ty_svg_frame f = {10, y, WIDTH - 20, change_height(c) - 10};
+	const char *fig = c->rows[first].figure;
 	struct ty_svg_change *ch;
-	char **labels, title[256], name[160];
-	size_t i;
+	struct ty_svg_frame f;
+	char **labels, title[512], name[160];
+	size_t i, n = 0;
 	int rc = 0;
 
 	ch = calloc(c->nrows + 1, sizeof(*ch));
@@ -159,34 +179,56 @@ change_panel(FILE *fp, double y, const struct plot *p)
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < c->nrows; i++) {
+	for (i = first; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
-		const struct ty_cmp_set *s = &c->sets[r->set];
-		resfmt_truncate(name, sizeof(name), r->new->name, c->nsets > 1 ? 20 : 32);
-		if (asprintf(&labels[i], "%s%s%s: %s", name, c->nsets > 1 ? " in " : "",
-			     c->nsets > 1 ? s->new->path : "", r->figure) < 0) {
-			labels[i] = NULL;
+		if (strcmp(r->figure, fig) != 0)
+			continue;
+		resfmt_truncate(name, sizeof(name), r->new->name, c->nsets > 1 ? 28 : 44);
+		if (asprintf(&labels[n], "%s%s%s", name, c->nsets > 1 ? " in " : "",
+			     c->nsets > 1 ? c->sets[r->set].new->path : "") < 0) {
+			labels[n] = NULL;
 			rc = -ENOMEM;
 			goto out;
 		}
-		ch[i].label = labels[i];
-		ch[i].rel = r->v.c.rel;
-		ch[i].lo = r->v.c.rel_lo;
-		ch[i].hi = r->v.c.rel_hi;
-		ch[i].verdict = r->v.verdict;
+		ch[n].label = labels[n];
+		ch[n].rel = r->v.c.rel;
+		ch[n].lo = r->v.c.rel_lo;
+		ch[n].hi = r->v.c.rel_hi;
+		ch[n].verdict = r->v.verdict;
+		n++;
 	}
-	snprintf(title, sizeof(title),
-		 "change against %s with its %g%% interval (red: proven higher, green: proven "
-		 "lower, grey: not proven)",
-		 c->sets[0].old == c->sets[0].new ? "the reference" : c->sets[0].old->path,
-		 c->opt.confidence);
-	ty_svg_changes(fp, &f, ch, c->nrows, title);
+	if (first == 0)
+		snprintf(title, sizeof(title),
+			 "change of %s against %s, with its %g%% interval (red: proven higher, "
+			 "green: proven lower, grey: not proven)",
+			 fig, c->sets[0].old == c->sets[0].new ? "the reference" : c->sets[0].old->path,
+			 c->opt.confidence);
+	else
+		snprintf(title, sizeof(title), "change of %s", fig);
+	f.x = 10;
+	f.y = *y;
+	f.w = WIDTH - 20;
+	f.h = 65 + 22 * (double)n;
+	ty_svg_changes(fp, &f, ch, n, title);
+	*y += f.h;
 out:
-	for (i = 0; labels && i < c->nrows; i++)
+	for (i = 0; labels && i < n; i++)
 		free(labels[i]);
 	free(labels);
 	free(ch);
 	return rc;
+}
+
+static int
+change_panel(FILE *fp, double y, const struct plot *p)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->cmp->nrows; i++)
+		if (first_of_figure(p->cmp, i) && (rc = figure_panel(fp, &y, p, i)))
+			return rc;
+	return 0;
 }
 
 /* ---- SVG: everything stacked ---- */
