@@ -747,17 +747,6 @@ u_counts(size_t m, size_t n)
 	return f;
 }
 
-struct ranked {
-	double v;
-	int from_b;
-};
-
-static int
-cmp_ranked(const void *x, const void *y)
-{
-	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
-}
-
 /* Count of pairs (i, j) with fl(b[j] - a[i]) <= v; A and B sorted. */
 static uint64_t
 count_le(const double *a, size_t na, const double *b, size_t nb, double v)
@@ -837,44 +826,34 @@ shift_rank(const double *counts, size_t na, size_t nb, double sigma, double alph
 	return c < 1 ? 1 : c;
 }
 
-static int
-mw_sorted(const double *a, size_t na, const double *b, size_t nb, double confidence,
-	  struct ty_compare *r, int *ties_out, double *sigma_out)
+/* U of B, whether there are ties, and the tie-corrected standard deviation
+ * of U, by walking the sorted samples A and B together (ranks of a group
+ * of equal values are their average). */
+static void
+mw_sorted(const double *a, size_t na, const double *b, size_t nb, struct ty_compare *r,
+	  int *ties_out, double *sigma_out)
 {
-	size_t n = na + nb, i, j;
-	struct ranked *all = malloc(n * sizeof(*all));
-	double rank_b = 0, tie_sum = 0;
+	size_t n = na + nb, i = 0, j = 0, pos = 0, ta, tb;
+	double rank_b = 0, tie_sum = 0, v, t;
 	int ties = 0;
 
-	(void)confidence;
-	if (!all)
-		return -ENOMEM;
-	for (i = 0; i < na; i++)
-		all[i] = (struct ranked){a[i], 0};
-	for (i = 0; i < nb; i++)
-		all[na + i] = (struct ranked){b[i], 1};
-	qsort(all, n, sizeof(*all), cmp_ranked);
-	for (i = 0; i < n; i = j) {
-		double t, mid;
-		size_t k;
-
-		for (j = i + 1; j < n && all[j].v == all[i].v; j++)
-			;
-		t = (double)(j - i);
-		mid = (i + 1 + j) / 2.0; /* average of ranks i+1 .. j */
-		for (k = i; k < j; k++)
-			if (all[k].from_b)
-				rank_b += mid;
+	while (i < na || j < nb) {
+		v = (j >= nb || (i < na && a[i] < b[j])) ? a[i] : b[j];
+		for (ta = 0; i < na && a[i] == v; i++)
+			ta++;
+		for (tb = 0; j < nb && b[j] == v; j++)
+			tb++;
+		t = (double)(ta + tb);
+		rank_b += tb * (pos + (t + 1) / 2); /* average of ranks pos+1 .. pos+t */
 		if (t > 1) {
 			ties = 1;
 			tie_sum += t * t * t - t;
 		}
+		pos += ta + tb;
 	}
-	free(all);
 	r->u = rank_b - nb * (nb + 1) / 2.0;
 	*ties_out = ties;
 	*sigma_out = sqrt((double)na * nb / 12 * ((n + 1) - tie_sum / ((double)n * (n - 1))));
-	return 0;
 }
 
 /* Exact two-sided p-value of U from the counts. */
@@ -918,9 +897,7 @@ ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, do
 	memcpy(sb, b, nb * sizeof(*sb));
 	qsort(sa, na, sizeof(*sa), cmp_double);
 	qsort(sb, nb, sizeof(*sb), cmp_double);
-	rc = mw_sorted(sa, na, sb, nb, confidence, r, &ties, &sigma);
-	if (rc)
-		goto out;
+	mw_sorted(sa, na, sb, nb, r, &ties, &sigma);
 	if (!ties && na <= TY_MW_EXACT_MAX && nb <= TY_MW_EXACT_MAX) {
 		counts = u_counts(na, nb);
 		rc = -ENOMEM;
