@@ -157,6 +157,55 @@ test_bad(void)
 	}
 }
 
+/* Every truncation and many random byte changes of a good document: the
+ * reader accepts or refuses with "b.json: ..." and never crashes (the
+ * sanitizer build checks memory too). */
+static void
+test_mangled(void)
+{
+	static const char subst[] = "{}[],:\"0-9.eE nul\\tf";
+	char doc[sizeof(tachy_doc)];
+	struct {
+		unsigned long long x;
+	} rng = {88172645463325252ULL};
+	struct ty_saved r;
+	struct ty_error e;
+	size_t i, len = strlen(tachy_doc), bad_msgs = 0, accepted = 0, k;
+	int rc;
+
+	for (i = 0; i < len; i++) {
+		memcpy(doc, tachy_doc, i);
+		doc[i] = '\0';
+		ty_error_clear(&e);
+		rc = ty_results_read_text(&r, doc, "b.json", &e);
+		if (rc == 0)
+			ty_results_read_release(&r);
+		else if (rc != -EINVAL || strncmp(e.msg, "b.json: ", 8) != 0)
+			bad_msgs++;
+	}
+	CHECK_INT(bad_msgs, 0);
+	for (i = 0; i < 3000; i++) {
+		memcpy(doc, tachy_doc, sizeof(doc));
+		for (k = 0; k < 1 + i % 3; k++) {
+			rng.x ^= rng.x << 13;
+			rng.x ^= rng.x >> 7;
+			rng.x ^= rng.x << 17;
+			doc[rng.x % len] = subst[(rng.x >> 32) % (sizeof(subst) - 1)];
+		}
+		ty_error_clear(&e);
+		rc = ty_results_read_text(&r, doc, "b.json", &e);
+		if (rc == 0) {
+			accepted++;
+			CHECK(r.nbenches == 1 && r.benches[0].nfigs >= 1);
+			ty_results_read_release(&r);
+		} else if (rc != -EINVAL || strncmp(e.msg, "b.json: ", 8) != 0) {
+			bad_msgs++;
+		}
+	}
+	CHECK_INT(bad_msgs, 0);
+	printf("# mangled documents: %zu of 3000 still valid\n", accepted);
+}
+
 static void
 test_files(void)
 {
@@ -174,6 +223,7 @@ main(void)
 	test_tachy();
 	test_hyperfine();
 	test_bad();
+	test_mangled();
 	test_files();
 	return check_done();
 }
