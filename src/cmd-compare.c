@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +121,8 @@ static void
 md_cell(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", fp);
+		if (strchr("|*_`\\", *s))
+			fprintf(fp, "\\%c", *s);
 		else if (*s == '<')
 			fputs("&lt;", fp);
 		else if (*s == '>')
@@ -234,6 +235,35 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 	return 0;
 }
 
+/* A line of text around the table: control characters shown as '?', and in
+ * markdown escaped after MD ("**" for bold, closed at the end; "- " an item). */
+static void
+line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return;
+	sanitize(s);
+	if (markdown) {
+		fputs(md, fp);
+		md_cell(fp, s);
+		fputs(strcmp(md, "**") == 0 ? "**\n" : "\n", fp);
+	} else {
+		fprintf(fp, "%s\n", s);
+	}
+	free(s);
+}
+
 static const char *
 ref_name(const struct ty_cmp_table *c, size_t set)
 {
@@ -257,14 +287,13 @@ print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 		if (i)
 			fputc('\n', fp);
 		if (s->old == s->new)
-			fprintf(fp, "%s%s: against its reference '%s' (%s, %g%% confidence)%s\n",
-				markdown ? "**" : "", s->old->path, ref_name(c, i),
-				test_title(c->opt.test),
-				c->opt.confidence, markdown ? "**" : "");
+			line(fp, markdown, "**", "%s: against its reference '%s' (%s, %g%% confidence)",
+			     s->old->path, ref_name(c, i), test_title(c->opt.test),
+			     c->opt.confidence);
 		else
-			fprintf(fp, "%sold: %s  new: %s (%s, %g%% confidence)%s\n",
-				markdown ? "**" : "", s->old->path, s->new->path,
-				test_title(c->opt.test), c->opt.confidence, markdown ? "**" : "");
+			line(fp, markdown, "**", "old: %s  new: %s (%s, %g%% confidence)",
+			     s->old->path, s->new->path, test_title(c->opt.test),
+			     c->opt.confidence);
 		if (markdown)
 			fputc('\n', fp);
 		t.n = 0;
@@ -280,16 +309,15 @@ print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 		if (s->nenv_diffs || s->nunmatched)
 			fputc('\n', fp);
 		for (j = 0; j < s->nenv_diffs; j++)
-			fprintf(fp, "%senvironments differ: %s\n", markdown ? "- " : "",
-				s->env_diffs[j]);
+			line(fp, markdown, "- ", "environments differ: %s", s->env_diffs[j]);
 		for (j = 0; j < s->nunmatched; j++)
-			fprintf(fp, "%s%s\n", markdown ? "- " : "", s->unmatched[j]);
+			line(fp, markdown, "- ", "%s", s->unmatched[j]);
 	}
 	table_free(&t);
 	if (c->nnotes)
 		fputc('\n', fp);
 	for (i = 0; i < c->nnotes; i++)
-		fprintf(fp, "%s[%zu] %s\n", markdown ? "- " : "", i + 1, c->notes[i]);
+		line(fp, markdown, "- ", "[%zu] %s", i + 1, c->notes[i]);
 	return rc;
 }
 
