@@ -18,25 +18,25 @@
 int cmd_plot(int argc, char **argv);
 
 static const char usage[] =
-	"usage: tachy plot [options] -o OUT.svg|OUT.html FILE.json [NEW.json ...]\n"
-	"\n"
-	"Draw saved results (tachy's or hyperfine's --export-json files): for each\n"
-	"command the distribution of its run times (a histogram with the median, its\n"
-	"interval and the mean marked) and its runs in the order they ran (warm-up and\n"
-	"drift show), and, for a comparison (several commands in one file against its\n"
-	"reference, or NEW files against the first), the change of every figure with\n"
-	"its interval. SVG is plain (no scripts); HTML is one self-contained page with\n"
-	"the pictures and a table of the numbers.\n"
-	"\n"
-	"  -o, --output FILE       where to write (required); .svg or .html by name\n"
-	"      --format FORMAT     svg or html (default: from the name of the output)\n"
-	"      --title TEXT        the title of the page\n"
-	"  -t, --test TEST         welch (default), student, or mann-whitney\n"
-	"  -c, --confidence P      confidence level in percent (default 95)\n"
-	"  -m, --match RULE        pair benchmarks across files, as in tachy compare\n"
-	"  -r, --reference NAME    with one FILE: compare against NAME\n"
-	"  -F, --figures LIST      figures in the change plot (as in tachy compare)\n"
-	"  -h, --help              show this help\n";
+    "usage: tachy plot [options] -o OUT.svg|OUT.html FILE.json [NEW.json ...]\n"
+    "\n"
+    "Draw saved results (tachy's or hyperfine's --export-json files): for each\n"
+    "command the distribution of its run times (a histogram with the median, its\n"
+    "interval and the mean marked) and its runs in the order they ran (warm-up and\n"
+    "drift show), and, for a comparison (several commands in one file against its\n"
+    "reference, or NEW files against the first), the change of every figure with\n"
+    "its interval. SVG is plain (no scripts); HTML is one self-contained page with\n"
+    "the pictures and a table of the numbers.\n"
+    "\n"
+    "  -o, --output FILE       where to write (required); .svg or .html by name\n"
+    "      --format FORMAT     svg or html (default: from the name of the output)\n"
+    "      --title TEXT        the title of the page\n"
+    "  -t, --test TEST         welch (default), student, or mann-whitney\n"
+    "  -c, --confidence P      confidence level in percent (default 95)\n"
+    "  -m, --match RULE        pair benchmarks across files, as in tachy compare\n"
+    "  -r, --reference NAME    with one FILE: compare against NAME\n"
+    "  -F, --figures LIST      figures in the change plot (as in tachy compare)\n"
+    "  -h, --help              show this help\n";
 
 #define WIDTH 960.0
 #define ROW_H 250.0
@@ -79,7 +79,8 @@ bench_stats(const struct ty_saved_figure *f, double confidence, struct bench_sta
 }
 
 static char *
-bench_title(char *buf, size_t size, const struct plot *p, size_t file, const struct ty_saved_bench *b)
+bench_title(char *buf, size_t size, const struct plot *p, size_t file,
+	    const struct ty_saved_bench *b)
 {
 	char full[1024];
 
@@ -126,9 +127,8 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 	right.y += 12;
 	snprintf(sub, sizeof(sub), "wall time (red: median and its %g%% interval; dashed: mean)",
 		 p->o->cmp.confidence);
-	ty_svg_histogram(fp, &left, x, f->n, st.s.median * scale,
-			 st.has_ci ? st.lo * scale : NAN, st.has_ci ? st.hi * scale : NAN,
-			 st.s.mean * scale, suffix, sub);
+	ty_svg_histogram(fp, &left, x, f->n, st.s.median * scale, st.has_ci ? st.lo * scale : NAN,
+			 st.has_ci ? st.hi * scale : NAN, st.s.mean * scale, suffix, sub);
 	ty_svg_runs(fp, &right, x, f->n, st.s.median * scale, suffix,
 		    "runs in the order they ran (red: median)");
 	free(x);
@@ -201,7 +201,8 @@ figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 		snprintf(title, sizeof(title),
 			 "change of %s against %s, with its %g%% interval (red: proven higher, "
 			 "green: proven lower, grey: not proven)",
-			 fig, c->sets[0].old == c->sets[0].new ? "the reference" : c->sets[0].old->path,
+			 fig,
+			 c->sets[0].old == c->sets[0].new ? "the reference" : c->sets[0].old->path,
 			 c->opt.confidence);
 	else
 		snprintf(title, sizeof(title), "change of %s", fig);
@@ -279,25 +280,25 @@ write_svg(FILE *fp, const struct plot *p)
 /* ---- HTML: one page, pictures and tables ---- */
 
 static const char html_head[] =
-	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	"style-src 'unsafe-inline'\">\n"
-	"<meta name=\"generator\" content=\"tachy plot\">\n"
-	"<style>\n"
-	"body { font-family: 'DejaVu Sans', Helvetica, Arial, sans-serif; margin: 24px; "
-	"color: #222; }\n"
-	"table { border-collapse: collapse; margin: 12px 0 24px; font-size: 13px; }\n"
-	"th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: right; "
-	"white-space: nowrap; }\n"
-	"th { background: #f4f4f4; }\n"
-	"td.l, th.l { text-align: left; }\n"
-	"td.n { text-align: left; white-space: normal; min-width: 8em; max-width: 24em; "
-	"overflow-wrap: anywhere; }\n"
-	"td.slower, td.higher { color: #d62728; font-weight: bold; }\n"
-	"td.faster, td.lower { color: #2ca02c; font-weight: bold; }\n"
-	"svg { display: block; margin: 8px 0; }\n"
-	"code { white-space: pre-wrap; }\n"
-	"</style>\n";
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+    "style-src 'unsafe-inline'\">\n"
+    "<meta name=\"generator\" content=\"tachy plot\">\n"
+    "<style>\n"
+    "body { font-family: 'DejaVu Sans', Helvetica, Arial, sans-serif; margin: 24px; "
+    "color: #222; }\n"
+    "table { border-collapse: collapse; margin: 12px 0 24px; font-size: 13px; }\n"
+    "th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: right; "
+    "white-space: nowrap; }\n"
+    "th { background: #f4f4f4; }\n"
+    "td.l, th.l { text-align: left; }\n"
+    "td.n { text-align: left; white-space: normal; min-width: 8em; max-width: 24em; "
+    "overflow-wrap: anywhere; }\n"
+    "td.slower, td.higher { color: #d62728; font-weight: bold; }\n"
+    "td.faster, td.lower { color: #2ca02c; font-weight: bold; }\n"
+    "svg { display: block; margin: 8px 0; }\n"
+    "code { white-space: pre-wrap; }\n"
+    "</style>\n";
 
 static void
 td(FILE *fp, const char *cls, const char *text)
@@ -451,22 +452,24 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"format", required_argument, NULL, 'f'},
-		{"title", required_argument, NULL, 'T'},
-		{"test", required_argument, NULL, 't'},
-		{"confidence", required_argument, NULL, 'c'},
-		{"match", required_argument, NULL, 'm'},
-		{"reference", required_argument, NULL, 'r'},
-		{"figures", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"title", required_argument, NULL, 'T'},
+	    {"test", required_argument, NULL, 't'},
+	    {"confidence", required_argument, NULL, 'c'},
+	    {"match", required_argument, NULL, 'm'},
+	    {"reference", required_argument, NULL, 'r'},
+	    {"figures", required_argument, NULL, 'F'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int ch, rc = 0;
 
 	while (!rc && (ch = getopt_long(argc, argv, "o:t:c:m:r:F:h", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'o': o->output = optarg; break;
+		case 'o':
+			o->output = optarg;
+			break;
 		case 'f':
 			if (strcmp(optarg, "svg") == 0)
 				o->format = FMT_SVG;
@@ -475,14 +478,29 @@ parse_options(int argc, char **argv, struct options *o)
 			else
 				rc = cli_usage_error("unknown format '%s': svg or html", optarg);
 			break;
-		case 'T': o->title = optarg; break;
-		case 't': rc = resopt_test(optarg, &o->cmp.test); break;
-		case 'c': rc = resopt_confidence(optarg, &o->cmp.confidence); break;
-		case 'm': rc = resopt_match(&o->cmp.match, optarg); break;
-		case 'r': o->cmp.reference = optarg; break;
-		case 'F': o->cmp.figures = optarg; break;
-		case 'h': fputs(usage, stdout); return -1;
-		default: return cli_usage_error("bad option");
+		case 'T':
+			o->title = optarg;
+			break;
+		case 't':
+			rc = resopt_test(optarg, &o->cmp.test);
+			break;
+		case 'c':
+			rc = resopt_confidence(optarg, &o->cmp.confidence);
+			break;
+		case 'm':
+			rc = resopt_match(&o->cmp.match, optarg);
+			break;
+		case 'r':
+			o->cmp.reference = optarg;
+			break;
+		case 'F':
+			o->cmp.figures = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			return cli_usage_error("bad option");
 		}
 	}
 	return rc;
