@@ -379,7 +379,15 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		const char *v = resfmt_verdict(r);
 		fputs("<tr>", fp);
 		td(fp, "n", r->old->name);
-		td(fp, "n", r->new->name);
+		if (c->nsets > 1) {
+			char *in = NULL;
+			if (asprintf(&in, "%s (%s)", r->new->name, c->sets[r->set].new->path) < 0)
+				in = NULL;
+			td(fp, "n", in ? in : r->new->name);
+			free(in);
+		} else {
+			td(fp, "n", r->new->name);
+		}
 		td(fp, "l", r->figure);
 		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit));
 		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit));
@@ -392,18 +400,18 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	for (i = 0; i < c->nsets; i++) {
 		size_t j;
 		for (j = 0; j < c->sets[i].nenv_diffs; j++) {
-			fputs("<p>environments differ: ", fp);
+			fputs("<p class=\"note\">environments differ: ", fp);
 			ty_svg_escape(fp, c->sets[i].env_diffs[j]);
 			fputs("</p>\n", fp);
 		}
 		for (j = 0; j < c->sets[i].nunmatched; j++) {
-			fputs("<p>", fp);
+			fputs("<p class=\"note\">", fp);
 			ty_svg_escape(fp, c->sets[i].unmatched[j]);
 			fputs("</p>\n", fp);
 		}
 	}
 	for (i = 0; i < c->nnotes; i++) {
-		fprintf(fp, "<p>[%zu] ", i + 1);
+		fprintf(fp, "<p class=\"note\">[%zu] ", i + 1);
 		ty_svg_escape(fp, c->notes[i]);
 		fputs("</p>\n", fp);
 	}
