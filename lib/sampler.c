@@ -15,7 +15,7 @@
 #include "tachy/sampler.h"
 
 struct ring {
-	int fd;
+	int fd, cpu;
 	void *base;                      /* header page + data pages */
 	struct perf_event_mmap_page *pg;
 	unsigned char *data;
@@ -27,6 +27,8 @@ struct ring {
 struct ty_sampler {
 	int nrings;
 	struct ring *rings;
+	int *extra; /* events of other threads, writing into the rings */
+	int nextra;
 	size_t map_len;
 	struct ty_sampler_layout layout;
 };
@@ -125,6 +127,34 @@ open_error(struct ty_error *e, int err, const struct ty_sampler_opts *o)
 			    o->type, (unsigned long long)o->config, why);
 }
 
+/* One more event per CPU for each of O->tids, redirected into that CPU's
+ * ring (PERF_EVENT_IOC_SET_OUTPUT): one ring per CPU, whatever the number
+ * of threads. A thread that is gone already is skipped. */
+static int
+add_threads(struct ty_sampler *s, struct perf_event_attr *a, const struct ty_sampler_opts *o)
+{
+	int t, i;
+
+	if (!(s->extra = calloc((size_t)o->ntids * (size_t)s->nrings, sizeof(int))))
+		return -ENOMEM;
+	for (t = 0; t < o->ntids; t++) {
+		if (o->tids[t] == o->pid)
+			continue;
+		for (i = 0; i < s->nrings; i++) {
+			long fd = perf_open(a, o->tids[t], s->rings[i].cpu);
+			if (fd < 0) {
+				if (errno == ESRCH)
+					break;
+				return -errno;
+			}
+			s->extra[s->nextra++] = (int)fd;
+			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
+				return -errno;
+		}
+	}
+	return 0;
+}
+
 int
 ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct ty_error *e)
 {
@@ -159,6 +189,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 			return open_error(e, err, o);
 		}
 		r->fd = (int)fd;
+		r->cpu = i;
 		s->nrings++;
 		if ((err = map_ring(r, s->map_len, page)) < 0) {
 			ty_sampler_free(s);
@@ -167,6 +198,10 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
 					    s->map_len / 1024, i, strerror(-err));
 		}
+	}
+	if (o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
+		ty_sampler_free(s);
+		return open_error(e, -err, o);
 	}
 	if (s->nrings == 0) {
 		ty_sampler_free(s);
@@ -181,8 +216,8 @@ ioctl_all(struct ty_sampler *s, unsigned long req, const char *what, struct ty_e
 {
 	int i;
 
-	for (i = 0; i < s->nrings; i++)
-		if (ioctl(s->rings[i].fd, req, 0) < 0)
+	for (i = 0; i < s->nrings + s->nextra; i++)
+		if (ioctl(i < s->nrings ? s->rings[i].fd : s->extra[i - s->nrings], req, 0) < 0)
 			return ty_error_set(e, -errno, "cannot %s sampling: %s", what,
 					    strerror(errno));
 	return 0;
@@ -483,6 +518,9 @@ ty_sampler_free(struct ty_sampler *s)
 		close(s->rings[i].fd);
 		free(s->rings[i].scratch);
 	}
+	for (i = 0; i < s->nextra; i++)
+		close(s->extra[i]);
+	free(s->extra);
 	free(s->rings);
 	free(s);
 }

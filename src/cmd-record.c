@@ -1,10 +1,12 @@
 /* cmd-record.c - tachy record: sample where a command spends its time. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,8 @@ static const char usage_text[] =
 	"                       cycles where the CPU has it, else cpu-clock\n"
 	"  -g, --call-graph     record call chains (frame pointers)\n"
 	"  -o, --output FILE    profile file (default tachy.prof, - for stdout)\n"
-	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
+	"  -p, --pid PID        attach to a running process (all its threads) until it\n"
+	"                       exits or Ctrl-C\n"
 	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
 	"      --proc-maps      no mmap records: read /proc/PID/maps every 50 ms\n"
 	"                       instead (cheaper for mmap-heavy programs; processes\n"
@@ -191,6 +194,8 @@ struct run {
 	char ename[TY_EVENT_NAME_MAX];
 	int fell_back;
 	char *pname; /* -p: "-p PID (comm)" */
+	pid_t *tids; /* -p: the threads it has */
+	int ntids;
 };
 
 static int
@@ -220,6 +225,8 @@ open_sampler(struct run *r, struct ty_error *err)
 	so.enable_on_exec = r->o->pid == 0;
 	so.mmap_pages = (unsigned)r->o->pages;
 	so.no_mmap_records = r->o->proc_maps;
+	so.tids = r->tids;
+	so.ntids = r->ntids;
 	if (r->ev.flags & TY_EVENT_PRIV_GIVEN) /* :u or :k say it */
 		r->exclude_kernel = r->ev.attr.exclude_kernel;
 	else
@@ -335,6 +342,57 @@ wait_loop(struct run *r)
 	return 0;
 }
 
+/* -p: the kernel reports no names for threads that exist already. */
+static void
+name_thread(struct run *r, long tid)
+{
+	char path[96], comm[64] = "";
+	struct ty_record rec;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/comm", r->o->pid, tid);
+	if (!(fp = fopen(path, "r")))
+		return;
+	if (fgets(comm, sizeof(comm), fp)) {
+		comm[strcspn(comm, "\n")] = '\0';
+		memset(&rec, 0, offsetof(struct ty_record, chainbuf));
+		rec.type = TY_REC_COMM;
+		rec.pid = (uint32_t)r->o->pid;
+		rec.tid = (uint32_t)tid;
+		rec.name = comm;
+		ty_collector_record(&rec, r->c);
+	}
+	fclose(fp);
+}
+
+/* -p: every thread PID has now (later ones are inherited). */
+static void
+list_threads(struct run *r)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", r->o->pid);
+	if (!(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		if (tid <= 0)
+			continue;
+		if (r->ntids == cap) {
+			pid_t *n = realloc(r->tids, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*n));
+			if (!n)
+				break;
+			r->tids = n;
+		}
+		r->tids[r->ntids++] = (pid_t)tid;
+		name_thread(r, tid);
+	}
+	closedir(d);
+}
+
 static char *
 attached_name(long pid)
 {
@@ -359,6 +417,7 @@ start(struct run *r, struct ty_error *err)
 
 	if (r->o->pid) {
 		r->pname = attached_name(r->o->pid);
+		list_threads(r);
 		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, 0, err)) < 0)
 			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
@@ -521,6 +580,7 @@ cmd_record(int argc, char **argv)
 	ty_collector_free(r.c);
 	ty_symbols_free(r.syms);
 	free(r.pname);
+	free(r.tids);
 	if (ret == 0 && r.child && WIFSIGNALED(r.status) &&
 	    (WTERMSIG(r.status) == SIGINT || WTERMSIG(r.status) == SIGTERM))
 		return EXIT_INTERRUPTED;

@@ -28,6 +28,9 @@ struct ty_sampler_opts {
 	int exclude_kernel;  /* user space only */
 	int exclude_user;    /* kernel only (an event's :k) */
 	pid_t pid;           /* the process sampled (with its threads and children) */
+	const pid_t *tids;   /* attaching: the other threads PID already has; their
+	                        samples go to the same per-CPU rings */
+	int ntids;
 	int enable_on_exec;  /* start counting when PID execs (a spawned, held child) */
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
 	int no_mmap_records; /* no MMAP records at all: the caller reads
