@@ -98,7 +98,8 @@ test_kallsyms(void)
 	struct ty_sym_result r;
 
 	fputs("ffffffff81000000 T _stext\nffffffff81000100 t do_thing\n"
-	      "ffffffff81000200 D some_data\nffffffff81000300 T other [mod]\n", fp);
+	      "ffffffff81000200 D some_data\nffffffff81000300 T other\t[mod]\n"
+	      "garbage line\nffffffff81000400 T lastone", fp); /* no final newline */
 	fclose(fp);
 	ty_symbols_set_kallsyms(s, path);
 	ty_symbols_resolve(s, 1, 0xffffffff81000150ull, 0, 1, &r);
@@ -107,6 +108,8 @@ test_kallsyms(void)
 	CHECK(r.kernel);
 	ty_symbols_resolve(s, 1, 0xffffffff81000350ull, 0, 1, &r);
 	CHECK_STR(r.name, "other");
+	ty_symbols_resolve(s, 1, 0xffffffff81000410ull, 0, 1, &r);
+	CHECK_STR(r.name, "lastone");
 	ty_symbols_free(s);
 	/* kptr_restrict: all addresses zero -> raw addresses and a warning */
 	fp = fopen(path, "w");
