@@ -792,6 +792,8 @@ progress(void *ctx, size_t job, const struct ty_result *res, long target, double
 	size_t i;
 
 	(void)job;
+	if (!t->progress || !term_progress_due(t))
+		return;
 	for (i = 0; i < res->nruns; i++)
 		mean += (double)res->runs[i].wall_ns;
 	mean = res->nruns ? mean / (double)res->nruns / 1e9 : 0;
