@@ -92,6 +92,13 @@ fact_pmu(const struct ty_sysinfo *si, struct ty_fact *f)
 	if (si->pmu < 0) {
 		f->state = TY_FACT_INFO;
 		VALUE(f, "not visible (no /sys/bus/event_source)");
+	} else if (si->pmu && si->cycles_open == 0) {
+		f->state = TY_FACT_WARN;
+		VALUE(f, "'%s' is listed, but counting cycles fails: %s", si->pmu_name,
+		      si->cycles_error);
+		ADVICE(f, "cycles and instructions cannot be counted here (a hypervisor or "
+			  "perf_event_paranoid may refuse them); tachy counts software events "
+			  "only");
 	} else if (si->pmu) {
 		f->state = TY_FACT_OK;
 		VALUE(f, "'%s': cycles, instructions and cache events can be counted",
@@ -503,6 +510,34 @@ fact_thermal(const struct ty_sysinfo *si, struct ty_fact *f)
 }
 
 static void
+fact_cgroup(const struct ty_sysinfo *si, struct ty_fact *f)
+{
+	char thr[96] = "";
+
+	if (si->cg_quota_cpus < 0) {
+		f->state = TY_FACT_INFO;
+		VALUE(f, "not visible");
+		return;
+	}
+	if (si->cg_throttled >= 0)
+		put(thr, sizeof(thr), ", %" PRId64 " period%s throttled so far", si->cg_throttled,
+		    si->cg_throttled == 1 ? "" : "s");
+	if (si->cg_quota_cpus == 0) {
+		f->state = TY_FACT_OK;
+		VALUE(f, "no CPU quota (%s)", si->cg_file);
+		return;
+	}
+	f->state = si->cg_throttled > 0 ? TY_FACT_BAD : TY_FACT_WARN;
+	VALUE(f, "at most %.2f CPUs' worth of time (%s)%s", si->cg_quota_cpus, si->cg_file, thr);
+	ADVICE(f, "the cgroup's CPU bandwidth limit stops the benchmark for the rest of each "
+		  "period once its threads have used their share: run outside that limit");
+	if (si->cg_v2)
+		FIX(f, "echo max > %s", si->cg_file);
+	else
+		FIX(f, "echo -1 > %s", si->cg_file);
+}
+
+static void
 fact_power(const struct ty_sysinfo *si, struct ty_fact *f)
 {
 	if (si->on_ac < 0) {
@@ -541,6 +576,7 @@ static const struct {
     {"memory", "memory", fact_memory},
     {"swap", "swap", fact_swap},
     {"thermal", "thermal throttling", fact_thermal},
+    {"cgroup", "cgroup CPU limit", fact_cgroup},
     {"power", "power supply", fact_power},
 };
 

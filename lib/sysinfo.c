@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/perf_event.h>
 
 #include "tachy/sysinfo.h"
 
@@ -619,6 +622,114 @@ read_pmu(const char *root, struct ty_sysinfo *si)
 	closedir(dir);
 }
 
+/* The cgroup path of this process for controller CTRL ("" = v2), or -1. */
+static int
+cgroup_path(const char *root, const char *ctrl, char *out, size_t size)
+{
+	char buf[4096], *line, *save = NULL;
+
+	if (ty_sysinfo_read(root, "/proc/self/cgroup", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char ctrls[256];
+
+		if (!c2)
+			continue;
+		snprintf(ctrls, sizeof(ctrls), "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+		for (char *p = ctrls; *p; p++)
+			if (*p == ',')
+				*p = ' ';
+		if ((!ctrl[0] && !ctrls[0]) || (ctrl[0] && ty_sysinfo_has_flag(ctrls, ctrl))) {
+			snprintf(out, size, "%s", strcmp(c2 + 1, "/") == 0 ? "" : c2 + 1);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int64_t
+cpu_stat_throttled(const char *root, const char *dir)
+{
+	char rel[700], buf[1024], *p;
+
+	snprintf(rel, sizeof(rel), "%s/cpu.stat", dir);
+	if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) <= 0 ||
+	    !(p = strstr(buf, "nr_throttled ")))
+		return -1;
+	return strtoll(p + 13, NULL, 10);
+}
+
+static void
+read_cgroup(const char *root, struct ty_sysinfo *si)
+{
+	char path[300], dir[600], rel[700], buf[128];
+	long long quota, period;
+
+	si->cg_quota_cpus = -1;
+	si->cg_throttled = -1;
+	if (cgroup_path(root, "", path, sizeof(path)) == 0) {
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", path);
+		snprintf(rel, sizeof(rel), "%s/cpu.max", dir);
+		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0) {
+			si->cg_v2 = 1;
+			copy_str(si->cg_file, sizeof(si->cg_file), rel);
+			if (strncmp(buf, "max", 3) == 0)
+				si->cg_quota_cpus = 0;
+			else if (sscanf(buf, "%lld %lld", &quota, &period) == 2 && quota > 0 &&
+				 period > 0)
+				si->cg_quota_cpus = (double)quota / (double)period;
+			si->cg_throttled = cpu_stat_throttled(root, dir);
+			return;
+		}
+	}
+	if (cgroup_path(root, "cpu", path, sizeof(path)) != 0)
+		return;
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpu%s", path);
+	snprintf(rel, sizeof(rel), "%s/cpu.cfs_quota_us", dir);
+	quota = read_ll(root, rel, LLONG_MIN);
+	if (quota == LLONG_MIN) {
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpu,cpuacct%s", path);
+		snprintf(rel, sizeof(rel), "%s/cpu.cfs_quota_us", dir);
+		quota = read_ll(root, rel, LLONG_MIN);
+	}
+	if (quota == LLONG_MIN)
+		return;
+	copy_str(si->cg_file, sizeof(si->cg_file), rel);
+	snprintf(rel, sizeof(rel), "%s/cpu.cfs_period_us", dir);
+	period = read_ll(root, rel, -1);
+	if (quota < 0)
+		si->cg_quota_cpus = 0;
+	else if (period > 0)
+		si->cg_quota_cpus = (double)quota / (double)period;
+	si->cg_throttled = cpu_stat_throttled(root, dir);
+}
+
+/* On the live machine, ask the kernel itself: can this process count
+ * cycles? (A VM may list a PMU that refuses, or list none.) */
+static void
+try_cycles(struct ty_sysinfo *si)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		si->cycles_open = 1;
+		return;
+	}
+	si->cycles_open = 0;
+	copy_str(si->cycles_error, sizeof(si->cycles_error), strerror(errno));
+}
+
 static void
 read_power(const char *root, struct ty_sysinfo *si)
 {
@@ -711,6 +822,14 @@ ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
 	read_busy(root, live, si);
 	read_virt(root, si);
 	read_pmu(root, si);
+	si->cycles_open = -1;
+	if (live)
+		try_cycles(si);
+	if (si->cycles_open == 1 && si->pmu != 1) {
+		si->pmu = 1; /* the kernel counts cycles, whatever sysfs lists */
+		copy_str(si->pmu_name, sizeof(si->pmu_name), "cycles");
+	}
 	read_power(root, si);
+	read_cgroup(root, si);
 	return 0;
 }

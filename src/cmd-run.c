@@ -792,6 +792,8 @@ progress(void *ctx, size_t job, const struct ty_result *res, long target, double
 	size_t i;
 
 	(void)job;
+	if (!t->progress || !term_progress_due(t))
+		return;
 	for (i = 0; i < res->nruns; i++)
 		mean += (double)res->runs[i].wall_ns;
 	mean = res->nruns ? mean / (double)res->nruns / 1e9 : 0;
@@ -893,6 +895,41 @@ struct bench {
 	struct ty_sysinfo *si;
 };
 
+/* ARGV as one string a shell (and ty_runner_split) reads back as ARGV:
+ * plain words as they are, others in single quotes. */
+static char *
+join_argv(char **argv, int argc)
+{
+	size_t len = 1, k;
+	char *s, *p;
+	const char *q;
+
+	for (k = 0; k < (size_t)argc; k++)
+		len += 4 * strlen(argv[k]) + 3;
+	p = s = malloc(len);
+	for (k = 0; s && k < (size_t)argc; k++) {
+		int plain = argv[k][0] != '\0' &&
+			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					    "0123456789_./:=,+-@%^") == strlen(argv[k]);
+		if (k)
+			*p++ = ' ';
+		if (plain) {
+			p = stpcpy(p, argv[k]);
+			continue;
+		}
+		*p++ = '\'';
+		for (q = argv[k]; *q; q++)
+			if (*q == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *q;
+		*p++ = '\'';
+	}
+	if (s)
+		*p = '\0';
+	return s;
+}
+
 static int
 build_jobs(struct bench *b)
 {
@@ -920,14 +957,9 @@ build_jobs(struct bench *b)
 	if (!b->jobs || !b->hook_text || ty_results_init(&b->rs, b->njobs, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	if (o->argv_cmd) {
-		/* the command as text, for reports: the words joined by spaces */
-		size_t len = 1;
-		char *s;
-		for (k = 0; k < (size_t)o->argc_cmd; k++)
-			len += strlen(o->argv_cmd[k]) + 1;
-		s = calloc(1, len);
-		for (k = 0; s && k < (size_t)o->argc_cmd; k++)
-			strcat(strcat(s, k ? " " : ""), o->argv_cmd[k]);
+		/* the command as text, for reports: words quoted where needed, so
+		 * that splitting the text gives the argv back */
+		char *s = join_argv(o->argv_cmd, o->argc_cmd);
 		o->cmds.v[0] = b->argv_text = s;
 		if (!s)
 			return cli_error(EXIT_RUNTIME, "out of memory");

@@ -151,6 +151,12 @@ term_progress(struct term *t, const char *name, long k, long n, double left, dou
 	t->shown = 1;
 }
 
+int
+term_progress_due(const struct term *t)
+{
+	return t->progress && (!t->shown || now_ns() - t->last_ns >= 100000000);
+}
+
 void
 term_progress_clear(struct term *t)
 {

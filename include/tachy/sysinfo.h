@@ -71,6 +71,15 @@ struct ty_sysinfo {
 	char virt_source[128];	 /* how it was told: "cpuinfo hypervisor flag", "DMI: QEMU" */
 	int pmu;		 /* hardware PMU in sysfs: 1, 0, -1 unknown */
 	char pmu_name[64];	 /* "cpu", "cpu_core", "armv8_pmuv3_0" */
+	int cycles_open;	 /* live machine only: perf_event_open of cycles
+				  * worked 1, failed 0, not tried -1 */
+	char cycles_error[96];	 /* strerror of that failure */
+
+	/* cgroup CPU bandwidth limit of this process (/proc/self/cgroup) */
+	double cg_quota_cpus;	      /* CPUs' worth allowed, 0 none, -1 unknown */
+	int64_t cg_throttled;	      /* periods throttled (cpu.stat), -1 unknown */
+	char cg_file[TY_SYSINFO_STR]; /* the quota file, relative to root */
+	int cg_v2;		      /* cpu.max (v2) or cpu.cfs_quota_us (v1) */
 
 	/* thermal and power */
 	int64_t throttle_count; /* core + package throttle events since boot, -1 not visible */

@@ -124,6 +124,8 @@ test_laptop(void)
 	CHECK_INT(state_of("swap"), TY_FACT_WARN);
 	CHECK_INT(state_of("thermal"), TY_FACT_WARN);
 	CHECK_INT(state_of("clocksource"), TY_FACT_OK);
+	CHECK_NEAR(si.cg_quota_cpus, 0, 0);
+	CHECK_STR(si.cg_file, "/sys/fs/cgroup/cpu,cpuacct/user.slice/cpu.cfs_quota_us");
 	lines = 0;
 	CHECK_INT(ty_sysinfo_warnings(&si, count_line, NULL), 5);
 	CHECK_INT(lines, 5);
@@ -157,7 +159,7 @@ test_ideal(void)
 	CHECK_INT(si.throttle_count, 0);
 	CHECK_INT(si.on_ac, 1);
 	CHECK_INT(si.busy_count, 0);
-	CHECK_INT((int)nfacts, 19);
+	CHECK_INT((int)nfacts, 20);
 }
 
 static void
@@ -173,6 +175,10 @@ test_others(void)
 	CHECK(strstr(facts[6].fix, "echo tsc > ") != NULL);
 	CHECK_INT(state_of("memory"), TY_FACT_BAD);
 	CHECK_INT(state_of("pmu"), TY_FACT_WARN);
+	CHECK_NEAR(si.cg_quota_cpus, 1.5, 1e-12);
+	CHECK_INT(si.cg_throttled, 42);
+	CHECK_INT(si.cg_v2, 1);
+	CHECK_INT(state_of("cgroup"), TY_FACT_BAD);
 
 	CHECK_INT(load("arm-paranoid"), 0);
 	CHECK_INT(si.has_tsc, 0);
@@ -183,6 +189,9 @@ test_others(void)
 	CHECK_STR(si.virtualization, "kvm");
 	CHECK_INT(state_of("perf_event_paranoid"), TY_FACT_WARN);
 	CHECK_INT(state_of("perf_event_max_sample_rate"), TY_FACT_WARN);
+	CHECK_NEAR(si.cg_quota_cpus, 0.5, 1e-12);
+	CHECK_INT(si.cg_throttled, 0);
+	CHECK_INT(state_of("cgroup"), TY_FACT_WARN);
 
 	CHECK_INT(load("tsc-unstable"), 0);
 	CHECK_INT(state_of("tsc"), TY_FACT_WARN);
@@ -230,18 +239,29 @@ static void
 test_random_trees(void)
 {
 	static const char *const files[] = {
-		"/proc/cpuinfo", "/proc/loadavg", "/proc/meminfo", "/proc/stat",
-		"/proc/pressure/memory", "/proc/sys/kernel/osrelease",
-		"/proc/sys/kernel/perf_event_paranoid", "/proc/sys/kernel/randomize_va_space",
-		"/proc/7/task/7/stat", "/proc/7/task/8/stat",
-		"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/isolated",
-		"/sys/devices/system/cpu/cpu0/topology/thread_siblings_list",
-		"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
-		"/sys/devices/system/cpu/cpu0/thermal_throttle/core_throttle_count",
-		"/sys/devices/system/cpu/intel_pstate/no_turbo",
-		"/sys/devices/system/clocksource/clocksource0/available_clocksource",
-		"/sys/class/dmi/id/sys_vendor", "/sys/class/power_supply/A/type",
-		"/sys/bus/event_source/devices/cpu/type",
+	    "/proc/cpuinfo",
+	    "/proc/loadavg",
+	    "/proc/meminfo",
+	    "/proc/stat",
+	    "/proc/pressure/memory",
+	    "/proc/sys/kernel/osrelease",
+	    "/proc/sys/kernel/perf_event_paranoid",
+	    "/proc/sys/kernel/randomize_va_space",
+	    "/proc/7/task/7/stat",
+	    "/proc/7/task/8/stat",
+	    "/sys/devices/system/cpu/online",
+	    "/sys/devices/system/cpu/isolated",
+	    "/sys/devices/system/cpu/cpu0/topology/thread_siblings_list",
+	    "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+	    "/sys/devices/system/cpu/cpu0/thermal_throttle/core_throttle_count",
+	    "/sys/devices/system/cpu/intel_pstate/no_turbo",
+	    "/sys/devices/system/clocksource/clocksource0/available_clocksource",
+	    "/sys/class/dmi/id/sys_vendor",
+	    "/sys/class/power_supply/A/type",
+	    "/sys/bus/event_source/devices/cpu/type",
+	    "/proc/self/cgroup",
+	    "/sys/fs/cgroup/cpu.max",
+	    "/sys/fs/cgroup/cpu.stat",
 	};
 	char dir[] = "/tmp/t-sysinfo-XXXXXX", path[4200], cmd[4300];
 	unsigned seed = 12345;
@@ -263,7 +283,8 @@ test_random_trees(void)
 			char *slash;
 
 			snprintf(path, sizeof(path), "%s%s", dir, files[f]);
-			for (slash = path + strlen(dir) + 1; (slash = strchr(slash, '/')); slash++) {
+			for (slash = path + strlen(dir) + 1; (slash = strchr(slash, '/'));
+			     slash++) {
 				*slash = '\0';
 				mkdir(path, 0700);
 				*slash = '/';
@@ -274,8 +295,9 @@ test_random_trees(void)
 			for (k = 0; k < len; k++) {
 				/* mostly digits, separators and words, some raw bytes */
 				static const char alpha[] = "0123456789-, :()R\n\tabcflagstc.";
-				int c = rand_r(&seed) % 10 ? alpha[rand_r(&seed) % (sizeof(alpha) - 1)]
-							     : rand_r(&seed) % 256;
+				int c = rand_r(&seed) % 10
+					    ? alpha[rand_r(&seed) % (sizeof(alpha) - 1)]
+					    : rand_r(&seed) % 256;
 				fputc(c, fp);
 			}
 			fclose(fp);
@@ -283,7 +305,7 @@ test_random_trees(void)
 		if (!r)
 			break;
 		ok &= ty_sysinfo_collect(dir, r, NULL) == 0;
-		ok &= ty_sysinfo_facts(r, fx, TY_SYSINFO_FACTS) == 19;
+		ok &= ty_sysinfo_facts(r, fx, TY_SYSINFO_FACTS) == 20;
 		ty_sysinfo_warnings(r, NULL, NULL);
 		memcpy(&si, r, sizeof(si));
 		js = json_of();
