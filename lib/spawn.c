@@ -111,7 +111,7 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 	if (sp->stack == MAP_FAILED) {
 		sp->stack = NULL;
 		return ty_error_set(e, -ENOMEM, "cannot allocate a stack for the child: %s",
-				   strerror(errno));
+				    strerror(errno));
 	}
 	return 0;
 }
@@ -163,8 +163,8 @@ ty_spawn_resolve(const char *name, char *buf, size_t size, struct ty_error *e)
 		return ty_error_set(e, -ENOENT, "cannot run an empty command");
 	if (strchr(name, '/')) {
 		if (strlen(name) >= size)
-			return ty_error_set(e, -ENAMETOOLONG, "cannot run '%.64s...': name too long",
-					    name);
+			return ty_error_set(e, -ENAMETOOLONG,
+					    "cannot run '%.64s...': name too long", name);
 		err = check_exec(name, &st);
 		if (err)
 			return resolve_error(name, err, e);

@@ -15,11 +15,11 @@ struct fake {
 	int64_t now;
 	char log[4096]; /* one token per step: "a", "A" (warm-up), "s0" (hook 0 of job 0)... */
 	size_t len;
-	int64_t wall[4];   /* wall time of each job's runs */
-	int64_t jitter;    /* alternately added and removed */
-	long fail_at;      /* measured step number that exits 1 (0: none) */
-	long stop_at;      /* measured step number at which *stop is set (0: none) */
-	long steps;        /* measured steps so far */
+	int64_t wall[4]; /* wall time of each job's runs */
+	int64_t jitter;	 /* alternately added and removed */
+	long fail_at;	 /* measured step number that exits 1 (0: none) */
+	long stop_at;	 /* measured step number at which *stop is set (0: none) */
+	long steps;	 /* measured steps so far */
 	volatile int stop;
 };
 
