@@ -50,8 +50,8 @@ static const char usage_text[] =
 	"  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
 	"  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
 	"  -L, --parameter-list VAR A,B,...   run with {VAR} = each value\n"
-	"  -S, --shell[=SH]         run commands with SH -c (default sh); its start-up is\n"
-	"                           measured and subtracted\n"
+	"  -S, --shell[=SH]         run commands with SH -c (default sh; -S needs SH);\n"
+	"                           its start-up is measured and subtracted\n"
 	"  -N                       no shell (the default)\n"
 	"      --input FILE         standard input of the commands (default /dev/null)\n"
 	"      --output WHERE       null (default), pipe, inherit or a FILE\n"
@@ -80,6 +80,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_PRECISION = 256,
+	OPT_SHELL,
 	OPT_MAX_TIME,
 	OPT_ORDER,
 	OPT_SEED,
@@ -118,7 +119,7 @@ static const struct option longopts[] = {
 	{"parameter-scan", required_argument, NULL, 'P'},
 	{"parameter-step-size", required_argument, NULL, 'D'},
 	{"parameter-list", required_argument, NULL, 'L'},
-	{"shell", optional_argument, NULL, 'S'},
+	{"shell", optional_argument, NULL, OPT_SHELL},
 	{"input", required_argument, NULL, OPT_INPUT},
 	{"output", required_argument, NULL, OPT_OUTPUT},
 	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
@@ -417,7 +418,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		rc = add_list_param(o, optarg, argv[optind]);
 		optind++;
 		return rc;
-	case 'S':
+	case 'S': /* -S SH, as hyperfine's; --shell[=SH] */
+	case OPT_SHELL:
 		r->shell = optarg && *optarg ? optarg : "sh";
 		if (strcmp(r->shell, "none") == 0)
 			r->shell = NULL;
@@ -482,7 +484,7 @@ parse_args(struct run_opts *o, int argc, char **argv)
 		}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S::Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
+	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S:Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
 	       -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
