@@ -115,6 +115,7 @@ static const struct option longopts[] = {
 	{"conclude", required_argument, NULL, OPT_CONCLUDE},
 	{"cleanup", required_argument, NULL, 'c'},
 	{"name", required_argument, NULL, 'n'},
+	{"command-name", required_argument, NULL, 'n'}, /* hyperfine's spelling */
 	{"reference", required_argument, NULL, OPT_REFERENCE},
 	{"parameter-scan", required_argument, NULL, 'P'},
 	{"parameter-step-size", required_argument, NULL, 'D'},
@@ -331,7 +332,9 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 {
 	static const char *const orders[] = {"interleaved", "sequential", "random", NULL};
 	static const char *const tests[] = {"student", "welch", "mann-whitney", NULL};
-	static const char *const styles[] = {"full", "basic", "none", NULL};
+	/* hyperfine's auto, nocolor and color are accepted too */
+	static const char *const styles[] = {"full", "basic", "none", "auto", "nocolor", "color",
+					     NULL};
 	static const char *const colors[] = {"auto", "always", "never", NULL};
 	static const char *const units[] = {"s", "ms", "us", "ns", NULL};
 	struct ty_runner_opts *r = &o->ro;
@@ -372,7 +375,11 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		return rc;
 	case OPT_STYLE:
 		rc = parse_enum("--style", optarg, styles, &v);
-		o->style = (enum term_style)v;
+		o->style = v <= TERM_STYLE_NONE ? (enum term_style)v : TERM_STYLE_FULL;
+		if (v == 4)
+			o->color = TERM_COLOR_NEVER;
+		else if (v == 5)
+			o->color = TERM_COLOR_ALWAYS;
 		return rc;
 	case OPT_COLOR:
 		rc = parse_enum("--color", optarg, colors, &v);
