@@ -176,6 +176,39 @@ ty_runner_split(const char *s, char ***argv, struct ty_error *e)
 	return nw;
 }
 
+char *
+ty_runner_join(char *const *argv, size_t argc)
+{
+	size_t len = 1, k;
+	char *s, *p;
+	const char *q;
+
+	for (k = 0; k < argc; k++)
+		len += 4 * strlen(argv[k]) + 3;
+	p = s = malloc(len);
+	for (k = 0; s && k < argc; k++) {
+		int plain = argv[k][0] != '\0' &&
+			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					    "0123456789_./:=,+-@%^") == strlen(argv[k]);
+		if (k)
+			*p++ = ' ';
+		if (plain) {
+			p = stpcpy(p, argv[k]);
+			continue;
+		}
+		*p++ = '\'';
+		for (q = argv[k]; *q; q++)
+			if (*q == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *q;
+		*p++ = '\'';
+	}
+	if (s)
+		*p = '\0';
+	return s;
+}
+
 /* ---- process set-up ---- */
 
 static int

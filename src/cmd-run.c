@@ -904,41 +904,6 @@ struct bench {
 	struct ty_sysinfo *si;
 };
 
-/* ARGV as one string a shell (and ty_runner_split) reads back as ARGV:
- * plain words as they are, others in single quotes. */
-static char *
-join_argv(char **argv, int argc)
-{
-	size_t len = 1, k;
-	char *s, *p;
-	const char *q;
-
-	for (k = 0; k < (size_t)argc; k++)
-		len += 4 * strlen(argv[k]) + 3;
-	p = s = malloc(len);
-	for (k = 0; s && k < (size_t)argc; k++) {
-		int plain = argv[k][0] != '\0' &&
-			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					    "0123456789_./:=,+-@%^") == strlen(argv[k]);
-		if (k)
-			*p++ = ' ';
-		if (plain) {
-			p = stpcpy(p, argv[k]);
-			continue;
-		}
-		*p++ = '\'';
-		for (q = argv[k]; *q; q++)
-			if (*q == '\'')
-				p = stpcpy(p, "'\\''");
-			else
-				*p++ = *q;
-		*p++ = '\'';
-	}
-	if (s)
-		*p = '\0';
-	return s;
-}
-
 static int
 build_jobs(struct bench *b)
 {
@@ -968,7 +933,7 @@ build_jobs(struct bench *b)
 	if (o->argv_cmd) {
 		/* the command as text, for reports: words quoted where needed, so
 		 * that splitting the text gives the argv back */
-		char *s = join_argv(o->argv_cmd, o->argc_cmd);
+		char *s = ty_runner_join(o->argv_cmd, (size_t)o->argc_cmd);
 		o->cmds.v[0] = b->argv_text = s;
 		if (!s)
 			return cli_error(EXIT_RUNTIME, "out of memory");

@@ -147,6 +147,11 @@ int ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_
  * needs --shell. */
 int ty_runner_split(const char *s, char ***argv, struct ty_error *e);
 
+/* ARGV[0..ARGC) as one string that ty_runner_split (and a shell) reads
+ * back as the same words: plain words as they are, others in single
+ * quotes. Returns a malloc()ed string, or NULL when out of memory. */
+char *ty_runner_join(char *const *argv, size_t argc);
+
 /* The name of signal SIG ("SIGKILL"), or "signal N". BUF has 32 bytes. */
 const char *ty_runner_signame(int sig, char *buf);
 
