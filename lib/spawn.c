@@ -80,9 +80,12 @@ child_main(void *arg)
 
 	raw_syscall(SYS_setpgid, 0, 0, 0, 0);
 	for (i = 0; i < 3; i++) {
-		if (o->fd[i] < 0 || o->fd[i] == i)
+		if (o->fd[i] < 0)
 			continue;
-		r = raw_syscall(SYS_dup3, o->fd[i], i, 0, 0);
+		if (o->fd[i] == i) /* opened close-on-exec where it belongs: keep it open */
+			r = raw_syscall(SYS_fcntl, i, F_SETFD, 0, 0);
+		else
+			r = raw_syscall(SYS_dup3, o->fd[i], i, 0, 0);
 		if (r < 0)
 			child_fail(sp, r);
 	}
