@@ -50,8 +50,8 @@ static const char usage_text[] =
 	"  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
 	"  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
 	"  -L, --parameter-list VAR A,B,...   run with {VAR} = each value\n"
-	"  -S, --shell[=SH]         run commands with SH -c (default sh); its start-up is\n"
-	"                           measured and subtracted\n"
+	"  -S, --shell[=SH]         run commands with SH -c (default sh; -S needs SH);\n"
+	"                           its start-up is measured and subtracted\n"
 	"  -N                       no shell (the default)\n"
 	"      --input FILE         standard input of the commands (default /dev/null)\n"
 	"      --output WHERE       null (default), pipe, inherit or a FILE\n"
@@ -80,6 +80,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_PRECISION = 256,
+	OPT_SHELL,
 	OPT_MAX_TIME,
 	OPT_ORDER,
 	OPT_SEED,
@@ -114,11 +115,12 @@ static const struct option longopts[] = {
 	{"conclude", required_argument, NULL, OPT_CONCLUDE},
 	{"cleanup", required_argument, NULL, 'c'},
 	{"name", required_argument, NULL, 'n'},
+	{"command-name", required_argument, NULL, 'n'}, /* hyperfine's spelling */
 	{"reference", required_argument, NULL, OPT_REFERENCE},
 	{"parameter-scan", required_argument, NULL, 'P'},
 	{"parameter-step-size", required_argument, NULL, 'D'},
 	{"parameter-list", required_argument, NULL, 'L'},
-	{"shell", optional_argument, NULL, 'S'},
+	{"shell", optional_argument, NULL, OPT_SHELL},
 	{"input", required_argument, NULL, OPT_INPUT},
 	{"output", required_argument, NULL, OPT_OUTPUT},
 	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
@@ -330,7 +332,9 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 {
 	static const char *const orders[] = {"interleaved", "sequential", "random", NULL};
 	static const char *const tests[] = {"student", "welch", "mann-whitney", NULL};
-	static const char *const styles[] = {"full", "basic", "none", NULL};
+	/* hyperfine's auto, nocolor and color are accepted too */
+	static const char *const styles[] = {"full", "basic", "none", "auto", "nocolor", "color",
+					     NULL};
 	static const char *const colors[] = {"auto", "always", "never", NULL};
 	static const char *const units[] = {"s", "ms", "us", "ns", NULL};
 	struct ty_runner_opts *r = &o->ro;
@@ -371,7 +375,11 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		return rc;
 	case OPT_STYLE:
 		rc = parse_enum("--style", optarg, styles, &v);
-		o->style = (enum term_style)v;
+		o->style = v <= TERM_STYLE_NONE ? (enum term_style)v : TERM_STYLE_FULL;
+		if (v == 4)
+			o->color = TERM_COLOR_NEVER;
+		else if (v == 5)
+			o->color = TERM_COLOR_ALWAYS;
 		return rc;
 	case OPT_COLOR:
 		rc = parse_enum("--color", optarg, colors, &v);
@@ -417,7 +425,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		rc = add_list_param(o, optarg, argv[optind]);
 		optind++;
 		return rc;
-	case 'S':
+	case 'S': /* -S SH, as hyperfine's; --shell[=SH] */
+	case OPT_SHELL:
 		r->shell = optarg && *optarg ? optarg : "sh";
 		if (strcmp(r->shell, "none") == 0)
 			r->shell = NULL;
@@ -482,7 +491,7 @@ parse_args(struct run_opts *o, int argc, char **argv)
 		}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S::Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
+	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S:Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
 	       -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
@@ -895,41 +904,6 @@ struct bench {
 	struct ty_sysinfo *si;
 };
 
-/* ARGV as one string a shell (and ty_runner_split) reads back as ARGV:
- * plain words as they are, others in single quotes. */
-static char *
-join_argv(char **argv, int argc)
-{
-	size_t len = 1, k;
-	char *s, *p;
-	const char *q;
-
-	for (k = 0; k < (size_t)argc; k++)
-		len += 4 * strlen(argv[k]) + 3;
-	p = s = malloc(len);
-	for (k = 0; s && k < (size_t)argc; k++) {
-		int plain = argv[k][0] != '\0' &&
-			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					    "0123456789_./:=,+-@%^") == strlen(argv[k]);
-		if (k)
-			*p++ = ' ';
-		if (plain) {
-			p = stpcpy(p, argv[k]);
-			continue;
-		}
-		*p++ = '\'';
-		for (q = argv[k]; *q; q++)
-			if (*q == '\'')
-				p = stpcpy(p, "'\\''");
-			else
-				*p++ = *q;
-		*p++ = '\'';
-	}
-	if (s)
-		*p = '\0';
-	return s;
-}
-
 static int
 build_jobs(struct bench *b)
 {
@@ -959,7 +933,7 @@ build_jobs(struct bench *b)
 	if (o->argv_cmd) {
 		/* the command as text, for reports: words quoted where needed, so
 		 * that splitting the text gives the argv back */
-		char *s = join_argv(o->argv_cmd, o->argc_cmd);
+		char *s = ty_runner_join(o->argv_cmd, (size_t)o->argc_cmd);
 		o->cmds.v[0] = b->argv_text = s;
 		if (!s)
 			return cli_error(EXIT_RUNTIME, "out of memory");
