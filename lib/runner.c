@@ -293,7 +293,7 @@ teardown(struct ty_runner *r)
 	r->fd[0] = r->fd[1] = r->fd[2] = r->drain[0] = r->drain[1] = -1;
 	free(r->envp);
 	r->envp = NULL;
-	ty_spawn_release_all(&r->sp);
+	ty_spawn_release(&r->sp);
 }
 
 static void
