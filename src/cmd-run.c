@@ -852,20 +852,25 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 	return si;
 }
 
+/* Write the exports that go to files (TO_STDOUT 0) or to stdout (1): the
+ * files are written before the report, so a closed or full stdout cannot
+ * cost them. */
 static int
-export_all(const struct ty_results *rs, const struct run_opts *o, struct ty_sysinfo *si)
+export_all(const struct ty_results *rs, const struct run_opts *o, struct ty_sysinfo *si,
+	   int to_stdout)
 {
+	const char *path[3] = {o->json, o->csv, o->md};
 	struct ty_error e;
-	int st = 0;
+	int st = 0, k;
 
-	ty_error_clear(&e);
-	if (o->json && ty_results_export(rs, TY_EXPORT_JSON, o->json, NULL, si ? env_json : NULL,
-					 si, &e) < 0)
-		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
-	if (o->csv && ty_results_export(rs, TY_EXPORT_CSV, o->csv, NULL, NULL, NULL, &e) < 0)
-		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
-	if (o->md && ty_results_export(rs, TY_EXPORT_MARKDOWN, o->md, o->unit, NULL, NULL, &e) < 0)
-		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	for (k = 0; k < 3; k++) {
+		if (!path[k] || (strcmp(path[k], "-") == 0) != to_stdout)
+			continue;
+		ty_error_clear(&e);
+		if (ty_results_export(rs, (enum ty_export)k, path[k], k == 2 ? o->unit : NULL,
+				      k == 0 && si ? env_json : NULL, k == 0 ? si : NULL, &e) < 0)
+			st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	}
 	return st;
 }
 
@@ -1001,7 +1006,7 @@ run_bench(struct bench *b)
 {
 	struct ty_tick_clock tick;
 	struct ty_error e;
-	int rc, st;
+	int rc, st, files_st;
 
 	ty_runner_init(&b->runner);
 	b->si = env_setup(&b->runner, &tick);
@@ -1029,6 +1034,7 @@ run_bench(struct bench *b)
 	if (rc == -EINTR)
 		cli_error(EXIT_INTERRUPTED, "interrupted by %s: reporting the runs finished so far",
 			  stop_flag == SIGTERM ? "SIGTERM" : "SIGINT");
+	files_st = export_all(&b->rs, &b->o, b->si, 0);
 	if (b->rs.shell)
 		printf("Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
 		       b->o.ro.shell, b->runner.o.shell_runs,
@@ -1045,7 +1051,9 @@ run_bench(struct bench *b)
 		print_summary(&b->term, &b->rs);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, stdout);
 	}
-	st = export_all(&b->rs, &b->o, b->si);
+	st = export_all(&b->rs, &b->o, b->si, 1);
+	if (files_st)
+		st = files_st;
 	if (rc == -EINTR)
 		return cli_finish_stdout(EXIT_INTERRUPTED);
 	if (!st)
