@@ -516,9 +516,17 @@ parse_args(struct run_opts *o, int argc, char **argv)
 			return cli_usage_error("-M/--max-runs is smaller than -m/--min-runs");
 		o->ro.min_runs = o->ro.max_runs;
 	}
-	for (k = 0; k < o->nparams; k++)
+	for (k = 0; k < o->nparams; k++) {
+		size_t m;
+		if (!o->params[k].name[0])
+			return cli_usage_error("a parameter needs a name");
+		for (m = 0; m < k; m++)
+			if (strcmp(o->params[m].name, o->params[k].name) == 0)
+				return cli_usage_error("parameter '%s' is given twice",
+						       o->params[k].name);
 		if (o->params[k].min && (rc = expand_scan(&o->params[k])))
 			return rc;
+	}
 	return 0;
 }
 
