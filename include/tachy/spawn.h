@@ -22,37 +22,37 @@
 
 /* What the child is to run and with what. */
 struct ty_spawn_opts {
-	const char *path;    /* resolved executable (see ty_spawn_resolve) */
-	char *const *argv;   /* argv[0] is passed as is */
-	char *const *envp;   /* the environment */
-	int fd[3];           /* dup2()ed onto 0, 1, 2 in the child; -1 leaves it as is */
+	const char *path;      /* resolved executable (see ty_spawn_resolve) */
+	char *const *argv;     /* argv[0] is passed as is */
+	char *const *envp;     /* the environment */
+	int fd[3];	       /* dup2()ed onto 0, 1, 2 in the child; -1 leaves it as is */
 	const cpu_set_t *cpus; /* sched_setaffinity() before exec, or NULL */
-	int drain_fd;        /* >= 0: the parent reads and discards this pipe while waiting */
-	int want_pidfd;      /* ask for a pidfd (needed for timeouts and draining) */
+	int drain_fd;	       /* >= 0: the parent reads and discards this pipe while waiting */
+	int want_pidfd;	       /* ask for a pidfd (needed for timeouts and draining) */
 };
 
 /* What wait4() said about one child. Times in nanoseconds. */
 struct ty_usage {
 	int64_t user_ns, system_ns;
-	long maxrss_kb;      /* ru_maxrss, kilobytes */
+	long maxrss_kb;	     /* ru_maxrss, kilobytes */
 	long minflt, majflt; /* page faults without / with I/O */
 	long nvcsw, nivcsw;  /* voluntary / involuntary context switches */
 };
 
 /* How the child ended. */
 struct ty_exit {
-	int exit_code; /* exit status when exited, else -1 */
-	int signal;    /* terminating signal, else 0 */
-	int timed_out; /* killed by the parent after the timeout */
+	int exit_code;	/* exit status when exited, else -1 */
+	int signal;	/* terminating signal, else 0 */
+	int timed_out;	/* killed by the parent after the timeout */
 	int exec_errno; /* execve() (or set-up) failed in the child with this errno, else 0 */
 };
 
 struct ty_spawner {
-	void *stack;      /* the child's stack until it execs */
+	void *stack; /* the child's stack until it execs */
 	size_t stack_size;
 	/* Shared with the held child (same address space until exec). */
-	volatile uint32_t go;       /* futex word: 0 hold, 1 go */
-	volatile int child_errno;   /* set by the child when a set-up step or execve fails */
+	volatile uint32_t go;	  /* futex word: 0 hold, 1 go */
+	volatile int child_errno; /* set by the child when a set-up step or execve fails */
 	/* The current child. */
 	pid_t pid;
 	int pidfd; /* -1 unless asked for */
@@ -63,7 +63,7 @@ struct ty_spawner {
 int ty_spawn_init(struct ty_spawner *sp, struct ty_error *e);
 
 /* Free what SP holds. A held child must have been reaped first. */
-void ty_spawn_release_all(struct ty_spawner *sp);
+void ty_spawn_release(struct ty_spawner *sp);
 
 /* Find NAME as execvp() would (PATH search when it has no slash) and check
  * that it is an executable regular file. Writes the path to BUF (SIZE
@@ -76,17 +76,18 @@ int ty_spawn_resolve(const char *name, char *buf, size_t size, struct ty_error *
  * a negative errno with E set. */
 pid_t ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_error *e);
 
-/* Let the held child exec. */
+/* Release the held child: let it exec. */
 void ty_spawn_go(struct ty_spawner *sp);
 
 /* Wait for the child, draining O->drain_fd if any; when TIMEOUT_NS > 0 and
  * it runs longer, kill its process group and mark it timed out. When
  * *STOP becomes non-zero (a signal handler sets it; the wait is then
  * interrupted with EINTR) kill the process group too. Fills U and X.
- * Returns 0, 1 when the child was killed because of *STOP, or a negative
- * errno with E set. */
-int ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop,
-		  struct ty_usage *u, struct ty_exit *x, struct ty_error *e);
+ * Returns 0, 1 when *STOP was set (the run is to be discarded: the child
+ * was killed, or ended while the stop came), or a negative errno with E
+ * set. */
+int ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
+		  struct ty_exit *x, struct ty_error *e);
 
 /* Kill the process group of the current child (and the child) with SIG. */
 void ty_spawn_kill(struct ty_spawner *sp, int sig);
