@@ -34,8 +34,8 @@ static const char usage_text[] =
 	"  -r, --runs N             exactly N runs per command (default: adaptive)\n"
 	"  -m, --min-runs N         adaptive: at least N runs (default 10)\n"
 	"  -M, --max-runs N         adaptive: at most N runs\n"
-	"      --precision P        adaptive: stop when the CI of the mean is within P% (default 1)\n"
-	"      --max-time S         adaptive: stop after S seconds per command (default 10)\n"
+	"      --precision P        adaptive: stop when each CI of the mean is within P% (default 1)\n"
+	"      --max-time S         adaptive: stop once a command has had S seconds (default 10)\n"
 	"  -w, --warmup N           N unmeasured runs of each command first\n"
 	"      --order ORDER        interleaved (default), sequential or random\n"
 	"      --seed N             seed of the random orders\n"
@@ -1019,6 +1019,9 @@ run_bench(struct bench *b)
 	b->runner.progress_ctx = &b->term;
 	running_pid = &b->runner.sp.pid;
 	catch_signals();
+	if (b->njobs > 1 && !b->o.ro.runs && b->o.ro.order == TY_ORDER_SEQUENTIAL)
+		cli_warn("with --order sequential and adaptive runs each command stops on its "
+			 "own, which can bias the verdicts: use --order interleaved or -r N");
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running_pid = NULL;
