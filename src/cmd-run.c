@@ -772,11 +772,11 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	printf("  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
 		printf(" [%s]", ty_results_figure_name(rs, c->figure));
-	printf(": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s\n", ratio,
+	printf(": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s%s\n", ratio,
 	       term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
 	       x->rel_hi, p, term_c(t, color),
 	       strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
-	       term_c(t, "reset"));
+	       c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 }
 
 static void
