@@ -235,8 +235,8 @@ warn_drift(struct ty_result *r, const double *x, size_t n, const struct ty_summa
 /* Command I against the reference on figure FIG, through the same
  * function as every verdict of tachy compare (ty_verdict_compute), so the
  * two give the same verdict on the same runs. A and B have room for the
- * runs. Returns 0, -EINVAL when a side has fewer than 2 values (no test
- * at all: no comparison), or -ENOMEM. */
+ * runs. Returns 0, -ENOMEM, or another negative errno when there is no
+ * comparison to make (fewer than 2 values on a side). */
 static int
 compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b,
 	struct ty_comparison *out)
@@ -330,10 +330,10 @@ ty_results_analyze(struct ty_results *rs, struct ty_error *e)
 			rc = compare(rs, i, f, a, b, &rs->cmp[rs->ncmp]);
 			if (rc == 0)
 				rs->ncmp++;
-			else if (rc == -EINVAL) /* too few runs: no comparison */
-				rc = 0;
-			else
+			else if (rc == -ENOMEM)
 				rc = ty_error_set(e, rc, "out of memory");
+			else /* too few runs: no comparison */
+				rc = 0;
 		}
 	}
 out:
