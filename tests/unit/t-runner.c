@@ -211,6 +211,21 @@ test_hooks(void)
 	ty_results_release(&rs);
 }
 
+/* Two commands, the first with +-2% noise, the second steady; -m 3. */
+static void
+run_noisy_pair(struct ty_runner *r, struct ty_job *jobs, struct ty_results *rs,
+	       enum ty_order order, long max_runs)
+{
+	struct ty_error e;
+
+	setup(r, jobs, 2, rs);
+	F.noise[0] = 20000;
+	r->o.min_runs = 3;
+	r->o.max_runs = max_runs;
+	r->o.order = order;
+	CHECK_INT(ty_runner_run(r, jobs, 2, rs, &e), 0);
+}
+
 static void
 test_adaptive(void)
 {
@@ -263,11 +278,7 @@ test_adaptive(void)
 
 	/* interleaved: all commands stop together, when the noisy one (+-2%)
 	 * has its precision, though the steady one had it after 3 runs */
-	setup(&r, jobs, 2, &rs);
-	F.noise[0] = 20000;
-	r.o.min_runs = 3;
-	r.o.max_runs = 50;
-	CHECK_INT(ty_runner_run(&r, jobs, 2, &rs, &e), 0);
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_INTERLEAVED, 50);
 	CHECK(rs.r[0].nruns > 10 && rs.r[0].nruns < 50);
 	CHECK_INT(rs.r[1].nruns, rs.r[0].nruns);
 	CHECK_INT(rs.r[0].stop, TY_STOP_PRECISION);
@@ -278,11 +289,7 @@ test_adaptive(void)
 	ty_results_release(&rs);
 
 	/* the same with -M 8: both stop at 8, only the noisy one is warned */
-	setup(&r, jobs, 2, &rs);
-	F.noise[0] = 20000;
-	r.o.min_runs = 3;
-	r.o.max_runs = 8;
-	CHECK_INT(ty_runner_run(&r, jobs, 2, &rs, &e), 0);
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_INTERLEAVED, 8);
 	CHECK_INT(rs.r[0].nruns, 8);
 	CHECK_INT(rs.r[1].nruns, 8);
 	CHECK_INT(rs.r[0].nwarnings, 1);
@@ -305,11 +312,7 @@ test_adaptive(void)
 	ty_results_release(&rs);
 
 	/* random order: the steady one runs on too, until the noisy one is done */
-	setup(&r, jobs, 2, &rs);
-	F.noise[0] = 20000;
-	r.o.min_runs = 3;
-	r.o.order = TY_ORDER_RANDOM;
-	CHECK_INT(ty_runner_run(&r, jobs, 2, &rs, &e), 0);
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_RANDOM, 0);
 	CHECK(rs.r[0].nruns > 10);
 	CHECK(rs.r[1].nruns >= 3);
 	CHECK(rs.r[0].nruns + rs.r[1].nruns > 20);
@@ -318,11 +321,7 @@ test_adaptive(void)
 	ty_results_release(&rs);
 
 	/* sequential order cannot come back to a command: each stops on its own */
-	setup(&r, jobs, 2, &rs);
-	F.noise[0] = 20000;
-	r.o.min_runs = 3;
-	r.o.order = TY_ORDER_SEQUENTIAL;
-	CHECK_INT(ty_runner_run(&r, jobs, 2, &rs, &e), 0);
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_SEQUENTIAL, 0);
 	CHECK(rs.r[0].nruns > 10);
 	CHECK_INT(rs.r[1].nruns, 3);
 	ty_results_release(&rs);
