@@ -174,6 +174,8 @@ struct run_opts {
 };
 
 static volatile int stop_flag;
+/* the human report: stdout, or stderr when an export goes to stdout */
+static FILE *rep;
 static volatile pid_t *running_pid;
 
 static void
@@ -684,7 +686,7 @@ label(const char *s)
 
 	for (p = s; *p; p++)
 		w += ((unsigned char)*p & 0xc0) != 0x80;
-	printf("  %s%*s", s, w < 26 ? 26 - w : 1, "");
+	fprintf(rep, "  %s%*s", s, w < 26 ? 26 - w : 1, "");
 }
 
 static void
@@ -698,9 +700,9 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	char a[32], b[32], c[32], d[32], lbl[48];
 	size_t f, w;
 
-	printf("%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"), r->name);
+	fprintf(rep, "%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"), r->name);
 	if (r->nruns == 0) {
-		printf("  no finished runs\n");
+		fprintf(rep, "  no finished runs\n");
 		return;
 	}
 	snprintf(lbl, sizeof(lbl), "Time (mean %s %g%% CI):", term_sym(t, "pm"), rs->confidence);
@@ -709,26 +711,26 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, b, sizeof(b), r->ci_half[TY_FIG_WALL], unit);
 	term_time(t, c, sizeof(c), s->median, unit);
 	term_time(t, d, sizeof(d), s->n >= 2 ? s->stddev : NAN, unit);
-	printf("%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a, term_c(t, "reset"),
+	fprintf(rep, "%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a, term_c(t, "reset"),
 	       term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
 	snprintf(lbl, sizeof(lbl), "Range (min %s max):", term_sym(t, "dots"));
 	label(lbl);
 	term_time(t, a, sizeof(a), s[TY_FIG_WALL].min, unit);
 	term_time(t, b, sizeof(b), s[TY_FIG_WALL].max, unit);
-	printf("%s %s %s   (%zu run%s%s%s)\n", a, term_sym(t, "dots"), b, r->nruns,
+	fprintf(rep, "%s %s %s   (%zu run%s%s%s)\n", a, term_sym(t, "dots"), b, r->nruns,
 	       r->nruns == 1 ? "" : "s", r->stop ? ", " : "", stops[r->stop]);
 	label("User / System (mean):");
 	term_time(t, a, sizeof(a), s[TY_FIG_USER].mean, term_unit_for(s[TY_FIG_USER].mean, o->unit));
 	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean,
 		  term_unit_for(s[TY_FIG_SYSTEM].mean, o->unit));
-	printf("%s / %s\n", a, b);
+	fprintf(rep, "%s / %s\n", a, b);
 	label("Max RSS (max):");
 	term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
-	printf("%s\n", a);
+	fprintf(rep, "%s\n", a);
 	label("Page faults (mean):");
-	printf("%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
+	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
 	label("Context switches (mean):");
-	printf("%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean, s[TY_FIG_NIVCSW].mean);
+	fprintf(rep, "%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean, s[TY_FIG_NIVCSW].mean);
 	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
 		const char *u = ty_results_figure_unit(rs, f);
 		if (!rs->values[f - TY_FIG_BUILTIN].supported)
@@ -736,20 +738,20 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 		snprintf(lbl, sizeof(lbl), "%s:", ty_results_figure_name(rs, f));
 		label(lbl);
 		if (s[f].n == 0) {
-			printf("not counted\n");
+			fprintf(rep, "not counted\n");
 			continue;
 		}
 		term_value(t, a, sizeof(a), s[f].mean, u);
 		term_value(t, b, sizeof(b), r->ci_half[f], u);
-		printf("%s %s %s", a, term_sym(t, "pm"), b);
-		counters_print_derived(&o->counters, rs, i, f, stdout);
-		putchar('\n');
+		fprintf(rep, "%s %s %s", a, term_sym(t, "pm"), b);
+		counters_print_derived(&o->counters, rs, i, f, rep);
+		fputc('\n', rep);
 	}
 	if (r->shell_ns)
-		printf("  (shell start-up of %.3f ms subtracted from each run)\n",
+		fprintf(rep, "  (shell start-up of %.3f ms subtracted from each run)\n",
 		       (double)r->shell_ns / 1e6);
 	for (w = 0; w < r->nwarnings; w++)
-		printf("  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
+		fprintf(rep, "  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
 		       r->warnings[w]);
 }
 
@@ -769,10 +771,10 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 		snprintf(p, sizeof(p), "p < 0.001");
 	else
 		snprintf(p, sizeof(p), "p = %.3f", x->p_value);
-	printf("  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
+	fprintf(rep, "  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
-		printf(" [%s]", ty_results_figure_name(rs, c->figure));
-	printf(": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s%s\n", ratio,
+		fprintf(rep, " [%s]", ty_results_figure_name(rs, c->figure));
+	fprintf(rep, ": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s%s\n", ratio,
 	       term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
 	       x->rel_hi, p, term_c(t, color),
 	       strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
@@ -787,15 +789,15 @@ print_summary(struct term *t, const struct ty_results *rs)
 
 	if (rs->n < 2)
 		return;
-	printf("\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"), term_c(t, "reset"),
+	fprintf(rep, "\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"), term_c(t, "reset"),
 	       tests[rs->test], rs->confidence);
-	printf("  %s is the reference\n", rs->r[rs->reference].name);
+	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
 	for (i = 0; i < rs->ncmp; i++)
 		if (rs->cmp[i].figure == TY_FIG_WALL) /* counters: counters_print_comparisons */
 			print_comparison(t, rs, &rs->cmp[i]);
 	for (i = 0; i < rs->n; i++)
 		if (i != rs->reference && !ty_results_comparison(rs, i, TY_FIG_WALL))
-			printf("  %s: too few runs to compare\n", rs->r[i].name);
+			fprintf(rep, "  %s: too few runs to compare\n", rs->r[i].name);
 }
 
 static void
@@ -1000,6 +1002,39 @@ catch_signals(void)
 }
 
 static int
+export_to_stdout(const struct run_opts *o)
+{
+	const char *path[3] = {o->json, o->csv, o->md};
+	int k;
+
+	for (k = 0; k < 3; k++)
+		if (path[k] && strcmp(path[k], "-") == 0)
+			return 1;
+	return 0;
+}
+
+static void
+print_report(struct bench *b)
+{
+	if (b->rs.shell)
+		fprintf(rep, "Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
+		       b->o.ro.shell, b->runner.o.shell_runs,
+		       b->rs.n ? (double)b->rs.r[0].shell_ns / 1e6 : 0);
+	for (size_t i = 0; i < b->rs.n && b->o.counters.perf_stat; i++)
+		counters_print_perf_stat(&b->o.counters, &b->rs, i, rep);
+	for (size_t i = 0; i < b->rs.n && !b->o.counters.perf_stat; i++) {
+		print_result(&b->term, &b->rs, i, &b->o);
+		if (i + 1 < b->rs.n)
+			fputc('\n', rep);
+	}
+	if (!b->o.counters.perf_stat) {
+		counters_print_unsupported(&b->o.counters, &b->rs, rep);
+		print_summary(&b->term, &b->rs);
+		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
+	}
+}
+
+static int
 run_bench(struct bench *b)
 {
 	struct ty_tick_clock tick;
@@ -1014,6 +1049,13 @@ run_bench(struct bench *b)
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;
 	term_init(&b->term, b->o.color, b->o.style);
+	rep = stdout;
+	if (export_to_stdout(&b->o)) {
+		/* stdout holds only the export: the report goes to stderr */
+		rep = stderr;
+		if (b->o.color == TERM_COLOR_AUTO)
+			b->term.color = b->term.color_stderr;
+	}
 	b->runner.stop = &stop_flag;
 	b->runner.progress = progress;
 	b->runner.progress_ctx = &b->term;
@@ -1036,22 +1078,8 @@ run_bench(struct bench *b)
 		cli_error(EXIT_INTERRUPTED, "interrupted by %s: reporting the runs finished so far",
 			  stop_flag == SIGTERM ? "SIGTERM" : "SIGINT");
 	files_st = export_all(&b->rs, &b->o, b->si, 0);
-	if (b->rs.shell)
-		printf("Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
-		       b->o.ro.shell, b->runner.o.shell_runs,
-		       b->rs.n ? (double)b->rs.r[0].shell_ns / 1e6 : 0);
-	for (size_t i = 0; i < b->rs.n && b->o.counters.perf_stat; i++)
-		counters_print_perf_stat(&b->o.counters, &b->rs, i, stdout);
-	for (size_t i = 0; i < b->rs.n && !b->o.counters.perf_stat; i++) {
-		print_result(&b->term, &b->rs, i, &b->o);
-		if (i + 1 < b->rs.n)
-			putchar('\n');
-	}
-	if (!b->o.counters.perf_stat) {
-		counters_print_unsupported(&b->o.counters, &b->rs, stdout);
-		print_summary(&b->term, &b->rs);
-		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, stdout);
-	}
+	if (b->o.style != TERM_STYLE_NONE)
+		print_report(b);
 	st = export_all(&b->rs, &b->o, b->si, 1);
 	if (files_st)
 		st = files_st;

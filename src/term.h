@@ -10,6 +10,7 @@ enum term_style { TERM_STYLE_FULL, TERM_STYLE_BASIC, TERM_STYLE_NONE };
 
 struct term {
 	int color;    /* emit ANSI colours on stdout */
+	int color_stderr; /* what --color auto gives when the report goes to stderr */
 	int progress; /* draw the progress line on stderr */
 	int unicode;  /* ± … × µ σ, else +- ... x us sd */
 	int shown;    /* a progress line is on the screen */
