@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "counters-out.h"
 #include "tachy/clock.h"
+#include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/runner.h"
 #include "tachy/sysinfo.h"
@@ -859,23 +860,72 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 	return si;
 }
 
-/* Write the exports that go to files (TO_STDOUT 0) or to stdout (1): the
- * files are written before the report, so a closed or full stdout cannot
- * cost them. */
+/* Open every export before the first run, so that a path that cannot be
+ * written fails at once, before anything is measured in vain. */
 static int
-export_all(const struct ty_results *rs, const struct run_opts *o, struct ty_sysinfo *si,
-	   int to_stdout)
+exports_open(struct ty_outfile *of, int *open, const struct run_opts *o)
 {
 	const char *path[3] = {o->json, o->csv, o->md};
 	struct ty_error e;
-	int st = 0, k;
+	int k, j;
 
 	for (k = 0; k < 3; k++) {
-		if (!path[k] || (strcmp(path[k], "-") == 0) != to_stdout)
+		if (!path[k])
 			continue;
 		ty_error_clear(&e);
-		if (ty_results_export(rs, (enum ty_export)k, path[k], k == 2 ? o->unit : NULL,
-				      k == 0 && si ? env_json : NULL, k == 0 ? si : NULL, &e) < 0)
+		if (ty_outfile_open(&of[k], path[k], &e) < 0) {
+			for (j = 0; j < k; j++)
+				if (open[j])
+					ty_outfile_abort(&of[j]);
+			memset(open, 0, 3 * sizeof(*open));
+			return cli_error(EXIT_RUNTIME, "%s", e.msg);
+		}
+		open[k] = 1;
+	}
+	return 0;
+}
+
+/* Give up the open exports (the destinations are left untouched). */
+static void
+exports_abort(struct ty_outfile *of, int *open)
+{
+	int k;
+
+	for (k = 0; k < 3; k++)
+		if (open[k])
+			ty_outfile_abort(&of[k]);
+	memset(open, 0, 3 * sizeof(*open));
+}
+
+/* Write and commit the open exports that go to files (TO_STDOUT 0) or to
+ * stdout (1): the files are written before the report, so a closed or full
+ * stdout cannot cost them. */
+static int
+exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
+	      const struct run_opts *o, struct ty_sysinfo *si, int to_stdout)
+{
+	const char *path[3] = {o->json, o->csv, o->md};
+	struct ty_error e;
+	int st = 0, k, rc;
+
+	for (k = 0; k < 3; k++) {
+		if (!open[k] || of[k].is_stdout != to_stdout)
+			continue;
+		open[k] = 0;
+		if (k == 0)
+			rc = ty_results_write_json(rs, of[k].fp, si ? env_json : NULL, si);
+		else if (k == 1)
+			rc = ty_results_write_csv(rs, of[k].fp);
+		else
+			rc = ty_results_write_markdown(rs, of[k].fp, o->unit);
+		if (rc < 0) {
+			ty_outfile_abort(&of[k]);
+			st = cli_error(EXIT_RUNTIME, "cannot write '%s': %s", path[k],
+				       strerror(-rc));
+			continue;
+		}
+		ty_error_clear(&e);
+		if (ty_outfile_commit(&of[k], &e) < 0)
 			st = cli_error(EXIT_RUNTIME, "%s", e.msg);
 	}
 	return st;
@@ -914,6 +964,8 @@ struct bench {
 	struct term term;
 	char *argv_text; /* the command after --, as text */
 	struct ty_sysinfo *si;
+	struct ty_outfile of[3]; /* the exports: JSON, CSV, markdown */
+	int of_open[3];
 };
 
 static int
@@ -976,6 +1028,7 @@ bench_release(struct bench *b)
 	free(b->jobs);
 	free(b->hook_text);
 	free(b->si);
+	exports_abort(b->of, b->of_open);
 	ty_results_release(&b->rs);
 	counters_cli_release(&b->o.counters);
 	free(b->o.cmds.v);
@@ -1064,6 +1117,8 @@ run_bench(struct bench *b)
 	if (b->njobs > 1 && !b->o.ro.runs && b->o.ro.order == TY_ORDER_SEQUENTIAL)
 		cli_warn("with --order sequential and adaptive runs each command stops on its "
 			 "own, which can bias the verdicts: use --order interleaved or -r N");
+	if ((st = exports_open(b->of, b->of_open, &b->o)))
+		return st;
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running_pid = NULL;
@@ -1077,10 +1132,10 @@ run_bench(struct bench *b)
 	if (rc == -EINTR)
 		cli_error(EXIT_INTERRUPTED, "interrupted by %s: reporting the runs finished so far",
 			  stop_flag == SIGTERM ? "SIGTERM" : "SIGINT");
-	files_st = export_all(&b->rs, &b->o, b->si, 0);
+	files_st = exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 0);
 	if (b->o.style != TERM_STYLE_NONE)
 		print_report(b);
-	st = export_all(&b->rs, &b->o, b->si, 1);
+	st = exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 1);
 	if (files_st)
 		st = files_st;
 	if (rc == -EINTR)
