@@ -460,6 +460,7 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 	ty_jsonw_key(w, "tachy");
 	ty_jsonw_object_begin(w);
 	ty_jsonw_kstring(w, "name", r->name);
+	ty_jsonw_kstring(w, "command", r->command);
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_key(w, "runs");
@@ -497,7 +498,7 @@ json_result(const struct ty_results *rs, const struct ty_result *r, struct ty_js
 	size_t i;
 
 	ty_jsonw_object_begin(w);
-	ty_jsonw_kstring(w, "command", r->command);
+	ty_jsonw_kstring(w, "command", r->name); /* as hyperfine: -n NAME if given */
 	ty_jsonw_kdouble(w, "mean", s[TY_FIG_WALL].mean);
 	ty_jsonw_kdouble(w, "stddev", s[TY_FIG_WALL].n >= 2 ? s[TY_FIG_WALL].stddev : NAN);
 	ty_jsonw_kdouble(w, "median", s[TY_FIG_WALL].median);
@@ -631,7 +632,7 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 			       r->sum[TY_FIG_SYSTEM].mean,
 			       w->min,
 			       w->max};
-		csv_field(fp, r->command);
+		csv_field(fp, r->name);
 		for (k = 0; k < 7; k++)
 			if (isfinite(v[k]))
 				fprintf(fp, ",%.9g", v[k]);
@@ -689,7 +690,7 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
 		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
 		fputs("| `", fp);
-		md_text(fp, rs->r[i].command);
+		md_text(fp, rs->r[i].name);
 		fprintf(fp, "` | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
 			w->min * scale, w->max * scale);
 		if (w->mean == best)

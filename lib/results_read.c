@@ -452,11 +452,12 @@ drop_empty_figures(struct ty_saved_bench *b)
 static int
 read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench *b)
 {
-	json_t *name, *runs, *warn, *run, *w;
+	json_t *name, *cmd, *runs, *warn, *run, *w;
 	size_t i, l, first = b->nfigs;
 	int rc;
 
 	if ((rc = member(rd, tachy, "name", JSON_STRING, 1, &name)) ||
+	    (rc = member(rd, tachy, "command", JSON_STRING, 0, &cmd)) ||
 	    (rc = member(rd, tachy, "runs", JSON_ARRAY, 1, &runs)) ||
 	    (rc = member(rd, tachy, "warnings", JSON_ARRAY, 0, &warn)) ||
 	    (rc = member(rd, tachy, "summary", JSON_OBJECT, 0, &w)) ||
@@ -465,6 +466,11 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 	free(b->name);
 	if (!(b->name = strdup(json_string_value(name))))
 		return nomem(rd);
+	if (cmd) { /* with -n, hyperfine's "command" holds the name */
+		free(b->command);
+		if (!(b->command = strdup(json_string_value(cmd))))
+			return nomem(rd);
+	}
 	if (json_array_size(runs) != b->figs[0].n) {
 		l = down(rd, "runs", 0);
 		rc =
