@@ -535,12 +535,24 @@ json_result(const struct ty_results *rs, const struct ty_result *r, struct ty_js
 	ty_jsonw_object_end(w);
 }
 
+/* The index of command I in the exported results[], which leaves out the
+ * commands with no finished run (an interrupted benchmark). */
+static size_t
+json_index(const struct ty_results *rs, size_t i)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < i; k++)
+		n += rs->r[k].nruns > 0;
+	return n;
+}
+
 static void
 json_comparison(const struct ty_results *rs, const struct ty_comparison *c, struct ty_jsonw *w)
 {
 	ty_jsonw_object_begin(w);
-	ty_jsonw_kuint(w, "command", c->command);
-	ty_jsonw_kuint(w, "reference", c->reference);
+	ty_jsonw_kuint(w, "command", json_index(rs, c->command));
+	ty_jsonw_kuint(w, "reference", json_index(rs, c->reference));
 	ty_jsonw_kstring(w, "figure", ty_results_figure_name(rs, c->figure));
 	ty_jsonw_kdouble(w, "ratio", c->c.ratio);
 	ty_jsonw_kdouble(w, "ratio_low", c->c.ratio_lo);
@@ -555,6 +567,29 @@ json_comparison(const struct ty_results *rs, const struct ty_comparison *c, stru
 	ty_jsonw_object_end(w);
 }
 
+/* The commands left out of results[] for want of a finished run. */
+static void
+json_not_run(const struct ty_results *rs, struct ty_jsonw *w)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n && rs->r[i].nruns > 0; i++)
+		;
+	if (i == rs->n)
+		return;
+	ty_jsonw_key(w, "not_run");
+	ty_jsonw_array_begin(w);
+	for (i = 0; i < rs->n; i++) {
+		if (rs->r[i].nruns > 0)
+			continue;
+		ty_jsonw_object_begin(w);
+		ty_jsonw_kstring(w, "name", rs->r[i].name);
+		ty_jsonw_kstring(w, "command", rs->r[i].command);
+		ty_jsonw_object_end(w);
+	}
+	ty_jsonw_array_end(w);
+}
+
 int
 ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn env, void *env_ctx)
 {
@@ -566,17 +601,20 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 	ty_jsonw_key(&w, "results");
 	ty_jsonw_array_begin(&w);
 	for (i = 0; i < rs->n; i++)
-		json_result(rs, &rs->r[i], &w);
+		if (rs->r[i].nruns > 0)
+			json_result(rs, &rs->r[i], &w);
 	ty_jsonw_array_end(&w);
 	ty_jsonw_key(&w, "tachy");
 	ty_jsonw_object_begin(&w);
 	ty_jsonw_kint(&w, "schema", 1);
 	ty_jsonw_kstring(&w, "version", TY_VERSION);
-	ty_jsonw_kuint(&w, "reference", rs->reference);
+	if (rs->reference < rs->n && rs->r[rs->reference].nruns > 0)
+		ty_jsonw_kuint(&w, "reference", json_index(rs, rs->reference));
 	ty_jsonw_kdouble(&w, "confidence", rs->confidence);
 	ty_jsonw_kstring(&w, "test", ty_verdict_test_name(rs->test));
 	ty_jsonw_kstring(&w, "clock", rs->clock);
 	ty_jsonw_kbool(&w, "interrupted", rs->interrupted);
+	json_not_run(rs, &w);
 	ty_jsonw_key(&w, "environment");
 	ty_jsonw_object_begin(&w);
 	(env ? env : ty_results_env_default)(&w, env_ctx);
@@ -625,6 +663,8 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 	for (i = 0; i < rs->n; i++) {
 		const struct ty_result *r = &rs->r[i];
 		const struct ty_summary *w = &r->sum[TY_FIG_WALL];
+		if (r->nruns == 0) /* interrupted before its first run */
+			continue;
 		double v[7] = {w->mean,
 			       w->n >= 2 ? w->stddev : NAN,
 			       w->median,
@@ -689,6 +729,8 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 	for (i = 0; i < rs->n; i++) {
 		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
 		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
+		if (rs->r[i].nruns == 0 || !isfinite(w->mean)) /* interrupted before its first run */
+			continue;
 		fputs("| `", fp);
 		md_text(fp, rs->r[i].name);
 		fprintf(fp, "` | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
