@@ -290,6 +290,15 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 	if (n)
 		ty_result_warn(r, "%zu of %zu runs failed (non-zero exit, signal or timeout)", n,
 			       r->nruns);
+	r->maxrss_floor_kb = 0;
+	r->maxrss_measurable = r->nruns > 0;
+	for (f = 0; f < r->nruns; f++) {
+		const struct ty_usage *u = &r->runs[f].usage;
+		if (u->maxrss_floor_kb > r->maxrss_floor_kb)
+			r->maxrss_floor_kb = u->maxrss_floor_kb;
+		if (u->maxrss_floor_kb > 0 && u->maxrss_kb <= u->maxrss_floor_kb)
+			r->maxrss_measurable = 0;
+	}
 	n = figure_values(rs, r, TY_FIG_WALL, x);
 	if (n) {
 		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
@@ -327,6 +336,9 @@ ty_results_analyze(struct ty_results *rs, struct ty_error *e)
 		if (i == rs->reference)
 			continue;
 		for (f = 0; f < nf && rc == 0; f++) {
+			if (f == TY_FIG_MAXRSS && (!rs->r[i].maxrss_measurable ||
+						   !rs->r[rs->reference].maxrss_measurable))
+				continue; /* tachy's own footprint: no verdict */
 			rc = compare(rs, i, f, a, b, &rs->cmp[rs->ncmp]);
 			if (rc == 0)
 				rs->ncmp++;
@@ -461,6 +473,8 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 	ty_jsonw_object_begin(w);
 	ty_jsonw_kstring(w, "name", r->name);
 	ty_jsonw_kstring(w, "command", r->command);
+	ty_jsonw_kint(w, "maxrss_floor_kb", r->maxrss_floor_kb);
+	ty_jsonw_kbool(w, "maxrss_measurable", r->maxrss_measurable);
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_key(w, "runs");

@@ -452,7 +452,7 @@ drop_empty_figures(struct ty_saved_bench *b)
 static int
 read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench *b)
 {
-	json_t *name, *cmd, *runs, *warn, *run, *w;
+	json_t *name, *cmd, *mm, *runs, *warn, *run, *w;
 	size_t i, l, first = b->nfigs;
 	int rc;
 
@@ -492,6 +492,11 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 	}
 	if ((rc = read_counters(rd, tachy, runs, b)))
 		return rc;
+	mm = json_object_get(tachy, "maxrss_measurable");
+	if (mm && json_is_false(mm)) /* the spawner's footprint, not the command's */
+		for (i = first; i < b->nfigs; i++)
+			if (strcmp(b->figs[i].name, "maxrss") == 0)
+				b->figs[i].n = 0;
 	drop_empty_figures(b);
 	if (warn) {
 		b->warnings = calloc(json_array_size(warn) + 1, sizeof(char *));

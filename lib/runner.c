@@ -358,6 +358,26 @@ probes_collect(struct ty_runner *r, pid_t pid, double *values, struct ty_error *
 	return 0;
 }
 
+/* Our own peak resident set (VmHWM) in KiB, 0 when unknown. The child is
+ * created from our address space, and at exec Linux folds that address
+ * space's high-water RSS into the child's ru_maxrss: a child's maxrss is
+ * never below this. */
+static long
+self_hwm_kb(void)
+{
+	char line[128];
+	long kb = 0;
+	FILE *fp = fopen("/proc/self/status", "re");
+
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+			break;
+	fclose(fp);
+	return kb;
+}
+
 /* The real executor: a held child, the clock around release-to-reap. */
 static int
 real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
@@ -368,6 +388,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	struct ty_exit x;
 	int64_t t0, t1;
 	int measured = step == TY_STEP_RUN, rc;
+	long floor_kb = measured ? self_hwm_kb() : 0;
 	pid_t pid;
 
 	memset(&o, 0, sizeof(o));
@@ -411,6 +432,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	s->start_ns = t0 - r->t0;
 	s->wall_ns = t1 - t0;
 	s->usage = u;
+	s->usage.maxrss_floor_kb = floor_kb;
 	s->exit_code = x.exit_code;
 	s->signal = x.signal;
 	s->timed_out = x.timed_out;

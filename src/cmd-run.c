@@ -726,8 +726,14 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 		  term_unit_for(s[TY_FIG_SYSTEM].mean, o->unit));
 	fprintf(rep, "%s / %s\n", a, b);
 	label("Max RSS (max):");
-	term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
-	fprintf(rep, "%s\n", a);
+	if (r->maxrss_measurable || r->maxrss_floor_kb <= 0) {
+		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
+		fprintf(rep, "%s\n", a);
+	} else {
+		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
+		fprintf(rep, "%s %s: below tachy's own footprint, not measurable\n",
+			term_sym(t, "le"), a);
+	}
 	label("Page faults (mean):");
 	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
 	label("Context switches (mean):");

@@ -53,6 +53,8 @@ term_sym(const struct term *t, const char *name)
 		return t->unicode ? "×" : "x";
 	if (strcmp(name, "sigma") == 0)
 		return t->unicode ? "σ" : "sd";
+	if (strcmp(name, "le") == 0)
+		return t->unicode ? "≤" : "<=";
 	return name;
 }
 

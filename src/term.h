@@ -25,7 +25,7 @@ void term_init(struct term *t, enum term_color color, enum term_style style);
  * "dim", "reset"), or "" without colours. */
 const char *term_c(const struct term *t, const char *name);
 
-/* A symbol: "pm" (±), "dots" (…), "times" (×), "sigma" (σ). */
+/* A symbol: "pm" (±), "dots" (…), "times" (×), "sigma" (σ), "le" (≤). */
 const char *term_sym(const struct term *t, const char *name);
 
 /* Pick a unit for SECONDS: "s", "ms", "us", "ns" (UNIT if not NULL). */

@@ -83,6 +83,9 @@ struct ty_result {
 	/* After ty_results_analyze(): per figure. */
 	struct ty_summary *sum; /* TY_FIG_BUILTIN + nvalues */
 	double *ci_half;	/* half-width of the CI of the mean, per figure */
+	long maxrss_floor_kb;	/* the highest usage.maxrss_floor_kb of the runs */
+	int maxrss_measurable;	/* every run's maxrss is above its floor (else the
+				   maxrss figures are the spawner's, not the command's) */
 };
 
 /* One figure of one command against the reference. */
