@@ -613,7 +613,9 @@ ty_clock_measure(struct ty_clock_report *r, struct ty_error *e)
 	for (i = 0; i < n && i < TY_CLOCK_PROBES; i++) {
 		const struct probe_def *d = &defs[i];
 		struct ty_clock_probe *p = &r->probe[r->n++];
-		double unit = d->ns_per_unit > 0 ? d->ns_per_unit : NS_PER_S / r->tsc_hz;
+		double unit = d->ns_per_unit > 0 ? d->ns_per_unit
+			      : r->tsc_hz > 0	 ? NS_PER_S / r->tsc_hz
+						 : 0;
 
 		snprintf(p->name, sizeof(p->name), "%s", d->name);
 		p->kind = d->kind;
