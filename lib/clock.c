@@ -150,7 +150,7 @@ set_monotonic(struct ty_tick_clock *c, const char *why)
 int
 ty_clock_init_kind(struct ty_tick_clock *c, enum ty_clock_kind kind, struct ty_error *e)
 {
-	double hz;
+	double hz = 0;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -238,7 +238,7 @@ ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 {
 	char why[sizeof(c->why)];
 	struct ty_error cal;
-	double hz;
+	double hz = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (ty_clock_choose(root, why, sizeof(why)) == TY_CLOCK_MONOTONIC) {
@@ -363,6 +363,10 @@ rdtscp_read(void)
 #if TY_CLOCK_HAVE_X86
 PROBE(rdtsc, __rdtsc())
 PROBE(rdtscp, rdtscp_read())
+#else
+/* Listed everywhere, so other CPUs say they have none. */
+PROBE(rdtsc, 0)
+PROBE(rdtscp, 0)
 #endif
 PROBE(mono, ts_ns(CLOCK_MONOTONIC))
 PROBE(mono_raw, ts_ns(CLOCK_MONOTONIC_RAW))
@@ -392,10 +396,8 @@ struct probe_def {
 	}
 
 static const struct probe_def defs[] = {
-#if TY_CLOCK_HAVE_X86
     DEF("rdtsc", "counter", rdtsc, 0, -1, NEED_TSC),
     DEF("rdtscp", "counter", rdtscp, 0, -1, NEED_RDTSCP),
-#endif
     DEF("CLOCK_MONOTONIC", "wall", mono, 1, CLOCK_MONOTONIC, NEED_NONE),
     DEF("CLOCK_MONOTONIC_RAW", "wall", mono_raw, 1, CLOCK_MONOTONIC_RAW, NEED_NONE),
     DEF("CLOCK_MONOTONIC_COARSE", "wall", mono_coarse, 1, CLOCK_MONOTONIC_COARSE, NEED_NONE),
@@ -569,12 +571,20 @@ probe_available(const struct probe_def *d, const struct ctx *x, double tsc_hz,
 
 	switch (d->need) {
 	case NEED_TSC:
+		if (!TY_CLOCK_HAVE_X86) {
+			snprintf(p->why, sizeof(p->why), "not an x86 CPU: no rdtsc instruction");
+			return 0;
+		}
 		if (!ty_clock_cpu_has_tsc() || tsc_hz <= 0) {
 			snprintf(p->why, sizeof(p->why), "this CPU has no TSC");
 			return 0;
 		}
 		break;
 	case NEED_RDTSCP:
+		if (!TY_CLOCK_HAVE_X86) {
+			snprintf(p->why, sizeof(p->why), "not an x86 CPU: no rdtscp instruction");
+			return 0;
+		}
 		if (!ty_clock_cpu_has_rdtscp() || tsc_hz <= 0) {
 			snprintf(p->why, sizeof(p->why), "this CPU has no rdtscp instruction");
 			return 0;
