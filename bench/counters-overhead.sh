@@ -15,6 +15,10 @@ out=bench/out
 mkdir -p "$out"
 cc -O2 -o "$out/spawnloop" bench/spawnloop.c || exit 1
 [ -x ./tachy ] || { echo "build tachy first (make)"; exit 1; }
+# The cost of counting alone (needs lib/libtachy.a and its libraries).
+libs=$(sed -n 's/.*-lm /-lm /p' build/std/.flags 2>/dev/null)
+cc -O2 -D_GNU_SOURCE -Iinclude -o "$out/counters-cost" bench/counters-cost.c lib/libtachy.a \
+	${libs:--lm -lpfm -pthread} 2>/dev/null && "$out/counters-cost" 15 200
 
 now() { date +%s%N; }
 peers="loop nocount count"

@@ -15,14 +15,17 @@ cc -O2 -o "$out/spawnloop" bench/spawnloop.c || exit 1
 [ -x ./tachy ] || { echo "build tachy first (make)"; exit 1; }
 
 now() { date +%s%N; }
-peers="loop tachy"
+peers="loop tachy tachy-bare"
 command -v hyperfine >/dev/null 2>&1 && peers="$peers hyperfine"
 perf stat -r 1 -o /dev/null /bin/true >/dev/null 2>&1 && peers="$peers perf"
 
 one() {
 	case $1 in
 	loop) "$out/spawnloop" "$runs" /bin/true ;;
-	tachy) ./tachy run --style none -r "$runs" /bin/true >/dev/null ;;
+	tachy) ./tachy run --style none -r "$runs" /bin/true >/dev/null 2>&1 ;;
+	# the harness alone: no counters, no machine facts (TSC calibration, /proc scan)
+	tachy-bare) TACHY_SYSROOT=/nonexistent ./tachy run --no-counters --style none \
+		-r "$runs" /bin/true >/dev/null 2>&1 ;;
 	hyperfine) hyperfine -N --style none -r "$runs" /bin/true >/dev/null 2>&1 ;;
 	perf) perf stat -r "$runs" -o /dev/null /bin/true >/dev/null 2>&1 ;;
 	esac
@@ -38,19 +41,19 @@ while [ $i -lt "$reps" ]; do
 	i=$((i + 1))
 done
 
-median() { grep "^$1 " "$out/run-overhead.txt" | awk '{print $2}' | sort -n |
-	awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-base=$(median loop)
-echo "harness overhead: $runs runs of /bin/true, median of $reps interleaved repetitions"
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+echo "harness overhead: $runs runs of /bin/true, $reps interleaved repetitions"
+echo "  (ratio: the median over repetitions of this peer's time / the loop's time in the same repetition)"
+base=$(grep '^loop ' "$out/run-overhead.txt" | awk '{print $2}' | median)
 for p in $peers; do
-	m=$(median "$p")
-	awk -v p="$p" -v m="$m" -v b="$base" \
-		'BEGIN {printf "  %-10s %8.1f ms  %5.3fx the posix_spawn+wait4 loop\n", p, m/1000, m/b}'
+	m=$(grep "^$p " "$out/run-overhead.txt" | awk '{print $2}' | median)
+	r=$(awk -v p="$p" '$1=="loop"{l[++nl]=$2} $1==p{t[++nt]=$2}
+		END {for (i=1;i<=nl;i++) print t[i]/l[i]}' "$out/run-overhead.txt" | median)
+	all=$(awk -v p="$p" '$1=="loop"{l[++nl]=$2} $1==p{t[++nt]=$2}
+		END {for (i=1;i<=nl;i++) printf " %.2f", t[i]/l[i]}' "$out/run-overhead.txt")
+	awk -v p="$p" -v m="$m" -v r="$r" -v all="$all" \
+		'BEGIN {printf "  %-10s %8.1f ms (median)  %5.3fx the posix_spawn+wait4 loop  [%s ]\n", p, m/1000, r, all}'
 done
-# Pairwise ratios per repetition (tachy/loop), for the spread.
-awk '$1=="loop"{l[++nl]=$2} $1=="tachy"{t[++nt]=$2}
-	END {printf "  tachy/loop per repetition:"; for (i=1;i<=nl;i++) printf " %.3f", t[i]/l[i]; print ""}' \
-	"$out/run-overhead.txt"
 
 # CPU time (task-clock of the harness and its children, from perf stat):
 # less noisy than wall time on a shared machine.
@@ -62,7 +65,7 @@ if perf stat -e task-clock -x, -o /dev/null /bin/true 2>/dev/null; then
 			c=$(perf stat -e task-clock -x, -o "$out/.tc" sh -c "$(
 				case $p in
 				loop) echo "$out/spawnloop $runs /bin/true" ;;
-				tachy) echo "./tachy run --style none -r $runs /bin/true >/dev/null" ;;
+				tachy) echo "./tachy run --style none -r $runs /bin/true >/dev/null 2>&1" ;;
 				esac)" && grep task-clock "$out/.tc" | cut -d, -f1)
 			echo "$p $c" >>"$out/run-overhead-cpu.txt"
 		done

@@ -1,6 +1,7 @@
 /* counters.c - perf_event_open counting groups (see counters.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,4 +394,110 @@ ty_counters_state_name(enum ty_counter_state s)
 	case TY_COUNTER_FAILED: return "failed";
 	}
 	return "?";
+}
+
+/* perf's words for the accesses of a cache (a miss ratio's unit). */
+static const char *
+cache_accesses(unsigned cache_id)
+{
+	static const char *const w[] = {
+		"of all L1-dcache accesses", "of all L1-icache accesses", "of all LL-cache accesses",
+		"of all dTLB cache accesses", "of all iTLB cache accesses", "of all branch accesses",
+		"of all node accesses"};
+
+	return (cache_id & 0xff) < 7 ? w[cache_id & 0xff] : "of all accesses";
+}
+
+/* Is event O the base of event EV's ratio? */
+static int
+ratio_base(const struct ty_event *ev, const struct ty_event *o)
+{
+	switch (ev->kind) {
+	case TY_EVENT_INSTRUCTIONS: return o->kind == TY_EVENT_CYCLES;
+	case TY_EVENT_BRANCH_MISSES: return o->kind == TY_EVENT_BRANCHES;
+	case TY_EVENT_CACHE_MISSES: return o->kind == TY_EVENT_CACHE_REFERENCES;
+	case TY_EVENT_CACHE_MISS:
+		return o->kind == TY_EVENT_CACHE_ACCESS && o->cache_id == ev->cache_id;
+	default: return 0;
+	}
+}
+
+static int
+ratio(const struct ty_event_list *l, const double *means, size_t i, struct ty_derived *d)
+{
+	const struct ty_event *ev = &l->ev[i];
+	size_t j;
+
+	for (j = 0; j < l->n; j++)
+		if (ratio_base(ev, &l->ev[j]) && !isnan(means[j]) && means[j] > 0)
+			break;
+	if (j == l->n)
+		return 0;
+	if (ev->kind == TY_EVENT_INSTRUCTIONS) {
+		d->value = means[i] / means[j];
+		d->format = TY_DERIVED_IPC;
+		snprintf(d->unit, sizeof(d->unit), "insn per cycle");
+		return 1;
+	}
+	d->value = 100 * means[i] / means[j];
+	d->format = TY_DERIVED_PCT;
+	snprintf(d->unit, sizeof(d->unit), "%s",
+		 ev->kind == TY_EVENT_BRANCH_MISSES  ? "of all branches"
+		 : ev->kind == TY_EVENT_CACHE_MISSES ? "of all cache refs"
+						     : cache_accesses(ev->cache_id));
+	return 1;
+}
+
+int
+ty_counters_derived(const struct ty_event_list *l, const double *means, double wall_ns,
+		    size_t i, struct ty_derived *d)
+{
+	const struct ty_event *ev = &l->ev[i];
+	double clk = NAN, rate;
+	size_t j;
+
+	if (i >= l->n || isnan(means[i]))
+		return 0;
+	for (j = 0; j < l->n && isnan(clk); j++)
+		if (l->ev[j].kind == TY_EVENT_TASK_CLOCK && !isnan(means[j]))
+			clk = means[j];
+	d->format = TY_DERIVED_RATE;
+	if (ev->kind == TY_EVENT_TASK_CLOCK) {
+		if (!(wall_ns > 0))
+			return 0;
+		d->value = means[i] / wall_ns;
+		snprintf(d->unit, sizeof(d->unit), "CPUs utilized");
+		return 1;
+	}
+	if (ev->kind == TY_EVENT_CYCLES) {
+		if (!(clk > 0))
+			return 0;
+		d->value = means[i] / clk;
+		snprintf(d->unit, sizeof(d->unit), "GHz");
+		return 1;
+	}
+	if (ratio(l, means, i, d))
+		return 1;
+	if (!(clk > 0))
+		return 0;
+	rate = 1e9 * means[i] / clk;
+	snprintf(d->unit, sizeof(d->unit), "/sec");
+	if (rate > 1e9)
+		rate /= 1e9, snprintf(d->unit, sizeof(d->unit), "G/sec");
+	else if (rate > 1e6)
+		rate /= 1e6, snprintf(d->unit, sizeof(d->unit), "M/sec");
+	else if (rate > 1e3)
+		rate /= 1e3, snprintf(d->unit, sizeof(d->unit), "K/sec");
+	d->value = rate;
+	return 1;
+}
+
+int
+ty_counters_derived_format(const struct ty_derived *d, char *buf, size_t len)
+{
+	switch (d->format) {
+	case TY_DERIVED_IPC: return snprintf(buf, len, "%7.2f", d->value);
+	case TY_DERIVED_PCT: return snprintf(buf, len, "%7.2f%%", d->value);
+	default: return snprintf(buf, len, "%8.3f", d->value);
+	}
 }

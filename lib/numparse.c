@@ -23,7 +23,7 @@
 #define FAST_PATH 0
 #endif
 
-static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,	 1e3,  1e4,  1e5,  1e6,	 1e7,
 				       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 				       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
@@ -154,8 +154,8 @@ ty_numbers_release(struct ty_numbers *nums)
 struct reader {
 	unsigned char delim[256]; /* 1 for a delimiter byte */
 	int column;
-	int fast;           /* lines of one plain number may skip tokenizing */
-	size_t line;        /* lines seen so far */
+	int fast;    /* lines of one plain number may skip tokenizing */
+	size_t line; /* lines seen so far */
 	const char *name;
 	struct ty_numbers *nums;
 	struct ty_error *err;
@@ -261,8 +261,8 @@ take_lines(struct reader *r, const char *buf, size_t len, int final)
 		r->line++;
 		rc = parse_line(r, p, nl, &v);
 		if (rc < 0)
-			return ty_error_set(r->err, -EINVAL, "Invalid data on line %zu in %s", r->line,
-					    r->name);
+			return ty_error_set(r->err, -EINVAL, "Invalid data on line %zu in %s",
+					    r->line, r->name);
 		if (rc > 0 && (rc = push(r, v)) < 0)
 			return rc;
 		p = nl + (nl < end);
@@ -300,7 +300,8 @@ read_fd(struct reader *r, int fd)
 			/* one line longer than the buffer: make room */
 			char *nb = realloc(buf, cap * 2);
 			if (!nb) {
-				rc = ty_error_set(r->err, -ENOMEM, "out of memory reading %s", r->name);
+				rc = ty_error_set(r->err, -ENOMEM, "out of memory reading %s",
+						  r->name);
 				break;
 			}
 			buf = nb;
@@ -330,8 +331,8 @@ read_fd(struct reader *r, int fd)
 }
 
 int
-ty_numfile_read_fd(int fd, const char *name, const struct ty_numfile *opt,
-		   struct ty_numbers *nums, struct ty_error *err)
+ty_numfile_read_fd(int fd, const char *name, const struct ty_numfile *opt, struct ty_numbers *nums,
+		   struct ty_error *err)
 {
 	struct reader r;
 
@@ -352,7 +353,8 @@ ty_numfile_read(const char *path, const char *name, const struct ty_numfile *opt
 	} else {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			return ty_error_set(err, -errno, "Cannot open %s: %s", name, strerror(errno));
+			return ty_error_set(err, -errno, "Cannot open %s: %s", name,
+					    strerror(errno));
 	}
 #ifdef POSIX_FADV_SEQUENTIAL
 	if (fd != STDIN_FILENO)

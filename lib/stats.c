@@ -244,11 +244,29 @@ ty_stats_summarize(const double *x, size_t n, struct ty_summary *s)
 	return 0;
 }
 
+/* Signed zeros: ministat sorts with a stable qsort (glibc's), so among
+ * equal values the input order stays, and a zero order statistic has the
+ * sign of the zero that lands there. NEG values are below zero; ZEROS
+ * holds whether each zero, in input order, is -0. Returns the zero that a
+ * stable sort puts at rank R, or NAN when R is not in the zero run. */
+static double
+zero_at_rank(const double *x, size_t n, size_t neg, size_t nzero, size_t r)
+{
+	size_t i, seen = 0;
+
+	if (r < neg || r >= neg + nzero)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (x[i] == 0 && seen++ == r - neg)
+			return x[i];
+	return NAN;
+}
+
 int
 ty_stats_summarize_inplace(double *x, size_t n, struct ty_summary *s)
 {
-	double sum = 0, ss = 0, mn, mx;
-	size_t i;
+	double sum = 0, ss = 0, mn, mx, a, b, za = NAN, zb = NAN;
+	size_t i, neg = 0, negz = 0, posz = 0, k = n / 2;
 
 	memset(s, 0, sizeof(*s));
 	s->n = n;
@@ -261,8 +279,11 @@ ty_stats_summarize_inplace(double *x, size_t n, struct ty_summary *s)
 		sum += x[i];
 		if (x[i] < mn)
 			mn = x[i];
-		if (x[i] > mx)
+		if (x[i] >= mx) /* the last of equals, as sorted output has it */
 			mx = x[i];
+		neg += x[i] < 0;
+		if (x[i] == 0)
+			*(signbit(x[i]) ? &negz : &posz) += 1;
 	}
 	s->mean = sum / n;
 	for (i = 0; i < n; i++)
@@ -271,7 +292,22 @@ ty_stats_summarize_inplace(double *x, size_t n, struct ty_summary *s)
 	s->stddev = sqrt(s->var);
 	s->min = mn;
 	s->max = mx;
-	s->median = median_inplace(x, n);
+	if (negz && posz) {
+		zb = zero_at_rank(x, n, neg, negz + posz, k);
+		if (n % 2 == 0)
+			za = zero_at_rank(x, n, neg, negz + posz, k - 1);
+	}
+	if (n % 2) {
+		select_two(x, n, k, 0, &b, &a);
+		s->median = isnan(zb) ? b : zb;
+		return 0;
+	}
+	select_two(x, n, k - 1, 1, &a, &b);
+	if (!isnan(za))
+		a = za;
+	if (!isnan(zb))
+		b = zb;
+	s->median = (b + a) / 2;
 	return 0;
 }
 
@@ -643,8 +679,8 @@ ty_stats_student(const struct ty_summary *a, const struct ty_summary *b, double 
 		memset(r, 0, sizeof(*r));
 		return -EINVAL;
 	}
-	return ty_stats_student_t(a, b, ty_stats_t_quantile(0.5 + confidence / 200, a->n + b->n - 2.0),
-				  r);
+	return ty_stats_student_t(
+	    a, b, ty_stats_t_quantile(0.5 + confidence / 200, a->n + b->n - 2.0), r);
 }
 
 int

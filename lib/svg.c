@@ -1,4 +1,6 @@
 /* svg.c - SVG writing shared by plots and flame graphs. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tachy/svg.h"
@@ -31,5 +33,282 @@ ty_svg_escape(FILE *fp, const char *str)
 		}
 		fwrite(s, 1, (size_t)n, fp);
 		s += n;
+	}
+}
+
+/* ---- plots ---- */
+
+
+#define FONT "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
+#define C_BAR "#4e79a7"
+#define C_MEDIAN "#e15759"
+#define C_MEAN "#333333"
+#define C_AXIS "#666666"
+#define C_GRID "#e6e6e6"
+#define C_UP "#d62728"
+#define C_DOWN "#2ca02c"
+#define C_SAME "#8c8c8c"
+
+void
+ty_svg_begin(FILE *fp, double w, double h)
+{
+	fprintf(fp,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" " FONT ">\n"
+		"<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
+		w, h, w, h, w, h);
+}
+
+void
+ty_svg_end(FILE *fp)
+{
+	fputs("</svg>\n", fp);
+}
+
+void
+ty_svg_text(FILE *fp, double x, double y, const char *anchor, double size, int bold,
+	    const char *text)
+{
+	fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%.0f\"%s>", x, y,
+		anchor, size, bold ? " font-weight=\"bold\"" : "");
+	ty_svg_escape(fp, text);
+	fputs("</text>\n", fp);
+}
+
+static void
+line(FILE *fp, double x1, double y1, double x2, double y2, const char *colour, double width,
+     const char *dash)
+{
+	fprintf(fp,
+		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		"stroke-width=\"%.1f\"%s%s%s/>\n",
+		x1, y1, x2, y2, colour, width, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
+		dash ? "\"" : "");
+}
+
+/* A "nice" tick step for RANGE split in about N parts: 1, 2 or 5 x 10^k. */
+static double
+nice_step(double range, int n)
+{
+	double raw = range / n, mag, f;
+
+	if (!(raw > 0) || !isfinite(raw))
+		return 1;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+}
+
+/* The data range [*LO, *HI] of X, widened when flat. */
+static void
+range_of(const double *x, size_t n, double *lo, double *hi)
+{
+	size_t i;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			continue;
+		*lo = fmin(*lo, x[i]);
+		*hi = fmax(*hi, x[i]);
+	}
+	if (!isfinite(*lo)) {
+		*lo = 0;
+		*hi = 1;
+	}
+	if (*hi - *lo < 1e-12 * fmax(1, fabs(*hi))) {
+		double d = fabs(*hi) > 0 ? fabs(*hi) * 0.05 : 1;
+		*lo -= d;
+		*hi += d;
+	}
+}
+
+static void
+tick_label(char *buf, size_t size, double v, double step, const char *unit)
+{
+	int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+
+	if (fabs(v) < step * 1e-9)
+		v = 0;
+	snprintf(buf, size, "%.*f%s", dec > 9 ? 9 : dec, v, unit);
+}
+
+/* Ticks along the x axis of the plot area (X0..X1 at baseline Y) for
+ * values LO..HI; vertical grid lines up to TOP when TOP < Y. */
+static void
+x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double hi,
+       const char *unit)
+{
+	double step = nice_step(hi - lo, 5), v, px;
+	char buf[64];
+
+	line(fp, x0, y, x1, y, C_AXIS, 1, NULL);
+	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+		px = x0 + (v - lo) / (hi - lo) * (x1 - x0);
+		if (top < y)
+			line(fp, px, top, px, y, C_GRID, 1, NULL);
+		line(fp, px, y, px, y + 4, C_AXIS, 1, NULL);
+		tick_label(buf, sizeof(buf), v, step, unit);
+		ty_svg_text(fp, px, y + 16, "middle", 11, 0, buf);
+	}
+}
+
+static void
+y_axis(FILE *fp, double x, double y0, double y1, double right, double lo, double hi,
+       const char *unit, int whole)
+{
+	double step = nice_step(hi - lo, 4), v, py;
+
+	if (whole && step < 1)
+		step = 1;
+	char buf[64];
+
+	line(fp, x, y0, x, y1, C_AXIS, 1, NULL);
+	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+		py = y0 - (v - lo) / (hi - lo) * (y0 - y1);
+		line(fp, x, py, right, py, C_GRID, 1, NULL);
+		tick_label(buf, sizeof(buf), v, step, unit);
+		ty_svg_text(fp, x - 5, py + 4, "end", 11, 0, buf);
+	}
+}
+
+void
+ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n,
+		 double median, double lo, double hi, double mean, const char *unit,
+		 const char *title)
+{
+	double dlo, dhi, pad, bw, px0, px1, py0, py1, sx, sy;
+	size_t *count, k, i, b, cmax = 1;
+
+	range_of(x, n, &dlo, &dhi);
+	pad = (dhi - dlo) * 0.05;
+	dlo -= pad;
+	dhi += pad;
+	k = (size_t)ceil(2 * cbrt((double)(n ? n : 1)));
+	k = k < 6 ? 6 : k > 60 ? 60 : k;
+	if (!(count = calloc(k, sizeof(*count))))
+		return;
+	bw = (dhi - dlo) / (double)k;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			continue;
+		b = (size_t)((x[i] - dlo) / bw);
+		b = b >= k ? k - 1 : b;
+		if (++count[b] > cmax)
+			cmax = count[b];
+	}
+	px0 = f->x + 50;
+	px1 = f->x + f->w - 10;
+	py0 = f->y + f->h - 25;
+	py1 = f->y + 38;
+	sx = (px1 - px0) / (dhi - dlo);
+	sy = (py0 - py1) / (double)cmax;
+	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 11, 0, title);
+	y_axis(fp, px0, py0, py1, px1, 0, (double)cmax, "", 1);
+	for (b = 0; b < k; b++)
+		if (count[b])
+			fprintf(fp,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				"fill=\"%s\" fill-opacity=\"0.85\"/>\n",
+				px0 + (double)b * bw * sx + 0.5, py0 - (double)count[b] * sy,
+				fmax(0.5, bw * sx - 1), (double)count[b] * sy, C_BAR);
+	free(count);
+	if (isfinite(lo) && isfinite(hi))
+		fprintf(fp,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			"fill-opacity=\"0.22\"/>\n",
+			px0 + (fmax(lo, dlo) - dlo) * sx, py1, fmax(1, (fmin(hi, dhi) - fmax(lo, dlo)) * sx),
+			py0 - py1, C_MEDIAN);
+	x_axis(fp, px0, px1, py0, py0, dlo, dhi, unit);
+	if (isfinite(mean))
+		line(fp, px0 + (mean - dlo) * sx, py1, px0 + (mean - dlo) * sx, py0, C_MEAN, 1.5,
+		     "5,3");
+	if (isfinite(median))
+		line(fp, px0 + (median - dlo) * sx, py1 - 4, px0 + (median - dlo) * sx, py0,
+		     C_MEDIAN, 2, NULL);
+}
+
+void
+ty_svg_runs(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n, double median,
+	    const char *unit, const char *title)
+{
+	double dlo, dhi, pad, px0, px1, py0, py1, sx, sy;
+	size_t i;
+
+	range_of(x, n, &dlo, &dhi);
+	pad = (dhi - dlo) * 0.08;
+	dlo -= pad;
+	dhi += pad;
+	px0 = f->x + 60;
+	px1 = f->x + f->w - 10;
+	py0 = f->y + f->h - 25;
+	py1 = f->y + 38;
+	sx = n > 1 ? (px1 - px0) / (double)(n - 1) : 0;
+	sy = (py0 - py1) / (dhi - dlo);
+	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 11, 0, title);
+	y_axis(fp, px0, py0, py1, px1, dlo, dhi, unit, 0);
+	x_axis(fp, px0, px1, py0, py0, 1, n > 1 ? (double)n : 2, "");
+	if (n > 1)
+		sx = (px1 - px0) / (double)(n - 1);
+	if (isfinite(median))
+		line(fp, px0, py0 - (median - dlo) * sy, px1, py0 - (median - dlo) * sy, C_MEDIAN,
+		     1.5, NULL);
+	fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1\" "
+		    "stroke-opacity=\"0.5\" points=\"", C_BAR);
+	for (i = 0; i < n; i++)
+		if (isfinite(x[i]))
+			fprintf(fp, "%s%.1f,%.1f", i ? " " : "", px0 + (double)i * sx,
+				py0 - (x[i] - dlo) * sy);
+	fputs("\"/>\n", fp);
+	for (i = 0; i < n && n <= 2000; i++)
+		if (isfinite(x[i]))
+			fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+				px0 + (double)i * sx, py0 - (x[i] - dlo) * sy, C_BAR);
+}
+
+static const char *
+change_colour(int verdict)
+{
+	return verdict > 0 ? C_UP : verdict < 0 ? C_DOWN : C_SAME;
+}
+
+void
+ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_change *c, size_t n,
+	       const char *title)
+{
+	double lo = 0, hi = 0, px0 = f->x + f->w * 0.38, px1 = f->x + f->w - 20, sx, y, pad;
+	double top = f->y + 30, bottom = f->y + 30 + 22 * (double)n;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double a = isfinite(c[i].lo) ? c[i].lo : c[i].rel, b = isfinite(c[i].hi) ? c[i].hi : c[i].rel;
+		if (isfinite(a))
+			lo = fmin(lo, a);
+		if (isfinite(b))
+			hi = fmax(hi, b);
+	}
+	pad = fmax((hi - lo) * 0.08, 0.5);
+	lo -= pad;
+	hi += pad;
+	sx = (px1 - px0) / (hi - lo);
+	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 13, 1, title);
+	x_axis(fp, px0, px1, bottom, top, lo, hi, "%");
+	line(fp, px0 + (0 - lo) * sx, top, px0 + (0 - lo) * sx, bottom, C_AXIS, 1.5, NULL);
+	for (i = 0; i < n; i++) {
+		y = top + 22 * (double)i + 11;
+		ty_svg_text(fp, px0 - 8, y + 4, "end", 12, 0, c[i].label);
+		if (!isfinite(c[i].rel))
+			continue;
+		if (isfinite(c[i].lo) && isfinite(c[i].hi)) {
+			line(fp, px0 + (c[i].lo - lo) * sx, y, px0 + (c[i].hi - lo) * sx, y,
+			     change_colour(c[i].verdict), 2, NULL);
+			line(fp, px0 + (c[i].lo - lo) * sx, y - 5, px0 + (c[i].lo - lo) * sx, y + 5,
+			     change_colour(c[i].verdict), 2, NULL);
+			line(fp, px0 + (c[i].hi - lo) * sx, y - 5, px0 + (c[i].hi - lo) * sx, y + 5,
+			     change_colour(c[i].verdict), 2, NULL);
+		}
+		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>\n",
+			px0 + (c[i].rel - lo) * sx, y, change_colour(c[i].verdict));
 	}
 }

@@ -8,8 +8,8 @@
 set -u
 
 pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev"
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils"
-pkgs_bench="ministat hyperfine linux-perf multitime"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium"
+pkgs_bench="ministat hyperfine linux-perf multitime time"
 
 want=""
 hard=0

@@ -1035,6 +1035,7 @@ run_bench(struct bench *b)
 			putchar('\n');
 	}
 	if (!b->o.counters.perf_stat) {
+		counters_print_unsupported(&b->o.counters, &b->rs, stdout);
 		print_summary(&b->term, &b->rs);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, stdout);
 	}

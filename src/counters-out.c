@@ -67,8 +67,21 @@ counters_cli_option(struct counters_cli *cc, int opt, const char *arg)
 
 /* The probe. */
 
+/* Is event I left out although it was named with -e? (Default events the
+ * machine lacks are only listed in the report, as perf stat does.) */
+static int
+asked(const struct counters_cli *cc, size_t i)
+{
+	const struct ty_counter *k = &cc->set.c[i];
+
+	if (k->state != TY_COUNTER_UNSUPPORTED && k->state != TY_COUNTER_FAILED)
+		return 0;
+	return k->state == TY_COUNTER_FAILED || ty_event_list_find(&cc->user, k->ev.name) >= 0;
+}
+
 /* Say once what the machine did not allow: the notes (user-only
- * counting, not permitted), then the events left out, one line per reason. */
+ * counting, not permitted), then the events asked for and left out, one
+ * line per reason. */
 static void
 tell_once(struct counters_cli *cc)
 {
@@ -84,16 +97,17 @@ tell_once(struct counters_cli *cc)
 		char names[512] = "";
 		int dup = 0;
 
-		if (k->state != TY_COUNTER_UNSUPPORTED && k->state != TY_COUNTER_FAILED)
+		if (!asked(cc, i))
 			continue;
 		for (j = 0; j < i && !dup; j++)
-			dup = cc->set.c[j].state == k->state && strcmp(cc->set.c[j].msg, k->msg) == 0;
+			dup = asked(cc, j) && cc->set.c[j].state == k->state &&
+			      strcmp(cc->set.c[j].msg, k->msg) == 0;
 		if (dup)
 			continue;
 		for (j = i; j < cc->set.n; j++) {
 			struct ty_counter *o = &cc->set.c[j];
 
-			if (o->state != k->state || strcmp(o->msg, k->msg) != 0)
+			if (!asked(cc, j) || o->state != k->state || strcmp(o->msg, k->msg) != 0)
 				continue;
 			if (strlen(names) + strlen(o->ev.name) + 3 < sizeof(names))
 				strcat(strcat(names, *names ? ", " : ""), o->ev.name);
@@ -335,89 +349,19 @@ wall_mean(const struct ty_results *rs, size_t cmd, double *sd)
 	return m;
 }
 
-enum dfmt { DF_RATE, DF_IPC, DF_PCT };
-
-/* V as perf prints a derived figure: "%8.3f", "%7.2f" or "%7.2f%%". */
-static int
-fmt_derived(char *buf, size_t len, enum dfmt f, double v)
-{
-	switch (f) {
-	case DF_IPC: return snprintf(buf, len, "%7.2f", v);
-	case DF_PCT: return snprintf(buf, len, "%7.2f%%", v);
-	default: return snprintf(buf, len, "%8.3f", v);
-	}
-}
-
-/* perf stat's derived figure for counter I: its value, format and unit;
- * 0 when there is none. */
+/* perf stat's derived figure for counter I of the statistics ST. */
 static int
 derived(const struct counters_cli *cc, const struct cstat *st, size_t i, double wall_s,
-	double *val, enum dfmt *fmt, const char **unit, char *ubuf)
+	struct ty_derived *d)
 {
-	const struct ty_event *ev = &cc->events.ev[i];
-	const struct cstat *clk = NULL, *other = NULL;
+	double means[256];
 	size_t j;
-	double v = st[i].mean, rate;
 
-	for (j = 0; j < cc->events.n; j++)
-		if (cc->events.ev[j].kind == TY_EVENT_TASK_CLOCK && st[j].supported && !clk)
-			clk = &st[j];
-	*fmt = DF_RATE;
-	switch (ev->kind) {
-	case TY_EVENT_TASK_CLOCK:
-		if (wall_s <= 0)
-			return 0;
-		*val = v / (wall_s * 1e9);
-		*unit = "CPUs utilized";
-		return 1;
-	case TY_EVENT_CYCLES:
-		if (!clk || clk->mean <= 0)
-			return 0;
-		*val = v / clk->mean;
-		*unit = "GHz";
-		return 1;
-	case TY_EVENT_INSTRUCTIONS:
-	case TY_EVENT_BRANCH_MISSES:
-	case TY_EVENT_CACHE_MISSES:
-	case TY_EVENT_CACHE_MISS:
-		for (j = 0; j < cc->events.n && !other; j++) {
-			const struct ty_event *o = &cc->events.ev[j];
-			int match = ev->kind == TY_EVENT_INSTRUCTIONS ? o->kind == TY_EVENT_CYCLES
-				    : ev->kind == TY_EVENT_BRANCH_MISSES
-					? o->kind == TY_EVENT_BRANCHES
-				    : ev->kind == TY_EVENT_CACHE_MISSES
-					? o->kind == TY_EVENT_CACHE_REFERENCES
-					: o->kind == TY_EVENT_CACHE_ACCESS &&
-						  o->cache_id == ev->cache_id;
-
-			if (match && st[j].supported)
-				other = &st[j];
-		}
-		if (!other || other->mean <= 0)
-			break; /* no ratio: perf then shows the rate */
-		*val = ev->kind == TY_EVENT_INSTRUCTIONS ? v / other->mean : 100 * v / other->mean;
-		*fmt = ev->kind == TY_EVENT_INSTRUCTIONS ? DF_IPC : DF_PCT;
-		*unit = ev->kind == TY_EVENT_INSTRUCTIONS	? "insn per cycle"
-			: ev->kind == TY_EVENT_BRANCH_MISSES ? "of all branches"
-			: ev->kind == TY_EVENT_CACHE_MISSES  ? "of all cache refs"
-							     : "of all accesses";
-		return 1;
-	default:
-		break;
-	}
-	if (!clk || clk->mean <= 0)
+	if (cc->events.n > 256)
 		return 0;
-	rate = 1e9 * v / clk->mean;
-	strcpy(ubuf, "/sec");
-	if (rate > 1e9)
-		rate /= 1e9, strcpy(ubuf, "G/sec");
-	else if (rate > 1e6)
-		rate /= 1e6, strcpy(ubuf, "M/sec");
-	else if (rate > 1e3)
-		rate /= 1e3, strcpy(ubuf, "K/sec");
-	*val = rate;
-	*unit = ubuf;
-	return 1;
+	for (j = 0; j < cc->events.n; j++)
+		means[j] = st[j].supported ? st[j].mean : NAN;
+	return ty_counters_derived(&cc->events, means, wall_s * 1e9, i, d);
 }
 
 static struct cstat *
@@ -438,11 +382,9 @@ counters_print_derived(const struct counters_cli *cc, const struct ty_results *r
 {
 	long k = first_value(cc, rs);
 	struct cstat *st;
+	struct ty_derived d;
 	size_t i;
-	enum dfmt fmt;
-	const char *unit;
-	char ubuf[16], tmp[32];
-	double dv;
+	char tmp[32];
 
 	if (k < 0 || fig < TY_FIG_BUILTIN + (size_t)k ||
 	    fig >= TY_FIG_BUILTIN + (size_t)k + cc->events.n)
@@ -450,10 +392,9 @@ counters_print_derived(const struct counters_cli *cc, const struct ty_results *r
 	i = fig - TY_FIG_BUILTIN - (size_t)k;
 	if (!(st = all_stats(cc, rs, cmd)))
 		return;
-	if (st[i].supported &&
-	    derived(cc, st, i, wall_mean(rs, cmd, NULL), &dv, &fmt, &unit, ubuf)) {
-		fmt_derived(tmp, sizeof(tmp), fmt, dv);
-		fprintf(fp, "   # %s %s", tmp + strspn(tmp, " "), unit);
+	if (st[i].supported && derived(cc, st, i, wall_mean(rs, cmd, NULL), &d)) {
+		ty_counters_derived_format(&d, tmp, sizeof(tmp));
+		fprintf(fp, "   # %s %s", tmp + strspn(tmp, " "), d.unit);
 	}
 	if (st[i].supported && st[i].share < 1)
 		fprintf(fp, "  (counted %.1f%% of the time)", 100 * st[i].share);
@@ -477,10 +418,8 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 	  double wall, FILE *fp)
 {
 	const struct ty_event *ev = &cc->events.ev[i];
-	enum dfmt fmt;
-		const char *unit;
-	char ubuf[16];
-	double dv, pct;
+	struct ty_derived d;
+	double pct;
 	int n;
 
 	if (!st[i].supported) {
@@ -491,13 +430,13 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 	}
 	fprintf(fp, ev->scale != 1 ? "%18.2f %-4s %-32s" : "%18.0f %-4s %-32s",
 		st[i].mean * ev->scale, ev->unit, ev->name);
-	if (derived(cc, st, i, wall, &dv, &fmt, &unit, ubuf)) {
+	if (derived(cc, st, i, wall, &d)) {
 		char tmp[32];
 
 		n = fprintf(fp, " # ");
-		n += fmt_derived(tmp, sizeof(tmp), fmt, dv);
+		n += ty_counters_derived_format(&d, tmp, sizeof(tmp));
 		fputs(tmp, fp);
-		fprintf(fp, " %-*s", METRIC_LEN - n - 1, unit);
+		fprintf(fp, " %-*s", METRIC_LEN - n - 1, d.unit);
 	} else {
 		fprintf(fp, "%-*s", METRIC_LEN, "");
 	}
@@ -514,10 +453,9 @@ csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t
 	 double wall, FILE *fp)
 {
 	const struct ty_event *ev = &cc->events.ev[i];
-	const char *sep = cc->csv_sep, *unit;
-	enum dfmt fmt;
-	char ubuf[16], buf[64];
-	double dv;
+	const char *sep = cc->csv_sep;
+	struct ty_derived d;
+	char buf[64];
 
 	if (!st[i].supported) {
 		fprintf(fp, "%s%s%s%s", cc->desc[i].supported ? "<not counted>" : "<not supported>",
@@ -532,15 +470,15 @@ csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t
 	if (runs > 1)
 		fprintf(fp, "%s%.2f%%", sep, rel_noise(st[i].sd, st[i].n, st[i].mean));
 	fprintf(fp, "%s%.0f%s%.2f", sep, st[i].running, sep, 100 * st[i].share);
-	if (derived(cc, st, i, wall, &dv, &fmt, &unit, ubuf)) {
+	if (derived(cc, st, i, wall, &d)) {
 		char *v, *end;
 
-		fmt_derived(buf, sizeof(buf), fmt, dv);
+		ty_counters_derived_format(&d, buf, sizeof(buf));
 		v = buf + strspn(buf, " ");
 		for (end = v; (*end >= '0' && *end <= '9') || *end == '.'; end++)
 			;
 		*end = '\0';
-		fprintf(fp, "%s%s%s%s\n", sep, v, sep, unit);
+		fprintf(fp, "%s%s%s%s\n", sep, v, sep, d.unit);
 	} else {
 		fprintf(fp, "%s%s\n", sep, sep);
 	}
@@ -686,4 +624,23 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 			comparison_row(cc, rs, c, i, t, fp);
 		}
 	}
+}
+
+void
+counters_print_unsupported(const struct counters_cli *cc, const struct ty_results *rs, FILE *fp)
+{
+	size_t i, runs = 0, n = 0;
+
+	for (i = 0; i < rs->n; i++)
+		runs += rs->r[i].nruns;
+	if (!cc->active || !runs || cc->set.off)
+		return;
+	for (i = 0; i < cc->set.n; i++) {
+		if (cc->set.c[i].state != TY_COUNTER_UNSUPPORTED || asked(cc, i))
+			continue;
+		fprintf(fp, "%s%s", n++ ? ", " : "\nNot supported here (left out): ",
+			cc->set.c[i].ev.name);
+	}
+	if (n)
+		fputc('\n', fp);
 }

@@ -68,6 +68,13 @@ void counters_cli_finish(struct counters_cli *cc, struct ty_results *rs);
 void counters_print_derived(const struct counters_cli *cc, const struct ty_results *rs,
 			    size_t cmd, size_t fig, FILE *fp);
 
+/* After the reports: the default events this machine does not have, in
+ * one line ("Not supported here (left out): cycles, ..."); nothing when
+ * all are counted or no run finished. (Events asked for with -e are
+ * warned about on stderr.) */
+void counters_print_unsupported(const struct counters_cli *cc, const struct ty_results *rs,
+				FILE *fp);
+
 /* Every counter of every command against the reference, in one table:
  * means, change with its interval, p-value and verdict (lower, higher,
  * same), from the comparisons of ty_results_analyze(). */

@@ -119,6 +119,34 @@ unsigned ty_counters_note(struct ty_counters *c, const char **msg);
  * running / enabled (1 when enabled is 0). */
 double ty_counters_scale(const struct ty_counter_value *v, double *share);
 
+/* perf stat's derived figure of an event ("# 0.950 CPUs utilized"). */
+enum ty_derived_format {
+	TY_DERIVED_RATE, /* "%8.3f": CPUs utilized, GHz, rates per second */
+	TY_DERIVED_IPC,  /* "%7.2f": insn per cycle */
+	TY_DERIVED_PCT,  /* "%7.2f%%": miss ratios */
+};
+struct ty_derived {
+	double value;
+	enum ty_derived_format format;
+	char unit[32]; /* "CPUs utilized", "GHz", "insn per cycle", "of all branches",
+	                  "of all L1-dcache accesses", "K/sec", ... */
+};
+
+/* The derived figure of event I of L, as perf stat computes it from means:
+ * MEANS[j] is the mean count of event j (task-clock in ns; NAN when it was
+ * not counted), WALL_NS the mean wall time. task-clock: CPUs utilized
+ * (task-clock / wall); cycles: GHz (cycles / task-clock); instructions:
+ * insn per cycle; branch-misses, cache-misses and cache miss events: the
+ * percentage of their branches, cache-references or accesses of the same
+ * cache; any other event (or a ratio whose base is missing): its rate per
+ * second of task-clock. Returns 1 and fills D, or 0 when there is none. */
+int ty_counters_derived(const struct ty_event_list *l, const double *means, double wall_ns,
+			size_t i, struct ty_derived *d);
+
+/* D as perf prints it into BUF ("   0.950", "   1.23", "   4.56%");
+ * returns the length. */
+int ty_counters_derived_format(const struct ty_derived *d, char *buf, size_t len);
+
 /* Name of state S: "ok", "not supported", ... */
 const char *ty_counters_state_name(enum ty_counter_state s);
 

@@ -21,7 +21,7 @@ int ty_numparse(const char *s, size_t len, double *out);
  * with fewer fields, and lines where a field up to COLUMN starts with '#',
  * are skipped. */
 struct ty_numfile {
-	int column;        /* 1 by default */
+	int column;	   /* 1 by default */
 	const char *delim; /* " \t" by default (NULL or "" mean the default) */
 };
 

@@ -382,6 +382,63 @@ other_errors(void)
 	ty_event_list_release(&l);
 }
 
+/* perf stat's derived figures, from means. */
+static void
+derived_one(const struct ty_event_list *l, const double *m, const char *name, const char *text,
+	    const char *unit)
+{
+	struct ty_derived d;
+	char buf[32];
+	int i = ty_event_list_find(l, name);
+
+	CHECK(i >= 0);
+	if (!text) {
+		CHECK_INT(ty_counters_derived(l, m, 1e9, (size_t)i, &d), 0);
+		return;
+	}
+	CHECK_INT(ty_counters_derived(l, m, 1e9, (size_t)i, &d), 1);
+	ty_counters_derived_format(&d, buf, sizeof(buf));
+	CHECK_STR(buf, text);
+	CHECK_STR(d.unit, unit);
+}
+
+static void
+derived(void)
+{
+	struct ty_event_list l;
+	struct ty_error e;
+	/* task-clock 2 s of CPU in 1 s of wall time */
+	double m[14] = {2e9, 4000, 10, 4e6, 6e9, 9e9, 3e9, 3e7, 1e8, 2.5e7, 4e9, 2e8, 1e6, 0};
+
+	ty_event_list_init(&l);
+	ty_event_list_add_defaults(&l, &e);
+	CHECK_INT(ty_event_list_add(&l, "L1-dcache-loads,L1-dcache-load-misses,LLC-load-misses,r10",
+				    &e),
+		  0);
+	derived_one(&l, m, "task-clock", "   2.000", "CPUs utilized");
+	derived_one(&l, m, "context-switches", "   2.000", "K/sec");
+	derived_one(&l, m, "cpu-migrations", "   5.000", "/sec");
+	derived_one(&l, m, "page-faults", "   2.000", "M/sec");
+	derived_one(&l, m, "cycles", "   3.000", "GHz");
+	derived_one(&l, m, "instructions", "   1.50", "insn per cycle");
+	derived_one(&l, m, "branches", "   1.500", "G/sec");
+	derived_one(&l, m, "branch-misses", "   1.00%", "of all branches");
+	derived_one(&l, m, "cache-references", "  50.000", "M/sec");
+	derived_one(&l, m, "cache-misses", "  25.00%", "of all cache refs");
+	derived_one(&l, m, "L1-dcache-load-misses", "   5.00%", "of all L1-dcache accesses");
+	derived_one(&l, m, "LLC-load-misses", " 500.000", "K/sec"); /* no LLC-loads: a rate */
+	derived_one(&l, m, "r10", "   0.000", "/sec");
+	/* what was not counted gives no figure, and bases that are missing fall back */
+	m[4] = NAN; /* cycles */
+	derived_one(&l, m, "cycles", NULL, NULL);
+	derived_one(&l, m, "instructions", "   4.500", "G/sec");
+	m[0] = NAN; /* task-clock */
+	derived_one(&l, m, "task-clock", NULL, NULL);
+	derived_one(&l, m, "context-switches", NULL, NULL);
+	derived_one(&l, m, "branch-misses", "   1.00%", "of all branches");
+	ty_event_list_release(&l);
+}
+
 /* The real kernel: count /bin/true from its exec. */
 static void
 real_kernel(void)
@@ -436,6 +493,7 @@ main(void)
 	not_permitted();
 	multiplexed();
 	other_errors();
+	derived();
 	real_kernel();
 	return check_done();
 }

@@ -1,5 +1,6 @@
 /* t-numparse.c - the number parser gives strtod's bits, and number files
  * are read as ministat reads them. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,11 +90,17 @@ test_random_strings(void)
 		memcpy(&d, &bits, sizeof(d));
 		if (!isfinite(d))
 			continue;
-		snprintf(buf, sizeof(buf), (i % 4 == 0) ? "%.17g" : (i % 4 == 1) ? "%.15g" : (i % 4 == 2) ? "%g" : "%.6e", d);
+		snprintf(buf, sizeof(buf),
+			 (i % 4 == 0)	? "%.17g"
+			 : (i % 4 == 1) ? "%.15g"
+			 : (i % 4 == 2) ? "%g"
+					: "%.6e",
+			 d);
 		if (!agrees(buf) && bad++ < 20)
 			printf("disagrees with strtod: \"%s\"\n", buf);
 		/* ordinary measurement-like values */
-		snprintf(buf, sizeof(buf), "%.*f", (int)(next() % 10), (double)(next() % 100000000) / 1000);
+		snprintf(buf, sizeof(buf), "%.*f", (int)(next() % 10),
+			 (double)(next() % 100000000) / 1000);
 		if (!agrees(buf) && bad++ < 30)
 			printf("disagrees with strtod: \"%s\"\n", buf);
 	}
@@ -103,15 +110,41 @@ test_random_strings(void)
 static void
 test_edges(void)
 {
-	static const char *ok[] = {"0", "-0", "+0", "0.0", "-0.0e10", "1e22", "1e23", "9007199254740992",
-				   "9007199254740993", "9007199254740993e-5", "123456789012345678901234567890",
-				   "0.1", ".5", "5.", "+.5e-3", "1E5", "1e-400", "4.9e-324", "2.2250738585072014e-308",
-				   "1.7976931348623157e308", "0x1p3", "0X1.8P1", "  12", "\t\v\f\r 7",
-				   "000000000000000000000000000001", "1.00000000000000000000000000000",
-				   "0.000000000000000000000000001", "1e0022", "1e-22", "3e-23", "12345678901234567e-3"};
-	static const char *bad[] = {"", " ", ".", "-", "+", "e5", "1e", "1e+", "1.2.3", "12abc", "1 2",
-				    "--1", "1e5x", "0x", "12 ", "1,5", "nan", "-inf", "infinity", "NAN(123)",
-				    "1e400", "-1e309", "1.8e308"};
+	static const char *ok[] = {"0",
+				   "-0",
+				   "+0",
+				   "0.0",
+				   "-0.0e10",
+				   "1e22",
+				   "1e23",
+				   "9007199254740992",
+				   "9007199254740993",
+				   "9007199254740993e-5",
+				   "123456789012345678901234567890",
+				   "0.1",
+				   ".5",
+				   "5.",
+				   "+.5e-3",
+				   "1E5",
+				   "1e-400",
+				   "4.9e-324",
+				   "2.2250738585072014e-308",
+				   "1.7976931348623157e308",
+				   "0x1p3",
+				   "0X1.8P1",
+				   "  12",
+				   "\t\v\f\r 7",
+				   "000000000000000000000000000001",
+				   "1.00000000000000000000000000000",
+				   "0.000000000000000000000000001",
+				   "1e0022",
+				   "1e-22",
+				   "3e-23",
+				   "12345678901234567e-3"};
+	static const char *bad[] = {"",		" ",	    ".",     "-",      "+",	 "e5",
+				    "1e",	"1e+",	    "1.2.3", "12abc",  "1 2",	 "--1",
+				    "1e5x",	"0x",	    "12 ",   "1,5",    "nan",	 "-inf",
+				    "infinity", "NAN(123)", "1e400", "-1e309", "1.8e308"};
 	size_t i;
 	double v;
 
@@ -246,6 +279,127 @@ test_files(void)
 	ty_numbers_release(&nums);
 }
 
+/* ministat's ReadSet on BUF, lines under 8192 bytes: fgets, strip trailing
+ * isspace, strtok to field COL, strtod. Non-finite values count as invalid
+ * here (tachy's one difference). Returns the count or -line of the error. */
+static long
+ministat_read(const char *buf, size_t len, int col, const char *delim, double *out, size_t max)
+{
+	char line[8192], *t, *p;
+	const char *s = buf, *end = buf + len;
+	long n = 0, lineno = 0;
+	int i;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t l = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+		memcpy(line, s, l);
+		line[l] = '\0';
+		s += l;
+		lineno++;
+		i = (int)strlen(line);
+		while (i > 0 && isspace((unsigned char)line[i - 1]))
+			line[--i] = '\0';
+		for (i = 1, t = strtok(line, delim); t != NULL && *t != '#';
+		     i++, t = strtok(NULL, delim))
+			if (i == col)
+				break;
+		if (t == NULL || *t == '#')
+			continue;
+		double d = strtod(t, &p);
+		if (*p != '\0' || !isfinite(d))
+			return -lineno;
+		if ((size_t)n < max)
+			out[n] = d;
+		n++;
+	}
+	return n;
+}
+
+/* A few lines of fields: decimals, junk, comments, and separators. */
+static size_t
+random_lines(char *buf, size_t cap, const char *alphabet)
+{
+	static const char *seps[] = {" ", "\t", ",", ":", "  ", " ,", "e", "."};
+	size_t i = 0, lines = 1 + next() % 8, l, f, k;
+
+	for (l = 0; l < lines && i < cap - 300; l++) {
+		size_t fields = next() % 5;
+		if (next() % 3 == 0)
+			i += (size_t)snprintf(buf + i, cap - i, "%s", seps[next() % 8]);
+		for (f = 0; f < fields; f++) {
+			if (f)
+				i += (size_t)snprintf(buf + i, cap - i, "%s", seps[next() % 8]);
+			switch (next() % 10) {
+			case 0:
+				buf[i++] = '#';
+				break;
+			case 1:
+				for (k = next() % 4; k > 0; k--)
+					buf[i++] = alphabet[next() % strlen(alphabet)];
+				break;
+			default:
+				random_decimal(buf + i, 40);
+				i += strlen(buf + i);
+			}
+		}
+		if (next() % 4 == 0)
+			buf[i++] = next() % 2 ? '\r' : ' ';
+		if (l + 1 < lines || next() % 2)
+			buf[i++] = '\n';
+	}
+	return i;
+}
+
+/* Random lines from an alphabet of what matters: the reader must agree
+ * with ministat's own algorithm on every one. */
+static void
+test_against_ministat(void)
+{
+	static const char alphabet[] = "0123456789..eE+-# \t\r\v,:x0";
+	static const char *delims[] = {" \t", ",", ":,", " ", "e", "."};
+	static double want[4096], got[4096];
+	char buf[4096];
+	int iter, bad = 0, errors = 0, numbers = 0;
+
+	for (iter = 0; iter < 20000; iter++) {
+		size_t len, i;
+		int col = 1 + (int)(next() % 3);
+		const char *delim = delims[next() % 6];
+		struct ty_numfile opt = {col, delim};
+		struct ty_numbers nums;
+		struct ty_error err;
+		long w;
+		int rc;
+
+		len = random_lines(buf, sizeof(buf), alphabet);
+		w = ministat_read(buf, len, col, delim, want, 4096);
+		ty_numbers_init(&nums);
+		rc = ty_numfile_parse(buf, len, "r", &opt, &nums, &err);
+		if (w < 0) {
+			char msg[64];
+			snprintf(msg, sizeof(msg), "Invalid data on line %ld in r", -w);
+			if (rc != -EINVAL || strcmp(err.msg, msg) != 0)
+				bad++;
+		} else if (rc != 0 || (long)nums.n != w) {
+			bad++;
+		} else {
+			for (i = 0; i < nums.n; i++)
+				got[i] = nums.v[i];
+			if (nums.n && memcmp(got, want, nums.n * sizeof(double)) != 0)
+				bad++;
+		}
+		if (w < 0)
+			errors++;
+		else if (w > 0)
+			numbers++;
+		ty_numbers_release(&nums);
+	}
+	CHECK_INT(bad, 0);
+	printf("# %d inputs with numbers, %d with invalid data\n", numbers, errors);
+	CHECK(numbers > 1000 && errors > 1000);
+}
+
 int
 main(void)
 {
@@ -253,5 +407,6 @@ main(void)
 	test_random_strings();
 	test_lines();
 	test_files();
+	test_against_ministat();
 	return check_done();
 }

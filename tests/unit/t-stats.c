@@ -306,6 +306,27 @@ test_selection_random(void)
 	}
 }
 
+/* Signed zeros land where a stable sort (ministat's glibc qsort) puts them. */
+static void
+test_signed_zeros(void)
+{
+	double a[] = {-0.0, 0.0, 1, -1, 0.0}, b[] = {0.0, -0.0, 5, -5, -0.0};
+	double c[] = {0.0, -0.0, 1, -1}, d[] = {-0.0, -0.0, 3, -3}, e[] = {-1, 0.0, -0.0};
+	struct ty_summary s;
+
+	ty_stats_summarize_inplace(a, 5, &s);
+	CHECK(s.median == 0 && !signbit(s.median));
+	ty_stats_summarize_inplace(b, 5, &s);
+	CHECK(s.median == 0 && signbit(s.median));
+	ty_stats_summarize_inplace(c, 4, &s);
+	CHECK(s.median == 0 && !signbit(s.median));
+	ty_stats_summarize_inplace(d, 4, &s);
+	CHECK(s.median == 0 && signbit(s.median));
+	ty_stats_summarize_inplace(e, 3, &s);
+	CHECK(s.max == 0 && signbit(s.max));
+	CHECK(s.median == 0 && !signbit(s.median));
+}
+
 static void
 test_welford(void)
 {
@@ -338,6 +359,7 @@ main(void)
 	test_errors();
 	test_quantile_big();
 	test_selection_random();
+	test_signed_zeros();
 	test_welford();
 	test_mean_ci();
 	return check_done();

@@ -88,6 +88,9 @@ def make_data():
     for k in range(25):
         rows.append("r%d:%.3f;%.3f\n" % (k, rng.gauss(3, 0.2), rng.gauss(3.1, 0.25)))
     write("cols.sc", rows)
+    write("zeros", ["0\n", "-0\n", "0.5\n", "-0.5\n", "-0.0\n", "0\n", "-0\n", "1\n", "-1\n"])
+    write("zeros-even", ["-0\n", "0\n", "-0\n", "0\n", "2\n", "-2\n", "-0\n", "0\n", "-0\n", "0\n"])
+    write("zeros-max", ["-3\n", "0\n", "-1\n", "-0\n"])
     write("const", ["7\n"] * 5)
     write("const2", ["7\n"] * 8)
     write("two", ["1\n", "2\n"])
@@ -99,6 +102,50 @@ def make_data():
     write("nan", ["1\n", "2\n", "nan\n", "3\n"])
     write("inf", ["1\n", "2\n", "3\n", "-inf\n"])
     write("overflow", ["1\n", "2\n", "1e999\n", "3\n"])
+
+
+def random_data():
+    """r01..r16: sizes, spreads, ties and shapes chosen at random (seeded)."""
+    rng = random.Random(4242)
+    for i in range(1, 17):
+        n = rng.choice([3, 4, 5, 7, 10, 16, 33, 64, 101, 250, 400])
+        kind = rng.choice(["gauss", "ints", "lognorm", "bimodal", "outlier", "coarse"])
+        mu = rng.choice([0.5, 10, 100, 2500, -40])
+        sd = abs(mu) * rng.choice([0.01, 0.1, 0.3]) + 0.01
+        vals = []
+        for _ in range(n):
+            if kind == "gauss":
+                v = "%.*f" % (rng.randint(0, 5), rng.gauss(mu, sd))
+            elif kind == "ints":
+                v = "%d" % round(rng.gauss(mu, sd / 3 + 1))
+            elif kind == "lognorm":
+                v = "%.4g" % (abs(mu) * rng.lognormvariate(0, 0.5))
+            elif kind == "bimodal":
+                v = "%.3f" % rng.gauss(mu + (sd * 4 if rng.random() < 0.5 else 0), sd)
+            elif kind == "outlier":
+                v = "%.2f" % (mu if rng.random() < 0.9 else mu + 50 * sd)
+            else:
+                v = "%.1f" % round(rng.gauss(mu, sd), 1)
+            vals.append(v + "\n")
+        write("r%02d" % i, vals)
+
+
+def random_cases():
+    rng = random.Random(777)
+    cases = []
+    for k in range(1, 61):
+        nsets = rng.choice([1, 2, 2, 2, 3, 3, 4, 5, 7])
+        files = [("r%02d" % rng.randint(1, 16)) for _ in range(nsets)]
+        opts = []
+        for flag in ["-A", "-n", "-q", "-s"]:
+            if rng.random() < 0.2:
+                opts.append(flag)
+        if rng.random() < 0.5:
+            opts.append("-w %d" % rng.choice([2, 3, 5, 11, 30, 60, 74, 99, 150]))
+        if rng.random() < 0.5:
+            opts.append("-c %g" % rng.choice([80, 90, 95, 98, 99, 99.5]))
+        cases.append(("random-%02d" % k, " ".join(opts + files), None, None))
+    return cases
 
 
 def seed000():
@@ -218,6 +265,8 @@ CASES = [
     ("formats-two", "-s e1 i3", None, None),
     ("dot", "dot", None, None),
     ("const", "const const2", None, None),
+    ("signed-zeros", "zeros zeros-even zeros-max", None, None),
+    ("signed-zeros-n", "-n zeros-even zeros", None, None),
     ("const-mixed", "const g1", None, None),
     ("column2", "-C 2 cols.txt", None, None),
     ("column3", "-C 3 cols.txt", None, None),
@@ -319,8 +368,9 @@ def main():
         if not os.access(p, os.X_OK):
             sys.exit("gen-golden.py: no ministat at %s" % p)
     make_data()
+    random_data()
     seed000()
-    for name, args, stdin, err in CASES:
+    for name, args, stdin, err in CASES + random_cases():
         make_case(name, args, stdin, err)
     seed_text = open(os.path.join(HERE, "seed000", "expected-blocks")).read()
     got = ""
@@ -329,7 +379,7 @@ def main():
         got += out[out.index("Difference"):].replace("\t", "")
     if got != seed_text:
         sys.exit("gen-golden.py: seed 000 not reproduced:\n" + got)
-    print("%d cases" % (len(CASES) + len(SEED)))
+    print("%d cases" % (len(CASES) + len(random_cases()) + len(SEED)))
 
 
 main()

@@ -1,0 +1,228 @@
+/* profile.h - the profile model, its self-contained file format, and the
+ * views of it: flat profile, callers and callees, call tree, folded stacks,
+ * diff, flame graphs (flame.c) and pprof export (pprof.c).
+ *
+ * A profile holds resolved names only (function and DSO strings), so it can
+ * be reported on another machine or after the binaries changed.
+ *
+ * File format, version 1, little-endian: the magic "TACHYPRF", u32 version,
+ * u32 zero, then sections {u32 tag, u32 zero, u64 length, payload} ending
+ * with an END section; see profile.c for each payload. Readers reject a bad
+ * magic, another version, truncation, and any index out of range. */
+#ifndef TACHY_PROFILE_H
+#define TACHY_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tachy/error.h"
+#include "tachy/sampler.h"
+#include "tachy/symbols.h"
+
+#define TY_PROFILE_MAGIC "TACHYPRF"
+#define TY_PROFILE_VERSION 1
+#define TY_NONE UINT32_MAX
+
+struct ty_prof_func {
+	uint32_t name, dso; /* string indices */
+};
+
+struct ty_prof_loc {
+	uint64_t addr; /* inside the DSO */
+	uint32_t func;
+};
+
+struct ty_prof_thread {
+	uint32_t pid, tid, comm; /* comm: string index */
+};
+
+struct ty_prof_sample {
+	uint64_t time, period;
+	uint32_t tid, cpu, stack;
+};
+
+/* Facts about the recording. */
+struct ty_prof_meta {
+	char *event;        /* "cpu-clock" */
+	char *command;      /* the profiled command line */
+	int use_freq;       /* rate is Hz (1) or a period (0) */
+	uint64_t rate;
+	int callchain;
+	int period_ns;      /* periods are nanoseconds (clock events) */
+	uint64_t lost, throttled, unthrottled;
+	uint64_t profiler_cpu_ns, workload_cpu_ns, wall_ns;
+};
+
+struct ty_profile {
+	struct ty_prof_meta meta;
+	char **strings;
+	uint32_t nstrings, cap_strings;
+	struct ty_prof_func *funcs;
+	uint32_t nfuncs, cap_funcs;
+	struct ty_prof_loc *locs;
+	uint32_t nlocs, cap_locs;
+	uint32_t *stack_off; /* stack i is frames[stack_off[i] .. stack_off[i+1]), leaf first */
+	uint32_t *frames;    /* location indices */
+	uint32_t nstacks, cap_stacks;
+	size_t nframes, cap_frames;
+	struct ty_prof_thread *threads;
+	uint32_t nthreads, cap_threads;
+	struct ty_prof_sample *samples;
+	size_t nsamples, cap_samples;
+	double weight; /* sum of the samples' periods */
+	void *index; /* interning tables (profile.c) */
+};
+
+/* Allocate an empty profile; NULL when out of memory. */
+struct ty_profile *ty_profile_new(void);
+void ty_profile_free(struct ty_profile *p);
+
+/* Builders: each returns an index (equal inputs give the same index for
+ * strings, functions, locations and stacks), or TY_NONE when out of memory. */
+uint32_t ty_profile_string(struct ty_profile *p, const char *s);
+uint32_t ty_profile_func(struct ty_profile *p, const char *name, const char *dso);
+uint32_t ty_profile_loc(struct ty_profile *p, uint64_t addr, uint32_t func);
+uint32_t ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n);
+/* Set the command name of thread TID (adding the thread). */
+uint32_t ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *comm);
+int ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s);
+
+/* Name of function F / location L's function, and their DSO. */
+const char *ty_profile_func_name(const struct ty_profile *p, uint32_t f);
+const char *ty_profile_func_dso(const struct ty_profile *p, uint32_t f);
+
+/* Seconds that WEIGHT (a sum of periods) stands for: the periods themselves
+ * for clock events, else the weight's share of the workload's CPU time. */
+double ty_profile_seconds(const struct ty_profile *p, double weight);
+
+/* Write P to PATH ("-" for stdout) atomically. Returns 0 or a negative
+ * errno with E filled. */
+int ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e);
+
+/* Read PATH into a new profile. Returns 0 and *OUT, -EINVAL with E filled
+ * for a file that is not a valid tachy profile (bad magic, other version,
+ * truncated, an index out of range), or another negative errno. */
+int ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e);
+/* The same from memory (BUF is not kept). */
+int ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty_error *e);
+
+/* --- building a profile from sampler records ---------------------------- */
+
+struct ty_collector;
+
+/* A collector keeps raw samples and the process events of a recording; SYMS
+ * (owned by the caller) learns the mappings. NULL when out of memory. */
+struct ty_collector *ty_collector_new(struct ty_symbols *syms);
+void ty_collector_free(struct ty_collector *c);
+/* A ty_record_fn: pass it to ty_sampler_drain with the collector as ARG. */
+void ty_collector_record(const struct ty_record *r, void *arg);
+/* Counts so far. */
+uint64_t ty_collector_samples(const struct ty_collector *c);
+uint64_t ty_collector_lost(const struct ty_collector *c);
+uint64_t ty_collector_throttled(const struct ty_collector *c);
+uint64_t ty_collector_unthrottled(const struct ty_collector *c);
+/* Resolve every sampled address and fill P (whose meta the caller sets).
+ * Returns 0 or -ENOMEM with E filled. */
+int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e);
+
+/* --- views --------------------------------------------------------------- */
+
+enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO };
+enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
+
+struct ty_flat_row {
+	char *name;          /* owned by the row set */
+	const char *dso;     /* NULL for thread, comm and dso rows */
+	uint64_t self_samples, total_samples;
+	double self_weight, total_weight; /* sums of periods */
+};
+
+struct ty_flat {
+	struct ty_flat_row *rows;
+	size_t nrows;
+	uint64_t samples;
+	double weight;
+};
+
+/* Aggregate P by BY, sorted by SORT (self: descending self weight, then
+ * name). Total (with children) counts each function once per sample.
+ * Returns 0 or -ENOMEM. */
+int ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sort sort,
+		    struct ty_flat *out);
+void ty_flat_release(struct ty_flat *f);
+
+/* The call tree: node 0 is the root; children of a node are linked. */
+struct ty_tree_node {
+	const char *name, *dso; /* NULL for the root; owned by the profiles */
+	uint32_t parent, child, sibling;
+	double self, total;   /* weights */
+	double old_self, old_total; /* second profile of a diff, normalised */
+	uint64_t self_n, total_n;   /* samples */
+};
+
+struct ty_tree {
+	struct ty_tree_node *nodes;
+	uint32_t n, cap;
+	uint32_t *slots; /* (parent, name, dso) -> node */
+	size_t nslots;
+};
+
+/* Build the top-down call tree of P (root -> leaf). With OLD (may be NULL),
+ * also add OLD's weights into old_* scaled to P's total weight, merging
+ * nodes by function name and DSO. Returns 0 or -ENOMEM. */
+int ty_tree_build(struct ty_tree *t, const struct ty_profile *p, const struct ty_profile *old);
+void ty_tree_release(struct ty_tree *t);
+/* Children of N sorted by NAME ascending (for stable output). */
+void ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p);
+
+/* Write FlameGraph's folded stacks ("root;...;leaf COUNT", counts in
+ * samples, lines sorted) to FP. Returns 0, or -EIO when FP fails. */
+int ty_profile_folded(const struct ty_profile *p, FILE *fp);
+
+/* Callers (UP = 1) or callees (UP = 0) of the functions named SYM: one row
+ * per neighbour, weight = samples in which that pair occurs; a callee row
+ * named "[self]" holds SYM's own time. *MATCHED is the total of SYM.
+ * Returns 0, -ENOENT when no function is called SYM, or -ENOMEM. */
+int ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up,
+			  struct ty_flat *out, struct ty_flat_row *matched);
+
+/* Per-function change between OLD and NEW, in percent of each profile's
+ * total weight. */
+struct ty_diff_row {
+	char *name;
+	const char *dso;
+	double old_self, new_self, old_total, new_total; /* percent */
+};
+struct ty_diff {
+	struct ty_diff_row *rows;
+	size_t nrows;
+};
+/* Rows sorted by |new_self - old_self| descending. Returns 0 or -ENOMEM. */
+int ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_,
+		    struct ty_diff *out);
+void ty_diff_release(struct ty_diff *d);
+
+/* --- flame graphs (flame.c) ------------------------------------------------ */
+
+struct ty_flame_opts {
+	const char *title;
+	int width;           /* pixels, 0 for 1200 */
+	const struct ty_profile *old; /* non-NULL: differential flame graph */
+};
+
+/* Write an interactive, self-contained flame graph SVG of P to FP: hover
+ * shows details, click zooms, search highlights; every name escaped.
+ * Returns 0, -ENOMEM, or -EIO when FP fails. */
+int ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *fp);
+
+/* --- pprof (pprof.c) --------------------------------------------------------- */
+
+/* Write P as pprof's profile.proto to PATH, gzip-compressed (zlib).
+ * Returns 0, -ENOTSUP with "not built with zlib", or a negative errno
+ * with E filled. */
+int ty_pprof_write(const struct ty_profile *p, const char *path, struct ty_error *e);
+/* Encode P as an uncompressed profile.proto into a malloc'd buffer. */
+int ty_pprof_encode(const struct ty_profile *p, unsigned char **buf, size_t *len);
+
+#endif

@@ -1,0 +1,73 @@
+/* results_read.h - read saved results: tachy's JSON exports (schema 1, see
+ * docs/json-schema.md) and hyperfine's --export-json files.
+ *
+ * The reader checks every field it uses: malformed or truncated JSON, a
+ * missing or mistyped field, an empty result list or an unknown schema
+ * version is an error naming the file and the place (line and column for
+ * syntax, a path such as results[2].tachy.runs[4].wall_ns for content).
+ * Nothing is guessed. Needs jansson (HAVE_JANSSON); without it every read
+ * fails with "not built with jansson". */
+#ifndef TACHY_RESULTS_READ_H
+#define TACHY_RESULTS_READ_H
+
+#include <stddef.h>
+
+#include "tachy/error.h"
+
+/* The newest schema this reader knows. */
+#define TY_RESULTS_SCHEMA 1
+
+/* One figure of one benchmark: wall time, user/system time, a counter. */
+struct ty_saved_figure {
+	char *name;     /* "wall", "user", "system", or a counter name */
+	char *unit;     /* "s" for times, "ns", "" (a count), ... */
+	double *values; /* per run, in run order, in UNIT; n of them */
+	size_t n;
+	size_t missing; /* runs without a value (null in the file): not in values */
+};
+
+/* One benchmarked command. */
+struct ty_saved_bench {
+	char *command;            /* as run */
+	char *name;               /* tachy.name, else the command */
+	struct ty_saved_figure *figs;  /* figs[0] is "wall", in seconds */
+	size_t nfigs;
+	char **warnings;          /* tachy.warnings, as written by run */
+	size_t nwarnings;
+};
+
+/* One results file. */
+struct ty_saved {
+	char *path;
+	int schema;               /* tachy.schema, or 0 for a hyperfine export */
+	struct ty_saved_bench *benches;
+	size_t nbenches;          /* at least 1 */
+	size_t reference;         /* tachy.reference, else 0 */
+	double confidence;        /* tachy.confidence, else 0 (not given) */
+	char *test;               /* tachy.test, else NULL */
+	char **env_keys;          /* tachy.environment, values as text; */
+	char **env_values;        /* nenv == 0 when the file has none */
+	size_t nenv;
+};
+
+/* Read PATH into R (the caller owns R; release with ty_results_read_release).
+ * Returns 0; -EINVAL with E naming PATH and the place for bad content;
+ * -ENOENT/-EACCES/... when it cannot be opened; -ENOTSUP without jansson;
+ * -ENOMEM. On failure R holds nothing. */
+int ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e);
+
+/* As ty_results_read, from the NUL-terminated TEXT; PATH only names it in
+ * messages. */
+int ty_results_read_text(struct ty_saved *r, const char *text, const char *path,
+		     struct ty_error *e);
+
+/* Free what R holds. Safe on a zeroed or released R. */
+void ty_results_read_release(struct ty_saved *r);
+
+/* The figure called NAME of B, or NULL. */
+const struct ty_saved_figure *ty_results_read_figure(const struct ty_saved_bench *b, const char *name);
+
+/* The value of environment key KEY in R, or NULL. */
+const char *ty_results_read_env(const struct ty_saved *r, const char *key);
+
+#endif

@@ -1,0 +1,110 @@
+/* sampler.h - sampling with perf_event_open: one event and one mmap ring
+ * buffer per CPU, read with the kernel's barrier protocol, and decoding of
+ * the records the kernel writes into them.
+ *
+ * Each ring is drained on its own (data_head load-acquire, data_tail
+ * store-release); nothing is shared between the rings, so no lock is taken.
+ * Only executable mappings are tracked (mmap_data = 0), so a workload that
+ * maps data memory all day does not pay for the profiler's bookkeeping. */
+#ifndef TACHY_SAMPLER_H
+#define TACHY_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tachy/error.h"
+
+#define TY_SAMPLER_MAX_STACK 256 /* frames kept per sample */
+
+/* What to sample and how. */
+struct ty_sampler_opts {
+	uint32_t type;       /* PERF_TYPE_* */
+	uint64_t config;     /* PERF_COUNT_* or raw */
+	uint64_t config1, config2;
+	int use_freq;        /* 1: sample_freq = rate (Hz); 0: sample_period = rate */
+	uint64_t rate;
+	int callchain;       /* record frame-pointer call chains */
+	int exclude_kernel;  /* user space only */
+	pid_t pid;           /* the process sampled (with its threads and children) */
+	int enable_on_exec;  /* start counting when PID execs (a spawned, held child) */
+	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
+};
+
+enum ty_rec_type {
+	TY_REC_SAMPLE = 1,
+	TY_REC_MMAP,      /* an executable mapping (MMAP or MMAP2) */
+	TY_REC_COMM,      /* a thread's name changed (exec when .exec is set) */
+	TY_REC_FORK,      /* a new process or thread */
+	TY_REC_EXIT,
+	TY_REC_LOST,      /* .lost records were dropped: the ring was full */
+	TY_REC_THROTTLE,  /* the kernel throttled the event (too many samples) */
+	TY_REC_UNTHROTTLE,
+	TY_REC_OTHER,     /* anything else: skipped */
+};
+
+/* One decoded record. Pointers point into the ring (or its scratch copy) and
+ * are valid only during the callback. */
+struct ty_record {
+	enum ty_rec_type type;
+	uint32_t pid, tid;   /* SAMPLE, MMAP, COMM, FORK/EXIT (the new/exiting one) */
+	uint32_t ppid, ptid; /* FORK/EXIT: the parent */
+	uint64_t time;       /* ns, CLOCK_MONOTONIC-like perf clock */
+	uint32_t cpu;
+	uint64_t ip, period;
+	uint64_t nr;              /* call chain length, context markers removed */
+	const uint64_t *chain;    /* leaf first, points to chainbuf; NULL when nr == 0 */
+	uint64_t start, len, pgoff; /* MMAP */
+	const char *name;         /* MMAP file name, COMM name */
+	int exec;                 /* COMM caused by exec */
+	int user;                 /* SAMPLE: the ip is in user space */
+	uint64_t lost;            /* LOST */
+	uint64_t chainbuf[TY_SAMPLER_MAX_STACK];
+};
+
+/* The sample_type and options the sampler uses, for ty_sampler_decode. */
+struct ty_sampler_layout {
+	uint64_t sample_type;
+	int sample_id_all;
+};
+
+/* Decode the record REC (LEN bytes, a whole perf_event_header record) laid
+ * out by L into R. The call chain is copied into R without the kernel's
+ * context markers; chains longer than TY_SAMPLER_MAX_STACK are cut.
+ * Returns 0, or -EINVAL when the record is shorter than its fields. */
+int ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l,
+		      struct ty_record *r);
+
+struct ty_sampler;
+
+/* Open one sampling event per online CPU for O->pid (inherited by its
+ * threads and children), each with its own ring buffer. The events start
+ * disabled unless O->enable_on_exec. Returns 0 and *OUT, or a negative errno
+ * with E saying what failed ("cannot sample cpu-clock: ...") */
+int ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct ty_error *e);
+
+/* Enable / disable all events (for attaching to a running process). */
+int ty_sampler_enable(struct ty_sampler *s, struct ty_error *e);
+int ty_sampler_disable(struct ty_sampler *s, struct ty_error *e);
+
+/* Number of rings and the file descriptor of ring I (poll it for POLLIN). */
+int ty_sampler_nrings(const struct ty_sampler *s);
+int ty_sampler_fd(const struct ty_sampler *s, int i);
+
+typedef void (*ty_record_fn)(const struct ty_record *r, void *arg);
+
+/* Drain every ring, calling FN for each record in the order the kernel
+ * wrote it in that ring. Returns the number of records, or a negative errno
+ * when a ring is corrupt (E filled). */
+long ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e);
+
+/* The layout the rings use, for tests and tools. */
+const struct ty_sampler_layout *ty_sampler_layout(const struct ty_sampler *s);
+
+/* The kernel's perf_event_max_sample_rate (0 when unreadable). */
+uint64_t ty_sampler_max_rate(void);
+
+/* Close events and unmap rings; S may be NULL. */
+void ty_sampler_free(struct ty_sampler *s);
+
+#endif

@@ -1,0 +1,73 @@
+/* symbols.h - address -> symbol: the address spaces of sampled processes
+ * (from mmap, fork and exec records), ELF .symtab and .dynsym through libelf
+ * (elfutils), PIE and shared-library load bias, the vDSO, /proc/kallsyms,
+ * and C++ demangling.
+ *
+ * Without elfutils (no HAVE_LIBELF) every user address stays raw and one
+ * warning says "not built with elfutils". A stripped, unreadable or corrupt
+ * binary gives raw addresses and a warning, never a failure. */
+#ifndef TACHY_SYMBOLS_H
+#define TACHY_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tachy/error.h"
+
+struct ty_symbols;
+
+/* One resolved address. Strings are owned by the ty_symbols and live as
+ * long as it does. */
+struct ty_sym_result {
+	const char *name; /* function name (demangled), NULL when unknown */
+	const char *dso;  /* file of the mapping, "[kernel.kallsyms]", "[vdso]", "[unknown]" */
+	uint64_t addr;    /* address inside the DSO (link-time vaddr), or the raw ip */
+	int kernel;
+};
+
+/* Allocate an empty set of address spaces. Returns NULL when out of memory. */
+struct ty_symbols *ty_symbols_new(void);
+void ty_symbols_free(struct ty_symbols *s);
+
+/* Read kernel symbols from PATH instead of /proc/kallsyms (tests). */
+void ty_symbols_set_kallsyms(struct ty_symbols *s, const char *path);
+
+/* Record an executable mapping of FILE at [START, START+LEN) with file
+ * offset PGOFF in process PID, seen at TIME. Returns 0 or -ENOMEM. */
+int ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const char *file, uint64_t time);
+
+/* PID was forked from PPID at TIME (it starts with PPID's mappings). */
+int ty_symbols_fork(struct ty_symbols *s, uint32_t pid, uint32_t ppid, uint64_t time);
+
+/* PID called exec at TIME: mappings seen before TIME no longer apply. */
+int ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time);
+
+/* Read the executable mappings of a running PID from ROOT/PID/maps (ROOT
+ * is usually "/proc"). Returns 0, or a negative errno with E filled. */
+int ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid,
+			 struct ty_error *e);
+
+/* Resolve IP in process PID at TIME. KERNEL says the ip was sampled in
+ * kernel mode (also assumed for addresses in the kernel half). Always
+ * succeeds: unknown addresses give name NULL. */
+void ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
+			int kernel, struct ty_sym_result *r);
+
+/* Symbol of ADDR (a link-time address) inside the ELF file PATH, as
+ * ty_symbols_resolve would name it, or NULL (tests and tools). */
+const char *ty_symbols_lookup_file(struct ty_symbols *s, const char *path, uint64_t addr);
+
+/* Warnings gathered while reading symbols ("no symbols in /bin/x (stripped?):
+ * addresses shown raw"), each once. */
+size_t ty_symbols_nwarnings(const struct ty_symbols *s);
+const char *ty_symbols_warning(const struct ty_symbols *s, size_t i);
+
+/* Demangle a C++ NAME with libstdc++'s __cxa_demangle when it can be loaded.
+ * Returns a malloc'd string, or NULL (not mangled, or no demangler). */
+char *ty_symbols_demangle(const char *name);
+
+/* 1 when C++ names can be demangled on this machine. */
+int ty_symbols_can_demangle(void);
+
+#endif

@@ -1,0 +1,354 @@
+/* collect.c - sampler records -> a resolved profile.
+ *
+ * During the recording only cheap work is done: samples are appended and
+ * their raw stacks interned; names are resolved once at the end, once per
+ * distinct (process, address). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachy/profile.h"
+
+struct raw_sample {
+	uint64_t time, period;
+	uint32_t tid, cpu, stack;
+};
+
+struct tcomm {
+	uint32_t pid, tid;
+	char comm[32];
+};
+
+struct ty_collector {
+	struct ty_symbols *syms;
+	/* raw stacks: words[off] = pid, words[off+1] = n, then n ips */
+	uint64_t *words;
+	size_t nwords, capwords;
+	size_t *stack_off;
+	uint32_t nstacks;
+	size_t capstacks;
+	uint32_t *slots; /* open addressing over stack indices, TY_NONE empty */
+	size_t nslots;
+	struct raw_sample *samples;
+	size_t nsamples, capsamples;
+	struct tcomm *threads;
+	size_t nthreads, capthreads;
+	uint64_t lost, throttled, unthrottled;
+	int oom;
+};
+
+static int
+grow(void *pp, size_t elem, size_t need, size_t *cap)
+{
+	void **p = pp;
+	size_t nc;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	if (!(np = realloc(*p, nc * elem)))
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+struct ty_collector *
+ty_collector_new(struct ty_symbols *syms)
+{
+	struct ty_collector *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->syms = syms;
+	return c;
+}
+
+void
+ty_collector_free(struct ty_collector *c)
+{
+	if (!c)
+		return;
+	free(c->words);
+	free(c->stack_off);
+	free(c->slots);
+	free(c->samples);
+	free(c->threads);
+	free(c);
+}
+
+uint64_t
+ty_collector_samples(const struct ty_collector *c)
+{
+	return c->nsamples;
+}
+
+uint64_t
+ty_collector_lost(const struct ty_collector *c)
+{
+	return c->lost;
+}
+
+uint64_t
+ty_collector_throttled(const struct ty_collector *c)
+{
+	return c->throttled;
+}
+
+uint64_t
+ty_collector_unthrottled(const struct ty_collector *c)
+{
+	return c->unthrottled;
+}
+
+static uint64_t
+stack_hash(uint32_t pid, const uint64_t *ips, uint64_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ pid, i, v;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&v, &ips[i], 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 31;
+	}
+	return h;
+}
+
+static int
+stack_eq(const struct ty_collector *c, uint32_t s, uint32_t pid, const uint64_t *ips, uint64_t n)
+{
+	const uint64_t *w = c->words + c->stack_off[s];
+
+	return w[0] == pid && w[1] == n && memcmp(w + 2, ips, n * 8) == 0;
+}
+
+static int
+rehash(struct ty_collector *c)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 1024, i, j;
+	uint32_t *ns = malloc(n * sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	memset(ns, 0xff, n * sizeof(*ns));
+	for (i = 0; i < c->nstacks; i++) {
+		const uint64_t *w = c->words + c->stack_off[i];
+		for (j = stack_hash((uint32_t)w[0], w + 2, w[1]) & (n - 1); ns[j] != TY_NONE;
+		     j = (j + 1) & (n - 1))
+			;
+		ns[j] = (uint32_t)i;
+	}
+	free(c->slots);
+	c->slots = ns;
+	c->nslots = n;
+	return 0;
+}
+
+static uint32_t
+intern_stack(struct ty_collector *c, uint32_t pid, const uint64_t *ips, uint64_t n)
+{
+	size_t j;
+
+	if ((c->nstacks + 1) * 2 > c->nslots && rehash(c) < 0)
+		return TY_NONE;
+	for (j = stack_hash(pid, ips, n) & (c->nslots - 1); c->slots[j] != TY_NONE;
+	     j = (j + 1) & (c->nslots - 1))
+		if (stack_eq(c, c->slots[j], pid, ips, n))
+			return c->slots[j];
+	if (grow(&c->words, 8, c->nwords + 2 + n, &c->capwords) < 0 ||
+	    grow(&c->stack_off, sizeof(size_t), c->nstacks + 1, &c->capstacks) < 0)
+		return TY_NONE;
+	c->stack_off[c->nstacks] = c->nwords;
+	c->words[c->nwords++] = pid;
+	c->words[c->nwords++] = n;
+	memcpy(c->words + c->nwords, ips, n * 8);
+	c->nwords += n;
+	c->slots[j] = c->nstacks;
+	return c->nstacks++;
+}
+
+static struct tcomm *
+thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = c->nthreads; i-- > 0;)
+		if (c->threads[i].tid == tid)
+			return &c->threads[i];
+	if (grow(&c->threads, sizeof(*c->threads), c->nthreads + 1, &c->capthreads) < 0)
+		return NULL;
+	memset(&c->threads[c->nthreads], 0, sizeof(*c->threads));
+	c->threads[c->nthreads].pid = pid;
+	c->threads[c->nthreads].tid = tid;
+	return &c->threads[c->nthreads++];
+}
+
+static void
+on_sample(struct ty_collector *c, const struct ty_record *r)
+{
+	const uint64_t *ips = r->nr ? r->chain : &r->ip;
+	uint64_t n = r->nr ? r->nr : 1;
+	uint32_t s = intern_stack(c, r->pid, ips, n);
+
+	if (s == TY_NONE ||
+	    grow(&c->samples, sizeof(*c->samples), c->nsamples + 1, &c->capsamples) < 0) {
+		c->oom = 1;
+		return;
+	}
+	c->samples[c->nsamples++] = (struct raw_sample){r->time, r->period, r->tid, r->cpu, s};
+}
+
+void
+ty_collector_record(const struct ty_record *r, void *arg)
+{
+	struct ty_collector *c = arg;
+	struct tcomm *t;
+
+	switch (r->type) {
+	case TY_REC_SAMPLE:
+		on_sample(c, r);
+		break;
+	case TY_REC_MMAP:
+		if (ty_symbols_add_mmap(c->syms, r->pid, r->start, r->len, r->pgoff, r->name,
+					r->time) < 0)
+			c->oom = 1;
+		break;
+	case TY_REC_COMM:
+		if ((t = thread(c, r->pid, r->tid)))
+			snprintf(t->comm, sizeof(t->comm), "%s", r->name);
+		if (r->exec)
+			ty_symbols_exec(c->syms, r->pid, r->time);
+		break;
+	case TY_REC_FORK: {
+		char comm[32] = "";
+		struct tcomm *parent = thread(c, r->ppid, r->ptid);
+		ty_symbols_fork(c->syms, r->pid, r->ppid, r->time);
+		if (parent)
+			memcpy(comm, parent->comm, sizeof(comm));
+		if ((t = thread(c, r->pid, r->tid)) && !t->comm[0])
+			memcpy(t->comm, comm, sizeof(comm));
+		break;
+	}
+	case TY_REC_LOST:
+		c->lost += r->lost;
+		break;
+	case TY_REC_THROTTLE:
+		c->throttled++;
+		break;
+	case TY_REC_UNTHROTTLE:
+		c->unthrottled++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* (pid, address) -> location, for the resolution pass. */
+struct lockey {
+	uint64_t addr;
+	uint32_t pid, loc; /* loc TY_NONE: empty */
+};
+
+static uint32_t
+resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask,
+	uint32_t pid, uint64_t addr, uint64_t time)
+{
+	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid) & mask;
+	struct ty_sym_result r;
+	char buf[512];
+	const char *name;
+	uint32_t f;
+
+	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
+		if (tab[j].addr == addr && tab[j].pid == pid)
+			return tab[j].loc;
+	ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
+	name = r.name;
+	if (!name) {
+		snprintf(buf, sizeof(buf), "[unknown] 0x%" PRIx64 " in %s", r.addr,
+			 strrchr(r.dso, '/') ? strrchr(r.dso, '/') + 1 : r.dso);
+		name = buf;
+	}
+	f = ty_profile_func(p, name, r.dso);
+	if (f == TY_NONE)
+		return TY_NONE;
+	tab[j] = (struct lockey){addr, pid, ty_profile_loc(p, r.addr, f)};
+	return tab[j].loc;
+}
+
+/* The first sample time of each raw stack (mappings are looked up then). */
+static uint64_t *
+first_times(const struct ty_collector *c)
+{
+	uint64_t *t = malloc((c->nstacks ? c->nstacks : 1) * sizeof(*t));
+	size_t i;
+
+	if (!t)
+		return NULL;
+	memset(t, 0xff, (c->nstacks ? c->nstacks : 1) * sizeof(*t));
+	for (i = 0; i < c->nsamples; i++)
+		if (c->samples[i].time < t[c->samples[i].stack])
+			t[c->samples[i].stack] = c->samples[i].time;
+	return t;
+}
+
+int
+ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
+{
+	size_t cap = 1024, i, j, mask;
+	struct lockey *tab;
+	uint32_t *map, locs[TY_SAMPLER_MAX_STACK];
+	uint64_t *times;
+
+	if (c->oom)
+		return ty_error_set(e, -ENOMEM, "out of memory while recording");
+	while (cap < (c->nwords + 16) * 2)
+		cap *= 2;
+	mask = cap - 1;
+	tab = malloc(cap * sizeof(*tab));
+	map = malloc((c->nstacks ? c->nstacks : 1) * sizeof(*map));
+	times = first_times(c);
+	if (!tab || !map || !times)
+		goto oom;
+	for (i = 0; i < cap; i++)
+		tab[i].loc = TY_NONE;
+	for (i = 0; i < c->nstacks; i++) {
+		const uint64_t *w = c->words + c->stack_off[i];
+		uint32_t pid = (uint32_t)w[0], n = (uint32_t)w[1];
+		for (j = 0; j < n; j++) {
+			/* A caller's frame holds a return address: look up the
+			 * call instruction before it. */
+			uint64_t a = w[2 + j] - (j > 0 && w[2 + j] > 0);
+			if ((locs[j] = resolve(c, p, tab, mask, pid, a, times[i])) == TY_NONE)
+				goto oom;
+		}
+		if ((map[i] = ty_profile_stack(p, locs, n)) == TY_NONE)
+			goto oom;
+	}
+	for (i = 0; i < c->nthreads; i++)
+		if (ty_profile_thread(p, c->threads[i].pid, c->threads[i].tid,
+				      c->threads[i].comm[0] ? c->threads[i].comm : "?") == TY_NONE)
+			goto oom;
+	for (i = 0; i < c->nsamples; i++) {
+		const struct raw_sample *r = &c->samples[i];
+		struct ty_prof_sample s = {r->time, r->period, r->tid, r->cpu, map[r->stack]};
+		if (ty_profile_sample(p, &s) < 0)
+			goto oom;
+	}
+	p->meta.lost = c->lost;
+	p->meta.throttled = c->throttled;
+	p->meta.unthrottled = c->unthrottled;
+	free(tab);
+	free(map);
+	free(times);
+	return 0;
+oom:
+	free(tab);
+	free(map);
+	free(times);
+	return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
+}

@@ -1,0 +1,1585 @@
+/* profile.c - the profile model, its file format, and aggregation. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachy/outfile.h"
+#include "tachy/profile.h"
+
+/* --- interning: open addressing over indices ------------------------------ */
+
+struct slot {
+	uint32_t idx; /* TY_NONE when empty */
+	uint32_t hash;
+};
+
+struct itab {
+	struct slot *s;
+	size_t cap, n; /* cap is a power of two */
+};
+
+typedef int (*eq_fn)(const void *ctx, uint32_t idx, const void *key);
+
+static uint64_t
+hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	h ^= 0xcbf29ce484222325ull;
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t
+hash_u32s(const uint32_t *v, size_t n, uint64_t h)
+{
+	size_t i;
+
+	h ^= 0x9e3779b97f4a7c15ull * (n + 1);
+	for (i = 0; i < n; i++) {
+		h = (h ^ v[i]) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	return h ^ (h >> 32);
+}
+
+static int
+itab_grow(struct itab *t)
+{
+	size_t nc = t->cap ? t->cap * 2 : 64, i;
+	struct slot *ns = malloc(nc * sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i < nc; i++)
+		ns[i].idx = TY_NONE;
+	for (i = 0; i < t->cap; i++) {
+		size_t j;
+		if (t->s[i].idx == TY_NONE)
+			continue;
+		for (j = t->s[i].hash & (nc - 1); ns[j].idx != TY_NONE; j = (j + 1) & (nc - 1))
+			;
+		ns[j] = t->s[i];
+	}
+	free(t->s);
+	t->s = ns;
+	t->cap = nc;
+	return 0;
+}
+
+/* The slot holding KEY, or the empty slot where it goes (NULL: no memory). */
+static struct slot *
+itab_find(struct itab *t, uint32_t h, eq_fn eq, const void *ctx, const void *key)
+{
+	size_t j;
+
+	if ((t->n + 1) * 4 > t->cap * 3 && itab_grow(t) < 0)
+		return NULL;
+	for (j = h & (t->cap - 1); t->s[j].idx != TY_NONE; j = (j + 1) & (t->cap - 1))
+		if (t->s[j].hash == h && eq(ctx, t->s[j].idx, key))
+			return &t->s[j];
+	t->s[j].hash = h;
+	return &t->s[j];
+}
+
+static void
+itab_put(struct itab *t, struct slot *s, uint32_t idx)
+{
+	s->idx = idx;
+	t->n++;
+}
+
+/* --- growing arrays ------------------------------------------------------- */
+
+static int
+grow(void *pp, size_t elem, size_t need, size_t *cap)
+{
+	void **p = pp;
+	size_t nc;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc *= 2;
+	np = realloc(*p, nc * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+static int
+grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
+{
+	size_t c = *cap;
+	int r;
+
+	if (need >= TY_NONE)
+		return -ENOMEM;
+	r = grow(pp, elem, need, &c);
+	*cap = (uint32_t)c;
+	return r;
+}
+
+/* --- the model -------------------------------------------------------------- */
+
+struct pindex {
+	struct itab strings, funcs, locs, stacks, threads;
+};
+
+struct ty_profile *
+ty_profile_new(void)
+{
+	struct ty_profile *p = calloc(1, sizeof(*p));
+
+	if (p && !(p->stack_off = calloc(1, sizeof(uint32_t)))) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void
+index_free(struct pindex *x)
+{
+	if (!x)
+		return;
+	free(x->strings.s);
+	free(x->funcs.s);
+	free(x->locs.s);
+	free(x->stacks.s);
+	free(x->threads.s);
+	free(x);
+}
+
+void
+ty_profile_free(struct ty_profile *p)
+{
+	uint32_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nstrings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	free(p->funcs);
+	free(p->locs);
+	free(p->stack_off);
+	free(p->frames);
+	free(p->threads);
+	free(p->samples);
+	free(p->meta.event);
+	free(p->meta.command);
+	index_free(p->index);
+	free(p);
+}
+
+static int
+eq_string(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct ty_profile *p = ctx;
+	return strcmp(p->strings[idx], key) == 0;
+}
+
+static int
+eq_func(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct ty_profile *p = ctx;
+	return memcmp(&p->funcs[idx], key, sizeof(struct ty_prof_func)) == 0;
+}
+
+static int
+eq_loc(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct ty_profile *p = ctx;
+	const struct ty_prof_loc *k = key;
+	return p->locs[idx].addr == k->addr && p->locs[idx].func == k->func;
+}
+
+struct stack_key {
+	const uint32_t *v;
+	uint32_t n;
+};
+
+static int
+eq_stack(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct ty_profile *p = ctx;
+	const struct stack_key *k = key;
+	uint32_t n = p->stack_off[idx + 1] - p->stack_off[idx];
+	return n == k->n && memcmp(p->frames + p->stack_off[idx], k->v, n * 4) == 0;
+}
+
+static int
+eq_thread(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct ty_profile *p = ctx;
+	return p->threads[idx].tid == *(const uint32_t *)key;
+}
+
+static uint32_t
+h32(uint64_t h)
+{
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static uint32_t
+loc_hash(const struct ty_prof_loc *l)
+{
+	uint32_t v[3] = {(uint32_t)l->addr, (uint32_t)(l->addr >> 32), l->func};
+	return h32(hash_u32s(v, 3, 1));
+}
+
+static uint32_t
+stack_hash(const struct ty_profile *p, uint32_t i)
+{
+	return h32(hash_u32s(p->frames + p->stack_off[i], p->stack_off[i + 1] - p->stack_off[i], 2));
+}
+
+/* Build the interning tables of a profile that was read from a file. */
+static struct pindex *
+get_index(struct ty_profile *p)
+{
+	struct pindex *x = p->index;
+	struct slot *s;
+	uint32_t i;
+
+	if (x)
+		return x;
+	if (!(x = calloc(1, sizeof(*x))))
+		return NULL;
+	p->index = x;
+	for (i = 0; i < p->nstrings; i++)
+		if ((s = itab_find(&x->strings, h32(hash_bytes(p->strings[i], strlen(p->strings[i]), 0)),
+				   eq_string, p, p->strings[i])) && s->idx == TY_NONE)
+			itab_put(&x->strings, s, i);
+	for (i = 0; i < p->nfuncs; i++)
+		if ((s = itab_find(&x->funcs, h32(hash_u32s(&p->funcs[i].name, 2, 0)), eq_func, p,
+				   &p->funcs[i])) && s->idx == TY_NONE)
+			itab_put(&x->funcs, s, i);
+	for (i = 0; i < p->nlocs; i++)
+		if ((s = itab_find(&x->locs, loc_hash(&p->locs[i]), eq_loc, p, &p->locs[i])) &&
+		    s->idx == TY_NONE)
+			itab_put(&x->locs, s, i);
+	for (i = 0; i < p->nstacks; i++) {
+		struct stack_key k = {p->frames + p->stack_off[i], p->stack_off[i + 1] - p->stack_off[i]};
+		if ((s = itab_find(&x->stacks, stack_hash(p, i), eq_stack, p, &k)) && s->idx == TY_NONE)
+			itab_put(&x->stacks, s, i);
+	}
+	for (i = 0; i < p->nthreads; i++)
+		if ((s = itab_find(&x->threads, p->threads[i].tid * 2654435761u, eq_thread, p,
+				   &p->threads[i].tid)) && s->idx == TY_NONE)
+			itab_put(&x->threads, s, i);
+	return x;
+}
+
+uint32_t
+ty_profile_string(struct ty_profile *p, const char *str)
+{
+	struct pindex *x = get_index(p);
+	struct slot *s;
+	char *copy;
+
+	if (!x || !(s = itab_find(&x->strings, h32(hash_bytes(str, strlen(str), 0)), eq_string, p,
+				  str)))
+		return TY_NONE;
+	if (s->idx != TY_NONE)
+		return s->idx;
+	if (grow32(&p->strings, sizeof(*p->strings), p->nstrings + 1, &p->cap_strings) < 0 ||
+	    !(copy = strdup(str)))
+		return TY_NONE;
+	p->strings[p->nstrings] = copy;
+	itab_put(&x->strings, s, p->nstrings);
+	return p->nstrings++;
+}
+
+uint32_t
+ty_profile_func(struct ty_profile *p, const char *name, const char *dso)
+{
+	struct ty_prof_func f = {ty_profile_string(p, name), ty_profile_string(p, dso)};
+	struct pindex *x = p->index;
+	struct slot *s;
+
+	if (f.name == TY_NONE || f.dso == TY_NONE ||
+	    !(s = itab_find(&x->funcs, h32(hash_u32s(&f.name, 2, 0)), eq_func, p, &f)))
+		return TY_NONE;
+	if (s->idx != TY_NONE)
+		return s->idx;
+	if (grow32(&p->funcs, sizeof(*p->funcs), p->nfuncs + 1, &p->cap_funcs) < 0)
+		return TY_NONE;
+	p->funcs[p->nfuncs] = f;
+	itab_put(&x->funcs, s, p->nfuncs);
+	return p->nfuncs++;
+}
+
+uint32_t
+ty_profile_loc(struct ty_profile *p, uint64_t addr, uint32_t func)
+{
+	struct ty_prof_loc l = {addr, func};
+	struct pindex *x = get_index(p);
+	struct slot *s;
+
+	if (!x || func >= p->nfuncs || !(s = itab_find(&x->locs, loc_hash(&l), eq_loc, p, &l)))
+		return TY_NONE;
+	if (s->idx != TY_NONE)
+		return s->idx;
+	if (grow32(&p->locs, sizeof(*p->locs), p->nlocs + 1, &p->cap_locs) < 0)
+		return TY_NONE;
+	p->locs[p->nlocs] = l;
+	itab_put(&x->locs, s, p->nlocs);
+	return p->nlocs++;
+}
+
+uint32_t
+ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n)
+{
+	struct pindex *x = get_index(p);
+	struct stack_key k = {locs, n};
+	struct slot *s;
+	uint32_t i;
+
+	if (!x || !(s = itab_find(&x->stacks, h32(hash_u32s(locs, n, 2)), eq_stack, p, &k)))
+		return TY_NONE;
+	if (s->idx != TY_NONE)
+		return s->idx;
+	for (i = 0; i < n; i++)
+		if (locs[i] >= p->nlocs)
+			return TY_NONE;
+	if (grow32(&p->stack_off, sizeof(uint32_t), p->nstacks + 2, &p->cap_stacks) < 0 ||
+	    p->nframes + n >= TY_NONE ||
+	    grow(&p->frames, sizeof(uint32_t), p->nframes + n, &p->cap_frames) < 0)
+		return TY_NONE;
+	memcpy(p->frames + p->nframes, locs, n * sizeof(uint32_t));
+	p->nframes += n;
+	p->stack_off[p->nstacks + 1] = (uint32_t)p->nframes;
+	itab_put(&x->stacks, s, p->nstacks);
+	return p->nstacks++;
+}
+
+uint32_t
+ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct pindex *x = get_index(p);
+	uint32_t c = ty_profile_string(p, comm);
+	struct slot *s;
+
+	if (!x || c == TY_NONE || !(s = itab_find(&x->threads, tid * 2654435761u, eq_thread, p, &tid)))
+		return TY_NONE;
+	if (s->idx != TY_NONE) {
+		p->threads[s->idx].comm = c;
+		p->threads[s->idx].pid = pid;
+		return s->idx;
+	}
+	if (grow32(&p->threads, sizeof(*p->threads), p->nthreads + 1, &p->cap_threads) < 0)
+		return TY_NONE;
+	p->threads[p->nthreads] = (struct ty_prof_thread){pid, tid, c};
+	itab_put(&x->threads, s, p->nthreads);
+	return p->nthreads++;
+}
+
+int
+ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s)
+{
+	if (s->stack >= p->nstacks)
+		return -EINVAL;
+	if (grow(&p->samples, sizeof(*s), p->nsamples + 1, &p->cap_samples) < 0)
+		return -ENOMEM;
+	p->samples[p->nsamples++] = *s;
+	p->weight += (double)s->period;
+	return 0;
+}
+
+const char *
+ty_profile_func_name(const struct ty_profile *p, uint32_t f)
+{
+	return p->strings[p->funcs[f].name];
+}
+
+const char *
+ty_profile_func_dso(const struct ty_profile *p, uint32_t f)
+{
+	return p->strings[p->funcs[f].dso];
+}
+
+double
+ty_profile_seconds(const struct ty_profile *p, double weight)
+{
+	if (p->meta.period_ns)
+		return weight / 1e9;
+	return p->weight > 0 ? weight / p->weight * (double)p->meta.workload_cpu_ns / 1e9 : 0;
+}
+
+/* --- the file format --------------------------------------------------------- */
+
+enum { SEC_META = 1, SEC_STRINGS, SEC_FUNCS, SEC_LOCS, SEC_STACKS, SEC_THREADS, SEC_SAMPLES,
+       SEC_END = 0x454e44 };
+
+static const char *const sec_names[] = {"?", "meta", "strings", "functions", "locations",
+					"stacks", "threads", "samples"};
+
+struct buf {
+	unsigned char *p;
+	size_t n, cap;
+	int err;
+};
+
+static void
+put(struct buf *b, const void *v, size_t n)
+{
+	if (b->err || grow(&b->p, 1, b->n + n, &b->cap) < 0) {
+		b->err = 1;
+		return;
+	}
+	memcpy(b->p + b->n, v, n);
+	b->n += n;
+}
+
+static void
+put32(struct buf *b, uint32_t v)
+{
+	unsigned char x[4] = {v, v >> 8, v >> 16, v >> 24};
+	put(b, x, 4);
+}
+
+static void
+put64(struct buf *b, uint64_t v)
+{
+	put32(b, (uint32_t)v);
+	put32(b, (uint32_t)(v >> 32));
+}
+
+static void
+putstr(struct buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	put32(b, (uint32_t)n);
+	put(b, s, n);
+}
+
+static void
+putkv(struct buf *b, const char *k, const char *v)
+{
+	putstr(b, k);
+	putstr(b, v);
+}
+
+static void
+putku(struct buf *b, const char *k, uint64_t v)
+{
+	char s[32];
+	snprintf(s, sizeof(s), "%" PRIu64, v);
+	putkv(b, k, s);
+}
+
+static void
+section(struct buf *out, uint32_t tag, struct buf *b)
+{
+	put32(out, tag);
+	put32(out, 0);
+	put64(out, b->n);
+	put(out, b->p, b->n);
+	if (b->err)
+		out->err = 1;
+	b->n = 0;
+}
+
+static void
+encode(const struct ty_profile *p, struct buf *out)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	struct buf b = {0};
+	size_t i;
+
+	put(out, TY_PROFILE_MAGIC, 8);
+	put32(out, TY_PROFILE_VERSION);
+	put32(out, 0);
+	put32(&b, 13);
+	putkv(&b, "event", m->event ? m->event : "");
+	putkv(&b, "command", m->command ? m->command : "");
+	putku(&b, "use_freq", (uint64_t)m->use_freq);
+	putku(&b, "rate", m->rate);
+	putku(&b, "callchain", (uint64_t)m->callchain);
+	putku(&b, "period_ns", (uint64_t)m->period_ns);
+	putku(&b, "lost", m->lost);
+	putku(&b, "throttled", m->throttled);
+	putku(&b, "unthrottled", m->unthrottled);
+	putku(&b, "profiler_cpu_ns", m->profiler_cpu_ns);
+	putku(&b, "workload_cpu_ns", m->workload_cpu_ns);
+	putku(&b, "wall_ns", m->wall_ns);
+	putku(&b, "samples", p->nsamples);
+	section(out, SEC_META, &b);
+	put32(&b, p->nstrings);
+	for (i = 0; i < p->nstrings; i++)
+		putstr(&b, p->strings[i]);
+	section(out, SEC_STRINGS, &b);
+	put32(&b, p->nfuncs);
+	for (i = 0; i < p->nfuncs; i++)
+		put32(&b, p->funcs[i].name), put32(&b, p->funcs[i].dso);
+	section(out, SEC_FUNCS, &b);
+	put32(&b, p->nlocs);
+	for (i = 0; i < p->nlocs; i++)
+		put64(&b, p->locs[i].addr), put32(&b, p->locs[i].func);
+	section(out, SEC_LOCS, &b);
+	put32(&b, p->nstacks);
+	for (i = 0; i < p->nstacks; i++) {
+		uint32_t j, n = p->stack_off[i + 1] - p->stack_off[i];
+		put32(&b, n);
+		for (j = 0; j < n; j++)
+			put32(&b, p->frames[p->stack_off[i] + j]);
+	}
+	section(out, SEC_STACKS, &b);
+	put32(&b, p->nthreads);
+	for (i = 0; i < p->nthreads; i++)
+		put32(&b, p->threads[i].pid), put32(&b, p->threads[i].tid),
+			put32(&b, p->threads[i].comm);
+	section(out, SEC_THREADS, &b);
+	put64(&b, p->nsamples);
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		put64(&b, s->time), put64(&b, s->period);
+		put32(&b, s->tid), put32(&b, s->cpu), put32(&b, s->stack);
+	}
+	section(out, SEC_SAMPLES, &b);
+	section(out, SEC_END, &b);
+	free(b.p);
+}
+
+int
+ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e)
+{
+	struct ty_outfile of;
+	struct buf b = {0};
+	int r;
+
+	encode(p, &b);
+	if (b.err) {
+		free(b.p);
+		return ty_error_set(e, -ENOMEM, "cannot write '%s': out of memory", path);
+	}
+	if ((r = ty_outfile_open(&of, path, e)) < 0) {
+		free(b.p);
+		return r;
+	}
+	fwrite(b.p, 1, b.n, of.fp);
+	free(b.p);
+	return ty_outfile_commit(&of, e);
+}
+
+/* Reading: a bounds-checked cursor; the first problem wins. */
+struct rd {
+	const unsigned char *p, *end;
+	const char *what; /* the section being read */
+	int bad;
+};
+
+static uint32_t
+get32(struct rd *r)
+{
+	uint32_t v;
+
+	if (r->bad || r->end - r->p < 4) {
+		r->bad = 1;
+		return 0;
+	}
+	v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+	    (uint32_t)r->p[3] << 24;
+	r->p += 4;
+	return v;
+}
+
+static uint64_t
+get64(struct rd *r)
+{
+	uint64_t lo = get32(r);
+	return lo | (uint64_t)get32(r) << 32;
+}
+
+static char *
+getstr(struct rd *r)
+{
+	uint32_t n = get32(r);
+	char *s;
+
+	if (r->bad || (size_t)(r->end - r->p) < n || memchr(r->p, '\0', n)) {
+		r->bad = 1;
+		return NULL;
+	}
+	if (!(s = malloc(n + 1))) {
+		r->bad = 2;
+		return NULL;
+	}
+	memcpy(s, r->p, n);
+	s[n] = '\0';
+	r->p += n;
+	return s;
+}
+
+/* A count of items of at least MIN bytes each that must fit in the section. */
+static int
+count_ok(struct rd *r, uint64_t n, size_t min)
+{
+	if (r->bad || n >= TY_NONE || n > (uint64_t)(r->end - r->p) / min) {
+		r->bad = r->bad ? r->bad : 1;
+		return 0;
+	}
+	return 1;
+}
+
+static void
+read_meta(struct rd *r, struct ty_profile *p)
+{
+	uint32_t n = get32(r), i;
+	struct ty_prof_meta *m = &p->meta;
+
+	if (!count_ok(r, n, 8))
+		return;
+	for (i = 0; i < n && !r->bad; i++) {
+		char *k = getstr(r), *v = getstr(r);
+		uint64_t u = v ? strtoull(v, NULL, 10) : 0;
+		if (!k || !v) {
+		} else if (strcmp(k, "event") == 0 && !m->event) {
+			m->event = v, v = NULL;
+		} else if (strcmp(k, "command") == 0 && !m->command) {
+			m->command = v, v = NULL;
+		} else if (strcmp(k, "use_freq") == 0) {
+			m->use_freq = u != 0;
+		} else if (strcmp(k, "rate") == 0) {
+			m->rate = u;
+		} else if (strcmp(k, "callchain") == 0) {
+			m->callchain = u != 0;
+		} else if (strcmp(k, "period_ns") == 0) {
+			m->period_ns = u != 0;
+		} else if (strcmp(k, "lost") == 0) {
+			m->lost = u;
+		} else if (strcmp(k, "throttled") == 0) {
+			m->throttled = u;
+		} else if (strcmp(k, "unthrottled") == 0) {
+			m->unthrottled = u;
+		} else if (strcmp(k, "profiler_cpu_ns") == 0) {
+			m->profiler_cpu_ns = u;
+		} else if (strcmp(k, "workload_cpu_ns") == 0) {
+			m->workload_cpu_ns = u;
+		} else if (strcmp(k, "wall_ns") == 0) {
+			m->wall_ns = u;
+		}
+		free(k);
+		free(v);
+	}
+}
+
+static void
+read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
+{
+	uint64_t n, i;
+
+	switch (tag) {
+	case SEC_META:
+		read_meta(r, p);
+		break;
+	case SEC_STRINGS:
+		if (!count_ok(r, n = get32(r), 4) ||
+		    !(p->strings = calloc(n ? n : 1, sizeof(char *)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n && !r->bad; i++, p->nstrings++)
+			p->strings[i] = getstr(r);
+		if (r->bad && p->nstrings && !p->strings[p->nstrings - 1])
+			p->nstrings--;
+		break;
+	case SEC_FUNCS:
+		if (!count_ok(r, n = get32(r), 8) || !(p->funcs = calloc(n ? n : 1, 8))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->funcs[i].name = get32(r), p->funcs[i].dso = get32(r);
+		p->nfuncs = (uint32_t)n;
+		break;
+	case SEC_LOCS:
+		if (!count_ok(r, n = get32(r), 12) ||
+		    !(p->locs = calloc(n ? n : 1, sizeof(*p->locs)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->locs[i].addr = get64(r), p->locs[i].func = get32(r);
+		p->nlocs = (uint32_t)n;
+		break;
+	case SEC_THREADS:
+		if (!count_ok(r, n = get32(r), 12) ||
+		    !(p->threads = calloc(n ? n : 1, sizeof(*p->threads)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->threads[i].pid = get32(r), p->threads[i].tid = get32(r),
+			p->threads[i].comm = get32(r);
+		p->nthreads = (uint32_t)n;
+		break;
+	case SEC_SAMPLES:
+		if (!count_ok(r, n = get64(r), 28) ||
+		    !(p->samples = malloc((n ? n : 1) * sizeof(*p->samples)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			struct ty_prof_sample *s = &p->samples[i];
+			s->time = get64(r), s->period = get64(r);
+			s->tid = get32(r), s->cpu = get32(r), s->stack = get32(r);
+			p->weight += (double)s->period;
+		}
+		p->nsamples = n;
+		break;
+	}
+}
+
+static void
+read_stacks(struct rd *r, struct ty_profile *p)
+{
+	uint32_t n = get32(r), i, j, d;
+	const unsigned char *start;
+
+	if (!count_ok(r, n, 4))
+		return;
+	/* First pass: count frames, so both arrays are allocated once. */
+	start = r->p;
+	for (i = 0; i < n && !r->bad; i++) {
+		d = get32(r);
+		if (!count_ok(r, d, 4))
+			return;
+		r->p += 4 * (size_t)d;
+		p->nframes += d;
+	}
+	if (r->bad || p->nframes >= TY_NONE || !(p->stack_off = realloc(p->stack_off, (n + 1) * 4)) ||
+	    !(p->frames = malloc((p->nframes ? p->nframes : 1) * 4))) {
+		r->bad = r->bad ? r->bad : 2;
+		p->nframes = 0;
+		return;
+	}
+	r->p = start;
+	p->stack_off[0] = 0;
+	for (i = 0; i < n; i++) {
+		d = get32(r);
+		for (j = 0; j < d; j++)
+			p->frames[p->stack_off[i] + j] = get32(r);
+		p->stack_off[i + 1] = p->stack_off[i] + d;
+	}
+	p->nstacks = n;
+}
+
+static int
+check_refs(const struct ty_profile *p, struct ty_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].name >= p->nstrings || p->funcs[i].dso >= p->nstrings)
+			return ty_error_set(e, -EINVAL, "function %zu names string %u of %u", i,
+					    p->funcs[i].name, p->nstrings);
+	for (i = 0; i < p->nlocs; i++)
+		if (p->locs[i].func >= p->nfuncs)
+			return ty_error_set(e, -EINVAL, "location %zu refers to function %u of %u",
+					    i, p->locs[i].func, p->nfuncs);
+	for (i = 0; i < p->nframes; i++)
+		if (p->frames[i] >= p->nlocs)
+			return ty_error_set(e, -EINVAL, "a stack refers to location %u of %u",
+					    p->frames[i], p->nlocs);
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].comm >= p->nstrings)
+			return ty_error_set(e, -EINVAL, "thread %u names string %u of %u",
+					    p->threads[i].tid, p->threads[i].comm, p->nstrings);
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].stack >= p->nstacks)
+			return ty_error_set(e, -EINVAL, "sample %zu refers to stack %u of %u", i,
+					    p->samples[i].stack, p->nstacks);
+	return 0;
+}
+
+static int
+parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
+{
+	unsigned seen = 0;
+	uint32_t tag;
+	uint64_t len;
+
+	for (;;) {
+		if (r->end - r->p < 16)
+			return ty_error_set(e, -EINVAL, "truncated: the file ends before its END "
+					    "section");
+		tag = get32(r);
+		get32(r);
+		len = get64(r);
+		if (len > (uint64_t)(r->end - r->p))
+			return ty_error_set(e, -EINVAL, "truncated: section %s needs %" PRIu64
+					    " bytes, %zu left",
+					    tag < 8 ? sec_names[tag] : "?", len,
+					    (size_t)(r->end - r->p));
+		if (tag == SEC_END)
+			break;
+		if (tag >= 1 && tag <= 7) {
+			struct rd s = {r->p, r->p + len, sec_names[tag], 0};
+			if (seen & (1u << tag))
+				return ty_error_set(e, -EINVAL, "section %s appears twice",
+						    sec_names[tag]);
+			seen |= 1u << tag;
+			if (tag == SEC_STACKS)
+				read_stacks(&s, p);
+			else
+				read_section(&s, tag, p);
+			if (s.bad == 2)
+				return ty_error_set(e, -ENOMEM, "out of memory");
+			if (s.bad || s.p != s.end)
+				return ty_error_set(e, -EINVAL, "corrupt %s section", s.what);
+		}
+		r->p += len; /* unknown sections are skipped: newer minor additions */
+	}
+	if ((seen & 0xfe) != 0xfe)
+		return ty_error_set(e, -EINVAL, "a required section is missing");
+	return check_refs(p, e);
+}
+
+int
+ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty_error *e)
+{
+	struct rd r = {buf, (const unsigned char *)buf + len, "header", 0};
+	struct ty_profile *p;
+	uint32_t version;
+	int ret;
+
+	*out = NULL;
+	if (len < 16 || memcmp(buf, TY_PROFILE_MAGIC, 8) != 0)
+		return ty_error_set(e, -EINVAL, "not a tachy profile (no TACHYPRF magic)");
+	r.p += 8;
+	version = get32(&r);
+	get32(&r);
+	if (version != TY_PROFILE_VERSION)
+		return ty_error_set(e, -EINVAL, "profile format version %u is not supported "
+				    "(this tachy reads version %d)", version, TY_PROFILE_VERSION);
+	if (!(p = ty_profile_new()))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	free(p->stack_off);
+	p->stack_off = NULL;
+	if ((ret = parse_sections(&r, p, e)) < 0) {
+		if (!p->stack_off)
+			p->stack_off = calloc(1, 4);
+		ty_profile_free(p);
+		return ret;
+	}
+	if (!p->stack_off && !(p->stack_off = calloc(1, 4))) {
+		ty_profile_free(p);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	p->cap_strings = p->nstrings;
+	p->cap_funcs = p->nfuncs;
+	p->cap_locs = p->nlocs;
+	p->cap_stacks = p->nstacks + 1;
+	p->cap_frames = p->nframes;
+	p->cap_threads = p->nthreads;
+	p->cap_samples = p->nsamples;
+	*out = p;
+	return 0;
+}
+
+int
+ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int ret;
+
+	*out = NULL;
+	if (!fp)
+		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
+	do {
+		if (grow(&buf, 1, len + 65536, &cap) < 0) {
+			ret = ty_error_set(e, -ENOMEM, "cannot read '%s': out of memory", path);
+			goto out;
+		}
+		n = fread(buf + len, 1, cap - len, fp);
+		len += n;
+	} while (n > 0);
+	if (ferror(fp)) {
+		ret = ty_error_set(e, -EIO, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ret = ty_profile_parse(buf, len, out, e);
+	if (ret < 0) {
+		char msg[TY_ERROR_MAX];
+		snprintf(msg, sizeof(msg), "%s", e ? e->msg : "");
+		ty_error_set(e, ret, "%s: %s", path, msg);
+	}
+out:
+	free(buf);
+	if (fp != stdin)
+		fclose(fp);
+	return ret;
+}
+
+/* --- views ------------------------------------------------------------------ */
+
+/* Weight and sample count of every stack. */
+static int
+stack_weights(const struct ty_profile *p, double **w, uint64_t **n)
+{
+	size_t i, ns = p->nstacks ? p->nstacks : 1;
+
+	*w = calloc(ns, sizeof(**w));
+	*n = calloc(ns, sizeof(**n));
+	if (!*w || !*n) {
+		free(*w);
+		free(*n);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nsamples; i++) {
+		(*w)[p->samples[i].stack] += (double)p->samples[i].period;
+		(*n)[p->samples[i].stack]++;
+	}
+	return 0;
+}
+
+static uint32_t
+leaf_func(const struct ty_profile *p, uint32_t s)
+{
+	if (p->stack_off[s] == p->stack_off[s + 1])
+		return TY_NONE;
+	return p->locs[p->frames[p->stack_off[s]]].func;
+}
+
+/* A small u32 -> u32 map (for tids). */
+struct umap {
+	uint32_t *k, *v;
+	size_t cap, n;
+};
+
+static uint32_t *
+umap_get(struct umap *m, uint32_t key)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct umap nm = {0};
+		size_t i;
+		nm.cap = m->cap ? m->cap * 2 : 64;
+		nm.k = malloc(nm.cap * 4);
+		nm.v = malloc(nm.cap * 4);
+		if (!nm.k || !nm.v) {
+			free(nm.k);
+			free(nm.v);
+			return NULL;
+		}
+		memset(nm.v, 0xff, nm.cap * 4);
+		for (i = 0; i < m->cap; i++)
+			if (m->v[i] != TY_NONE)
+				*umap_get(&nm, m->k[i]) = m->v[i];
+		free(m->k);
+		free(m->v);
+		nm.n = m->n;
+		*m = nm;
+	}
+	for (j = (key * 2654435761u) & (m->cap - 1); m->v[j] != TY_NONE; j = (j + 1) & (m->cap - 1))
+		if (m->k[j] == key)
+			return &m->v[j];
+	m->k[j] = key;
+	m->n++;
+	return &m->v[j];
+}
+
+static int
+add_row(struct ty_flat *f, size_t *cap, const char *name, const char *dso)
+{
+	if (grow(&f->rows, sizeof(*f->rows), f->nrows + 1, cap) < 0)
+		return -ENOMEM;
+	memset(&f->rows[f->nrows], 0, sizeof(*f->rows));
+	if (!(f->rows[f->nrows].name = strdup(name)))
+		return -ENOMEM;
+	f->rows[f->nrows].dso = dso;
+	f->nrows++;
+	return 0;
+}
+
+/* Rows keyed by function (KEY_DSO = 0) or DSO string (1), self and total. */
+static int
+flat_by_key(const struct ty_profile *p, int key_dso, struct ty_flat *f, const double *w,
+	    const uint64_t *n)
+{
+	size_t nkeys = key_dso ? p->nstrings : p->nfuncs, cap = 0, s, i;
+	uint32_t *mark = calloc(nkeys ? nkeys : 1, 4), *row = malloc((nkeys ? nkeys : 1) * 4);
+	int ret = -ENOMEM;
+
+	if (!mark || !row)
+		goto out;
+	memset(row, 0xff, (nkeys ? nkeys : 1) * 4);
+	for (s = 0; s < p->nstacks; s++) {
+		uint32_t leaf = leaf_func(p, (uint32_t)s), k;
+		if (!n[s] || leaf == TY_NONE)
+			continue;
+		for (i = p->stack_off[s]; i < p->stack_off[s + 1]; i++) {
+			uint32_t fn = p->locs[p->frames[i]].func;
+			k = key_dso ? p->funcs[fn].dso : fn;
+			if (row[k] == TY_NONE) {
+				row[k] = (uint32_t)f->nrows;
+				if (add_row(f, &cap, key_dso ? p->strings[k] : ty_profile_func_name(p, fn),
+					    key_dso ? NULL : ty_profile_func_dso(p, fn)) < 0)
+					goto out;
+			}
+			if (i == p->stack_off[s]) {
+				f->rows[row[k]].self_weight += w[s];
+				f->rows[row[k]].self_samples += n[s];
+			}
+			if (mark[k] != s + 1) {
+				mark[k] = (uint32_t)s + 1;
+				f->rows[row[k]].total_weight += w[s];
+				f->rows[row[k]].total_samples += n[s];
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(mark);
+	free(row);
+	return ret;
+}
+
+static const struct ty_prof_thread *
+find_thread(const struct ty_profile *p, struct umap *tids, uint32_t tid)
+{
+	uint32_t *v = umap_get(tids, tid);
+	return v && *v != TY_NONE ? &p->threads[*v] : NULL;
+}
+
+/* Rows per thread or per command: self only (total = self). */
+static int
+flat_by_thread(const struct ty_profile *p, int comm, struct ty_flat *f)
+{
+	struct umap tids = {0}, rows = {0};
+	size_t cap = 0, i;
+	int ret = -ENOMEM;
+
+	for (i = 0; i < p->nthreads; i++) {
+		uint32_t *v = umap_get(&tids, p->threads[i].tid);
+		if (!v)
+			goto out;
+		*v = (uint32_t)i;
+	}
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		const struct ty_prof_thread *t = find_thread(p, &tids, s->tid);
+		uint32_t key = comm ? (t ? t->comm : TY_NONE - 1) : s->tid, *r;
+		struct ty_flat_row *row;
+		if (!(r = umap_get(&rows, key)))
+			goto out;
+		if (*r == TY_NONE) {
+			char name[512];
+			const char *c = t ? p->strings[t->comm] : "?";
+			if (comm)
+				snprintf(name, sizeof(name), "%s", c);
+			else
+				snprintf(name, sizeof(name), "%s [%u]", c, s->tid);
+			*r = (uint32_t)f->nrows;
+			if (add_row(f, &cap, name, NULL) < 0)
+				goto out;
+		}
+		row = &f->rows[*r];
+		row->self_weight += (double)s->period;
+		row->total_weight += (double)s->period;
+		row->self_samples++;
+		row->total_samples++;
+	}
+	ret = 0;
+out:
+	free(tids.k), free(tids.v), free(rows.k), free(rows.v);
+	return ret;
+}
+
+static enum ty_prof_sort sort_key;
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct ty_flat_row *x = a, *y = b;
+	int c;
+
+	switch (sort_key) {
+	case TY_SORT_TOTAL:
+		if (x->total_weight != y->total_weight)
+			return x->total_weight < y->total_weight ? 1 : -1;
+		break;
+	case TY_SORT_SAMPLES:
+		if (x->self_samples != y->self_samples)
+			return x->self_samples < y->self_samples ? 1 : -1;
+		break;
+	case TY_SORT_SELF:
+		if (x->self_weight != y->self_weight)
+			return x->self_weight < y->self_weight ? 1 : -1;
+		if (x->total_weight != y->total_weight)
+			return x->total_weight < y->total_weight ? 1 : -1;
+		break;
+	case TY_SORT_NAME:
+		break;
+	}
+	if ((c = strcmp(x->name, y->name)) != 0)
+		return c;
+	return strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+}
+
+static void
+sort_rows(struct ty_flat *f, enum ty_prof_sort sort)
+{
+	sort_key = sort;
+	if (f->nrows > 1)
+		qsort(f->rows, f->nrows, sizeof(*f->rows), row_cmp);
+}
+
+int
+ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sort sort,
+		struct ty_flat *out)
+{
+	double *w = NULL;
+	uint64_t *n = NULL;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < p->nsamples; i++)
+		out->weight += (double)p->samples[i].period;
+	out->samples = p->nsamples;
+	if (by == TY_BY_THREAD || by == TY_BY_COMM) {
+		ret = flat_by_thread(p, by == TY_BY_COMM, out);
+	} else {
+		if (stack_weights(p, &w, &n) < 0)
+			return -ENOMEM;
+		ret = flat_by_key(p, by == TY_BY_DSO, out, w, n);
+		free(w);
+		free(n);
+	}
+	if (ret < 0) {
+		ty_flat_release(out);
+		return ret;
+	}
+	sort_rows(out, sort);
+	return 0;
+}
+
+void
+ty_flat_release(struct ty_flat *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nrows; i++)
+		free(f->rows[i].name);
+	free(f->rows);
+	memset(f, 0, sizeof(*f));
+}
+
+/* --- call tree ----------------------------------------------------------------- */
+
+static uint64_t
+node_hash(uint32_t parent, const char *name, const char *dso)
+{
+	uint64_t h = hash_bytes(name, strlen(name), parent);
+	return hash_bytes(dso, strlen(dso), h);
+}
+
+static uint32_t
+tree_child(struct ty_tree *t, uint32_t parent, const char *name, const char *dso)
+{
+	size_t j;
+	struct ty_tree_node *nd;
+
+	if ((t->n + 1) * 2 > t->nslots) {
+		size_t ns = t->nslots ? t->nslots * 2 : 1024, i;
+		uint32_t *s = malloc(ns * 4);
+		if (!s)
+			return TY_NONE;
+		memset(s, 0xff, ns * 4);
+		for (i = 1; i < t->n; i++) {
+			nd = &t->nodes[i];
+			for (j = node_hash(nd->parent, nd->name, nd->dso) & (ns - 1); s[j] != TY_NONE;
+			     j = (j + 1) & (ns - 1))
+				;
+			s[j] = (uint32_t)i;
+		}
+		free(t->slots);
+		t->slots = s;
+		t->nslots = ns;
+	}
+	for (j = node_hash(parent, name, dso) & (t->nslots - 1); t->slots[j] != TY_NONE;
+	     j = (j + 1) & (t->nslots - 1)) {
+		nd = &t->nodes[t->slots[j]];
+		if (nd->parent == parent && strcmp(nd->name, name) == 0 && strcmp(nd->dso, dso) == 0)
+			return t->slots[j];
+	}
+	if (grow32(&t->nodes, sizeof(*t->nodes), t->n + 1, &t->cap) < 0)
+		return TY_NONE;
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = name;
+	nd->dso = dso;
+	nd->parent = parent;
+	nd->sibling = t->nodes[parent].child;
+	nd->child = TY_NONE;
+	t->nodes[parent].child = t->n;
+	t->slots[j] = t->n;
+	return t->n++;
+}
+
+static int
+tree_add(struct ty_tree *t, const struct ty_profile *p, int old, double scale)
+{
+	double *w;
+	uint64_t *n;
+	size_t s, i;
+
+	if (stack_weights(p, &w, &n) < 0)
+		return -ENOMEM;
+	for (s = 0; s < p->nstacks; s++) {
+		uint32_t node = 0;
+		if (!n[s])
+			continue;
+		for (i = p->stack_off[s + 1]; i-- > p->stack_off[s];) {
+			uint32_t fn = p->locs[p->frames[i]].func;
+			node = tree_child(t, node, ty_profile_func_name(p, fn),
+					  ty_profile_func_dso(p, fn));
+			if (node == TY_NONE) {
+				free(w), free(n);
+				return -ENOMEM;
+			}
+			if (old) {
+				t->nodes[node].old_total += w[s] * scale;
+			} else {
+				t->nodes[node].total += w[s];
+				t->nodes[node].total_n += n[s];
+			}
+		}
+		if (old) {
+			t->nodes[node].old_self += w[s] * scale;
+			t->nodes[0].old_total += w[s] * scale;
+		} else {
+			t->nodes[node].self += w[s];
+			t->nodes[node].self_n += n[s];
+			t->nodes[0].total += w[s];
+			t->nodes[0].total_n += n[s];
+		}
+	}
+	free(w);
+	free(n);
+	return 0;
+}
+
+int
+ty_tree_build(struct ty_tree *t, const struct ty_profile *p, const struct ty_profile *old)
+{
+	double wn = 0, wo = 0;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (grow32(&t->nodes, sizeof(*t->nodes), 1, &t->cap) < 0)
+		return -ENOMEM;
+	memset(t->nodes, 0, sizeof(*t->nodes));
+	t->nodes[0].child = t->nodes[0].sibling = t->nodes[0].parent = TY_NONE;
+	t->n = 1;
+	if (tree_add(t, p, 0, 1) < 0)
+		goto oom;
+	if (old) {
+		for (i = 0; i < p->nsamples; i++)
+			wn += (double)p->samples[i].period;
+		for (i = 0; i < old->nsamples; i++)
+			wo += (double)old->samples[i].period;
+		if (tree_add(t, old, 1, wo > 0 ? wn / wo : 0) < 0)
+			goto oom;
+	}
+	return 0;
+oom:
+	ty_tree_release(t);
+	return -ENOMEM;
+}
+
+void
+ty_tree_release(struct ty_tree *t)
+{
+	free(t->nodes);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+static const struct ty_tree *sort_tree;
+
+static int
+node_cmp(const void *a, const void *b)
+{
+	const struct ty_tree_node *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct ty_tree_node *y = &sort_tree->nodes[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->dso, y->dso);
+}
+
+void
+ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p)
+{
+	uint32_t *kids = malloc((t->n ? t->n : 1) * 4), i, k, m;
+
+	if (!kids)
+		return;
+	sort_tree = t;
+	for (i = 0; i < t->n; i++) {
+		for (m = 0, k = t->nodes[i].child; k != TY_NONE; k = t->nodes[k].sibling)
+			kids[m++] = k;
+		if (m < 2)
+			continue;
+		qsort(kids, m, 4, node_cmp);
+		t->nodes[i].child = kids[0];
+		for (k = 0; k + 1 < m; k++)
+			t->nodes[kids[k]].sibling = kids[k + 1];
+		t->nodes[kids[m - 1]].sibling = TY_NONE;
+	}
+	free(kids);
+}
+
+/* --- folded stacks ---------------------------------------------------------------- */
+
+struct fline {
+	char *s;
+	uint64_t n;
+};
+
+static int
+fline_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fline *)a)->s, ((const struct fline *)b)->s);
+}
+
+/* Collect "a;b;c" for every node with samples of its own. */
+static int
+fold_node(const struct ty_tree *t, uint32_t i, struct buf *path, struct fline **lines, size_t *n,
+	  size_t *cap)
+{
+	size_t mark = path->n;
+	uint32_t k;
+
+	if (i != 0) {
+		if (mark)
+			put(path, ";", 1);
+		put(path, t->nodes[i].name, strlen(t->nodes[i].name));
+		if (path->err)
+			return -ENOMEM;
+		if (t->nodes[i].self_n) {
+			if (grow(lines, sizeof(**lines), *n + 1, cap) < 0 ||
+			    !((*lines)[*n].s = strndup((char *)path->p, path->n)))
+				return -ENOMEM;
+			(*lines)[(*n)++].n = t->nodes[i].self_n;
+		}
+	}
+	for (k = t->nodes[i].child; k != TY_NONE; k = t->nodes[k].sibling)
+		if (fold_node(t, k, path, lines, n, cap) < 0)
+			return -ENOMEM;
+	path->n = mark;
+	return 0;
+}
+
+int
+ty_profile_folded(const struct ty_profile *p, FILE *fp)
+{
+	struct ty_tree t;
+	struct buf path = {0};
+	struct fline *lines = NULL;
+	size_t n = 0, cap = 0, i, j;
+	int ret;
+
+	if (ty_tree_build(&t, p, NULL) < 0)
+		return -ENOMEM;
+	ret = fold_node(&t, 0, &path, &lines, &n, &cap);
+	if (ret == 0 && n > 1)
+		qsort(lines, n, sizeof(*lines), fline_cmp);
+	for (i = 0; ret == 0 && i < n; i = j) {
+		uint64_t count = lines[i].n;
+		for (j = i + 1; j < n && strcmp(lines[j].s, lines[i].s) == 0; j++)
+			count += lines[j].n;
+		fprintf(fp, "%s %" PRIu64 "\n", lines[i].s, count);
+	}
+	for (i = 0; i < n; i++)
+		free(lines[i].s);
+	free(lines);
+	free(path.p);
+	ty_tree_release(&t);
+	if (ret == 0 && ferror(fp))
+		ret = -EIO;
+	return ret;
+}
+
+/* --- callers and callees -------------------------------------------------------------- */
+
+int
+ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up, struct ty_flat *out,
+		      struct ty_flat_row *matched)
+{
+	double *w;
+	uint64_t *n;
+	uint32_t *mark, *row, self_row = TY_NONE, edge_row = TY_NONE;
+	size_t s, i, cap = 0, nf = p->nfuncs ? p->nfuncs : 1;
+	int found = 0, ret = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	memset(matched, 0, sizeof(*matched));
+	if (stack_weights(p, &w, &n) < 0)
+		return -ENOMEM;
+	mark = calloc(nf, 4);
+	row = malloc(nf * 4);
+	if (!mark || !row)
+		goto done;
+	memset(row, 0xff, nf * 4);
+	for (i = 0; i < p->nfuncs; i++)
+		if (strcmp(ty_profile_func_name(p, (uint32_t)i), sym) == 0)
+			found = 1;
+	if (!found) {
+		ret = -ENOENT;
+		goto done;
+	}
+	for (s = 0; s < p->nstacks; s++) {
+		size_t lo = p->stack_off[s], hi = p->stack_off[s + 1];
+		int hit = 0, self_seen = 0, edge_seen = 0;
+		if (!n[s])
+			continue;
+		for (i = lo; i < hi; i++) {
+			uint32_t fn = p->locs[p->frames[i]].func, nb = TY_NONE;
+			uint32_t *r;
+			const char *name;
+			if (strcmp(ty_profile_func_name(p, fn), sym) != 0)
+				continue;
+			hit = 1;
+			if (up ? i + 1 == hi : i == lo) {
+				r = up ? &edge_row : &self_row;
+				name = up ? "[root]" : "[self]";
+				if (up ? edge_seen++ : self_seen++)
+					continue;
+			} else {
+				nb = p->locs[p->frames[up ? i + 1 : i - 1]].func;
+				if (mark[nb] == s + 1)
+					continue;
+				mark[nb] = (uint32_t)s + 1;
+				r = &row[nb];
+				name = ty_profile_func_name(p, nb);
+			}
+			if (*r == TY_NONE) {
+				*r = (uint32_t)out->nrows;
+				if (add_row(out, &cap, name,
+					    nb == TY_NONE ? NULL : ty_profile_func_dso(p, nb)) < 0)
+					goto done;
+			}
+			out->rows[*r].self_weight += w[s];
+			out->rows[*r].self_samples += n[s];
+			out->rows[*r].total_weight += w[s];
+			out->rows[*r].total_samples += n[s];
+		}
+		if (hit) {
+			matched->total_weight += w[s];
+			matched->total_samples += n[s];
+		}
+		out->weight += w[s];
+		out->samples += n[s];
+	}
+	sort_rows(out, TY_SORT_SELF);
+	ret = 0;
+done:
+	if (ret < 0)
+		ty_flat_release(out);
+	free(w), free(n), free(mark), free(row);
+	return ret;
+}
+
+/* --- diff -------------------------------------------------------------------------------- */
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	const struct ty_flat_row *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+}
+
+static int
+diff_cmp(const void *a, const void *b)
+{
+	const struct ty_diff_row *x = a, *y = b;
+	double dx = x->new_self - x->old_self, dy = y->new_self - y->old_self;
+	int c;
+
+	dx = dx < 0 ? -dx : dx;
+	dy = dy < 0 ? -dy : dy;
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	if ((c = strcmp(x->name, y->name)) != 0)
+		return c;
+	return strcmp(x->dso, y->dso);
+}
+
+int
+ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, struct ty_diff *out)
+{
+	struct ty_flat a, b;
+	size_t i = 0, j = 0, cap = 0;
+	int ret = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (ty_profile_flat(old, TY_BY_SYMBOL, TY_SORT_NAME, &a) < 0)
+		return -ENOMEM;
+	if (ty_profile_flat(new_, TY_BY_SYMBOL, TY_SORT_NAME, &b) < 0) {
+		ty_flat_release(&a);
+		return -ENOMEM;
+	}
+	while (i < a.nrows || j < b.nrows) {
+		struct ty_flat_row *x = i < a.nrows ? &a.rows[i] : NULL;
+		struct ty_flat_row *y = j < b.nrows ? &b.rows[j] : NULL;
+		int c = !x ? 1 : !y ? -1 : name_cmp(x, y);
+		struct ty_diff_row *d;
+		if (grow(&out->rows, sizeof(*out->rows), out->nrows + 1, &cap) < 0)
+			goto done;
+		d = &out->rows[out->nrows];
+		memset(d, 0, sizeof(*d));
+		if (!(d->name = strdup(c <= 0 ? x->name : y->name)))
+			goto done;
+		out->nrows++;
+		/* DSO strings must outlive the flats: take them from the profiles. */
+		d->dso = c <= 0 ? x->dso : y->dso;
+		if (c <= 0) {
+			d->old_self = a.weight > 0 ? 100 * x->self_weight / a.weight : 0;
+			d->old_total = a.weight > 0 ? 100 * x->total_weight / a.weight : 0;
+			i++;
+		}
+		if (c >= 0) {
+			d->new_self = b.weight > 0 ? 100 * y->self_weight / b.weight : 0;
+			d->new_total = b.weight > 0 ? 100 * y->total_weight / b.weight : 0;
+			j++;
+		}
+	}
+	if (out->nrows > 1)
+		qsort(out->rows, out->nrows, sizeof(*out->rows), diff_cmp);
+	ret = 0;
+done:
+	ty_flat_release(&a);
+	ty_flat_release(&b);
+	if (ret < 0)
+		ty_diff_release(out);
+	return ret;
+}
+
+void
+ty_diff_release(struct ty_diff *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++)
+		free(d->rows[i].name);
+	free(d->rows);
+	memset(d, 0, sizeof(*d));
+}

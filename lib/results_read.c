@@ -1,0 +1,718 @@
+/* results_read.c - read tachy's and hyperfine's JSON exports.
+ *
+ * Every field is checked where it is read, and a problem is reported with
+ * the file and a path to the value (results[1].tachy.runs[3].wall_ns), or
+ * jansson's line and column for syntax. Values are never guessed. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachy/results_read.h"
+
+#ifdef HAVE_JANSSON
+#include <jansson.h>
+#endif
+
+static void
+free_figure(struct ty_saved_figure *f)
+{
+	free(f->name);
+	free(f->unit);
+	free(f->values);
+}
+
+static void
+free_bench(struct ty_saved_bench *b)
+{
+	size_t i;
+
+	free(b->command);
+	free(b->name);
+	for (i = 0; i < b->nfigs; i++)
+		free_figure(&b->figs[i]);
+	free(b->figs);
+	for (i = 0; i < b->nwarnings; i++)
+		free(b->warnings[i]);
+	free(b->warnings);
+}
+
+void
+ty_results_read_release(struct ty_saved *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nbenches; i++)
+		free_bench(&r->benches[i]);
+	free(r->benches);
+	for (i = 0; i < r->nenv; i++) {
+		free(r->env_keys[i]);
+		free(r->env_values[i]);
+	}
+	free(r->env_keys);
+	free(r->env_values);
+	free(r->path);
+	free(r->test);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct ty_saved_figure *
+ty_results_read_figure(const struct ty_saved_bench *b, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < b->nfigs; i++)
+		if (strcmp(b->figs[i].name, name) == 0)
+			return &b->figs[i];
+	return NULL;
+}
+
+const char *
+ty_results_read_env(const struct ty_saved *r, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < r->nenv; i++)
+		if (strcmp(r->env_keys[i], key) == 0)
+			return r->env_values[i];
+	return NULL;
+}
+
+#ifndef HAVE_JANSSON
+
+int
+ty_results_read_text(struct ty_saved *r, const char *text, const char *path, struct ty_error *e)
+{
+	memset(r, 0, sizeof(*r));
+	return ty_error_set(e, -ENOTSUP, "cannot read '%s': not built with jansson", path);
+}
+
+int
+ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+{
+	return ty_results_read_text(r, "", path, e);
+}
+
+#else
+
+/* The reading state: the file's name and the path to the current value. */
+struct reader {
+	const char *file;
+	char where[256];
+	struct ty_error *e;
+};
+
+static int
+bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+bad(struct reader *rd, const char *fmt, ...)
+{
+	char msg[TY_ERROR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ty_error_set(rd->e, -EINVAL, "%s: %s: %s", rd->file, rd->where[0] ? rd->where : "top level",
+			    msg);
+}
+
+static int
+nomem(struct reader *rd)
+{
+	return ty_error_set(rd->e, -ENOMEM, "%s: out of memory", rd->file);
+}
+
+/* Descend into KEY (when not NULL) or [INDEX]; returns the old length to
+ * give back to up(). */
+static size_t
+down(struct reader *rd, const char *key, size_t index)
+{
+	size_t len = strlen(rd->where);
+	size_t room = sizeof(rd->where) - len;
+
+	if (key)
+		snprintf(rd->where + len, room, "%s%s", len ? "." : "", key);
+	else
+		snprintf(rd->where + len, room, "[%zu]", index);
+	return len;
+}
+
+static void
+up(struct reader *rd, size_t len)
+{
+	rd->where[len] = '\0';
+}
+
+static const char *
+type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "something else";
+}
+
+/* Fetch member KEY of object O with type check. REQUIRED: absent is an error. */
+static int
+member(struct reader *rd, const json_t *o, const char *key, json_type want, int required,
+       json_t **out)
+{
+	json_t *v = json_object_get(o, key);
+	static const char *names[] = {"an object", "an array", "a string", "an integer",
+				      "a number", "a boolean", "a boolean", "null"};
+
+	*out = NULL;
+	if (!v) {
+		if (required)
+			return bad(rd, "missing field \"%s\"", key);
+		return 0;
+	}
+	if (want == JSON_REAL ? !json_is_number(v) : json_typeof(v) != want) {
+		size_t l = down(rd, key, 0);
+		int rc = bad(rd, "expected %s, found %s", names[want], type_name(v));
+		up(rd, l);
+		return rc;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A finite number >= 0 at V (path already set); NULLOK lets null be NAN. */
+static int
+nonneg_number(struct reader *rd, const json_t *v, int nullok, double *out)
+{
+	double d;
+
+	if (nullok && json_is_null(v)) {
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return bad(rd, "expected a number, found %s", type_name(v));
+	d = json_number_value(v);
+	if (!isfinite(d) || d < 0)
+		return bad(rd, "expected a number >= 0, found %g", d);
+	*out = d;
+	return 0;
+}
+
+/* Add a figure NAME/UNIT with room for N values to B; returns it or NULL. */
+static struct ty_saved_figure *
+add_figure(struct ty_saved_bench *b, const char *name, const char *unit, size_t n)
+{
+	struct ty_saved_figure *f, *figs;
+
+	figs = realloc(b->figs, (b->nfigs + 1) * sizeof(*figs));
+	if (!figs)
+		return NULL;
+	b->figs = figs;
+	f = &figs[b->nfigs];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	f->unit = strdup(unit);
+	f->values = calloc(n ? n : 1, sizeof(double));
+	if (!f->name || !f->unit || !f->values) {
+		free_figure(f);
+		return NULL;
+	}
+	b->nfigs++;
+	return f;
+}
+
+static void
+push_value(struct ty_saved_figure *f, double v)
+{
+	if (isnan(v))
+		f->missing++;
+	else
+		f->values[f->n++] = v;
+}
+
+/* results[i].times -> figure "wall" (seconds). */
+static int
+read_times(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
+{
+	json_t *times, *v;
+	struct ty_saved_figure *f;
+	size_t i, l;
+	double d;
+	int rc;
+
+	if ((rc = member(rd, res, "times", JSON_ARRAY, 1, &times)))
+		return rc;
+	if (json_array_size(times) == 0) {
+		l = down(rd, "times", 0);
+		rc = bad(rd, "no runs (the array is empty)");
+		up(rd, l);
+		return rc;
+	}
+	if (!(f = add_figure(b, "wall", "s", json_array_size(times))))
+		return nomem(rd);
+	l = down(rd, "times", 0);
+	json_array_foreach(times, i, v)
+	{
+		size_t l2 = down(rd, NULL, i);
+		rc = nonneg_number(rd, v, 0, &d);
+		up(rd, l2);
+		if (rc) {
+			up(rd, l);
+			return rc;
+		}
+		push_value(f, d);
+	}
+	up(rd, l);
+	return 0;
+}
+
+/* hyperfine's summary fields: a number (or null) where present. */
+static int
+check_hyperfine_fields(struct reader *rd, const json_t *res)
+{
+	static const char *keys[] = {"mean", "stddev", "median", "user", "system", "min", "max"};
+	size_t i, l;
+	json_t *v;
+	double d;
+	int rc;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!(v = json_object_get(res, keys[i])))
+			continue;
+		l = down(rd, keys[i], 0);
+		rc = nonneg_number(rd, v, 1, &d);
+		up(rd, l);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Per-run rusage fields: name in the run, figure name, unit, scale. */
+static const struct {
+	const char *field, *figure, *unit;
+	double scale;
+	int required;
+} run_fields[] = {
+	{"user_ns", "user", "s", 1e-9, 1},
+	{"system_ns", "system", "s", 1e-9, 1},
+	{"maxrss_kb", "maxrss", "KiB", 1, 0},
+	{"minflt", "minflt", "", 1, 0},
+	{"majflt", "majflt", "", 1, 0},
+	{"nvcsw", "nvcsw", "", 1, 0},
+	{"nivcsw", "nivcsw", "", 1, 0},
+};
+#define NRUN_FIELDS (sizeof(run_fields) / sizeof(run_fields[0]))
+
+/* The unit of counter NAME: tachy.counters[NAME].unit, else
+ * tachy.summary[NAME].unit, else "" (a count). */
+static int
+counter_unit(struct reader *rd, const json_t *tachy, const char *name, const char **unit,
+	     int *supported)
+{
+	json_t *o, *c, *u = NULL, *s;
+	size_t l;
+	int rc = 0;
+
+	*unit = "";
+	*supported = 1;
+	if ((o = json_object_get(tachy, "counters")) && (c = json_object_get(o, name))) {
+		l = down(rd, "counters", 0);
+		down(rd, name, 0);
+		s = json_object_get(c, "supported");
+		if (!json_is_object(c))
+			rc = bad(rd, "expected an object, found %s", type_name(c));
+		else if (s && !json_is_boolean(s))
+			rc = bad(rd, "\"supported\": expected a boolean, found %s", type_name(s));
+		else if (!(rc = member(rd, c, "unit", JSON_STRING, 0, &u)) && u)
+			*unit = json_string_value(u);
+		if (!rc && s)
+			*supported = json_is_true(s);
+		up(rd, l);
+		if (rc || u)
+			return rc;
+	}
+	if ((o = json_object_get(tachy, "summary")) && (c = json_object_get(o, name)) &&
+	    json_is_object(c) && (u = json_object_get(c, "unit")) && json_is_string(u))
+		*unit = json_string_value(u);
+	return 0;
+}
+
+/* Counters named in any run, as figures, values in run order. */
+static int
+read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct ty_saved_bench *b)
+{
+	json_t *run, *cs, *v;
+	const char *name, *unit;
+	struct ty_saved_figure *f;
+	size_t i, j, n = json_array_size(runs), l, l2;
+	int rc, supported;
+	double d;
+
+	json_array_foreach(runs, i, run)
+	{
+		if (!(cs = json_object_get(run, "counters")))
+			continue;
+		json_object_foreach(cs, name, v)
+		{
+			if (ty_results_read_figure(b, name))
+				continue;
+			if ((rc = counter_unit(rd, tachy, name, &unit, &supported)))
+				return rc;
+			if (!supported)
+				continue;
+			if (!(f = add_figure(b, name, unit, n)))
+				return nomem(rd);
+			for (j = 0; j < n; j++) {
+				json_t *c = json_object_get(json_array_get(runs, j), "counters");
+				json_t *x = c ? json_object_get(c, name) : NULL;
+				if (!x) {
+					f->missing++;
+					continue;
+				}
+				l = down(rd, "runs", 0);
+				down(rd, NULL, j);
+				down(rd, "counters", 0);
+				l2 = down(rd, name, 0);
+				rc = nonneg_number(rd, x, 1, &d);
+				up(rd, l2);
+				up(rd, l);
+				if (rc)
+					return rc;
+				push_value(f, d);
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t first)
+{
+	json_t *v, *cs;
+	size_t j;
+	double d;
+	int rc;
+
+	if (!json_is_object(run))
+		return bad(rd, "expected an object, found %s", type_name(run));
+	if ((rc = member(rd, run, "wall_ns", JSON_REAL, 1, &v)))
+		return rc;
+	if ((rc = member(rd, run, "counters", JSON_OBJECT, 0, &cs)))
+		return rc;
+	for (j = 0; j < NRUN_FIELDS; j++) {
+		struct ty_saved_figure *f = &b->figs[first + j];
+		if ((rc = member(rd, run, run_fields[j].field, JSON_REAL, run_fields[j].required,
+				 &v)))
+			return rc;
+		if (!v) {
+			f->missing++;
+			continue;
+		}
+		size_t l = down(rd, run_fields[j].field, 0);
+		rc = nonneg_number(rd, v, 0, &d);
+		up(rd, l);
+		if (rc)
+			return rc;
+		push_value(f, d * run_fields[j].scale);
+	}
+	return 0;
+}
+
+/* Drop figures that no run had (optional rusage fields absent throughout). */
+static void
+drop_empty_figures(struct ty_saved_bench *b)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < b->nfigs; i++) {
+		if (b->figs[i].n == 0 && i > 0) {
+			free_figure(&b->figs[i]);
+			continue;
+		}
+		b->figs[k++] = b->figs[i];
+	}
+	b->nfigs = k;
+}
+
+static int
+read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench *b)
+{
+	json_t *name, *runs, *warn, *run, *w;
+	size_t i, l, first = b->nfigs;
+	int rc;
+
+	if ((rc = member(rd, tachy, "name", JSON_STRING, 1, &name)) ||
+	    (rc = member(rd, tachy, "runs", JSON_ARRAY, 1, &runs)) ||
+	    (rc = member(rd, tachy, "warnings", JSON_ARRAY, 0, &warn)) ||
+	    (rc = member(rd, tachy, "summary", JSON_OBJECT, 0, &w)) ||
+	    (rc = member(rd, tachy, "counters", JSON_OBJECT, 0, &w)))
+		return rc;
+	free(b->name);
+	if (!(b->name = strdup(json_string_value(name))))
+		return nomem(rd);
+	if (json_array_size(runs) != b->figs[0].n) {
+		l = down(rd, "runs", 0);
+		rc = bad(rd, "%zu runs, but \"times\" has %zu", json_array_size(runs),
+			 b->figs[0].n);
+		up(rd, l);
+		return rc;
+	}
+	for (i = 0; i < NRUN_FIELDS; i++)
+		if (!add_figure(b, run_fields[i].figure, run_fields[i].unit, json_array_size(runs)))
+			return nomem(rd);
+	json_array_foreach(runs, i, run)
+	{
+		l = down(rd, "runs", 0);
+		down(rd, NULL, i);
+		rc = read_run(rd, run, b, first);
+		up(rd, l);
+		if (rc)
+			return rc;
+	}
+	if ((rc = read_counters(rd, tachy, runs, b)))
+		return rc;
+	drop_empty_figures(b);
+	if (warn) {
+		b->warnings = calloc(json_array_size(warn) + 1, sizeof(char *));
+		if (!b->warnings)
+			return nomem(rd);
+		json_array_foreach(warn, i, w)
+		{
+			if (!json_is_string(w)) {
+				l = down(rd, "warnings", 0);
+				down(rd, NULL, i);
+				rc = bad(rd, "expected a string, found %s", type_name(w));
+				up(rd, l);
+				return rc;
+			}
+			if (!(b->warnings[b->nwarnings++] = strdup(json_string_value(w))))
+				return nomem(rd);
+		}
+	}
+	return 0;
+}
+
+static int
+read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
+{
+	json_t *cmd, *tachy;
+	size_t l;
+	int rc;
+
+	if (!json_is_object(res))
+		return bad(rd, "expected an object, found %s", type_name(res));
+	if ((rc = member(rd, res, "command", JSON_STRING, 1, &cmd)))
+		return rc;
+	if (!(b->command = strdup(json_string_value(cmd))) || !(b->name = strdup(b->command)))
+		return nomem(rd);
+	if ((rc = read_times(rd, res, b)) || (rc = check_hyperfine_fields(rd, res)))
+		return rc;
+	if ((rc = member(rd, res, "tachy", JSON_OBJECT, is_tachy, &tachy)) || !tachy)
+		return rc;
+	l = down(rd, "tachy", 0);
+	rc = read_tachy_result(rd, tachy, b);
+	up(rd, l);
+	return rc;
+}
+
+/* An environment value as text: strings as they are, the rest as JSON. */
+static char *
+env_text(const json_t *v)
+{
+	char buf[64];
+
+	if (json_is_string(v))
+		return strdup(json_string_value(v));
+	if (json_is_integer(v)) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+		return strdup(buf);
+	}
+	if (json_is_real(v)) {
+		snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
+		return strdup(buf);
+	}
+	return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+}
+
+static int
+read_environment(struct reader *rd, const json_t *env, struct ty_saved *r)
+{
+	const char *key;
+	json_t *v;
+	size_t n = json_object_size(env);
+
+	r->env_keys = calloc(n + 1, sizeof(char *));
+	r->env_values = calloc(n + 1, sizeof(char *));
+	if (!r->env_keys || !r->env_values)
+		return nomem(rd);
+	json_object_foreach((json_t *)env, key, v)
+	{
+		r->env_keys[r->nenv] = strdup(key);
+		r->env_values[r->nenv] = env_text(v);
+		if (!r->env_keys[r->nenv] || !r->env_values[r->nenv]) {
+			free(r->env_keys[r->nenv]);
+			free(r->env_values[r->nenv]);
+			return nomem(rd);
+		}
+		r->nenv++;
+	}
+	return 0;
+}
+
+static int
+read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r)
+{
+	json_t *schema, *ref, *conf, *test, *env;
+	int rc;
+
+	if ((rc = member(rd, t, "schema", JSON_INTEGER, 1, &schema)))
+		return rc;
+	if (json_integer_value(schema) < 1)
+		return bad(rd, "\"schema\" is %lld: not a schema version",
+			   (long long)json_integer_value(schema));
+	if (json_integer_value(schema) > TY_RESULTS_SCHEMA)
+		return bad(rd,
+			   "schema version %lld is newer than this tachy understands (%d); "
+			   "read it with a newer tachy",
+			   (long long)json_integer_value(schema), TY_RESULTS_SCHEMA);
+	r->schema = (int)json_integer_value(schema);
+	if ((rc = member(rd, t, "reference", JSON_INTEGER, 0, &ref)) ||
+	    (rc = member(rd, t, "confidence", JSON_REAL, 0, &conf)) ||
+	    (rc = member(rd, t, "test", JSON_STRING, 0, &test)) ||
+	    (rc = member(rd, t, "environment", JSON_OBJECT, 0, &env)))
+		return rc;
+	if (conf) {
+		r->confidence = json_number_value(conf);
+		if (!(r->confidence > 0 && r->confidence < 100))
+			return bad(rd, "\"confidence\" is %g: expected a percentage in (0, 100)",
+				   r->confidence);
+	}
+	if (test && !(r->test = strdup(json_string_value(test))))
+		return nomem(rd);
+	if (ref && (json_integer_value(ref) < 0 || (size_t)json_integer_value(ref) >= r->nbenches))
+		return bad(rd, "\"reference\" is %lld: there are %zu results",
+			   (long long)json_integer_value(ref), r->nbenches);
+	if (ref)
+		r->reference = (size_t)json_integer_value(ref);
+	return env ? read_environment(rd, env, r) : 0;
+}
+
+static int
+read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
+{
+	json_t *results, *tachy, *res;
+	size_t i, l;
+	int rc;
+
+	if (!json_is_object(root))
+		return bad(rd, "expected an object, found %s", type_name(root));
+	if ((rc = member(rd, root, "results", JSON_ARRAY, 1, &results)) ||
+	    (rc = member(rd, root, "tachy", JSON_OBJECT, 0, &tachy)))
+		return rc;
+	if (tachy) {
+		/* The schema first: a newer file may differ in everything else. */
+		json_t *s = json_object_get(tachy, "schema");
+		if (s && json_is_integer(s) && json_integer_value(s) > TY_RESULTS_SCHEMA) {
+			l = down(rd, "tachy", 0);
+			rc = read_top_tachy(rd, tachy, r);
+			up(rd, l);
+			return rc;
+		}
+	}
+	if (json_array_size(results) == 0) {
+		l = down(rd, "results", 0);
+		rc = bad(rd, "no results (the array is empty)");
+		up(rd, l);
+		return rc;
+	}
+	r->benches = calloc(json_array_size(results), sizeof(*r->benches));
+	if (!r->benches)
+		return nomem(rd);
+	json_array_foreach(results, i, res)
+	{
+		r->nbenches++;
+		l = down(rd, "results", 0);
+		down(rd, NULL, i);
+		rc = read_result(rd, res, &r->benches[i], tachy != NULL);
+		up(rd, l);
+		if (rc)
+			return rc;
+	}
+	if (!tachy)
+		return 0;
+	l = down(rd, "tachy", 0);
+	rc = read_top_tachy(rd, tachy, r);
+	up(rd, l);
+	return rc;
+}
+
+static int
+parse_json(struct ty_saved *r, json_t *root, const char *path, struct ty_error *e)
+{
+	struct reader rd = {.file = path, .e = e};
+	int rc;
+
+	if (!(r->path = strdup(path))) {
+		json_decref(root);
+		return ty_error_set(e, -ENOMEM, "%s: out of memory", path);
+	}
+	rc = read_root(&rd, root, r);
+	json_decref(root);
+	if (rc)
+		ty_results_read_release(r);
+	return rc;
+}
+
+int
+ty_results_read_text(struct ty_saved *r, const char *text, const char *path, struct ty_error *e)
+{
+	json_error_t je;
+	json_t *root;
+
+	memset(r, 0, sizeof(*r));
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return ty_error_set(e, -EINVAL, "%s: line %d, column %d: %s", path, je.line,
+				    je.column, je.text);
+	return parse_json(r, root, path, e);
+}
+
+int
+ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+{
+	json_error_t je;
+	json_t *root;
+	FILE *fp;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (!(fp = fopen(path, "r"))) {
+		err = errno;
+		return ty_error_set(e, -err, "cannot open '%s': %s", path, strerror(err));
+	}
+	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
+	if (!root && ferror(fp)) {
+		err = errno ? errno : EIO;
+		fclose(fp);
+		return ty_error_set(e, -err, "cannot read '%s': %s", path, strerror(err));
+	}
+	fclose(fp);
+	if (!root)
+		return ty_error_set(e, -EINVAL, "%s: line %d, column %d: %s", path, je.line,
+				    je.column, je.text);
+	return parse_json(r, root, path, e);
+}
+
+#endif /* HAVE_JANSSON */

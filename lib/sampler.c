@@ -1,0 +1,484 @@
+/* sampler.c - per-CPU perf_event sampling rings and record decoding. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tachy/sampler.h"
+
+struct ring {
+	int fd;
+	void *base;                      /* header page + data pages */
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	size_t size;                     /* data bytes, a power of two */
+	unsigned char *scratch;          /* a record that wraps is copied here */
+	size_t scratch_size;
+};
+
+struct ty_sampler {
+	int nrings;
+	struct ring *rings;
+	size_t map_len;
+	struct ty_sampler_layout layout;
+};
+
+static long
+perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+uint64_t
+ty_sampler_max_rate(void)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long v = 0;
+
+	if (!fp)
+		return 0;
+	if (fscanf(fp, "%llu", &v) != 1)
+		v = 0;
+	fclose(fp);
+	return v;
+}
+
+static int
+online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (int)n : 1;
+}
+
+static void
+fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned pages)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = o->type;
+	a->config = o->config;
+	a->config1 = o->config1;
+	a->config2 = o->config2;
+	a->freq = o->use_freq ? 1 : 0;
+	a->sample_period = o->rate; /* union with sample_freq */
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD;
+	if (o->callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->disabled = 1;
+	a->inherit = 1;
+	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
+	a->exclude_kernel = o->exclude_kernel ? 1 : 0;
+	a->exclude_callchain_kernel = o->exclude_kernel ? 1 : 0;
+	a->exclude_hv = 1;
+	a->mmap = 1; /* executable mappings only: mmap_data stays 0 */
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(pages * (size_t)getpagesize() / 2);
+}
+
+static int
+map_ring(struct ring *r, size_t map_len, size_t page)
+{
+	r->base = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return -errno;
+	}
+	r->pg = r->base;
+	r->data = (unsigned char *)r->base + page;
+	r->size = map_len - page;
+	return 0;
+}
+
+static int
+open_error(struct ty_error *e, int err, const struct ty_sampler_opts *o)
+{
+	const char *why = strerror(err);
+
+	if (err == EACCES || err == EPERM)
+		why = "permission denied (see /proc/sys/kernel/perf_event_paranoid, or run "
+		      "with CAP_PERFMON)";
+	else if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
+		why = "not supported by this CPU or hypervisor";
+	else if (err == ESRCH)
+		why = "no such process";
+	else if (err == EINVAL && o->use_freq)
+		why = "invalid argument (is -F above perf_event_max_sample_rate?)";
+	return ty_error_set(e, -err, "cannot open sampling event (type %u, config %llu): %s",
+			    o->type, (unsigned long long)o->config, why);
+}
+
+int
+ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct ty_error *e)
+{
+	struct ty_sampler *s;
+	struct perf_event_attr a;
+	unsigned pages = o->mmap_pages ? o->mmap_pages : 128;
+	size_t page = (size_t)getpagesize();
+	int ncpu = online_cpus(), i, err;
+
+	*out = NULL;
+	if (pages & (pages - 1))
+		return ty_error_set(e, -EINVAL, "ring size %u pages is not a power of two", pages);
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->rings = calloc((size_t)ncpu, sizeof(*s->rings)))) {
+		free(s);
+		return ty_error_set(e, -ENOMEM, "cannot open sampler: out of memory");
+	}
+	fill_attr(&a, o, pages);
+	s->layout.sample_type = a.sample_type;
+	s->layout.sample_id_all = 1;
+	s->map_len = (pages + 1) * page;
+	for (i = 0; i < ncpu; i++) {
+		struct ring *r = &s->rings[s->nrings];
+		long fd = perf_open(&a, o->pid, i);
+
+		if (fd < 0) {
+			err = errno;
+			if (err == ENODEV || err == EINVAL) /* offline CPU */
+				if (s->nrings > 0 || i + 1 < ncpu)
+					continue;
+			ty_sampler_free(s);
+			return open_error(e, err, o);
+		}
+		r->fd = (int)fd;
+		s->nrings++;
+		if ((err = map_ring(r, s->map_len, page)) < 0) {
+			ty_sampler_free(s);
+			return ty_error_set(e, err,
+					    "cannot map a %zu KiB sample buffer for CPU %d: %s "
+					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
+					    s->map_len / 1024, i, strerror(-err));
+		}
+	}
+	if (s->nrings == 0) {
+		ty_sampler_free(s);
+		return ty_error_set(e, -ENODEV, "cannot open sampling event: no CPU online");
+	}
+	*out = s;
+	return 0;
+}
+
+static int
+ioctl_all(struct ty_sampler *s, unsigned long req, const char *what, struct ty_error *e)
+{
+	int i;
+
+	for (i = 0; i < s->nrings; i++)
+		if (ioctl(s->rings[i].fd, req, 0) < 0)
+			return ty_error_set(e, -errno, "cannot %s sampling: %s", what,
+					    strerror(errno));
+	return 0;
+}
+
+int
+ty_sampler_enable(struct ty_sampler *s, struct ty_error *e)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE, "enable", e);
+}
+
+int
+ty_sampler_disable(struct ty_sampler *s, struct ty_error *e)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "disable", e);
+}
+
+int
+ty_sampler_nrings(const struct ty_sampler *s)
+{
+	return s->nrings;
+}
+
+int
+ty_sampler_fd(const struct ty_sampler *s, int i)
+{
+	return s->rings[i].fd;
+}
+
+const struct ty_sampler_layout *
+ty_sampler_layout(const struct ty_sampler *s)
+{
+	return &s->layout;
+}
+
+/* A cursor over a record's bytes: every read is bounds-checked. */
+struct cur {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static uint64_t
+get64(struct cur *c)
+{
+	uint64_t v = 0;
+
+	if (c->end - c->p < 8) {
+		c->bad = 1;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static void
+get32x2(struct cur *c, uint32_t *a, uint32_t *b)
+{
+	uint32_t v[2] = {0, 0};
+
+	if (c->end - c->p < 8)
+		c->bad = 1;
+	else
+		memcpy(v, c->p, 8), c->p += 8;
+	*a = v[0];
+	*b = v[1];
+}
+
+/* The sample_id_all trailer of non-sample records (TID, TIME, CPU). */
+static void
+decode_trailer(const unsigned char *start, const unsigned char *end,
+	       const struct ty_sampler_layout *l, struct ty_record *r)
+{
+	uint64_t t = l->sample_type;
+	size_t n = 0;
+	struct cur c;
+	uint32_t x;
+
+	if (!l->sample_id_all)
+		return;
+	n += (t & PERF_SAMPLE_TID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_TIME) ? 8 : 0;
+	n += (t & PERF_SAMPLE_ID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_CPU) ? 8 : 0;
+	n += (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	if ((size_t)(end - start) < n)
+		return;
+	c.p = end - n;
+	c.end = end;
+	c.bad = 0;
+	if (t & PERF_SAMPLE_TID) {
+		uint32_t pid, tid;
+		get32x2(&c, &pid, &tid);
+		if (r->type != TY_REC_FORK && r->type != TY_REC_EXIT)
+			r->pid = pid, r->tid = tid;
+	}
+	if (t & PERF_SAMPLE_TIME)
+		r->time = get64(&c);
+	if (t & PERF_SAMPLE_ID)
+		get64(&c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		get64(&c);
+	if (t & PERF_SAMPLE_CPU)
+		get32x2(&c, &r->cpu, &x);
+}
+
+static int
+decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_record *r)
+{
+	uint64_t t = l->sample_type, nr, i, kept = 0, v;
+	uint32_t x;
+	const unsigned char *chain;
+
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		get64(c);
+	if (t & PERF_SAMPLE_IP)
+		r->ip = get64(c);
+	if (t & PERF_SAMPLE_TID)
+		get32x2(c, &r->pid, &r->tid);
+	if (t & PERF_SAMPLE_TIME)
+		r->time = get64(c);
+	if (t & PERF_SAMPLE_ADDR)
+		get64(c);
+	if (t & PERF_SAMPLE_ID)
+		get64(c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		get64(c);
+	if (t & PERF_SAMPLE_CPU)
+		get32x2(c, &r->cpu, &x);
+	if (t & PERF_SAMPLE_PERIOD)
+		r->period = get64(c);
+	if (c->bad)
+		return -EINVAL;
+	if (!(t & PERF_SAMPLE_CALLCHAIN))
+		return 0;
+	nr = get64(c);
+	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8)
+		return -EINVAL;
+
+	/* Copy, dropping the PERF_CONTEXT_* markers. */
+	chain = c->p;
+	for (i = 0; i < nr && kept < TY_SAMPLER_MAX_STACK; i++) {
+		memcpy(&v, chain + 8 * i, 8);
+		if (v < (uint64_t)PERF_CONTEXT_MAX)
+			r->chainbuf[kept++] = v;
+	}
+	c->p += 8 * nr;
+	r->nr = kept;
+	r->chain = kept ? r->chainbuf : NULL;
+	return 0;
+}
+
+int
+ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l,
+		  struct ty_record *r)
+{
+	const struct perf_event_header *h = rec;
+	struct cur c;
+	uint32_t x;
+
+	memset(r, 0, offsetof(struct ty_record, chainbuf));
+	if (len < sizeof(*h) || h->size < sizeof(*h) || h->size > len)
+		return -EINVAL;
+	c.p = (const unsigned char *)rec + sizeof(*h);
+	c.end = (const unsigned char *)rec + h->size;
+	c.bad = 0;
+	r->type = TY_REC_OTHER;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		r->type = TY_REC_SAMPLE;
+		r->user = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+		return decode_sample(&c, l, r);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		r->type = TY_REC_MMAP;
+		get32x2(&c, &r->pid, &r->tid);
+		r->start = get64(&c);
+		r->len = get64(&c);
+		r->pgoff = get64(&c);
+		if (h->type == PERF_RECORD_MMAP2) /* maj, min, ino, ino_gen, prot, flags */
+			c.p += 32 > c.end - c.p ? (c.bad = 1, 0) : 32;
+		break;
+	case PERF_RECORD_COMM:
+		r->type = TY_REC_COMM;
+		r->exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+		get32x2(&c, &r->pid, &r->tid);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		r->type = h->type == PERF_RECORD_FORK ? TY_REC_FORK : TY_REC_EXIT;
+		get32x2(&c, &r->pid, &r->ppid);
+		get32x2(&c, &r->tid, &r->ptid);
+		r->time = get64(&c);
+		break;
+	case PERF_RECORD_LOST:
+		r->type = TY_REC_LOST;
+		get64(&c);
+		r->lost = get64(&c);
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		r->type = h->type == PERF_RECORD_THROTTLE ? TY_REC_THROTTLE : TY_REC_UNTHROTTLE;
+		r->time = get64(&c);
+		break;
+	default:
+		return 0;
+	}
+	if (c.bad)
+		return -EINVAL;
+	if (r->type == TY_REC_MMAP || r->type == TY_REC_COMM) {
+		/* A NUL-terminated name padded to 8 bytes, then the trailer. */
+		const unsigned char *nul = memchr(c.p, '\0', (size_t)(c.end - c.p));
+		if (!nul)
+			return -EINVAL;
+		r->name = (const char *)c.p;
+	}
+	(void)x;
+	decode_trailer(c.p, c.end, l, r);
+	return 0;
+}
+
+/* Decode and hand over every record between tail and head of one ring. */
+static long
+drain_ring(struct ring *r, const struct ty_sampler_layout *l, ty_record_fn fn, void *arg,
+	   struct ty_error *e)
+{
+	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->pg->data_tail;
+	size_t mask = r->size - 1;
+	long n = 0;
+	struct ty_record rec;
+
+	while (tail < head) {
+		size_t off = (size_t)tail & mask;
+		struct perf_event_header h;
+		unsigned char *p;
+
+		if (off + sizeof(h) <= r->size) {
+			memcpy(&h, r->data + off, sizeof(h));
+		} else {
+			size_t first = r->size - off;
+			memcpy(&h, r->data + off, first);
+			memcpy((unsigned char *)&h + first, r->data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			__atomic_store_n(&r->pg->data_tail, head, __ATOMIC_RELEASE);
+			return ty_error_set(e, -EIO, "corrupt sample buffer: record of %u bytes",
+					    h.size);
+		}
+		/* A record that wraps around the end is copied first. */
+		if (off + h.size <= r->size) {
+			p = r->data + off;
+		} else {
+			size_t first = r->size - off;
+			if (!r->scratch) { /* records are at most 64 KiB */
+				if (!(r->scratch = malloc(65536)))
+					return ty_error_set(e, -ENOMEM, "out of memory");
+				r->scratch_size = 65536;
+			}
+			memcpy(r->scratch, r->data + off, first);
+			memcpy(r->scratch + first, r->data, h.size - first);
+			p = r->scratch;
+		}
+		if (ty_sampler_decode(p, h.size, l, &rec) == 0 && rec.type != TY_REC_OTHER)
+			fn(&rec, arg);
+		tail += h.size;
+		n++;
+	}
+	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+long
+ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
+{
+	long total = 0, n;
+	int i;
+
+	for (i = 0; i < s->nrings; i++) {
+		if ((n = drain_ring(&s->rings[i], &s->layout, fn, arg, e)) < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+void
+ty_sampler_free(struct ty_sampler *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nrings; i++) {
+		if (s->rings[i].base)
+			munmap(s->rings[i].base, s->map_len);
+		close(s->rings[i].fd);
+		free(s->rings[i].scratch);
+	}
+	free(s->rings);
+	free(s);
+}

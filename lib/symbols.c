@@ -1,0 +1,770 @@
+/* symbols.c - address spaces, ELF symbol tables, kallsyms, demangling. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBELF
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+#include "tachy/symbols.h"
+
+#define KERNEL_START 0xffff800000000000ull
+
+struct sym {
+	uint64_t addr, size;
+	const char *name; /* in the DSO's name arena */
+};
+
+struct seg {
+	uint64_t off, vaddr, filesz;
+};
+
+struct dso {
+	char *path;
+	int loaded;
+	struct sym *syms;
+	size_t nsyms;
+	struct seg *segs;
+	size_t nsegs;
+	char *names; /* arena of symbol names */
+	struct dso *next;
+};
+
+struct map {
+	uint64_t start, end, pgoff, time;
+	struct dso *dso;
+};
+
+struct space {
+	uint32_t pid, ppid;
+	uint64_t fork_time, exec_time;
+	int has_parent;
+	struct map *maps;
+	size_t nmaps, cap;
+	struct space *next;
+};
+
+#define NBUCKET 256
+
+struct ty_symbols {
+	struct space *spaces[NBUCKET];
+	struct dso *dsos;
+	struct dso kernel;
+	int kernel_tried;
+	char *kallsyms_path;
+	char **warnings;
+	size_t nwarnings;
+	int warned_noelf;
+};
+
+struct ty_symbols *
+ty_symbols_new(void)
+{
+	return calloc(1, sizeof(struct ty_symbols));
+}
+
+static void
+dso_release(struct dso *d)
+{
+	free(d->path);
+	free(d->syms);
+	free(d->segs);
+	free(d->names);
+}
+
+void
+ty_symbols_free(struct ty_symbols *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < NBUCKET; i++) {
+		struct space *sp = s->spaces[i], *n;
+		for (; sp; sp = n) {
+			n = sp->next;
+			free(sp->maps);
+			free(sp);
+		}
+	}
+	while (s->dsos) {
+		struct dso *n = s->dsos->next;
+		dso_release(s->dsos);
+		free(s->dsos);
+		s->dsos = n;
+	}
+	dso_release(&s->kernel);
+	for (i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	free(s->kallsyms_path);
+	free(s);
+}
+
+void
+ty_symbols_set_kallsyms(struct ty_symbols *s, const char *path)
+{
+	free(s->kallsyms_path);
+	s->kallsyms_path = strdup(path);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+warn(struct ty_symbols *s, const char *fmt, ...)
+{
+	char buf[1024], **nw;
+	va_list ap;
+	size_t i;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < s->nwarnings; i++)
+		if (strcmp(s->warnings[i], buf) == 0)
+			return;
+	nw = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*nw));
+	if (!nw)
+		return;
+	s->warnings = nw;
+	if ((nw[s->nwarnings] = strdup(buf)))
+		s->nwarnings++;
+}
+
+size_t
+ty_symbols_nwarnings(const struct ty_symbols *s)
+{
+	return s->nwarnings;
+}
+
+const char *
+ty_symbols_warning(const struct ty_symbols *s, size_t i)
+{
+	return i < s->nwarnings ? s->warnings[i] : NULL;
+}
+
+/* --- demangling ------------------------------------------------------ */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static demangle_fn
+demangler(void)
+{
+	static int tried;
+	static demangle_fn fn;
+	void *h;
+
+	if (tried)
+		return fn;
+	tried = 1;
+	h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (h)
+		*(void **)&fn = dlsym(h, "__cxa_demangle");
+	return fn;
+}
+
+int
+ty_symbols_can_demangle(void)
+{
+	return demangler() != NULL;
+}
+
+char *
+ty_symbols_demangle(const char *name)
+{
+	demangle_fn fn;
+	int status = -1;
+	char *out;
+
+	if (strncmp(name, "_Z", 2) != 0 || !(fn = demangler()))
+		return NULL;
+	out = fn(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* --- symbol tables ---------------------------------------------------- */
+
+static int
+by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->size < y->size) - (x->size > y->size); /* sized first */
+}
+
+/* Sort, drop duplicates, and give size-less symbols the room up to the next. */
+static void
+finish_syms(struct dso *d)
+{
+	size_t i, n = 0;
+
+	if (!d->nsyms)
+		return;
+	qsort(d->syms, d->nsyms, sizeof(*d->syms), by_addr);
+	for (i = 0; i < d->nsyms; i++)
+		if (n == 0 || d->syms[n - 1].addr != d->syms[i].addr)
+			d->syms[n++] = d->syms[i];
+	d->nsyms = n;
+	for (i = 0; i < n; i++)
+		if (d->syms[i].size == 0)
+			d->syms[i].size = i + 1 < n ? d->syms[i + 1].addr - d->syms[i].addr : 4096;
+}
+
+static const struct sym *
+find_sym(const struct dso *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (addr - d->syms[lo - 1].addr < d->syms[lo - 1].size)
+		return &d->syms[lo - 1];
+	return NULL;
+}
+
+/* Copy NAME (demangled when it is C++) into a growing arena; returns the
+ * arena offset, or (size_t)-1 when out of memory. */
+static size_t
+arena_add(char **arena, size_t *len, size_t *cap, const char *name)
+{
+	char *dm = ty_symbols_demangle(name);
+	const char *src = dm ? dm : name;
+	size_t n = strlen(src) + 1, off = *len;
+
+	if (*len + n > *cap) {
+		size_t nc = (*cap ? *cap * 2 : 4096) + n;
+		char *na = realloc(*arena, nc);
+		if (!na) {
+			free(dm);
+			return (size_t)-1;
+		}
+		*arena = na;
+		*cap = nc;
+	}
+	memcpy(*arena + off, src, n);
+	*len += n;
+	free(dm);
+	return off;
+}
+
+#ifdef HAVE_LIBELF
+static int
+read_segs(Elf *elf, struct dso *d)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	d->segs = calloc(n ? n : 1, sizeof(*d->segs));
+	if (!d->segs)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nsegs].off = ph.p_offset;
+		d->segs[d->nsegs].vaddr = ph.p_vaddr;
+		d->segs[d->nsegs].filesz = ph.p_filesz > ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+		d->nsegs++;
+	}
+	return 0;
+}
+
+/* Add the function symbols of one symbol table section. Offsets into the
+ * arena are kept in .name until the arena stops moving. */
+static int
+read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct dso *d, char **arena, size_t *alen,
+	    size_t *acap, size_t *cap)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym sym;
+
+	if (!data || sh->sh_entsize == 0)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		const char *name;
+		size_t off;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (d->nsyms == *cap) {
+			size_t nc = *cap ? *cap * 2 : 1024;
+			struct sym *ns = realloc(d->syms, nc * sizeof(*ns));
+			if (!ns)
+				return -1;
+			d->syms = ns;
+			*cap = nc;
+		}
+		if ((off = arena_add(arena, alen, acap, name)) == (size_t)-1)
+			return -1;
+		d->syms[d->nsyms].addr = sym.st_value;
+		d->syms[d->nsyms].size = sym.st_size;
+		d->syms[d->nsyms].name = (const char *)(uintptr_t)off;
+		d->nsyms++;
+	}
+	return 0;
+}
+
+/* Read the function symbols of ELF into D; returns 1 when it had a .symtab
+ * (a full table), 0 when only .dynsym or nothing. SEGS: also read the
+ * program headers (not for separate debug files, whose layout is the
+ * stripped file's). */
+static int
+read_elf_syms(struct ty_symbols *s, struct dso *d, Elf *elf, int segs)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t acap = 0, alen = 0, cap = 0, i;
+	int full = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF || (segs && read_segs(elf, d) < 0)) {
+		warn(s, "cannot read symbols of %s: not a valid ELF file; addresses shown raw",
+		     d->path);
+		return 0;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		full |= sh.sh_type == SHT_SYMTAB;
+		if (read_symtab(elf, scn, &sh, d, &d->names, &alen, &acap, &cap) < 0)
+			break;
+	}
+	for (i = 0; i < d->nsyms; i++)
+		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
+	return full;
+}
+
+/* The GNU build-id of ELF as lowercase hex into HEX (at least 129 bytes). */
+static int
+build_id(Elf *elf, char *hex)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	size_t off, noff, doff, i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (off = 0; (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0;) {
+			const unsigned char *id = (const unsigned char *)data->d_buf + doff;
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || nh.n_descsz < 2 ||
+			    nh.n_descsz > 64 || memcmp((char *)data->d_buf + noff, "GNU", 4) != 0)
+				continue;
+			for (i = 0; i < nh.n_descsz; i++)
+				sprintf(hex + 2 * i, "%02x", id[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A stripped file: the full symbol table may be in a separate debug file
+ * under /usr/lib/debug (by build-id, else by path). */
+static int
+read_debug_file(struct ty_symbols *s, struct dso *d, Elf *elf)
+{
+	char hex[130], path[4200];
+	int fd = -1, full = 0;
+	Elf *dbg;
+
+	if (build_id(elf, hex) == 0) {
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/usr/lib/debug%s.debug", d->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return 0;
+	if ((dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		struct dso tmp = {.path = d->path};
+		if (read_elf_syms(s, &tmp, dbg, 0) && tmp.nsyms) { /* replaces .dynsym */
+			free(d->syms);
+			free(d->names);
+			d->syms = tmp.syms;
+			d->nsyms = tmp.nsyms;
+			d->names = tmp.names;
+			full = 1;
+		} else {
+			free(tmp.syms);
+			free(tmp.names);
+		}
+		elf_end(dbg);
+	}
+	close(fd);
+	return full;
+}
+
+static void
+read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
+{
+	int full = read_elf_syms(s, d, elf, 1);
+
+	if (!full && debug)
+		full = read_debug_file(s, d, elf);
+	finish_syms(d);
+	if (d->nsyms == 0)
+		warn(s, "no symbols in %s (stripped?): addresses shown raw", d->path);
+	else if (!full && debug)
+		warn(s, "%s is stripped (no .symtab, no debug file): only its exported functions "
+		     "are named", d->path);
+}
+
+static void
+load_vdso(struct ty_symbols *s, struct dso *d)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	FILE *fp;
+	char line[512];
+	unsigned long lo, hi;
+	Elf *elf;
+
+	if (!base)
+		return;
+	fp = fopen("/proc/self/maps", "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+			elf = elf_memory((char *)base, hi - lo);
+			if (elf) {
+				read_elf(s, d, elf, 0);
+				elf_end(elf);
+			}
+			break;
+		}
+	fclose(fp);
+}
+
+static void
+load_dso(struct ty_symbols *s, struct dso *d)
+{
+	int fd;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	if (strcmp(d->path, "[vdso]") == 0) {
+		load_vdso(s, d);
+		return;
+	}
+	if (d->path[0] != '/')
+		return;
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		warn(s, "cannot read symbols of %s: %s; addresses shown raw", d->path,
+		     strerror(errno));
+		return;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		warn(s, "cannot read symbols of %s: %s; addresses shown raw", d->path,
+		     elf_errmsg(-1));
+	} else {
+		read_elf(s, d, elf, 1);
+		elf_end(elf);
+	}
+	close(fd);
+}
+#else
+static void
+load_dso(struct ty_symbols *s, struct dso *d)
+{
+	if (!s->warned_noelf)
+		warn(s, "not built with elfutils: user-space addresses shown raw");
+	s->warned_noelf = 1;
+}
+#endif
+
+static struct dso *
+get_dso(struct ty_symbols *s, const char *path)
+{
+	struct dso *d;
+
+	for (d = s->dsos; d; d = d->next)
+		if (strcmp(d->path, path) == 0)
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		return NULL;
+	}
+	d->next = s->dsos;
+	s->dsos = d;
+	return d;
+}
+
+static const char *
+dso_symbol(struct ty_symbols *s, struct dso *d, uint64_t addr)
+{
+	const struct sym *sym;
+
+	if (!d->loaded) {
+		d->loaded = 1;
+		load_dso(s, d);
+	}
+	sym = find_sym(d, addr);
+	return sym ? sym->name : NULL;
+}
+
+const char *
+ty_symbols_lookup_file(struct ty_symbols *s, const char *path, uint64_t addr)
+{
+	struct dso *d = get_dso(s, path);
+
+	return d ? dso_symbol(s, d, addr) : NULL;
+}
+
+/* --- kernel ----------------------------------------------------------- */
+
+static void
+load_kallsyms(struct ty_symbols *s)
+{
+	const char *path = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
+	struct dso *d = &s->kernel;
+	FILE *fp = fopen(path, "r");
+	char line[1024], type, name[512];
+	unsigned long long addr;
+	size_t cap = 0, alen = 0, acap = 0, i;
+	int nonzero = 0;
+
+	if (!fp) {
+		warn(s, "cannot read %s: %s; kernel addresses shown raw", path, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		size_t off;
+		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (addr)
+			nonzero = 1;
+		if (d->nsyms == cap) {
+			size_t nc = cap ? cap * 2 : 4096;
+			struct sym *ns = realloc(d->syms, nc * sizeof(*ns));
+			if (!ns)
+				break;
+			d->syms = ns;
+			cap = nc;
+		}
+		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
+			break;
+		d->syms[d->nsyms].addr = addr;
+		d->syms[d->nsyms].size = 0;
+		d->syms[d->nsyms].name = (const char *)(uintptr_t)off;
+		d->nsyms++;
+	}
+	fclose(fp);
+	for (i = 0; i < d->nsyms; i++)
+		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
+	if (!nonzero) {
+		d->nsyms = 0;
+		warn(s, "%s shows no addresses (kptr_restrict?): kernel addresses shown raw",
+		     path);
+		return;
+	}
+	finish_syms(d);
+}
+
+/* --- address spaces ----------------------------------------------------- */
+
+static struct space *
+get_space(struct ty_symbols *s, uint32_t pid, int create)
+{
+	struct space *sp;
+
+	for (sp = s->spaces[pid % NBUCKET]; sp; sp = sp->next)
+		if (sp->pid == pid)
+			return sp;
+	if (!create || !(sp = calloc(1, sizeof(*sp))))
+		return NULL;
+	sp->pid = pid;
+	sp->next = s->spaces[pid % NBUCKET];
+	s->spaces[pid % NBUCKET] = sp;
+	return sp;
+}
+
+int
+ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, const char *file, uint64_t time)
+{
+	struct space *sp = get_space(s, pid, 1);
+	struct dso *d = get_dso(s, file);
+
+	if (!sp || !d)
+		return -ENOMEM;
+	if (sp->nmaps == sp->cap) {
+		size_t nc = sp->cap ? sp->cap * 2 : 16;
+		struct map *nm = realloc(sp->maps, nc * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		sp->maps = nm;
+		sp->cap = nc;
+	}
+	sp->maps[sp->nmaps++] = (struct map){start, start + len, pgoff, time, d};
+	return 0;
+}
+
+int
+ty_symbols_fork(struct ty_symbols *s, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	struct space *sp;
+
+	if (pid == ppid)
+		return 0;
+	if (!(sp = get_space(s, pid, 1)))
+		return -ENOMEM;
+	sp->ppid = ppid;
+	sp->fork_time = time;
+	sp->has_parent = 1;
+	return 0;
+}
+
+int
+ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time)
+{
+	struct space *sp = get_space(s, pid, 1);
+
+	if (!sp)
+		return -ENOMEM;
+	sp->exec_time = time;
+	sp->has_parent = 0; /* the parent's mappings are gone */
+	return 0;
+}
+
+int
+ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, struct ty_error *e)
+{
+	char path[4096], line[4096 + 128], perms[8], file[4096];
+	unsigned long long lo, hi, off;
+	FILE *fp;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%u/maps", root, pid);
+	if (!(fp = fopen(path, "r")))
+		return ty_error_set(e, -errno, "cannot read %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), fp)) {
+		file[0] = '\0';
+		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
+			   file);
+		if (n < 4 || !strchr(perms, 'x') || !file[0])
+			continue;
+		if (ty_symbols_add_mmap(s, pid, lo, hi - lo, off, file, 0) < 0) {
+			fclose(fp);
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		}
+	}
+	fclose(fp);
+	return 0;
+}
+
+/* The mapping of PID covering IP at TIME: the latest one mapped before TIME
+ * (and after the last exec), else any that covers it. */
+static const struct map *
+find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int depth)
+{
+	struct space *sp = get_space(s, pid, 0);
+	const struct map *best = NULL, *any = NULL;
+	size_t i;
+
+	if (!sp || depth > 64)
+		return NULL;
+	for (i = 0; i < sp->nmaps; i++) {
+		const struct map *m = &sp->maps[i];
+		if (ip < m->start || ip >= m->end)
+			continue;
+		if (m->time <= time && m->time >= sp->exec_time && (!best || m->time >= best->time))
+			best = m;
+		if (!any || m->time >= any->time)
+			any = m;
+	}
+	if (best)
+		return best;
+	if (sp->has_parent) {
+		const struct map *m = find_map(s, sp->ppid, ip, sp->fork_time, depth + 1);
+		if (m)
+			return m;
+	}
+	return any;
+}
+
+static uint64_t
+file_vaddr(const struct dso *d, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsegs; i++)
+		if (off >= d->segs[i].off && off < d->segs[i].off + d->segs[i].filesz)
+			return off - d->segs[i].off + d->segs[i].vaddr;
+	return off;
+}
+
+void
+ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int kernel,
+		   struct ty_sym_result *r)
+{
+	const struct map *m;
+	const struct sym *sym;
+
+	memset(r, 0, sizeof(*r));
+	r->addr = ip;
+	if (kernel || ip >= KERNEL_START) {
+		r->kernel = 1;
+		r->dso = "[kernel.kallsyms]";
+		if (!s->kernel_tried) {
+			s->kernel_tried = 1;
+			load_kallsyms(s);
+		}
+		sym = find_sym(&s->kernel, ip);
+		r->name = sym ? sym->name : NULL;
+		return;
+	}
+	m = find_map(s, pid, ip, time, 0);
+	if (!m) {
+		r->dso = "[unknown]";
+		return;
+	}
+	r->dso = m->dso->path;
+	if (!m->dso->loaded) {
+		m->dso->loaded = 1;
+		load_dso(s, m->dso);
+	}
+	r->addr = file_vaddr(m->dso, ip - m->start + m->pgoff);
+	sym = find_sym(m->dso, r->addr);
+	r->name = sym ? sym->name : NULL;
+}

@@ -1,0 +1,613 @@
+/* cmd-compare.c - tachy compare: saved results side by side, with verdicts. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "resfmt.h"
+#include "resopt.h"
+#include "tachy/comparison.h"
+#include "tachy/jsonw.h"
+#include "tachy/outfile.h"
+#include "tachy/results_read.h"
+
+int cmd_compare(int argc, char **argv);
+
+static const char usage[] =
+	"usage: tachy compare [options] OLD.json NEW.json [NEW2.json ...]\n"
+	"       tachy compare [options] FILE.json\n"
+	"\n"
+	"Compare saved results (tachy's or hyperfine's --export-json files): every\n"
+	"benchmark of each NEW file against the one of the same name in OLD, or, with\n"
+	"one FILE, every benchmark against its reference. A row per benchmark and\n"
+	"figure (wall time, user and system time, each counter both sides have): the\n"
+	"old and new centre with its interval, the change with its interval, the\n"
+	"p-value and the verdict; '~' where no difference is proven.\n"
+	"\n"
+	"  -t, --test TEST         welch (default, on means), student, or mann-whitney\n"
+	"                          (on medians)\n"
+	"  -c, --confidence P      confidence level in percent (default 95)\n"
+	"  -m, --match RULE        pair benchmarks: OLD=NEW pairs two names; /REGEX/\n"
+	"                          pairs names whose matches (first group) are equal;\n"
+	"                          repeatable; unpaired names then pair by name\n"
+	"  -r, --reference NAME    with one FILE: compare against NAME\n"
+	"  -F, --figures LIST      figures to compare: names separated by commas, or\n"
+	"                          'all' (adds maxrss, minflt, majflt, nvcsw, nivcsw)\n"
+	"  -f, --format FORMAT     text (default), csv, markdown, or json\n"
+	"  -o, --output FILE       write the table to FILE (default: standard output)\n"
+	"      --fail-if-slower P  exit 3 when a benchmark's wall time is proven slower\n"
+	"                          by more than P percent\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
+	"3 a proven regression beyond --fail-if-slower.\n";
+
+enum format { FMT_TEXT, FMT_CSV, FMT_MARKDOWN, FMT_JSON };
+
+struct options {
+	struct ty_cmp_options cmp;
+	enum format format;
+	const char *output;
+	double fail_if_slower; /* NAN: no gate */
+};
+
+/* ---- cells ---- */
+
+static void
+sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+static char *
+notes_cell(char *buf, size_t size, const struct ty_cmp_row *r)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < 4 && r->notes[i] && len + 8 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%zu", i ? "," : "", r->notes[i]);
+	return buf;
+}
+
+/* ---- the text and markdown tables ---- */
+
+#define NCOL 7
+struct table {
+	char *(*cells)[NCOL];
+	size_t n, cap;
+};
+
+static int
+table_add(struct table *t, const char *const *cols)
+{
+	size_t i;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		void *p = realloc(t->cells, cap * sizeof(*t->cells));
+		if (!p)
+			return -ENOMEM;
+		t->cells = p;
+		t->cap = cap;
+	}
+	for (i = 0; i < NCOL; i++) {
+		if (!(t->cells[t->n][i] = strdup(cols[i] ? cols[i] : "")))
+			return -ENOMEM;
+		sanitize(t->cells[t->n][i]);
+	}
+	t->n++;
+	return 0;
+}
+
+static void
+table_free(struct table *t)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->n; i++)
+		for (j = 0; j < NCOL; j++)
+			free(t->cells[i][j]);
+	free(t->cells);
+}
+
+static void
+md_cell(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", fp);
+		else if (*s == '<')
+			fputs("&lt;", fp);
+		else if (*s == '>')
+			fputs("&gt;", fp);
+		else if (*s == '&')
+			fputs("&amp;", fp);
+		else
+			fputc(*s, fp);
+	}
+}
+
+static void
+table_print(FILE *fp, const struct table *t, int markdown)
+{
+	size_t w[NCOL] = {0}, i, j, k;
+
+	for (i = 0; i < t->n; i++)
+		for (j = 0; j < NCOL; j++)
+			if (resfmt_width(t->cells[i][j]) > w[j])
+				w[j] = resfmt_width(t->cells[i][j]);
+	for (i = 0; i < t->n; i++) {
+		size_t last = NCOL;
+		while (!markdown && last > 1 && !t->cells[i][last - 1][0])
+			last--;
+		for (j = 0; j < last; j++) {
+			if (markdown) {
+				fputs(j ? " | " : "| ", fp);
+				md_cell(fp, t->cells[i][j]);
+				continue;
+			}
+			fputs(t->cells[i][j], fp);
+			if (j + 1 < last)
+				for (k = resfmt_width(t->cells[i][j]); k < w[j] + 2; k++)
+					fputc(' ', fp);
+		}
+		fputs(markdown ? " |\n" : "\n", fp);
+		if (markdown && i == 0)
+			fputs("|---|---|--:|--:|--:|--:|---|\n", fp);
+	}
+}
+
+static const char *
+test_title(enum ty_test t)
+{
+	switch (t) {
+	case TY_TEST_WELCH: return "Welch's t on means";
+	case TY_TEST_STUDENT: return "Student's t on means";
+	case TY_TEST_MANN_WHITNEY: return "Mann-Whitney U on medians";
+	}
+	return "?";
+}
+
+static int
+set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
+{
+	const struct ty_cmp_set *s = &c->sets[set];
+	char o[96], n[96], ch[96], p[32], v[64], nt[32], *label = NULL;
+	const char *cols[NCOL], *prev = NULL;
+	size_t i;
+	int rc;
+
+	cols[0] = "benchmark";
+	cols[1] = "figure";
+	cols[2] = s->old == s->new ? "reference" : "old";
+	cols[3] = "new";
+	cols[4] = "change";
+	cols[5] = "p-value";
+	cols[6] = "verdict";
+	if ((rc = table_add(t, cols)))
+		return rc;
+	for (i = 0; i < c->nrows; i++) {
+		const struct ty_cmp_row *r = &c->rows[i];
+		if (r->set != set)
+			continue;
+		free(label);
+		label = NULL;
+		if (s->old != s->new && strcmp(r->old->name, r->new->name) != 0 &&
+		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->name, r->new->name) < 0)
+			return -ENOMEM;
+		cols[0] = prev && prev == r->new->name ? "" : label ? label : r->new->name;
+		prev = r->new->name;
+		cols[1] = r->figure;
+		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit);
+		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit);
+		cols[4] = resfmt_change(ch, sizeof(ch), r);
+		cols[5] = resfmt_p(p, sizeof(p), r->v.c.p_value);
+		notes_cell(nt, sizeof(nt), r);
+		snprintf(v, sizeof(v), "%s%s%s%s", resfmt_verdict(r), nt[0] ? " [" : "", nt,
+			 nt[0] ? "]" : "");
+		cols[6] = v;
+		if ((rc = table_add(t, cols))) {
+			free(label);
+			return rc;
+		}
+	}
+	free(label);
+	for (i = 0; i < c->ngeo; i++) {
+		const struct ty_cmp_geomean *g = &c->geo[i];
+		if (g->set != set)
+			continue;
+		cols[0] = "geomean";
+		cols[1] = g->figure;
+		cols[2] = resfmt_value(o, sizeof(o), g->old, g->old, g->unit);
+		cols[3] = resfmt_value(n, sizeof(n), g->new, g->old, g->unit);
+		cols[4] = resfmt_pct(ch, sizeof(ch), g->rel);
+		cols[5] = cols[6] = "";
+		if ((rc = table_add(t, cols)))
+			return rc;
+	}
+	return 0;
+}
+
+static const char *
+ref_name(const struct ty_cmp_table *c, size_t set)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].set == set)
+			return c->rows[i].old->name;
+	return "?";
+}
+
+static int
+print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
+{
+	struct table t = {0};
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; !rc && i < c->nsets; i++) {
+		const struct ty_cmp_set *s = &c->sets[i];
+		if (i)
+			fputc('\n', fp);
+		if (s->old == s->new)
+			fprintf(fp, "%s%s: against its reference '%s' (%s, %g%% confidence)%s\n",
+				markdown ? "**" : "", s->old->path, ref_name(c, i),
+				test_title(c->opt.test),
+				c->opt.confidence, markdown ? "**" : "");
+		else
+			fprintf(fp, "%sold: %s  new: %s (%s, %g%% confidence)%s\n",
+				markdown ? "**" : "", s->old->path, s->new->path,
+				test_title(c->opt.test), c->opt.confidence, markdown ? "**" : "");
+		if (markdown)
+			fputc('\n', fp);
+		t.n = 0;
+		if ((rc = set_table(&t, c, i)))
+			break;
+		table_print(fp, &t, markdown);
+		for (j = 0; j < t.n; j++) {
+			size_t k;
+			for (k = 0; k < NCOL; k++)
+				free(t.cells[j][k]);
+		}
+		t.n = 0;
+		if (s->nenv_diffs || s->nunmatched)
+			fputc('\n', fp);
+		for (j = 0; j < s->nenv_diffs; j++)
+			fprintf(fp, "%senvironments differ: %s\n", markdown ? "- " : "",
+				s->env_diffs[j]);
+		for (j = 0; j < s->nunmatched; j++)
+			fprintf(fp, "%s%s\n", markdown ? "- " : "", s->unmatched[j]);
+	}
+	table_free(&t);
+	if (c->nnotes)
+		fputc('\n', fp);
+	for (i = 0; i < c->nnotes; i++)
+		fprintf(fp, "%s[%zu] %s\n", markdown ? "- " : "", i + 1, c->notes[i]);
+	return rc;
+}
+
+/* ---- CSV ---- */
+
+static void
+csv_string(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+static void
+csv_num(FILE *fp, double v)
+{
+	if (isfinite(v))
+		fprintf(fp, ",%.10g", v);
+	else
+		fputc(',', fp);
+}
+
+static void
+print_csv(FILE *fp, const struct ty_cmp_table *c)
+{
+	size_t i, j;
+
+	fputs("old_file,new_file,old_benchmark,benchmark,figure,unit,old_n,old_centre,old_low,"
+	      "old_high,new_n,new_centre,new_low,new_high,change_pct,change_low_pct,"
+	      "change_high_pct,ratio,ratio_low,ratio_high,p_value,verdict,notes\n",
+	      fp);
+	for (i = 0; i < c->nrows; i++) {
+		const struct ty_cmp_row *r = &c->rows[i];
+		const struct ty_cmp_set *s = &c->sets[r->set];
+		const char *cols[] = {s->old->path, s->new->path, r->old->name, r->new->name,
+				      r->figure, r->unit};
+		for (j = 0; j < 6; j++) {
+			if (j)
+				fputc(',', fp);
+			csv_string(fp, cols[j]);
+		}
+		fprintf(fp, ",%zu", r->v.old.n);
+		csv_num(fp, r->v.old.centre);
+		csv_num(fp, r->v.old.exact_ci ? r->v.old.lo : NAN);
+		csv_num(fp, r->v.old.exact_ci ? r->v.old.hi : NAN);
+		fprintf(fp, ",%zu", r->v.new.n);
+		csv_num(fp, r->v.new.centre);
+		csv_num(fp, r->v.new.exact_ci ? r->v.new.lo : NAN);
+		csv_num(fp, r->v.new.exact_ci ? r->v.new.hi : NAN);
+		csv_num(fp, r->v.c.rel);
+		csv_num(fp, r->v.c.rel_lo);
+		csv_num(fp, r->v.c.rel_hi);
+		csv_num(fp, r->v.c.ratio);
+		csv_num(fp, r->v.c.ratio_lo);
+		csv_num(fp, r->v.c.ratio_hi);
+		csv_num(fp, r->v.c.p_value);
+		fprintf(fp, ",%s,", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
+		for (j = 0; j < 4 && r->notes[j]; j++)
+			fprintf(fp, "%s%zu", j ? ";" : "", r->notes[j]);
+		fputc('\n', fp);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void
+json_centre(struct ty_jsonw *w, const char *key, const struct ty_centre *c)
+{
+	ty_jsonw_key(w, key);
+	ty_jsonw_object_begin(w);
+	ty_jsonw_kuint(w, "n", c->n);
+	ty_jsonw_kdouble(w, "centre", c->centre);
+	ty_jsonw_kdouble(w, "ci_low", c->exact_ci ? c->lo : NAN);
+	ty_jsonw_kdouble(w, "ci_high", c->exact_ci ? c->hi : NAN);
+	ty_jsonw_object_end(w);
+}
+
+static void
+json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_row *r)
+{
+	size_t j;
+
+	ty_jsonw_object_begin(w);
+	ty_jsonw_kuint(w, "set", r->set);
+	ty_jsonw_kstring(w, "old_benchmark", r->old->name);
+	ty_jsonw_kstring(w, "benchmark", r->new->name);
+	ty_jsonw_kstring(w, "figure", r->figure);
+	ty_jsonw_kstring(w, "unit", r->unit);
+	json_centre(w, "old", &r->v.old);
+	json_centre(w, "new", &r->v.new);
+	ty_jsonw_kdouble(w, "change_pct", r->v.c.rel);
+	ty_jsonw_kdouble(w, "change_low_pct", r->v.c.rel_lo);
+	ty_jsonw_kdouble(w, "change_high_pct", r->v.c.rel_hi);
+	ty_jsonw_kdouble(w, "ratio", r->v.c.ratio);
+	ty_jsonw_kdouble(w, "ratio_low", r->v.c.ratio_lo);
+	ty_jsonw_kdouble(w, "ratio_high", r->v.c.ratio_hi);
+	ty_jsonw_kdouble(w, "p_value", r->v.c.p_value);
+	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
+	ty_jsonw_kbool(w, "too_few_runs", r->v.too_few);
+	ty_jsonw_key(w, "notes");
+	ty_jsonw_array_begin(w);
+	for (j = 0; j < 4 && r->notes[j]; j++)
+		ty_jsonw_string(w, c->notes[r->notes[j] - 1]);
+	ty_jsonw_array_end(w);
+	ty_jsonw_object_end(w);
+}
+
+static void
+json_sets(struct ty_jsonw *w, const struct ty_cmp_table *c)
+{
+	size_t i, j;
+
+	ty_jsonw_key(w, "sets");
+	ty_jsonw_array_begin(w);
+	for (i = 0; i < c->nsets; i++) {
+		const struct ty_cmp_set *s = &c->sets[i];
+		ty_jsonw_object_begin(w);
+		ty_jsonw_kstring(w, "old", s->old->path);
+		ty_jsonw_kstring(w, "new", s->new->path);
+		ty_jsonw_key(w, "environment_differences");
+		ty_jsonw_array_begin(w);
+		for (j = 0; j < s->nenv_diffs; j++)
+			ty_jsonw_string(w, s->env_diffs[j]);
+		ty_jsonw_array_end(w);
+		ty_jsonw_key(w, "unmatched");
+		ty_jsonw_array_begin(w);
+		for (j = 0; j < s->nunmatched; j++)
+			ty_jsonw_string(w, s->unmatched[j]);
+		ty_jsonw_array_end(w);
+		ty_jsonw_object_end(w);
+	}
+	ty_jsonw_array_end(w);
+}
+
+static void
+print_json(FILE *fp, const struct ty_cmp_table *c)
+{
+	struct ty_jsonw w;
+	size_t i;
+
+	ty_jsonw_init(&w, fp, 1);
+	ty_jsonw_object_begin(&w);
+	ty_jsonw_kstring(&w, "test", ty_verdict_test_name(c->opt.test));
+	ty_jsonw_kdouble(&w, "confidence", c->opt.confidence);
+	json_sets(&w, c);
+	ty_jsonw_key(&w, "rows");
+	ty_jsonw_array_begin(&w);
+	for (i = 0; i < c->nrows; i++)
+		json_row(&w, c, &c->rows[i]);
+	ty_jsonw_array_end(&w);
+	ty_jsonw_key(&w, "geomeans");
+	ty_jsonw_array_begin(&w);
+	for (i = 0; i < c->ngeo; i++) {
+		ty_jsonw_object_begin(&w);
+		ty_jsonw_kuint(&w, "set", c->geo[i].set);
+		ty_jsonw_kstring(&w, "figure", c->geo[i].figure);
+		ty_jsonw_kstring(&w, "unit", c->geo[i].unit);
+		ty_jsonw_kuint(&w, "benchmarks", c->geo[i].n);
+		ty_jsonw_kdouble(&w, "old", c->geo[i].old);
+		ty_jsonw_kdouble(&w, "new", c->geo[i].new);
+		ty_jsonw_kdouble(&w, "change_pct", c->geo[i].rel);
+		ty_jsonw_object_end(&w);
+	}
+	ty_jsonw_array_end(&w);
+	ty_jsonw_object_end(&w);
+	fputc('\n', fp);
+}
+
+/* ---- the gate ---- */
+
+static int
+gate(const struct ty_cmp_table *c, double limit)
+{
+	char pct[32];
+	size_t i;
+	int tripped = 0;
+
+	if (isnan(limit))
+		return 0;
+	for (i = 0; i < c->nrows; i++) {
+		const struct ty_cmp_row *r = &c->rows[i];
+		if (strcmp(r->figure, "wall") != 0 || r->v.verdict <= 0 || !(r->v.c.rel > limit))
+			continue;
+		snprintf(pct, sizeof(pct), "%.1f%%", r->v.c.rel);
+		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->name,
+			  pct, r->old->name,
+			  c->sets[r->set].old->path, limit);
+		tripped = 1;
+	}
+	return tripped;
+}
+
+/* ---- options ---- */
+
+static int
+parse_format(const char *s, enum format *f)
+{
+	static const char *names[] = {"text", "csv", "markdown", "json"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0) {
+			*f = (enum format)i;
+			return 0;
+		}
+	return cli_usage_error("unknown format '%s': text, csv, markdown, or json", s);
+}
+
+static int
+parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"test", required_argument, NULL, 't'},
+		{"confidence", required_argument, NULL, 'c'},
+		{"match", required_argument, NULL, 'm'},
+		{"reference", required_argument, NULL, 'r'},
+		{"figures", required_argument, NULL, 'F'},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"fail-if-slower", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch, rc = 0;
+
+	while (!rc && (ch = getopt_long(argc, argv, "t:c:m:r:F:f:o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 't': rc = resopt_test(optarg, &o->cmp.test); break;
+		case 'c':
+			rc = resopt_confidence(optarg, &o->cmp.confidence);
+			break;
+		case 'm': rc = resopt_match(&o->cmp.match, optarg); break;
+		case 'r': o->cmp.reference = optarg; break;
+		case 'F': o->cmp.figures = optarg; break;
+		case 'f': rc = parse_format(optarg, &o->format); break;
+		case 'o': o->output = optarg; break;
+		case 'S':
+			rc = cli_parse_double("--fail-if-slower", optarg, 0, 1e9, &o->fail_if_slower);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default: return cli_usage_error("bad option");
+		}
+	}
+	return rc;
+}
+
+static int
+emit(const struct ty_cmp_table *c, const struct options *o)
+{
+	struct ty_outfile of;
+	struct ty_error e = {0};
+
+	if (ty_outfile_open(&of, o->output, &e))
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	switch (o->format) {
+	case FMT_TEXT: print_tables(of.fp, c, 0); break;
+	case FMT_MARKDOWN: print_tables(of.fp, c, 1); break;
+	case FMT_CSV: print_csv(of.fp, c); break;
+	case FMT_JSON: print_json(of.fp, c); break;
+	}
+	if (ty_outfile_commit(&of, &e))
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	return 0;
+}
+
+int
+cmd_compare(int argc, char **argv)
+{
+	struct options o = {.cmp = {.test = TY_TEST_WELCH, .confidence = 95},
+			    .output = "-",
+			    .fail_if_slower = NAN};
+	struct ty_saved *files = NULL;
+	struct ty_cmp_table c;
+	struct ty_error e = {0};
+	int n, i, rc;
+
+	if ((rc = parse_options(argc, argv, &o)))
+		goto out;
+	n = argc - optind;
+	if (n < 1) {
+		rc = cli_usage_error("expected one or more results files");
+		goto out;
+	}
+	if (o.cmp.reference && n > 1) {
+		rc = cli_usage_error("--reference needs a single results file");
+		goto out;
+	}
+	if (!(files = calloc((size_t)n, sizeof(*files)))) {
+		rc = cli_error(EXIT_RUNTIME, "out of memory");
+		goto out;
+	}
+	if ((rc = resopt_read(files, argv + optind, n)))
+		goto out;
+	if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
+		rc = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
+	} else {
+		rc = emit(&c, &o);
+		if (!rc && gate(&c, o.fail_if_slower))
+			rc = EXIT_REGRESSION;
+		ty_comparison_release(&c);
+	}
+	for (i = 0; i < n; i++)
+		ty_results_read_release(&files[i]);
+out:
+	free(files);
+	free(o.cmp.match.pairs);
+	return rc < 0 ? EXIT_OK : rc;
+}
+
+const struct cmd_info cmd_info_compare = {"compare", 30, "compare saved results; gate CI on regressions",
+					  cmd_compare};

@@ -1,0 +1,497 @@
+/* cmd-record.c - tachy record: sample where a command spends its time. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tachy/events.h"
+#include "tachy/profile.h"
+#include "tachy/sampler.h"
+#include "tachy/symbols.h"
+
+static const char usage_text[] =
+	"usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
+	"                    [--user | --kernel] [-q] (-- COMMAND [ARG...] | -p PID)\n"
+	"\n"
+	"Sample where COMMAND (with all its threads and children) or the running\n"
+	"process PID spends its time, and write a self-contained profile.\n"
+	"\n"
+	"  -F, --freq HZ        samples per second (default 999)\n"
+	"  -c, --period N       one sample every N events instead of -F\n"
+	"  -e, --event EVENT    what to sample, as tachy stat -e names it; default\n"
+	"                       cycles where the CPU has it, else cpu-clock\n"
+	"  -g, --call-graph     record call chains (frame pointers)\n"
+	"  -o, --output FILE    profile file (default tachy.prof, - for stdout)\n"
+	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
+	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
+	"      --user           user space only\n"
+	"      --kernel         kernel frames too (default only where\n"
+	"                       perf_event_paranoid <= 1; reading kallsyms costs ~50 ms)\n"
+	"  -q, --quiet          no summary line\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"At the end one line says how many samples were taken and lost, and the CPU\n"
+	"time the profiler used against the workload's. See tachy-record(1).\n";
+
+struct opts {
+	const char *event, *output;
+	long freq, period, pid, pages;
+	int callchain, user, quiet;
+	char **argv;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{"freq", required_argument, NULL, 'F'},
+		{"period", required_argument, NULL, 'c'},
+		{"event", required_argument, NULL, 'e'},
+		{"call-graph", no_argument, NULL, 'g'},
+		{"output", required_argument, NULL, 'o'},
+		{"pid", required_argument, NULL, 'p'},
+		{"mmap-pages", required_argument, NULL, 'm'},
+		{"user", no_argument, NULL, 'U'},
+		{"kernel", no_argument, NULL, 'K'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "tachy.prof";
+	o->freq = 999;
+	o->pages = 128;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+F:c:e:go:p:m:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (cli_parse_long("-F", optarg, 1, 10000000, &o->freq))
+				return EXIT_USAGE;
+			o->period = 0;
+			break;
+		case 'c':
+			if (cli_parse_long("-c", optarg, 1, 1L << 62, &o->period))
+				return EXIT_USAGE;
+			break;
+		case 'e': o->event = optarg; break;
+		case 'g': o->callchain = 1; break;
+		case 'o': o->output = optarg; break;
+		case 'p':
+			if (cli_parse_long("-p", optarg, 1, 1L << 22, &o->pid))
+				return EXIT_USAGE;
+			break;
+		case 'm':
+			if (cli_parse_long("-m", optarg, 1, 1L << 20, &o->pages))
+				return EXIT_USAGE;
+			if (o->pages & (o->pages - 1))
+				return cli_usage_error("-m %ld: the ring size must be a power of two",
+						       o->pages);
+			break;
+		case 'U': o->user = 1; break;
+		case 'K': o->user = -1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		default: return cli_usage_error("unknown or incomplete option");
+		}
+	}
+	o->argv = argv + optind;
+	if (o->pid && o->argv[0])
+		return cli_usage_error("give either -p PID or a command, not both");
+	if (!o->pid && !o->argv[0])
+		return cli_usage_error("no command to record (tachy record [options] -- COMMAND)");
+	return 0;
+}
+
+/* Fork COMMAND held before exec: it execs when a byte arrives on *GO. */
+static pid_t
+spawn_held(char **argv, int *go, int *fail)
+{
+	int gp[2], fp[2];
+	pid_t pid;
+
+	if (pipe2(gp, O_CLOEXEC) < 0 || pipe2(fp, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char b;
+		int err;
+		close(gp[1]);
+		close(fp[0]);
+		signal(SIGINT, SIG_DFL);
+		if (read(gp[0], &b, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(fp[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(gp[0]);
+	close(fp[1]);
+	*go = gp[1];
+	*fail = fp[0];
+	return pid;
+}
+
+struct run {
+	struct opts *o;
+	struct ty_sampler *s;
+	struct ty_collector *c;
+	struct ty_symbols *syms;
+	struct ty_event ev;
+	int exclude_kernel;
+	pid_t child;
+	int status;
+	struct rusage ru;
+	uint64_t t0, t1;
+	char ename[TY_EVENT_NAME_MAX];
+	int fell_back;
+	char *pname; /* -p: "-p PID (comm)" */
+};
+
+static int
+paranoid(void)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = 2;
+		fclose(fp);
+	}
+	return v;
+}
+
+static int
+open_sampler(struct run *r, struct ty_error *err)
+{
+	struct ty_sampler_opts so = {0};
+	int ret, explicit_ev = r->o->event != NULL;
+
+	so.use_freq = r->o->period == 0;
+	so.rate = so.use_freq ? (uint64_t)r->o->freq : (uint64_t)r->o->period;
+	so.callchain = r->o->callchain;
+	so.pid = r->o->pid ? (pid_t)r->o->pid : r->child;
+	so.enable_on_exec = r->o->pid == 0;
+	so.mmap_pages = (unsigned)r->o->pages;
+	r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1) ||
+			    ((r->ev.flags & TY_EVENT_PRIV_GIVEN) && r->ev.attr.exclude_kernel);
+	for (;;) {
+		so.type = r->ev.attr.type;
+		so.config = r->ev.attr.config;
+		so.config1 = r->ev.attr.config1;
+		so.config2 = r->ev.attr.config2;
+		so.exclude_kernel = r->exclude_kernel;
+		ret = ty_sampler_open(&r->s, &so, err);
+		if (ret == 0)
+			break;
+		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel &&
+		    !(r->ev.flags & TY_EVENT_PRIV_GIVEN)) {
+			r->exclude_kernel = 1; /* perf_event_paranoid >= 2: user space only */
+			continue;
+		}
+		if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) && !explicit_ev &&
+		    r->ev.attr.type == PERF_TYPE_HARDWARE) {
+			ty_event_parse("cpu-clock", &r->ev, err);
+			r->fell_back = 1;
+			continue;
+		}
+		return ret;
+	}
+	snprintf(r->ename, sizeof(r->ename), "%s", r->ev.name);
+	return 0;
+}
+
+static int
+drain(struct run *r)
+{
+	struct ty_error err;
+
+	if (ty_sampler_drain(r->s, ty_collector_record, r->c, &err) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", err.msg);
+	return 0;
+}
+
+/* Sleep in poll() until a ring passes its watermark or the child exits. */
+static int
+wait_loop(struct run *r)
+{
+	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup;
+	struct pollfd *pfd = calloc((size_t)n + 1, sizeof(*pfd));
+
+	if (!pfd)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	pidfd = (int)syscall(SYS_pidfd_open, r->child ? r->child : (pid_t)r->o->pid, 0);
+	for (i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
+	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
+	while (!done) {
+		int k = poll(pfd, (nfds_t)n + 1, pidfd >= 0 ? 1000 : 100);
+		if (k < 0 && errno != EINTR)
+			break;
+		if (drain(r)) {
+			free(pfd);
+			return EXIT_RUNTIME;
+		}
+		/* A ring whose task is gone hangs up: stop polling it, and stop
+		 * when every ring has hung up. */
+		for (i = 0, hup = 0; i < n; i++) {
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				pfd[i].fd = -1;
+			hup += pfd[i].fd < 0;
+		}
+		if (hup == n && !r->child)
+			done = 1;
+		if (r->child) {
+			if (wait4(r->child, &r->status, WNOHANG, &r->ru) == r->child)
+				done = 1;
+		} else if ((pidfd >= 0 && (pfd[n].revents & POLLIN)) ||
+			   (pidfd < 0 && kill((pid_t)r->o->pid, 0) < 0 && errno == ESRCH)) {
+			done = 1;
+		}
+		if (interrupted && !r->child)
+			done = 1;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	free(pfd);
+	return 0;
+}
+
+static char *
+attached_name(long pid)
+{
+	char path[64], comm[64] = "?", *s;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if ((fp = fopen(path, "r"))) {
+		if (fgets(comm, sizeof(comm), fp))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(fp);
+	}
+	if (asprintf(&s, "-p %ld (%s)", pid, comm) < 0)
+		return NULL;
+	return s;
+}
+
+static int
+start(struct run *r, struct ty_error *err)
+{
+	int go = -1, fail = -1, ret, child_err = 0;
+
+	if (r->o->pid) {
+		r->pname = attached_name(r->o->pid);
+		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, err)) < 0)
+			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
+		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
+			return cli_error(EXIT_RUNTIME, "%s", err->msg);
+		r->t0 = now_ns();
+		return 0;
+	}
+	r->child = spawn_held(r->o->argv, &go, &fail);
+	if (r->child < 0)
+		return cli_error(EXIT_RUNTIME, "cannot start '%s': %s", r->o->argv[0],
+				 strerror(errno));
+	if (open_sampler(r, err) < 0) {
+		kill(r->child, SIGKILL);
+		waitpid(r->child, NULL, 0);
+		return cli_error(EXIT_RUNTIME, "%s", err->msg);
+	}
+	r->t0 = now_ns();
+	if (write(go, "x", 1) != 1)
+		return cli_error(EXIT_RUNTIME, "cannot release the command: %s", strerror(errno));
+	close(go);
+	if (read(fail, &child_err, sizeof(child_err)) == sizeof(child_err)) {
+		waitpid(r->child, NULL, 0);
+		close(fail);
+		return cli_error(child_err == ENOENT ? EXIT_USAGE : EXIT_RUNTIME,
+				 "cannot run '%s': %s", r->o->argv[0], strerror(child_err));
+	}
+	close(fail);
+	return 0;
+}
+
+static char *
+join_argv(char **argv)
+{
+	size_t n = 1, i;
+	char *s;
+
+	for (i = 0; argv[i]; i++)
+		n += strlen(argv[i]) + 1;
+	if (!(s = calloc(1, n)))
+		return NULL;
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static void
+summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
+{
+	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
+	char rate[64];
+
+	if (r->o->period)
+		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
+	else
+		snprintf(rate, sizeof(rate), "at %ld Hz", r->o->freq);
+	fprintf(stderr,
+		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
+		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
+		p->nsamples, r->ename, r->fell_back ? " (no cycles event here)" : "", rate, r->o->callchain ? " with call chains" : "",
+		r->exclude_kernel ? " (user space only)" : "", (unsigned long long)p->meta.lost,
+		(unsigned long long)p->meta.throttled, me, work > 0 ? 100 * me / work : 0, work,
+		r->o->output);
+}
+
+static int
+finish(struct run *r, struct ty_error *err)
+{
+	struct ty_profile *p = ty_profile_new();
+	struct rusage self;
+	size_t i;
+	int ret;
+
+	if (!p)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	if (ty_collector_finish(r->c, p, err) < 0) {
+		ty_profile_free(p);
+		return cli_error(EXIT_RUNTIME, "%s", err->msg);
+	}
+	p->meta.event = strdup(r->ename);
+	p->meta.command = r->o->pid ? r->pname : join_argv(r->o->argv);
+	r->pname = NULL;
+	p->meta.use_freq = r->o->period == 0;
+	p->meta.rate = p->meta.use_freq ? (uint64_t)r->o->freq : (uint64_t)r->o->period;
+	p->meta.callchain = r->o->callchain;
+	p->meta.period_ns = r->ev.kind == TY_EVENT_TASK_CLOCK;
+	p->meta.wall_ns = r->t1 - r->t0;
+	p->meta.workload_cpu_ns = tv_ns(r->ru.ru_utime) + tv_ns(r->ru.ru_stime);
+	getrusage(RUSAGE_SELF, &self);
+	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);
+	if (r->o->pid) { /* the workload's CPU time is not ours to wait for */
+		uint64_t sum = 0;
+		for (i = 0; i < p->nsamples; i++)
+			sum += p->samples[i].period;
+		p->meta.workload_cpu_ns = p->meta.period_ns ? sum : 0;
+	}
+	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++)
+		if (!r->o->quiet)
+			cli_warn("%s", ty_symbols_warning(r->syms, i));
+	if ((ret = ty_profile_write(p, r->o->output, err)) < 0) {
+		ty_profile_free(p);
+		return cli_error(EXIT_RUNTIME, "%s", err->msg);
+	}
+	if (!r->o->quiet) {
+		if (p->meta.lost)
+			cli_warn("%llu samples were lost: the ring buffers filled up (try -m %ld)",
+				 (unsigned long long)p->meta.lost, r->o->pages * 4);
+		if (p->meta.throttled)
+			cli_warn("the kernel throttled sampling %llu times (perf_event_max_sample_rate "
+				 "is %llu): lower -F",
+				 (unsigned long long)p->meta.throttled,
+				 (unsigned long long)ty_sampler_max_rate());
+		summary(r, p, p->meta.profiler_cpu_ns);
+	}
+	ty_profile_free(p);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv);
+
+int
+cmd_record(int argc, char **argv)
+{
+	struct opts o;
+	struct run r;
+	struct ty_error err = {0};
+	uint64_t max;
+	int ret;
+
+	if ((ret = parse_args(argc, argv, &o)) != 0)
+		return ret < 0 ? cli_finish_stdout(EXIT_OK) : ret;
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	if (ty_event_parse(o.event ? o.event : "cycles", &r.ev, &err) < 0)
+		return cli_usage_error("%s", err.msg);
+	max = ty_sampler_max_rate();
+	if (!o.period && max && (uint64_t)o.freq > max)
+		return cli_usage_error("-F %ld is above the kernel's limit of %llu samples per "
+				       "second (/proc/sys/kernel/perf_event_max_sample_rate)",
+				       o.freq, (unsigned long long)max);
+	r.syms = ty_symbols_new();
+	r.c = ty_collector_new(r.syms);
+	if (!r.syms || !r.c)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	ret = start(&r, &err);
+	if (ret == 0)
+		ret = wait_loop(&r);
+	r.t1 = now_ns();
+	if (r.s && ret == 0) {
+		ty_sampler_disable(r.s, &err);
+		ret = drain(&r);
+	}
+	if (ret == 0)
+		ret = finish(&r, &err);
+	ty_sampler_free(r.s);
+	ty_collector_free(r.c);
+	ty_symbols_free(r.syms);
+	free(r.pname);
+	if (ret == 0 && r.child && WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGINT)
+		return EXIT_INTERRUPTED;
+	if (ret == 0 && r.child && WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0 && !o.quiet)
+		cli_warn("the command exited with status %d", WEXITSTATUS(r.status));
+	if (ret == 0 && interrupted && o.pid)
+		return EXIT_OK;
+	return ret;
+}
+
+const struct cmd_info cmd_info_record = {"record", 50, "sample where a command spends its time",
+					 cmd_record};

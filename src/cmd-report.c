@@ -1,0 +1,390 @@
+/* cmd-report.c - tachy report: show a recorded profile. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tachy/outfile.h"
+#include "tachy/profile.h"
+
+static const char usage_text[] =
+	"usage: tachy report [--sort KEY] [--limit N] [--by symbol|thread|comm|dso] [FILE]\n"
+	"       tachy report (--callers SYM | --callees SYM) [FILE]\n"
+	"       tachy report --tree [--min PCT] [FILE]\n"
+	"       tachy report --folded [FILE]\n"
+	"       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
+	"       tachy report --pprof OUT.pb.gz [FILE]\n"
+	"       tachy report --diff OLD NEW [--flame OUT.svg]\n"
+	"\n"
+	"Show a profile written by tachy record (FILE, default tachy.prof).\n"
+	"\n"
+	"  --sort KEY        flat profile order: self (default), total, samples, name\n"
+	"  --limit N         show the first N rows only\n"
+	"  --by WHAT         flat profile per symbol (default), thread, comm or dso\n"
+	"  --callers SYM     who calls SYM, in how many samples\n"
+	"  --callees SYM     what SYM calls, and its own time\n"
+	"  --tree            the call tree from the root, nodes under --min PCT hidden\n"
+	"  --min PCT         tree cut-off in percent of all samples (default 0.5)\n"
+	"  --folded          FlameGraph's folded stacks (\"a;b;c 123\") on stdout\n"
+	"  --flame OUT.svg   an interactive flame graph (hover, click to zoom, search)\n"
+	"  --title TEXT      the flame graph's title\n"
+	"  --diff OLD NEW    the change per symbol from OLD to NEW (in percent of each\n"
+	"                    profile's samples); with --flame a differential flame\n"
+	"                    graph of NEW (red grew, blue shrank)\n"
+	"  --pprof OUT       pprof's protobuf format, gzip-compressed\n"
+	"  -h, --help        this help\n"
+	"\n"
+	"A file that is not a valid tachy profile is an error (exit 2). See\n"
+	"tachy-report(1).\n";
+
+enum mode { M_FLAT, M_CALLERS, M_CALLEES, M_TREE, M_FOLDED, M_DIFF };
+
+struct opts {
+	enum mode mode;
+	enum ty_prof_sort sort;
+	enum ty_prof_by by;
+	long limit;
+	double min;
+	const char *sym, *flame, *pprof, *title, *file, *old, *new_;
+};
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	enum { O_SORT = 256, O_LIMIT, O_BY, O_CALLERS, O_CALLEES, O_TREE, O_MIN, O_FOLDED,
+	       O_FLAME, O_TITLE, O_DIFF, O_PPROF };
+	static const struct option longopts[] = {
+		{"sort", required_argument, NULL, O_SORT},
+		{"limit", required_argument, NULL, O_LIMIT},
+		{"by", required_argument, NULL, O_BY},
+		{"callers", required_argument, NULL, O_CALLERS},
+		{"callees", required_argument, NULL, O_CALLEES},
+		{"tree", no_argument, NULL, O_TREE},
+		{"min", required_argument, NULL, O_MIN},
+		{"folded", no_argument, NULL, O_FOLDED},
+		{"flame", required_argument, NULL, O_FLAME},
+		{"title", required_argument, NULL, O_TITLE},
+		{"diff", no_argument, NULL, O_DIFF},
+		{"pprof", required_argument, NULL, O_PPROF},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, modes = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->min = 0.5;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_SORT:
+			if (strcmp(optarg, "self") == 0)
+				o->sort = TY_SORT_SELF;
+			else if (strcmp(optarg, "total") == 0)
+				o->sort = TY_SORT_TOTAL;
+			else if (strcmp(optarg, "samples") == 0)
+				o->sort = TY_SORT_SAMPLES;
+			else if (strcmp(optarg, "name") == 0)
+				o->sort = TY_SORT_NAME;
+			else
+				return cli_usage_error("--sort %s: expected self, total, samples or "
+						       "name", optarg);
+			break;
+		case O_LIMIT:
+			if (cli_parse_long("--limit", optarg, 1, 1L << 30, &o->limit))
+				return EXIT_USAGE;
+			break;
+		case O_BY:
+			if (strcmp(optarg, "symbol") == 0)
+				o->by = TY_BY_SYMBOL;
+			else if (strcmp(optarg, "thread") == 0)
+				o->by = TY_BY_THREAD;
+			else if (strcmp(optarg, "comm") == 0)
+				o->by = TY_BY_COMM;
+			else if (strcmp(optarg, "dso") == 0)
+				o->by = TY_BY_DSO;
+			else
+				return cli_usage_error("--by %s: expected symbol, thread, comm or dso",
+						       optarg);
+			break;
+		case O_CALLERS: o->mode = M_CALLERS, o->sym = optarg, modes++; break;
+		case O_CALLEES: o->mode = M_CALLEES, o->sym = optarg, modes++; break;
+		case O_TREE: o->mode = M_TREE, modes++; break;
+		case O_MIN:
+			if (cli_parse_double("--min", optarg, 0, 100, &o->min))
+				return EXIT_USAGE;
+			break;
+		case O_FOLDED: o->mode = M_FOLDED, modes++; break;
+		case O_FLAME: o->flame = optarg; break;
+		case O_TITLE: o->title = optarg; break;
+		case O_DIFF: o->mode = M_DIFF, modes++; break;
+		case O_PPROF: o->pprof = optarg; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		default: return cli_usage_error("unknown or incomplete option");
+		}
+	}
+	if (modes > 1)
+		return cli_usage_error("--callers, --callees, --tree, --folded and --diff exclude "
+				       "each other");
+	argv += optind;
+	argc -= optind;
+	if (o->mode == M_DIFF) {
+		if (argc != 2)
+			return cli_usage_error("--diff needs two profiles: OLD NEW");
+		o->old = argv[0];
+		o->new_ = argv[1];
+		return 0;
+	}
+	if (argc > 1)
+		return cli_usage_error("one profile at a time (or --diff OLD NEW)");
+	o->file = argc ? argv[0] : "tachy.prof";
+	return 0;
+}
+
+static int
+load(const char *path, struct ty_profile **p)
+{
+	struct ty_error e = {0};
+	int r = ty_profile_read(path, p, &e);
+
+	if (r == -EINVAL)
+		return cli_error(EXIT_USAGE, "%s", e.msg);
+	if (r < 0)
+		return cli_error(r == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
+	return 0;
+}
+
+static const char *
+base(const char *dso)
+{
+	const char *s;
+
+	if (!dso)
+		return "";
+	s = strrchr(dso, '/');
+	return s && s[1] ? s + 1 : dso;
+}
+
+static void
+header(const struct ty_profile *p, const char *what)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	double total = 0;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		total += (double)p->samples[i].period;
+	printf("%s: %zu samples of %s", what, p->nsamples, m->event && *m->event ? m->event : "?");
+	if (m->use_freq)
+		printf(" at %" PRIu64 " Hz", m->rate);
+	else
+		printf(" every %" PRIu64 " events", m->rate);
+	printf(", %.3f s", ty_profile_seconds(p, total));
+	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
+	if (m->command && *m->command)
+		printf("Command: %s\n", m->command);
+	if (m->lost)
+		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n", m->lost);
+}
+
+static int
+report_flat(const struct ty_profile *p, const struct opts *o)
+{
+	struct ty_flat f;
+	double cum = 0;
+	size_t i, n;
+
+	if (ty_profile_flat(p, o->by, o->sort, &f) < 0)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	header(p, "Flat profile");
+	printf("\n  %%    cumulative   self       self    total    total\n"
+	       " time    seconds   seconds   samples     %%    seconds  %s\n",
+	       o->by == TY_BY_SYMBOL ? "symbol  DSO" : o->by == TY_BY_THREAD ? "thread"
+					: o->by == TY_BY_COMM ? "command" : "DSO");
+	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
+	for (i = 0; i < n; i++) {
+		const struct ty_flat_row *r = &f.rows[i];
+		double self = ty_profile_seconds(p, r->self_weight);
+		double pct = f.weight > 0 ? 100 * r->self_weight / f.weight : 0;
+		double tpct = f.weight > 0 ? 100 * r->total_weight / f.weight : 0;
+		cum += self;
+		printf("%6.2f %10.3f %9.3f %9" PRIu64 " %7.2f %9.3f  %s%s%s\n", pct, cum, self,
+		       r->self_samples, tpct, ty_profile_seconds(p, r->total_weight),
+		       o->by == TY_BY_DSO ? base(r->name) : r->name, r->dso ? "  " : "",
+		       base(r->dso));
+	}
+	if (n < f.nrows)
+		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
+	ty_flat_release(&f);
+	return 0;
+}
+
+static int
+report_neighbours(const struct ty_profile *p, const struct opts *o)
+{
+	struct ty_flat f;
+	struct ty_flat_row m;
+	int up = o->mode == M_CALLERS, r;
+	size_t i;
+
+	r = ty_profile_neighbours(p, o->sym, up, &f, &m);
+	if (r == -ENOENT)
+		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", o->sym, o->file);
+	if (r < 0)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	header(p, up ? "Callers" : "Callees");
+	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), %.3f s\n\n", up ? "Callers" : "Callees",
+	       o->sym, m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0,
+	       ty_profile_seconds(p, m.total_weight));
+	printf("      %%   seconds   samples  %s  DSO\n", up ? "caller" : "callee");
+	for (i = 0; i < f.nrows && (!o->limit || i < (size_t)o->limit); i++) {
+		const struct ty_flat_row *x = &f.rows[i];
+		printf("%7.2f %9.3f %9" PRIu64 "  %s%s%s\n",
+		       m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0,
+		       ty_profile_seconds(p, x->self_weight), x->self_samples, x->name,
+		       x->dso ? "  " : "", base(x->dso));
+	}
+	ty_flat_release(&f);
+	return 0;
+}
+
+static void
+print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int depth,
+	   double min)
+{
+	const struct ty_tree_node *n = &t->nodes[i];
+	double all = t->nodes[0].total;
+	uint32_t k;
+
+	if (i != 0) {
+		if (all <= 0 || 100 * n->total / all < min)
+			return;
+		printf("%7.2f%% %7.2f%%  %*s%s  %s\n", 100 * n->total / all, 100 * n->self / all,
+		       2 * (depth - 1), "", n->name, base(n->dso));
+	}
+	for (k = n->child; k != TY_NONE; k = t->nodes[k].sibling)
+		print_node(p, t, k, depth + 1, min);
+}
+
+static int
+report_tree(const struct ty_profile *p, const struct opts *o)
+{
+	struct ty_tree t;
+
+	if (ty_tree_build(&t, p, NULL) < 0)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	ty_tree_sort_children(&t, p);
+	header(p, "Call tree");
+	printf("\n  total     self  function  DSO (nodes under %.2g%% hidden)\n", o->min);
+	print_node(p, &t, 0, 0, o->min);
+	ty_tree_release(&t);
+	return 0;
+}
+
+static int
+report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct opts *o)
+{
+	struct ty_diff d;
+	size_t i;
+
+	if (ty_profile_diff(a, b, &d) < 0)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
+	       o->old, a->nsamples, o->new_, b->nsamples);
+	printf("  self%%:  old      new    delta  total%%: old     new  symbol  DSO\n");
+	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
+		const struct ty_diff_row *r = &d.rows[i];
+		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s  %s\n", r->old_self,
+		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total, r->name,
+		       base(r->dso));
+	}
+	ty_diff_release(&d);
+	return 0;
+}
+
+static int
+write_flame(const struct ty_profile *p, const struct ty_profile *old, const struct opts *o)
+{
+	struct ty_outfile of;
+	struct ty_error e = {0};
+	struct ty_flame_opts fo = {0};
+	char title[256];
+	int r;
+
+	if (!o->title)
+		snprintf(title, sizeof(title), "%s%s", old ? "Differential flame graph: " : "Flame graph: ",
+			 p->meta.command && *p->meta.command ? p->meta.command : o->file ? o->file : o->new_);
+	fo.title = o->title ? o->title : title;
+	fo.old = old;
+	if (ty_outfile_open(&of, o->flame, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	r = ty_flame_write(p, &fo, of.fp);
+	if (r < 0) {
+		ty_outfile_abort(&of);
+		return cli_error(EXIT_RUNTIME, "cannot write %s: %s", o->flame, strerror(-r));
+	}
+	if (ty_outfile_commit(&of, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	return 0;
+}
+
+static int
+run(const struct opts *o)
+{
+	struct ty_profile *p = NULL, *old = NULL;
+	struct ty_error e = {0};
+	int r = 0;
+
+	if (o->mode == M_DIFF) {
+		if ((r = load(o->old, &old)) || (r = load(o->new_, &p)))
+			goto out;
+	} else if ((r = load(o->file, &p))) {
+		goto out;
+	}
+	if (o->flame && (r = write_flame(p, old, o)))
+		goto out;
+	if (o->pprof && ty_pprof_write(p, o->pprof, &e) < 0) {
+		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
+		goto out;
+	}
+	switch (o->mode) {
+	case M_FLAT:
+		if (!o->flame && !o->pprof)
+			r = report_flat(p, o);
+		break;
+	case M_CALLERS:
+	case M_CALLEES: r = report_neighbours(p, o); break;
+	case M_TREE: r = report_tree(p, o); break;
+	case M_FOLDED:
+		if (ty_profile_folded(p, stdout) == -ENOMEM)
+			r = cli_error(EXIT_RUNTIME, "out of memory");
+		break;
+	case M_DIFF:
+		if (!o->flame)
+			r = report_diff(old, p, o);
+		break;
+	}
+out:
+	ty_profile_free(p);
+	ty_profile_free(old);
+	return r;
+}
+
+int cmd_report(int argc, char **argv);
+
+int
+cmd_report(int argc, char **argv)
+{
+	struct opts o;
+	int r = parse_args(argc, argv, &o);
+
+	if (r != 0)
+		return r < 0 ? cli_finish_stdout(EXIT_OK) : r;
+	return cli_finish_stdout(run(&o));
+}
+
+const struct cmd_info cmd_info_report = {"report", 60,
+					 "show a profile: flat, call graph, folded, flame graphs",
+					 cmd_report};

@@ -1,0 +1,185 @@
+/* resfmt.c - numbers of saved results as people read them. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "resfmt.h"
+
+struct prefix {
+	double scale;
+	const char *name;
+};
+
+static const struct prefix times[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\xc2\xb5s"}, {1e-9, "ns"}};
+static const struct prefix counts[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
+static const struct prefix bytes[] = {{1099511627776.0, "TiB"}, {1073741824.0, "GiB"},
+				      {1048576.0, "MiB"},       {1024.0, "KiB"},
+				      {1, "B"}};
+
+static const struct prefix *
+pick(const struct prefix *p, size_t n, double ref)
+{
+	size_t i;
+
+	ref = fabs(ref);
+	for (i = 0; i + 1 < n; i++)
+		if (ref >= p[i].scale)
+			return &p[i];
+	return &p[n - 1];
+}
+
+static char *
+fixed(char *buf, size_t size, double x, const char *suffix)
+{
+	double a = fabs(x);
+	int dec = a < 10 ? 3 : a < 100 ? 2 : a < 1000 ? 1 : 0;
+
+	snprintf(buf, size, "%.*f%s", dec, x, suffix);
+	return buf;
+}
+
+void
+resfmt_scale(double ref, const char *unit, double *scale, const char **suffix)
+{
+	static char other[64];
+	const struct prefix *p;
+	double k = 1;
+
+	if (strcmp(unit, "ns") == 0 || strcmp(unit, "us") == 0 || strcmp(unit, "ms") == 0) {
+		k = unit[0] == 'n' ? 1e-9 : unit[0] == 'u' ? 1e-6 : 1e-3;
+		unit = "s";
+	} else if (strcmp(unit, "KiB") == 0) {
+		k = 1024;
+		unit = "B";
+	}
+	ref *= k;
+	if (strcmp(unit, "s") == 0)
+		p = pick(times, sizeof(times) / sizeof(times[0]), ref);
+	else if (strcmp(unit, "B") == 0)
+		p = pick(bytes, sizeof(bytes) / sizeof(bytes[0]), ref);
+	else
+		p = pick(counts, sizeof(counts) / sizeof(counts[0]), ref);
+	*scale = k / p->scale;
+	if (strcmp(unit, "s") == 0 || strcmp(unit, "B") == 0 || unit[0] == '\0') {
+		*suffix = p->name;
+	} else {
+		snprintf(other, sizeof(other), "%s %s", p->name, unit);
+		*suffix = other;
+	}
+}
+
+char *
+resfmt_value(char *buf, size_t size, double v, double ref, const char *unit)
+{
+	const char *suffix;
+	double scale;
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "?");
+		return buf;
+	}
+	if (!isfinite(ref) || ref == 0)
+		ref = v;
+	resfmt_scale(ref, unit, &scale, &suffix);
+	return fixed(buf, size, v * scale, suffix);
+}
+
+char *
+resfmt_pct(char *buf, size_t size, double pct)
+{
+	double a = fabs(pct);
+
+	if (!isfinite(pct))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%+.*f%%", a < 1 ? 2 : 1, pct);
+	return buf;
+}
+
+size_t
+resfmt_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+const char *
+resfmt_verdict(const struct ty_cmp_row *r)
+{
+	if (r->v.verdict == 0)
+		return "~";
+	if (r->is_time)
+		return r->v.verdict > 0 ? "slower" : "faster";
+	return r->v.verdict > 0 ? "higher" : "lower";
+}
+
+char *
+resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref, const char *unit)
+{
+	char v[64];
+	double h = fmax(c->hi - c->centre, c->centre - c->lo);
+
+	resfmt_value(v, sizeof(v), c->centre, ref, unit);
+	if (!c->exact_ci || !isfinite(h))
+		snprintf(buf, size, "%s \xc2\xb1\xe2\x88\x9e", v);
+	else if (c->centre != 0)
+		snprintf(buf, size, "%s \xc2\xb1%.*f%%", v, 100 * h / fabs(c->centre) < 10 ? 1 : 0,
+			 100 * h / fabs(c->centre));
+	else
+		snprintf(buf, size, "%s", v);
+	return buf;
+}
+
+char *
+resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r)
+{
+	char a[32], b[32], c[32];
+
+	resfmt_pct(a, sizeof(a), r->v.c.rel);
+	if (!isfinite(r->v.c.rel_lo) || !isfinite(r->v.c.rel_hi))
+		snprintf(buf, size, "%s", a);
+	else
+		snprintf(buf, size, "%s [%s, %s]", a, resfmt_pct(b, sizeof(b), r->v.c.rel_lo),
+			 resfmt_pct(c, sizeof(c), r->v.c.rel_hi));
+	return buf;
+}
+
+char *
+resfmt_p(char *buf, size_t size, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, size, "n/a");
+	else if (p < 0.001)
+		snprintf(buf, size, "<0.001");
+	else
+		snprintf(buf, size, "%.3f", p);
+	return buf;
+}
+
+char *
+resfmt_truncate(char *buf, size_t size, const char *s, size_t max)
+{
+	size_t i, cps = 0, cut = 0;
+
+	/* CUT: where the last character that fits with room for "…" starts. */
+	for (i = 0; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (cps + 1 < max && i + 4 + 4 < size)
+			cut = i + 1;
+		cps++;
+	}
+	if (cps <= max && i < size) {
+		memcpy(buf, s, i + 1);
+		return buf;
+	}
+	while (s[cut] && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut++; /* never split a character */
+	memcpy(buf, s, cut);
+	memcpy(buf + cut, "\xe2\x80\xa6", 4);
+	return buf;
+}

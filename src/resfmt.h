@@ -1,0 +1,37 @@
+/* resfmt.h - numbers of saved results as people read them (compare, plot). */
+#ifndef TACHY_RESFMT_H
+#define TACHY_RESFMT_H
+
+#include <stddef.h>
+
+#include "tachy/comparison.h"
+
+/* Write V, a value in UNIT ("s", "ns", "KiB", "" for a count, ...), to BUF
+ * with a prefix chosen for REF (so a column shares one scale): "10.40ms",
+ * "1.235M", "1.75MiB". Non-finite values print as "?". Returns BUF. */
+char *resfmt_value(char *buf, size_t size, double v, double ref, const char *unit);
+
+/* A signed percentage: "+6.0%", "-12%", "?" when not finite. Returns BUF. */
+char *resfmt_pct(char *buf, size_t size, double pct);
+
+/* S cut to at most MAX characters, "…" marking a cut, into BUF (SIZE >=
+ * 8 bytes; a cut never splits a UTF-8 sequence). Returns BUF. */
+char *resfmt_truncate(char *buf, size_t size, const char *s, size_t max);
+
+/* The display width of UTF-8 text S (code points). */
+size_t resfmt_width(const char *s);
+
+/* The cells of a comparison row: "slower", "faster", "higher", "lower" or
+ * "~"; a centre with its interval "10.40ms ±0.6%" (REF picks the scale);
+ * the change with its interval "+6.0% [+5.0%, +7.1%]"; a p-value. */
+const char *resfmt_verdict(const struct ty_cmp_row *r);
+char *resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref,
+		    const char *unit);
+char *resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r);
+char *resfmt_p(char *buf, size_t size, double p);
+
+/* The prefix for values like REF in UNIT: *SCALE to multiply them by and
+ * the suffix to print ("ms", "k", "MiB"), for axes. */
+void resfmt_scale(double ref, const char *unit, double *scale, const char **suffix);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""mkprof.py KIND > FILE - write a synthetic tachy profile (format version 1),
+independently of the C writer, for the report tests.
+
+KIND: basic (main -> {a, b -> c}, hostile names), old (the same program with
+b shrunk), bad-version, bad-index, no-end."""
+import struct
+import sys
+
+def s32(v): return struct.pack('<I', v)
+def s64(v): return struct.pack('<Q', v)
+def sstr(b): return s32(len(b)) + b
+
+def section(tag, payload):
+    return s32(tag) + s32(0) + s64(len(payload)) + payload
+
+def profile(kind):
+    strings = [b'main', b'/bin/prog', b'a', b'b', b'c<&"\'>', b'libc.so.6', b'prog', b'helper']
+    funcs = [(0, 1), (2, 1), (3, 1), (4, 5), (7, 1)]  # main a b hostile helper
+    locs = [(0x1000, 0), (0x1100, 1), (0x1200, 2), (0x2000, 3), (0x1300, 4)]
+    # stacks, leaf first
+    stacks = [[1, 0], [3, 2, 0], [2, 0], [0], [4, 2, 0]]
+    if kind == 'old':
+        counts = [30, 40, 20, 5, 5]
+    else:
+        counts = [50, 30, 10, 5, 5]
+    meta = [(b'event', b'cpu-clock'), (b'command', b'prog --fast'), (b'use_freq', b'1'),
+            (b'rate', b'999'), (b'callchain', b'1'), (b'period_ns', b'1'), (b'lost', b'0'),
+            (b'throttled', b'0'), (b'unthrottled', b'0'), (b'profiler_cpu_ns', b'1000'),
+            (b'workload_cpu_ns', b'100000000'), (b'wall_ns', b'100000000')]
+    out = b'TACHYPRF' + s32(2 if kind == 'bad-version' else 1) + s32(0)
+    out += section(1, s32(len(meta)) + b''.join(sstr(k) + sstr(v) for k, v in meta))
+    out += section(2, s32(len(strings)) + b''.join(sstr(x) for x in strings))
+    out += section(3, s32(len(funcs)) + b''.join(s32(a) + s32(b) for a, b in funcs))
+    out += section(4, s32(len(locs)) + b''.join(s64(a) + s32(f) for a, f in locs))
+    st = s32(len(stacks))
+    for s in stacks:
+        st += s32(len(s)) + b''.join(s32(x if kind != 'bad-index' else x + 7) for x in s)
+    out += section(5, st)
+    out += section(6, s32(1) + s32(100) + s32(100) + s32(6))
+    samples = b''
+    n = 0
+    for i, c in enumerate(counts):
+        for j in range(c):
+            samples += s64(n * 1000) + s64(1000000) + s32(100) + s32(0) + s32(i)
+            n += 1
+    out += section(7, s64(n) + samples)
+    if kind != 'no-end':
+        out += section(0x454e44, b'')
+    return out
+
+sys.stdout.buffer.write(profile(sys.argv[1] if len(sys.argv) > 1 else 'basic'))

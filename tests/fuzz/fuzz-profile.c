@@ -1,0 +1,34 @@
+/* fuzz-profile.c - libFuzzer target for the profile file reader.
+ *   clang -g -fsanitize=fuzzer,address -Iinclude -D_GNU_SOURCE \
+ *     tests/fuzz/fuzz-profile.c lib/profile.c lib/outfile.c lib/error.c -o fuzz-profile
+ * Every input must give a profile or -EINVAL/-ENOMEM, and a profile read
+ * must survive every view. (t-profile.c runs a smaller mutation loop in
+ * `make test`.) */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tachy/profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ty_profile *p;
+	struct ty_error e;
+	struct ty_flat f;
+	FILE *null;
+
+	if (ty_profile_parse(data, size, &p, &e) < 0)
+		return 0;
+	if (ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f) == 0)
+		ty_flat_release(&f);
+	if (ty_profile_flat(p, TY_BY_THREAD, TY_SORT_SELF, &f) == 0)
+		ty_flat_release(&f);
+	if ((null = fopen("/dev/null", "w"))) {
+		ty_profile_folded(p, null);
+		fclose(null);
+	}
+	ty_profile_free(p);
+	return 0;
+}

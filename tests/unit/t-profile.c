@@ -1,0 +1,349 @@
+/* t-profile.c - the profile model, its file format (round trip, every
+ * truncation, random corruption), folded stacks, flame graph escaping,
+ * pprof encoding (decoded back here), and the collector. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tachy/profile.h"
+
+static struct ty_profile *
+synthetic(void)
+{
+	struct ty_profile *p = ty_profile_new();
+	uint32_t fmain = ty_profile_func(p, "main", "/bin/prog");
+	uint32_t fa = ty_profile_func(p, "a", "/bin/prog");
+	uint32_t fb = ty_profile_func(p, "b<&\"'>", "/lib/x.so");
+	uint32_t lm = ty_profile_loc(p, 0x100, fmain), la = ty_profile_loc(p, 0x200, fa);
+	uint32_t lb = ty_profile_loc(p, 0x300, fb), lb2 = ty_profile_loc(p, 0x304, fb);
+	uint32_t s1[] = {la, lm}, s2[] = {lb, la, lm}, s3[] = {lb2, la, lm}, s4[] = {lm};
+	uint32_t st[4];
+	int i;
+
+	CHECK_INT(ty_profile_func(p, "a", "/bin/prog"), fa); /* interned */
+	CHECK_INT(ty_profile_loc(p, 0x200, fa), la);
+	st[0] = ty_profile_stack(p, s1, 2);
+	st[1] = ty_profile_stack(p, s2, 3);
+	st[2] = ty_profile_stack(p, s3, 3);
+	st[3] = ty_profile_stack(p, s4, 1);
+	CHECK_INT(ty_profile_stack(p, s2, 3), st[1]);
+	ty_profile_thread(p, 5, 5, "prog");
+	ty_profile_thread(p, 5, 6, "worker");
+	for (i = 0; i < 100; i++) {
+		struct ty_prof_sample s = {(uint64_t)i, 1000, i % 2 ? 5 : 6, 0,
+					   st[i < 40 ? 0 : i < 70 ? 1 : i < 90 ? 2 : 3]};
+		CHECK_INT(ty_profile_sample(p, &s), 0);
+	}
+	p->meta.event = strdup("cpu-clock");
+	p->meta.period_ns = 1;
+	p->meta.use_freq = 1;
+	p->meta.rate = 999;
+	return p;
+}
+
+static char *
+folded(const struct ty_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	CHECK_INT(ty_profile_folded(p, fp), 0);
+	fclose(fp);
+	return buf;
+}
+
+static const char want_folded[] = "main 10\n"
+				  "main;a 40\n"
+				  "main;a;b<&\"'> 50\n";
+
+static void
+test_views(struct ty_profile *p)
+{
+	struct ty_flat f;
+	struct ty_flat_row m;
+	char *s = folded(p);
+
+	CHECK_STR(s, want_folded);
+	free(s);
+	CHECK_INT(ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f), 0);
+	CHECK_INT(f.nrows, 3);
+	CHECK_STR(f.rows[0].name, "b<&\"'>");
+	CHECK_INT(f.rows[0].self_samples, 50);
+	CHECK_STR(f.rows[1].name, "a");
+	CHECK_INT(f.rows[1].total_samples, 90);
+	CHECK_INT(f.rows[2].total_samples, 100);
+	CHECK_NEAR(ty_profile_seconds(p, f.rows[0].self_weight), 50e-6, 1e-12);
+	ty_flat_release(&f);
+	CHECK_INT(ty_profile_flat(p, TY_BY_THREAD, TY_SORT_NAME, &f), 0);
+	CHECK_INT(f.nrows, 2);
+	CHECK_STR(f.rows[0].name, "prog [5]");
+	CHECK_INT(f.rows[0].self_samples, 50);
+	ty_flat_release(&f);
+	CHECK_INT(ty_profile_flat(p, TY_BY_DSO, TY_SORT_SELF, &f), 0);
+	CHECK_INT(f.nrows, 2);
+	CHECK_STR(f.rows[0].name, "/bin/prog"); /* a tie on self: more total first */
+	CHECK_INT(f.rows[1].self_samples, 50);
+	ty_flat_release(&f);
+	CHECK_INT(ty_profile_neighbours(p, "a", 0, &f, &m), 0);
+	CHECK_INT(m.total_samples, 90);
+	CHECK_INT(f.nrows, 2);
+	CHECK_STR(f.rows[0].name, "b<&\"'>");
+	CHECK_INT(f.rows[0].self_samples, 50);
+	CHECK_STR(f.rows[1].name, "[self]");
+	ty_flat_release(&f);
+	CHECK_INT(ty_profile_neighbours(p, "nosuch", 1, &f, &m), -ENOENT);
+}
+
+static void
+test_roundtrip(struct ty_profile *p)
+{
+	char path[] = "/tmp/t-profile-XXXXXX";
+	int fd = mkstemp(path);
+	struct ty_profile *q;
+	struct ty_error e = {0};
+	char *a, *b;
+
+	close(fd);
+	CHECK_INT(ty_profile_write(p, path, &e), 0);
+	CHECK_INT(ty_profile_read(path, &q, &e), 0);
+	if (!q)
+		return;
+	CHECK_INT(q->nsamples, 100);
+	CHECK_STR(q->meta.event, "cpu-clock");
+	CHECK_INT(q->meta.rate, 999);
+	a = folded(p);
+	b = folded(q);
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+	/* a profile read from a file can still be added to */
+	CHECK(ty_profile_func(q, "new", "/bin/prog") != TY_NONE);
+	CHECK_INT(ty_profile_func(q, "a", "/bin/prog"), ty_profile_func(p, "a", "/bin/prog"));
+	ty_profile_free(q);
+	unlink(path);
+}
+
+static void
+test_corruption(struct ty_profile *p)
+{
+	char path[] = "/tmp/t-profile-XXXXXX";
+	int fd = mkstemp(path);
+	struct ty_error e = {0};
+	struct ty_profile *q;
+	unsigned char *buf, *mut;
+	size_t len, n, i, bad = 0;
+	FILE *fp;
+	unsigned seed = 12345;
+
+	close(fd);
+	CHECK_INT(ty_profile_write(p, path, &e), 0);
+	fp = fopen(path, "rb");
+	fseek(fp, 0, SEEK_END);
+	len = (size_t)ftell(fp);
+	rewind(fp);
+	buf = malloc(len);
+	mut = malloc(len);
+	CHECK(fread(buf, 1, len, fp) == len);
+	fclose(fp);
+	unlink(path);
+	/* Every proper prefix is rejected as invalid. */
+	for (n = 0; n < len; n++)
+		if (ty_profile_parse(buf, n, &q, &e) != -EINVAL || q)
+			bad++;
+	CHECK_INT(bad, 0);
+	CHECK_INT(ty_profile_parse(buf, len, &q, &e), 0);
+	ty_profile_free(q);
+	/* Random byte changes: valid or -EINVAL, never a crash (ASan watches). */
+	for (n = 0; n < 3000; n++) {
+		int r;
+		memcpy(mut, buf, len);
+		for (i = 0; i < 1 + n % 4; i++) {
+			seed = seed * 1103515245 + 12345;
+			mut[(seed >> 8) % len] = (unsigned char)(seed >> 20);
+		}
+		r = ty_profile_parse(mut, len, &q, &e);
+		if (r == 0) {
+			char *s = folded(q);
+			free(s);
+			ty_profile_free(q);
+		} else if (r != -EINVAL) {
+			bad++;
+		}
+	}
+	CHECK_INT(bad, 0);
+	memcpy(mut, buf, len);
+	mut[8] = 9; /* version */
+	CHECK_INT(ty_profile_parse(mut, len, &q, &e), -EINVAL);
+	CHECK(strstr(e.msg, "version 9") != NULL);
+	memcpy(mut, "NOTAPROF", 8);
+	CHECK_INT(ty_profile_parse(mut, len, &q, &e), -EINVAL);
+	CHECK(strstr(e.msg, "not a tachy profile") != NULL);
+	free(buf);
+	free(mut);
+}
+
+static void
+test_flame(struct ty_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct ty_flame_opts o = {"title <script>alert(1)</script>", 0, NULL};
+
+	CHECK_INT(ty_flame_write(p, &o, fp), 0);
+	fclose(fp);
+	CHECK(strstr(buf, "b&lt;&amp;&quot;&#39;&gt;") != NULL);
+	CHECK(strstr(buf, "b<&") == NULL);
+	CHECK(strstr(buf, "<script>alert") == NULL);
+	CHECK(strstr(buf, "title &lt;script&gt;") != NULL);
+	free(buf);
+	/* differential, against itself: no frame grew or shrank */
+	buf = NULL;
+	fp = open_memstream(&buf, &len);
+	o.old = p;
+	CHECK_INT(ty_flame_write(p, &o, fp), 0);
+	fclose(fp);
+	CHECK(strstr(buf, "rgb(250,250,250)") != NULL);
+	CHECK(strstr(buf, "rgb(255,") == NULL);
+	free(buf);
+}
+
+/* A protobuf reader just good enough to check our encoding. */
+static uint64_t
+rv(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+	int s = 0;
+
+	while (*p < end) {
+		unsigned char b = *(*p)++;
+		v |= (uint64_t)(b & 0x7f) << s;
+		s += 7;
+		if (b < 0x80)
+			break;
+	}
+	return v;
+}
+
+static void
+test_pprof(struct ty_profile *p)
+{
+	unsigned char *buf;
+	size_t len;
+	const unsigned char *q, *end;
+	uint64_t counts[16] = {0}, total = 0, nstrings = 0;
+	int saw_b = 0;
+
+	CHECK_INT(ty_pprof_encode(p, &buf, &len), 0);
+	q = buf;
+	end = buf + len;
+	while (q < end) {
+		uint64_t key = rv(&q, end), f = key >> 3;
+		if ((key & 7) == 0) {
+			rv(&q, end);
+		} else if ((key & 7) == 2) {
+			uint64_t n = rv(&q, end);
+			const unsigned char *m = q, *mend = q + n;
+			if (f == 2) { /* Sample: field 2 is the packed values [count, ns] */
+				while (m < mend) {
+					uint64_t k2 = rv(&m, mend), n2 = rv(&m, mend);
+					if ((k2 >> 3) == 2)
+						total += rv(&m, mend);
+					else
+						m += n2;
+				}
+			}
+			if (f == 6) {
+				nstrings++;
+				if (n == 6 && memcmp(q, "b<&\"'>", 6) == 0)
+					saw_b = 1;
+			}
+			q = mend;
+		} else {
+			CHECK(0);
+			break;
+		}
+		if (f < 16)
+			counts[f]++;
+	}
+	CHECK_INT(total, 100);       /* the first value of every sample: its count */
+	CHECK_INT(counts[1], 2);     /* sample types */
+	CHECK_INT(counts[2], 4);     /* one per stack */
+	CHECK_INT(counts[4], p->nlocs);
+	CHECK_INT(counts[5], p->nfuncs);
+	CHECK_INT(nstrings, p->nstrings + 5);
+	CHECK(saw_b);
+	free(buf);
+}
+
+__attribute__((noinline)) int tprof_hot(int x);
+
+__attribute__((noinline)) int
+tprof_hot(int x)
+{
+	return x + 1;
+}
+
+static void
+test_collector(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_record r;
+	uint32_t pid = (uint32_t)getpid();
+	char *s;
+
+	ty_symbols_load_maps(syms, "/proc", pid, &e);
+	memset(&r, 0, sizeof(r));
+	r.type = TY_REC_COMM;
+	r.pid = r.tid = pid;
+	r.name = "t-profile";
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SAMPLE;
+	r.ip = (uint64_t)(uintptr_t)&tprof_hot + 1;
+	r.period = 1000;
+	ty_collector_record(&r, c);
+	ty_collector_record(&r, c);
+	r.type = TY_REC_LOST;
+	r.lost = 3;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_THROTTLE;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_samples(c), 2);
+	CHECK_INT(ty_collector_lost(c), 3);
+	CHECK_INT(ty_collector_throttled(c), 1);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	s = folded(p);
+#ifdef HAVE_LIBELF
+	CHECK_STR(s, "tprof_hot 2\n");
+#else
+	CHECK(s && strncmp(s, "[unknown] 0x", 12) == 0);
+#endif
+	free(s);
+	CHECK_INT(p->meta.lost, 3);
+	CHECK_INT(p->nthreads, 1);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
+int
+main(void)
+{
+	struct ty_profile *p = synthetic();
+
+	test_views(p);
+	test_roundtrip(p);
+	test_corruption(p);
+	test_flame(p);
+	test_pprof(p);
+	test_collector();
+	ty_profile_free(p);
+	return check_done();
+}

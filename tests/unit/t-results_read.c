@@ -1,0 +1,194 @@
+/* t-results_read.c - reading tachy's and hyperfine's exports, and refusing
+ * bad ones with the file and the place named. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "tachy/results_read.h"
+
+#ifdef HAVE_JANSSON
+
+static const char tachy_doc[] =
+	"{\"results\": [{\"command\": \"sleep 0.01\", \"mean\": 0.0104, \"stddev\": null,\n"
+	" \"times\": [0.0103, 0.0105],\n"
+	" \"tachy\": {\"name\": \"nap\", \"warnings\": [\"1 outlier\"],\n"
+	"   \"counters\": {\"task-clock\": {\"supported\": true, \"unit\": \"ns\"},\n"
+	"                \"cycles\": {\"supported\": false}},\n"
+	"   \"runs\": [\n"
+	"    {\"wall_ns\": 10300000, \"user_ns\": 1000, \"system_ns\": 2000, \"maxrss_kb\": 1792,\n"
+	"     \"counters\": {\"task-clock\": 500, \"page-faults\": 80, \"cycles\": null}},\n"
+	"    {\"wall_ns\": 10500000, \"user_ns\": 3000, \"system_ns\": 4000, \"maxrss_kb\": 1800,\n"
+	"     \"counters\": {\"task-clock\": 700, \"page-faults\": null}}]}}],\n"
+	" \"tachy\": {\"schema\": 1, \"reference\": 0, \"confidence\": 99, \"test\": \"welch\",\n"
+	"   \"environment\": {\"cpu_model\": \"X\", \"cores\": 2, \"smt\": false}}}\n";
+
+static void
+test_tachy(void)
+{
+	struct ty_saved r;
+	struct ty_error e = {0};
+	const struct ty_saved_figure *f;
+
+	CHECK_INT(ty_results_read_text(&r, tachy_doc, "t.json", &e), 0);
+	if (e.msg[0])
+		printf("     %s\n", e.msg);
+	CHECK_INT(r.schema, 1);
+	CHECK_INT(r.nbenches, 1);
+	CHECK_STR(r.benches[0].name, "nap");
+	CHECK_STR(r.benches[0].command, "sleep 0.01");
+	CHECK_NEAR(r.confidence, 99, 0);
+	CHECK_STR(r.test, "welch");
+	CHECK_STR(ty_results_read_env(&r, "cpu_model"), "X");
+	CHECK_STR(ty_results_read_env(&r, "cores"), "2");
+	CHECK_STR(ty_results_read_env(&r, "smt"), "false");
+	CHECK_INT(r.benches[0].nwarnings, 1);
+	f = ty_results_read_figure(&r.benches[0], "wall");
+	CHECK(f && f->n == 2 && f->values[1] == 0.0105 && strcmp(f->unit, "s") == 0);
+	f = ty_results_read_figure(&r.benches[0], "user");
+	CHECK(f && f->n == 2 && fabs(f->values[1] - 3e-6) < 1e-18);
+	f = ty_results_read_figure(&r.benches[0], "task-clock");
+	CHECK(f && f->n == 2 && f->values[0] == 500 && strcmp(f->unit, "ns") == 0);
+	f = ty_results_read_figure(&r.benches[0], "page-faults");
+	CHECK(f && f->n == 1 && f->missing == 1 && strcmp(f->unit, "") == 0);
+	CHECK(ty_results_read_figure(&r.benches[0], "cycles") == NULL);  /* not supported */
+	CHECK(ty_results_read_figure(&r.benches[0], "minflt") == NULL);  /* in no run */
+	CHECK(ty_results_read_figure(&r.benches[0], "maxrss") != NULL);
+	ty_results_read_release(&r);
+	ty_results_read_release(&r);
+}
+
+static void
+test_hyperfine(void)
+{
+	static const char doc[] =
+		"{\"results\": [{\"command\": \"true\", \"mean\": 0.001, \"stddev\": 0.0001,"
+		" \"median\": 0.001, \"user\": 0.0005, \"system\": 0.0004, \"min\": 0.0009,"
+		" \"max\": 0.0011, \"times\": [0.0009, 0.001, 0.0011], \"exit_codes\": [0, 0, 0]}]}";
+	struct ty_saved r;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_results_read_text(&r, doc, "h.json", &e), 0);
+	CHECK_INT(r.schema, 0);
+	CHECK_INT(r.benches[0].nfigs, 1);
+	CHECK_STR(r.benches[0].name, "true");
+	CHECK_INT(r.nenv, 0);
+	ty_results_read_release(&r);
+}
+
+/* Each bad document and the message it must give. */
+static const struct {
+	const char *doc, *msg;
+} bad[] = {
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1,",
+	 "b.json: line 1, column 42: ']' expected near end of file"},
+	{"", "b.json: line 1, column 0: '[' or '{' expected near end of file"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [NaN]}]}",
+	 "b.json: line 1, column 43: invalid token near 'NaN'"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1e999]}]}",
+	 "b.json: line 1, column 45: real number overflow near '1e999'"},
+	{"[1, 2]", "b.json: top level: expected an object, found an array"},
+	{"{\"result\": []}", "b.json: top level: missing field \"results\""},
+	{"{\"results\": []}", "b.json: results: no results (the array is empty)"},
+	{"{\"results\": {}}", "b.json: results: expected an array, found an object"},
+	{"{\"results\": [{\"times\": [1]}]}", "b.json: results[0]: missing field \"command\""},
+	{"{\"results\": [{\"command\": 7, \"times\": [1]}]}",
+	 "b.json: results[0].command: expected a string, found an integer"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": \"1\"}]}",
+	 "b.json: results[0].times: expected an array, found a string"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": []}]}",
+	 "b.json: results[0].times: no runs (the array is empty)"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1, \"2\"]}]}",
+	 "b.json: results[0].times[1]: expected a number, found a string"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1, null]}]}",
+	 "b.json: results[0].times[1]: expected a number, found null"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1, -2]}]}",
+	 "b.json: results[0].times[1]: expected a number >= 0, found -2"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"mean\": \"x\"}]}",
+	 "b.json: results[0].mean: expected a number, found a string"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"command\": \"b\"}]}",
+	 "b.json: line 1, column 53: duplicate object key near '\"command\"'"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1]}], \"tachy\": {\"schema\": 2}}",
+	 "b.json: tachy: schema version 2 is newer than this tachy understands (1); read it "
+	 "with a newer tachy"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1]}], \"tachy\": {\"schema\": \"1\"}}",
+	 "b.json: results[0]: missing field \"tachy\""},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": {}}",
+	 "b.json: tachy: missing field \"schema\""},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+	 "{\"schema\": \"1\"}}",
+	 "b.json: tachy.schema: expected an integer, found a string"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1, 2], \"tachy\": {\"name\": \"a\", "
+	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+	 "{\"schema\": 1}}",
+	 "b.json: results[0].tachy.runs: 1 runs, but \"times\" has 2"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+	 "\"runs\": [{\"wall_ns\": 1, \"system_ns\": 0}]}}], \"tachy\": {\"schema\": 1}}",
+	 "b.json: results[0].tachy.runs[0]: missing field \"user_ns\""},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0, \"counters\": "
+	 "{\"x\": \"5\"}}]}}], \"tachy\": {\"schema\": 1}}",
+	 "b.json: results[0].tachy.runs[0].counters.x: expected a number, found a string"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+	 "{\"schema\": 1, \"reference\": 3}}",
+	 "b.json: tachy: \"reference\" is 3: there are 1 results"},
+	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+	 "{\"schema\": 1, \"confidence\": 100}}",
+	 "b.json: tachy: \"confidence\" is 100: expected a percentage in (0, 100)"},
+};
+
+static void
+test_bad(void)
+{
+	struct ty_saved r;
+	struct ty_error e;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ty_error_clear(&e);
+		CHECK_INT(ty_results_read_text(&r, bad[i].doc, "b.json", &e), -EINVAL);
+		CHECK_STR(e.msg, bad[i].msg);
+		CHECK(r.nbenches == 0 && r.benches == NULL && r.path == NULL);
+	}
+}
+
+static void
+test_files(void)
+{
+	struct ty_saved r;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_results_read_file(&r, "/nonexistent/x.json", &e), -ENOENT);
+	CHECK_STR(e.msg, "cannot open '/nonexistent/x.json': No such file or directory");
+	CHECK_INT(ty_results_read_file(&r, "/", &e) < 0, 1);
+}
+
+int
+main(void)
+{
+	test_tachy();
+	test_hyperfine();
+	test_bad();
+	test_files();
+	return check_done();
+}
+
+#else
+
+int
+main(void)
+{
+	struct ty_saved r;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_results_read_text(&r, "{}", "x.json", &e), -ENOTSUP);
+	CHECK_STR(e.msg, "cannot read 'x.json': not built with jansson");
+	return check_done();
+}
+
+#endif

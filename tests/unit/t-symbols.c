@@ -1,0 +1,147 @@
+/* t-symbols.c - address -> symbol: our own PIE through its maps, a fake
+ * kallsyms, corrupt and missing binaries, demangling. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tachy/symbols.h"
+
+__attribute__((noinline)) int tsym_marker_function(int x);
+
+__attribute__((noinline)) int
+tsym_marker_function(int x)
+{
+	return x * 7 + 1;
+}
+
+static void
+test_self(void)
+{
+	struct ty_symbols *s = ty_symbols_new();
+	struct ty_error e = {0};
+	struct ty_sym_result r;
+	uint64_t ip = (uint64_t)(uintptr_t)&tsym_marker_function;
+
+	CHECK_INT(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), &e), 0);
+	ty_symbols_resolve(s, (uint32_t)getpid(), ip + 2, 0, 0, &r);
+#ifdef HAVE_LIBELF
+	CHECK_STR(r.name, "tsym_marker_function");
+#else
+	CHECK(r.name == NULL);
+	CHECK(ty_symbols_nwarnings(s) >= 1);
+#endif
+	CHECK(r.dso && strstr(r.dso, "t-symbols"));
+	CHECK(!r.kernel);
+	/* An address nobody mapped. */
+	ty_symbols_resolve(s, (uint32_t)getpid(), 16, 0, 0, &r);
+	CHECK(r.name == NULL);
+	CHECK_STR(r.dso, "[unknown]");
+	/* A process we know nothing of. */
+	ty_symbols_resolve(s, 999999999, ip, 0, 0, &r);
+	CHECK(r.name == NULL);
+	CHECK_INT(ty_symbols_load_maps(s, "/nonexistent", 1, &e) < 0, 1);
+	ty_symbols_free(s);
+}
+
+static void
+test_fork_exec(void)
+{
+	struct ty_symbols *s = ty_symbols_new();
+	struct ty_sym_result r;
+
+	ty_symbols_add_mmap(s, 10, 0x400000, 0x1000, 0, "/nonexistent/a", 5);
+	ty_symbols_fork(s, 11, 10, 6);
+	ty_symbols_resolve(s, 11, 0x400010, 7, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/a"); /* inherited from the parent */
+	ty_symbols_exec(s, 11, 8);
+	ty_symbols_add_mmap(s, 11, 0x400000, 0x1000, 0, "/nonexistent/b", 9);
+	ty_symbols_resolve(s, 11, 0x400010, 10, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/b");
+	CHECK(r.name == NULL);
+	CHECK(ty_symbols_nwarnings(s) >= 1); /* cannot read it: a warning, not a crash */
+	ty_symbols_free(s);
+}
+
+static void
+test_corrupt_elf(void)
+{
+	char path[] = "/tmp/t-symbols-XXXXXX";
+	int fd = mkstemp(path);
+	struct ty_symbols *s = ty_symbols_new();
+	struct ty_sym_result r;
+	char junk[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 131 + 7);
+	memcpy(junk, "\177ELF\002\001\001", 7); /* a header that lies */
+	CHECK(write(fd, junk, sizeof(junk)) == (ssize_t)sizeof(junk));
+	close(fd);
+	ty_symbols_add_mmap(s, 1, 0x10000, 0x1000, 0, path, 0);
+	ty_symbols_resolve(s, 1, 0x10010, 1, 0, &r);
+	CHECK(r.name == NULL);
+	CHECK(ty_symbols_nwarnings(s) >= 1);
+	unlink(path);
+	ty_symbols_free(s);
+}
+
+static void
+test_kallsyms(void)
+{
+	char path[] = "/tmp/t-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	struct ty_symbols *s = ty_symbols_new();
+	struct ty_sym_result r;
+
+	fputs("ffffffff81000000 T _stext\nffffffff81000100 t do_thing\n"
+	      "ffffffff81000200 D some_data\nffffffff81000300 T other [mod]\n", fp);
+	fclose(fp);
+	ty_symbols_set_kallsyms(s, path);
+	ty_symbols_resolve(s, 1, 0xffffffff81000150ull, 0, 1, &r);
+	CHECK_STR(r.name, "do_thing");
+	CHECK_STR(r.dso, "[kernel.kallsyms]");
+	CHECK(r.kernel);
+	ty_symbols_resolve(s, 1, 0xffffffff81000350ull, 0, 1, &r);
+	CHECK_STR(r.name, "other");
+	ty_symbols_free(s);
+	/* kptr_restrict: all addresses zero -> raw addresses and a warning */
+	fp = fopen(path, "w");
+	fputs("0000000000000000 T _stext\n0000000000000000 T foo\n", fp);
+	fclose(fp);
+	s = ty_symbols_new();
+	ty_symbols_set_kallsyms(s, path);
+	ty_symbols_resolve(s, 1, 0xffffffff81000150ull, 0, 1, &r);
+	CHECK(r.name == NULL);
+	CHECK_INT(ty_symbols_nwarnings(s), 1);
+	unlink(path);
+	ty_symbols_free(s);
+}
+
+static void
+test_demangle(void)
+{
+	char *d = ty_symbols_demangle("_ZN3foo3barEi");
+
+	if (ty_symbols_can_demangle())
+		CHECK_STR(d, "foo::bar(int)");
+	else
+		CHECK(d == NULL);
+	free(d);
+	CHECK(ty_symbols_demangle("plain_c_name") == NULL);
+	CHECK(ty_symbols_demangle("_Zgarbage!!") == NULL);
+}
+
+int
+main(void)
+{
+	test_self();
+	test_fork_exec();
+	test_corrupt_elf();
+	test_kallsyms();
+	test_demangle();
+	return check_done();
+}

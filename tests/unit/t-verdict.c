@@ -1,0 +1,152 @@
+/* t-verdict.c - the verdict on two samples, and trust in it: with no true
+ * difference, the share of "proven" verdicts stays at or below 1 - confidence
+ * for normal, log-normal, outlier-ridden and bimodal noise (2,000 simulated
+ * comparisons per case, a fixed seed, checked against an exact binomial
+ * bound); with a true difference the verdict finds it. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "simdist.h"
+#include "tachy/verdict.h"
+
+#define TRIALS 2000
+#define MAXN 64
+
+static void
+test_median_ci(void)
+{
+	double x[20], lo, hi;
+	int i;
+
+	for (i = 0; i < 20; i++)
+		x[i] = 20 - i; /* 20, 19, ..., 1 */
+	/* n = 20 at 95%: the 6th and 15th order statistics (P(B <= 5) = 0.0207). */
+	CHECK_INT(ty_verdict_median_ci(x, 20, 95, &lo, &hi), 0);
+	CHECK_NEAR(lo, 6, 0);
+	CHECK_NEAR(hi, 15, 0);
+	/* n = 5 cannot give a 95% interval (2 / 32 > 0.05); n = 6 can. */
+	CHECK_INT(ty_verdict_median_ci(x, 5, 95, &lo, &hi), -ERANGE);
+	CHECK_NEAR(lo, 16, 0);
+	CHECK_NEAR(hi, 20, 0);
+	CHECK_INT(ty_verdict_median_ci(x, 6, 95, &lo, &hi), 0);
+	CHECK_NEAR(lo, 15, 0);
+	CHECK_NEAR(hi, 20, 0);
+}
+
+static void
+test_basics(void)
+{
+	double a[] = {10, 11, 10.5, 10.2, 10.8, 10.1, 10.9, 10.4};
+	double b[] = {12, 13, 12.5, 12.2, 12.8, 12.1, 12.9, 12.4};
+	double one[] = {10};
+	struct ty_verdict v;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_verdict_compute(a, 8, b, 8, TY_TEST_WELCH, 95, &v, &e), 0);
+	CHECK_INT(v.verdict, 1);
+	CHECK_NEAR(v.c.rel, 100 * 2.0 / 10.4875, 1e-9);
+	CHECK(v.c.rel_lo > 0 && v.c.rel_hi > v.c.rel);
+	CHECK(v.old.lo < v.old.centre && v.old.centre < v.old.hi);
+	CHECK_INT(ty_verdict_compute(b, 8, a, 8, TY_TEST_MANN_WHITNEY, 95, &v, &e), 0);
+	CHECK_INT(v.verdict, -1);
+	CHECK_NEAR(v.old.centre, 12.45, 1e-12);
+	/* Three runs a side: Mann-Whitney cannot prove anything at 95%. */
+	CHECK_INT(ty_verdict_compute(a, 3, b, 3, TY_TEST_MANN_WHITNEY, 95, &v, &e), 0);
+	CHECK_INT(v.too_few, 1);
+	CHECK_INT(v.verdict, 0);
+	CHECK_NEAR(v.min_p, 0.1, 1e-12);
+	/* One run: no test, but the change of the centres. */
+	CHECK_INT(ty_verdict_compute(one, 1, b, 8, TY_TEST_WELCH, 95, &v, &e), 0);
+	CHECK_INT(v.too_few, 1);
+	CHECK_INT(v.verdict, 0);
+	CHECK_NEAR(v.c.rel, 100 * (12.4875 - 10) / 10, 1e-9);
+	CHECK(isnan(v.c.p_value));
+	CHECK_INT(ty_verdict_compute(a, 8, b, 8, TY_TEST_WELCH, 100, &v, &e), -EINVAL);
+	CHECK_INT(ty_verdict_compute(a, 0, b, 8, TY_TEST_WELCH, 95, &v, &e), -EINVAL);
+	b[2] = NAN;
+	CHECK_INT(ty_verdict_compute(a, 8, b, 8, TY_TEST_WELCH, 95, &v, &e), -EINVAL);
+}
+
+/* Share of comparisons of two samples of N draws (the second scaled by
+ * 1 + SHIFT) that give a verdict. */
+static long
+proven(struct sim_rng *rng, enum sim_shape shape, enum ty_test test, size_t n, double cv,
+       double shift, long trials)
+{
+	double a[MAXN], b[MAXN];
+	struct ty_verdict v;
+	struct ty_error e = {0};
+	long t, k = 0;
+	size_t i;
+
+	for (t = 0; t < trials; t++) {
+		for (i = 0; i < n; i++) {
+			a[i] = sim_draw(rng, shape, 1.0, cv);
+			b[i] = sim_draw(rng, shape, 1.0 + shift, cv);
+		}
+		if (ty_verdict_compute(a, n, b, n, test, 95, &v, &e) != 0) {
+			printf("     compute failed: %s\n", e.msg);
+			return -1;
+		}
+		k += v.verdict != 0;
+	}
+	return k;
+}
+
+static void
+test_false_positives(void)
+{
+	static const enum ty_test tests[] = {TY_TEST_WELCH, TY_TEST_MANN_WHITNEY};
+	static const size_t sizes[] = {5, 10, 30};
+	/* With a true rate of 5%, more than LIMIT verdicts in 2,000 happen
+	 * with probability below 0.1%: beyond that the rate is not 5%. */
+	long limit = sim_binom_limit(TRIALS, 0.05, 0.001), k, total = 0, all = 0;
+	struct sim_rng rng;
+	size_t s, t, z;
+
+	sim_seed(&rng, 20261129);
+	for (s = 0; s < SIM_NSHAPES; s++)
+		for (t = 0; t < 2; t++)
+			for (z = 0; z < 3; z++) {
+				k = proven(&rng, (enum sim_shape)s, tests[t], sizes[z], 0.02, 0,
+					   TRIALS);
+				printf("# no difference, %-13s %-12s n=%-2zu: %4ld of %d proven "
+				       "(%.2f%%, limit %ld)\n",
+				       sim_shape_names[s], ty_verdict_test_name(tests[t]),
+				       sizes[z], k, TRIALS, 100.0 * k / TRIALS, limit);
+				CHECK(k >= 0 && k <= limit);
+				total += k;
+				all += TRIALS;
+			}
+	/* Pooled over every case (48,000 comparisons): at most 5% too. */
+	printf("# pooled: %ld of %ld (%.2f%%)\n", total, all, 100.0 * total / all);
+	CHECK(total <= sim_binom_limit(all, 0.05, 0.001));
+}
+
+static void
+test_power(void)
+{
+	struct sim_rng rng;
+	long k;
+
+	sim_seed(&rng, 3);
+	/* A true 3% difference with 1% normal noise and 10 runs: found nearly
+	 * always, and always in the right direction. */
+	k = proven(&rng, SIM_NORMAL, TY_TEST_WELCH, 10, 0.01, 0.03, 500);
+	CHECK(k >= 495);
+	k = proven(&rng, SIM_LOGNORMAL, TY_TEST_MANN_WHITNEY, 10, 0.01, 0.03, 500);
+	CHECK(k >= 490);
+}
+
+int
+main(void)
+{
+	test_median_ci();
+	test_basics();
+	test_false_positives();
+	test_power();
+	return check_done();
+}
