@@ -13,7 +13,7 @@
 #include "tachy/results.h"
 #include "tachy/tachy.h"
 
-static const char *const fig_names[TY_FIG_BUILTIN] = {"wall",   "user",   "system", "maxrss",
+static const char *const fig_names[TY_FIG_BUILTIN] = {"wall",	"user",	  "system", "maxrss",
 						      "minflt", "majflt", "nvcsw",  "nivcsw"};
 static const char *const fig_units[TY_FIG_BUILTIN] = {"s", "s", "s", "KiB", "", "", "", ""};
 
@@ -283,7 +283,8 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 		}
 		if (ty_stats_summarize(x, n, &r->sum[f]) < 0)
 			return ty_error_set(e, -ENOMEM, "out of memory");
-		r->ci_half[f] = n >= 2 ? ty_stats_mean_ci_halfwidth(&r->sum[f], rs->confidence) : NAN;
+		r->ci_half[f] =
+		    n >= 2 ? ty_stats_mean_ci_halfwidth(&r->sum[f], rs->confidence) : NAN;
 	}
 	for (f = 0, n = 0; f < r->nruns; f++)
 		n += r->runs[f].exit_code != 0 || r->runs[f].signal || r->runs[f].timed_out;
@@ -372,8 +373,8 @@ ty_results_env_default(struct ty_jsonw *w, void *ctx)
 static const char *
 stop_name(enum ty_stop_reason s)
 {
-	static const char *const names[] = {"runs",      "precision",   "max-time",
-					    "max-runs",  "interrupted", "failed"};
+	static const char *const names[] = {"runs",	"precision",   "max-time",
+					    "max-runs", "interrupted", "failed"};
 	return names[s];
 }
 
@@ -381,7 +382,7 @@ static const char *
 test_name(enum ty_test t)
 {
 	return t == TY_TEST_MANN_WHITNEY ? "mann-whitney"
-	       : t == TY_TEST_STUDENT    ? "student"
+	       : t == TY_TEST_STUDENT	 ? "student"
 					 : "welch";
 }
 
@@ -677,7 +678,8 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 	for (i = 0; i < rs->n; i++)
 		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
 			best = rs->r[i].sum[TY_FIG_WALL].mean;
-			best_sd = rs->r[i].sum[TY_FIG_WALL].n >= 2 ? rs->r[i].sum[TY_FIG_WALL].stddev : 0;
+			best_sd =
+			    rs->r[i].sum[TY_FIG_WALL].n >= 2 ? rs->r[i].sum[TY_FIG_WALL].stddev : 0;
 		}
 	if (!unit)
 		unit = !(best < 1) ? "s" : best >= 1e-3 ? "ms" : best >= 1e-6 ? "µs" : "ns";
@@ -694,7 +696,8 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 		if (w->mean == best)
 			fprintf(fp, "%.2f |\n", 1.0);
 		else
-			fprintf(fp, "%.2f ± %.2f |\n", rel, rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
+			fprintf(fp, "%.2f ± %.2f |\n", rel,
+				rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
 	}
 	return ferror(fp) ? -EIO : 0;
 }

@@ -119,7 +119,8 @@ split_pass(const char *s, char *out, char **words, size_t *nbytes, struct ty_err
 					if (*p == '\n')
 						continue;
 				} else if (*p == '$' || *p == '`') {
-					return split_error(s, "'$' and '`' need a shell: use --shell", e);
+					return split_error(
+					    s, "'$' and '`' need a shell: use --shell", e);
 				}
 				if (out)
 					out[nb] = *p;
@@ -173,6 +174,39 @@ ty_runner_split(const char *s, char ***argv, struct ty_error *e)
 	v[nw] = NULL;
 	*argv = v;
 	return nw;
+}
+
+char *
+ty_runner_join(char *const *argv, size_t argc)
+{
+	size_t len = 1, k;
+	char *s, *p;
+	const char *q;
+
+	for (k = 0; k < argc; k++)
+		len += 4 * strlen(argv[k]) + 3;
+	p = s = malloc(len);
+	for (k = 0; s && k < argc; k++) {
+		int plain = argv[k][0] != '\0' &&
+			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					    "0123456789_./:=,+-@%^") == strlen(argv[k]);
+		if (k)
+			*p++ = ' ';
+		if (plain) {
+			p = stpcpy(p, argv[k]);
+			continue;
+		}
+		*p++ = '\'';
+		for (q = argv[k]; *q; q++)
+			if (*q == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *q;
+		*p++ = '\'';
+	}
+	if (s)
+		*p = '\0';
+	return s;
 }
 
 /* ---- process set-up ---- */
@@ -364,8 +398,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	}
 	t0 = r->clock.now_ns(r->clock.ctx);
 	ty_spawn_go(&r->sp);
-	rc = ty_spawn_wait(&r->sp, step == TY_STEP_HOOK ? 0 : (int64_t)(r->o.timeout * 1e9), r->stop,
-			   &u, &x, e);
+	rc = ty_spawn_wait(&r->sp, step == TY_STEP_HOOK ? 0 : (int64_t)(r->o.timeout * 1e9),
+			   r->stop, &u, &x, e);
 	t1 = r->clock.now_ns(r->clock.ctx);
 	if (rc < 0 || rc == 1) {
 		if (measured)
@@ -422,8 +456,8 @@ rng_next(struct ty_runner *r)
 }
 
 static int
-do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook,
-	struct ty_sample *s, struct ty_error *e)
+do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook, struct ty_sample *s,
+	struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
@@ -480,10 +514,10 @@ subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
 {
 	s->wall_ns = s->wall_ns > shell->wall_ns ? s->wall_ns - shell->wall_ns : 0;
 	s->usage.user_ns =
-		s->usage.user_ns > shell->usage.user_ns ? s->usage.user_ns - shell->usage.user_ns : 0;
+	    s->usage.user_ns > shell->usage.user_ns ? s->usage.user_ns - shell->usage.user_ns : 0;
 	s->usage.system_ns = s->usage.system_ns > shell->usage.system_ns
-				     ? s->usage.system_ns - shell->usage.system_ns
-				     : 0;
+				 ? s->usage.system_ns - shell->usage.system_ns
+				 : 0;
 }
 
 /* One run of job J (warm-up or measured), with prepare and conclude. */
@@ -514,12 +548,11 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 		if (kind == TY_STEP_RUN)
 			ty_result_add(res, &s, S->values, S->nvalues, NULL);
 		res->stop = TY_STOP_FAILED;
-		return ty_error_set(e, -ECHILD, "command '%s' %s in %s %zu%s", res->name,
-				    status_text(&s, r->o.timeout, buf, sizeof(buf)),
-				    kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
-				    r->o.timeout > 0 || s.signal
-					    ? ""
-					    : " (use -i/--ignore-failure to go on)");
+		return ty_error_set(
+		    e, -ECHILD, "command '%s' %s in %s %zu%s", res->name,
+		    status_text(&s, r->o.timeout, buf, sizeof(buf)),
+		    kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
+		    r->o.timeout > 0 || s.signal ? "" : " (use -i/--ignore-failure to go on)");
 	}
 	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE, index, e)))
 		return rc;
@@ -734,7 +767,8 @@ measure_shell(struct sched *S, struct ty_sample *mean, struct ty_error *e)
 		if ((rc = fn(r, &job, (size_t)i, TY_STEP_SHELL, 0, &s, NULL, e)))
 			return rc;
 		if (failed(&s))
-			return ty_error_set(e, -ECHILD, "the shell '%s' failed to start", r->o.shell);
+			return ty_error_set(e, -ECHILD, "the shell '%s' failed to start",
+					    r->o.shell);
 		mean->wall_ns += s.wall_ns;
 		mean->usage.user_ns += s.usage.user_ns;
 		mean->usage.system_ns += s.usage.system_ns;

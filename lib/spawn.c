@@ -80,9 +80,12 @@ child_main(void *arg)
 
 	raw_syscall(SYS_setpgid, 0, 0, 0, 0);
 	for (i = 0; i < 3; i++) {
-		if (o->fd[i] < 0 || o->fd[i] == i)
+		if (o->fd[i] < 0)
 			continue;
-		r = raw_syscall(SYS_dup3, o->fd[i], i, 0, 0);
+		if (o->fd[i] == i) /* opened close-on-exec where it belongs: keep it open */
+			r = raw_syscall(SYS_fcntl, i, F_SETFD, 0, 0);
+		else
+			r = raw_syscall(SYS_dup3, o->fd[i], i, 0, 0);
 		if (r < 0)
 			child_fail(sp, r);
 	}
@@ -111,7 +114,7 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 	if (sp->stack == MAP_FAILED) {
 		sp->stack = NULL;
 		return ty_error_set(e, -ENOMEM, "cannot allocate a stack for the child: %s",
-				   strerror(errno));
+				    strerror(errno));
 	}
 	return 0;
 }
@@ -163,8 +166,8 @@ ty_spawn_resolve(const char *name, char *buf, size_t size, struct ty_error *e)
 		return ty_error_set(e, -ENOENT, "cannot run an empty command");
 	if (strchr(name, '/')) {
 		if (strlen(name) >= size)
-			return ty_error_set(e, -ENAMETOOLONG, "cannot run '%.64s...': name too long",
-					    name);
+			return ty_error_set(e, -ENAMETOOLONG,
+					    "cannot run '%.64s...': name too long", name);
 		err = check_exec(name, &st);
 		if (err)
 			return resolve_error(name, err, e);

@@ -50,8 +50,8 @@ static const char usage_text[] =
 	"  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
 	"  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
 	"  -L, --parameter-list VAR A,B,...   run with {VAR} = each value\n"
-	"  -S, --shell[=SH]         run commands with SH -c (default sh); its start-up is\n"
-	"                           measured and subtracted\n"
+	"  -S, --shell[=SH]         run commands with SH -c (default sh; -S needs SH);\n"
+	"                           its start-up is measured and subtracted\n"
 	"  -N                       no shell (the default)\n"
 	"      --input FILE         standard input of the commands (default /dev/null)\n"
 	"      --output WHERE       null (default), pipe, inherit or a FILE\n"
@@ -80,6 +80,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_PRECISION = 256,
+	OPT_SHELL,
 	OPT_MAX_TIME,
 	OPT_ORDER,
 	OPT_SEED,
@@ -114,11 +115,12 @@ static const struct option longopts[] = {
 	{"conclude", required_argument, NULL, OPT_CONCLUDE},
 	{"cleanup", required_argument, NULL, 'c'},
 	{"name", required_argument, NULL, 'n'},
+	{"command-name", required_argument, NULL, 'n'}, /* hyperfine's spelling */
 	{"reference", required_argument, NULL, OPT_REFERENCE},
 	{"parameter-scan", required_argument, NULL, 'P'},
 	{"parameter-step-size", required_argument, NULL, 'D'},
 	{"parameter-list", required_argument, NULL, 'L'},
-	{"shell", optional_argument, NULL, 'S'},
+	{"shell", optional_argument, NULL, OPT_SHELL},
 	{"input", required_argument, NULL, OPT_INPUT},
 	{"output", required_argument, NULL, OPT_OUTPUT},
 	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
@@ -330,7 +332,9 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 {
 	static const char *const orders[] = {"interleaved", "sequential", "random", NULL};
 	static const char *const tests[] = {"student", "welch", "mann-whitney", NULL};
-	static const char *const styles[] = {"full", "basic", "none", NULL};
+	/* hyperfine's auto, nocolor and color are accepted too */
+	static const char *const styles[] = {"full", "basic", "none", "auto", "nocolor", "color",
+					     NULL};
 	static const char *const colors[] = {"auto", "always", "never", NULL};
 	static const char *const units[] = {"s", "ms", "us", "ns", NULL};
 	struct ty_runner_opts *r = &o->ro;
@@ -371,7 +375,11 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		return rc;
 	case OPT_STYLE:
 		rc = parse_enum("--style", optarg, styles, &v);
-		o->style = (enum term_style)v;
+		o->style = v <= TERM_STYLE_NONE ? (enum term_style)v : TERM_STYLE_FULL;
+		if (v == 4)
+			o->color = TERM_COLOR_NEVER;
+		else if (v == 5)
+			o->color = TERM_COLOR_ALWAYS;
 		return rc;
 	case OPT_COLOR:
 		rc = parse_enum("--color", optarg, colors, &v);
@@ -417,7 +425,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		rc = add_list_param(o, optarg, argv[optind]);
 		optind++;
 		return rc;
-	case 'S':
+	case 'S': /* -S SH, as hyperfine's; --shell[=SH] */
+	case OPT_SHELL:
 		r->shell = optarg && *optarg ? optarg : "sh";
 		if (strcmp(r->shell, "none") == 0)
 			r->shell = NULL;
@@ -482,7 +491,7 @@ parse_args(struct run_opts *o, int argc, char **argv)
 		}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S::Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
+	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S:Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
 	       -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
@@ -792,6 +801,8 @@ progress(void *ctx, size_t job, const struct ty_result *res, long target, double
 	size_t i;
 
 	(void)job;
+	if (!t->progress || !term_progress_due(t))
+		return;
 	for (i = 0; i < res->nruns; i++)
 		mean += (double)res->runs[i].wall_ns;
 	mean = res->nruns ? mean / (double)res->nruns / 1e9 : 0;
@@ -841,20 +852,25 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 	return si;
 }
 
+/* Write the exports that go to files (TO_STDOUT 0) or to stdout (1): the
+ * files are written before the report, so a closed or full stdout cannot
+ * cost them. */
 static int
-export_all(const struct ty_results *rs, const struct run_opts *o, struct ty_sysinfo *si)
+export_all(const struct ty_results *rs, const struct run_opts *o, struct ty_sysinfo *si,
+	   int to_stdout)
 {
+	const char *path[3] = {o->json, o->csv, o->md};
 	struct ty_error e;
-	int st = 0;
+	int st = 0, k;
 
-	ty_error_clear(&e);
-	if (o->json && ty_results_export(rs, TY_EXPORT_JSON, o->json, NULL, si ? env_json : NULL,
-					 si, &e) < 0)
-		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
-	if (o->csv && ty_results_export(rs, TY_EXPORT_CSV, o->csv, NULL, NULL, NULL, &e) < 0)
-		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
-	if (o->md && ty_results_export(rs, TY_EXPORT_MARKDOWN, o->md, o->unit, NULL, NULL, &e) < 0)
-		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	for (k = 0; k < 3; k++) {
+		if (!path[k] || (strcmp(path[k], "-") == 0) != to_stdout)
+			continue;
+		ty_error_clear(&e);
+		if (ty_results_export(rs, (enum ty_export)k, path[k], k == 2 ? o->unit : NULL,
+				      k == 0 && si ? env_json : NULL, k == 0 ? si : NULL, &e) < 0)
+			st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	}
 	return st;
 }
 
@@ -920,14 +936,9 @@ build_jobs(struct bench *b)
 	if (!b->jobs || !b->hook_text || ty_results_init(&b->rs, b->njobs, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	if (o->argv_cmd) {
-		/* the command as text, for reports: the words joined by spaces */
-		size_t len = 1;
-		char *s;
-		for (k = 0; k < (size_t)o->argc_cmd; k++)
-			len += strlen(o->argv_cmd[k]) + 1;
-		s = calloc(1, len);
-		for (k = 0; s && k < (size_t)o->argc_cmd; k++)
-			strcat(strcat(s, k ? " " : ""), o->argv_cmd[k]);
+		/* the command as text, for reports: words quoted where needed, so
+		 * that splitting the text gives the argv back */
+		char *s = ty_runner_join(o->argv_cmd, (size_t)o->argc_cmd);
 		o->cmds.v[0] = b->argv_text = s;
 		if (!s)
 			return cli_error(EXIT_RUNTIME, "out of memory");
@@ -995,7 +1006,7 @@ run_bench(struct bench *b)
 {
 	struct ty_tick_clock tick;
 	struct ty_error e;
-	int rc, st;
+	int rc, st, files_st;
 
 	ty_runner_init(&b->runner);
 	b->si = env_setup(&b->runner, &tick);
@@ -1023,6 +1034,7 @@ run_bench(struct bench *b)
 	if (rc == -EINTR)
 		cli_error(EXIT_INTERRUPTED, "interrupted by %s: reporting the runs finished so far",
 			  stop_flag == SIGTERM ? "SIGTERM" : "SIGINT");
+	files_st = export_all(&b->rs, &b->o, b->si, 0);
 	if (b->rs.shell)
 		printf("Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
 		       b->o.ro.shell, b->runner.o.shell_runs,
@@ -1039,7 +1051,9 @@ run_bench(struct bench *b)
 		print_summary(&b->term, &b->rs);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, stdout);
 	}
-	st = export_all(&b->rs, &b->o, b->si);
+	st = export_all(&b->rs, &b->o, b->si, 1);
+	if (files_st)
+		st = files_st;
 	if (rc == -EINTR)
 		return cli_finish_stdout(EXIT_INTERRUPTED);
 	if (!st)

@@ -26,7 +26,7 @@ term_c(const struct term *t, const char *name)
 {
 	static const struct {
 		const char *name, *seq;
-	} codes[] = {{"bold", "\033[1m"},   {"green", "\033[32m"}, {"red", "\033[31m"},
+	} codes[] = {{"bold", "\033[1m"},    {"green", "\033[32m"}, {"red", "\033[31m"},
 		     {"yellow", "\033[33m"}, {"cyan", "\033[36m"},  {"dim", "\033[2m"},
 		     {"reset", "\033[0m"}};
 	size_t i;
@@ -129,8 +129,7 @@ now_ns(void)
 }
 
 void
-term_progress(struct term *t, const char *name, long k, long n, double left, double mean,
-	      int force)
+term_progress(struct term *t, const char *name, long k, long n, double left, double mean, int force)
 {
 	char m[32], what[48];
 	long long now;
@@ -144,11 +143,18 @@ term_progress(struct term *t, const char *name, long k, long n, double left, dou
 	if (n > 0)
 		snprintf(what, sizeof(what), "run %ld of %ld", k, n);
 	else
-		snprintf(what, sizeof(what), "run %ld, %.0f s left at most", k, left > 0 ? left : 0);
+		snprintf(what, sizeof(what), "run %ld, %.0f s left at most", k,
+			 left > 0 ? left : 0);
 	term_time(t, m, sizeof(m), mean, term_unit_for(mean, NULL));
 	fprintf(stderr, "\r\033[K%.40s: %s, mean %s", name, what, m);
 	fflush(stderr);
 	t->shown = 1;
+}
+
+int
+term_progress_due(const struct term *t)
+{
+	return t->progress && (!t->shown || now_ns() - t->last_ns >= 100000000);
 }
 
 void

@@ -40,6 +40,9 @@ void term_value(const struct term *t, char *buf, size_t size, double v, const ch
 /* Draw the progress line (at most ten times a second unless FORCE). */
 void term_progress(struct term *t, const char *name, long k, long n, double left, double mean,
 		   int force);
+/* Whether term_progress() would draw now (rate limit), so callers can
+ * skip computing what it shows. */
+int term_progress_due(const struct term *t);
 /* Erase the progress line if one is shown. */
 void term_progress_clear(struct term *t);
 

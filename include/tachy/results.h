@@ -38,8 +38,8 @@ enum ty_figure {
 struct ty_value_desc {
 	const char *name;     /* "task-clock": a JSON key and a table label */
 	const char *unit;     /* "ns", "" for a count */
-	int supported;        /* 0: the values are NAN */
-	int scaled;           /* the counter was multiplexed and scaled */
+	int supported;	      /* 0: the values are NAN */
+	int scaled;	      /* the counter was multiplexed and scaled */
 	double running_share; /* time running / time enabled, 1.0 when not multiplexed */
 	int lower_is_better;  /* for verdict words; 1 for nearly everything */
 };
@@ -60,7 +60,7 @@ struct ty_param {
 };
 
 enum ty_stop_reason {
-	TY_STOP_RUNS,      /* -r N reached */
+	TY_STOP_RUNS,	   /* -r N reached */
 	TY_STOP_PRECISION, /* the confidence interval is narrow enough */
 	TY_STOP_MAX_TIME,
 	TY_STOP_MAX_RUNS,
@@ -75,14 +75,14 @@ struct ty_result {
 	size_t nparams;
 	struct ty_sample *runs;
 	size_t nruns, cap;
-	double *values;   /* nruns x nvalues probe values, run-major (owned) */
+	double *values;	  /* nruns x nvalues probe values, run-major (owned) */
 	int64_t shell_ns; /* shell start-up subtracted from each run, 0 without --shell */
 	enum ty_stop_reason stop;
 	char **warnings;
 	size_t nwarnings;
 	/* After ty_results_analyze(): per figure. */
 	struct ty_summary *sum; /* TY_FIG_BUILTIN + nvalues */
-	double *ci_half;        /* half-width of the CI of the mean, per figure */
+	double *ci_half;	/* half-width of the CI of the mean, per figure */
 };
 
 /* One figure of one command against the reference. */
@@ -98,12 +98,12 @@ struct ty_results {
 	size_t reference;
 	double confidence; /* percent */
 	enum ty_test test;
-	const char *clock; /* "CLOCK_MONOTONIC" ... */
+	const char *clock;		    /* "CLOCK_MONOTONIC" ... */
 	const struct ty_value_desc *values; /* probe values, nvalues of them: the array is
 					       owned (malloc'd, freed by release), the
 					       strings in it belong to the probes */
 	size_t nvalues;
-	int shell;       /* --shell was used */
+	int shell;	 /* --shell was used */
 	int interrupted; /* the benchmark was stopped by a signal */
 	struct ty_comparison *cmp;
 	size_t ncmp;

@@ -64,31 +64,31 @@ enum ty_step { TY_STEP_RUN, TY_STEP_WARMUP, TY_STEP_HOOK, TY_STEP_SHELL };
 
 /* One command to benchmark. */
 struct ty_job {
-	char **argv;                 /* words to run (with --shell: SH -c CMD) */
-	char **hook[TY_HOOKS];       /* argv of each hook, or NULL */
+	char **argv;			 /* words to run (with --shell: SH -c CMD) */
+	char **hook[TY_HOOKS];		 /* argv of each hook, or NULL */
 	const char *hook_text[TY_HOOKS]; /* as given, for messages */
-	char path[4096];             /* resolved argv[0] (ty_runner_run fills it) */
+	char path[4096];		 /* resolved argv[0] (ty_runner_run fills it) */
 	char hook_path[TY_HOOKS][4096];
 };
 
 struct ty_runner_opts {
-	long runs;          /* exact number of runs; 0: adaptive */
-	long min_runs;      /* adaptive: at least this many (default 10) */
-	long max_runs;      /* adaptive: at most (0: no limit) */
-	long warmup;        /* unmeasured runs before the first round */
-	double precision;   /* adaptive: CI half-width / mean, percent (default 1) */
-	double max_time;    /* adaptive: seconds per command (default 10) */
-	double confidence;  /* percent (default 95) */
+	long runs;	   /* exact number of runs; 0: adaptive */
+	long min_runs;	   /* adaptive: at least this many (default 10) */
+	long max_runs;	   /* adaptive: at most (0: no limit) */
+	long warmup;	   /* unmeasured runs before the first round */
+	double precision;  /* adaptive: CI half-width / mean, percent (default 1) */
+	double max_time;   /* adaptive: seconds per command (default 10) */
+	double confidence; /* percent (default 95) */
 	enum ty_order order;
-	double timeout;     /* seconds; 0: none */
+	double timeout;	    /* seconds; 0: none */
 	int ignore_failure; /* record failing runs and go on */
 	enum ty_output output;
 	const char *output_file; /* TY_OUTPUT_FILE */
-	const char *input_file;  /* stdin of the commands; NULL: /dev/null */
-	const cpu_set_t *cpus;   /* pin commands and hooks; NULL: no */
-	const char *shell;       /* commands run through SHELL -c; shell start-up is subtracted */
-	long shell_runs;         /* runs to measure shell start-up (default 50) */
-	uint64_t seed;           /* for the random orders; 0: from the clock */
+	const char *input_file;	 /* stdin of the commands; NULL: /dev/null */
+	const cpu_set_t *cpus;	 /* pin commands and hooks; NULL: no */
+	const char *shell;	 /* commands run through SHELL -c; shell start-up is subtracted */
+	long shell_runs;	 /* runs to measure shell start-up (default 50) */
+	uint64_t seed;		 /* for the random orders; 0: from the clock */
 };
 
 struct ty_runner;
@@ -96,8 +96,8 @@ struct ty_runner;
 /* Runs one step and fills S (and VALUES for a run); replaceable for tests.
  * Returns 0, 1 when stopped by an interruption, or a negative errno. */
 typedef int (*ty_runner_exec_fn)(struct ty_runner *r, struct ty_job *job, size_t index,
-				 enum ty_step step, int hook, struct ty_sample *s,
-				 double *values, struct ty_error *e);
+				 enum ty_step step, int hook, struct ty_sample *s, double *values,
+				 struct ty_error *e);
 
 struct ty_runner {
 	struct ty_runner_opts o;
@@ -146,6 +146,11 @@ int ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_
  * unterminated quote, or an unquoted shell operator (| & ; < > $ `) that
  * needs --shell. */
 int ty_runner_split(const char *s, char ***argv, struct ty_error *e);
+
+/* ARGV[0..ARGC) as one string that ty_runner_split (and a shell) reads
+ * back as the same words: plain words as they are, others in single
+ * quotes. Returns a malloc()ed string, or NULL when out of memory. */
+char *ty_runner_join(char *const *argv, size_t argc);
 
 /* The name of signal SIG ("SIGKILL"), or "signal N". BUF has 32 bytes. */
 const char *ty_runner_signame(int sig, char *buf);

@@ -22,37 +22,37 @@
 
 /* What the child is to run and with what. */
 struct ty_spawn_opts {
-	const char *path;    /* resolved executable (see ty_spawn_resolve) */
-	char *const *argv;   /* argv[0] is passed as is */
-	char *const *envp;   /* the environment */
-	int fd[3];           /* dup2()ed onto 0, 1, 2 in the child; -1 leaves it as is */
+	const char *path;      /* resolved executable (see ty_spawn_resolve) */
+	char *const *argv;     /* argv[0] is passed as is */
+	char *const *envp;     /* the environment */
+	int fd[3];	       /* dup2()ed onto 0, 1, 2 in the child; -1 leaves it as is */
 	const cpu_set_t *cpus; /* sched_setaffinity() before exec, or NULL */
-	int drain_fd;        /* >= 0: the parent reads and discards this pipe while waiting */
-	int want_pidfd;      /* ask for a pidfd (needed for timeouts and draining) */
+	int drain_fd;	       /* >= 0: the parent reads and discards this pipe while waiting */
+	int want_pidfd;	       /* ask for a pidfd (needed for timeouts and draining) */
 };
 
 /* What wait4() said about one child. Times in nanoseconds. */
 struct ty_usage {
 	int64_t user_ns, system_ns;
-	long maxrss_kb;      /* ru_maxrss, kilobytes */
+	long maxrss_kb;	     /* ru_maxrss, kilobytes */
 	long minflt, majflt; /* page faults without / with I/O */
 	long nvcsw, nivcsw;  /* voluntary / involuntary context switches */
 };
 
 /* How the child ended. */
 struct ty_exit {
-	int exit_code; /* exit status when exited, else -1 */
-	int signal;    /* terminating signal, else 0 */
-	int timed_out; /* killed by the parent after the timeout */
+	int exit_code;	/* exit status when exited, else -1 */
+	int signal;	/* terminating signal, else 0 */
+	int timed_out;	/* killed by the parent after the timeout */
 	int exec_errno; /* execve() (or set-up) failed in the child with this errno, else 0 */
 };
 
 struct ty_spawner {
-	void *stack;      /* the child's stack until it execs */
+	void *stack; /* the child's stack until it execs */
 	size_t stack_size;
 	/* Shared with the held child (same address space until exec). */
-	volatile uint32_t go;       /* futex word: 0 hold, 1 go */
-	volatile int child_errno;   /* set by the child when a set-up step or execve fails */
+	volatile uint32_t go;	  /* futex word: 0 hold, 1 go */
+	volatile int child_errno; /* set by the child when a set-up step or execve fails */
 	/* The current child. */
 	pid_t pid;
 	int pidfd; /* -1 unless asked for */
@@ -85,8 +85,8 @@ void ty_spawn_go(struct ty_spawner *sp);
  * interrupted with EINTR) kill the process group too. Fills U and X.
  * Returns 0, 1 when the child was killed because of *STOP, or a negative
  * errno with E set. */
-int ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop,
-		  struct ty_usage *u, struct ty_exit *x, struct ty_error *e);
+int ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
+		  struct ty_exit *x, struct ty_error *e);
 
 /* Kill the process group of the current child (and the child) with SIG. */
 void ty_spawn_kill(struct ty_spawner *sp, int sig);

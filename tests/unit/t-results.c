@@ -103,9 +103,11 @@ test_summary_and_compare(void)
 	CHECK(ty_results_comparison(&rs, 0, TY_FIG_WALL) == NULL);
 
 	s = render(&rs, 0);
-	CHECK_STR(s, "command,mean,stddev,median,user,system,min,max\n"
-		     "a,0.01,0.000122474487,0.01,0.001,0.002,0.0098,0.0102\n"
-		     "\"b, \"\"quoted\"\" | piped\",0.02,0.000244948974,0.02,0.001,0.002,0.0196,0.0204\n");
+	CHECK_STR(
+	    s,
+	    "command,mean,stddev,median,user,system,min,max\n"
+	    "a,0.01,0.000122474487,0.01,0.001,0.002,0.0098,0.0102\n"
+	    "\"b, \"\"quoted\"\" | piped\",0.02,0.000244948974,0.02,0.001,0.002,0.0196,0.0204\n");
 	free(s);
 	s = render(&rs, 1);
 	CHECK_STR(s, "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |\n"

@@ -15,11 +15,11 @@ struct fake {
 	int64_t now;
 	char log[4096]; /* one token per step: "a", "A" (warm-up), "s0" (hook 0 of job 0)... */
 	size_t len;
-	int64_t wall[4];   /* wall time of each job's runs */
-	int64_t jitter;    /* alternately added and removed */
-	long fail_at;      /* measured step number that exits 1 (0: none) */
-	long stop_at;      /* measured step number at which *stop is set (0: none) */
-	long steps;        /* measured steps so far */
+	int64_t wall[4]; /* wall time of each job's runs */
+	int64_t jitter;	 /* alternately added and removed */
+	long fail_at;	 /* measured step number that exits 1 (0: none) */
+	long stop_at;	 /* measured step number at which *stop is set (0: none) */
+	long steps;	 /* measured steps so far */
 	volatile int stop;
 };
 
@@ -378,6 +378,61 @@ test_split(void)
 	CHECK_INT(ty_runner_split("echo `x`", &v, &e), -EINVAL);
 }
 
+/* Random words: join then split gives them back; random strings never
+ * crash the splitter (it splits them or says why not). */
+static void
+test_join_split_random(void)
+{
+	static const char alphabet[] = "ab '\"\\|$`;&<>()~#*\n\t=%,";
+	struct ty_error e;
+	unsigned seed = 12345;
+	int round, ok_trip = 1, ok_fuzz = 1;
+
+	for (round = 0; round < 2000; round++) {
+		char words[4][12], *argv[5], *joined, **back = NULL, text[24];
+		int n = 1 + round % 4, i, j, got;
+
+		for (i = 0; i < n; i++) {
+			int len = (int)((seed = seed * 1103515245 + 12345) >> 16) % 11;
+			for (j = 0; j < len; j++) {
+				seed = seed * 1103515245 + 12345;
+				words[i][j] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+			}
+			words[i][len] = '\0';
+			argv[i] = words[i];
+		}
+		argv[n] = NULL;
+		joined = ty_runner_join(argv, (size_t)n);
+		got = ty_runner_split(joined, &back, &e);
+		if (got != n) {
+			ok_trip = 0;
+		} else {
+			for (i = 0; i < n; i++)
+				if (strcmp(back[i], argv[i]) != 0)
+					ok_trip = 0;
+			free(back);
+		}
+		free(joined);
+		for (j = 0; j < (int)sizeof(text) - 1; j++) {
+			seed = seed * 1103515245 + 12345;
+			text[j] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		text[(round * 7) % (int)sizeof(text)] = '\0';
+		text[sizeof(text) - 1] = '\0';
+		back = NULL;
+		got = ty_runner_split(text, &back, &e);
+		if (got > 0) {
+			if (back[got] != NULL)
+				ok_fuzz = 0;
+			free(back);
+		} else if (got != -EINVAL || e.msg[0] == '\0') {
+			ok_fuzz = 0;
+		}
+	}
+	CHECK(ok_trip);
+	CHECK(ok_fuzz);
+}
+
 /* ---- probes on real processes ---- */
 
 struct probe_ctx {
@@ -493,6 +548,7 @@ main(void)
 	test_failure_and_stop();
 	test_shell();
 	test_split();
+	test_join_split_random();
 	test_probe();
 	test_missing_program();
 	return check_done();
