@@ -82,8 +82,7 @@ main(int argc, char **argv)
 	qsort(r, reps, sizeof(double), cmp);
 	printf("per run, median of %d batches of %d: counting syscalls (%d events open) %.1f us, "
 	       "posix_spawn+wait4 of /bin/true %.1f us: counting adds %.3fx of a spawn\n",
-	       reps, n, nok, tc[reps / 2] * 1e6, ts[reps / 2] * 1e6,
-	       r[reps / 2]);
+	       reps, n, nok, tc[reps / 2] * 1e6, ts[reps / 2] * 1e6, r[reps / 2]);
 	ty_counters_release(&c);
 	ty_event_list_release(&l);
 	return 0;

@@ -27,7 +27,7 @@ perf stat -r 1 -o /dev/null /bin/true >/dev/null 2>&1 && peers="$peers perf"
 one() {
 	case $1 in
 	loop) "$out/spawnloop" "$runs" /bin/true ;;
-	nocount) ./tachy run --style none --no-counters -r "$runs" /bin/true >/dev/null ;;
+	nocount) ./tachy run --style none --no-counters -r "$runs" /bin/true >/dev/null 2>&1 ;;
 	count) ./tachy run --style none -r "$runs" /bin/true >/dev/null 2>&1 ;;
 	perf) perf stat -r "$runs" -o /dev/null /bin/true >/dev/null 2>&1 ;;
 	esac
@@ -77,3 +77,30 @@ awk '$1=="loop"{l[++nl]=$2} $1=="nocount"{n[++nn]=$2} $1=="count"{c[++nc]=$2}
 		printf "\n  median paired ratios: counting/loop %.3f, counting/no-counting %.3f, no-counting/loop %.3f\n",
 			median(r1, nl), median(r2, nl), median(r3, nl)
 	}' "$res"
+
+# CPU time (task-clock of the harness and its children, from perf stat):
+# much less noisy than wall time on a shared machine.
+if perf stat -e task-clock -x, -o /dev/null /bin/true 2>/dev/null; then
+	cpu="$out/counters-overhead-cpu.txt"
+	: >"$cpu"
+	i=0
+	while [ $i -lt 5 ]; do
+		for p in loop nocount count; do
+			case $p in
+			loop) c="$out/spawnloop $runs /bin/true" ;;
+			nocount) c="./tachy run --style none --no-counters -r $runs /bin/true" ;;
+			count) c="./tachy run --style none -r $runs /bin/true" ;;
+			esac
+			perf stat -e task-clock -x, -o "$out/.tc" sh -c "$c >/dev/null 2>&1" &&
+				echo "$p $(grep task-clock "$out/.tc" | cut -d, -f1)" >>"$cpu"
+		done
+		i=$((i + 1))
+	done
+	awk '{s[$1]+=$2; n[$1]++}
+	END {
+		l = s["loop"]/n["loop"]; a = s["nocount"]/n["nocount"]; b = s["count"]/n["count"]
+		printf "  CPU time (task-clock of harness + children, mean of %d):\n", n["loop"]
+		printf "    loop %.0f ms, tachy --no-counters %.0f ms (%.3fx), tachy with counters %.0f ms (%.3fx)\n", l, a, a/l, b, b/l
+		printf "    counting/no-counting: %.3fx\n", b/a
+	}' "$cpu"
+fi

@@ -60,7 +60,7 @@ detect_rate(struct sim_rng *r, enum sim_shape s, double cv, double shift, size_t
 	return (double)k / TRIALS;
 }
 
-static const size_t grid[] = {3,  4,  5,  6,  7,  8,  10,  12,  15,  20,  25,  30,  40,
+static const size_t grid[] = {3,  4,  5,  6,   7,   8,	 10,  12,  15,	20,  25,  30,  40,
 			      50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 700, 1000};
 
 /* The smallest N on the grid detecting SHIFT at least 95% of the time. */
@@ -136,9 +136,9 @@ adaptive_joint(struct sim_rng *r, enum sim_shape s, double mub, double cv, doubl
 		if (n < 10)
 			continue;
 		if (tq[n] * sqrt(ty_stats_welford_var(&wa) / (double)n) <=
-			    precision / 100 * fabs(wa.mean) &&
+			precision / 100 * fabs(wa.mean) &&
 		    tq[n] * sqrt(ty_stats_welford_var(&wb) / (double)n) <=
-			    precision / 100 * fabs(wb.mean))
+			precision / 100 * fabs(wb.mean))
 			break;
 	}
 	return n;
@@ -178,7 +178,8 @@ adaptive_row(struct sim_rng *r, enum sim_shape s, double cv, double precision)
 
 	for (i = 0; i < TRIALS; i++)
 		adaptive_trial(r, s, cv, precision, &t);
-	printf("| %-13s | %4.0f%% | %4.0f%% | %9.1f | %5.1f%% | %5.1f%% | %6.1f%% | %6.1f%% | %6.1f%% |\n",
+	printf("| %-13s | %4.0f%% | %4.0f%% | %9.1f | %5.1f%% | %5.1f%% | %6.1f%% | %6.1f%% | "
+	       "%6.1f%% |\n",
 	       sim_shape_names[s], 100 * cv, precision, t.runs / TRIALS, 100.0 * t.hit_w / TRIALS,
 	       100.0 * t.hit_u / TRIALS, 100.0 * t.fp_w / TRIALS, 100.0 * t.fp_u / TRIALS,
 	       100.0 * t.fp_joint / TRIALS);
@@ -203,8 +204,8 @@ main(void)
 	       "|---------------|------:|-----:|------:|-------------:|\n");
 	for (s = 0; s < SIM_NSHAPES; s++)
 		for (c = 0; c < 2; c++)
-			printf("| %-13s | %4.0f%% | %4d | %4.1f%% | %11.1f%% |\n", sim_shape_names[s],
-			       100 * cvs[c + 1], 10,
+			printf("| %-13s | %4.0f%% | %4d | %4.1f%% | %11.1f%% |\n",
+			       sim_shape_names[s], 100 * cvs[c + 1], 10,
 			       100 * detect_rate(&r, (enum sim_shape)s, cvs[c + 1], 0, 10,
 						 TY_TEST_WELCH),
 			       100 * detect_rate(&r, (enum sim_shape)s, cvs[c + 1], 0, 10,

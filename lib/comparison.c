@@ -48,8 +48,8 @@ ty_comparison_release(struct ty_cmp_table *c)
 }
 
 /* Append a printf-formatted string to *V (N items). Returns 0 or -ENOMEM. */
-static int
-strv_addf(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int strv_addf(char ***v, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int
 strv_addf(char ***v, size_t *n, const char *fmt, ...)
@@ -86,9 +86,8 @@ note(struct ty_cmp_table *c, const char *text)
 	return c->nnotes;
 }
 
-static void
-row_note(struct ty_cmp_table *c, struct ty_cmp_row *r, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void row_note(struct ty_cmp_table *c, struct ty_cmp_row *r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void
 row_note(struct ty_cmp_table *c, struct ty_cmp_row *r, const char *fmt, ...)
@@ -135,8 +134,7 @@ find_bench(const struct ty_saved *r, const char *name, const char *used)
 }
 
 static void
-add_pair(struct pairing *p, const struct ty_saved *o, size_t i, const struct ty_saved *n,
-	 size_t j)
+add_pair(struct pairing *p, const struct ty_saved *o, size_t i, const struct ty_saved *n, size_t j)
 {
 	p->old[p->n] = &o->benches[i];
 	p->new[p->n] = &n->benches[j];
@@ -147,8 +145,8 @@ add_pair(struct pairing *p, const struct ty_saved *o, size_t i, const struct ty_
 
 /* --match OLD=NEW: split at the '=' where both names exist. */
 static int
-pair_rule(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n,
-	  const char *rule, struct ty_error *e)
+pair_rule(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n, const char *rule,
+	  struct ty_error *e)
 {
 	const char *eq;
 	char *left;
@@ -256,8 +254,7 @@ pair_files(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n
 }
 
 static int
-pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname,
-	       struct ty_error *e)
+pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname, struct ty_error *e)
 {
 	size_t i, ref = f->reference;
 	long k;
@@ -268,8 +265,9 @@ pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname,
 				    f->path);
 	if (refname) {
 		if ((k = find_bench(f, refname, NULL)) < 0)
-			return ty_error_set(e, -EINVAL, "--reference '%s': no such benchmark in '%s'",
-					    refname, f->path);
+			return ty_error_set(e, -EINVAL,
+					    "--reference '%s': no such benchmark in '%s'", refname,
+					    f->path);
 		ref = (size_t)k;
 	}
 	for (i = 0; i < f->nbenches; i++) {
@@ -306,8 +304,8 @@ figure_wanted(const char *name, const char *figures)
 
 static int
 add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
-	const struct ty_saved_bench *nb, const struct ty_saved_figure *of, const struct ty_saved_figure *nf,
-	struct ty_error *e)
+	const struct ty_saved_bench *nb, const struct ty_saved_figure *of,
+	const struct ty_saved_figure *nf, struct ty_error *e)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
 	struct ty_cmp_row *r;
@@ -334,16 +332,17 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 		row_note(c, r,
 			 "with %zu and %zu runs the smallest p-value %s can give is %.3g: no "
 			 "difference can be proven at %g%% confidence",
-			 of->n, nf->n, c->opt.test == TY_TEST_MANN_WHITNEY ? "Mann-Whitney" : "the test",
+			 of->n, nf->n,
+			 c->opt.test == TY_TEST_MANN_WHITNEY ? "Mann-Whitney" : "the test",
 			 r->v.min_p, c->opt.confidence);
 	else if (c->opt.test != TY_TEST_MANN_WHITNEY && (of->n < 5 || nf->n < 5))
 		row_note(c, r,
 			 "fewer than 5 runs on a side: the t interval assumes normal noise, which "
 			 "so few runs cannot check");
 	if (!r->v.old.exact_ci || !r->v.new.exact_ci)
-		row_note(c, r, "too few runs for a %g%% interval of the %s (need 6 or more at 95%%)",
-			 c->opt.confidence,
-			 c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean");
+		row_note(
+		    c, r, "too few runs for a %g%% interval of the %s (need 6 or more at 95%%)",
+		    c->opt.confidence, c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean");
 	if (of->missing)
 		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->old->path, ob->name,
 			 of->missing, of->name);
@@ -381,7 +380,8 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 	c->rows = rows;
 	for (i = 0; i < ob->nfigs; i++) {
 		of = &ob->figs[i];
-		if (!figure_wanted(of->name, c->opt.figures) || !(nf = ty_results_read_figure(nb, of->name)))
+		if (!figure_wanted(of->name, c->opt.figures) ||
+		    !(nf = ty_results_read_figure(nb, of->name)))
 			continue;
 		if (strcmp(of->unit, nf->unit) != 0) {
 			char buf[512];

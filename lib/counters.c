@@ -60,7 +60,7 @@ k_paranoid(void *ctx)
 }
 
 const struct ty_counters_backend ty_counters_kernel = {
-	k_open, k_ioctl, k_read, k_close, k_paranoid, NULL,
+    k_open, k_ioctl, k_read, k_close, k_paranoid, NULL,
 };
 
 int
@@ -388,10 +388,14 @@ const char *
 ty_counters_state_name(enum ty_counter_state s)
 {
 	switch (s) {
-	case TY_COUNTER_UNTRIED: return "not tried";
-	case TY_COUNTER_OK: return "ok";
-	case TY_COUNTER_UNSUPPORTED: return "not supported";
-	case TY_COUNTER_FAILED: return "failed";
+	case TY_COUNTER_UNTRIED:
+		return "not tried";
+	case TY_COUNTER_OK:
+		return "ok";
+	case TY_COUNTER_UNSUPPORTED:
+		return "not supported";
+	case TY_COUNTER_FAILED:
+		return "failed";
 	}
 	return "?";
 }
@@ -400,10 +404,10 @@ ty_counters_state_name(enum ty_counter_state s)
 static const char *
 cache_accesses(unsigned cache_id)
 {
-	static const char *const w[] = {
-		"of all L1-dcache accesses", "of all L1-icache accesses", "of all LL-cache accesses",
-		"of all dTLB cache accesses", "of all iTLB cache accesses", "of all branch accesses",
-		"of all node accesses"};
+	static const char *const w[] = {"of all L1-dcache accesses",  "of all L1-icache accesses",
+					"of all LL-cache accesses",   "of all dTLB cache accesses",
+					"of all iTLB cache accesses", "of all branch accesses",
+					"of all node accesses"};
 
 	return (cache_id & 0xff) < 7 ? w[cache_id & 0xff] : "of all accesses";
 }
@@ -413,12 +417,16 @@ static int
 ratio_base(const struct ty_event *ev, const struct ty_event *o)
 {
 	switch (ev->kind) {
-	case TY_EVENT_INSTRUCTIONS: return o->kind == TY_EVENT_CYCLES;
-	case TY_EVENT_BRANCH_MISSES: return o->kind == TY_EVENT_BRANCHES;
-	case TY_EVENT_CACHE_MISSES: return o->kind == TY_EVENT_CACHE_REFERENCES;
+	case TY_EVENT_INSTRUCTIONS:
+		return o->kind == TY_EVENT_CYCLES;
+	case TY_EVENT_BRANCH_MISSES:
+		return o->kind == TY_EVENT_BRANCHES;
+	case TY_EVENT_CACHE_MISSES:
+		return o->kind == TY_EVENT_CACHE_REFERENCES;
 	case TY_EVENT_CACHE_MISS:
 		return o->kind == TY_EVENT_CACHE_ACCESS && o->cache_id == ev->cache_id;
-	default: return 0;
+	default:
+		return 0;
 	}
 }
 
@@ -449,8 +457,8 @@ ratio(const struct ty_event_list *l, const double *means, size_t i, struct ty_de
 }
 
 int
-ty_counters_derived(const struct ty_event_list *l, const double *means, double wall_ns,
-		    size_t i, struct ty_derived *d)
+ty_counters_derived(const struct ty_event_list *l, const double *means, double wall_ns, size_t i,
+		    struct ty_derived *d)
 {
 	const struct ty_event *ev = &l->ev[i];
 	double clk = NAN, rate;
@@ -496,8 +504,11 @@ int
 ty_counters_derived_format(const struct ty_derived *d, char *buf, size_t len)
 {
 	switch (d->format) {
-	case TY_DERIVED_IPC: return snprintf(buf, len, "%7.2f", d->value);
-	case TY_DERIVED_PCT: return snprintf(buf, len, "%7.2f%%", d->value);
-	default: return snprintf(buf, len, "%8.3f", d->value);
+	case TY_DERIVED_IPC:
+		return snprintf(buf, len, "%7.2f", d->value);
+	case TY_DERIVED_PCT:
+		return snprintf(buf, len, "%7.2f%%", d->value);
+	default:
+		return snprintf(buf, len, "%8.3f", d->value);
 	}
 }

@@ -19,59 +19,59 @@ struct generic {
 };
 
 static const struct generic generics[] = {
-	{"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, TY_EVENT_CYCLES},
-	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, TY_EVENT_CYCLES},
-	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, TY_EVENT_INSTRUCTIONS},
-	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
-	 TY_EVENT_CACHE_REFERENCES},
-	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, TY_EVENT_CACHE_MISSES},
-	{"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-	 TY_EVENT_BRANCHES},
-	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, TY_EVENT_BRANCHES},
-	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, TY_EVENT_BRANCH_MISSES},
-	{"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, TY_EVENT_OTHER},
-	{"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-	 TY_EVENT_OTHER},
-	{"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-	 TY_EVENT_OTHER},
-	{"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
-	 TY_EVENT_OTHER},
-	{"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
-	 TY_EVENT_OTHER},
-	{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, TY_EVENT_OTHER},
-	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, TY_EVENT_TASK_CLOCK},
-	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, TY_EVENT_TASK_CLOCK},
-	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, TY_EVENT_OTHER},
-	{"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, TY_EVENT_OTHER},
-	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, TY_EVENT_OTHER},
-	{"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, TY_EVENT_OTHER},
-	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, TY_EVENT_OTHER},
-	{"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, TY_EVENT_OTHER},
-	{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, TY_EVENT_OTHER},
-	{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, TY_EVENT_OTHER},
-	{"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, TY_EVENT_OTHER},
-	{"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, TY_EVENT_OTHER},
-	{"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, TY_EVENT_OTHER},
+    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, TY_EVENT_CYCLES},
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, TY_EVENT_CYCLES},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, TY_EVENT_INSTRUCTIONS},
+    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
+     TY_EVENT_CACHE_REFERENCES},
+    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, TY_EVENT_CACHE_MISSES},
+    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+     TY_EVENT_BRANCHES},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, TY_EVENT_BRANCHES},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, TY_EVENT_BRANCH_MISSES},
+    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, TY_EVENT_OTHER},
+    {"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+     TY_EVENT_OTHER},
+    {"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+     TY_EVENT_OTHER},
+    {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+     TY_EVENT_OTHER},
+    {"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+     TY_EVENT_OTHER},
+    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, TY_EVENT_OTHER},
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, TY_EVENT_TASK_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, TY_EVENT_TASK_CLOCK},
+    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, TY_EVENT_OTHER},
+    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, TY_EVENT_OTHER},
+    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, TY_EVENT_OTHER},
+    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, TY_EVENT_OTHER},
+    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, TY_EVENT_OTHER},
+    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, TY_EVENT_OTHER},
+    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, TY_EVENT_OTHER},
+    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, TY_EVENT_OTHER},
+    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, TY_EVENT_OTHER},
+    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, TY_EVENT_OTHER},
+    {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, TY_EVENT_OTHER},
 };
 
 /* Hardware cache events: CACHE-OP-RESULT, each part with perf's aliases. */
 static const char *const cache_names[][6] = {
-	{"L1-dcache", "l1-d", "l1d", "L1-data", NULL},
-	{"L1-icache", "l1-i", "l1i", "L1-instruction", NULL},
-	{"LLC", "L2", NULL},
-	{"dTLB", "d-tlb", "Data-TLB", NULL},
-	{"iTLB", "i-tlb", "Instruction-TLB", NULL},
-	{"branch", "branches", "bpu", "btb", "bpc", NULL},
-	{"node", NULL},
+    {"L1-dcache", "l1-d", "l1d", "L1-data", NULL},
+    {"L1-icache", "l1-i", "l1i", "L1-instruction", NULL},
+    {"LLC", "L2", NULL},
+    {"dTLB", "d-tlb", "Data-TLB", NULL},
+    {"iTLB", "i-tlb", "Instruction-TLB", NULL},
+    {"branch", "branches", "bpu", "btb", "bpc", NULL},
+    {"node", NULL},
 };
 static const char *const cache_ops[][5] = {
-	{"load", "loads", "read", NULL},
-	{"store", "stores", "write", NULL},
-	{"prefetch", "prefetches", "speculative-read", "speculative-load", NULL},
+    {"load", "loads", "read", NULL},
+    {"store", "stores", "write", NULL},
+    {"prefetch", "prefetches", "speculative-read", "speculative-load", NULL},
 };
 static const char *const cache_results[][5] = {
-	{"refs", "Reference", "ops", "access", NULL},
-	{"misses", "miss", NULL},
+    {"refs", "Reference", "ops", "access", NULL},
+    {"misses", "miss", NULL},
 };
 
 /* Match one of ALIASES (case-insensitively) at the start of *S, followed
@@ -126,8 +126,8 @@ parse_cache(const char *s, struct ty_event *ev)
 	}
 	ev->attr.type = PERF_TYPE_HW_CACHE;
 	ev->attr.config = (unsigned)cache | (unsigned)op << 8 | (unsigned)res << 16;
-	ev->kind = res == PERF_COUNT_HW_CACHE_RESULT_MISS ? TY_EVENT_CACHE_MISS
-							   : TY_EVENT_CACHE_ACCESS;
+	ev->kind =
+	    res == PERF_COUNT_HW_CACHE_RESULT_MISS ? TY_EVENT_CACHE_MISS : TY_EVENT_CACHE_ACCESS;
 	ev->cache_id = (unsigned)cache | (unsigned)op << 8;
 	return 1;
 }
@@ -177,14 +177,21 @@ apply_mods(const char *mods, struct ty_event *ev)
 
 	for (m = mods; *m; m++) {
 		switch (*m) {
-		case 'u': u = 1; break;
-		case 'k': k = 1; break;
-		case 'h': h = 1; break;
+		case 'u':
+			u = 1;
+			break;
+		case 'k':
+			k = 1;
+			break;
+		case 'h':
+			h = 1;
+			break;
 		case 'p':
 			if (ev->attr.precise_ip < 3)
 				ev->attr.precise_ip++;
 			break;
-		default: return -EINVAL;
+		default:
+			return -EINVAL;
 		}
 	}
 	if (u || k || h) {
@@ -262,9 +269,10 @@ parse_pfm(const char *name, struct ty_event *ev, struct ty_error *e)
 	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 	if (ret == PFM_ERR_NOTFOUND)
 		return ty_error_set(e, -EINVAL, "unknown event '%s'%s", name,
-				    !looks_cpu(name) || hw_pmu_present() ? ""
-						     : " (libpfm4 finds no hardware PMU on this "
-						       "machine: only perf::NAME events)");
+				    !looks_cpu(name) || hw_pmu_present()
+					? ""
+					: " (libpfm4 finds no hardware PMU on this "
+					  "machine: only perf::NAME events)");
 	if (ret != PFM_SUCCESS)
 		return ty_error_set(e, -EINVAL, "bad event '%s' (libpfm4: %s)", name,
 				    pfm_strerror(ret));
@@ -323,7 +331,8 @@ ty_event_parse(const char *name, struct ty_event *ev, struct ty_error *e)
 		*colon = '\0';
 		memset(&probe, 0, sizeof(probe));
 		if (parse_base(base, &probe))
-			return ty_error_set(e, -EINVAL, "bad modifier '%s' in event '%s' (u, k, h, p)",
+			return ty_error_set(e, -EINVAL,
+					    "bad modifier '%s' in event '%s' (u, k, h, p)",
 					    colon + 1, name);
 		*colon = ':';
 	}
@@ -450,9 +459,11 @@ add_list(struct ty_event_list *l, const char *list, struct ty_error *e)
 			size_t mlen = 0;
 
 			if (!end)
-				return ty_error_set(e, -EINVAL, "unclosed '{' in event list '%s'", list);
+				return ty_error_set(e, -EINVAL, "unclosed '{' in event list '%s'",
+						    list);
 			if (strchr(s + 1, '{') && strchr(s + 1, '{') < end)
-				return ty_error_set(e, -EINVAL, "nested '{' in event list '%s'", list);
+				return ty_error_set(e, -EINVAL, "nested '{' in event list '%s'",
+						    list);
 			gmods[0] = '\0';
 			if (end[1] == ':') {
 				mlen = strcspn(end + 2, ",");

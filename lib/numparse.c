@@ -43,7 +43,7 @@ is_digit(unsigned char c)
 /* Parse an ordinary decimal at S (before END): [+-]digits[.digits][e[+-]digits].
  * Returns where it stopped and stores the value, or NULL when the text is
  * not such a decimal or not exactly representable by the fast path. */
-static const char *
+static inline const char *
 fast_number(const char *s, const char *end, double *out)
 {
 	uint64_t w = 0;
@@ -246,7 +246,9 @@ take_lines(struct reader *r, const char *buf, size_t len, int final)
 			q = fast_number(q, end, &v);
 			if (q && ((q < end && *q == '\n') || (q == end && final))) {
 				r->line++;
-				if ((rc = push(r, v)) < 0)
+				if (r->nums->n < r->nums->cap)
+					r->nums->v[r->nums->n++] = v;
+				else if ((rc = push(r, v)) < 0)
 					return rc;
 				p = q + (q < end);
 				continue;

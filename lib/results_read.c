@@ -106,8 +106,7 @@ struct reader {
 	struct ty_error *e;
 };
 
-static int
-bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int
 bad(struct reader *rd, const char *fmt, ...)
@@ -118,8 +117,8 @@ bad(struct reader *rd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return ty_error_set(rd->e, -EINVAL, "%s: %s: %s", rd->file, rd->where[0] ? rd->where : "top level",
-			    msg);
+	return ty_error_set(rd->e, -EINVAL, "%s: %s: %s", rd->file,
+			    rd->where[0] ? rd->where : "top level", msg);
 }
 
 static int
@@ -153,14 +152,21 @@ static const char *
 type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
 	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
 	}
 	return "something else";
 }
@@ -171,8 +177,8 @@ member(struct reader *rd, const json_t *o, const char *key, json_type want, int 
        json_t **out)
 {
 	json_t *v = json_object_get(o, key);
-	static const char *names[] = {"an object", "an array", "a string", "an integer",
-				      "a number", "a boolean", "a boolean", "null"};
+	static const char *names[] = {"an object", "an array",	"a string",  "an integer",
+				      "a number",  "a boolean", "a boolean", "null"};
 
 	*out = NULL;
 	if (!v) {
@@ -305,13 +311,10 @@ static const struct {
 	double scale;
 	int required;
 } run_fields[] = {
-	{"user_ns", "user", "s", 1e-9, 1},
-	{"system_ns", "system", "s", 1e-9, 1},
-	{"maxrss_kb", "maxrss", "KiB", 1, 0},
-	{"minflt", "minflt", "", 1, 0},
-	{"majflt", "majflt", "", 1, 0},
-	{"nvcsw", "nvcsw", "", 1, 0},
-	{"nivcsw", "nivcsw", "", 1, 0},
+    {"user_ns", "user", "s", 1e-9, 1},	  {"system_ns", "system", "s", 1e-9, 1},
+    {"maxrss_kb", "maxrss", "KiB", 1, 0}, {"minflt", "minflt", "", 1, 0},
+    {"majflt", "majflt", "", 1, 0},	  {"nvcsw", "nvcsw", "", 1, 0},
+    {"nivcsw", "nivcsw", "", 1, 0},
 };
 #define NRUN_FIELDS (sizeof(run_fields) / sizeof(run_fields[0]))
 
@@ -464,8 +467,8 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 		return nomem(rd);
 	if (json_array_size(runs) != b->figs[0].n) {
 		l = down(rd, "runs", 0);
-		rc = bad(rd, "%zu runs, but \"times\" has %zu", json_array_size(runs),
-			 b->figs[0].n);
+		rc =
+		    bad(rd, "%zu runs, but \"times\" has %zu", json_array_size(runs), b->figs[0].n);
 		up(rd, l);
 		return rc;
 	}

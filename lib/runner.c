@@ -293,7 +293,7 @@ teardown(struct ty_runner *r)
 	r->fd[0] = r->fd[1] = r->fd[2] = r->drain[0] = r->drain[1] = -1;
 	free(r->envp);
 	r->envp = NULL;
-	ty_spawn_release_all(&r->sp);
+	ty_spawn_release(&r->sp);
 }
 
 static void
@@ -308,11 +308,11 @@ set_iteration(struct ty_runner *r, enum ty_step step, size_t index)
 }
 
 static void
-probes_detach(struct ty_runner *r, pid_t pid, size_t upto)
+probes_detach(struct ty_runner *r, pid_t pid, size_t from, size_t upto)
 {
 	size_t i;
 
-	for (i = 0; i < upto; i++)
+	for (i = from; i < upto; i++)
 		if (r->probes[i].detach)
 			r->probes[i].detach(r->probes[i].ctx, pid);
 }
@@ -328,7 +328,7 @@ probes_attach(struct ty_runner *r, pid_t pid, struct ty_error *e)
 			continue;
 		rc = r->probes[i].attach(r->probes[i].ctx, pid, e);
 		if (rc < 0) {
-			probes_detach(r, pid, i);
+			probes_detach(r, pid, 0, i);
 			return rc;
 		}
 	}
@@ -347,7 +347,9 @@ probes_collect(struct ty_runner *r, pid_t pid, double *values, struct ty_error *
 		if (r->probes[i].collect) {
 			rc = r->probes[i].collect(r->probes[i].ctx, pid, values + k, e);
 			if (rc < 0) {
-				probes_detach(r, pid, r->nprobes);
+				/* the ones collected are done, this one cleans up
+				 * after itself; the rest were never collected */
+				probes_detach(r, pid, i + 1, r->nprobes);
 				return rc;
 			}
 		}
@@ -403,7 +405,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	t1 = r->clock.now_ns(r->clock.ctx);
 	if (rc < 0 || rc == 1) {
 		if (measured)
-			probes_detach(r, pid, r->nprobes);
+			probes_detach(r, pid, 0, r->nprobes);
 		return rc;
 	}
 	s->start_ns = t0 - r->t0;
@@ -414,7 +416,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	s->timed_out = x.timed_out;
 	if (x.exec_errno) {
 		if (measured)
-			probes_detach(r, pid, r->nprobes);
+			probes_detach(r, pid, 0, r->nprobes);
 		return ty_error_set(e, -x.exec_errno, "cannot run '%s': %s", o.argv[0],
 				    strerror(x.exec_errno));
 	}

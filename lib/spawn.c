@@ -120,7 +120,7 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 }
 
 void
-ty_spawn_release_all(struct ty_spawner *sp)
+ty_spawn_release(struct ty_spawner *sp)
 {
 	if (sp->stack)
 		munmap(sp->stack, sp->stack_size);

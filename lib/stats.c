@@ -331,6 +331,12 @@ ty_stats_mad(const double *x, size_t n, double median)
 
 /* ---- distributions ---- */
 
+/* Beyond this many degrees of freedom the incomplete beta's continued
+ * fraction converges too slowly; the expansions in 1/df are exact to
+ * double precision there. */
+#define TY_T_ASYMPTOTIC_DF 1e7
+
+
 /* lgamma(a) - lgamma(a + b), without the cancellation of two large
  * lgammas when a is large (Stirling's series for the correction). */
 static double
@@ -405,7 +411,10 @@ ibeta(double x, double y, double a, double b)
 		return 0;
 	if (y <= 0)
 		return 1;
-	lfront = a * log(x) + b * log(y) - lbeta(a, b);
+	/* log x and log y from whichever of x, y is small, so that neither
+	 * loses digits when the other is close to 1 (large df) */
+	lfront = a * (x > 0.5 ? log1p(-y) : log(x)) + b * (y > 0.5 ? log1p(-x) : log(y)) -
+		 lbeta(a, b);
 	if (x < (a + 1) / (a + b + 2))
 		return exp(lfront) * beta_cf(x, a, b) / a;
 	return 1 - exp(lfront) * beta_cf(y, b, a) / b;
@@ -426,6 +435,8 @@ t_lower_tail(double s, double df)
 
 	if (isinf(s))
 		return 0;
+	if (isinf(s2)) /* s beyond 1e154: x = df / s^2 without overflow */
+		return 0.5 * ibeta(df / s / s, 1, df / 2, 0.5);
 	/* x = df / (df + s^2), y = s^2 / (df + s^2) */
 	return 0.5 * ibeta(df / (df + s2), s2 / (df + s2), df / 2, 0.5);
 }
@@ -438,7 +449,50 @@ t_center(double s, double df)
 
 	if (isinf(s))
 		return 0.5;
+	if (isinf(s2))
+		return 0.5 * ibetac(df / s / s, 1, df / 2, 0.5);
 	return 0.5 * ibetac(df / (df + s2), s2 / (df + s2), df / 2, 0.5);
+}
+
+/* log I_x(a, b), given log x and log y (y = 1 - x) as well, for tails too
+ * small for a double (the quantiles of small df reach past 1e300). */
+static double
+ibeta_log(double lx, double ly, double x, double y, double a, double b)
+{
+	double lfront = a * lx + b * ly - lbeta(a, b);
+
+	if (x < (a + 1) / (a + b + 2))
+		return lfront + log(beta_cf(x, a, b) / a);
+	return log1p(-exp(lfront) * beta_cf(y, b, a) / b);
+}
+
+/* log P(T <= -s) for s >= 0, for any s up to DBL_MAX. */
+static double
+t_log_lower_tail(double s, double df)
+{
+	double s2 = s * s, x, y, lx, ly;
+
+	if (isinf(s))
+		return -INFINITY;
+	if (isinf(s2)) {
+		lx = log(df) - 2 * log(s);
+		x = exp(lx);
+		y = 1;
+		ly = -x;
+	} else {
+		x = df / (df + s2);
+		y = s2 / (df + s2);
+		lx = x > 0.5 ? log1p(-y) : log(df) - log(df + s2);
+		ly = y > 0.5 ? log1p(-x) : log(s2) - log(df + s2);
+	}
+	return log(0.5) + ibeta_log(lx, ly, x, y, df / 2, 0.5);
+}
+
+/* log P(-s < T <= 0), for s >= 0. */
+static double
+t_log_center(double s, double df)
+{
+	return log(t_center(s, df));
 }
 
 double
@@ -448,39 +502,47 @@ ty_stats_t_cdf(double t, double df)
 		return NAN;
 	if (isinf(df))
 		return ty_stats_normal_cdf(t);
-	if (t < 0)
-		return t_lower_tail(-t, df);
+	if (df > TY_T_ASYMPTOTIC_DF) /* Abramowitz and Stegun 26.7.8 */
+		return ty_stats_normal_cdf(t * (1 - 1 / (4 * df)) / sqrt(1 + t * t / (2 * df)));
+	if (t < 0) {
+		double f = t_lower_tail(-t, df);
+		/* in logs only where the tail is too small for a double */
+		return f > 1e-290 ? f : exp(t_log_lower_tail(-t, df));
+	}
 	return 1 - t_lower_tail(t, df);
 }
 
-/* Density of Student's t at T. */
+/* log of the density of Student's t at T (any T up to DBL_MAX). */
 static double
-t_pdf(double t, double df)
+t_log_pdf(double t, double df)
 {
-	double lc;
+	double lc, l1;
 
 	/* Gamma((df+1)/2) / (Gamma(df/2) sqrt(df pi)) */
 	lc = -lgamma_diff(df / 2, 0.5) - 0.5 * log(df * M_PI);
-	return exp(lc - (df + 1) / 2 * log1p(t * t / df));
+	t = fabs(t);
+	l1 = t > 1e150 ? 2 * log(t) - log(df) : log1p(t * t / df);
+	return lc - (df + 1) / 2 * l1;
 }
 
-/* Solve G(e^u) = TARGET for u, where G is monotone in u (increasing when
- * DIR > 0, decreasing when DIR < 0); G is t_lower_tail or t_center, and
- * the equation is taken in logs, where the heavy tails are nearly linear.
- * Newton steps, kept inside a bracket that bisection shrinks. */
+/* Solve LG(e^u) = log TARGET for u, where LG, the log of a tail of the
+ * t distribution, is monotone in u (increasing when DIR > 0, decreasing
+ * when DIR < 0): in logs the heavy tails are nearly straight lines.
+ * Newton steps, kept inside a bracket that bisection shrinks. Returns
+ * e^u, or infinity when the root lies beyond the largest double. */
 static double
-t_solve(double (*g)(double, double), int dir, double target, double df, double u)
+t_solve(double (*lg)(double, double), int dir, double target, double df, double u)
 {
-	double lo = -745, hi = 710, ltarget = log(target);
+	double lo = -745, hi = log(DBL_MAX), ltarget = log(target);
 	int i;
 
+	if (dir < 0 && lg(DBL_MAX, df) > ltarget)
+		return INFINITY;
+	if (u > hi)
+		u = hi;
 	for (i = 0; i < 400; i++) {
-		double s = exp(u), gv = g(s, df), h, dh, nu;
+		double s = exp(u), lgv = lg(s, df), h = lgv - ltarget, dh, nu;
 
-		if (gv <= 0)
-			h = -INFINITY;
-		else
-			h = log(gv) - ltarget;
 		if (h == 0)
 			return s;
 		/* move the bracket: h has the sign of dir * (u - root) */
@@ -488,7 +550,7 @@ t_solve(double (*g)(double, double), int dir, double target, double df, double u
 			hi = u;
 		else
 			lo = u;
-		dh = dir * s * t_pdf(s, df) / gv;
+		dh = dir * exp(u + t_log_pdf(s, df) - lgv);
 		nu = (isfinite(h) && dh > 0) ? u - h / dh : NAN;
 		if (!(nu > lo && nu < hi))
 			nu = lo / 2 + hi / 2;
@@ -497,6 +559,20 @@ t_solve(double (*g)(double, double), int dir, double target, double df, double u
 		u = nu;
 	}
 	return exp(u);
+}
+
+/* Cornish-Fisher expansion of the t quantile from the normal one
+ * (Abramowitz and Stegun 26.7.5). */
+static double
+t_cornish_fisher(double z, double df)
+{
+	double z2 = z * z, g1, g2, g3, g4;
+
+	g1 = (z2 + 1) * z / 4;
+	g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;
+	g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384;
+	g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160;
+	return z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
 }
 
 double
@@ -513,6 +589,11 @@ ty_stats_t_quantile(double p, double df)
 		return ty_stats_normal_quantile(p);
 	neg = p < 0.5;
 	q = neg ? p : 1 - p; /* exact for p >= 0.5 */
+	if (df > TY_T_ASYMPTOTIC_DF) {
+		z = -ty_stats_normal_quantile(q);
+		z = t_cornish_fisher(z, df);
+		return neg ? -z : z;
+	}
 	if (df == 1) {
 		/* Cauchy: closed form */
 		double s = 1 / tan(M_PI * q);
@@ -524,9 +605,9 @@ ty_stats_t_quantile(double p, double df)
 	if (!(guess > 0))
 		guess = 1e-300;
 	if (q < 0.25)
-		z = t_solve(t_lower_tail, -1, q, df, log(guess));
+		z = t_solve(t_log_lower_tail, -1, q, df, log(guess));
 	else
-		z = t_solve(t_center, 1, 0.5 - q, df, log(guess));
+		z = t_solve(t_log_center, 1, 0.5 - q, df, log(guess));
 	return neg ? -z : z;
 }
 
@@ -747,17 +828,6 @@ u_counts(size_t m, size_t n)
 	return f;
 }
 
-struct ranked {
-	double v;
-	int from_b;
-};
-
-static int
-cmp_ranked(const void *x, const void *y)
-{
-	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
-}
-
 /* Count of pairs (i, j) with fl(b[j] - a[i]) <= v; A and B sorted. */
 static uint64_t
 count_le(const double *a, size_t na, const double *b, size_t nb, double v)
@@ -837,44 +907,34 @@ shift_rank(const double *counts, size_t na, size_t nb, double sigma, double alph
 	return c < 1 ? 1 : c;
 }
 
-static int
-mw_sorted(const double *a, size_t na, const double *b, size_t nb, double confidence,
-	  struct ty_compare *r, int *ties_out, double *sigma_out)
+/* U of B, whether there are ties, and the tie-corrected standard deviation
+ * of U, by walking the sorted samples A and B together (ranks of a group
+ * of equal values are their average). */
+static void
+mw_sorted(const double *a, size_t na, const double *b, size_t nb, struct ty_compare *r,
+	  int *ties_out, double *sigma_out)
 {
-	size_t n = na + nb, i, j;
-	struct ranked *all = malloc(n * sizeof(*all));
-	double rank_b = 0, tie_sum = 0;
+	size_t n = na + nb, i = 0, j = 0, pos = 0, ta, tb;
+	double rank_b = 0, tie_sum = 0, v, t;
 	int ties = 0;
 
-	(void)confidence;
-	if (!all)
-		return -ENOMEM;
-	for (i = 0; i < na; i++)
-		all[i] = (struct ranked){a[i], 0};
-	for (i = 0; i < nb; i++)
-		all[na + i] = (struct ranked){b[i], 1};
-	qsort(all, n, sizeof(*all), cmp_ranked);
-	for (i = 0; i < n; i = j) {
-		double t, mid;
-		size_t k;
-
-		for (j = i + 1; j < n && all[j].v == all[i].v; j++)
-			;
-		t = (double)(j - i);
-		mid = (i + 1 + j) / 2.0; /* average of ranks i+1 .. j */
-		for (k = i; k < j; k++)
-			if (all[k].from_b)
-				rank_b += mid;
+	while (i < na || j < nb) {
+		v = (j >= nb || (i < na && a[i] < b[j])) ? a[i] : b[j];
+		for (ta = 0; i < na && a[i] == v; i++)
+			ta++;
+		for (tb = 0; j < nb && b[j] == v; j++)
+			tb++;
+		t = (double)(ta + tb);
+		rank_b += tb * (pos + (t + 1) / 2); /* average of ranks pos+1 .. pos+t */
 		if (t > 1) {
 			ties = 1;
 			tie_sum += t * t * t - t;
 		}
+		pos += ta + tb;
 	}
-	free(all);
 	r->u = rank_b - nb * (nb + 1) / 2.0;
 	*ties_out = ties;
 	*sigma_out = sqrt((double)na * nb / 12 * ((n + 1) - tie_sum / ((double)n * (n - 1))));
-	return 0;
 }
 
 /* Exact two-sided p-value of U from the counts. */
@@ -918,9 +978,7 @@ ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, do
 	memcpy(sb, b, nb * sizeof(*sb));
 	qsort(sa, na, sizeof(*sa), cmp_double);
 	qsort(sb, nb, sizeof(*sb), cmp_double);
-	rc = mw_sorted(sa, na, sb, nb, confidence, r, &ties, &sigma);
-	if (rc)
-		goto out;
+	mw_sorted(sa, na, sb, nb, r, &ties, &sigma);
 	if (!ties && na <= TY_MW_EXACT_MAX && nb <= TY_MW_EXACT_MAX) {
 		counts = u_counts(na, nb);
 		rc = -ENOMEM;

@@ -278,15 +278,23 @@ ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_chang
 	       const char *title)
 {
 	double lo = 0, hi = 0, px0 = f->x + f->w * 0.38, px1 = f->x + f->w - 20, sx, y, pad;
+	double lim = 5, a, b;
 	double top = f->y + 30, bottom = f->y + 30 + 22 * (double)n;
 	size_t i;
 
+	/* The axis spans every change and its interval, but an interval far
+	 * wider than the changes (a noisy counter) is cut at 3 times the largest
+	 * change, so it does not flatten the rest; a cut end has no cap. */
+	for (i = 0; i < n; i++)
+		if (isfinite(c[i].rel))
+			lim = fmax(lim, 3 * fabs(c[i].rel));
 	for (i = 0; i < n; i++) {
-		double a = isfinite(c[i].lo) ? c[i].lo : c[i].rel, b = isfinite(c[i].hi) ? c[i].hi : c[i].rel;
+		a = isfinite(c[i].lo) ? c[i].lo : c[i].rel;
+		b = isfinite(c[i].hi) ? c[i].hi : c[i].rel;
 		if (isfinite(a))
-			lo = fmin(lo, a);
+			lo = fmin(lo, fmax(a, -lim));
 		if (isfinite(b))
-			hi = fmax(hi, b);
+			hi = fmax(hi, fmin(b, lim));
 	}
 	pad = fmax((hi - lo) * 0.08, 0.5);
 	lo -= pad;
@@ -301,13 +309,19 @@ ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_chang
 		if (!isfinite(c[i].rel))
 			continue;
 		if (isfinite(c[i].lo) && isfinite(c[i].hi)) {
-			line(fp, px0 + (c[i].lo - lo) * sx, y, px0 + (c[i].hi - lo) * sx, y,
-			     change_colour(c[i].verdict), 2, NULL);
-			line(fp, px0 + (c[i].lo - lo) * sx, y - 5, px0 + (c[i].lo - lo) * sx, y + 5,
-			     change_colour(c[i].verdict), 2, NULL);
-			line(fp, px0 + (c[i].hi - lo) * sx, y - 5, px0 + (c[i].hi - lo) * sx, y + 5,
-			     change_colour(c[i].verdict), 2, NULL);
+			const char *col = change_colour(c[i].verdict);
+			a = fmax(c[i].lo, lo);
+			b = fmin(c[i].hi, hi);
+			line(fp, px0 + (a - lo) * sx, y, px0 + (b - lo) * sx, y, col, 2, NULL);
+			if (a == c[i].lo)
+				line(fp, px0 + (a - lo) * sx, y - 5, px0 + (a - lo) * sx, y + 5, col, 2,
+				     NULL);
+			if (b == c[i].hi)
+				line(fp, px0 + (b - lo) * sx, y - 5, px0 + (b - lo) * sx, y + 5, col, 2,
+				     NULL);
 		}
+		if (c[i].rel < lo || c[i].rel > hi)
+			continue;
 		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>\n",
 			px0 + (c[i].rel - lo) * sx, y, change_colour(c[i].verdict));
 	}

@@ -10,9 +10,12 @@ const char *
 ty_verdict_test_name(enum ty_test test)
 {
 	switch (test) {
-	case TY_TEST_STUDENT: return "student";
-	case TY_TEST_WELCH: return "welch";
-	case TY_TEST_MANN_WHITNEY: return "mann-whitney";
+	case TY_TEST_STUDENT:
+		return "student";
+	case TY_TEST_WELCH:
+		return "welch";
+	case TY_TEST_MANN_WHITNEY:
+		return "mann-whitney";
 	}
 	return "?";
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,33 +18,33 @@
 int cmd_compare(int argc, char **argv);
 
 static const char usage[] =
-	"usage: tachy compare [options] OLD.json NEW.json [NEW2.json ...]\n"
-	"       tachy compare [options] FILE.json\n"
-	"\n"
-	"Compare saved results (tachy's or hyperfine's --export-json files): every\n"
-	"benchmark of each NEW file against the one of the same name in OLD, or, with\n"
-	"one FILE, every benchmark against its reference. A row per benchmark and\n"
-	"figure (wall time, user and system time, each counter both sides have): the\n"
-	"old and new centre with its interval, the change with its interval, the\n"
-	"p-value and the verdict; '~' where no difference is proven.\n"
-	"\n"
-	"  -t, --test TEST         welch (default, on means), student, or mann-whitney\n"
-	"                          (on medians)\n"
-	"  -c, --confidence P      confidence level in percent (default 95)\n"
-	"  -m, --match RULE        pair benchmarks: OLD=NEW pairs two names; /REGEX/\n"
-	"                          pairs names whose matches (first group) are equal;\n"
-	"                          repeatable; unpaired names then pair by name\n"
-	"  -r, --reference NAME    with one FILE: compare against NAME\n"
-	"  -F, --figures LIST      figures to compare: names separated by commas, or\n"
-	"                          'all' (adds maxrss, minflt, majflt, nvcsw, nivcsw)\n"
-	"  -f, --format FORMAT     text (default), csv, markdown, or json\n"
-	"  -o, --output FILE       write the table to FILE (default: standard output)\n"
-	"      --fail-if-slower P  exit 3 when a benchmark's wall time is proven slower\n"
-	"                          by more than P percent\n"
-	"  -h, --help              show this help\n"
-	"\n"
-	"Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
-	"3 a proven regression beyond --fail-if-slower.\n";
+    "usage: tachy compare [options] OLD.json NEW.json [NEW2.json ...]\n"
+    "       tachy compare [options] FILE.json\n"
+    "\n"
+    "Compare saved results (tachy's or hyperfine's --export-json files): every\n"
+    "benchmark of each NEW file against the one of the same name in OLD, or, with\n"
+    "one FILE, every benchmark against its reference. A row per benchmark and\n"
+    "figure (wall time, user and system time, each counter both sides have): the\n"
+    "old and new centre with its interval, the change with its interval, the\n"
+    "p-value and the verdict; '~' where no difference is proven.\n"
+    "\n"
+    "  -t, --test TEST         welch (default, on means), student, or mann-whitney\n"
+    "                          (on medians)\n"
+    "  -c, --confidence P      confidence level in percent (default 95)\n"
+    "  -m, --match RULE        pair benchmarks: OLD=NEW pairs two names; /REGEX/\n"
+    "                          pairs names whose matches (first group) are equal;\n"
+    "                          repeatable; unpaired names then pair by name\n"
+    "  -r, --reference NAME    with one FILE: compare against NAME\n"
+    "  -F, --figures LIST      figures to compare: names separated by commas, or\n"
+    "                          'all' (adds maxrss, minflt, majflt, nvcsw, nivcsw)\n"
+    "  -f, --format FORMAT     text (default), csv, markdown, or json\n"
+    "  -o, --output FILE       write the table to FILE (default: standard output)\n"
+    "      --fail-if-slower P  exit 3 when a benchmark's wall time is proven slower\n"
+    "                          by more than P percent\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
+    "3 a proven regression beyond --fail-if-slower.\n";
 
 enum format { FMT_TEXT, FMT_CSV, FMT_MARKDOWN, FMT_JSON };
 
@@ -120,8 +121,8 @@ static void
 md_cell(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", fp);
+		if (strchr("|*_`\\", *s))
+			fprintf(fp, "\\%c", *s);
 		else if (*s == '<')
 			fputs("&lt;", fp);
 		else if (*s == '>')
@@ -167,9 +168,12 @@ static const char *
 test_title(enum ty_test t)
 {
 	switch (t) {
-	case TY_TEST_WELCH: return "Welch's t on means";
-	case TY_TEST_STUDENT: return "Student's t on means";
-	case TY_TEST_MANN_WHITNEY: return "Mann-Whitney U on medians";
+	case TY_TEST_WELCH:
+		return "Welch's t on means";
+	case TY_TEST_STUDENT:
+		return "Student's t on means";
+	case TY_TEST_MANN_WHITNEY:
+		return "Mann-Whitney U on medians";
 	}
 	return "?";
 }
@@ -198,7 +202,7 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 			continue;
 		free(label);
 		label = NULL;
-		if (s->old != s->new && strcmp(r->old->name, r->new->name) != 0 &&
+		if (s->old != s->new &&strcmp(r->old->name, r->new->name) != 0 &&
 		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->name, r->new->name) < 0)
 			return -ENOMEM;
 		cols[0] = prev && prev == r->new->name ? "" : label ? label : r->new->name;
@@ -234,6 +238,34 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 	return 0;
 }
 
+/* A line of text around the table: control characters shown as '?', and in
+ * markdown escaped after MD ("**" for bold, closed at the end; "- " an item). */
+static void line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return;
+	sanitize(s);
+	if (markdown) {
+		fputs(md, fp);
+		md_cell(fp, s);
+		fputs(strcmp(md, "**") == 0 ? "**\n" : "\n", fp);
+	} else {
+		fprintf(fp, "%s\n", s);
+	}
+	free(s);
+}
+
 static const char *
 ref_name(const struct ty_cmp_table *c, size_t set)
 {
@@ -257,14 +289,13 @@ print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 		if (i)
 			fputc('\n', fp);
 		if (s->old == s->new)
-			fprintf(fp, "%s%s: against its reference '%s' (%s, %g%% confidence)%s\n",
-				markdown ? "**" : "", s->old->path, ref_name(c, i),
-				test_title(c->opt.test),
-				c->opt.confidence, markdown ? "**" : "");
+			line(fp, markdown, "**",
+			     "%s: against its reference '%s' (%s, %g%% confidence)", s->old->path,
+			     ref_name(c, i), test_title(c->opt.test), c->opt.confidence);
 		else
-			fprintf(fp, "%sold: %s  new: %s (%s, %g%% confidence)%s\n",
-				markdown ? "**" : "", s->old->path, s->new->path,
-				test_title(c->opt.test), c->opt.confidence, markdown ? "**" : "");
+			line(fp, markdown, "**", "old: %s  new: %s (%s, %g%% confidence)",
+			     s->old->path, s->new->path, test_title(c->opt.test),
+			     c->opt.confidence);
 		if (markdown)
 			fputc('\n', fp);
 		t.n = 0;
@@ -280,16 +311,15 @@ print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 		if (s->nenv_diffs || s->nunmatched)
 			fputc('\n', fp);
 		for (j = 0; j < s->nenv_diffs; j++)
-			fprintf(fp, "%senvironments differ: %s\n", markdown ? "- " : "",
-				s->env_diffs[j]);
+			line(fp, markdown, "- ", "environments differ: %s", s->env_diffs[j]);
 		for (j = 0; j < s->nunmatched; j++)
-			fprintf(fp, "%s%s\n", markdown ? "- " : "", s->unmatched[j]);
+			line(fp, markdown, "- ", "%s", s->unmatched[j]);
 	}
 	table_free(&t);
 	if (c->nnotes)
 		fputc('\n', fp);
 	for (i = 0; i < c->nnotes; i++)
-		fprintf(fp, "%s[%zu] %s\n", markdown ? "- " : "", i + 1, c->notes[i]);
+		line(fp, markdown, "- ", "[%zu] %s", i + 1, c->notes[i]);
 	return rc;
 }
 
@@ -332,8 +362,8 @@ print_csv(FILE *fp, const struct ty_cmp_table *c)
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
 		const struct ty_cmp_set *s = &c->sets[r->set];
-		const char *cols[] = {s->old->path, s->new->path, r->old->name, r->new->name,
-				      r->figure, r->unit};
+		const char *cols[] = {s->old->path, s->new->path, r->old->name,
+				      r->new->name, r->figure,	  r->unit};
 		for (j = 0; j < 6; j++) {
 			if (j)
 				fputc(',', fp);
@@ -483,8 +513,7 @@ gate(const struct ty_cmp_table *c, double limit)
 			continue;
 		snprintf(pct, sizeof(pct), "%.1f%%", r->v.c.rel);
 		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->name,
-			  pct, r->old->name,
-			  c->sets[r->set].old->path, limit);
+			  pct, r->old->name, c->sets[r->set].old->path, limit);
 		tripped = 1;
 	}
 	return tripped;
@@ -510,37 +539,51 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-		{"test", required_argument, NULL, 't'},
-		{"confidence", required_argument, NULL, 'c'},
-		{"match", required_argument, NULL, 'm'},
-		{"reference", required_argument, NULL, 'r'},
-		{"figures", required_argument, NULL, 'F'},
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"fail-if-slower", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"test", required_argument, NULL, 't'},
+	    {"confidence", required_argument, NULL, 'c'},
+	    {"match", required_argument, NULL, 'm'},
+	    {"reference", required_argument, NULL, 'r'},
+	    {"figures", required_argument, NULL, 'F'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"fail-if-slower", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int ch, rc = 0;
 
 	while (!rc && (ch = getopt_long(argc, argv, "t:c:m:r:F:f:o:h", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 't': rc = resopt_test(optarg, &o->cmp.test); break;
+		case 't':
+			rc = resopt_test(optarg, &o->cmp.test);
+			break;
 		case 'c':
 			rc = resopt_confidence(optarg, &o->cmp.confidence);
 			break;
-		case 'm': rc = resopt_match(&o->cmp.match, optarg); break;
-		case 'r': o->cmp.reference = optarg; break;
-		case 'F': o->cmp.figures = optarg; break;
-		case 'f': rc = parse_format(optarg, &o->format); break;
-		case 'o': o->output = optarg; break;
+		case 'm':
+			rc = resopt_match(&o->cmp.match, optarg);
+			break;
+		case 'r':
+			o->cmp.reference = optarg;
+			break;
+		case 'F':
+			o->cmp.figures = optarg;
+			break;
+		case 'f':
+			rc = parse_format(optarg, &o->format);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
 		case 'S':
-			rc = cli_parse_double("--fail-if-slower", optarg, 0, 1e9, &o->fail_if_slower);
+			rc = cli_parse_double("--fail-if-slower", optarg, 0, 1e9,
+					      &o->fail_if_slower);
 			break;
 		case 'h':
 			fputs(usage, stdout);
 			return -1;
-		default: return cli_usage_error("bad option");
+		default:
+			return cli_usage_error("bad option");
 		}
 	}
 	return rc;
@@ -555,10 +598,18 @@ emit(const struct ty_cmp_table *c, const struct options *o)
 	if (ty_outfile_open(&of, o->output, &e))
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	switch (o->format) {
-	case FMT_TEXT: print_tables(of.fp, c, 0); break;
-	case FMT_MARKDOWN: print_tables(of.fp, c, 1); break;
-	case FMT_CSV: print_csv(of.fp, c); break;
-	case FMT_JSON: print_json(of.fp, c); break;
+	case FMT_TEXT:
+		print_tables(of.fp, c, 0);
+		break;
+	case FMT_MARKDOWN:
+		print_tables(of.fp, c, 1);
+		break;
+	case FMT_CSV:
+		print_csv(of.fp, c);
+		break;
+	case FMT_JSON:
+		print_json(of.fp, c);
+		break;
 	}
 	if (ty_outfile_commit(&of, &e))
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
@@ -568,9 +619,8 @@ emit(const struct ty_cmp_table *c, const struct options *o)
 int
 cmd_compare(int argc, char **argv)
 {
-	struct options o = {.cmp = {.test = TY_TEST_WELCH, .confidence = 95},
-			    .output = "-",
-			    .fail_if_slower = NAN};
+	struct options o = {
+	    .cmp = {.test = TY_TEST_WELCH, .confidence = 95}, .output = "-", .fail_if_slower = NAN};
 	struct ty_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
@@ -609,5 +659,5 @@ out:
 	return rc < 0 ? EXIT_OK : rc;
 }
 
-const struct cmd_info cmd_info_compare = {"compare", 30, "compare saved results; gate CI on regressions",
-					  cmd_compare};
+const struct cmd_info cmd_info_compare = {
+    "compare", 30, "compare saved results; gate CI on regressions", cmd_compare};

@@ -18,25 +18,25 @@
 int cmd_plot(int argc, char **argv);
 
 static const char usage[] =
-	"usage: tachy plot [options] -o OUT.svg|OUT.html FILE.json [NEW.json ...]\n"
-	"\n"
-	"Draw saved results (tachy's or hyperfine's --export-json files): for each\n"
-	"command the distribution of its run times (a histogram with the median, its\n"
-	"interval and the mean marked) and its runs in the order they ran (warm-up and\n"
-	"drift show), and, for a comparison (several commands in one file against its\n"
-	"reference, or NEW files against the first), the change of every figure with\n"
-	"its interval. SVG is plain (no scripts); HTML is one self-contained page with\n"
-	"the pictures and a table of the numbers.\n"
-	"\n"
-	"  -o, --output FILE       where to write (required); .svg or .html by name\n"
-	"      --format FORMAT     svg or html (default: from the name of the output)\n"
-	"      --title TEXT        the title of the page\n"
-	"  -t, --test TEST         welch (default), student, or mann-whitney\n"
-	"  -c, --confidence P      confidence level in percent (default 95)\n"
-	"  -m, --match RULE        pair benchmarks across files, as in tachy compare\n"
-	"  -r, --reference NAME    with one FILE: compare against NAME\n"
-	"  -F, --figures LIST      figures in the change plot (as in tachy compare)\n"
-	"  -h, --help              show this help\n";
+    "usage: tachy plot [options] -o OUT.svg|OUT.html FILE.json [NEW.json ...]\n"
+    "\n"
+    "Draw saved results (tachy's or hyperfine's --export-json files): for each\n"
+    "command the distribution of its run times (a histogram with the median, its\n"
+    "interval and the mean marked) and its runs in the order they ran (warm-up and\n"
+    "drift show), and, for a comparison (several commands in one file against its\n"
+    "reference, or NEW files against the first), the change of every figure with\n"
+    "its interval. SVG is plain (no scripts); HTML is one self-contained page with\n"
+    "the pictures and a table of the numbers.\n"
+    "\n"
+    "  -o, --output FILE       where to write (required); .svg or .html by name\n"
+    "      --format FORMAT     svg or html (default: from the name of the output)\n"
+    "      --title TEXT        the title of the page\n"
+    "  -t, --test TEST         welch (default), student, or mann-whitney\n"
+    "  -c, --confidence P      confidence level in percent (default 95)\n"
+    "  -m, --match RULE        pair benchmarks across files, as in tachy compare\n"
+    "  -r, --reference NAME    with one FILE: compare against NAME\n"
+    "  -F, --figures LIST      figures in the change plot (as in tachy compare)\n"
+    "  -h, --help              show this help\n";
 
 #define WIDTH 960.0
 #define ROW_H 250.0
@@ -79,7 +79,8 @@ bench_stats(const struct ty_saved_figure *f, double confidence, struct bench_sta
 }
 
 static char *
-bench_title(char *buf, size_t size, const struct plot *p, size_t file, const struct ty_saved_bench *b)
+bench_title(char *buf, size_t size, const struct plot *p, size_t file,
+	    const struct ty_saved_bench *b)
 {
 	char full[1024];
 
@@ -126,9 +127,8 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 	right.y += 12;
 	snprintf(sub, sizeof(sub), "wall time (red: median and its %g%% interval; dashed: mean)",
 		 p->o->cmp.confidence);
-	ty_svg_histogram(fp, &left, x, f->n, st.s.median * scale,
-			 st.has_ci ? st.lo * scale : NAN, st.has_ci ? st.hi * scale : NAN,
-			 st.s.mean * scale, suffix, sub);
+	ty_svg_histogram(fp, &left, x, f->n, st.s.median * scale, st.has_ci ? st.lo * scale : NAN,
+			 st.has_ci ? st.hi * scale : NAN, st.s.mean * scale, suffix, sub);
 	ty_svg_runs(fp, &right, x, f->n, st.s.median * scale, suffix,
 		    "runs in the order they ran (red: median)");
 	free(x);
@@ -137,20 +137,40 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 
 /* ---- the changes of a comparison ---- */
 
+/* Is row I the first of its figure? */
+static int
+first_of_figure(const struct ty_cmp_table *c, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (strcmp(c->rows[j].figure, c->rows[i].figure) == 0)
+			return 0;
+	return 1;
+}
+
+/* One panel per figure (each its own scale: a noisy counter must not
+ * flatten the wall time), a row per pair. */
 static double
 change_height(const struct ty_cmp_table *c)
 {
-	return 40 + 22 * (double)c->nrows + 40;
+	double h = 0;
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		h += 22 + (first_of_figure(c, i) ? 65 : 0);
+	return h + 10;
 }
 
 static int
-change_panel(FILE *fp, double y, const struct plot *p)
+figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 {
 	const struct ty_cmp_table *c = p->cmp;
-	struct ty_svg_frame f = {10, y, WIDTH - 20, change_height(c) - 10};
+	const char *fig = c->rows[first].figure;
 	struct ty_svg_change *ch;
-	char **labels, title[256], name[160];
-	size_t i;
+	struct ty_svg_frame f;
+	char **labels, title[512], name[160];
+	size_t i, n = 0;
 	int rc = 0;
 
 	ch = calloc(c->nrows + 1, sizeof(*ch));
@@ -159,34 +179,57 @@ change_panel(FILE *fp, double y, const struct plot *p)
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < c->nrows; i++) {
+	for (i = first; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
-		const struct ty_cmp_set *s = &c->sets[r->set];
-		resfmt_truncate(name, sizeof(name), r->new->name, c->nsets > 1 ? 20 : 32);
-		if (asprintf(&labels[i], "%s%s%s: %s", name, c->nsets > 1 ? " in " : "",
-			     c->nsets > 1 ? s->new->path : "", r->figure) < 0) {
-			labels[i] = NULL;
+		if (strcmp(r->figure, fig) != 0)
+			continue;
+		resfmt_truncate(name, sizeof(name), r->new->name, c->nsets > 1 ? 28 : 44);
+		if (asprintf(&labels[n], "%s%s%s", name, c->nsets > 1 ? " in " : "",
+			     c->nsets > 1 ? c->sets[r->set].new->path : "") < 0) {
+			labels[n] = NULL;
 			rc = -ENOMEM;
 			goto out;
 		}
-		ch[i].label = labels[i];
-		ch[i].rel = r->v.c.rel;
-		ch[i].lo = r->v.c.rel_lo;
-		ch[i].hi = r->v.c.rel_hi;
-		ch[i].verdict = r->v.verdict;
+		ch[n].label = labels[n];
+		ch[n].rel = r->v.c.rel;
+		ch[n].lo = r->v.c.rel_lo;
+		ch[n].hi = r->v.c.rel_hi;
+		ch[n].verdict = r->v.verdict;
+		n++;
 	}
-	snprintf(title, sizeof(title),
-		 "change against %s with its %g%% interval (red: proven higher, green: proven "
-		 "lower, grey: not proven)",
-		 c->sets[0].old == c->sets[0].new ? "the reference" : c->sets[0].old->path,
-		 c->opt.confidence);
-	ty_svg_changes(fp, &f, ch, c->nrows, title);
+	if (first == 0)
+		snprintf(title, sizeof(title),
+			 "change of %s against %s, with its %g%% interval (red: proven higher, "
+			 "green: proven lower, grey: not proven)",
+			 fig,
+			 c->sets[0].old == c->sets[0].new ? "the reference" : c->sets[0].old->path,
+			 c->opt.confidence);
+	else
+		snprintf(title, sizeof(title), "change of %s", fig);
+	f.x = 10;
+	f.y = *y;
+	f.w = WIDTH - 20;
+	f.h = 65 + 22 * (double)n;
+	ty_svg_changes(fp, &f, ch, n, title);
+	*y += f.h;
 out:
-	for (i = 0; labels && i < c->nrows; i++)
+	for (i = 0; labels && i < n; i++)
 		free(labels[i]);
 	free(labels);
 	free(ch);
 	return rc;
+}
+
+static int
+change_panel(FILE *fp, double y, const struct plot *p)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->cmp->nrows; i++)
+		if (first_of_figure(p->cmp, i) && (rc = figure_panel(fp, &y, p, i)))
+			return rc;
+	return 0;
 }
 
 /* ---- SVG: everything stacked ---- */
@@ -237,25 +280,25 @@ write_svg(FILE *fp, const struct plot *p)
 /* ---- HTML: one page, pictures and tables ---- */
 
 static const char html_head[] =
-	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	"style-src 'unsafe-inline'\">\n"
-	"<meta name=\"generator\" content=\"tachy plot\">\n"
-	"<style>\n"
-	"body { font-family: 'DejaVu Sans', Helvetica, Arial, sans-serif; margin: 24px; "
-	"color: #222; }\n"
-	"table { border-collapse: collapse; margin: 12px 0 24px; font-size: 13px; }\n"
-	"th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: right; "
-	"white-space: nowrap; }\n"
-	"th { background: #f4f4f4; }\n"
-	"td.l, th.l { text-align: left; }\n"
-	"td.n { text-align: left; white-space: normal; min-width: 8em; max-width: 24em; "
-	"overflow-wrap: anywhere; }\n"
-	"td.slower, td.higher { color: #d62728; font-weight: bold; }\n"
-	"td.faster, td.lower { color: #2ca02c; font-weight: bold; }\n"
-	"svg { display: block; margin: 8px 0; }\n"
-	"code { white-space: pre-wrap; }\n"
-	"</style>\n";
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+    "style-src 'unsafe-inline'\">\n"
+    "<meta name=\"generator\" content=\"tachy plot\">\n"
+    "<style>\n"
+    "body { font-family: 'DejaVu Sans', Helvetica, Arial, sans-serif; margin: 24px; "
+    "color: #222; }\n"
+    "table { border-collapse: collapse; margin: 12px 0 24px; font-size: 13px; }\n"
+    "th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: right; "
+    "white-space: nowrap; }\n"
+    "th { background: #f4f4f4; }\n"
+    "td.l, th.l { text-align: left; }\n"
+    "td.n { text-align: left; white-space: normal; min-width: 8em; max-width: 24em; "
+    "overflow-wrap: anywhere; }\n"
+    "td.slower, td.higher { color: #d62728; font-weight: bold; }\n"
+    "td.faster, td.lower { color: #2ca02c; font-weight: bold; }\n"
+    "svg { display: block; margin: 8px 0; }\n"
+    "code { white-space: pre-wrap; }\n"
+    "</style>\n";
 
 static void
 td(FILE *fp, const char *cls, const char *text)
@@ -336,7 +379,15 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		const char *v = resfmt_verdict(r);
 		fputs("<tr>", fp);
 		td(fp, "n", r->old->name);
-		td(fp, "n", r->new->name);
+		if (c->nsets > 1) {
+			char *in = NULL;
+			if (asprintf(&in, "%s (%s)", r->new->name, c->sets[r->set].new->path) < 0)
+				in = NULL;
+			td(fp, "n", in ? in : r->new->name);
+			free(in);
+		} else {
+			td(fp, "n", r->new->name);
+		}
 		td(fp, "l", r->figure);
 		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit));
 		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit));
@@ -349,18 +400,18 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	for (i = 0; i < c->nsets; i++) {
 		size_t j;
 		for (j = 0; j < c->sets[i].nenv_diffs; j++) {
-			fputs("<p>environments differ: ", fp);
+			fputs("<p class=\"note\">environments differ: ", fp);
 			ty_svg_escape(fp, c->sets[i].env_diffs[j]);
 			fputs("</p>\n", fp);
 		}
 		for (j = 0; j < c->sets[i].nunmatched; j++) {
-			fputs("<p>", fp);
+			fputs("<p class=\"note\">", fp);
 			ty_svg_escape(fp, c->sets[i].unmatched[j]);
 			fputs("</p>\n", fp);
 		}
 	}
 	for (i = 0; i < c->nnotes; i++) {
-		fprintf(fp, "<p>[%zu] ", i + 1);
+		fprintf(fp, "<p class=\"note\">[%zu] ", i + 1);
 		ty_svg_escape(fp, c->notes[i]);
 		fputs("</p>\n", fp);
 	}
@@ -409,22 +460,24 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"format", required_argument, NULL, 'f'},
-		{"title", required_argument, NULL, 'T'},
-		{"test", required_argument, NULL, 't'},
-		{"confidence", required_argument, NULL, 'c'},
-		{"match", required_argument, NULL, 'm'},
-		{"reference", required_argument, NULL, 'r'},
-		{"figures", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"title", required_argument, NULL, 'T'},
+	    {"test", required_argument, NULL, 't'},
+	    {"confidence", required_argument, NULL, 'c'},
+	    {"match", required_argument, NULL, 'm'},
+	    {"reference", required_argument, NULL, 'r'},
+	    {"figures", required_argument, NULL, 'F'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int ch, rc = 0;
 
 	while (!rc && (ch = getopt_long(argc, argv, "o:t:c:m:r:F:h", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'o': o->output = optarg; break;
+		case 'o':
+			o->output = optarg;
+			break;
 		case 'f':
 			if (strcmp(optarg, "svg") == 0)
 				o->format = FMT_SVG;
@@ -433,14 +486,29 @@ parse_options(int argc, char **argv, struct options *o)
 			else
 				rc = cli_usage_error("unknown format '%s': svg or html", optarg);
 			break;
-		case 'T': o->title = optarg; break;
-		case 't': rc = resopt_test(optarg, &o->cmp.test); break;
-		case 'c': rc = resopt_confidence(optarg, &o->cmp.confidence); break;
-		case 'm': rc = resopt_match(&o->cmp.match, optarg); break;
-		case 'r': o->cmp.reference = optarg; break;
-		case 'F': o->cmp.figures = optarg; break;
-		case 'h': fputs(usage, stdout); return -1;
-		default: return cli_usage_error("bad option");
+		case 'T':
+			o->title = optarg;
+			break;
+		case 't':
+			rc = resopt_test(optarg, &o->cmp.test);
+			break;
+		case 'c':
+			rc = resopt_confidence(optarg, &o->cmp.confidence);
+			break;
+		case 'm':
+			rc = resopt_match(&o->cmp.match, optarg);
+			break;
+		case 'r':
+			o->cmp.reference = optarg;
+			break;
+		case 'F':
+			o->cmp.figures = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			return cli_usage_error("bad option");
 		}
 	}
 	return rc;

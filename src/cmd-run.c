@@ -516,9 +516,17 @@ parse_args(struct run_opts *o, int argc, char **argv)
 			return cli_usage_error("-M/--max-runs is smaller than -m/--min-runs");
 		o->ro.min_runs = o->ro.max_runs;
 	}
-	for (k = 0; k < o->nparams; k++)
+	for (k = 0; k < o->nparams; k++) {
+		size_t m;
+		if (!o->params[k].name[0])
+			return cli_usage_error("a parameter needs a name");
+		for (m = 0; m < k; m++)
+			if (strcmp(o->params[m].name, o->params[k].name) == 0)
+				return cli_usage_error("parameter '%s' is given twice",
+						       o->params[k].name);
 		if (o->params[k].min && (rc = expand_scan(&o->params[k])))
 			return rc;
+	}
 	return 0;
 }
 
@@ -614,11 +622,8 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 		res->params[k].value = strdup(o->params[k].values[pick[k]]);
 	}
 	res->nparams = o->nparams;
-	if (o->argv_cmd) {
-		job->argv = o->argv_cmd;
-	} else if (!(job->argv = make_argv(res->command, o->ro.shell, &e))) {
+	if (!(job->argv = make_argv(res->command, o->ro.shell, &e)))
 		return cli_error(EXIT_USAGE, "%s", e.msg);
-	}
 	for (h = 0; h < TY_HOOKS; h++) {
 		const char *t = per_command(&o->hooks[h], c);
 		if (!t)
@@ -918,9 +923,11 @@ build_jobs(struct bench *b)
 	struct ty_error e;
 
 	if (o->argv_cmd) {
-		if (list_add(&o->cmds, o->argv_cmd[0]))
-			return EXIT_RUNTIME;
-		o->cmds.v[0] = NULL;
+		/* the command as text, words quoted where needed: splitting it
+		 * (as every command is) gives the argv back */
+		b->argv_text = ty_runner_join(o->argv_cmd, (size_t)o->argc_cmd);
+		if (!b->argv_text || list_add(&o->cmds, b->argv_text))
+			return cli_error(EXIT_RUNTIME, "out of memory");
 	}
 	ref = place_reference(o);
 	if (ref < 0)
@@ -935,14 +942,6 @@ build_jobs(struct bench *b)
 	b->hook_text = calloc(b->njobs * TY_HOOKS, sizeof(char *));
 	if (!b->jobs || !b->hook_text || ty_results_init(&b->rs, b->njobs, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	if (o->argv_cmd) {
-		/* the command as text, for reports: words quoted where needed, so
-		 * that splitting the text gives the argv back */
-		char *s = ty_runner_join(o->argv_cmd, (size_t)o->argc_cmd);
-		o->cmds.v[0] = b->argv_text = s;
-		if (!s)
-			return cli_error(EXIT_RUNTIME, "out of memory");
-	}
 	for (c = 0; c < o->cmds.n; c++)
 		for (x = 0; x < combos; x++, j++) {
 			size_t rest = x;
@@ -965,8 +964,7 @@ bench_release(struct bench *b)
 	size_t j, h;
 
 	for (j = 0; j < b->njobs; j++) {
-		if (!b->o.argv_cmd)
-			free(b->jobs[j].argv);
+		free(b->jobs[j].argv);
 		for (h = 0; h < TY_HOOKS; h++) {
 			free(b->jobs[j].hook[h]);
 			free(b->hook_text[j * TY_HOOKS + h]);

@@ -292,14 +292,14 @@ struct cstat {
 	int supported;
 	size_t n;
 	double mean, sd; /* in the event's raw unit (ns for clocks) */
-	double ci;       /* half-width of the CI of the mean, or NAN */
-	double share;    /* worst running share */
-	double running;  /* mean running time, ns */
+	double ci;	 /* half-width of the CI of the mean, or NAN */
+	double share;	 /* worst running share */
+	double running;	 /* mean running time, ns */
 };
 
 static void
-counter_stats(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
-	      size_t i, struct cstat *s)
+counter_stats(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd, size_t i,
+	      struct cstat *s)
 {
 	const struct ty_result *r = &rs->r[cmd];
 	long k = first_value(cc, rs);
@@ -414,8 +414,8 @@ rel_noise(double sd, size_t n, double mean)
 }
 
 static void
-perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t runs,
-	  double wall, FILE *fp)
+perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t runs, double wall,
+	  FILE *fp)
 {
 	const struct ty_event *ev = &cc->events.ev[i];
 	struct ty_derived d;
@@ -424,8 +424,8 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 
 	if (!st[i].supported) {
 		fprintf(fp, "%18s %-4s %-25s%-35s\n",
-			cc->desc[i].supported ? "<not counted>" : "<not supported>", "", ev->name,
-			"");
+			cc->set.c[i].state == TY_COUNTER_OK ? "<not counted>" : "<not supported>",
+			"", ev->name, "");
 		return;
 	}
 	fprintf(fp, ev->scale != 1 ? "%18.2f %-4s %-32s" : "%18.0f %-4s %-32s",
@@ -449,8 +449,8 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 }
 
 static void
-csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t runs,
-	 double wall, FILE *fp)
+csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t runs, double wall,
+	 FILE *fp)
 {
 	const struct ty_event *ev = &cc->events.ev[i];
 	const char *sep = cc->csv_sep;
@@ -458,7 +458,8 @@ csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t
 	char buf[64];
 
 	if (!st[i].supported) {
-		fprintf(fp, "%s%s%s%s", cc->desc[i].supported ? "<not counted>" : "<not supported>",
+		fprintf(fp, "%s%s%s%s",
+			cc->set.c[i].state == TY_COUNTER_OK ? "<not counted>" : "<not supported>",
 			sep, sep, ev->name);
 		if (runs > 1)
 			fprintf(fp, "%s0.00%%", sep);
@@ -566,13 +567,15 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 {
 	const struct ty_compare *x = &c->c;
 	const char *unit = cc->desc[i].unit;
-	double a = rs->r[c->reference].sum[c->figure].mean, b = rs->r[c->command].sum[c->figure].mean;
+	double a = rs->r[c->reference].sum[c->figure].mean,
+	       b = rs->r[c->command].sum[c->figure].mean;
 	char va[32], vb[32], ch[64], p[16];
 
 	term_value(t, va, sizeof(va), a, unit);
 	term_value(t, vb, sizeof(vb), b, unit);
 	if (a != 0 && isfinite(x->rel))
-		snprintf(ch, sizeof(ch), "%+.1f%% [%+.1f%%, %+.1f%%]", x->rel, x->rel_lo, x->rel_hi);
+		snprintf(ch, sizeof(ch), "%+.1f%% [%+.1f%%, %+.1f%%]", x->rel, x->rel_lo,
+			 x->rel_hi);
 	else
 		snprintf(ch, sizeof(ch), "%+g", b - a);
 	if (x->p_value < 0.001)
@@ -587,7 +590,10 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 	pad(fp, ch, 28, 0);
 	pad(fp, p, 8, 1);
 	fprintf(fp, "  %s%s%s\n", term_c(t, !x->significant ? "dim" : "bold"),
-		!x->significant ? "same" : x->diff < 0 ? "lower" : "higher", term_c(t, "reset"));
+		!x->significant ? "same"
+		: x->diff < 0	? "lower"
+				: "higher",
+		term_c(t, "reset"));
 }
 
 void
@@ -607,7 +613,7 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 
 		for (i = 0; i < cc->events.n; i++) {
 			const struct ty_comparison *c =
-				ty_results_comparison(rs, cmd, TY_FIG_BUILTIN + (size_t)k + i);
+			    ty_results_comparison(rs, cmd, TY_FIG_BUILTIN + (size_t)k + i);
 
 			if (!c || !cc->desc[i].supported)
 				continue;
@@ -638,8 +644,8 @@ counters_print_unsupported(const struct counters_cli *cc, const struct ty_result
 	for (i = 0; i < cc->set.n; i++) {
 		if (cc->set.c[i].state != TY_COUNTER_UNSUPPORTED || asked(cc, i))
 			continue;
-		fprintf(fp, "%s%s", n++ ? ", " : "\nNot supported here (left out): ",
-			cc->set.c[i].ev.name);
+		fprintf(fp, "%s%s",
+			n++ ? ", " : "\nNot supported here (left out): ", cc->set.c[i].ev.name);
 	}
 	if (n)
 		fputc('\n', fp);

@@ -11,20 +11,20 @@
 #include "tachy/runner.h"
 
 struct counters_cli {
-	int off;             /* --no-counters */
-	int replace;         /* -e LIST given without '+': no defaults */
-	int add;             /* -e +LIST given */
-	int perf_stat;       /* --perf-stat */
-	const char *csv_sep; /* -x SEP: perf stat's CSV layout */
+	int off;		     /* --no-counters */
+	int replace;		     /* -e LIST given without '+': no defaults */
+	int add;		     /* -e +LIST given */
+	int perf_stat;		     /* --perf-stat */
+	const char *csv_sep;	     /* -x SEP: perf stat's CSV layout */
 	struct ty_event_list user;   /* events named with -e */
 	struct ty_event_list events; /* what is counted */
 	struct ty_counters set;
-	struct ty_value_desc *desc;  /* one per event: the probe's values */
+	struct ty_value_desc *desc; /* one per event: the probe's values */
 	struct ty_counter_value *v;
-	double *running_ns;          /* per event: sum of running time (for -x) */
-	size_t *nread;               /* per event: runs counted */
-	int attached;                /* attach calls so far */
-	int active;                  /* the probe was added */
+	double *running_ns; /* per event: sum of running time (for -x) */
+	size_t *nread;	    /* per event: runs counted */
+	int attached;	    /* attach calls so far */
+	int active;	    /* the probe was added */
 };
 
 /* Long options of the counters, for cmd-run.c's getopt table. */
@@ -34,16 +34,17 @@ enum {
 };
 #define COUNTERS_LONG_OPTIONS                                                                      \
 	{"events", required_argument, NULL, 'e'},                                                  \
-		{"no-counters", no_argument, NULL, COUNTERS_OPT_NO_COUNTERS},                      \
-		{"perf-stat", no_argument, NULL, COUNTERS_OPT_PERF_STAT},                          \
+	    {"no-counters", no_argument, NULL, COUNTERS_OPT_NO_COUNTERS},                          \
+	    {"perf-stat", no_argument, NULL, COUNTERS_OPT_PERF_STAT},                              \
 	{                                                                                          \
 		"field-separator", required_argument, NULL, 'x'                                    \
 	}
 #define COUNTERS_SHORT_OPTIONS "e:x:"
 #define COUNTERS_USAGE                                                                             \
-	"  -e, --events LIST   count these events instead of the defaults (+LIST: add)\n"          \
-	"      --no-counters   do not count events\n"                                              \
-	"      --perf-stat     print perf stat's layout\n"                                         \
+	"  -e, --events LIST        count these events instead of the defaults; +LIST adds\n"      \
+	"                           them (perf's names, L1-dcache-load-misses, rNNNN, :u :k)\n"    \
+	"      --no-counters        count no events\n"                                             \
+	"      --perf-stat          print perf stat's layout instead of the report\n"              \
 	"  -x, --field-separator SEP  with --perf-stat: perf stat's CSV layout\n"
 
 void counters_cli_init(struct counters_cli *cc);
@@ -65,8 +66,8 @@ void counters_cli_finish(struct counters_cli *cc, struct ty_results *rs);
 /* After the mean of figure FIG of command CMD: perf stat's derived
  * figure ("   # 0.950 CPUs utilized"), and the share of time counted when
  * the counter was multiplexed. Nothing for figures that are not ours. */
-void counters_print_derived(const struct counters_cli *cc, const struct ty_results *rs,
-			    size_t cmd, size_t fig, FILE *fp);
+void counters_print_derived(const struct counters_cli *cc, const struct ty_results *rs, size_t cmd,
+			    size_t fig, FILE *fp);
 
 /* After the reports: the default events this machine does not have, in
  * one line ("Not supported here (left out): cycles, ..."); nothing when

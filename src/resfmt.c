@@ -12,9 +12,8 @@ struct prefix {
 
 static const struct prefix times[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\xc2\xb5s"}, {1e-9, "ns"}};
 static const struct prefix counts[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
-static const struct prefix bytes[] = {{1099511627776.0, "TiB"}, {1073741824.0, "GiB"},
-				      {1048576.0, "MiB"},       {1024.0, "KiB"},
-				      {1, "B"}};
+static const struct prefix bytes[] = {
+    {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}, {1, "B"}};
 
 static const struct prefix *
 pick(const struct prefix *p, size_t n, double ref)

@@ -64,7 +64,8 @@ resopt_read(struct ty_saved *files, char **paths, int n)
 		if ((rc = ty_results_read_file(&files[i], paths[i], &e))) {
 			while (i-- > 0)
 				ty_results_read_release(&files[i]);
-			return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE,
+			return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME
+									 : EXIT_USAGE,
 					 "%s", e.msg);
 		}
 	}

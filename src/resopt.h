@@ -6,9 +6,9 @@
 #include "tachy/results_read.h"
 
 /* Each returns 0, or prints a usage error and returns EXIT_USAGE. */
-int resopt_test(const char *s, enum ty_test *t);       /* --test */
-int resopt_confidence(const char *s, double *conf);    /* --confidence */
-int resopt_match(struct ty_match *m, char *rule);      /* --match (keeps RULE) */
+int resopt_test(const char *s, enum ty_test *t);    /* --test */
+int resopt_confidence(const char *s, double *conf); /* --confidence */
+int resopt_match(struct ty_match *m, char *rule);   /* --match (keeps RULE) */
 
 /* Read PATHS[0..N) into FILES. Returns 0, or prints why and returns
  * EXIT_USAGE (bad input) or EXIT_RUNTIME (no jansson, no memory); then

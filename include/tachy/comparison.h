@@ -14,10 +14,10 @@
 
 /* How to pair benchmarks of the old file with those of a new one. */
 struct ty_match {
-	char **pairs;   /* "OLD=NEW" rules (the split is where both names exist) */
+	char **pairs; /* "OLD=NEW" rules (the split is where both names exist) */
 	size_t npairs;
-	char *key_re;   /* extended regex: names pair when their keys (the first
-			   capture group, else the whole match) are equal */
+	char *key_re; /* extended regex: names pair when their keys (the first
+			 capture group, else the whole match) are equal */
 };
 
 struct ty_cmp_options {
@@ -30,20 +30,20 @@ struct ty_cmp_options {
 
 /* One row: a benchmark pair and one figure. */
 struct ty_cmp_row {
-	size_t set;              /* index into sets[] */
+	size_t set; /* index into sets[] */
 	const struct ty_saved_bench *old, *new;
 	const char *figure, *unit;
 	struct ty_verdict v;
-	int is_time;             /* the unit is a duration ("s", "ns") */
-	size_t notes[4];         /* indices into notes[] (1-based; 0 = none) */
+	int is_time;	 /* the unit is a duration ("s", "ns") */
+	size_t notes[4]; /* indices into notes[] (1-based; 0 = none) */
 };
 
 /* A geometric mean over the rows of one set with one figure. */
 struct ty_cmp_geomean {
 	size_t set;
 	const char *figure, *unit;
-	size_t n;                /* rows it covers */
-	double old, new, rel;    /* geometric means of the centres, change in % */
+	size_t n;	      /* rows it covers */
+	double old, new, rel; /* geometric means of the centres, change in % */
 };
 
 /* One comparison set: an old file against a new one (or a file against

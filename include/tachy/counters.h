@@ -45,32 +45,32 @@ extern const struct ty_counters_backend ty_counters_kernel;
 
 /* State of one event in a set. */
 enum ty_counter_state {
-	TY_COUNTER_UNTRIED,     /* not opened yet */
-	TY_COUNTER_OK,          /* opens and counts */
+	TY_COUNTER_UNTRIED,	/* not opened yet */
+	TY_COUNTER_OK,		/* opens and counts */
 	TY_COUNTER_UNSUPPORTED, /* the machine does not have it: left out */
-	TY_COUNTER_FAILED,      /* another error (EINVAL, ...): left out, see msg */
+	TY_COUNTER_FAILED,	/* another error (EINVAL, ...): left out, see msg */
 };
 
 /* One reading of one event. */
 struct ty_counter_value {
-	uint64_t count;   /* raw count */
+	uint64_t count;	  /* raw count */
 	uint64_t enabled; /* ns the event was enabled */
 	uint64_t running; /* ns it was actually counting */
 };
 
 struct ty_counter {
-	struct ty_event ev;         /* a copy of the event; attr as last opened */
+	struct ty_event ev; /* a copy of the event; attr as last opened */
 	enum ty_counter_state state;
-	char msg[256];              /* why it is unsupported or failed */
-	int fd;                     /* -1 when closed */
-	int keeper;                 /* a disabled copy on ourselves, or -1 (see counters.c) */
-	int leader;                 /* index of its group leader in the set (itself if alone) */
-	uint64_t id;                /* kernel id (PERF_FORMAT_ID) */
+	char msg[256]; /* why it is unsupported or failed */
+	int fd;	       /* -1 when closed */
+	int keeper;    /* a disabled copy on ourselves, or -1 (see counters.c) */
+	int leader;    /* index of its group leader in the set (itself if alone) */
+	uint64_t id;   /* kernel id (PERF_FORMAT_ID) */
 };
 
 /* Notes for the user, each raised at most once per set. */
 enum {
-	TY_COUNTERS_NOTE_USER_ONLY = 1,    /* paranoid: fell back to user-only counting */
+	TY_COUNTERS_NOTE_USER_ONLY = 1,	    /* paranoid: fell back to user-only counting */
 	TY_COUNTERS_NOTE_NOT_PERMITTED = 2, /* counting is not permitted at all: off */
 };
 
@@ -78,12 +78,12 @@ struct ty_counters {
 	struct ty_counter *c;
 	size_t n;
 	struct ty_counters_backend be;
-	int user_only;      /* exclude_kernel forced on (paranoid fallback) */
-	int off;            /* counting not permitted: nothing is opened */
-	unsigned notes;     /* TY_COUNTERS_NOTE_* raised so far */
+	int user_only;	     /* exclude_kernel forced on (paranoid fallback) */
+	int off;	     /* counting not permitted: nothing is opened */
+	unsigned notes;	     /* TY_COUNTERS_NOTE_* raised so far */
 	unsigned notes_told; /* those already handed to the caller */
-	char note_msg[400]; /* the sentence for the last note raised */
-	uint64_t *buf;      /* read buffer */
+	char note_msg[400];  /* the sentence for the last note raised */
+	uint64_t *buf;	     /* read buffer */
 	size_t buf_len;
 };
 
@@ -122,14 +122,14 @@ double ty_counters_scale(const struct ty_counter_value *v, double *share);
 /* perf stat's derived figure of an event ("# 0.950 CPUs utilized"). */
 enum ty_derived_format {
 	TY_DERIVED_RATE, /* "%8.3f": CPUs utilized, GHz, rates per second */
-	TY_DERIVED_IPC,  /* "%7.2f": insn per cycle */
-	TY_DERIVED_PCT,  /* "%7.2f%%": miss ratios */
+	TY_DERIVED_IPC,	 /* "%7.2f": insn per cycle */
+	TY_DERIVED_PCT,	 /* "%7.2f%%": miss ratios */
 };
 struct ty_derived {
 	double value;
 	enum ty_derived_format format;
 	char unit[32]; /* "CPUs utilized", "GHz", "insn per cycle", "of all branches",
-	                  "of all L1-dcache accesses", "K/sec", ... */
+			  "of all L1-dcache accesses", "K/sec", ... */
 };
 
 /* The derived figure of event I of L, as perf stat computes it from means:

@@ -41,12 +41,12 @@ struct ty_event {
 	char name[TY_EVENT_NAME_MAX]; /* as written: "cycles:u" */
 	struct perf_event_attr attr;  /* type, config, config1/2, exclude_* set */
 	enum ty_event_kind kind;
-	unsigned cache_id;            /* for cache events: cache (0..6) and op << 8 */
-	const char *unit;             /* "msec" for clocks, else "" */
-	double scale;                 /* count * scale = value shown in unit (1e-6 for clocks) */
-	unsigned flags;               /* TY_EVENT_PRIV_GIVEN */
-	int group;                    /* events with the same group number > 0 are counted
-	                                 together; 0 = alone */
+	unsigned cache_id; /* for cache events: cache (0..6) and op << 8 */
+	const char *unit;  /* "msec" for clocks, else "" */
+	double scale;	   /* count * scale = value shown in unit (1e-6 for clocks) */
+	unsigned flags;	   /* TY_EVENT_PRIV_GIVEN */
+	int group;	   /* events with the same group number > 0 are counted
+			      together; 0 = alone */
 };
 
 /* A list of events, in the order given. The caller owns it: init it,

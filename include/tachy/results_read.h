@@ -19,8 +19,8 @@
 
 /* One figure of one benchmark: wall time, user/system time, a counter. */
 struct ty_saved_figure {
-	char *name;     /* "wall", "user", "system", or a counter name */
-	char *unit;     /* "s" for times, "ns", "" (a count), ... */
+	char *name;	/* "wall", "user", "system", or a counter name */
+	char *unit;	/* "s" for times, "ns", "" (a count), ... */
 	double *values; /* per run, in run order, in UNIT; n of them */
 	size_t n;
 	size_t missing; /* runs without a value (null in the file): not in values */
@@ -28,25 +28,25 @@ struct ty_saved_figure {
 
 /* One benchmarked command. */
 struct ty_saved_bench {
-	char *command;            /* as run */
-	char *name;               /* tachy.name, else the command */
-	struct ty_saved_figure *figs;  /* figs[0] is "wall", in seconds */
+	char *command;		      /* as run */
+	char *name;		      /* tachy.name, else the command */
+	struct ty_saved_figure *figs; /* figs[0] is "wall", in seconds */
 	size_t nfigs;
-	char **warnings;          /* tachy.warnings, as written by run */
+	char **warnings; /* tachy.warnings, as written by run */
 	size_t nwarnings;
 };
 
 /* One results file. */
 struct ty_saved {
 	char *path;
-	int schema;               /* tachy.schema, or 0 for a hyperfine export */
+	int schema; /* tachy.schema, or 0 for a hyperfine export */
 	struct ty_saved_bench *benches;
-	size_t nbenches;          /* at least 1 */
-	size_t reference;         /* tachy.reference, else 0 */
-	double confidence;        /* tachy.confidence, else 0 (not given) */
-	char *test;               /* tachy.test, else NULL */
-	char **env_keys;          /* tachy.environment, values as text; */
-	char **env_values;        /* nenv == 0 when the file has none */
+	size_t nbenches;   /* at least 1 */
+	size_t reference;  /* tachy.reference, else 0 */
+	double confidence; /* tachy.confidence, else 0 (not given) */
+	char *test;	   /* tachy.test, else NULL */
+	char **env_keys;   /* tachy.environment, values as text; */
+	char **env_values; /* nenv == 0 when the file has none */
 	size_t nenv;
 };
 
@@ -59,13 +59,14 @@ int ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *
 /* As ty_results_read, from the NUL-terminated TEXT; PATH only names it in
  * messages. */
 int ty_results_read_text(struct ty_saved *r, const char *text, const char *path,
-		     struct ty_error *e);
+			 struct ty_error *e);
 
 /* Free what R holds. Safe on a zeroed or released R. */
 void ty_results_read_release(struct ty_saved *r);
 
 /* The figure called NAME of B, or NULL. */
-const struct ty_saved_figure *ty_results_read_figure(const struct ty_saved_bench *b, const char *name);
+const struct ty_saved_figure *ty_results_read_figure(const struct ty_saved_bench *b,
+						     const char *name);
 
 /* The value of environment key KEY in R, or NULL. */
 const char *ty_results_read_env(const struct ty_saved *r, const char *key);

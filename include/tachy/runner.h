@@ -18,7 +18,8 @@
  * a probe may update supported/scaled/running_share as it goes). Summaries,
  * comparisons, the terminal table and the JSON export ("counters" per run,
  * "summary" per figure) treat probe values like the time figures.
- * A probe error stops the benchmark with the probe's message.
+ * A probe error stops the benchmark with the probe's message; a probe
+ * whose attach or collect fails cleans up after itself (it gets no detach).
  *
  * The clock. Every wall-clock reading of the runner goes through
  * runner->clock (default CLOCK_MONOTONIC), so a calibrated TSC can be

@@ -63,7 +63,7 @@ struct ty_spawner {
 int ty_spawn_init(struct ty_spawner *sp, struct ty_error *e);
 
 /* Free what SP holds. A held child must have been reaped first. */
-void ty_spawn_release_all(struct ty_spawner *sp);
+void ty_spawn_release(struct ty_spawner *sp);
 
 /* Find NAME as execvp() would (PATH search when it has no slash) and check
  * that it is an executable regular file. Writes the path to BUF (SIZE
@@ -76,15 +76,16 @@ int ty_spawn_resolve(const char *name, char *buf, size_t size, struct ty_error *
  * a negative errno with E set. */
 pid_t ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_error *e);
 
-/* Let the held child exec. */
+/* Release the held child: let it exec. */
 void ty_spawn_go(struct ty_spawner *sp);
 
 /* Wait for the child, draining O->drain_fd if any; when TIMEOUT_NS > 0 and
  * it runs longer, kill its process group and mark it timed out. When
  * *STOP becomes non-zero (a signal handler sets it; the wait is then
  * interrupted with EINTR) kill the process group too. Fills U and X.
- * Returns 0, 1 when the child was killed because of *STOP, or a negative
- * errno with E set. */
+ * Returns 0, 1 when *STOP was set (the run is to be discarded: the child
+ * was killed, or ended while the stop came), or a negative errno with E
+ * set. */
 int ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
 		  struct ty_exit *x, struct ty_error *e);
 

@@ -23,9 +23,9 @@ struct ty_centre {
 struct ty_verdict {
 	struct ty_centre old, new;
 	struct ty_compare c; /* the test: change, interval, p-value (stats.h) */
-	int verdict;         /* +1 higher, -1 lower, 0 no difference proven */
-	int too_few;         /* so few values that no difference can be proven */
-	double min_p;        /* smallest p-value the test can give with these sizes */
+	int verdict;	     /* +1 higher, -1 lower, 0 no difference proven */
+	int too_few;	     /* so few values that no difference can be proven */
+	double min_p;	     /* smallest p-value the test can give with these sizes */
 };
 
 /* Compare NEW[0..NB) against OLD[0..NA) with TEST at CONFIDENCE percent.

@@ -70,8 +70,7 @@ sim_normal(struct sim_rng *r)
 
 enum sim_shape { SIM_NORMAL, SIM_LOGNORMAL, SIM_OUTLIERS, SIM_BIMODAL, SIM_NSHAPES };
 
-static const char *const sim_shape_names[] = {"normal", "log-normal", "with outliers",
-					      "bimodal"};
+static const char *const sim_shape_names[] = {"normal", "log-normal", "with outliers", "bimodal"};
 
 /* One run time with centre MU and relative noise CV (e.g. 0.02 for 2%):
  *   normal      N(mu, (cv mu)^2)
@@ -84,15 +83,18 @@ static inline double
 sim_draw(struct sim_rng *r, enum sim_shape shape, double mu, double cv)
 {
 	switch (shape) {
-	case SIM_NORMAL: return mu * (1 + cv * sim_normal(r));
-	case SIM_LOGNORMAL: return mu * exp(cv * sim_normal(r));
+	case SIM_NORMAL:
+		return mu * (1 + cv * sim_normal(r));
+	case SIM_LOGNORMAL:
+		return mu * exp(cv * sim_normal(r));
 	case SIM_OUTLIERS:
 		if (sim_uniform(r) < 0.05)
 			return mu * (1.5 + 1.5 * sim_uniform(r));
 		return mu * (1 + cv * sim_normal(r));
 	case SIM_BIMODAL:
 		return mu * ((sim_uniform(r) < 0.5 ? 1 : 1 + 4 * cv) + cv * sim_normal(r));
-	default: return mu;
+	default:
+		return mu;
 	}
 }
 

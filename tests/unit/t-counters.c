@@ -12,11 +12,11 @@
 
 /* A simulated kernel. */
 struct fake {
-	int has_pmu;          /* hardware events exist */
-	int hw_errno;         /* what opening a missing hardware event gives */
-	int paranoid;         /* value of the sysctl */
-	int kernel_denied;    /* EACCES unless exclude_kernel */
-	int all_denied;       /* EACCES always */
+	int has_pmu;		   /* hardware events exist */
+	int hw_errno;		   /* what opening a missing hardware event gives */
+	int paranoid;		   /* value of the sysctl */
+	int kernel_denied;	   /* EACCES unless exclude_kernel */
+	int all_denied;		   /* EACCES always */
 	uint64_t enabled, running; /* times reported by read */
 	int opens, reads, closes;
 	int open_fds;
@@ -253,8 +253,8 @@ leader_missing(void)
 static void
 paranoid(void)
 {
-	struct fake f = {.has_pmu = 1, .kernel_denied = 1, .paranoid = 2, .enabled = 1,
-			 .running = 1};
+	struct fake f = {
+	    .has_pmu = 1, .kernel_denied = 1, .paranoid = 2, .enabled = 1, .running = 1};
 	struct ty_counters_backend be = backend(&f);
 	struct ty_event_list l;
 	struct ty_counters c;
@@ -412,9 +412,9 @@ derived(void)
 
 	ty_event_list_init(&l);
 	ty_event_list_add_defaults(&l, &e);
-	CHECK_INT(ty_event_list_add(&l, "L1-dcache-loads,L1-dcache-load-misses,LLC-load-misses,r10",
-				    &e),
-		  0);
+	CHECK_INT(
+	    ty_event_list_add(&l, "L1-dcache-loads,L1-dcache-load-misses,LLC-load-misses,r10", &e),
+	    0);
 	derived_one(&l, m, "task-clock", "   2.000", "CPUs utilized");
 	derived_one(&l, m, "context-switches", "   2.000", "K/sec");
 	derived_one(&l, m, "cpu-migrations", "   5.000", "/sec");
@@ -472,8 +472,8 @@ real_kernel(void)
 	waitpid(pid, &st, 0);
 	if (n == 2) {
 		CHECK_INT(ty_counters_read(&c, v, &e), 0);
-		CHECK(v[0].count > 1000);  /* > 1 us of CPU time */
-		CHECK(v[1].count > 10);    /* an exec faults pages in */
+		CHECK(v[0].count > 1000); /* > 1 us of CPU time */
+		CHECK(v[1].count > 10);	  /* an exec faults pages in */
 		CHECK(v[0].enabled > 0 && v[0].running == v[0].enabled);
 	} else {
 		printf("# real kernel: counting not available here (%d)\n", n);

@@ -47,7 +47,7 @@ cache(void)
 	CHECK_INT(ty_event_parse("L1-dcache-load-misses", &ev, &e), 0);
 	CHECK_INT(ev.attr.type, PERF_TYPE_HW_CACHE);
 	CHECK_INT(ev.attr.config, PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
-					  PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+				      PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
 	CHECK_INT(ev.kind, TY_EVENT_CACHE_MISS);
 	CHECK_INT(ty_event_parse("L1-dcache-loads", &ev, &e), 0);
 	CHECK_INT(ev.attr.config, PERF_COUNT_HW_CACHE_L1D);
@@ -55,7 +55,7 @@ cache(void)
 	CHECK_INT(ev.cache_id, PERF_COUNT_HW_CACHE_L1D);
 	CHECK_INT(ty_event_parse("LLC-store-misses", &ev, &e), 0);
 	CHECK_INT(ev.attr.config, PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_WRITE << 8 |
-					  PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+				      PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
 	CHECK_INT(ty_event_parse("dTLB-load-misses", &ev, &e), 0);
 	CHECK_INT(ev.attr.config, PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
 	CHECK_INT(ty_event_parse("iTLB-loads", &ev, &e), 0);
@@ -130,7 +130,8 @@ cpu_names(void)
 	CHECK(ev.flags & TY_EVENT_PRIV_GIVEN);
 #else
 	CHECK_INT(ret, -ENOTSUP);
-	CHECK_STR(e.msg, "cannot use CPU event 'INST_RETIRED:ANY_P': tachy was not built with libpfm4");
+	CHECK_STR(e.msg,
+		  "cannot use CPU event 'INST_RETIRED:ANY_P': tachy was not built with libpfm4");
 	CHECK_INT(ty_event_parse("perf::PERF_COUNT_SW_PAGE_FAULTS", &ev, &e), -ENOTSUP);
 #endif
 }

@@ -11,18 +11,18 @@
 #ifdef HAVE_JANSSON
 
 static const char tachy_doc[] =
-	"{\"results\": [{\"command\": \"sleep 0.01\", \"mean\": 0.0104, \"stddev\": null,\n"
-	" \"times\": [0.0103, 0.0105],\n"
-	" \"tachy\": {\"name\": \"nap\", \"warnings\": [\"1 outlier\"],\n"
-	"   \"counters\": {\"task-clock\": {\"supported\": true, \"unit\": \"ns\"},\n"
-	"                \"cycles\": {\"supported\": false}},\n"
-	"   \"runs\": [\n"
-	"    {\"wall_ns\": 10300000, \"user_ns\": 1000, \"system_ns\": 2000, \"maxrss_kb\": 1792,\n"
-	"     \"counters\": {\"task-clock\": 500, \"page-faults\": 80, \"cycles\": null}},\n"
-	"    {\"wall_ns\": 10500000, \"user_ns\": 3000, \"system_ns\": 4000, \"maxrss_kb\": 1800,\n"
-	"     \"counters\": {\"task-clock\": 700, \"page-faults\": null}}]}}],\n"
-	" \"tachy\": {\"schema\": 1, \"reference\": 0, \"confidence\": 99, \"test\": \"welch\",\n"
-	"   \"environment\": {\"cpu_model\": \"X\", \"cores\": 2, \"smt\": false}}}\n";
+    "{\"results\": [{\"command\": \"sleep 0.01\", \"mean\": 0.0104, \"stddev\": null,\n"
+    " \"times\": [0.0103, 0.0105],\n"
+    " \"tachy\": {\"name\": \"nap\", \"warnings\": [\"1 outlier\"],\n"
+    "   \"counters\": {\"task-clock\": {\"supported\": true, \"unit\": \"ns\"},\n"
+    "                \"cycles\": {\"supported\": false}},\n"
+    "   \"runs\": [\n"
+    "    {\"wall_ns\": 10300000, \"user_ns\": 1000, \"system_ns\": 2000, \"maxrss_kb\": 1792,\n"
+    "     \"counters\": {\"task-clock\": 500, \"page-faults\": 80, \"cycles\": null}},\n"
+    "    {\"wall_ns\": 10500000, \"user_ns\": 3000, \"system_ns\": 4000, \"maxrss_kb\": 1800,\n"
+    "     \"counters\": {\"task-clock\": 700, \"page-faults\": null}}]}}],\n"
+    " \"tachy\": {\"schema\": 1, \"reference\": 0, \"confidence\": 99, \"test\": \"welch\",\n"
+    "   \"environment\": {\"cpu_model\": \"X\", \"cores\": 2, \"smt\": false}}}\n";
 
 static void
 test_tachy(void)
@@ -52,8 +52,8 @@ test_tachy(void)
 	CHECK(f && f->n == 2 && f->values[0] == 500 && strcmp(f->unit, "ns") == 0);
 	f = ty_results_read_figure(&r.benches[0], "page-faults");
 	CHECK(f && f->n == 1 && f->missing == 1 && strcmp(f->unit, "") == 0);
-	CHECK(ty_results_read_figure(&r.benches[0], "cycles") == NULL);  /* not supported */
-	CHECK(ty_results_read_figure(&r.benches[0], "minflt") == NULL);  /* in no run */
+	CHECK(ty_results_read_figure(&r.benches[0], "cycles") == NULL); /* not supported */
+	CHECK(ty_results_read_figure(&r.benches[0], "minflt") == NULL); /* in no run */
 	CHECK(ty_results_read_figure(&r.benches[0], "maxrss") != NULL);
 	ty_results_read_release(&r);
 	ty_results_read_release(&r);
@@ -63,9 +63,9 @@ static void
 test_hyperfine(void)
 {
 	static const char doc[] =
-		"{\"results\": [{\"command\": \"true\", \"mean\": 0.001, \"stddev\": 0.0001,"
-		" \"median\": 0.001, \"user\": 0.0005, \"system\": 0.0004, \"min\": 0.0009,"
-		" \"max\": 0.0011, \"times\": [0.0009, 0.001, 0.0011], \"exit_codes\": [0, 0, 0]}]}";
+	    "{\"results\": [{\"command\": \"true\", \"mean\": 0.001, \"stddev\": 0.0001,"
+	    " \"median\": 0.001, \"user\": 0.0005, \"system\": 0.0004, \"min\": 0.0009,"
+	    " \"max\": 0.0011, \"times\": [0.0009, 0.001, 0.0011], \"exit_codes\": [0, 0, 0]}]}";
 	struct ty_saved r;
 	struct ty_error e = {0};
 
@@ -81,65 +81,65 @@ test_hyperfine(void)
 static const struct {
 	const char *doc, *msg;
 } bad[] = {
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1,",
-	 "b.json: line 1, column 42: ']' expected near end of file"},
-	{"", "b.json: line 1, column 0: '[' or '{' expected near end of file"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [NaN]}]}",
-	 "b.json: line 1, column 43: invalid token near 'NaN'"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1e999]}]}",
-	 "b.json: line 1, column 45: real number overflow near '1e999'"},
-	{"[1, 2]", "b.json: top level: expected an object, found an array"},
-	{"{\"result\": []}", "b.json: top level: missing field \"results\""},
-	{"{\"results\": []}", "b.json: results: no results (the array is empty)"},
-	{"{\"results\": {}}", "b.json: results: expected an array, found an object"},
-	{"{\"results\": [{\"times\": [1]}]}", "b.json: results[0]: missing field \"command\""},
-	{"{\"results\": [{\"command\": 7, \"times\": [1]}]}",
-	 "b.json: results[0].command: expected a string, found an integer"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": \"1\"}]}",
-	 "b.json: results[0].times: expected an array, found a string"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": []}]}",
-	 "b.json: results[0].times: no runs (the array is empty)"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1, \"2\"]}]}",
-	 "b.json: results[0].times[1]: expected a number, found a string"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1, null]}]}",
-	 "b.json: results[0].times[1]: expected a number, found null"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1, -2]}]}",
-	 "b.json: results[0].times[1]: expected a number >= 0, found -2"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"mean\": \"x\"}]}",
-	 "b.json: results[0].mean: expected a number, found a string"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"command\": \"b\"}]}",
-	 "b.json: line 1, column 53: duplicate object key near '\"command\"'"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1]}], \"tachy\": {\"schema\": 2}}",
-	 "b.json: tachy: schema version 2 is newer than this tachy understands (1); read it "
-	 "with a newer tachy"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1]}], \"tachy\": {\"schema\": \"1\"}}",
-	 "b.json: results[0]: missing field \"tachy\""},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
-	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": {}}",
-	 "b.json: tachy: missing field \"schema\""},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
-	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
-	 "{\"schema\": \"1\"}}",
-	 "b.json: tachy.schema: expected an integer, found a string"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1, 2], \"tachy\": {\"name\": \"a\", "
-	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
-	 "{\"schema\": 1}}",
-	 "b.json: results[0].tachy.runs: 1 runs, but \"times\" has 2"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
-	 "\"runs\": [{\"wall_ns\": 1, \"system_ns\": 0}]}}], \"tachy\": {\"schema\": 1}}",
-	 "b.json: results[0].tachy.runs[0]: missing field \"user_ns\""},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
-	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0, \"counters\": "
-	 "{\"x\": \"5\"}}]}}], \"tachy\": {\"schema\": 1}}",
-	 "b.json: results[0].tachy.runs[0].counters.x: expected a number, found a string"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
-	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
-	 "{\"schema\": 1, \"reference\": 3}}",
-	 "b.json: tachy: \"reference\" is 3: there are 1 results"},
-	{"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
-	 "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
-	 "{\"schema\": 1, \"confidence\": 100}}",
-	 "b.json: tachy: \"confidence\" is 100: expected a percentage in (0, 100)"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1,",
+     "b.json: line 1, column 42: ']' expected near end of file"},
+    {"", "b.json: line 1, column 0: '[' or '{' expected near end of file"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [NaN]}]}",
+     "b.json: line 1, column 43: invalid token near 'NaN'"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1e999]}]}",
+     "b.json: line 1, column 45: real number overflow near '1e999'"},
+    {"[1, 2]", "b.json: top level: expected an object, found an array"},
+    {"{\"result\": []}", "b.json: top level: missing field \"results\""},
+    {"{\"results\": []}", "b.json: results: no results (the array is empty)"},
+    {"{\"results\": {}}", "b.json: results: expected an array, found an object"},
+    {"{\"results\": [{\"times\": [1]}]}", "b.json: results[0]: missing field \"command\""},
+    {"{\"results\": [{\"command\": 7, \"times\": [1]}]}",
+     "b.json: results[0].command: expected a string, found an integer"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": \"1\"}]}",
+     "b.json: results[0].times: expected an array, found a string"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": []}]}",
+     "b.json: results[0].times: no runs (the array is empty)"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1, \"2\"]}]}",
+     "b.json: results[0].times[1]: expected a number, found a string"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1, null]}]}",
+     "b.json: results[0].times[1]: expected a number, found null"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1, -2]}]}",
+     "b.json: results[0].times[1]: expected a number >= 0, found -2"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"mean\": \"x\"}]}",
+     "b.json: results[0].mean: expected a number, found a string"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"command\": \"b\"}]}",
+     "b.json: line 1, column 53: duplicate object key near '\"command\"'"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1]}], \"tachy\": {\"schema\": 2}}",
+     "b.json: tachy: schema version 2 is newer than this tachy understands (1); read it "
+     "with a newer tachy"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1]}], \"tachy\": {\"schema\": \"1\"}}",
+     "b.json: results[0]: missing field \"tachy\""},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": {}}",
+     "b.json: tachy: missing field \"schema\""},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+     "{\"schema\": \"1\"}}",
+     "b.json: tachy.schema: expected an integer, found a string"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1, 2], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+     "{\"schema\": 1}}",
+     "b.json: results[0].tachy.runs: 1 runs, but \"times\" has 2"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"system_ns\": 0}]}}], \"tachy\": {\"schema\": 1}}",
+     "b.json: results[0].tachy.runs[0]: missing field \"user_ns\""},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0, \"counters\": "
+     "{\"x\": \"5\"}}]}}], \"tachy\": {\"schema\": 1}}",
+     "b.json: results[0].tachy.runs[0].counters.x: expected a number, found a string"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+     "{\"schema\": 1, \"reference\": 3}}",
+     "b.json: tachy: \"reference\" is 3: there are 1 results"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+     "{\"schema\": 1, \"confidence\": 100}}",
+     "b.json: tachy: \"confidence\" is 100: expected a percentage in (0, 100)"},
 };
 
 static void
@@ -155,6 +155,55 @@ test_bad(void)
 		CHECK_STR(e.msg, bad[i].msg);
 		CHECK(r.nbenches == 0 && r.benches == NULL && r.path == NULL);
 	}
+}
+
+/* Every truncation and many random byte changes of a good document: the
+ * reader accepts or refuses with "b.json: ..." and never crashes (the
+ * sanitizer build checks memory too). */
+static void
+test_mangled(void)
+{
+	static const char subst[] = "{}[],:\"0-9.eE nul\\tf";
+	char doc[sizeof(tachy_doc)];
+	struct {
+		unsigned long long x;
+	} rng = {88172645463325252ULL};
+	struct ty_saved r;
+	struct ty_error e;
+	size_t i, len = strlen(tachy_doc), bad_msgs = 0, accepted = 0, k;
+	int rc;
+
+	for (i = 0; i < len; i++) {
+		memcpy(doc, tachy_doc, i);
+		doc[i] = '\0';
+		ty_error_clear(&e);
+		rc = ty_results_read_text(&r, doc, "b.json", &e);
+		if (rc == 0)
+			ty_results_read_release(&r);
+		else if (rc != -EINVAL || strncmp(e.msg, "b.json: ", 8) != 0)
+			bad_msgs++;
+	}
+	CHECK_INT(bad_msgs, 0);
+	for (i = 0; i < 3000; i++) {
+		memcpy(doc, tachy_doc, sizeof(doc));
+		for (k = 0; k < 1 + i % 3; k++) {
+			rng.x ^= rng.x << 13;
+			rng.x ^= rng.x >> 7;
+			rng.x ^= rng.x << 17;
+			doc[rng.x % len] = subst[(rng.x >> 32) % (sizeof(subst) - 1)];
+		}
+		ty_error_clear(&e);
+		rc = ty_results_read_text(&r, doc, "b.json", &e);
+		if (rc == 0) {
+			accepted++;
+			CHECK(r.nbenches == 1 && r.benches[0].nfigs >= 1);
+			ty_results_read_release(&r);
+		} else if (rc != -EINVAL || strncmp(e.msg, "b.json: ", 8) != 0) {
+			bad_msgs++;
+		}
+	}
+	CHECK_INT(bad_msgs, 0);
+	printf("# mangled documents: %zu of 3000 still valid\n", accepted);
 }
 
 static void
@@ -174,6 +223,7 @@ main(void)
 	test_tachy();
 	test_hyperfine();
 	test_bad();
+	test_mangled();
 	test_files();
 	return check_done();
 }

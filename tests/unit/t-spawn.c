@@ -200,6 +200,6 @@ main(void)
 	test_exec_error();
 	test_output_and_cpus();
 	test_timeout_and_stop();
-	ty_spawn_release_all(&sp);
+	ty_spawn_release(&sp);
 	return check_done();
 }

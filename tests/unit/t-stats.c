@@ -224,6 +224,10 @@ test_errors(void)
 	CHECK(isnan(ty_stats_t_quantile(0.5, 0)));
 	CHECK(isnan(ty_stats_t_cdf(1, -1)));
 	CHECK(ty_stats_t_quantile(0.5, 3) == 0);
+	/* quantiles beyond the largest double are infinite, not wrong */
+	CHECK(ty_stats_t_quantile(1e-100, 0.01) == -INFINITY);
+	CHECK(ty_stats_t_quantile(1 - 1e-16, 0.01) == INFINITY);
+	CHECK(isfinite(ty_stats_t_quantile(1e-20, 0.1)));
 	CHECK(isnan(ty_stats_quantile(x, 3, 1.5)));
 	CHECK(isnan(ty_stats_mean_ci_halfwidth(&one, 95)));
 	/* identical samples: no difference, p = 1 */

@@ -115,8 +115,8 @@ test_false_positives(void)
 					   TRIALS);
 				printf("# no difference, %-13s %-12s n=%-2zu: %4ld of %d proven "
 				       "(%.2f%%, limit %ld)\n",
-				       sim_shape_names[s], ty_verdict_test_name(tests[t]),
-				       sizes[z], k, TRIALS, 100.0 * k / TRIALS, limit);
+				       sim_shape_names[s], ty_verdict_test_name(tests[t]), sizes[z],
+				       k, TRIALS, 100.0 * k / TRIALS, limit);
 				CHECK(k >= 0 && k <= limit);
 				total += k;
 				all += TRIALS;

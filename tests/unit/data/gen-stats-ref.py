@@ -53,6 +53,23 @@ for df in DFS:
               0.45, 0.49, 0.4999, 0.5001, 0.6, 0.75, 0.9, 0.95, 0.975, 0.99, 0.995,
               0.999, 0.9999]:
         line("tq", p, df, t_ppf(p, df))
+# very large and very small df, from mpmath alone (the incomplete beta at
+# 40 digits): the continued fraction's limits and the asymptotic expansions
+def t_cdf_mp(t, df):
+    t = mpmath.mpf(t)
+    dfm = mpmath.mpf(df)
+    v = mpmath.betainc(dfm / 2, mpmath.mpf(1) / 2, 0, dfm / (dfm + t * t), regularized=True) / 2
+    return float(v if t < 0 else 1 - v)
+
+
+for df in [3e6, 1e8, 1e12]:
+    for t in [-9.0, -3.0, -0.5, 0.2, 2.0, 6.0]:
+        line("tcdf", t, df, t_cdf_mp(t, df))
+    for p in [1e-20, 1e-8, 0.001, 0.3, 0.49, 0.975]:
+        line("tq", p, df, t_ppf(p, df))
+for df in [0.05, 0.2]:
+    for t in [-1e300, -1e200, -1e100, -1e30]:
+        line("tcdf", t, df, t_cdf_mp(t, df))
 # normal
 for z in [-37, -20, -8, -5, -3, -1.96, -1, -0.1, 0, 1e-9, 0.5, 1.2816, 2, 4, 8.5]:
     line("ncdf", z, stats.norm.cdf(z))

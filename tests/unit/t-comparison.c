@@ -1,0 +1,158 @@
+/* t-comparison.c - pairing saved benchmarks and the rows they give. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "tachy/comparison.h"
+
+#ifdef HAVE_JANSSON
+
+static const char old_doc[] =
+    "{\"results\": ["
+    "{\"command\": \"./v1/prog a\", \"times\": [1.0, 1.1, 1.0, 1.05, 0.95, 1.0]},"
+    "{\"command\": \"./v1/prog b\", \"times\": [2.0, 2.1, 2.0, 2.05, 1.95, 2.0]},"
+    "{\"command\": \"dup\", \"times\": [1, 1.01, 0.99, 1, 1.02, 0.98]},"
+    "{\"command\": \"dup\", \"times\": [5, 5.01, 4.99, 5, 5.02, 4.98]}]}";
+static const char new_doc[] =
+    "{\"results\": ["
+    "{\"command\": \"./v2/prog b\", \"times\": [2.0, 2.1, 2.0, 2.05, 1.95, 2.0]},"
+    "{\"command\": \"./v2/prog a\", \"times\": [2.0, 2.2, 2.0, 2.1, 1.9, 2.0]},"
+    "{\"command\": \"dup\", \"times\": [1, 1.01, 0.99, 1, 1.02, 0.98]},"
+    "{\"command\": \"dup\", \"times\": [5, 5.01, 4.99, 5, 5.02, 4.98]},"
+    "{\"command\": \"extra\", \"times\": [1, 2]}]}";
+
+static const struct ty_cmp_row *
+row_of(const struct ty_cmp_table *c, const char *old, const char *new)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		if (strcmp(c->rows[i].old->name, old) == 0 &&
+		    strcmp(c->rows[i].new->name, new) == 0)
+			return &c->rows[i];
+	return NULL;
+}
+
+static void
+test_pairing(void)
+{
+	struct ty_saved f[2];
+	struct ty_cmp_options o = {.test = TY_TEST_WELCH, .confidence = 95};
+	struct ty_cmp_table c;
+	struct ty_error e = {0};
+	const struct ty_cmp_row *r;
+	char *pairs[] = {"./v1/prog b=./v2/prog b"};
+
+	CHECK_INT(ty_results_read_text(&f[0], old_doc, "old.json", &e), 0);
+	CHECK_INT(ty_results_read_text(&f[1], new_doc, "new.json", &e), 0);
+
+	/* By name only: the duplicates pair in order; prog a/b stay apart. */
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), 0);
+	CHECK_INT(c.nrows, 2);
+	CHECK(c.rows[0].old == &f[0].benches[2] && c.rows[0].new == &f[1].benches[2]);
+	CHECK(c.rows[1].old == &f[0].benches[3] && c.rows[1].new == &f[1].benches[3]);
+	CHECK_INT(c.sets[0].nunmatched, 5);
+	CHECK_INT(c.ngeo, 1);
+	CHECK_NEAR(c.geo[0].rel, 0, 1e-9);
+	ty_comparison_release(&c);
+
+	/* A key regex: the first group ("a", "b") pairs across versions. */
+	o.match.key_re = "prog (.)$";
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), 0);
+	CHECK_INT(c.nrows, 4);
+	r = row_of(&c, "./v1/prog a", "./v2/prog a");
+	CHECK(r && r->v.verdict == 1 && r->is_time);
+	CHECK(r && r->v.c.rel > 90 && r->v.c.rel < 110);
+	r = row_of(&c, "./v1/prog b", "./v2/prog b");
+	CHECK(r && r->v.verdict == 0);
+	CHECK_INT(c.sets[0].nunmatched, 1);
+	CHECK_STR(c.sets[0].unmatched[0], "only in new.json: 'extra'");
+	ty_comparison_release(&c);
+
+	/* An explicit pair first, then names. */
+	o.match.key_re = NULL;
+	o.match.pairs = pairs;
+	o.match.npairs = 1;
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), 0);
+	CHECK_INT(c.nrows, 3);
+	CHECK(row_of(&c, "./v1/prog b", "./v2/prog b") != NULL);
+	ty_comparison_release(&c);
+
+	/* Errors. */
+	o.match.npairs = 0;
+	o.match.key_re = "(";
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), -EINVAL);
+	o.match.key_re = NULL;
+	o.figures = "wall,cycles";
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), -EINVAL);
+	CHECK_STR(e.msg, "--figures: no benchmark pair has the figure 'cycles' on both sides");
+	o.figures = NULL;
+
+	/* One file: against its reference (the first). */
+	CHECK_INT(ty_comparison_build(&c, f, 1, &o, &e), 0);
+	CHECK_INT(c.nrows, 3);
+	CHECK(c.rows[0].old == &f[0].benches[0] && c.rows[0].new == &f[0].benches[1]);
+	CHECK_INT(c.rows[0].v.verdict, 1);
+	ty_comparison_release(&c);
+	o.reference = "nope";
+	CHECK_INT(ty_comparison_build(&c, f, 1, &o, &e), -EINVAL);
+	CHECK_STR(e.msg, "--reference 'nope': no such benchmark in 'old.json'");
+	ty_results_read_release(&f[0]);
+	ty_results_read_release(&f[1]);
+}
+
+static void
+test_environment(void)
+{
+#define RES                                                                                        \
+	"{\"results\": [{\"command\": \"x\", \"times\": [1, 2], \"tachy\": {\"name\": \"x\", "     \
+	"\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}, "                          \
+	"{\"wall_ns\": 2, \"user_ns\": 0, \"system_ns\": 0}]}}],"
+	static const char a[] =
+	    RES " \"tachy\": {\"schema\": 1, \"environment\": {\"kernel\": \"6.1\","
+		" \"governor\": null, \"date\": \"today\", \"cores\": 2}}}";
+	static const char b[] =
+	    RES " \"tachy\": {\"schema\": 1, \"environment\": {\"kernel\": \"6.2\","
+		" \"governor\": null, \"date\": \"tomorrow\", \"smt\": true}}}";
+	struct ty_saved f[2];
+	struct ty_cmp_options o = {.test = TY_TEST_MANN_WHITNEY, .confidence = 95};
+	struct ty_cmp_table c;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_results_read_text(&f[0], a, "a.json", &e), 0);
+	CHECK_INT(ty_results_read_text(&f[1], b, "b.json", &e), 0);
+	if (ty_comparison_build(&c, f, 2, &o, &e) != 0) {
+		CHECK_STR(e.msg, "");
+		return;
+	}
+	CHECK_INT(c.sets[0].nenv_diffs, 3);
+	CHECK_STR(c.sets[0].env_diffs[0], "kernel: '6.1' in a.json, '6.2' in b.json");
+	CHECK_STR(c.sets[0].env_diffs[1], "cores: '2' in a.json, '(absent)' in b.json");
+	CHECK_STR(c.sets[0].env_diffs[2], "smt: '(absent)' in a.json, 'true' in b.json");
+	/* Two runs a side: Mann-Whitney can prove nothing, and says so. */
+	CHECK_INT(c.nrows, 3); /* wall, user, system */
+	CHECK_INT(c.rows[0].v.too_few, 1);
+	CHECK(c.nnotes >= 1 && strstr(c.notes[0], "smallest p-value") != NULL);
+	ty_comparison_release(&c);
+	ty_results_read_release(&f[0]);
+	ty_results_read_release(&f[1]);
+}
+
+int
+main(void)
+{
+	test_pairing();
+	test_environment();
+	return check_done();
+}
+
+#else
+
+int
+main(void)
+{
+	return check_done();
+}
+
+#endif
