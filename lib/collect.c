@@ -105,6 +105,23 @@ ty_collector_unthrottled(const struct ty_collector *c)
 	return c->unthrottled;
 }
 
+size_t
+ty_collector_pids(const struct ty_collector *c, uint32_t *out, size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < c->nthreads; i++) {
+		for (j = 0; j < i && c->threads[j].pid != c->threads[i].pid; j++)
+			;
+		if (j < i)
+			continue;
+		if (n < max)
+			out[n] = c->threads[i].pid;
+		n++;
+	}
+	return n;
+}
+
 static uint64_t
 stack_hash(uint32_t pid, const uint64_t *ips, uint64_t n)
 {

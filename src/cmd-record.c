@@ -1,10 +1,12 @@
 /* cmd-record.c - tachy record: sample where a command spends its time. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@
 
 static const char usage_text[] =
 	"usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-	"                    [--user | --kernel] [-q] (-- COMMAND [ARG...] | -p PID)\n"
+	"                    [--proc-maps] [--user | --kernel] [-q] (-- COMMAND [ARG...] | -p PID)\n"
 	"\n"
 	"Sample where COMMAND (with all its threads and children) or the running\n"
 	"process PID spends its time, and write a self-contained profile.\n"
@@ -34,8 +36,12 @@ static const char usage_text[] =
 	"                       cycles where the CPU has it, else cpu-clock\n"
 	"  -g, --call-graph     record call chains (frame pointers)\n"
 	"  -o, --output FILE    profile file (default tachy.prof, - for stdout)\n"
-	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
+	"  -p, --pid PID        attach to a running process (all its threads) until it\n"
+	"                       exits or Ctrl-C\n"
 	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
+	"      --proc-maps      no mmap records: read /proc/PID/maps every 50 ms\n"
+	"                       instead (cheaper for mmap-heavy programs; processes\n"
+	"                       that live less than that keep raw addresses)\n"
 	"      --user           user space only\n"
 	"      --kernel         kernel frames too (default only where\n"
 	"                       perf_event_paranoid <= 1; reading kallsyms costs ~50 ms)\n"
@@ -48,7 +54,7 @@ static const char usage_text[] =
 struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
-	int callchain, user, quiet;
+	int callchain, user, quiet, proc_maps;
 	char **argv;
 };
 
@@ -88,6 +94,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"user", no_argument, NULL, 'U'},
 		{"kernel", no_argument, NULL, 'K'},
+		{"proc-maps", no_argument, NULL, 'M'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -126,6 +133,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'U': o->user = 1; break;
 		case 'K': o->user = -1; break;
+		case 'M': o->proc_maps = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default: return cli_usage_error("unknown or incomplete option");
@@ -186,6 +194,8 @@ struct run {
 	char ename[TY_EVENT_NAME_MAX];
 	int fell_back;
 	char *pname; /* -p: "-p PID (comm)" */
+	pid_t *tids; /* -p: the threads it has */
+	int ntids;
 };
 
 static int
@@ -214,14 +224,20 @@ open_sampler(struct run *r, struct ty_error *err)
 	so.pid = r->o->pid ? (pid_t)r->o->pid : r->child;
 	so.enable_on_exec = r->o->pid == 0;
 	so.mmap_pages = (unsigned)r->o->pages;
-	r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1) ||
-			    ((r->ev.flags & TY_EVENT_PRIV_GIVEN) && r->ev.attr.exclude_kernel);
+	so.no_mmap_records = r->o->proc_maps;
+	so.tids = r->tids;
+	so.ntids = r->ntids;
+	if (r->ev.flags & TY_EVENT_PRIV_GIVEN) /* :u or :k say it */
+		r->exclude_kernel = r->ev.attr.exclude_kernel;
+	else
+		r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1);
 	for (;;) {
 		so.type = r->ev.attr.type;
 		so.config = r->ev.attr.config;
 		so.config1 = r->ev.attr.config1;
 		so.config2 = r->ev.attr.config2;
 		so.exclude_kernel = r->exclude_kernel;
+		so.exclude_user = r->ev.attr.exclude_user;
 		ret = ty_sampler_open(&r->s, &so, err);
 		if (ret == 0)
 			break;
@@ -235,6 +251,11 @@ open_sampler(struct run *r, struct ty_error *err)
 			ty_event_parse("cpu-clock", &r->ev, err);
 			r->fell_back = 1;
 			continue;
+		}
+		{
+			char msg[TY_ERROR_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			ty_error_set(err, ret, "event '%s': %s", r->ev.name, msg);
 		}
 		return ret;
 	}
@@ -252,11 +273,28 @@ drain(struct run *r)
 	return 0;
 }
 
+/* --proc-maps: take the executable mappings of every process seen so far
+ * from /proc (those already known are skipped). */
+static void
+snapshot_maps(struct run *r)
+{
+	uint32_t pids[256];
+	size_t n = ty_collector_pids(r->c, pids, 256), i;
+	struct ty_error err;
+
+	if (n > 256)
+		n = 256;
+	for (i = 0; i < n; i++)
+		ty_symbols_load_maps(r->syms, "/proc", pids[i], now_ns(), &err);
+	if (r->o->pid)
+		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
+}
+
 /* Sleep in poll() until a ring passes its watermark or the child exits. */
 static int
 wait_loop(struct run *r)
 {
-	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup;
+	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup, forwarded = 0;
 	struct pollfd *pfd = calloc((size_t)n + 1, sizeof(*pfd));
 
 	if (!pfd)
@@ -266,7 +304,7 @@ wait_loop(struct run *r)
 		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
 	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
 	while (!done) {
-		int k = poll(pfd, (nfds_t)n + 1, pidfd >= 0 ? 1000 : 100);
+		int k = poll(pfd, (nfds_t)n + 1, r->o->proc_maps ? 50 : pidfd >= 0 ? 1000 : 100);
 		if (k < 0 && errno != EINTR)
 			break;
 		if (drain(r)) {
@@ -282,6 +320,8 @@ wait_loop(struct run *r)
 		}
 		if (hup == n && !r->child)
 			done = 1;
+		if (r->o->proc_maps && !done)
+			snapshot_maps(r);
 		if (r->child) {
 			if (wait4(r->child, &r->status, WNOHANG, &r->ru) == r->child)
 				done = 1;
@@ -291,11 +331,66 @@ wait_loop(struct run *r)
 		}
 		if (interrupted && !r->child)
 			done = 1;
+		if (interrupted && r->child && !forwarded) {
+			kill(r->child, interrupted); /* the command may not have seen it */
+			forwarded = 1;
+		}
 	}
 	if (pidfd >= 0)
 		close(pidfd);
 	free(pfd);
 	return 0;
+}
+
+/* -p: the kernel reports no names for threads that exist already. */
+static void
+name_thread(struct run *r, long tid)
+{
+	char path[96], comm[64] = "";
+	struct ty_record rec;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/comm", r->o->pid, tid);
+	if (!(fp = fopen(path, "r")))
+		return;
+	if (fgets(comm, sizeof(comm), fp)) {
+		comm[strcspn(comm, "\n")] = '\0';
+		memset(&rec, 0, offsetof(struct ty_record, chainbuf));
+		rec.type = TY_REC_COMM;
+		rec.pid = (uint32_t)r->o->pid;
+		rec.tid = (uint32_t)tid;
+		rec.name = comm;
+		ty_collector_record(&rec, r->c);
+	}
+	fclose(fp);
+}
+
+/* -p: every thread PID has now (later ones are inherited). */
+static void
+list_threads(struct run *r)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", r->o->pid);
+	if (!(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		if (tid <= 0)
+			continue;
+		if (r->ntids == cap) {
+			pid_t *n = realloc(r->tids, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*n));
+			if (!n)
+				break;
+			r->tids = n;
+		}
+		r->tids[r->ntids++] = (pid_t)tid;
+		name_thread(r, tid);
+	}
+	closedir(d);
 }
 
 static char *
@@ -322,7 +417,8 @@ start(struct run *r, struct ty_error *err)
 
 	if (r->o->pid) {
 		r->pname = attached_name(r->o->pid);
-		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, err)) < 0)
+		list_threads(r);
+		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, 0, err)) < 0)
 			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
 			return cli_error(EXIT_RUNTIME, "%s", err->msg);
@@ -484,7 +580,9 @@ cmd_record(int argc, char **argv)
 	ty_collector_free(r.c);
 	ty_symbols_free(r.syms);
 	free(r.pname);
-	if (ret == 0 && r.child && WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGINT)
+	free(r.tids);
+	if (ret == 0 && r.child && WIFSIGNALED(r.status) &&
+	    (WTERMSIG(r.status) == SIGINT || WTERMSIG(r.status) == SIGTERM))
 		return EXIT_INTERRUPTED;
 	if (ret == 0 && r.child && WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0 && !o.quiet)
 		cli_warn("the command exited with status %d", WEXITSTATUS(r.status));

@@ -44,8 +44,10 @@ int ty_symbols_fork(struct ty_symbols *s, uint32_t pid, uint32_t ppid, uint64_t 
 int ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time);
 
 /* Read the executable mappings of a running PID from ROOT/PID/maps (ROOT
- * is usually "/proc"). Returns 0, or a negative errno with E filled. */
-int ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid,
+ * is usually "/proc"), as seen at TIME (CLOCK_MONOTONIC ns; 0: always).
+ * Mappings already known are not added twice. Returns 0, or a negative
+ * errno with E filled. */
+int ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint64_t time,
 			 struct ty_error *e);
 
 /* Resolve IP in process PID at TIME. KERNEL says the ip was sampled in

@@ -299,7 +299,7 @@ test_collector(void)
 	uint32_t pid = (uint32_t)getpid();
 	char *s;
 
-	ty_symbols_load_maps(syms, "/proc", pid, &e);
+	ty_symbols_load_maps(syms, "/proc", pid, 0, &e);
 	memset(&r, 0, sizeof(r));
 	r.type = TY_REC_COMM;
 	r.pid = r.tid = pid;
