@@ -150,7 +150,7 @@ set_monotonic(struct ty_tick_clock *c, const char *why)
 int
 ty_clock_init_kind(struct ty_tick_clock *c, enum ty_clock_kind kind, struct ty_error *e)
 {
-	double hz;
+	double hz = 0;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -238,7 +238,7 @@ ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 {
 	char why[sizeof(c->why)];
 	struct ty_error cal;
-	double hz;
+	double hz = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (ty_clock_choose(root, why, sizeof(why)) == TY_CLOCK_MONOTONIC) {
@@ -363,6 +363,10 @@ rdtscp_read(void)
 #if TY_CLOCK_HAVE_X86
 PROBE(rdtsc, __rdtsc())
 PROBE(rdtscp, rdtscp_read())
+#else
+/* Listed everywhere, so other CPUs say they have none. */
+PROBE(rdtsc, 0)
+PROBE(rdtscp, 0)
 #endif
 PROBE(mono, ts_ns(CLOCK_MONOTONIC))
 PROBE(mono_raw, ts_ns(CLOCK_MONOTONIC_RAW))
@@ -392,10 +396,8 @@ struct probe_def {
 	}
 
 static const struct probe_def defs[] = {
-#if TY_CLOCK_HAVE_X86
     DEF("rdtsc", "counter", rdtsc, 0, -1, NEED_TSC),
     DEF("rdtscp", "counter", rdtscp, 0, -1, NEED_RDTSCP),
-#endif
     DEF("CLOCK_MONOTONIC", "wall", mono, 1, CLOCK_MONOTONIC, NEED_NONE),
     DEF("CLOCK_MONOTONIC_RAW", "wall", mono_raw, 1, CLOCK_MONOTONIC_RAW, NEED_NONE),
     DEF("CLOCK_MONOTONIC_COARSE", "wall", mono_coarse, 1, CLOCK_MONOTONIC_COARSE, NEED_NONE),
@@ -411,7 +413,7 @@ static const struct probe_def defs[] = {
 #define BATCHES 41
 #define BATCH_NS 200000.0 /* aim for batches of about 0.2 ms */
 #define STEP_NS 20000000u /* look for the smallest step for 20 ms */
-#define STEP_READS 2000000u
+#define STEP_READS 100000000u /* the time limit ends the loop first */
 #define ROUNDS 40 /* cross-CPU rounds */
 
 static volatile uint64_t sink;
@@ -569,12 +571,20 @@ probe_available(const struct probe_def *d, const struct ctx *x, double tsc_hz,
 
 	switch (d->need) {
 	case NEED_TSC:
+		if (!TY_CLOCK_HAVE_X86) {
+			snprintf(p->why, sizeof(p->why), "not an x86 CPU: no rdtsc instruction");
+			return 0;
+		}
 		if (!ty_clock_cpu_has_tsc() || tsc_hz <= 0) {
 			snprintf(p->why, sizeof(p->why), "this CPU has no TSC");
 			return 0;
 		}
 		break;
 	case NEED_RDTSCP:
+		if (!TY_CLOCK_HAVE_X86) {
+			snprintf(p->why, sizeof(p->why), "not an x86 CPU: no rdtscp instruction");
+			return 0;
+		}
 		if (!ty_clock_cpu_has_rdtscp() || tsc_hz <= 0) {
 			snprintf(p->why, sizeof(p->why), "this CPU has no rdtscp instruction");
 			return 0;
@@ -613,7 +623,9 @@ ty_clock_measure(struct ty_clock_report *r, struct ty_error *e)
 	for (i = 0; i < n && i < TY_CLOCK_PROBES; i++) {
 		const struct probe_def *d = &defs[i];
 		struct ty_clock_probe *p = &r->probe[r->n++];
-		double unit = d->ns_per_unit > 0 ? d->ns_per_unit : NS_PER_S / r->tsc_hz;
+		double unit = d->ns_per_unit > 0 ? d->ns_per_unit
+			      : r->tsc_hz > 0	 ? NS_PER_S / r->tsc_hz
+						 : 0;
 
 		snprintf(p->name, sizeof(p->name), "%s", d->name);
 		p->kind = d->kind;
