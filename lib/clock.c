@@ -89,6 +89,8 @@ static void
 tsc_pair(uint64_t *tsc, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
+
+	*tsc = *ns = 0;
 	int i;
 
 	for (i = 0; i < 9; i++) {
@@ -105,34 +107,59 @@ tsc_pair(uint64_t *tsc, uint64_t *ns)
 }
 #endif
 
-int
-ty_clock_calibrate_tsc(unsigned ms, double *hz, struct ty_error *e)
+void
+ty_clock_calibration_start(struct ty_clock_calibration *cal)
+{
+	memset(cal, 0, sizeof(*cal));
+#if TY_CLOCK_HAVE_X86
+	if (ty_clock_cpu_has_tsc()) {
+		tsc_pair(&cal->tsc0, &cal->ns0);
+		cal->started = 1;
+	}
+#endif
+}
+
+/* Finish CAL: wait for what is missing of MS, take the second pair. */
+static int
+calibration_finish(const struct ty_clock_calibration *cal, unsigned ms, double *hz,
+		   struct ty_error *e)
 {
 #if TY_CLOCK_HAVE_X86
-	uint64_t tsc0, ns0, tsc1, ns1;
+	uint64_t tsc1 = 0, ns1, want = (uint64_t)(ms ? ms : 1) * 1000000u;
 	struct timespec ts;
 
-	if (!ty_clock_cpu_has_tsc())
+	if (!cal->started)
 		return ty_error_set(e, -ENOTSUP, "this CPU has no time stamp counter");
-	if (ms == 0)
-		ms = 1;
-	tsc_pair(&tsc0, &ns0);
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	ns1 = mono_ns();
+	if (ns1 > cal->ns0 && ns1 - cal->ns0 < want) {
+		uint64_t left = want - (ns1 - cal->ns0);
+		ts.tv_sec = (time_t)(left / 1000000000u);
+		ts.tv_nsec = (long)(left % 1000000000u);
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
 	tsc_pair(&tsc1, &ns1);
-	if (ns1 <= ns0 || tsc1 <= tsc0)
+	if (ns1 <= cal->ns0 || tsc1 <= cal->tsc0)
 		return ty_error_set(e, -EIO,
 				    "cannot calibrate the TSC: it did not advance with "
 				    "CLOCK_MONOTONIC");
-	*hz = (double)(tsc1 - tsc0) * NS_PER_S / (double)(ns1 - ns0);
+	*hz = (double)(tsc1 - cal->tsc0) * NS_PER_S / (double)(ns1 - cal->ns0);
 	return 0;
 #else
+	(void)cal;
 	(void)ms;
 	(void)hz;
 	return ty_error_set(e, -ENOTSUP, "no time stamp counter: this is not an x86 CPU");
 #endif
+}
+
+int
+ty_clock_calibrate_tsc(unsigned ms, double *hz, struct ty_error *e)
+{
+	struct ty_clock_calibration cal;
+
+	ty_clock_calibration_start(&cal);
+	return calibration_finish(&cal, ms, hz, e);
 }
 
 /* --- the tick counter --- */
@@ -234,10 +261,11 @@ ty_clock_choose(const char *root, char *why, size_t size)
 }
 
 int
-ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
+ty_clock_init_calibrated(struct ty_tick_clock *c, const char *root,
+			 const struct ty_clock_calibration *cal, struct ty_error *e)
 {
 	char why[sizeof(c->why)];
-	struct ty_error cal;
+	struct ty_error err;
 	double hz = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -245,8 +273,8 @@ ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 		set_monotonic(c, why);
 		return 0;
 	}
-	if (ty_clock_calibrate_tsc(20, &hz, &cal) < 0) {
-		set_monotonic(c, cal.msg);
+	if (calibration_finish(cal, 5, &hz, &err) < 0) {
+		set_monotonic(c, err.msg);
 		return 0;
 	}
 	c->kind = TY_CLOCK_TSC;
@@ -256,6 +284,15 @@ ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 	c->base = ty_clock_ticks(c);
 	(void)e;
 	return 0;
+}
+
+int
+ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
+{
+	struct ty_clock_calibration cal;
+
+	ty_clock_calibration_start(&cal);
+	return ty_clock_init_calibrated(c, root, &cal, e);
 }
 
 int64_t
