@@ -533,6 +533,14 @@ run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
 	return 0;
 }
 
+static long
+sub_count(long a, long b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Take the shell's mean start-up off a run: wall, user and system time,
+ * page faults and context switches (not the probes' counters). */
 static void
 subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
 {
@@ -542,6 +550,10 @@ subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
 	s->usage.system_ns = s->usage.system_ns > shell->usage.system_ns
 				 ? s->usage.system_ns - shell->usage.system_ns
 				 : 0;
+	s->usage.minflt = sub_count(s->usage.minflt, shell->usage.minflt);
+	s->usage.majflt = sub_count(s->usage.majflt, shell->usage.majflt);
+	s->usage.nvcsw = sub_count(s->usage.nvcsw, shell->usage.nvcsw);
+	s->usage.nivcsw = sub_count(s->usage.nivcsw, shell->usage.nivcsw);
 }
 
 /* One run of job J (warm-up or measured), with prepare and conclude. */
@@ -871,11 +883,19 @@ measure_shell(struct sched *S, struct ty_sample *mean, struct ty_error *e)
 		mean->wall_ns += s.wall_ns;
 		mean->usage.user_ns += s.usage.user_ns;
 		mean->usage.system_ns += s.usage.system_ns;
+		mean->usage.minflt += s.usage.minflt;
+		mean->usage.majflt += s.usage.majflt;
+		mean->usage.nvcsw += s.usage.nvcsw;
+		mean->usage.nivcsw += s.usage.nivcsw;
 	}
 	if (r->o.shell_runs > 0) {
 		mean->wall_ns /= r->o.shell_runs;
 		mean->usage.user_ns /= r->o.shell_runs;
 		mean->usage.system_ns /= r->o.shell_runs;
+		mean->usage.minflt /= r->o.shell_runs;
+		mean->usage.majflt /= r->o.shell_runs;
+		mean->usage.nvcsw /= r->o.shell_runs;
+		mean->usage.nivcsw /= r->o.shell_runs;
 	}
 	return 0;
 }

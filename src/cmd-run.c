@@ -751,7 +751,10 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 		term_value(t, a, sizeof(a), s[f].mean, u);
 		term_value(t, b, sizeof(b), r->ci_half[f], u);
 		fprintf(rep, "%s %s %s", a, term_sym(t, "pm"), b);
-		counters_print_derived(&o->counters, rs, i, f, rep);
+		if (rs->shell) /* a count with the shell against a time without: no ratio */
+			fprintf(rep, "   (includes %s -c)", o->ro.shell);
+		else
+			counters_print_derived(&o->counters, rs, i, f, rep);
 		fputc('\n', rep);
 	}
 	if (r->shell_ns)

@@ -608,6 +608,8 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 		return;
 	fprintf(fp, "\n%sCounters%s against %s (%s test, %g%% confidence)\n", term_c(t, "bold"),
 		term_c(t, "reset"), rs->r[rs->reference].name, tests[rs->test], rs->confidence);
+	if (rs->shell)
+		fprintf(fp, "  (with --shell every count includes the shell's own start-up)\n");
 	for (cmd = 0; cmd < rs->n; cmd++) {
 		int head = 0;
 
