@@ -535,6 +535,8 @@ json_result(const struct ty_results *rs, const struct ty_result *r, struct ty_js
 	for (i = 0; i < r->nruns; i++)
 		if (r->runs[i].exit_code >= 0)
 			ty_jsonw_int(w, r->runs[i].exit_code);
+		else if (r->runs[i].signal > 0) /* as hyperfine and the shells: 128 + signal */
+			ty_jsonw_int(w, 128 + r->runs[i].signal);
 		else
 			ty_jsonw_null(w);
 	ty_jsonw_array_end(w);

@@ -706,9 +706,9 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 		hw = rel_halfwidth(r, &S->st[j]);
 		if (isfinite(hw))
 			ty_result_warn(res,
-				       "the mean is known to within %.2g%% only, not %g%%: "
+				       "the mean is known to within %.*f%% only, not %g%%: "
 				       "stopped at %s; more runs are needed (-M, --max-time)",
-				       hw, r->o.precision,
+				       hw >= 10 ? 0 : hw >= 1 ? 1 : 2, hw, r->o.precision,
 				       res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
