@@ -721,9 +721,10 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	fprintf(rep, "%s %s %s   (%zu run%s%s%s)\n", a, term_sym(t, "dots"), b, r->nruns,
 	       r->nruns == 1 ? "" : "s", r->stop ? ", " : "", stops[r->stop]);
 	label("User / System (mean):");
-	term_time(t, a, sizeof(a), s[TY_FIG_USER].mean, term_unit_for(s[TY_FIG_USER].mean, o->unit));
-	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean,
-		  term_unit_for(s[TY_FIG_SYSTEM].mean, o->unit));
+	/* one unit for both, that of the larger */
+	unit = term_unit_for(fmax(s[TY_FIG_USER].mean, s[TY_FIG_SYSTEM].mean), o->unit);
+	term_time(t, a, sizeof(a), s[TY_FIG_USER].mean, unit);
+	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean, unit);
 	fprintf(rep, "%s / %s\n", a, b);
 	label("Max RSS (max):");
 	if (r->maxrss_measurable || r->maxrss_floor_kb <= 0) {
