@@ -296,12 +296,15 @@ teardown(struct ty_runner *r)
 	ty_spawn_release(&r->sp);
 }
 
+/* The index given to the --prepare/--conclude hooks of a warm-up run. */
+#define HOOK_OF_WARMUP ((size_t)-1)
+
 static void
 set_iteration(struct ty_runner *r, enum ty_step step, size_t index)
 {
 	char *v = r->iter_env + strlen(ITER_PREFIX);
 
-	if (step == TY_STEP_WARMUP)
+	if (step == TY_STEP_WARMUP || index == HOOK_OF_WARMUP)
 		strcpy(v, "warmup");
 	else
 		snprintf(v, sizeof(r->iter_env) - strlen(ITER_PREFIX), "%zu", index);
@@ -575,7 +578,8 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)))
 			return rc;
 	}
-	if ((rc = run_hook(S, j, TY_HOOK_PREPARE, index, e)))
+	if ((rc = run_hook(S, j, TY_HOOK_PREPARE,
+			   kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index, e)))
 		return rc;
 	rc = do_exec(S, j, index, kind, 0, &s, e);
 	if (rc)
@@ -590,7 +594,8 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 		    kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
 		    r->o.timeout > 0 || s.signal ? "" : " (use -i/--ignore-failure to go on)");
 	}
-	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE, index, e)))
+	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE,
+			   kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index, e)))
 		return rc;
 	st->spent_ns += r->clock.now_ns(r->clock.ctx) - t0;
 	if (kind == TY_STEP_WARMUP) {
