@@ -46,7 +46,8 @@ static const char usage_text[] =
 	"      --conclude CMD       after every run\n"
 	"  -c, --cleanup CMD        after the last run of a command\n"
 	"Commands:\n"
-	"  -n, --name NAME          name of the next command (once per command)\n"
+	"  -n, --name NAME          name of the next command (the first names go to the\n"
+	"                           first commands; the rest are named by their command)\n"
 	"      --reference CMD      compare against CMD (default: the first command)\n"
 	"  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
 	"  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
@@ -401,6 +402,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 	case 'c':
 		return list_add(&o->hooks[TY_HOOK_CLEANUP], optarg);
 	case 'n':
+		if (!*optarg)
+			return cli_usage_error("-n/--name: a name cannot be empty");
 		return list_add(&o->names, optarg);
 	case OPT_REFERENCE:
 		o->reference = optarg;
@@ -610,7 +613,9 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 	  struct ty_result *res, char **hook_text)
 {
 	struct ty_error e;
-	const char *name = per_command(&o->names, c);
+	/* as hyperfine: the first names go to the first commands, the rest
+	 * are named by their command */
+	const char *name = c < o->names.n ? o->names.v[c] : NULL;
 	size_t k;
 	int h;
 
@@ -646,9 +651,10 @@ check_counts(struct run_opts *o)
 	size_t n = o->cmds.n;
 	int h;
 
-	if (o->names.n && o->names.n != n)
-		return cli_usage_error("%zu names for %zu commands: give -n/--name once per command",
-				       o->names.n, n);
+	if (o->names.n > n)
+		return cli_usage_error("%zu names for %zu command%s: give -n/--name at most once "
+				       "per command",
+				       o->names.n, n, n == 1 ? "" : "s");
 	for (h = 0; h < TY_HOOKS; h++)
 		if (o->hooks[h].n > 1 && o->hooks[h].n != n)
 			return cli_usage_error("%zu %s commands for %zu commands: give it once, or "
@@ -667,12 +673,18 @@ place_reference(struct run_opts *o)
 		return 0;
 	for (i = 0; i < o->cmds.n; i++)
 		if (strcmp(o->cmds.v[i], o->reference) == 0 ||
-		    (o->names.n == o->cmds.n && strcmp(o->names.v[i], o->reference) == 0))
+		    (i < o->names.n && strcmp(o->names.v[i], o->reference) == 0))
 			return (int)i;
 	if (list_add(&o->cmds, o->reference))
 		return -1;
 	memmove(o->cmds.v + 1, o->cmds.v, (o->cmds.n - 1) * sizeof(char *));
 	o->cmds.v[0] = o->reference;
+	if (o->names.n) { /* the names stay with their commands */
+		if (list_add(&o->names, o->reference))
+			return -1;
+		memmove(o->names.v + 1, o->names.v, (o->names.n - 1) * sizeof(char *));
+		o->names.v[0] = o->reference;
+	}
 	return 0;
 }
 
@@ -1068,6 +1080,64 @@ catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* S with its control characters shown (\e, \n, \xHH): a name must not
+ * drive the terminal. NULL when S has none (or out of memory). */
+static char *
+shown(const char *s)
+{
+	const unsigned char *p;
+	char *out, *q;
+
+	for (p = (const unsigned char *)s; *p && *p >= 0x20 && *p != 0x7f; p++)
+		;
+	if (!*p || !(out = malloc(strlen(s) * 4 + 1)))
+		return NULL;
+	for (p = (const unsigned char *)s, q = out; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f)
+			*q++ = (char)*p;
+		else if (*p == 0x1b)
+			q += sprintf(q, "\\e");
+		else if (*p == '\n')
+			q += sprintf(q, "\\n");
+		else if (*p == '\t')
+			q += sprintf(q, "\\t");
+		else
+			q += sprintf(q, "\\x%02x", *p);
+	}
+	*q = '\0';
+	return out;
+}
+
+/* Swap the names and commands of RS with their shown forms (TO 1) and
+ * back (TO 0); SAVED holds 2 per result. */
+static void
+swap_shown(struct ty_results *rs, char **saved, int to)
+{
+	size_t i;
+	char *t;
+
+	for (i = 0; i < rs->n && saved; i++) {
+		if (to) {
+			saved[2 * i] = shown(rs->r[i].name);
+			saved[2 * i + 1] = shown(rs->r[i].command);
+		}
+		if (saved[2 * i]) {
+			t = rs->r[i].name;
+			rs->r[i].name = saved[2 * i];
+			saved[2 * i] = t;
+		}
+		if (saved[2 * i + 1]) {
+			t = rs->r[i].command;
+			rs->r[i].command = saved[2 * i + 1];
+			saved[2 * i + 1] = t;
+		}
+		if (!to) {
+			free(saved[2 * i]);
+			free(saved[2 * i + 1]);
+		}
+	}
+}
+
 static int
 export_to_stdout(const struct run_opts *o)
 {
@@ -1080,8 +1150,21 @@ export_to_stdout(const struct run_opts *o)
 	return 0;
 }
 
+static void print_report_body(struct bench *b);
+
 static void
 print_report(struct bench *b)
+{
+	char **saved = calloc(2 * b->rs.n + 1, sizeof(char *));
+
+	swap_shown(&b->rs, saved, 1);
+	print_report_body(b);
+	swap_shown(&b->rs, saved, 0);
+	free(saved);
+}
+
+static void
+print_report_body(struct bench *b)
 {
 	if (b->rs.shell)
 		fprintf(rep, "Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
@@ -1099,6 +1182,20 @@ print_report(struct bench *b)
 		print_summary(&b->term, &b->rs);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
 	}
+}
+
+/* The regression gate, with the names as the report shows them. */
+static int
+gate_shown(struct bench *b)
+{
+	char **saved = calloc(2 * b->rs.n + 1, sizeof(char *));
+	int st;
+
+	swap_shown(&b->rs, saved, 1);
+	st = gate(&b->rs, &b->o);
+	swap_shown(&b->rs, saved, 0);
+	free(saved);
+	return st;
 }
 
 static int
@@ -1155,7 +1252,7 @@ run_bench(struct bench *b)
 	if (rc == -EINTR)
 		return cli_finish_stdout(EXIT_INTERRUPTED);
 	if (!st)
-		st = gate(&b->rs, &b->o);
+		st = gate_shown(b);
 	return cli_finish_stdout(st);
 }
 

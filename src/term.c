@@ -136,8 +136,9 @@ now_ns(void)
 void
 term_progress(struct term *t, const char *name, long k, long n, double left, double mean, int force)
 {
-	char m[32], what[48];
+	char m[32], what[48], shown[41];
 	long long now;
+	size_t i;
 
 	if (!t->progress)
 		return;
@@ -151,7 +152,10 @@ term_progress(struct term *t, const char *name, long k, long n, double left, dou
 		snprintf(what, sizeof(what), "run %ld, %.0f s left at most", k,
 			 left > 0 ? left : 0);
 	term_time(t, m, sizeof(m), mean, term_unit_for(mean, NULL));
-	fprintf(stderr, "\r\033[K%.40s: %s, mean %s", name, what, m);
+	for (i = 0; name[i] && i < sizeof(shown) - 1; i++) /* no control characters */
+		shown[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	shown[i] = '\0';
+	fprintf(stderr, "\r\033[K%s: %s, mean %s", shown, what, m);
 	fflush(stderr);
 	t->shown = 1;
 }
