@@ -171,6 +171,25 @@ probe_detach(void *ctx, pid_t pid)
 	ty_counters_close(&cc->set);
 }
 
+/* Whether L already counts what EV counts, under any name ("cs" and
+ * "context-switches" are one event: it must not be counted twice). */
+static int
+counted(const struct ty_event_list *l, const struct ty_event *ev)
+{
+	const struct perf_event_attr *a = &ev->attr, *b;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		b = &l->ev[i].attr;
+		if (strcmp(l->ev[i].name, ev->name) == 0 ||
+		    (a->type == b->type && a->config == b->config && a->config1 == b->config1 &&
+		     a->config2 == b->config2 && a->exclude_user == b->exclude_user &&
+		     a->exclude_kernel == b->exclude_kernel && a->exclude_hv == b->exclude_hv))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 build_list(struct counters_cli *cc, struct ty_error *e)
 {
@@ -186,7 +205,7 @@ build_list(struct counters_cli *cc, struct ty_error *e)
 	for (i = 0; i < cc->user.n; i++) {
 		struct ty_event ev = cc->user.ev[i];
 
-		if (ty_event_list_find(&cc->events, ev.name) >= 0)
+		if (counted(&cc->events, &ev))
 			continue;
 		if (ev.group)
 			ev.group += 1000;
