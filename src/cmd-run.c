@@ -1213,6 +1213,8 @@ run_bench(struct bench *b)
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;
 	term_init(&b->term, b->o.color, b->o.style);
+	if (b->o.ro.output == TY_OUTPUT_INHERIT)
+		b->term.progress = 0; /* it would be drawn between the command's lines */
 	rep = stdout;
 	if (export_to_stdout(&b->o)) {
 		/* stdout holds only the export: the report goes to stderr */
