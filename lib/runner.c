@@ -592,6 +592,20 @@ rel_halfwidth(struct sched *S, size_t j)
 	return 100 * S->t * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean;
 }
 
+/* Is J's mean within the precision? The normal quantile is smaller than
+ * t's and cheap: when it already says "too wide", t is not needed. */
+static int
+precise(struct sched *S, size_t j)
+{
+	const struct ty_welford *w = &S->st[j].w;
+	double z = ty_stats_normal_quantile(1 - (1 - S->r->o.confidence / 100) / 2);
+
+	if (w->n >= 2 && w->mean > 0 &&
+	    100 * z * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean > S->r->o.precision)
+		return 0;
+	return rel_halfwidth(S, j) <= S->r->o.precision;
+}
+
 /* Adaptive runs stopped for all commands together (interleaved and random
  * orders): a command that stopped on its own as soon as its own interval was
  * narrow would stop early precisely when its first runs happened to be fast
@@ -624,7 +638,7 @@ job_done(struct sched *S, size_t j)
 	}
 	if (joint(r) || st->done < r->o.min_runs)
 		return 0;
-	if (rel_halfwidth(S, j) <= r->o.precision) {
+	if (precise(S, j)) {
 		res->stop = TY_STOP_PRECISION;
 		return 1;
 	}
@@ -644,7 +658,7 @@ all_done(struct sched *S)
 {
 	struct ty_runner *r = S->r;
 	size_t j;
-	int precise = 1, late = 0, any = 0;
+	int all_precise = 1, late = 0, any = 0;
 
 	for (j = 0; j < S->n; j++) {
 		if (S->st[j].finished)
@@ -652,18 +666,16 @@ all_done(struct sched *S)
 		any = 1;
 		if (S->st[j].done < r->o.min_runs)
 			return 0;
-		if (rel_halfwidth(S, j) > r->o.precision)
-			precise = 0;
+		if (all_precise && !precise(S, j))
+			all_precise = 0;
 		if ((double)S->st[j].spent_ns >= r->o.max_time * 1e9)
 			late = 1;
 	}
-	if (!any || !(precise || late))
+	if (!any || !(all_precise || late))
 		return 0;
 	for (j = 0; j < S->n; j++)
 		if (!S->st[j].finished)
-			S->rs->r[j].stop = rel_halfwidth(S, j) <= r->o.precision
-					       ? TY_STOP_PRECISION
-					       : TY_STOP_MAX_TIME;
+			S->rs->r[j].stop = precise(S, j) ? TY_STOP_PRECISION : TY_STOP_MAX_TIME;
 	return 1;
 }
 
