@@ -58,12 +58,13 @@ struct opts {
 	char **argv;
 };
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, nsignals;
 
 static void
 on_signal(int sig)
 {
 	interrupted = sig;
+	nsignals++;
 }
 
 static uint64_t
@@ -147,9 +148,22 @@ parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Fork COMMAND held before exec: it execs when a byte arrives on *GO. */
+/* Does the command get a process group of its own? Not when tachy runs in
+ * the foreground of a terminal: the command keeps the terminal (and Ctrl-C
+ * reaches it directly). Elsewhere it does, so that an interrupt sent to
+ * tachy alone can be passed on to the command and all its children. */
+static int
+own_group(void)
+{
+	pid_t fg = tcgetpgrp(STDIN_FILENO);
+
+	return fg < 0 || fg != getpgrp();
+}
+
+/* Fork COMMAND held before exec: it execs when a byte arrives on *GO.
+ * OUTFD >= 0 becomes its stdout (-o -: the profile owns tachy's stdout). */
 static pid_t
-spawn_held(char **argv, int *go, int *fail)
+spawn_held(char **argv, int pgrp, int outfd, int *go, int *fail)
 {
 	int gp[2], fp[2];
 	pid_t pid;
@@ -165,6 +179,11 @@ spawn_held(char **argv, int *go, int *fail)
 		close(gp[1]);
 		close(fp[0]);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (pgrp)
+			setpgid(0, 0);
+		if (outfd >= 0 && dup2(outfd, STDOUT_FILENO) < 0)
+			_exit(127);
 		if (read(gp[0], &b, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -173,6 +192,8 @@ spawn_held(char **argv, int *go, int *fail)
 			_exit(127);
 		_exit(127);
 	}
+	if (pgrp)
+		setpgid(pid, pid); /* also here: no race with the first kill */
 	close(gp[0]);
 	close(fp[1]);
 	*go = gp[1];
@@ -188,6 +209,8 @@ struct run {
 	struct ty_event ev;
 	int exclude_kernel;
 	pid_t child;
+	int pgrp; /* the child leads its own process group */
+	uint64_t stop_ns; /* when an interrupt was passed on to the child */
 	int status;
 	struct rusage ru;
 	uint64_t t0, t1;
@@ -290,11 +313,38 @@ snapshot_maps(struct run *r)
 		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
 }
 
+static void
+signal_command(struct run *r, int sig)
+{
+	if (!r->pgrp || kill(-r->child, sig) < 0)
+		kill(r->child, sig);
+}
+
+/* tachy was interrupted: stop sampling and pass the signal on to the
+ * command (it may not have seen it). If the command is still there 2 s
+ * later, or a second signal comes, kill it (and again every 2 s, should a
+ * process escape). */
+static void
+stop_command(struct run *r)
+{
+	struct ty_error err;
+	uint64_t t = now_ns();
+
+	if (!r->stop_ns) {
+		ty_sampler_disable(r->s, &err);
+		signal_command(r, interrupted);
+		r->stop_ns = t;
+	} else if (nsignals > 1 || t - r->stop_ns > 2000000000ull) {
+		signal_command(r, SIGKILL);
+		r->stop_ns = t;
+	}
+}
+
 /* Sleep in poll() until a ring passes its watermark or the child exits. */
 static int
 wait_loop(struct run *r)
 {
-	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup, forwarded = 0;
+	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup;
 	struct pollfd *pfd = calloc((size_t)n + 1, sizeof(*pfd));
 
 	if (!pfd)
@@ -304,7 +354,8 @@ wait_loop(struct run *r)
 		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
 	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
 	while (!done) {
-		int k = poll(pfd, (nfds_t)n + 1, r->o->proc_maps ? 50 : pidfd >= 0 ? 1000 : 100);
+		int k = poll(pfd, (nfds_t)n + 1,
+			     r->o->proc_maps || interrupted ? 50 : pidfd >= 0 ? 1000 : 100);
 		if (k < 0 && errno != EINTR)
 			break;
 		if (drain(r)) {
@@ -331,10 +382,8 @@ wait_loop(struct run *r)
 		}
 		if (interrupted && !r->child)
 			done = 1;
-		if (interrupted && r->child && !forwarded) {
-			kill(r->child, interrupted); /* the command may not have seen it */
-			forwarded = 1;
-		}
+		if (interrupted && r->child && !done)
+			stop_command(r);
 	}
 	if (pidfd >= 0)
 		close(pidfd);
@@ -425,7 +474,8 @@ start(struct run *r, struct ty_error *err)
 		r->t0 = now_ns();
 		return 0;
 	}
-	r->child = spawn_held(r->o->argv, &go, &fail);
+	r->pgrp = own_group();
+	r->child = spawn_held(r->o->argv, r->pgrp, -1, &go, &fail);
 	if (r->child < 0)
 		return cli_error(EXIT_RUNTIME, "cannot start '%s': %s", r->o->argv[0],
 				 strerror(errno));
@@ -538,6 +588,32 @@ finish(struct run *r, struct ty_error *err)
 	return 0;
 }
 
+/* 130 when tachy or the command was interrupted; a warning when the command
+ * failed or died from another signal. */
+static int
+exit_status(const struct run *r)
+{
+	int sig = r->child && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+
+	if (r->child && interrupted)
+		return EXIT_INTERRUPTED;
+	if (sig == SIGINT || sig == SIGTERM)
+		return EXIT_INTERRUPTED;
+	if (r->o->quiet)
+		return EXIT_OK;
+	if (sig) {
+		const char *name = sigabbrev_np(sig);
+		if (name)
+			cli_warn("the command was killed by SIG%s%s", name,
+				 WCOREDUMP(r->status) ? " (core dumped)" : "");
+		else
+			cli_warn("the command was killed by signal %d", sig);
+	} else if (r->child && WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0) {
+		cli_warn("the command exited with status %d", WEXITSTATUS(r->status));
+	}
+	return EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv);
 
 int
@@ -581,14 +657,7 @@ cmd_record(int argc, char **argv)
 	ty_symbols_free(r.syms);
 	free(r.pname);
 	free(r.tids);
-	if (ret == 0 && r.child && WIFSIGNALED(r.status) &&
-	    (WTERMSIG(r.status) == SIGINT || WTERMSIG(r.status) == SIGTERM))
-		return EXIT_INTERRUPTED;
-	if (ret == 0 && r.child && WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0 && !o.quiet)
-		cli_warn("the command exited with status %d", WEXITSTATUS(r.status));
-	if (ret == 0 && interrupted && o.pid)
-		return EXIT_OK;
-	return ret;
+	return ret ? ret : exit_status(&r);
 }
 
 const struct cmd_info cmd_info_record = {"record", 50, "sample where a command spends its time",
