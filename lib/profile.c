@@ -416,6 +416,40 @@ ty_profile_seconds(const struct ty_profile *p, double weight)
 	return p->weight > 0 ? weight / p->weight * (double)p->meta.workload_cpu_ns / 1e9 : 0;
 }
 
+int
+ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	double cpu = (double)m->workload_cpu_ns / 1e9, sys = (double)m->workload_sys_ns / 1e9;
+	double got = 0, share;
+	size_t i, n;
+
+	if (!m->period_ns || m->workload_cpu_ns == 0 || len == 0)
+		return -1;
+	for (i = 0; i < p->nsamples; i++)
+		got += (double)p->samples[i].period / 1e9;
+	share = got / cpu;
+	n = (size_t)snprintf(buf, len, "samples cover %.3f s of the workload's %.3f s CPU time "
+			     "(%.0f%%)", got, cpu, 100 * share);
+	if (n >= len || share >= 0.5 || cpu < 0.02)
+		return 0;
+	if (m->user_only && sys > 0.25 * cpu) {
+		n += (size_t)snprintf(buf + n, len - n, "; its %.3f s in the kernel %s", sys,
+				      m->kernel_refused ? "were not sampled (the kernel allows "
+							  "user space only here)"
+							: "were not sampled (--user)");
+		if (n >= len || got + sys >= 0.5 * cpu)
+			return 0;
+	}
+	if (m->use_freq)
+		snprintf(buf + n, len - n, "; %s get few samples at %" PRIu64 " Hz: try -F %" PRIu64,
+			 m->processes > 1 ? "short-lived processes" : "short runs", m->rate,
+			 m->rate * 4 > 3999 ? m->rate * 4 : 3999);
+	else
+		snprintf(buf + n, len - n, "; try a smaller -c than %" PRIu64, m->rate);
+	return 0;
+}
+
 /* --- the file format --------------------------------------------------------- */
 
 enum { SEC_META = 1, SEC_STRINGS, SEC_FUNCS, SEC_LOCS, SEC_STACKS, SEC_THREADS, SEC_SAMPLES,
@@ -500,7 +534,7 @@ encode(const struct ty_profile *p, struct buf *out)
 	put(out, TY_PROFILE_MAGIC, 8);
 	put32(out, TY_PROFILE_VERSION);
 	put32(out, 0);
-	put32(&b, 13);
+	put32(&b, 17);
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);
@@ -514,6 +548,10 @@ encode(const struct ty_profile *p, struct buf *out)
 	putku(&b, "workload_cpu_ns", m->workload_cpu_ns);
 	putku(&b, "wall_ns", m->wall_ns);
 	putku(&b, "samples", p->nsamples);
+	putku(&b, "workload_sys_ns", m->workload_sys_ns);
+	putku(&b, "user_only", (uint64_t)m->user_only);
+	putku(&b, "kernel_refused", (uint64_t)m->kernel_refused);
+	putku(&b, "processes", m->processes);
 	section(out, SEC_META, &b);
 	put32(&b, p->nstrings);
 	for (i = 0; i < p->nstrings; i++)
@@ -668,6 +706,14 @@ read_meta(struct rd *r, struct ty_profile *p)
 			m->workload_cpu_ns = u;
 		} else if (strcmp(k, "wall_ns") == 0) {
 			m->wall_ns = u;
+		} else if (strcmp(k, "workload_sys_ns") == 0) {
+			m->workload_sys_ns = u;
+		} else if (strcmp(k, "user_only") == 0) {
+			m->user_only = u != 0;
+		} else if (strcmp(k, "kernel_refused") == 0) {
+			m->kernel_refused = u != 0;
+		} else if (strcmp(k, "processes") == 0) {
+			m->processes = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		}
 		free(k);
 		free(v);

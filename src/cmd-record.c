@@ -43,13 +43,15 @@ static const char usage_text[] =
 	"                       instead (cheaper for mmap-heavy programs; processes\n"
 	"                       that live less than that keep raw addresses)\n"
 	"      --user           user space only\n"
-	"      --kernel         kernel frames too (default only where\n"
-	"                       perf_event_paranoid <= 1; reading kallsyms costs ~50 ms)\n"
+	"      --kernel         kernel samples too, or fail (default: kernel samples\n"
+	"                       where allowed -- root, CAP_PERFMON or\n"
+	"                       perf_event_paranoid <= 1 -- else user space only)\n"
 	"  -q, --quiet          no summary line\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"At the end one line says how many samples were taken and lost, and the CPU\n"
-	"time the profiler used against the workload's. See tachy-record(1).\n";
+	"time the profiler used against the workload's; a second line what share of\n"
+	"the workload's CPU time the samples cover. See tachy-record(1).\n";
 
 struct opts {
 	const char *event, *output;
@@ -207,7 +209,7 @@ struct run {
 	struct ty_collector *c;
 	struct ty_symbols *syms;
 	struct ty_event ev;
-	int exclude_kernel;
+	int exclude_kernel, kernel_refused;
 	pid_t child;
 	int pgrp; /* the child leads its own process group */
 	uint64_t stop_ns; /* when an interrupt was passed on to the child */
@@ -253,7 +255,7 @@ open_sampler(struct run *r, struct ty_error *err)
 	if (r->ev.flags & TY_EVENT_PRIV_GIVEN) /* :u or :k say it */
 		r->exclude_kernel = r->ev.attr.exclude_kernel;
 	else
-		r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1);
+		r->exclude_kernel = r->o->user > 0;
 	for (;;) {
 		so.type = r->ev.attr.type;
 		so.config = r->ev.attr.config;
@@ -264,9 +266,10 @@ open_sampler(struct run *r, struct ty_error *err)
 		ret = ty_sampler_open(&r->s, &so, err);
 		if (ret == 0)
 			break;
-		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel &&
+		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel && r->o->user == 0 &&
 		    !(r->ev.flags & TY_EVENT_PRIV_GIVEN)) {
 			r->exclude_kernel = 1; /* perf_event_paranoid >= 2: user space only */
+			r->kernel_refused = 1;
 			continue;
 		}
 		if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) && !explicit_ev &&
@@ -520,19 +523,28 @@ static void
 summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
-	char rate[64];
+	char rate[64], space[96], cover[512];
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
 	else
 		snprintf(rate, sizeof(rate), "at %ld Hz", r->o->freq);
+	if (!r->exclude_kernel)
+		snprintf(space, sizeof(space), " (kernel included)");
+	else if (r->kernel_refused)
+		snprintf(space, sizeof(space), " (user space only: perf_event_paranoid is %d)",
+			 paranoid());
+	else
+		snprintf(space, sizeof(space), " (user space only)");
 	fprintf(stderr,
 		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
 		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
-		p->nsamples, r->ename, r->fell_back ? " (no cycles event here)" : "", rate, r->o->callchain ? " with call chains" : "",
-		r->exclude_kernel ? " (user space only)" : "", (unsigned long long)p->meta.lost,
-		(unsigned long long)p->meta.throttled, me, work > 0 ? 100 * me / work : 0, work,
-		r->o->output);
+		p->nsamples, r->ename, r->fell_back ? " (no cycles event here)" : "", rate,
+		r->o->callchain ? " with call chains" : "", space,
+		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled, me,
+		work > 0 ? 100 * me / work : 0, work, r->o->output);
+	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
+		fprintf(stderr, "tachy record: %s\n", cover);
 }
 
 static int
@@ -558,6 +570,10 @@ finish(struct run *r, struct ty_error *err)
 	p->meta.period_ns = r->ev.kind == TY_EVENT_TASK_CLOCK;
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.workload_cpu_ns = tv_ns(r->ru.ru_utime) + tv_ns(r->ru.ru_stime);
+	p->meta.workload_sys_ns = tv_ns(r->ru.ru_stime);
+	p->meta.user_only = r->exclude_kernel;
+	p->meta.kernel_refused = r->kernel_refused;
+	p->meta.processes = (uint32_t)ty_collector_pids(r->c, NULL, 0);
 	getrusage(RUSAGE_SELF, &self);
 	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);
 	if (r->o->pid) { /* the workload's CPU time is not ours to wait for */
@@ -565,6 +581,7 @@ finish(struct run *r, struct ty_error *err)
 		for (i = 0; i < p->nsamples; i++)
 			sum += p->samples[i].period;
 		p->meta.workload_cpu_ns = p->meta.period_ns ? sum : 0;
+		p->meta.workload_sys_ns = 0;
 	}
 	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++)
 		if (!r->o->quiet)

@@ -172,6 +172,7 @@ header(const struct ty_profile *p, const char *what)
 {
 	const struct ty_prof_meta *m = &p->meta;
 	double total = 0;
+	char cover[512];
 	size_t i;
 
 	for (i = 0; i < p->nsamples; i++)
@@ -185,6 +186,8 @@ header(const struct ty_profile *p, const char *what)
 	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
 	if (m->command && *m->command)
 		printf("Command: %s\n", m->command);
+	if (ty_profile_coverage(p, cover, sizeof(cover)) == 0)
+		printf("Coverage: %s\n", cover);
 	if (m->lost)
 		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n", m->lost);
 }

@@ -52,6 +52,10 @@ struct ty_prof_meta {
 	int period_ns;      /* periods are nanoseconds (clock events) */
 	uint64_t lost, throttled, unthrottled;
 	uint64_t profiler_cpu_ns, workload_cpu_ns, wall_ns;
+	uint64_t workload_sys_ns; /* of workload_cpu_ns, in the kernel */
+	int user_only;            /* kernel samples were not taken */
+	int kernel_refused;       /* ... because the kernel refused them */
+	uint32_t processes;       /* processes seen */
 };
 
 struct ty_profile {
@@ -95,6 +99,12 @@ const char *ty_profile_func_dso(const struct ty_profile *p, uint32_t f);
 /* Seconds that WEIGHT (a sum of periods) stands for: the periods themselves
  * for clock events, else the weight's share of the workload's CPU time. */
 double ty_profile_seconds(const struct ty_profile *p, double weight);
+
+/* One sentence (no final period) into BUF on how much of the workload's CPU
+ * time the samples stand for, with a hint when they cover little of it
+ * (kernel time not sampled; short-lived processes at a low rate). Returns
+ * 0, or -1 when that is not known (not a clock event, no CPU time). */
+int ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len);
 
 /* Write P to PATH ("-" for stdout) atomically. Returns 0 or a negative
  * errno with E filled. */
