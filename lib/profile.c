@@ -590,6 +590,21 @@ encode(const struct ty_profile *p, struct buf *out)
 }
 
 int
+ty_profile_write_fp(const struct ty_profile *p, FILE *out, const char *path, struct ty_error *e)
+{
+	struct buf b = {0};
+
+	encode(p, &b);
+	if (b.err) {
+		free(b.p);
+		return ty_error_set(e, -ENOMEM, "cannot write '%s': out of memory", path);
+	}
+	fwrite(b.p, 1, b.n, out);
+	free(b.p);
+	return 0;
+}
+
+int
 ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e)
 {
 	struct ty_outfile of;

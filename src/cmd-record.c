@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 
 #include "cli.h"
 #include "tachy/events.h"
+#include "tachy/outfile.h"
 #include "tachy/profile.h"
 #include "tachy/sampler.h"
 #include "tachy/symbols.h"
@@ -35,7 +37,8 @@ static const char usage_text[] =
 	"  -e, --event EVENT    what to sample, as tachy stat -e names it; default\n"
 	"                       cycles where the CPU has it, else cpu-clock\n"
 	"  -g, --call-graph     record call chains (frame pointers)\n"
-	"  -o, --output FILE    profile file (default tachy.prof, - for stdout)\n"
+	"  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
+	"                       command's stdout then goes to stderr)\n"
 	"  -p, --pid PID        attach to a running process (all its threads) until it\n"
 	"                       exits or Ctrl-C\n"
 	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
@@ -212,6 +215,8 @@ struct run {
 	int exclude_kernel, kernel_refused;
 	pid_t child;
 	int pgrp; /* the child leads its own process group */
+	struct ty_outfile out; /* -o, opened before the command starts */
+	int out_open;
 	uint64_t stop_ns; /* when an interrupt was passed on to the child */
 	int status;
 	struct rusage ru;
@@ -462,6 +467,23 @@ attached_name(long pid)
 	return s;
 }
 
+/* Does the profile go where tachy's stdout goes (-o -, -o /dev/stdout)? Then
+ * the command's stdout must go elsewhere (to stderr), not into the profile. */
+static int
+profile_on_stdout(const struct run *r)
+{
+	struct stat a, b;
+
+	if (r->out.is_stdout)
+		return 1;
+	if (fstat(STDOUT_FILENO, &b) != 0)
+		return 0;
+	if (stat(r->o->output, &a) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return 1; /* -o /dev/stdout: its temporary file replaces stdout's */
+	return r->out.fd >= 0 && fstat(r->out.fd, &a) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 static int
 start(struct run *r, struct ty_error *err)
 {
@@ -478,7 +500,8 @@ start(struct run *r, struct ty_error *err)
 		return 0;
 	}
 	r->pgrp = own_group();
-	r->child = spawn_held(r->o->argv, r->pgrp, -1, &go, &fail);
+	r->child = spawn_held(r->o->argv, r->pgrp, profile_on_stdout(r) ? STDERR_FILENO : -1,
+			      &go, &fail);
 	if (r->child < 0)
 		return cli_error(EXIT_RUNTIME, "cannot start '%s': %s", r->o->argv[0],
 				 strerror(errno));
@@ -586,7 +609,13 @@ finish(struct run *r, struct ty_error *err)
 	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++)
 		if (!r->o->quiet)
 			cli_warn("%s", ty_symbols_warning(r->syms, i));
-	if ((ret = ty_profile_write(p, r->o->output, err)) < 0) {
+	ret = ty_profile_write_fp(p, r->out.fp, r->o->output, err);
+	r->out_open = 0;
+	if (ret < 0)
+		ty_outfile_abort(&r->out);
+	else
+		ret = ty_outfile_commit(&r->out, err);
+	if (ret < 0) {
 		ty_profile_free(p);
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
@@ -657,6 +686,15 @@ cmd_record(int argc, char **argv)
 	r.c = ty_collector_new(r.syms);
 	if (!r.syms || !r.c)
 		return cli_error(EXIT_RUNTIME, "out of memory");
+	/* A bad -o fails now, not after a long recording. */
+	if (ty_outfile_open(&r.out, o.output, &err) < 0) {
+		ty_collector_free(r.c);
+		ty_symbols_free(r.syms);
+		return cli_error(EXIT_RUNTIME, "%s", err.msg);
+	}
+	r.out_open = 1;
+	if (r.out.fd >= 0) /* the command need not inherit it */
+		fcntl(r.out.fd, F_SETFD, FD_CLOEXEC);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	ret = start(&r, &err);
@@ -669,6 +707,8 @@ cmd_record(int argc, char **argv)
 	}
 	if (ret == 0)
 		ret = finish(&r, &err);
+	if (r.out_open)
+		ty_outfile_abort(&r.out);
 	ty_sampler_free(r.s);
 	ty_collector_free(r.c);
 	ty_symbols_free(r.syms);

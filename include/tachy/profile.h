@@ -110,6 +110,12 @@ int ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len);
  * errno with E filled. */
 int ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e);
 
+/* Write P to OUT (an open ty_outfile's stream, say; PATH names it in
+ * errors); write errors are the caller's to check. Returns 0 or -ENOMEM
+ * with E filled. */
+int ty_profile_write_fp(const struct ty_profile *p, FILE *out, const char *path,
+			struct ty_error *e);
+
 /* Read PATH into a new profile. Returns 0 and *OUT, -EINVAL with E filled
  * for a file that is not a valid tachy profile (bad magic, other version,
  * truncated, an index out of range), or another negative errno. */
