@@ -333,12 +333,41 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 	return 0;
 }
 
+/* Is PATH a tachy profile? --flame victim.prof must not destroy it. */
+static int
+is_profile(const char *path)
+{
+	char magic[8];
+	FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	int r;
+
+	if (!fp)
+		return 0;
+	r = fread(magic, 1, sizeof(magic), fp) == sizeof(magic) &&
+	    memcmp(magic, TY_PROFILE_MAGIC, sizeof(magic)) == 0;
+	fclose(fp);
+	return r;
+}
+
+static int
+check_output(const char *opt, const char *path)
+{
+	if (path && is_profile(path))
+		return cli_error(EXIT_USAGE, "%s %s: that file is a tachy profile; not overwriting it "
+				 "(the profile to read comes after the output: %s OUT %s)",
+				 opt, path, opt, path);
+	return 0;
+}
+
 static int
 run(const struct opts *o)
 {
 	struct ty_profile *p = NULL, *old = NULL;
 	struct ty_error e = {0};
 	int r = 0;
+
+	if ((r = check_output("--flame", o->flame)) || (r = check_output("--pprof", o->pprof)))
+		return r;
 
 	if (o->mode == M_DIFF) {
 		if ((r = load(o->old, &old)) || (r = load(o->new_, &p)))
