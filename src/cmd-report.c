@@ -167,6 +167,27 @@ base(const char *dso)
 	return s && s[1] ? s + 1 : dso;
 }
 
+/* Clock events are shown in seconds; others (page-faults, -c counts of any
+ * event) in events: their seconds would be an estimate at best. */
+static double
+amount(const struct ty_profile *p, double weight)
+{
+	return p->meta.period_ns ? ty_profile_seconds(p, weight) : weight;
+}
+
+static const char *
+unit(const struct ty_profile *p)
+{
+	return p->meta.period_ns ? "seconds" : " events";
+}
+
+/* An amount in a column WIDTH wide. */
+static void
+put_amount(const struct ty_profile *p, int width, double v)
+{
+	printf(p->meta.period_ns ? "%*.3f" : "%*.0f", width, v);
+}
+
 static void
 header(const struct ty_profile *p, const char *what)
 {
@@ -182,7 +203,10 @@ header(const struct ty_profile *p, const char *what)
 		printf(" at %" PRIu64 " Hz", m->rate);
 	else
 		printf(" every %" PRIu64 " events", m->rate);
-	printf(", %.3f s", ty_profile_seconds(p, total));
+	if (m->period_ns)
+		printf(", %.3f s", ty_profile_seconds(p, total));
+	else
+		printf(", %.0f events", total);
 	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
 	if (m->command && *m->command)
 		printf("Command: %s\n", m->command);
@@ -203,19 +227,22 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
 	printf("\n  %%    cumulative   self       self    total    total\n"
-	       " time    seconds   seconds   samples     %%    seconds  %s\n",
+	       " time    %s   %s   samples     %%    %s  %s\n", unit(p), unit(p), unit(p),
 	       o->by == TY_BY_SYMBOL ? "symbol  DSO" : o->by == TY_BY_THREAD ? "thread"
 					: o->by == TY_BY_COMM ? "command" : "DSO");
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
-		double self = ty_profile_seconds(p, r->self_weight);
+		double self = amount(p, r->self_weight);
 		double pct = f.weight > 0 ? 100 * r->self_weight / f.weight : 0;
 		double tpct = f.weight > 0 ? 100 * r->total_weight / f.weight : 0;
 		cum += self;
-		printf("%6.2f %10.3f %9.3f %9" PRIu64 " %7.2f %9.3f  %s%s%s\n", pct, cum, self,
-		       r->self_samples, tpct, ty_profile_seconds(p, r->total_weight),
-		       o->by == TY_BY_DSO ? base(r->name) : r->name, r->dso ? "  " : "",
+		printf("%6.2f ", pct);
+		put_amount(p, 10, cum);
+		put_amount(p, 10, self);
+		printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
+		put_amount(p, 9, amount(p, r->total_weight));
+		printf("  %s%s%s\n", o->by == TY_BY_DSO ? base(r->name) : r->name, r->dso ? "  " : "",
 		       base(r->dso));
 	}
 	if (n < f.nrows)
@@ -238,16 +265,17 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 	if (r < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, up ? "Callers" : "Callees");
-	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), %.3f s\n\n", up ? "Callers" : "Callees",
-	       o->sym, m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0,
-	       ty_profile_seconds(p, m.total_weight));
-	printf("      %%   seconds   samples  %s  DSO\n", up ? "caller" : "callee");
+	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees", o->sym,
+	       m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
+	put_amount(p, 0, amount(p, m.total_weight));
+	printf("%s\n\n", p->meta.period_ns ? " s" : " events");
+	printf("      %%   %s   samples  %s  DSO\n", unit(p), up ? "caller" : "callee");
 	for (i = 0; i < f.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_flat_row *x = &f.rows[i];
-		printf("%7.2f %9.3f %9" PRIu64 "  %s%s%s\n",
-		       m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0,
-		       ty_profile_seconds(p, x->self_weight), x->self_samples, x->name,
-		       x->dso ? "  " : "", base(x->dso));
+		printf("%7.2f ", m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0);
+		put_amount(p, 9, amount(p, x->self_weight));
+		printf(" %9" PRIu64 "  %s%s%s\n", x->self_samples, x->name, x->dso ? "  " : "",
+		       base(x->dso));
 	}
 	ty_flat_release(&f);
 	return 0;
