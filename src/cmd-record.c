@@ -34,7 +34,7 @@ static const char usage_text[] =
 	"\n"
 	"  -F, --freq HZ        samples per second (default 999)\n"
 	"  -c, --period N       one sample every N events instead of -F\n"
-	"  -e, --event EVENT    what to sample, as tachy stat -e names it; default\n"
+	"  -e, --event EVENT    what to sample, as tachy run -e names it; default\n"
 	"                       cycles where the CPU has it, else cpu-clock\n"
 	"  -g, --call-graph     record call chains (frame pointers)\n"
 	"  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
@@ -105,7 +105,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
+	int c, freq_given = 0, user_given = 0, kernel_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "tachy.prof";
@@ -117,7 +117,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'F':
 			if (cli_parse_long("-F", optarg, 1, 10000000, &o->freq))
 				return EXIT_USAGE;
-			o->period = 0;
+			freq_given = 1;
 			break;
 		case 'c':
 			if (cli_parse_long("-c", optarg, 1, 1L << 62, &o->period))
@@ -137,8 +137,8 @@ parse_args(int argc, char **argv, struct opts *o)
 				return cli_usage_error("-m %ld: the ring size must be a power of two",
 						       o->pages);
 			break;
-		case 'U': o->user = 1; break;
-		case 'K': o->user = -1; break;
+		case 'U': o->user = 1, user_given = 1; break;
+		case 'K': o->user = -1, kernel_given = 1; break;
 		case 'M': o->proc_maps = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return -1;
@@ -146,6 +146,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		}
 	}
 	o->argv = argv + optind;
+	if (freq_given && o->period)
+		return cli_usage_error("-F and -c exclude each other (a frequency or a period)");
+	if (user_given && kernel_given)
+		return cli_usage_error("--user and --kernel exclude each other");
 	if (o->pid && o->argv[0])
 		return cli_usage_error("give either -p PID or a command, not both");
 	if (!o->pid && !o->argv[0])

@@ -72,7 +72,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c, modes = 0;
+	int c, modes = 0, min_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->min = 0.5;
@@ -115,6 +115,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_MIN:
 			if (cli_parse_double("--min", optarg, 0, 100, &o->min))
 				return EXIT_USAGE;
+			min_given = 1;
 			break;
 		case O_FOLDED: o->mode = M_FOLDED, modes++; break;
 		case O_FLAME: o->flame = optarg; break;
@@ -128,6 +129,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (modes > 1)
 		return cli_usage_error("--callers, --callees, --tree, --folded and --diff exclude "
 				       "each other");
+	if (o->title && !o->flame)
+		return cli_usage_error("--title is the flame graph's: give --flame OUT.svg too");
+	if (min_given && o->mode != M_TREE)
+		return cli_usage_error("--min is the call tree's cut-off: give --tree too");
 	argv += optind;
 	argc -= optind;
 	if (o->mode == M_DIFF) {
