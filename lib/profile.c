@@ -1384,8 +1384,20 @@ node_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->dso, y->dso);
 }
 
-void
-ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p)
+/* Largest total first; equal totals by name. */
+static int
+node_cmp_total(const void *a, const void *b)
+{
+	const struct ty_tree_node *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct ty_tree_node *y = &sort_tree->nodes[*(const uint32_t *)b];
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return node_cmp(a, b);
+}
+
+static void
+sort_children(struct ty_tree *t, int (*cmp)(const void *, const void *))
 {
 	uint32_t *kids = malloc((t->n ? t->n : 1) * 4), i, k, m;
 
@@ -1397,13 +1409,26 @@ ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p)
 			kids[m++] = k;
 		if (m < 2)
 			continue;
-		qsort(kids, m, 4, node_cmp);
+		qsort(kids, m, 4, cmp);
 		t->nodes[i].child = kids[0];
 		for (k = 0; k + 1 < m; k++)
 			t->nodes[kids[k]].sibling = kids[k + 1];
 		t->nodes[kids[m - 1]].sibling = TY_NONE;
 	}
 	free(kids);
+}
+
+void
+ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p)
+{
+	(void)p;
+	sort_children(t, node_cmp);
+}
+
+void
+ty_tree_sort_by_total(struct ty_tree *t)
+{
+	sort_children(t, node_cmp_total);
 }
 
 /* --- folded stacks ---------------------------------------------------------------- */

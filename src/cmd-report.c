@@ -311,7 +311,7 @@ report_tree(const struct ty_profile *p, const struct opts *o)
 
 	if (ty_tree_build(&t, p, NULL) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	ty_tree_sort_children(&t, p);
+	ty_tree_sort_by_total(&t);
 	header(p, "Call tree");
 	printf("\n  total     self  function  DSO (nodes under %.2g%% hidden)\n", o->min);
 	print_node(p, &t, 0, 0, o->min);

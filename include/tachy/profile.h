@@ -194,6 +194,9 @@ int ty_tree_build(struct ty_tree *t, const struct ty_profile *p, const struct ty
 void ty_tree_release(struct ty_tree *t);
 /* Children of N sorted by NAME ascending (for stable output). */
 void ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p);
+/* Children of every node sorted by total weight, largest first (equal
+ * totals by name): the order of a call tree read from the top. */
+void ty_tree_sort_by_total(struct ty_tree *t);
 
 /* Write FlameGraph's folded stacks ("root;...;leaf COUNT", counts in
  * samples, lines sorted) to FP. Returns 0, or -EIO when FP fails. */
