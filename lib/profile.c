@@ -174,6 +174,7 @@ ty_profile_free(struct ty_profile *p)
 	free(p->stack_off);
 	free(p->frames);
 	free(p->threads);
+	free(p->maps);
 	free(p->samples);
 	free(p->meta.event);
 	free(p->meta.command);
@@ -385,6 +386,18 @@ ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *
 }
 
 int
+ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m)
+{
+	struct ty_prof_mapping *n = realloc(p->maps, (p->nmaps + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	p->maps = n;
+	p->maps[p->nmaps++] = *m;
+	return 0;
+}
+
+int
 ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s)
 {
 	if (s->stack >= p->nstacks)
@@ -453,10 +466,10 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 /* --- the file format --------------------------------------------------------- */
 
 enum { SEC_META = 1, SEC_STRINGS, SEC_FUNCS, SEC_LOCS, SEC_STACKS, SEC_THREADS, SEC_SAMPLES,
-       SEC_END = 0x454e44 };
+       SEC_MAPS, SEC_END = 0x454e44 }; /* SEC_MAPS is optional (added later) */
 
 static const char *const sec_names[] = {"?", "meta", "strings", "functions", "locations",
-					"stacks", "threads", "samples"};
+					"stacks", "threads", "samples", "mappings"};
 
 struct buf {
 	unsigned char *p;
@@ -578,6 +591,14 @@ encode(const struct ty_profile *p, struct buf *out)
 		put32(&b, p->threads[i].pid), put32(&b, p->threads[i].tid),
 			put32(&b, p->threads[i].comm);
 	section(out, SEC_THREADS, &b);
+	if (p->nmaps) {
+		put32(&b, p->nmaps);
+		for (i = 0; i < p->nmaps; i++)
+			put32(&b, p->maps[i].dso), put32(&b, p->maps[i].build_id),
+				put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
+				put64(&b, p->maps[i].offset);
+		section(out, SEC_MAPS, &b);
+	}
 	put64(&b, p->nsamples);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct ty_prof_sample *s = &p->samples[i];
@@ -785,6 +806,19 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			p->threads[i].comm = get32(r);
 		p->nthreads = (uint32_t)n;
 		break;
+	case SEC_MAPS:
+		if (!count_ok(r, n = get32(r), 32) ||
+		    !(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			p->maps[i].dso = get32(r), p->maps[i].build_id = get32(r);
+			p->maps[i].start = get64(r), p->maps[i].limit = get64(r);
+			p->maps[i].offset = get64(r);
+		}
+		p->nmaps = (uint32_t)n;
+		break;
 	case SEC_SAMPLES:
 		if (!count_ok(r, n = get64(r), 28) ||
 		    !(p->samples = malloc((n ? n : 1) * sizeof(*p->samples)))) {
@@ -857,6 +891,11 @@ check_refs(const struct ty_profile *p, struct ty_error *e)
 		if (p->threads[i].comm >= p->nstrings)
 			return ty_error_set(e, -EINVAL, "thread %u names string %u of %u",
 					    p->threads[i].tid, p->threads[i].comm, p->nstrings);
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].dso >= p->nstrings ||
+		    (p->maps[i].build_id != TY_NONE && p->maps[i].build_id >= p->nstrings) ||
+		    p->maps[i].limit < p->maps[i].start)
+			return ty_error_set(e, -EINVAL, "mapping %zu is out of range", i);
 	for (i = 0; i < p->nsamples; i++)
 		if (p->samples[i].stack >= p->nstacks)
 			return ty_error_set(e, -EINVAL, "sample %zu refers to stack %u of %u", i,
@@ -881,11 +920,11 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 		if (len > (uint64_t)(r->end - r->p))
 			return ty_error_set(e, -EINVAL, "truncated: section %s needs %" PRIu64
 					    " bytes, %zu left",
-					    tag < 8 ? sec_names[tag] : "?", len,
+					    tag <= SEC_MAPS ? sec_names[tag] : "?", len,
 					    (size_t)(r->end - r->p));
 		if (tag == SEC_END)
 			break;
-		if (tag >= 1 && tag <= 7) {
+		if (tag >= 1 && tag <= SEC_MAPS) {
 			struct rd s = {r->p, r->p + len, sec_names[tag], 0};
 			if (seen & (1u << tag))
 				return ty_error_set(e, -EINVAL, "section %s appears twice",

@@ -33,6 +33,14 @@ struct ty_prof_loc {
 	uint32_t func;
 };
 
+/* Where a DSO's code lies, in the link-time addresses of the locations:
+ * [start, limit) is file bytes from offset on (pprof's mapping). */
+struct ty_prof_mapping {
+	uint32_t dso;      /* string index */
+	uint32_t build_id; /* string index (hex), TY_NONE when unknown */
+	uint64_t start, limit, offset;
+};
+
 struct ty_prof_thread {
 	uint32_t pid, tid, comm; /* comm: string index */
 };
@@ -72,6 +80,8 @@ struct ty_profile {
 	size_t nframes, cap_frames;
 	struct ty_prof_thread *threads;
 	uint32_t nthreads, cap_threads;
+	struct ty_prof_mapping *maps; /* optional, one per DSO at most */
+	uint32_t nmaps;
 	struct ty_prof_sample *samples;
 	size_t nsamples, cap_samples;
 	double weight; /* sum of the samples' periods */
@@ -91,6 +101,8 @@ uint32_t ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n
 /* Set the command name of thread TID (adding the thread). */
 uint32_t ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *comm);
 int ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s);
+/* Add the mapping M (its strings already interned). Returns 0 or -ENOMEM. */
+int ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m);
 
 /* Name of function F / location L's function, and their DSO. */
 const char *ty_profile_func_name(const struct ty_profile *p, uint32_t f);
