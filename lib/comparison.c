@@ -259,10 +259,15 @@ pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname,
 	size_t i, ref = f->reference;
 	long k;
 
+	if (f->reference_norun && !refname)
+		return ty_error_set(e, -EINVAL,
+				    "the reference of '%s', '%s', has no finished run: pick another "
+				    "with --reference NAME",
+				    f->path, f->reference_norun);
 	if (f->nbenches < 2)
 		return ty_error_set(e, -EINVAL,
-				    "'%s' holds one benchmark: give a second file to compare with",
-				    f->path);
+				    "'%s' holds one benchmark%s: give a second file to compare with",
+				    f->path, f->nnotes ? " with runs" : "");
 	if (refname) {
 		if ((k = find_bench(f, refname, NULL)) < 0)
 			return ty_error_set(e, -EINVAL,
@@ -475,6 +480,23 @@ geomeans(struct ty_cmp_table *c)
 
 /* ---- the whole ---- */
 
+/* The notes of each file (benchmarks left out, an interrupted run) come
+ * first, named by the file. */
+static int
+file_notes(struct ty_cmp_table *c, const struct ty_saved *files, size_t n)
+{
+	char buf[1024];
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < files[i].nnotes; j++) {
+			snprintf(buf, sizeof(buf), "%s: %s", files[i].path, files[i].notes[j]);
+			if (!note(c, buf))
+				return -ENOMEM;
+		}
+	return 0;
+}
+
 static int
 unmatched(struct ty_cmp_set *s, const struct pairing *p)
 {
@@ -567,6 +589,7 @@ ty_comparison_build(struct ty_cmp_table *c, const struct ty_saved *files, size_t
 		c->sets[i].old = &files[0];
 		c->sets[i].new = n == 1 ? &files[0] : &files[i + 1];
 	}
+	rc = file_notes(c, files, n);
 	for (i = 0; !rc && i < c->nsets; i++)
 		rc = build_set(c, i, e);
 	if (!rc)

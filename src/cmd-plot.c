@@ -257,16 +257,45 @@ page_title(const struct plot *p, char *buf, size_t size)
 	return buf;
 }
 
+static size_t
+nfile_notes(const struct plot *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nfiles; i++)
+		n += p->files[i].nnotes;
+	return n;
+}
+
+/* The notes of the files (benchmarks left out, interrupted runs), a line
+ * each from Y down. */
+static void
+svg_file_notes(FILE *fp, double y, const struct plot *p)
+{
+	char buf[1200], cut[1024];
+	size_t i, j;
+
+	for (i = 0; i < p->nfiles; i++)
+		for (j = 0; j < p->files[i].nnotes; j++, y += 18) {
+			snprintf(buf, sizeof(buf), "note: %s: %s", p->files[i].path,
+				 p->files[i].notes[j]);
+			ty_svg_text(fp, 15, y, "start", 12, 0,
+				    resfmt_truncate(cut, sizeof(cut), buf, 140));
+		}
+}
+
 static int
 write_svg(FILE *fp, const struct plot *p)
 {
-	double h = 40 + ROW_H * (double)nbenches(p) + (p->cmp ? change_height(p->cmp) : 0), y = 40;
+	double y = 40 + 18 * (double)nfile_notes(p);
+	double h = y + ROW_H * (double)nbenches(p) + (p->cmp ? change_height(p->cmp) : 0);
 	char title[1024];
 	size_t i, j;
 	int rc;
 
 	ty_svg_begin(fp, WIDTH, h);
 	ty_svg_text(fp, 15, 24, "start", 18, 1, page_title(p, title, sizeof(title)));
+	svg_file_notes(fp, 46, p);
 	for (i = 0; i < p->nfiles; i++)
 		for (j = 0; j < p->files[i].nbenches; j++, y += ROW_H)
 			if ((rc = bench_panel(fp, y, p, i, &p->files[i].benches[j])))
@@ -417,6 +446,21 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	}
 }
 
+static void
+html_file_notes(FILE *fp, const struct plot *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nfiles; i++)
+		for (j = 0; j < p->files[i].nnotes; j++) {
+			fputs("<p class=\"note\">", fp);
+			ty_svg_escape(fp, p->files[i].path);
+			fputs(": ", fp);
+			ty_svg_escape(fp, p->files[i].notes[j]);
+			fputs("</p>\n", fp);
+		}
+}
+
 static int
 write_html(FILE *fp, const struct plot *p)
 {
@@ -434,7 +478,9 @@ write_html(FILE *fp, const struct plot *p)
 	if ((rc = bench_table(fp, p)))
 		return rc;
 	if (p->cmp)
-		change_table(fp, p->cmp);
+		change_table(fp, p->cmp); /* its notes include the files' */
+	else
+		html_file_notes(fp, p);
 	fputs("<h2>Pictures</h2>\n", fp);
 	for (i = 0; i < p->nfiles; i++) {
 		for (j = 0; j < p->files[i].nbenches; j++) {

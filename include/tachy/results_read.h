@@ -5,7 +5,9 @@
  * missing or mistyped field, an empty result list or an unknown schema
  * version is an error naming the file and the place (line and column for
  * syntax, a path such as results[2].tachy.runs[4].wall_ns for content).
- * Nothing is guessed. Needs jansson (HAVE_JANSSON); without it every read
+ * Nothing is guessed. A benchmark without a single run ("times": [], as an
+ * interrupted run leaves it) is left out with a note, not an error, unless
+ * no benchmark of the file has a run. Needs jansson (HAVE_JANSSON); without it every read
  * fails with "not built with jansson". */
 #ifndef TACHY_RESULTS_READ_H
 #define TACHY_RESULTS_READ_H
@@ -48,6 +50,12 @@ struct ty_saved {
 	char **env_keys;   /* tachy.environment, values as text; */
 	char **env_values; /* nenv == 0 when the file has none */
 	size_t nenv;
+	int interrupted;	 /* tachy.interrupted is true */
+	char *reference_norun;	 /* tachy.reference names a benchmark left out
+				    (no run): its name; else NULL */
+	char **notes;		 /* what a reader must know about the file */
+	size_t nnotes;		 /* (benchmarks left out, interrupted), */
+				 /* sentences without the file's name */
 };
 
 /* Read PATH into R (the caller owns R; release with ty_results_read_release).
