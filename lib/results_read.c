@@ -101,6 +101,13 @@ ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
 	return ty_results_read_text(r, "", path, e);
 }
 
+int
+ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e)
+{
+	(void)fp;
+	return ty_results_read_text(r, "", path, e);
+}
+
 #else
 
 /* The reading state: the file's name and the path to the current value. */
@@ -832,29 +839,39 @@ ty_results_read_text(struct ty_saved *r, const char *text, const char *path, str
 }
 
 int
-ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e)
 {
 	json_error_t je;
 	json_t *root;
-	FILE *fp;
 	int err;
+
+	memset(r, 0, sizeof(*r));
+	errno = 0;
+	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
+	if (!root && ferror(fp)) {
+		err = errno ? errno : EIO;
+		return ty_error_set(e, -err, "cannot read '%s': %s", path, strerror(err));
+	}
+	if (!root)
+		return ty_error_set(e, -EINVAL, "%s: line %d, column %d: %s", path, je.line,
+				    je.column, je.text);
+	return parse_json(r, root, path, e);
+}
+
+int
+ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+{
+	FILE *fp;
+	int err, rc;
 
 	memset(r, 0, sizeof(*r));
 	if (!(fp = fopen(path, "r"))) {
 		err = errno;
 		return ty_error_set(e, -err, "cannot open '%s': %s", path, strerror(err));
 	}
-	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
-	if (!root && ferror(fp)) {
-		err = errno ? errno : EIO;
-		fclose(fp);
-		return ty_error_set(e, -err, "cannot read '%s': %s", path, strerror(err));
-	}
+	rc = ty_results_read_stream(r, fp, path, e);
 	fclose(fp);
-	if (!root)
-		return ty_error_set(e, -EINVAL, "%s: line %d, column %d: %s", path, je.line,
-				    je.column, je.text);
-	return parse_json(r, root, path, e);
+	return rc;
 }
 
 #endif /* HAVE_JANSSON */

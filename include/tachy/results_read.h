@@ -13,6 +13,7 @@
 #define TACHY_RESULTS_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tachy/error.h"
 
@@ -63,6 +64,11 @@ struct ty_saved {
  * -ENOENT/-EACCES/... when it cannot be opened; -ENOTSUP without jansson;
  * -ENOMEM. On failure R holds nothing. */
 int ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e);
+
+/* As ty_results_read_file, from the open stream FP (read to its end, not
+ * closed); PATH only names it in messages. */
+int ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path,
+			   struct ty_error *e);
 
 /* As ty_results_read, from the NUL-terminated TEXT; PATH only names it in
  * messages. */
