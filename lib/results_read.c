@@ -31,6 +31,7 @@ free_bench(struct ty_saved_bench *b)
 
 	free(b->command);
 	free(b->name);
+	free(b->label);
 	for (i = 0; i < b->nfigs; i++)
 		free_figure(&b->figs[i]);
 	free(b->figs);
@@ -759,6 +760,46 @@ read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int i
 	return 0;
 }
 
+/* Number the benchmarks that share a name (b->dup), with a note per name. */
+static int
+mark_duplicates(struct reader *rd, struct ty_saved *r, const size_t *orig)
+{
+	char list[512];
+	size_t i, j, k, len;
+	int rc;
+
+	for (i = 0; i < r->nbenches; i++) {
+		if (r->benches[i].dup)
+			continue;
+		for (j = i + 1, k = 1; j < r->nbenches; j++)
+			if (strcmp(r->benches[j].name, r->benches[i].name) == 0)
+				r->benches[j].dup = ++k;
+		if (k == 1)
+			continue;
+		r->benches[i].dup = 1;
+		len = (size_t)snprintf(list, sizeof(list), "results[%zu]", orig[i]);
+		for (j = i + 1; j < r->nbenches && len < sizeof(list); j++)
+			if (r->benches[j].dup && strcmp(r->benches[j].name, r->benches[i].name) == 0)
+				len += (size_t)snprintf(list + len, sizeof(list) - len,
+							", results[%zu]", orig[j]);
+		rc = note(rd, r,
+			  "%zu benchmarks are named '%s' (%s): shown numbered ('%s #1', ...); "
+			  "across files they pair in the order they appear",
+			  k, r->benches[i].name, list, r->benches[i].name);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < r->nbenches; i++) {
+		struct ty_saved_bench *b = &r->benches[i];
+		if (b->dup ? asprintf(&b->label, "%s #%zu", b->name, b->dup) < 0
+			   : !(b->label = strdup(b->name))) {
+			b->label = NULL;
+			return nomem(rd);
+		}
+	}
+	return 0;
+}
+
 static int
 read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 {
@@ -795,6 +836,8 @@ read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 		rc = nomem(rd);
 	else if (!tachy || !(rc = read_interrupted(rd, tachy, r)))
 		rc = read_results(rd, results, r, tachy != NULL, orig, norun);
+	if (!rc)
+		rc = mark_duplicates(rd, r, orig);
 	if (!rc && tachy) {
 		l = down(rd, "tachy", 0);
 		rc = read_top_tachy(rd, tachy, r, n, orig, norun);

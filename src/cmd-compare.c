@@ -203,11 +203,11 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 			continue;
 		free(label);
 		label = NULL;
-		if (s->old != s->new &&strcmp(r->old->name, r->new->name) != 0 &&
-		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->name, r->new->name) < 0)
+		if (s->old != s->new &&strcmp(r->old->label, r->new->label) != 0 &&
+		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->label, r->new->label) < 0)
 			return -ENOMEM;
-		cols[0] = prev && prev == r->new->name ? "" : label ? label : r->new->name;
-		prev = r->new->name;
+		cols[0] = prev && prev == r->new->label ? "" : label ? label : r->new->label;
+		prev = r->new->label;
 		cols[1] = r->figure;
 		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit);
 		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit);
@@ -274,7 +274,7 @@ ref_name(const struct ty_cmp_table *c, size_t set)
 
 	for (i = 0; i < c->nrows; i++)
 		if (c->rows[i].set == set)
-			return c->rows[i].old->name;
+			return c->rows[i].old->label;
 	return "?";
 }
 
@@ -513,8 +513,8 @@ gate(const struct ty_cmp_table *c, double limit)
 		if (strcmp(r->figure, "wall") != 0 || r->v.verdict <= 0 || !(r->v.c.rel > limit))
 			continue;
 		snprintf(pct, sizeof(pct), "%.1f%%", r->v.c.rel);
-		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->name,
-			  pct, r->old->name, c->sets[r->set].old->path, limit);
+		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->label,
+			  pct, r->old->label, c->sets[r->set].old->path, limit);
 		tripped = 1;
 	}
 	return tripped;

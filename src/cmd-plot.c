@@ -86,9 +86,9 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 	char full[1024];
 
 	if (p->nfiles > 1)
-		snprintf(full, sizeof(full), "%s (%s)", b->name, p->files[file].path);
+		snprintf(full, sizeof(full), "%s (%s)", b->label, p->files[file].path);
 	else
-		snprintf(full, sizeof(full), "%s", b->name);
+		snprintf(full, sizeof(full), "%s", b->label);
 	return resfmt_truncate(buf, size, full, 52);
 }
 
@@ -184,7 +184,7 @@ figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 		const struct ty_cmp_row *r = &c->rows[i];
 		if (strcmp(r->figure, fig) != 0)
 			continue;
-		resfmt_truncate(name, sizeof(name), r->new->name, c->nsets > 1 ? 28 : 44);
+		resfmt_truncate(name, sizeof(name), r->new->label, c->nsets > 1 ? 28 : 44);
 		if (asprintf(&labels[n], "%s%s%s", name, c->nsets > 1 ? " in " : "",
 			     c->nsets > 1 ? c->sets[r->set].new->path : "") < 0) {
 			labels[n] = NULL;
@@ -377,7 +377,7 @@ bench_table(FILE *fp, const struct plot *p)
 					 resfmt_value(h, sizeof(h), st.hi, ref, f->unit));
 			fputs("<tr>", fp);
 			td(fp, "l", p->files[i].path);
-			td(fp, "n", b->name);
+			td(fp, "n", b->label);
 			fputs("<td class=\"n\"><code>", fp);
 			ty_svg_escape(fp, b->command);
 			fputs("</code></td>", fp);
@@ -408,15 +408,15 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		const struct ty_cmp_row *r = &c->rows[i];
 		const char *v = resfmt_verdict(r);
 		fputs("<tr>", fp);
-		td(fp, "n", r->old->name);
+		td(fp, "n", r->old->label);
 		if (c->nsets > 1) {
 			char *in = NULL;
-			if (asprintf(&in, "%s (%s)", r->new->name, c->sets[r->set].new->path) < 0)
+			if (asprintf(&in, "%s (%s)", r->new->label, c->sets[r->set].new->path) < 0)
 				in = NULL;
-			td(fp, "n", in ? in : r->new->name);
+			td(fp, "n", in ? in : r->new->label);
 			free(in);
 		} else {
-			td(fp, "n", r->new->name);
+			td(fp, "n", r->new->label);
 		}
 		td(fp, "l", r->figure);
 		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit));

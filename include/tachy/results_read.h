@@ -37,6 +37,9 @@ struct ty_saved_bench {
 	size_t nfigs;
 	char **warnings; /* tachy.warnings, as written by run */
 	size_t nwarnings;
+	size_t dup;	 /* 0: the name is unique in the file; else k when it is
+			    the k-th benchmark of that name (1-based) */
+	char *label;	 /* to show: the name, "NAME #k" when not unique */
 };
 
 /* One results file. */

@@ -122,11 +122,40 @@ test_no_runs(void)
 	ty_results_read_release(&r);
 
 	CHECK_INT(ty_results_read_text(&r, hf, "h.json", &e), 0);
+	CHECK_INT(r.benches[0].dup, 0);
+	CHECK_STR(r.benches[0].label, "y");
 	CHECK_INT(r.nbenches, 1);
 	CHECK_STR(r.benches[0].name, "y");
 	CHECK_INT(r.nnotes, 1);
 	if (r.nnotes)
 		CHECK_STR(r.notes[0], "'x' (results[0]) has no finished run: left out");
+	ty_results_read_release(&r);
+}
+
+/* Benchmarks sharing a name are numbered, with a note. */
+static void
+test_duplicates(void)
+{
+	static const char doc[] = "{\"results\": [{\"command\": \"x\", \"times\": [1]},"
+				  " {\"command\": \"y\", \"times\": [1]},"
+				  " {\"command\": \"x\", \"times\": []},"
+				  " {\"command\": \"x\", \"times\": [2]}]}";
+	struct ty_saved r;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_results_read_text(&r, doc, "d.json", &e), 0);
+	CHECK_INT(r.nbenches, 3);
+	CHECK_INT(r.benches[0].dup, 1);
+	CHECK_INT(r.benches[1].dup, 0);
+	CHECK_INT(r.benches[2].dup, 2);
+	CHECK_STR(r.benches[0].label, "x #1");
+	CHECK_STR(r.benches[1].label, "y");
+	CHECK_STR(r.benches[2].label, "x #2");
+	CHECK_INT(r.nnotes, 2);
+	if (r.nnotes == 2)
+		CHECK_STR(r.notes[1], "2 benchmarks are named 'x' (results[0], results[3]): shown "
+				      "numbered ('x #1', ...); across files they pair in the order "
+				      "they appear");
 	ty_results_read_release(&r);
 }
 
@@ -284,6 +313,7 @@ main(void)
 	test_tachy();
 	test_hyperfine();
 	test_no_runs();
+	test_duplicates();
 	test_bad();
 	test_mangled();
 	test_files();
