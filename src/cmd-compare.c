@@ -190,8 +190,13 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 
 	cols[0] = "benchmark";
 	cols[1] = "figure";
-	cols[2] = s->old == s->new ? "reference" : "old";
-	cols[3] = "new";
+	if (c->opt.test == TY_TEST_MANN_WHITNEY) { /* the centres are what is tested */
+		cols[2] = s->old == s->new ? "reference median" : "old median";
+		cols[3] = "new median";
+	} else {
+		cols[2] = s->old == s->new ? "reference mean" : "old mean";
+		cols[3] = "new mean";
+	}
 	cols[4] = "change";
 	cols[5] = "p-value";
 	cols[6] = "verdict";

@@ -400,10 +400,13 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	char o[96], n[96], ch[96], pv[32];
 	size_t i;
 
-	fputs("<h2>Changes</h2>\n<table>\n<tr><th class=\"l\">old</th><th class=\"l\">new</th>"
-	      "<th class=\"l\">figure</th><th>old</th><th>new</th><th>change</th>"
-	      "<th>p-value</th><th class=\"l\">verdict</th></tr>\n",
-	      fp);
+	const char *centre = c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean";
+
+	fprintf(fp,
+		"<h2>Changes</h2>\n<table>\n<tr><th class=\"l\">old</th><th class=\"l\">new</th>"
+		"<th class=\"l\">figure</th><th>old %s</th><th>new %s</th><th>change</th>"
+		"<th>p-value</th><th class=\"l\">verdict</th></tr>\n",
+		centre, centre);
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
 		const char *v = resfmt_verdict(r);
