@@ -214,8 +214,8 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 		cols[0] = prev && prev == r->new->label ? "" : label ? label : r->new->label;
 		prev = r->new->label;
 		cols[1] = r->figure;
-		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit);
-		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit);
+		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit);
+		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit);
 		cols[4] = resfmt_change(ch, sizeof(ch), r);
 		cols[5] = resfmt_p(p, sizeof(p), r->v.c.p_value);
 		notes_cell(nt, sizeof(nt), r);

@@ -79,6 +79,14 @@ bench_stats(const struct ty_saved_figure *f, double confidence, struct bench_sta
 	return 0;
 }
 
+/* The value whose prefix a benchmark's figures share (one unit a line):
+ * the median, else (all but a few runs took no time) the largest. */
+static double
+scale_ref(const struct ty_summary *s)
+{
+	return s->median != 0 ? s->median : s->max;
+}
+
 static char *
 bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 	    const struct ty_saved_bench *b)
@@ -101,7 +109,7 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 	char title[1024], sub[256], m[32], l[32], h[32], mean[32];
 	struct bench_stats st;
 	const char *suffix;
-	double scale, *x;
+	double scale, ref, *x;
 	size_t i;
 	int rc;
 
@@ -109,13 +117,14 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 		return rc;
 	if (!(x = malloc(f->n * sizeof(*x))))
 		return -ENOMEM;
-	resfmt_scale(st.s.median, f->unit, &scale, &suffix);
+	ref = scale_ref(&st.s);
+	resfmt_scale(ref, f->unit, &scale, &suffix);
 	for (i = 0; i < f->n; i++)
 		x[i] = f->values[i] * scale;
-	resfmt_value(m, sizeof(m), st.s.median, st.s.median, f->unit);
-	resfmt_value(l, sizeof(l), st.lo, st.s.median, f->unit);
-	resfmt_value(h, sizeof(h), st.hi, st.s.median, f->unit);
-	resfmt_value(mean, sizeof(mean), st.s.mean, st.s.median, f->unit);
+	resfmt_value(m, sizeof(m), st.s.median, ref, f->unit);
+	resfmt_value(l, sizeof(l), st.lo, ref, f->unit);
+	resfmt_value(h, sizeof(h), st.hi, ref, f->unit);
+	resfmt_value(mean, sizeof(mean), st.s.mean, ref, f->unit);
 	if (st.has_ci)
 		snprintf(sub, sizeof(sub), "%zu runs: median %s [%s, %s], mean %s", f->n, m, l, h,
 			 mean);
@@ -358,7 +367,7 @@ bench_table(FILE *fp, const struct plot *p)
 			double ref;
 			if ((rc = bench_stats(f, p->o->cmp.confidence, &st)))
 				return rc;
-			ref = st.s.median;
+			ref = scale_ref(&st.s);
 			c.n = st.s.n;
 			c.centre = st.s.mean;
 			c.exact_ci = st.s.n >= 2;
@@ -422,8 +431,8 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 			td(fp, "n", r->new->label);
 		}
 		td(fp, "l", r->figure);
-		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit));
-		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit));
+		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit));
+		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit));
 		td(fp, NULL, resfmt_change(ch, sizeof(ch), r));
 		td(fp, NULL, resfmt_p(pv, sizeof(pv), r->v.c.p_value));
 		td(fp, strcmp(v, "~") == 0 ? "l" : v, v);
