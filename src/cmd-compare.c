@@ -498,6 +498,11 @@ print_json(FILE *fp, const struct ty_cmp_table *c)
 		ty_jsonw_object_end(&w);
 	}
 	ty_jsonw_array_end(&w);
+	ty_jsonw_key(&w, "notes"); /* every footnote, the files' first */
+	ty_jsonw_array_begin(&w);
+	for (i = 0; i < c->nnotes; i++)
+		ty_jsonw_string(&w, c->notes[i]);
+	ty_jsonw_array_end(&w);
 	ty_jsonw_object_end(&w);
 	fputc('\n', fp);
 }
