@@ -39,7 +39,8 @@ struct ty_saved_bench {
 	size_t nwarnings;
 	size_t dup;	 /* 0: the name is unique in the file; else k when it is
 			    the k-th benchmark of that name (1-based) */
-	char *label;	 /* to show: the name, "NAME #k" when not unique */
+	char *label;	 /* to show: the name, "NAME #k" when not unique (set by
+			    the reader) */
 };
 
 /* One results file. */
