@@ -265,9 +265,10 @@ pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname,
 
 	if (f->reference_norun && !refname)
 		return ty_error_set(e, -EINVAL,
-				    "the reference of '%s', '%s', has no finished run: pick another "
+				    "the reference of '%s'%s%s%s has no finished run: pick another "
 				    "with --reference NAME",
-				    f->path, f->reference_norun);
+				    f->path, f->reference_norun[0] ? ", '" : "", f->reference_norun,
+				    f->reference_norun[0] ? "'," : "");
 	if (f->nbenches < 2)
 		return ty_error_set(e, -EINVAL,
 				    "'%s' holds one benchmark%s: give a second file to compare with",

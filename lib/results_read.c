@@ -469,8 +469,14 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 	    (rc = member(rd, tachy, "runs", JSON_ARRAY, 1, &runs)) ||
 	    (rc = member(rd, tachy, "warnings", JSON_ARRAY, 0, &warn)) ||
 	    (rc = member(rd, tachy, "summary", JSON_OBJECT, 0, &w)) ||
-	    (rc = member(rd, tachy, "counters", JSON_OBJECT, 0, &w)))
+	    (rc = member(rd, tachy, "counters", JSON_OBJECT, 0, &w)) ||
+	    (rc = member(rd, tachy, "command", JSON_STRING, 0, &w)))
 		return rc;
+	if (w) { /* the command as run, where "command" holds the -n name */
+		free(b->command);
+		if (!(b->command = strdup(json_string_value(w))))
+			return nomem(rd);
+	}
 	free(b->name);
 	if (!(b->name = strdup(json_string_value(name))))
 		return nomem(rd);
@@ -654,6 +660,39 @@ set_reference(struct reader *rd, struct ty_saved *r, size_t idx, const size_t *o
 	return 0;
 }
 
+/* tachy.not_run: [{"name": ..., "command": ...}], the commands an
+ * interrupted run left out of results[]; a note each. Without
+ * tachy.reference (HAS_REF 0) the reference is one of them. */
+static int
+read_not_run(struct reader *rd, const json_t *t, struct ty_saved *r, int has_ref)
+{
+	json_t *list, *o, *name;
+	size_t i, l;
+	int rc;
+
+	if ((rc = member(rd, t, "not_run", JSON_ARRAY, 0, &list)) || !list)
+		return rc;
+	json_array_foreach(list, i, o)
+	{
+		l = down(rd, "not_run", 0);
+		down(rd, NULL, i);
+		if (!json_is_object(o))
+			rc = bad(rd, "expected an object, found %s", type_name(o));
+		else
+			rc = member(rd, o, "name", JSON_STRING, 1, &name);
+		up(rd, l);
+		if (rc)
+			return rc;
+		if ((rc = note(rd, r, "'%s' (tachy.not_run) has no finished run: left out",
+			       json_string_value(name))))
+			return rc;
+	}
+	if (!has_ref && json_array_size(list) && !r->reference_norun &&
+	    !(r->reference_norun = strdup("")))
+		return nomem(rd);
+	return 0;
+}
+
 static int
 read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r, size_t nresults,
 	       const size_t *orig, char *const *norun)
@@ -689,6 +728,8 @@ read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r, size_t nr
 		return bad(rd, "\"reference\" is %lld: there are %zu results",
 			   (long long)json_integer_value(ref), nresults);
 	if (ref && (rc = set_reference(rd, r, (size_t)json_integer_value(ref), orig, norun)))
+		return rc;
+	if ((rc = read_not_run(rd, t, r, ref != NULL)))
 		return rc;
 	return env ? read_environment(rd, env, r) : 0;
 }

@@ -56,8 +56,9 @@ struct ty_saved {
 	char **env_values; /* nenv == 0 when the file has none */
 	size_t nenv;
 	int interrupted;	 /* tachy.interrupted is true */
-	char *reference_norun;	 /* tachy.reference names a benchmark left out
-				    (no run): its name; else NULL */
+	char *reference_norun;	 /* the reference was left out (no run): its
+				    name, "" when unknown (tachy.not_run without
+				    tachy.reference); else NULL */
 	char **notes;		 /* what a reader must know about the file */
 	size_t nnotes;		 /* (benchmarks left out, interrupted), */
 				 /* sentences without the file's name */

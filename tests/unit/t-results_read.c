@@ -93,6 +93,11 @@ test_no_runs(void)
 	    " \"tachy\": {\"schema\": 1, \"reference\": %d, \"interrupted\": %s}}";
 	static const char hf[] = "{\"results\": [{\"command\": \"x\", \"times\": []},"
 				 " {\"command\": \"y\", \"times\": [1, 2]}]}";
+	static const char notrun[] =
+	    "{\"results\": [{\"command\": \"nap\", \"times\": [1], \"tachy\": {\"name\": "
+	    "\"nap\", \"command\": \"sleep 1\", \"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, "
+	    "\"system_ns\": 0}]}}], \"tachy\": {\"schema\": 1, \"interrupted\": true, "
+	    "\"not_run\": [{\"name\": \"ref\", \"command\": \"true\"}]}}";
 	char doc[1024];
 	struct ty_saved r;
 	struct ty_error e = {0};
@@ -119,6 +124,19 @@ test_no_runs(void)
 	CHECK_INT(r.nnotes, 1);
 	CHECK_INT(r.reference, 0);
 	CHECK(r.reference_norun && strcmp(r.reference_norun, "bee") == 0);
+	ty_results_read_release(&r);
+
+	/* As run writes it since it leaves such commands out: tachy.not_run,
+	 * without tachy.reference when the reference did not run; with -n the
+	 * name in "command" and the command in tachy.command. */
+	CHECK_INT(ty_results_read_text(&r, notrun, "n.json", &e), 0);
+	CHECK_INT(r.nbenches, 1);
+	CHECK_STR(r.benches[0].command, "sleep 1");
+	CHECK_STR(r.benches[0].name, "nap");
+	CHECK_INT(r.nnotes, 2);
+	if (r.nnotes == 2)
+		CHECK_STR(r.notes[1], "'ref' (tachy.not_run) has no finished run: left out");
+	CHECK(r.reference_norun && r.reference_norun[0] == '\0');
 	ty_results_read_release(&r);
 
 	CHECK_INT(ty_results_read_text(&r, hf, "h.json", &e), 0);
@@ -189,6 +207,14 @@ static const struct {
      "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
      "{\"schema\": 1, \"interrupted\": \"yes\"}}",
      "b.json: tachy.interrupted: expected a boolean, found a string"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+     "{\"schema\": 1, \"not_run\": [{\"command\": \"b\"}]}}",
+     "b.json: tachy.not_run[0]: missing field \"name\""},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"command\": 5, \"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], "
+     "\"tachy\": {\"schema\": 1}}",
+     "b.json: results[0].tachy.command: expected a string, found an integer"},
     {"{\"results\": [{\"command\": \"a\", \"times\": [1, \"2\"]}]}",
      "b.json: results[0].times[1]: expected a number, found a string"},
     {"{\"results\": [{\"command\": \"a\", \"times\": [1, null]}]}",
