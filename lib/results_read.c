@@ -469,14 +469,8 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 	    (rc = member(rd, tachy, "runs", JSON_ARRAY, 1, &runs)) ||
 	    (rc = member(rd, tachy, "warnings", JSON_ARRAY, 0, &warn)) ||
 	    (rc = member(rd, tachy, "summary", JSON_OBJECT, 0, &w)) ||
-	    (rc = member(rd, tachy, "counters", JSON_OBJECT, 0, &w)) ||
-	    (rc = member(rd, tachy, "command", JSON_STRING, 0, &w)))
+	    (rc = member(rd, tachy, "counters", JSON_OBJECT, 0, &w)))
 		return rc;
-	if (w) { /* the command as run, where "command" holds the -n name */
-		free(b->command);
-		if (!(b->command = strdup(json_string_value(w))))
-			return nomem(rd);
-	}
 	free(b->name);
 	if (!(b->name = strdup(json_string_value(name))))
 		return nomem(rd);
