@@ -270,9 +270,9 @@ pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname,
 				    f->path, f->reference_norun[0] ? ", '" : "", f->reference_norun,
 				    f->reference_norun[0] ? "'," : "");
 	if (f->nbenches < 2)
-		return ty_error_set(e, -EINVAL,
-				    "'%s' holds one benchmark%s: give a second file to compare with",
-				    f->path, f->nnotes ? " with runs" : "");
+		return ty_error_set(
+		    e, -EINVAL, "'%s' holds one benchmark%s: give a second file to compare with",
+		    f->path, f->nnotes ? " with runs" : "");
 	if (refname) {
 		if ((k = find_bench(f, refname, NULL)) < 0)
 			return ty_error_set(e, -EINVAL,

@@ -782,8 +782,8 @@ read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int i
 		free_bench(b);
 		memset(b, 0, sizeof(*b));
 		r->nbenches--;
-		if ((rc = note(rd, r, "'%s' (results[%zu]) has no finished run: left out",
-			       norun[i], i)))
+		if ((rc = note(rd, r, "'%s' (results[%zu]) has no finished run: left out", norun[i],
+			       i)))
 			return rc;
 	}
 	if (r->nbenches == 0) {
@@ -814,7 +814,8 @@ mark_duplicates(struct reader *rd, struct ty_saved *r, const size_t *orig)
 		r->benches[i].dup = 1;
 		len = (size_t)snprintf(list, sizeof(list), "results[%zu]", orig[i]);
 		for (j = i + 1; j < r->nbenches && len < sizeof(list); j++)
-			if (r->benches[j].dup && strcmp(r->benches[j].name, r->benches[i].name) == 0)
+			if (r->benches[j].dup &&
+			    strcmp(r->benches[j].name, r->benches[i].name) == 0)
 				len += (size_t)snprintf(list + len, sizeof(list) - len,
 							", results[%zu]", orig[j]);
 		rc = note(rd, r,

@@ -13,9 +13,9 @@ int resopt_match(struct ty_match *m, char *rule);   /* --match (keeps RULE) */
 /* How a results file read from standard input is named. */
 #define RESOPT_STDIN "(standard input)"
 
-/* Read PATHS[0..N) into FILES ("-": standard input, at most once). Returns 0, or prints why and returns
- * EXIT_USAGE (bad input) or EXIT_RUNTIME (no jansson, no memory); then
- * nothing is left to release. */
+/* Read PATHS[0..N) into FILES ("-": standard input, at most once).
+ * Returns 0, or prints why and returns EXIT_USAGE (bad input) or
+ * EXIT_RUNTIME (no jansson, no memory); then nothing is left to release. */
 int resopt_read(struct ty_saved *files, char **paths, int n);
 
 #endif
