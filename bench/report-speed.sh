@@ -37,31 +37,35 @@ if [ ! -s "$out/t.prof" ] || [ ! -s "$out/perf.data" ]; then
 	perf record -q -e cpu-clock -F 24999 -g -o "$out/perf.data" -- sh -c "$job" >/dev/null 2>&1 || exit 1
 fi
 ts=$("$T" report "$out/t.prof" | awk 'NR == 1 {print $3}')
-ps=$(perf report -i "$out/perf.data" --stdio --header-only 2>/dev/null | awk '/sample_freq|# Samples/ {print}' | head -n 1)
-echo "report-speed: tachy profile $ts samples; perf.data: ${ps:-?}"
+ps=$(perf report -i "$out/perf.data" --stats 2>/dev/null | awk '/SAMPLE events/ {print $3; exit}')
+echo "report-speed: tachy profile: $ts samples; perf.data: ${ps:-?} samples"
 
 now() { date +%s.%N; }
-tachy_once() {
-	"$T" report "$out/t.prof" > "$out/t.flat" && "$T" report --flame "$out/t.svg" "$out/t.prof"
-}
-perf_once() {
-	perf report -i "$out/perf.data" --stdio --no-children > "$out/p.flat" 2>/dev/null &&
-	perf script -i "$out/perf.data" 2>/dev/null | perl "$fg/stackcollapse-perf.pl" |
-		perl "$fg/flamegraph.pl" > "$out/p.svg"
-}
+# Per repetition: tachy flat, tachy flame, perf report, perf script |
+# stackcollapse-perf.pl | flamegraph.pl; the four times on one line.
 : > "$out/times"
 i=0
 while [ $i -lt "$REPS" ]; do
-	a=$(now); tachy_once || exit 1; b=$(now)
-	perf_once || exit 1; c=$(now)
-	echo "$a $b $c" >> "$out/times"
+	a=$(now)
+	"$T" report "$out/t.prof" > "$out/t.flat" || exit 1
+	b=$(now)
+	"$T" report --flame "$out/t.svg" "$out/t.prof" || exit 1
+	c=$(now)
+	perf report -i "$out/perf.data" --stdio --no-children > "$out/p.flat" 2>/dev/null || exit 1
+	d=$(now)
+	perf script -i "$out/perf.data" 2>/dev/null | perl "$fg/stackcollapse-perf.pl" |
+		perl "$fg/flamegraph.pl" > "$out/p.svg" || exit 1
+	e=$(now)
+	echo "$a $b $c $d $e" >> "$out/times"
 	i=$((i + 1))
 done
 python3 - "$out/times" <<'PY'
 import statistics, sys
-t = [tuple(map(float, l.split())) for l in open(sys.argv[1])]
-tachy = statistics.median(b - a for a, b, c in t)
-peer = statistics.median(c - b for a, b, c in t)
-print(f"report-speed: tachy report flat+flame {tachy:.3f} s; perf report + FlameGraph {peer:.3f} s; "
-      f"tachy is {peer / tachy:.1f}x faster (median of {len(t)}, interleaved)")
+t = [list(map(float, l.split())) for l in open(sys.argv[1])]
+m = lambda i: statistics.median(r[i + 1] - r[i] for r in t)
+tf, tg, pf, pg = m(0), m(1), m(2), m(3)
+print(f"report-speed (median of {len(t)}, interleaved):")
+print(f"  flat profile: tachy report {tf:.3f} s, perf report {pf:.3f} s ({pf / tf:.1f}x)")
+print(f"  flame graph:  tachy report --flame {tg:.3f} s, perf script + FlameGraph {pg:.3f} s ({pg / tg:.1f}x)")
+print(f"  both:         tachy {tf + tg:.3f} s, peers {pf + pg:.3f} s: tachy is {(pf + pg) / (tf + tg):.1f}x faster")
 PY

@@ -9,12 +9,13 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tachy/sampler.h"
 
 struct ring {
-	int fd;
+	int fd, cpu;
 	void *base;                      /* header page + data pages */
 	struct perf_event_mmap_page *pg;
 	unsigned char *data;
@@ -26,6 +27,8 @@ struct ring {
 struct ty_sampler {
 	int nrings;
 	struct ring *rings;
+	int *extra; /* events of other threads, writing into the rings */
+	int nextra;
 	size_t map_len;
 	struct ty_sampler_layout layout;
 };
@@ -77,10 +80,13 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->inherit = 1;
 	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
 	a->exclude_kernel = o->exclude_kernel ? 1 : 0;
+	a->exclude_user = o->exclude_user ? 1 : 0;
 	a->exclude_callchain_kernel = o->exclude_kernel ? 1 : 0;
 	a->exclude_hv = 1;
-	a->mmap = 1; /* executable mappings only: mmap_data stays 0 */
-	a->mmap2 = 1;
+	a->mmap = !o->no_mmap_records; /* executable mappings only: mmap_data stays 0 */
+	a->mmap2 = !o->no_mmap_records;
+	a->use_clockid = 1; /* times comparable with clock_gettime() */
+	a->clockid = CLOCK_MONOTONIC;
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
@@ -121,6 +127,34 @@ open_error(struct ty_error *e, int err, const struct ty_sampler_opts *o)
 			    o->type, (unsigned long long)o->config, why);
 }
 
+/* One more event per CPU for each of O->tids, redirected into that CPU's
+ * ring (PERF_EVENT_IOC_SET_OUTPUT): one ring per CPU, whatever the number
+ * of threads. A thread that is gone already is skipped. */
+static int
+add_threads(struct ty_sampler *s, struct perf_event_attr *a, const struct ty_sampler_opts *o)
+{
+	int t, i;
+
+	if (!(s->extra = calloc((size_t)o->ntids * (size_t)s->nrings, sizeof(int))))
+		return -ENOMEM;
+	for (t = 0; t < o->ntids; t++) {
+		if (o->tids[t] == o->pid)
+			continue;
+		for (i = 0; i < s->nrings; i++) {
+			long fd = perf_open(a, o->tids[t], s->rings[i].cpu);
+			if (fd < 0) {
+				if (errno == ESRCH)
+					break;
+				return -errno;
+			}
+			s->extra[s->nextra++] = (int)fd;
+			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
+				return -errno;
+		}
+	}
+	return 0;
+}
+
 int
 ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct ty_error *e)
 {
@@ -155,6 +189,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 			return open_error(e, err, o);
 		}
 		r->fd = (int)fd;
+		r->cpu = i;
 		s->nrings++;
 		if ((err = map_ring(r, s->map_len, page)) < 0) {
 			ty_sampler_free(s);
@@ -163,6 +198,10 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
 					    s->map_len / 1024, i, strerror(-err));
 		}
+	}
+	if (o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
+		ty_sampler_free(s);
+		return open_error(e, -err, o);
 	}
 	if (s->nrings == 0) {
 		ty_sampler_free(s);
@@ -177,8 +216,8 @@ ioctl_all(struct ty_sampler *s, unsigned long req, const char *what, struct ty_e
 {
 	int i;
 
-	for (i = 0; i < s->nrings; i++)
-		if (ioctl(s->rings[i].fd, req, 0) < 0)
+	for (i = 0; i < s->nrings + s->nextra; i++)
+		if (ioctl(i < s->nrings ? s->rings[i].fd : s->extra[i - s->nrings], req, 0) < 0)
 			return ty_error_set(e, -errno, "cannot %s sampling: %s", what,
 					    strerror(errno));
 	return 0;
@@ -479,6 +518,9 @@ ty_sampler_free(struct ty_sampler *s)
 		close(s->rings[i].fd);
 		free(s->rings[i].scratch);
 	}
+	for (i = 0; i < s->nextra; i++)
+		close(s->extra[i]);
+	free(s->extra);
 	free(s->rings);
 	free(s);
 }

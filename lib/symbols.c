@@ -26,6 +26,7 @@ struct sym {
 
 struct seg {
 	uint64_t off, vaddr, filesz;
+	int exec;
 };
 
 struct dso {
@@ -36,6 +37,7 @@ struct dso {
 	struct seg *segs;
 	size_t nsegs;
 	char *names; /* arena of symbol names */
+	char build_id[130]; /* GNU build-id in hex, "" when none */
 	struct dso *next;
 };
 
@@ -285,6 +287,7 @@ read_segs(Elf *elf, struct dso *d)
 		d->segs[d->nsegs].off = ph.p_offset;
 		d->segs[d->nsegs].vaddr = ph.p_vaddr;
 		d->segs[d->nsegs].filesz = ph.p_filesz > ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+		d->segs[d->nsegs].exec = (ph.p_flags & PF_X) != 0;
 		d->nsegs++;
 	}
 	return 0;
@@ -435,6 +438,8 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 {
 	int full = read_elf_syms(s, d, elf, 1);
 
+	if (build_id(elf, d->build_id) < 0)
+		d->build_id[0] = '\0';
 	if (!full && debug)
 		full = read_debug_file(s, d, elf);
 	finish_syms(d);
@@ -528,6 +533,29 @@ get_dso(struct ty_symbols *s, const char *path)
 	return d;
 }
 
+int
+ty_symbols_dso_info(struct ty_symbols *s, const char *path, struct ty_dso_info *out)
+{
+	struct dso *d;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (d = s->dsos; d && strcmp(d->path, path) != 0; d = d->next)
+		;
+	if (!d || !d->loaded)
+		return -1;
+	out->build_id = d->build_id;
+	for (i = 0; i < d->nsegs; i++) {
+		if (!d->segs[i].exec)
+			continue;
+		out->start = d->segs[i].vaddr;
+		out->limit = d->segs[i].vaddr + d->segs[i].filesz;
+		out->offset = d->segs[i].off;
+		return 0;
+	}
+	return *d->build_id ? 0 : -1;
+}
+
 static const char *
 dso_symbol(struct ty_symbols *s, struct dso *d, uint64_t addr)
 {
@@ -551,26 +579,66 @@ ty_symbols_lookup_file(struct ty_symbols *s, const char *path, uint64_t addr)
 
 /* --- kernel ----------------------------------------------------------- */
 
+/* Parse one kallsyms line "ADDR TYPE NAME [module]" at P; returns the next
+ * line, or NULL at the end. *NAME is NUL-terminated in place. */
+static char *
+kallsyms_line(char *p, char *end, unsigned long long *addr, char *type, char **name)
+{
+	char *nl = memchr(p, '\n', (size_t)(end - p)), *q;
+	unsigned long long v = 0;
+	int c;
+
+	if (!nl)
+		nl = end;
+	*name = NULL;
+	for (q = p; q < nl && (c = *q) != ' '; q++) {
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			goto next;
+		v = v << 4 | (unsigned)d;
+	}
+	if (nl - q < 4 || q[2] != ' ')
+		goto next;
+	*addr = v;
+	*type = q[1];
+	*name = q + 3;
+	for (q += 3; q < nl && *q != ' ' && *q != '\t'; q++)
+		;
+	*q = '\0';
+next:
+	return nl < end ? nl + 1 : NULL;
+}
+
 static void
 load_kallsyms(struct ty_symbols *s)
 {
 	const char *path = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
 	struct dso *d = &s->kernel;
 	FILE *fp = fopen(path, "r");
-	char line[1024], type, name[512];
+	char *buf = NULL, *p, *name, type;
 	unsigned long long addr;
-	size_t cap = 0, alen = 0, acap = 0, i;
+	size_t cap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
 	int nonzero = 0;
 
 	if (!fp) {
 		warn(s, "cannot read %s: %s; kernel addresses shown raw", path, strerror(errno));
 		return;
 	}
-	while (fgets(line, sizeof(line), fp)) {
+	do { /* /proc files have no size: read in chunks */
+		if (len + 65536 + 1 > bcap) {
+			char *nb = realloc(buf, bcap = bcap ? 2 * bcap : 1 << 20);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = fread(buf + len, 1, bcap - len - 1, fp);
+		len += n;
+	} while (n > 0);
+	fclose(fp);
+	for (p = buf; p && p < buf + len;) {
 		size_t off;
-		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3)
-			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		p = kallsyms_line(p, buf + len, &addr, &type, &name);
+		if (!name || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
 			continue;
 		if (addr)
 			nonzero = 1;
@@ -589,7 +657,7 @@ load_kallsyms(struct ty_symbols *s)
 		d->syms[d->nsyms].name = (const char *)(uintptr_t)off;
 		d->nsyms++;
 	}
-	fclose(fp);
+	free(buf);
 	for (i = 0; i < d->nsyms; i++)
 		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
 	if (!nonzero) {
@@ -667,8 +735,26 @@ ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time)
 	return 0;
 }
 
+/* PID already has this mapping (since its last exec). */
+static int
+known(struct ty_symbols *s, uint32_t pid, uint64_t lo, uint64_t hi, uint64_t off,
+      const char *file)
+{
+	struct space *sp = get_space(s, pid, 0);
+	size_t i;
+
+	for (i = 0; sp && i < sp->nmaps; i++) {
+		const struct map *m = &sp->maps[i];
+		if (m->start == lo && m->end == hi && m->pgoff == off && m->time >= sp->exec_time &&
+		    strcmp(m->dso->path, file) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
-ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, struct ty_error *e)
+ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint64_t time,
+		     struct ty_error *e)
 {
 	char path[4096], line[4096 + 128], perms[8], file[4096];
 	unsigned long long lo, hi, off;
@@ -682,9 +768,9 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, struc
 		file[0] = '\0';
 		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
 			   file);
-		if (n < 4 || !strchr(perms, 'x') || !file[0])
+		if (n < 4 || !strchr(perms, 'x') || !file[0] || known(s, pid, lo, hi, off, file))
 			continue;
-		if (ty_symbols_add_mmap(s, pid, lo, hi - lo, off, file, 0) < 0) {
+		if (ty_symbols_add_mmap(s, pid, lo, hi - lo, off, file, time) < 0) {
 			fclose(fp);
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		}

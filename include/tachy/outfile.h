@@ -15,6 +15,8 @@ struct ty_outfile {
 	char *path;   /* destination (owned) */
 	char *tmp;    /* temporary name (owned), NULL for stdout */
 	int is_stdout;
+	int fd;       /* the descriptor under FP, -1 for stdout */
+	int werr;     /* errno of the first failed write, 0 when none */
 };
 
 /* Open a temporary file beside PATH (or stdout for "-").

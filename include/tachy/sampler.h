@@ -26,9 +26,15 @@ struct ty_sampler_opts {
 	uint64_t rate;
 	int callchain;       /* record frame-pointer call chains */
 	int exclude_kernel;  /* user space only */
+	int exclude_user;    /* kernel only (an event's :k) */
 	pid_t pid;           /* the process sampled (with its threads and children) */
+	const pid_t *tids;   /* attaching: the other threads PID already has; their
+	                        samples go to the same per-CPU rings */
+	int ntids;
 	int enable_on_exec;  /* start counting when PID execs (a spawned, held child) */
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
+	int no_mmap_records; /* no MMAP records at all: the caller reads
+	                        /proc/PID/maps instead (see tachy-record(1)) */
 };
 
 enum ty_rec_type {
@@ -49,7 +55,7 @@ struct ty_record {
 	enum ty_rec_type type;
 	uint32_t pid, tid;   /* SAMPLE, MMAP, COMM, FORK/EXIT (the new/exiting one) */
 	uint32_t ppid, ptid; /* FORK/EXIT: the parent */
-	uint64_t time;       /* ns, CLOCK_MONOTONIC-like perf clock */
+	uint64_t time;       /* ns of CLOCK_MONOTONIC */
 	uint32_t cpu;
 	uint64_t ip, period;
 	uint64_t nr;              /* call chain length, context markers removed */

@@ -25,7 +25,7 @@ test_self(void)
 	struct ty_sym_result r;
 	uint64_t ip = (uint64_t)(uintptr_t)&tsym_marker_function;
 
-	CHECK_INT(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), &e), 0);
+	CHECK_INT(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), 0, &e), 0);
 	ty_symbols_resolve(s, (uint32_t)getpid(), ip + 2, 0, 0, &r);
 #ifdef HAVE_LIBELF
 	CHECK_STR(r.name, "tsym_marker_function");
@@ -42,7 +42,7 @@ test_self(void)
 	/* A process we know nothing of. */
 	ty_symbols_resolve(s, 999999999, ip, 0, 0, &r);
 	CHECK(r.name == NULL);
-	CHECK_INT(ty_symbols_load_maps(s, "/nonexistent", 1, &e) < 0, 1);
+	CHECK_INT(ty_symbols_load_maps(s, "/nonexistent", 1, 0, &e) < 0, 1);
 	ty_symbols_free(s);
 }
 
@@ -98,7 +98,8 @@ test_kallsyms(void)
 	struct ty_sym_result r;
 
 	fputs("ffffffff81000000 T _stext\nffffffff81000100 t do_thing\n"
-	      "ffffffff81000200 D some_data\nffffffff81000300 T other [mod]\n", fp);
+	      "ffffffff81000200 D some_data\nffffffff81000300 T other\t[mod]\n"
+	      "garbage line\nffffffff81000400 T lastone", fp); /* no final newline */
 	fclose(fp);
 	ty_symbols_set_kallsyms(s, path);
 	ty_symbols_resolve(s, 1, 0xffffffff81000150ull, 0, 1, &r);
@@ -107,6 +108,8 @@ test_kallsyms(void)
 	CHECK(r.kernel);
 	ty_symbols_resolve(s, 1, 0xffffffff81000350ull, 0, 1, &r);
 	CHECK_STR(r.name, "other");
+	ty_symbols_resolve(s, 1, 0xffffffff81000410ull, 0, 1, &r);
+	CHECK_STR(r.name, "lastone");
 	ty_symbols_free(s);
 	/* kptr_restrict: all addresses zero -> raw addresses and a warning */
 	fp = fopen(path, "w");
