@@ -273,7 +273,7 @@ ty_clock_init_calibrated(struct ty_tick_clock *c, const char *root,
 		set_monotonic(c, why);
 		return 0;
 	}
-	if (calibration_finish(cal, 5, &hz, &err) < 0) {
+	if (calibration_finish(cal, 2, &hz, &err) < 0) {
 		set_monotonic(c, err.msg);
 		return 0;
 	}

@@ -511,7 +511,7 @@ tally_running(const char *root, int self, struct busy_tally *t)
 }
 
 static void
-read_busy(const char *root, int live, struct ty_sysinfo *si)
+read_busy(const char *root, int live, int looks, struct ty_sysinfo *si)
 {
 	struct busy_tally t;
 	struct timespec ts = {0, 5 * 1000 * 1000};
@@ -524,14 +524,14 @@ read_busy(const char *root, int live, struct ty_sysinfo *si)
 	if (stat(path, &st) != 0)
 		return;
 	memset(&t, 0, sizeof(t));
-	for (look = 0; look < BUSY_LOOKS; look++) {
+	for (look = 0; look < looks; look++) {
 		if (look > 0 && live)
 			nanosleep(&ts, NULL);
 		tally_running(root, live ? (int)getpid() : -1, &t);
 	}
 	si->busy_count = 0;
 	for (i = 0; i < t.n; i++) {
-		if (t.seen[i] < BUSY_MIN_SEEN)
+		if (t.seen[i] < (looks < BUSY_MIN_SEEN ? looks : BUSY_MIN_SEEN))
 			continue;
 		if (si->busy_count < TY_SYSINFO_BUSY) {
 			si->busy[si->busy_count].pid = t.pid[i];
@@ -813,8 +813,8 @@ set_date(struct ty_sysinfo *si)
 		strftime(si->date, sizeof(si->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int
-ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
+static int
+collect(const char *root, int looks, struct ty_sysinfo *si, struct ty_error *e)
 {
 	struct stat st;
 	int processors, live;
@@ -851,7 +851,7 @@ ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
 	read_kernel(root, si);
 	read_load(root, si);
 	read_memory(root, si);
-	read_busy(root, live, si);
+	read_busy(root, live, looks, si);
 	read_virt(root, si);
 	read_pmu(root, si);
 	si->cycles_open = -1;
@@ -864,4 +864,16 @@ ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
 	read_power(root, si);
 	read_cgroup(root, si);
 	return 0;
+}
+
+int
+ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e)
+{
+	return collect(root, BUSY_LOOKS, si, e);
+}
+
+int
+ty_sysinfo_collect_quick(const char *root, struct ty_sysinfo *si, struct ty_error *e)
+{
+	return collect(root, 1, si, e);
 }

@@ -43,7 +43,7 @@ int ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 /* Calibration that overlaps other work: ty_clock_calibration_start takes
  * the first (TSC, CLOCK_MONOTONIC) pair; ty_clock_init_calibrated then does
  * what ty_clock_init does, taking the second pair now (sleeping only for
- * what is missing of 5 ms: a bracket of ~100 ns over 5 ms is 20 ppm), so the time spent between the
+ * what is missing of 2 ms: a bracket of ~100 ns over 2 ms is 50 ppm), so the time spent between the
  * two, e.g. reading the machine's facts, is not spent twice. */
 struct ty_clock_calibration {
 	uint64_t tsc0, ns0;

@@ -94,6 +94,11 @@ struct ty_sysinfo {
  * readable directory. */
 int ty_sysinfo_collect(const char *root, struct ty_sysinfo *si, struct ty_error *e);
 
+/* As ty_sysinfo_collect, but busy processes are those running at one look
+ * at /proc, without the waits between several looks (~20 ms): for tachy
+ * run, whose start-up is part of the harness's cost. */
+int ty_sysinfo_collect_quick(const char *root, struct ty_sysinfo *si, struct ty_error *e);
+
 /* How one fact stands. BAD = known to spoil results (tachy run warns);
  * WARN = can disturb a benchmark; INFO = neither (or not visible). */
 enum ty_fact_state { TY_FACT_OK, TY_FACT_INFO, TY_FACT_WARN, TY_FACT_BAD };
