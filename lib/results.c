@@ -12,6 +12,7 @@
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/tachy.h"
+#include "tachy/verdict.h"
 
 static const char *const fig_names[TY_FIG_BUILTIN] = {"wall",	"user",	  "system", "maxrss",
 						      "minflt", "majflt", "nvcsw",  "nivcsw"};
@@ -231,35 +232,33 @@ warn_drift(struct ty_result *r, const double *x, size_t n, const struct ty_summa
 			       change > 0 ? "rose" : "fell", fabs(change), p);
 }
 
+/* Command I against the reference on figure FIG, through the same
+ * function as every verdict of tachy compare (ty_verdict_compute), so the
+ * two give the same verdict on the same runs. A and B have room for the
+ * runs. Returns 0, -ENOMEM, or another negative errno when there is no
+ * comparison to make (fewer than 2 values on a side). */
 static int
 compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b,
 	struct ty_comparison *out)
 {
-	const struct ty_result *ref = &rs->r[rs->reference], *r = &rs->r[i];
-	size_t na, nb;
+	size_t na = figure_values(rs, &rs->r[rs->reference], fig, a);
+	size_t nb = figure_values(rs, &rs->r[i], fig, b);
+	struct ty_verdict v;
+	struct ty_error e;
 	int rc;
 
-	if (ref->sum[fig].n < 2 || r->sum[fig].n < 2)
+	if (na < 2 || nb < 2)
 		return -EINVAL;
+	rc = ty_verdict_compute(a, na, b, nb, rs->test, rs->confidence, &v, &e);
+	if (rc < 0)
+		return rc;
 	memset(out, 0, sizeof(*out));
 	out->command = i;
 	out->reference = rs->reference;
 	out->figure = fig;
-	if (rs->test == TY_TEST_MANN_WHITNEY) {
-		na = figure_values(rs, ref, fig, a);
-		nb = figure_values(rs, r, fig, b);
-		rc = ty_stats_mann_whitney(a, na, b, nb, rs->confidence, &out->c);
-	} else if (rs->test == TY_TEST_STUDENT) {
-		rc = ty_stats_student(&ref->sum[fig], &r->sum[fig], rs->confidence, &out->c);
-	} else {
-		rc = ty_stats_welch(&ref->sum[fig], &r->sum[fig], rs->confidence, &out->c);
-	}
-	if (rc < 0)
-		return rc;
-	if (!out->c.significant)
-		out->verdict = "same";
-	else
-		out->verdict = out->c.diff < 0 ? "faster" : "slower";
+	out->c = v.c;
+	out->too_few = v.too_few;
+	out->verdict = v.verdict > 0 ? "slower" : v.verdict < 0 ? "faster" : "same";
 	return 0;
 }
 
@@ -327,9 +326,15 @@ ty_results_analyze(struct ty_results *rs, struct ty_error *e)
 	for (i = 0; i < rs->n && rc == 0; i++) {
 		if (i == rs->reference)
 			continue;
-		for (f = 0; f < nf; f++)
-			if (compare(rs, i, f, a, b, &rs->cmp[rs->ncmp]) == 0)
+		for (f = 0; f < nf && rc == 0; f++) {
+			rc = compare(rs, i, f, a, b, &rs->cmp[rs->ncmp]);
+			if (rc == 0)
 				rs->ncmp++;
+			else if (rc == -ENOMEM)
+				rc = ty_error_set(e, rc, "out of memory");
+			else /* too few runs: no comparison */
+				rc = 0;
+		}
 	}
 out:
 	free(a);
@@ -376,14 +381,6 @@ stop_name(enum ty_stop_reason s)
 	static const char *const names[] = {"runs",	"precision",   "max-time",
 					    "max-runs", "interrupted", "failed"};
 	return names[s];
-}
-
-static const char *
-test_name(enum ty_test t)
-{
-	return t == TY_TEST_MANN_WHITNEY ? "mann-whitney"
-	       : t == TY_TEST_STUDENT	 ? "student"
-					 : "welch";
 }
 
 /* A whole number as an integer (counts read better as 812345 than
@@ -552,6 +549,8 @@ json_comparison(const struct ty_results *rs, const struct ty_comparison *c, stru
 	ty_jsonw_kdouble(w, "change_high_pct", c->c.rel_hi);
 	ty_jsonw_kdouble(w, "p_value", c->c.p_value);
 	ty_jsonw_kstring(w, "verdict", c->verdict);
+	if (c->too_few)
+		ty_jsonw_kbool(w, "too_few_runs", 1);
 	ty_jsonw_object_end(w);
 }
 
@@ -574,7 +573,7 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 	ty_jsonw_kstring(&w, "version", TY_VERSION);
 	ty_jsonw_kuint(&w, "reference", rs->reference);
 	ty_jsonw_kdouble(&w, "confidence", rs->confidence);
-	ty_jsonw_kstring(&w, "test", test_name(rs->test));
+	ty_jsonw_kstring(&w, "test", ty_verdict_test_name(rs->test));
 	ty_jsonw_kstring(&w, "clock", rs->clock);
 	ty_jsonw_kbool(&w, "interrupted", rs->interrupted);
 	ty_jsonw_key(&w, "environment");

@@ -585,7 +585,21 @@ rel_halfwidth(const struct ty_runner *r, const struct jobstate *st)
 	return 100 * t * sd / sqrt((double)st->w.n) / st->w.mean;
 }
 
-/* Is job J done? Sets its stop reason. */
+/* Adaptive runs stopped for all commands together (interleaved and random
+ * orders): a command that stopped on its own as soon as its own interval was
+ * narrow would stop early precisely when its first runs happened to be fast
+ * and steady (no outlier yet), and its mean would be biased low; comparing
+ * it with a command that ran on "proves" differences that are not there
+ * (bench/validation.c). Sequential order cannot go back to a command, so
+ * there each command stops on its own, as in hyperfine. */
+static int
+joint(const struct ty_runner *r)
+{
+	return r->o.runs == 0 && r->o.order != TY_ORDER_SEQUENTIAL;
+}
+
+/* Is job J done by itself (-r N, -M N; in sequential order also precision
+ * and --max-time)? Sets its stop reason. */
 static int
 job_done(struct sched *S, size_t j)
 {
@@ -601,7 +615,7 @@ job_done(struct sched *S, size_t j)
 		res->stop = TY_STOP_MAX_RUNS;
 		return 1;
 	}
-	if (st->done < r->o.min_runs)
+	if (joint(r) || st->done < r->o.min_runs)
 		return 0;
 	if (rel_halfwidth(r, st) <= r->o.precision) {
 		res->stop = TY_STOP_PRECISION;
@@ -612,6 +626,38 @@ job_done(struct sched *S, size_t j)
 		return 1;
 	}
 	return 0;
+}
+
+/* Adaptive, interleaved or random: are all unfinished commands done
+ * together? Yes once each has its --min-runs and either every one has its
+ * precision, or one of them has had --max-time seconds. Sets the stop
+ * reasons (precision for a command whose own interval is narrow enough). */
+static int
+all_done(struct sched *S)
+{
+	struct ty_runner *r = S->r;
+	size_t j;
+	int precise = 1, late = 0, any = 0;
+
+	for (j = 0; j < S->n; j++) {
+		if (S->st[j].finished)
+			continue;
+		any = 1;
+		if (S->st[j].done < r->o.min_runs)
+			return 0;
+		if (rel_halfwidth(r, &S->st[j]) > r->o.precision)
+			precise = 0;
+		if ((double)S->st[j].spent_ns >= r->o.max_time * 1e9)
+			late = 1;
+	}
+	if (!any || !(precise || late))
+		return 0;
+	for (j = 0; j < S->n; j++)
+		if (!S->st[j].finished)
+			S->rs->r[j].stop = rel_halfwidth(r, &S->st[j]) <= r->o.precision
+					       ? TY_STOP_PRECISION
+					       : TY_STOP_MAX_TIME;
+	return 1;
 }
 
 static int
@@ -636,6 +682,20 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 	return run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
 }
 
+/* The time spent that counts for --max-time: J's own, or in joint
+ * stopping the most any command has had. */
+static int64_t
+spent_most(const struct sched *S, size_t j)
+{
+	int64_t most = S->st[j].spent_ns;
+	size_t k;
+
+	for (k = 0; joint(S->r) && k < S->n; k++)
+		if (!S->st[k].finished && S->st[k].spent_ns > most)
+			most = S->st[k].spent_ns;
+	return most;
+}
+
 static void
 report(struct sched *S, size_t j)
 {
@@ -645,7 +705,7 @@ report(struct sched *S, size_t j)
 	if (!r->progress)
 		return;
 	if (r->o.runs == 0)
-		left = r->o.max_time - (double)S->st[j].spent_ns / 1e9;
+		left = r->o.max_time - (double)spent_most(S, j) / 1e9;
 	r->progress(r->progress_ctx, j, &S->rs->r[j], r->o.runs, left);
 }
 
@@ -660,6 +720,18 @@ measure(struct sched *S, size_t j, const struct ty_sample *shell, struct ty_erro
 	report(S, j);
 	if (job_done(S, j))
 		return finish_job(S, j, e);
+	return 0;
+}
+
+static int
+finish_all(struct sched *S, struct ty_error *e)
+{
+	size_t j;
+	int rc;
+
+	for (j = 0; j < S->n; j++)
+		if (!S->st[j].finished && (rc = finish_job(S, j, e)))
+			return rc;
 	return 0;
 }
 
@@ -708,15 +780,18 @@ schedule(struct sched *S, const struct ty_sample *shell, struct ty_error *e)
 	for (S->round = 0; !rc && (k = active(S, list)) > 0; S->round++) {
 		if (r->o.order == TY_ORDER_RANDOM) {
 			rc = measure(S, list[rng_next(r) % k], shell, e);
-			continue;
+		} else {
+			for (i = k - 1; i > 0; i--) {
+				size_t x = rng_next(r) % (i + 1), t = list[i];
+				list[i] = list[x];
+				list[x] = t;
+			}
+			for (i = 0; i < k && !rc; i++)
+				rc = measure(S, list[i], shell, e);
 		}
-		for (i = k - 1; i > 0; i--) {
-			size_t x = rng_next(r) % (i + 1), t = list[i];
-			list[i] = list[x];
-			list[x] = t;
-		}
-		for (i = 0; i < k && !rc; i++)
-			rc = measure(S, list[i], shell, e);
+		/* joint stopping: after a whole round (a run in random order) */
+		if (!rc && joint(r) && all_done(S))
+			rc = finish_all(S, e);
 	}
 out:
 	free(list);

@@ -34,8 +34,8 @@ static const char usage_text[] =
 	"  -r, --runs N             exactly N runs per command (default: adaptive)\n"
 	"  -m, --min-runs N         adaptive: at least N runs (default 10)\n"
 	"  -M, --max-runs N         adaptive: at most N runs\n"
-	"      --precision P        adaptive: stop when the CI of the mean is within P% (default 1)\n"
-	"      --max-time S         adaptive: stop after S seconds per command (default 10)\n"
+	"      --precision P        adaptive: stop when each CI of the mean is within P% (default 1)\n"
+	"      --max-time S         adaptive: stop once a command has had S seconds (default 10)\n"
 	"  -w, --warmup N           N unmeasured runs of each command first\n"
 	"      --order ORDER        interleaved (default), sequential or random\n"
 	"      --seed N             seed of the random orders\n"
@@ -772,11 +772,11 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	printf("  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
 		printf(" [%s]", ty_results_figure_name(rs, c->figure));
-	printf(": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s\n", ratio,
+	printf(": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s%s\n", ratio,
 	       term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
 	       x->rel_hi, p, term_c(t, color),
 	       strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
-	       term_c(t, "reset"));
+	       c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 }
 
 static void
@@ -1019,6 +1019,9 @@ run_bench(struct bench *b)
 	b->runner.progress_ctx = &b->term;
 	running_pid = &b->runner.sp.pid;
 	catch_signals();
+	if (b->njobs > 1 && !b->o.ro.runs && b->o.ro.order == TY_ORDER_SEQUENTIAL)
+		cli_warn("with --order sequential and adaptive runs each command stops on its "
+			 "own, which can bias the verdicts: use --order interleaved or -r N");
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running_pid = NULL;

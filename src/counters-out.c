@@ -589,10 +589,10 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 	fputs("  ", fp);
 	pad(fp, ch, 28, 0);
 	pad(fp, p, 8, 1);
-	fprintf(fp, "  %s%s%s\n", term_c(t, !x->significant ? "dim" : "bold"),
-		!x->significant ? "same"
-		: x->diff < 0	? "lower"
-				: "higher",
+	fprintf(fp, "  %s%s%s\n", term_c(t, strcmp(c->verdict, "same") == 0 ? "dim" : "bold"),
+		strcmp(c->verdict, "same") == 0	    ? "same"
+		: strcmp(c->verdict, "faster") == 0 ? "lower"
+						    : "higher",
 		term_c(t, "reset"));
 }
 

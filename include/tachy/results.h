@@ -90,6 +90,7 @@ struct ty_comparison {
 	size_t command, reference, figure;
 	struct ty_compare c;
 	const char *verdict; /* "faster", "slower", "same" (lower values are "faster") */
+	int too_few;	     /* so few runs that no difference can be proven ("same") */
 };
 
 struct ty_results {

@@ -17,6 +17,7 @@ struct fake {
 	size_t len;
 	int64_t wall[4]; /* wall time of each job's runs */
 	int64_t jitter;	 /* alternately added and removed */
+	int64_t noise[4]; /* per job, added to even runs of the job, removed from odd ones */
 	long fail_at;	 /* measured step number that exits 1 (0: none) */
 	long stop_at;	 /* measured step number at which *stop is set (0: none) */
 	long steps;	 /* measured steps so far */
@@ -56,7 +57,6 @@ fake_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	size_t j = job_index(r, job);
 	char tok[8];
 
-	(void)index;
 	(void)values;
 	(void)e;
 	if (step == TY_STEP_HOOK) {
@@ -80,7 +80,8 @@ fake_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 		}
 	}
 	logc(tok);
-	s->wall_ns = F.wall[j] + ((F.steps & 1) ? F.jitter : -F.jitter);
+	s->wall_ns = F.wall[j] + ((F.steps & 1) ? F.jitter : -F.jitter) +
+		     ((index & 1) ? -F.noise[j] : F.noise[j]);
 	F.now += s->wall_ns;
 	if (step == TY_STEP_RUN && F.fail_at && F.steps == F.fail_at)
 		s->exit_code = 1;
@@ -210,6 +211,21 @@ test_hooks(void)
 	ty_results_release(&rs);
 }
 
+/* Two commands, the first with +-2% noise, the second steady; -m 3. */
+static void
+run_noisy_pair(struct ty_runner *r, struct ty_job *jobs, struct ty_results *rs,
+	       enum ty_order order, long max_runs)
+{
+	struct ty_error e;
+
+	setup(r, jobs, 2, rs);
+	F.noise[0] = 20000;
+	r->o.min_runs = 3;
+	r->o.max_runs = max_runs;
+	r->o.order = order;
+	CHECK_INT(ty_runner_run(r, jobs, 2, rs, &e), 0);
+}
+
 static void
 test_adaptive(void)
 {
@@ -260,14 +276,53 @@ test_adaptive(void)
 	CHECK_INT(rs.r[0].nruns, 8);
 	ty_results_release(&rs);
 
-	/* interleaved: each command stops on its own */
+	/* interleaved: all commands stop together, when the noisy one (+-2%)
+	 * has its precision, though the steady one had it after 3 runs */
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_INTERLEAVED, 50);
+	CHECK(rs.r[0].nruns > 10 && rs.r[0].nruns < 50);
+	CHECK_INT(rs.r[1].nruns, rs.r[0].nruns);
+	CHECK_INT(rs.r[0].stop, TY_STOP_PRECISION);
+	CHECK_INT(rs.r[1].stop, TY_STOP_PRECISION);
+	CHECK_INT(rs.r[0].nwarnings + rs.r[1].nwarnings, 0);
+	CHECK_INT(rs.r[1].runs[rs.r[1].nruns - 1].round, (uint32_t)rs.r[0].nruns - 1);
+	CHECK_INT(strlen(F.log), 2 * rs.r[0].nruns);
+	ty_results_release(&rs);
+
+	/* the same with -M 8: both stop at 8, only the noisy one is warned */
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_INTERLEAVED, 8);
+	CHECK_INT(rs.r[0].nruns, 8);
+	CHECK_INT(rs.r[1].nruns, 8);
+	CHECK_INT(rs.r[0].nwarnings, 1);
+	ty_results_release(&rs);
+
+	/* --max-time counts per command: when the slow one (1 s runs) has had
+	 * 5 s, both stop; the fast one has its precision, the slow one not */
 	setup(&r, jobs, 2, &rs);
-	F.jitter = 0;
-	F.wall[1] = 2000000;
+	F.wall[0] = 1000000000;
+	F.noise[0] = 300000000;
 	r.o.min_runs = 3;
-	r.o.max_runs = 50;
+	r.o.max_time = 5;
 	CHECK_INT(ty_runner_run(&r, jobs, 2, &rs, &e), 0);
-	CHECK_INT(rs.r[0].nruns, 3);
+	CHECK_INT(rs.r[0].nruns, 5);
+	CHECK_INT(rs.r[1].nruns, 5);
+	CHECK_INT(rs.r[0].stop, TY_STOP_MAX_TIME);
+	CHECK_INT(rs.r[1].stop, TY_STOP_PRECISION);
+	CHECK_INT(rs.r[0].nwarnings, 1);
+	CHECK_INT(rs.r[1].nwarnings, 0);
+	ty_results_release(&rs);
+
+	/* random order: the steady one runs on too, until the noisy one is done */
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_RANDOM, 0);
+	CHECK(rs.r[0].nruns > 10);
+	CHECK(rs.r[1].nruns >= 3);
+	CHECK(rs.r[0].nruns + rs.r[1].nruns > 20);
+	CHECK_INT(rs.r[0].stop, TY_STOP_PRECISION);
+	CHECK_INT(rs.r[1].stop, TY_STOP_PRECISION);
+	ty_results_release(&rs);
+
+	/* sequential order cannot come back to a command: each stops on its own */
+	run_noisy_pair(&r, jobs, &rs, TY_ORDER_SEQUENTIAL, 0);
+	CHECK(rs.r[0].nruns > 10);
 	CHECK_INT(rs.r[1].nruns, 3);
 	ty_results_release(&rs);
 }
