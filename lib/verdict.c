@@ -75,6 +75,22 @@ ty_verdict_median_ci(const double *x, size_t n, double confidence, double *lo, d
 	return 0;
 }
 
+size_t
+ty_verdict_median_min_n(double confidence)
+{
+	double alpha = 1 - confidence / 100;
+	size_t n;
+
+	if (!(confidence > 0 && confidence < 100))
+		return 0;
+	/* needs 2^-n <= alpha/2 first: start near log2(2/alpha) */
+	n = (size_t)fmax(1, floor(log2(2 / alpha)) - 1);
+	for (; n <= 1000000; n++)
+		if (median_rank(n, alpha) > 0)
+			return n;
+	return 0;
+}
+
 static int
 centre_of(const double *x, size_t n, enum ty_test test, double confidence, struct ty_centre *c)
 {

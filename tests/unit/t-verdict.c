@@ -96,6 +96,17 @@ test_median_ci_linear(void)
 	CHECK(sim_binom_upper((long)n, (long)(n - j), 0.5) > alpha / 2);
 	/* and near the normal approximation n/2 - z sqrt(n)/2 */
 	CHECK_NEAR((double)j, n / 2.0 - 1.959964 * sqrt((double)n) / 2, 2);
+	/* the fewest values for a median interval, as compare's note says */
+	CHECK_INT(ty_verdict_median_min_n(95), 6);
+	CHECK_INT(ty_verdict_median_min_n(99), 8);
+	CHECK_INT(ty_verdict_median_min_n(50), 2);
+	CHECK_INT(ty_verdict_median_min_n(99.9), 11);
+	CHECK_INT(ty_verdict_median_min_n(100), 0);
+	for (l = 0; l < 6; l++) {
+		n = ty_verdict_median_min_n(levels[l]);
+		CHECK(old_median_rank(n, 1 - levels[l] / 100) > 0 &&
+		      old_median_rank(n - 1, 1 - levels[l] / 100) == 0);
+	}
 }
 
 static void
