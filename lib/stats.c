@@ -719,10 +719,12 @@ bad_confidence(double confidence)
 /* Fill the relative and ratio fields of R from the difference, its
  * interval and a's centre CENTRE: the interval of the difference divided by
  * CENTRE, so that it excludes 0% (ratio 1) exactly when the difference's
- * interval excludes 0, which is the test's decision. The ratio's lower
- * bound stops at 0 (a ratio of positive figures cannot be negative). */
+ * interval excludes 0, which is the test's decision. The ratio's bounds
+ * stop at 0; when no value is negative (NONNEG: times, counts) the
+ * relative bounds stop at -100%, which the new centre cannot go below.
+ * Neither changes whether the interval excludes 0. */
 static void
-fill_relative(struct ty_compare *r, double centre)
+fill_relative(struct ty_compare *r, double centre, int nonneg)
 {
 	double lo, hi;
 
@@ -731,6 +733,10 @@ fill_relative(struct ty_compare *r, double centre)
 	hi = r->diff_hi * 100 / centre;
 	r->rel_lo = fmin(lo, hi);
 	r->rel_hi = fmax(lo, hi);
+	if (nonneg) {
+		r->rel_lo = fmax(r->rel_lo, -100);
+		r->rel_hi = fmax(r->rel_hi, -100);
+	}
 	r->ratio = 1 + r->rel / 100;
 	r->ratio_lo = fmax(0, 1 + r->rel_lo / 100);
 	r->ratio_hi = fmax(0, 1 + r->rel_hi / 100);
@@ -752,7 +758,7 @@ ty_stats_student_t(const struct ty_summary *a, const struct ty_summary *b, doubl
 	e = ty_stats_pooled_halfwidth(a, b, t);
 	r->diff_lo = r->diff - e;
 	r->diff_hi = r->diff + e;
-	fill_relative(r, a->mean);
+	fill_relative(r, a->mean, a->min >= 0 && b->min >= 0);
 	se = r->pooled_s * sqrt(1.0 / b->n + 1.0 / a->n);
 	r->p_value = se > 0 ? 2 * ty_stats_t_cdf(-fabs(r->diff) / se, r->df) : (r->diff ? 0 : 1);
 	r->significant = fabs(r->diff) > e;
@@ -793,7 +799,7 @@ ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, double co
 	e = t * se;
 	r->diff_lo = r->diff - e;
 	r->diff_hi = r->diff + e;
-	fill_relative(r, a->mean);
+	fill_relative(r, a->mean, a->min >= 0 && b->min >= 0);
 	r->p_value = se > 0 ? 2 * ty_stats_t_cdf(-fabs(r->diff) / se, r->df) : (r->diff ? 0 : 1);
 	r->significant = fabs(r->diff) > e;
 	return 0;
@@ -1023,7 +1029,8 @@ ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, do
 		r->diff_hi = kth_difference(sa, na, sb, nb, m + 1 - c);
 	}
 	/* relative to a's median */
-	fill_relative(r, (na % 2) ? sa[na / 2] : (sa[na / 2 - 1] + sa[na / 2]) / 2);
+	fill_relative(r, (na % 2) ? sa[na / 2] : (sa[na / 2 - 1] + sa[na / 2]) / 2,
+		      sa[0] >= 0 && sb[0] >= 0);
 	r->significant = r->p_value < alpha;
 	rc = 0;
 out:

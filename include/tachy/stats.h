@@ -57,7 +57,8 @@ struct ty_compare {
 	double diff;          /* B - A: of means (t tests) or Hodges-Lehmann shift (Mann-Whitney) */
 	double diff_lo, diff_hi; /* CONFIDENCE% interval of diff */
 	double rel;           /* diff relative to A's centre, in percent */
-	double rel_lo, rel_hi;   /* its interval, in percent: [diff_lo, diff_hi] / A's centre */
+	double rel_lo, rel_hi;   /* its interval, in percent: [diff_lo, diff_hi] / A's centre,
+				  * stopped at -100% when no value is negative */
 	double ratio, ratio_lo, ratio_hi; /* centre(B)/centre(A) = 1 + rel/100, with interval
 					   * 1 + rel_lo/100 .. 1 + rel_hi/100, the low bound
 					   * stopped at 0 */
