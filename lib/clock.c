@@ -89,6 +89,8 @@ static void
 tsc_pair(uint64_t *tsc, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
+
+	*tsc = *ns = 0;
 	int i;
 
 	for (i = 0; i < 9; i++) {
@@ -105,34 +107,59 @@ tsc_pair(uint64_t *tsc, uint64_t *ns)
 }
 #endif
 
-int
-ty_clock_calibrate_tsc(unsigned ms, double *hz, struct ty_error *e)
+void
+ty_clock_calibration_start(struct ty_clock_calibration *cal)
+{
+	memset(cal, 0, sizeof(*cal));
+#if TY_CLOCK_HAVE_X86
+	if (ty_clock_cpu_has_tsc()) {
+		tsc_pair(&cal->tsc0, &cal->ns0);
+		cal->started = 1;
+	}
+#endif
+}
+
+/* Finish CAL: wait for what is missing of MS, take the second pair. */
+static int
+calibration_finish(const struct ty_clock_calibration *cal, unsigned ms, double *hz,
+		   struct ty_error *e)
 {
 #if TY_CLOCK_HAVE_X86
-	uint64_t tsc0, ns0, tsc1, ns1;
+	uint64_t tsc1 = 0, ns1, want = (uint64_t)(ms ? ms : 1) * 1000000u;
 	struct timespec ts;
 
-	if (!ty_clock_cpu_has_tsc())
+	if (!cal->started)
 		return ty_error_set(e, -ENOTSUP, "this CPU has no time stamp counter");
-	if (ms == 0)
-		ms = 1;
-	tsc_pair(&tsc0, &ns0);
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	ns1 = mono_ns();
+	if (ns1 > cal->ns0 && ns1 - cal->ns0 < want) {
+		uint64_t left = want - (ns1 - cal->ns0);
+		ts.tv_sec = (time_t)(left / 1000000000u);
+		ts.tv_nsec = (long)(left % 1000000000u);
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
 	tsc_pair(&tsc1, &ns1);
-	if (ns1 <= ns0 || tsc1 <= tsc0)
+	if (ns1 <= cal->ns0 || tsc1 <= cal->tsc0)
 		return ty_error_set(e, -EIO,
 				    "cannot calibrate the TSC: it did not advance with "
 				    "CLOCK_MONOTONIC");
-	*hz = (double)(tsc1 - tsc0) * NS_PER_S / (double)(ns1 - ns0);
+	*hz = (double)(tsc1 - cal->tsc0) * NS_PER_S / (double)(ns1 - cal->ns0);
 	return 0;
 #else
+	(void)cal;
 	(void)ms;
 	(void)hz;
 	return ty_error_set(e, -ENOTSUP, "no time stamp counter: this is not an x86 CPU");
 #endif
+}
+
+int
+ty_clock_calibrate_tsc(unsigned ms, double *hz, struct ty_error *e)
+{
+	struct ty_clock_calibration cal;
+
+	ty_clock_calibration_start(&cal);
+	return calibration_finish(&cal, ms, hz, e);
 }
 
 /* --- the tick counter --- */
@@ -150,7 +177,7 @@ set_monotonic(struct ty_tick_clock *c, const char *why)
 int
 ty_clock_init_kind(struct ty_tick_clock *c, enum ty_clock_kind kind, struct ty_error *e)
 {
-	double hz;
+	double hz = 0;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -234,19 +261,20 @@ ty_clock_choose(const char *root, char *why, size_t size)
 }
 
 int
-ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
+ty_clock_init_calibrated(struct ty_tick_clock *c, const char *root,
+			 const struct ty_clock_calibration *cal, struct ty_error *e)
 {
 	char why[sizeof(c->why)];
-	struct ty_error cal;
-	double hz;
+	struct ty_error err;
+	double hz = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (ty_clock_choose(root, why, sizeof(why)) == TY_CLOCK_MONOTONIC) {
 		set_monotonic(c, why);
 		return 0;
 	}
-	if (ty_clock_calibrate_tsc(20, &hz, &cal) < 0) {
-		set_monotonic(c, cal.msg);
+	if (calibration_finish(cal, 5, &hz, &err) < 0) {
+		set_monotonic(c, err.msg);
 		return 0;
 	}
 	c->kind = TY_CLOCK_TSC;
@@ -256,6 +284,15 @@ ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
 	c->base = ty_clock_ticks(c);
 	(void)e;
 	return 0;
+}
+
+int
+ty_clock_init(struct ty_tick_clock *c, const char *root, struct ty_error *e)
+{
+	struct ty_clock_calibration cal;
+
+	ty_clock_calibration_start(&cal);
+	return ty_clock_init_calibrated(c, root, &cal, e);
 }
 
 int64_t
@@ -363,6 +400,10 @@ rdtscp_read(void)
 #if TY_CLOCK_HAVE_X86
 PROBE(rdtsc, __rdtsc())
 PROBE(rdtscp, rdtscp_read())
+#else
+/* Listed everywhere, so other CPUs say they have none. */
+PROBE(rdtsc, 0)
+PROBE(rdtscp, 0)
 #endif
 PROBE(mono, ts_ns(CLOCK_MONOTONIC))
 PROBE(mono_raw, ts_ns(CLOCK_MONOTONIC_RAW))
@@ -392,10 +433,8 @@ struct probe_def {
 	}
 
 static const struct probe_def defs[] = {
-#if TY_CLOCK_HAVE_X86
     DEF("rdtsc", "counter", rdtsc, 0, -1, NEED_TSC),
     DEF("rdtscp", "counter", rdtscp, 0, -1, NEED_RDTSCP),
-#endif
     DEF("CLOCK_MONOTONIC", "wall", mono, 1, CLOCK_MONOTONIC, NEED_NONE),
     DEF("CLOCK_MONOTONIC_RAW", "wall", mono_raw, 1, CLOCK_MONOTONIC_RAW, NEED_NONE),
     DEF("CLOCK_MONOTONIC_COARSE", "wall", mono_coarse, 1, CLOCK_MONOTONIC_COARSE, NEED_NONE),
@@ -411,7 +450,7 @@ static const struct probe_def defs[] = {
 #define BATCHES 41
 #define BATCH_NS 200000.0 /* aim for batches of about 0.2 ms */
 #define STEP_NS 20000000u /* look for the smallest step for 20 ms */
-#define STEP_READS 2000000u
+#define STEP_READS 100000000u /* the time limit ends the loop first */
 #define ROUNDS 40 /* cross-CPU rounds */
 
 static volatile uint64_t sink;
@@ -569,12 +608,20 @@ probe_available(const struct probe_def *d, const struct ctx *x, double tsc_hz,
 
 	switch (d->need) {
 	case NEED_TSC:
+		if (!TY_CLOCK_HAVE_X86) {
+			snprintf(p->why, sizeof(p->why), "not an x86 CPU: no rdtsc instruction");
+			return 0;
+		}
 		if (!ty_clock_cpu_has_tsc() || tsc_hz <= 0) {
 			snprintf(p->why, sizeof(p->why), "this CPU has no TSC");
 			return 0;
 		}
 		break;
 	case NEED_RDTSCP:
+		if (!TY_CLOCK_HAVE_X86) {
+			snprintf(p->why, sizeof(p->why), "not an x86 CPU: no rdtscp instruction");
+			return 0;
+		}
 		if (!ty_clock_cpu_has_rdtscp() || tsc_hz <= 0) {
 			snprintf(p->why, sizeof(p->why), "this CPU has no rdtscp instruction");
 			return 0;
@@ -613,7 +660,9 @@ ty_clock_measure(struct ty_clock_report *r, struct ty_error *e)
 	for (i = 0; i < n && i < TY_CLOCK_PROBES; i++) {
 		const struct probe_def *d = &defs[i];
 		struct ty_clock_probe *p = &r->probe[r->n++];
-		double unit = d->ns_per_unit > 0 ? d->ns_per_unit : NS_PER_S / r->tsc_hz;
+		double unit = d->ns_per_unit > 0 ? d->ns_per_unit
+			      : r->tsc_hz > 0	 ? NS_PER_S / r->tsc_hz
+						 : 0;
 
 		snprintf(p->name, sizeof(p->name), "%s", d->name);
 		p->kind = d->kind;

@@ -313,6 +313,34 @@ first_times(const struct ty_collector *c)
 	return t;
 }
 
+/* One mapping per DSO the functions name, where its file was read: its
+ * executable segment and build-id (for pprof's symbolizers). */
+static int
+add_mappings(struct ty_collector *c, struct ty_profile *p)
+{
+	uint32_t i, j, nstr = p->nstrings;
+	struct ty_dso_info info;
+	struct ty_prof_mapping m;
+
+	for (i = 0; i < nstr; i++) {
+		for (j = 0; j < p->nfuncs && p->funcs[j].dso != i; j++)
+			;
+		if (j == p->nfuncs || ty_symbols_dso_info(c->syms, p->strings[i], &info) < 0)
+			continue;
+		m.dso = i;
+		m.build_id = TY_NONE;
+		if (info.build_id && *info.build_id &&
+		    (m.build_id = ty_profile_string(p, info.build_id)) == TY_NONE)
+			return -ENOMEM;
+		m.start = info.start;
+		m.limit = info.limit;
+		m.offset = info.offset;
+		if (ty_profile_mapping(p, &m) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int
 ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
 {
@@ -356,6 +384,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 		if (ty_profile_sample(p, &s) < 0)
 			goto oom;
 	}
+	if (add_mappings(c, p) < 0)
+		goto oom;
 	p->meta.lost = c->lost;
 	p->meta.throttled = c->throttled;
 	p->meta.unthrottled = c->unthrottled;

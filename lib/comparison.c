@@ -130,6 +130,10 @@ find_bench(const struct ty_saved *r, const char *name, const char *used)
 	for (i = 0; i < r->nbenches; i++)
 		if ((!used || !used[i]) && strcmp(r->benches[i].command, name) == 0)
 			return (long)i;
+	for (i = 0; i < r->nbenches; i++) /* "NAME #2" */
+		if ((!used || !used[i]) && r->benches[i].label &&
+		    strcmp(r->benches[i].label, name) == 0)
+			return (long)i;
 	return -1;
 }
 
@@ -259,10 +263,16 @@ pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname,
 	size_t i, ref = f->reference;
 	long k;
 
-	if (f->nbenches < 2)
+	if (f->reference_norun && !refname)
 		return ty_error_set(e, -EINVAL,
-				    "'%s' holds one benchmark: give a second file to compare with",
-				    f->path);
+				    "the reference of '%s'%s%s%s has no finished run: pick another "
+				    "with --reference NAME",
+				    f->path, f->reference_norun[0] ? ", '" : "", f->reference_norun,
+				    f->reference_norun[0] ? "'," : "");
+	if (f->nbenches < 2)
+		return ty_error_set(
+		    e, -EINVAL, "'%s' holds one benchmark%s: give a second file to compare with",
+		    f->path, f->nnotes ? " with runs" : "");
 	if (refname) {
 		if ((k = find_bench(f, refname, NULL)) < 0)
 			return ty_error_set(e, -EINVAL,
@@ -348,10 +358,10 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 			 c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean", need);
 	}
 	if (of->missing)
-		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->old->path, ob->name,
+		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->old->path, ob->label,
 			 of->missing, of->name);
 	if (nf->missing)
-		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->new->path, nb->name,
+		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->new->path, nb->label,
 			 nf->missing, nf->name);
 	return 0;
 }
@@ -363,11 +373,11 @@ run_warnings(struct ty_cmp_table *c, struct ty_cmp_row *r)
 	size_t i;
 
 	for (i = 0; i < r->old->nwarnings; i++)
-		row_note(c, r, "%s: '%s': %s", s->old->path, r->old->name, r->old->warnings[i]);
+		row_note(c, r, "%s: '%s': %s", s->old->path, r->old->label, r->old->warnings[i]);
 	if (r->new == r->old)
 		return;
 	for (i = 0; i < r->new->nwarnings; i++)
-		row_note(c, r, "%s: '%s': %s", s->new->path, r->new->name, r->new->warnings[i]);
+		row_note(c, r, "%s: '%s': %s", s->new->path, r->new->label, r->new->warnings[i]);
 }
 
 static int
@@ -390,7 +400,7 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 		if (strcmp(of->unit, nf->unit) != 0) {
 			char buf[512];
 			snprintf(buf, sizeof(buf), "'%s' %s: unit '%s' against '%s': not compared",
-				 nb->name, of->name, of->unit, nf->unit);
+				 nb->label, of->name, of->unit, nf->unit);
 			note(c, buf);
 			continue;
 		}
@@ -479,6 +489,23 @@ geomeans(struct ty_cmp_table *c)
 
 /* ---- the whole ---- */
 
+/* The notes of each file (benchmarks left out, an interrupted run) come
+ * first, named by the file. */
+static int
+file_notes(struct ty_cmp_table *c, const struct ty_saved *files, size_t n)
+{
+	char buf[1024];
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < files[i].nnotes; j++) {
+			snprintf(buf, sizeof(buf), "%s: %s", files[i].path, files[i].notes[j]);
+			if (!note(c, buf))
+				return -ENOMEM;
+		}
+	return 0;
+}
+
 static int
 unmatched(struct ty_cmp_set *s, const struct pairing *p)
 {
@@ -488,11 +515,11 @@ unmatched(struct ty_cmp_set *s, const struct pairing *p)
 	for (i = 0; !rc && i < s->old->nbenches; i++)
 		if (!p->old_used[i])
 			rc = strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
-				       s->old->path, s->old->benches[i].name);
+				       s->old->path, s->old->benches[i].label);
 	for (i = 0; !rc && i < s->new->nbenches; i++)
 		if (!p->new_used[i])
 			rc = strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
-				       s->new->path, s->new->benches[i].name);
+				       s->new->path, s->new->benches[i].label);
 	return rc;
 }
 
@@ -571,6 +598,7 @@ ty_comparison_build(struct ty_cmp_table *c, const struct ty_saved *files, size_t
 		c->sets[i].old = &files[0];
 		c->sets[i].new = n == 1 ? &files[0] : &files[i + 1];
 	}
+	rc = file_notes(c, files, n);
 	for (i = 0; !rc && i < c->nsets; i++)
 		rc = build_set(c, i, e);
 	if (!rc)

@@ -148,7 +148,11 @@ frame(struct ctx *c, const struct ty_tree_node *n, int depth, double x, double w
 	}
 	fputs("\"><title>", c->fp);
 	ty_svg_escape(c->fp, name);
-	fprintf(c->fp, " (%" PRIu64 " samples, %.2f%%)</title>", n->total_n, pct);
+	fprintf(c->fp, " (%" PRIu64 " samples, %.2f%%", n->total_n, pct);
+	if (c->o->old) /* the change in points of the share, as FlameGraph's difffolded */
+		fprintf(c->fp, "; %+.2f%%",
+			pct - (root->total > 0 ? 100 * n->old_total / root->total : 0));
+	fputs(")</title>", c->fp);
 	fprintf(c->fp, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", x, y,
 		w, FRAME_H - 1, fill);
 	fprintf(c->fp, "<text x=\"%.2f\" y=\"%d\"></text></g>\n", x + 3, y + FRAME_H - 4);

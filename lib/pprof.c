@@ -132,7 +132,16 @@ ty_pprof_encode(const struct ty_profile *p, unsigned char **out, size_t *outlen)
 		if (!used)
 			continue;
 		field_varint(&m, 1, (uint64_t)i + 1);
+		for (j = 0; j < p->nmaps && p->maps[j].dso != i; j++)
+			;
+		if (j < p->nmaps) { /* link-time addresses, as the locations' */
+			field_varint(&m, 2, p->maps[j].start);
+			field_varint(&m, 3, p->maps[j].limit);
+			field_varint(&m, 4, p->maps[j].offset);
+		}
 		field_varint(&m, 5, (uint64_t)i + 1);
+		if (j < p->nmaps && p->maps[j].build_id != TY_NONE)
+			field_varint(&m, 6, (uint64_t)p->maps[j].build_id + 1);
 		field_varint(&m, 7, 1); /* has_functions */
 		field_msg(&b, 3, &m);
 	}

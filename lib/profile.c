@@ -174,6 +174,7 @@ ty_profile_free(struct ty_profile *p)
 	free(p->stack_off);
 	free(p->frames);
 	free(p->threads);
+	free(p->maps);
 	free(p->samples);
 	free(p->meta.event);
 	free(p->meta.command);
@@ -385,6 +386,18 @@ ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *
 }
 
 int
+ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m)
+{
+	struct ty_prof_mapping *n = realloc(p->maps, (p->nmaps + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	p->maps = n;
+	p->maps[p->nmaps++] = *m;
+	return 0;
+}
+
+int
 ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s)
 {
 	if (s->stack >= p->nstacks)
@@ -416,13 +429,47 @@ ty_profile_seconds(const struct ty_profile *p, double weight)
 	return p->weight > 0 ? weight / p->weight * (double)p->meta.workload_cpu_ns / 1e9 : 0;
 }
 
+int
+ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	double cpu = (double)m->workload_cpu_ns / 1e9, sys = (double)m->workload_sys_ns / 1e9;
+	double got = 0, share;
+	size_t i, n;
+
+	if (!m->period_ns || m->workload_cpu_ns == 0 || len == 0)
+		return -1;
+	for (i = 0; i < p->nsamples; i++)
+		got += (double)p->samples[i].period / 1e9;
+	share = got / cpu;
+	n = (size_t)snprintf(buf, len, "samples cover %.3f s of the workload's %.3f s CPU time "
+			     "(%.0f%%)", got, cpu, 100 * share);
+	if (n >= len || share >= 0.5 || cpu < 0.02)
+		return 0;
+	if (m->user_only && sys > 0.25 * cpu) {
+		n += (size_t)snprintf(buf + n, len - n, "; its %.3f s in the kernel %s", sys,
+				      m->kernel_refused ? "were not sampled (the kernel allows "
+							  "user space only here)"
+							: "were not sampled (--user)");
+		if (n >= len || got + sys >= 0.5 * cpu)
+			return 0;
+	}
+	if (m->use_freq)
+		snprintf(buf + n, len - n, "; %s get few samples at %" PRIu64 " Hz: try -F %" PRIu64,
+			 m->processes > 1 ? "short-lived processes" : "short runs", m->rate,
+			 m->rate * 4 > 3999 ? m->rate * 4 : 3999);
+	else
+		snprintf(buf + n, len - n, "; try a smaller -c than %" PRIu64, m->rate);
+	return 0;
+}
+
 /* --- the file format --------------------------------------------------------- */
 
 enum { SEC_META = 1, SEC_STRINGS, SEC_FUNCS, SEC_LOCS, SEC_STACKS, SEC_THREADS, SEC_SAMPLES,
-       SEC_END = 0x454e44 };
+       SEC_MAPS, SEC_END = 0x454e44 }; /* SEC_MAPS is optional (added later) */
 
 static const char *const sec_names[] = {"?", "meta", "strings", "functions", "locations",
-					"stacks", "threads", "samples"};
+					"stacks", "threads", "samples", "mappings"};
 
 struct buf {
 	unsigned char *p;
@@ -500,7 +547,7 @@ encode(const struct ty_profile *p, struct buf *out)
 	put(out, TY_PROFILE_MAGIC, 8);
 	put32(out, TY_PROFILE_VERSION);
 	put32(out, 0);
-	put32(&b, 13);
+	put32(&b, 17);
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);
@@ -514,6 +561,10 @@ encode(const struct ty_profile *p, struct buf *out)
 	putku(&b, "workload_cpu_ns", m->workload_cpu_ns);
 	putku(&b, "wall_ns", m->wall_ns);
 	putku(&b, "samples", p->nsamples);
+	putku(&b, "workload_sys_ns", m->workload_sys_ns);
+	putku(&b, "user_only", (uint64_t)m->user_only);
+	putku(&b, "kernel_refused", (uint64_t)m->kernel_refused);
+	putku(&b, "processes", m->processes);
 	section(out, SEC_META, &b);
 	put32(&b, p->nstrings);
 	for (i = 0; i < p->nstrings; i++)
@@ -540,6 +591,14 @@ encode(const struct ty_profile *p, struct buf *out)
 		put32(&b, p->threads[i].pid), put32(&b, p->threads[i].tid),
 			put32(&b, p->threads[i].comm);
 	section(out, SEC_THREADS, &b);
+	if (p->nmaps) {
+		put32(&b, p->nmaps);
+		for (i = 0; i < p->nmaps; i++)
+			put32(&b, p->maps[i].dso), put32(&b, p->maps[i].build_id),
+				put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
+				put64(&b, p->maps[i].offset);
+		section(out, SEC_MAPS, &b);
+	}
 	put64(&b, p->nsamples);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct ty_prof_sample *s = &p->samples[i];
@@ -549,6 +608,21 @@ encode(const struct ty_profile *p, struct buf *out)
 	section(out, SEC_SAMPLES, &b);
 	section(out, SEC_END, &b);
 	free(b.p);
+}
+
+int
+ty_profile_write_fp(const struct ty_profile *p, FILE *out, const char *path, struct ty_error *e)
+{
+	struct buf b = {0};
+
+	encode(p, &b);
+	if (b.err) {
+		free(b.p);
+		return ty_error_set(e, -ENOMEM, "cannot write '%s': out of memory", path);
+	}
+	fwrite(b.p, 1, b.n, out);
+	free(b.p);
+	return 0;
 }
 
 int
@@ -668,6 +742,14 @@ read_meta(struct rd *r, struct ty_profile *p)
 			m->workload_cpu_ns = u;
 		} else if (strcmp(k, "wall_ns") == 0) {
 			m->wall_ns = u;
+		} else if (strcmp(k, "workload_sys_ns") == 0) {
+			m->workload_sys_ns = u;
+		} else if (strcmp(k, "user_only") == 0) {
+			m->user_only = u != 0;
+		} else if (strcmp(k, "kernel_refused") == 0) {
+			m->kernel_refused = u != 0;
+		} else if (strcmp(k, "processes") == 0) {
+			m->processes = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		}
 		free(k);
 		free(v);
@@ -723,6 +805,19 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			p->threads[i].pid = get32(r), p->threads[i].tid = get32(r),
 			p->threads[i].comm = get32(r);
 		p->nthreads = (uint32_t)n;
+		break;
+	case SEC_MAPS:
+		if (!count_ok(r, n = get32(r), 32) ||
+		    !(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			p->maps[i].dso = get32(r), p->maps[i].build_id = get32(r);
+			p->maps[i].start = get64(r), p->maps[i].limit = get64(r);
+			p->maps[i].offset = get64(r);
+		}
+		p->nmaps = (uint32_t)n;
 		break;
 	case SEC_SAMPLES:
 		if (!count_ok(r, n = get64(r), 28) ||
@@ -796,6 +891,11 @@ check_refs(const struct ty_profile *p, struct ty_error *e)
 		if (p->threads[i].comm >= p->nstrings)
 			return ty_error_set(e, -EINVAL, "thread %u names string %u of %u",
 					    p->threads[i].tid, p->threads[i].comm, p->nstrings);
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].dso >= p->nstrings ||
+		    (p->maps[i].build_id != TY_NONE && p->maps[i].build_id >= p->nstrings) ||
+		    p->maps[i].limit < p->maps[i].start)
+			return ty_error_set(e, -EINVAL, "mapping %zu is out of range", i);
 	for (i = 0; i < p->nsamples; i++)
 		if (p->samples[i].stack >= p->nstacks)
 			return ty_error_set(e, -EINVAL, "sample %zu refers to stack %u of %u", i,
@@ -820,11 +920,11 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 		if (len > (uint64_t)(r->end - r->p))
 			return ty_error_set(e, -EINVAL, "truncated: section %s needs %" PRIu64
 					    " bytes, %zu left",
-					    tag < 8 ? sec_names[tag] : "?", len,
+					    tag <= SEC_MAPS ? sec_names[tag] : "?", len,
 					    (size_t)(r->end - r->p));
 		if (tag == SEC_END)
 			break;
-		if (tag >= 1 && tag <= 7) {
+		if (tag >= 1 && tag <= SEC_MAPS) {
 			struct rd s = {r->p, r->p + len, sec_names[tag], 0};
 			if (seen & (1u << tag))
 				return ty_error_set(e, -EINVAL, "section %s appears twice",
@@ -1323,8 +1423,20 @@ node_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->dso, y->dso);
 }
 
-void
-ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p)
+/* Largest total first; equal totals by name. */
+static int
+node_cmp_total(const void *a, const void *b)
+{
+	const struct ty_tree_node *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct ty_tree_node *y = &sort_tree->nodes[*(const uint32_t *)b];
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return node_cmp(a, b);
+}
+
+static void
+sort_children(struct ty_tree *t, int (*cmp)(const void *, const void *))
 {
 	uint32_t *kids = malloc((t->n ? t->n : 1) * 4), i, k, m;
 
@@ -1336,13 +1448,26 @@ ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p)
 			kids[m++] = k;
 		if (m < 2)
 			continue;
-		qsort(kids, m, 4, node_cmp);
+		qsort(kids, m, 4, cmp);
 		t->nodes[i].child = kids[0];
 		for (k = 0; k + 1 < m; k++)
 			t->nodes[kids[k]].sibling = kids[k + 1];
 		t->nodes[kids[m - 1]].sibling = TY_NONE;
 	}
 	free(kids);
+}
+
+void
+ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p)
+{
+	(void)p;
+	sort_children(t, node_cmp);
+}
+
+void
+ty_tree_sort_by_total(struct ty_tree *t)
+{
+	sort_children(t, node_cmp_total);
 }
 
 /* --- folded stacks ---------------------------------------------------------------- */

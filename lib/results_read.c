@@ -31,6 +31,7 @@ free_bench(struct ty_saved_bench *b)
 
 	free(b->command);
 	free(b->name);
+	free(b->label);
 	for (i = 0; i < b->nfigs; i++)
 		free_figure(&b->figs[i]);
 	free(b->figs);
@@ -55,8 +56,12 @@ ty_results_read_release(struct ty_saved *r)
 	}
 	free(r->env_keys);
 	free(r->env_values);
+	for (i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	free(r->path);
 	free(r->test);
+	free(r->reference_norun);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -94,6 +99,13 @@ ty_results_read_text(struct ty_saved *r, const char *text, const char *path, str
 int
 ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
 {
+	return ty_results_read_text(r, "", path, e);
+}
+
+int
+ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e)
+{
+	(void)fp;
 	return ty_results_read_text(r, "", path, e);
 }
 
@@ -247,7 +259,8 @@ push_value(struct ty_saved_figure *f, double v)
 		f->values[f->n++] = v;
 }
 
-/* results[i].times -> figure "wall" (seconds). */
+/* results[i].times -> figure "wall" (seconds). Returns 1 when the array
+ * is empty (a benchmark without a finished run). */
 static int
 read_times(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
 {
@@ -259,12 +272,8 @@ read_times(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
 
 	if ((rc = member(rd, res, "times", JSON_ARRAY, 1, &times)))
 		return rc;
-	if (json_array_size(times) == 0) {
-		l = down(rd, "times", 0);
-		rc = bad(rd, "no runs (the array is empty)");
-		up(rd, l);
-		return rc;
-	}
+	if (json_array_size(times) == 0)
+		return 1;
 	if (!(f = add_figure(b, "wall", "s", json_array_size(times))))
 		return nomem(rd);
 	l = down(rd, "times", 0);
@@ -507,6 +516,30 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 	return 0;
 }
 
+/* A result without runs: only its name is read (tachy.name when given);
+ * returns 1 (left out) or an error. */
+static int
+no_runs(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
+{
+	json_t *tachy, *name;
+	size_t l;
+	int rc;
+
+	if ((rc = member(rd, res, "tachy", JSON_OBJECT, 0, &tachy)) || !tachy)
+		return rc ? rc : 1;
+	l = down(rd, "tachy", 0);
+	rc = member(rd, tachy, "name", JSON_STRING, 0, &name);
+	up(rd, l);
+	if (rc)
+		return rc;
+	if (name) {
+		free(b->name);
+		if (!(b->name = strdup(json_string_value(name))))
+			return nomem(rd);
+	}
+	return 1;
+}
+
 static int
 read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
 {
@@ -520,7 +553,9 @@ read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int 
 		return rc;
 	if (!(b->command = strdup(json_string_value(cmd))) || !(b->name = strdup(b->command)))
 		return nomem(rd);
-	if ((rc = read_times(rd, res, b)) || (rc = check_hyperfine_fields(rd, res)))
+	if ((rc = read_times(rd, res, b)) == 1)
+		return no_runs(rd, res, b);
+	if (rc || (rc = check_hyperfine_fields(rd, res)))
 		return rc;
 	if ((rc = member(rd, res, "tachy", JSON_OBJECT, is_tachy, &tachy)) || !tachy)
 		return rc;
@@ -574,8 +609,87 @@ read_environment(struct reader *rd, const json_t *env, struct ty_saved *r)
 	return 0;
 }
 
+static int note(struct reader *rd, struct ty_saved *r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Add a note about the file to R. */
 static int
-read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r)
+note(struct reader *rd, struct ty_saved *r, const char *fmt, ...)
+{
+	char **nv, *s;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return nomem(rd);
+	if (!(nv = realloc(r->notes, (r->nnotes + 1) * sizeof(*nv)))) {
+		free(s);
+		return nomem(rd);
+	}
+	nv[r->nnotes++] = s;
+	r->notes = nv;
+	return 0;
+}
+
+/* tachy.reference (index IDX into results[]) as an index into r->benches:
+ * ORIG[i] is the results[] index of benches[i]; NORUN names the results
+ * left out. */
+static int
+set_reference(struct reader *rd, struct ty_saved *r, size_t idx, const size_t *orig,
+	      char *const *norun)
+{
+	size_t i;
+
+	for (i = 0; i < r->nbenches; i++)
+		if (orig[i] == idx) {
+			r->reference = i;
+			return 0;
+		}
+	r->reference = 0;
+	if (norun[idx] && !(r->reference_norun = strdup(norun[idx])))
+		return nomem(rd);
+	return 0;
+}
+
+/* tachy.not_run: [{"name": ..., "command": ...}], the commands an
+ * interrupted run left out of results[]; a note each. Without
+ * tachy.reference (HAS_REF 0) the reference is one of them. */
+static int
+read_not_run(struct reader *rd, const json_t *t, struct ty_saved *r, int has_ref)
+{
+	json_t *list, *o, *name;
+	size_t i, l;
+	int rc;
+
+	if ((rc = member(rd, t, "not_run", JSON_ARRAY, 0, &list)) || !list)
+		return rc;
+	json_array_foreach(list, i, o)
+	{
+		l = down(rd, "not_run", 0);
+		down(rd, NULL, i);
+		if (!json_is_object(o))
+			rc = bad(rd, "expected an object, found %s", type_name(o));
+		else
+			rc = member(rd, o, "name", JSON_STRING, 1, &name);
+		up(rd, l);
+		if (rc)
+			return rc;
+		if ((rc = note(rd, r, "'%s' (tachy.not_run) has no finished run: left out",
+			       json_string_value(name))))
+			return rc;
+	}
+	if (!has_ref && json_array_size(list) && !r->reference_norun &&
+	    !(r->reference_norun = strdup("")))
+		return nomem(rd);
+	return 0;
+}
+
+static int
+read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r, size_t nresults,
+	       const size_t *orig, char *const *norun)
 {
 	json_t *schema, *ref, *conf, *test, *env;
 	int rc;
@@ -604,19 +718,130 @@ read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r)
 	}
 	if (test && !(r->test = strdup(json_string_value(test))))
 		return nomem(rd);
-	if (ref && (json_integer_value(ref) < 0 || (size_t)json_integer_value(ref) >= r->nbenches))
+	if (ref && (json_integer_value(ref) < 0 || (size_t)json_integer_value(ref) >= nresults))
 		return bad(rd, "\"reference\" is %lld: there are %zu results",
-			   (long long)json_integer_value(ref), r->nbenches);
-	if (ref)
-		r->reference = (size_t)json_integer_value(ref);
+			   (long long)json_integer_value(ref), nresults);
+	if (ref && (rc = set_reference(rd, r, (size_t)json_integer_value(ref), orig, norun)))
+		return rc;
+	if ((rc = read_not_run(rd, t, r, ref != NULL)))
+		return rc;
 	return env ? read_environment(rd, env, r) : 0;
+}
+
+/* tachy.interrupted: a note first when true. */
+static int
+read_interrupted(struct reader *rd, const json_t *t, struct ty_saved *r)
+{
+	json_t *intr;
+	size_t l;
+	int rc;
+
+	if (!(intr = json_object_get(t, "interrupted")))
+		return 0;
+	if (!json_is_boolean(intr)) {
+		l = down(rd, "tachy", 0);
+		down(rd, "interrupted", 0);
+		rc = bad(rd, "expected a boolean, found %s", type_name(intr));
+		up(rd, l);
+		return rc;
+	}
+	r->interrupted = json_is_true(intr);
+	if (!r->interrupted)
+		return 0;
+	return note(rd, r,
+		    "the run was interrupted (tachy.interrupted): the file holds only the runs "
+		    "finished before the stop");
+}
+
+/* Read results[] into R->benches, leaving out (with a note) those without
+ * a run; ORIG[i] gets the results[] index of benches[i], NORUN[k] the name
+ * of results[k] when it was left out. */
+static int
+read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int is_tachy,
+	     size_t *orig, char **norun)
+{
+	struct ty_saved_bench *b;
+	const json_t *res;
+	size_t i, l;
+	int rc;
+
+	json_array_foreach(results, i, res)
+	{
+		b = &r->benches[r->nbenches++];
+		l = down(rd, "results", 0);
+		down(rd, NULL, i);
+		rc = read_result(rd, res, b, is_tachy);
+		up(rd, l);
+		if (rc < 0)
+			return rc;
+		orig[r->nbenches - 1] = i;
+		if (rc == 0)
+			continue;
+		norun[i] = b->name;
+		b->name = NULL;
+		free_bench(b);
+		memset(b, 0, sizeof(*b));
+		r->nbenches--;
+		if ((rc = note(rd, r, "'%s' (results[%zu]) has no finished run: left out", norun[i],
+			       i)))
+			return rc;
+	}
+	if (r->nbenches == 0) {
+		l = down(rd, "results", 0);
+		rc = bad(rd, "no benchmark has a finished run (every \"times\" array is empty)");
+		up(rd, l);
+		return rc;
+	}
+	return 0;
+}
+
+/* Number the benchmarks that share a name (b->dup), with a note per name. */
+static int
+mark_duplicates(struct reader *rd, struct ty_saved *r, const size_t *orig)
+{
+	char list[512];
+	size_t i, j, k, len;
+	int rc;
+
+	for (i = 0; i < r->nbenches; i++) {
+		if (r->benches[i].dup)
+			continue;
+		for (j = i + 1, k = 1; j < r->nbenches; j++)
+			if (strcmp(r->benches[j].name, r->benches[i].name) == 0)
+				r->benches[j].dup = ++k;
+		if (k == 1)
+			continue;
+		r->benches[i].dup = 1;
+		len = (size_t)snprintf(list, sizeof(list), "results[%zu]", orig[i]);
+		for (j = i + 1; j < r->nbenches && len < sizeof(list); j++)
+			if (r->benches[j].dup &&
+			    strcmp(r->benches[j].name, r->benches[i].name) == 0)
+				len += (size_t)snprintf(list + len, sizeof(list) - len,
+							", results[%zu]", orig[j]);
+		rc = note(rd, r,
+			  "%zu benchmarks are named '%s' (%s): shown numbered ('%s #1', ...); "
+			  "across files they pair in the order they appear",
+			  k, r->benches[i].name, list, r->benches[i].name);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < r->nbenches; i++) {
+		struct ty_saved_bench *b = &r->benches[i];
+		if (b->dup ? asprintf(&b->label, "%s #%zu", b->name, b->dup) < 0
+			   : !(b->label = strdup(b->name))) {
+			b->label = NULL;
+			return nomem(rd);
+		}
+	}
+	return 0;
 }
 
 static int
 read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 {
-	json_t *results, *tachy, *res;
-	size_t i, l;
+	json_t *results, *tachy;
+	char **norun = NULL;
+	size_t i, l, n, *orig = NULL;
 	int rc;
 
 	if (!json_is_object(root))
@@ -629,35 +854,35 @@ read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 		json_t *s = json_object_get(tachy, "schema");
 		if (s && json_is_integer(s) && json_integer_value(s) > TY_RESULTS_SCHEMA) {
 			l = down(rd, "tachy", 0);
-			rc = read_top_tachy(rd, tachy, r);
+			rc = read_top_tachy(rd, tachy, r, 0, NULL, NULL);
 			up(rd, l);
 			return rc;
 		}
 	}
-	if (json_array_size(results) == 0) {
+	if ((n = json_array_size(results)) == 0) {
 		l = down(rd, "results", 0);
 		rc = bad(rd, "no results (the array is empty)");
 		up(rd, l);
 		return rc;
 	}
-	r->benches = calloc(json_array_size(results), sizeof(*r->benches));
-	if (!r->benches)
-		return nomem(rd);
-	json_array_foreach(results, i, res)
-	{
-		r->nbenches++;
-		l = down(rd, "results", 0);
-		down(rd, NULL, i);
-		rc = read_result(rd, res, &r->benches[i], tachy != NULL);
+	r->benches = calloc(n, sizeof(*r->benches));
+	orig = calloc(n, sizeof(*orig));
+	norun = calloc(n, sizeof(*norun));
+	if (!r->benches || !orig || !norun)
+		rc = nomem(rd);
+	else if (!tachy || !(rc = read_interrupted(rd, tachy, r)))
+		rc = read_results(rd, results, r, tachy != NULL, orig, norun);
+	if (!rc)
+		rc = mark_duplicates(rd, r, orig);
+	if (!rc && tachy) {
+		l = down(rd, "tachy", 0);
+		rc = read_top_tachy(rd, tachy, r, n, orig, norun);
 		up(rd, l);
-		if (rc)
-			return rc;
 	}
-	if (!tachy)
-		return 0;
-	l = down(rd, "tachy", 0);
-	rc = read_top_tachy(rd, tachy, r);
-	up(rd, l);
+	for (i = 0; norun && i < n; i++)
+		free(norun[i]);
+	free(norun);
+	free(orig);
 	return rc;
 }
 
@@ -693,29 +918,39 @@ ty_results_read_text(struct ty_saved *r, const char *text, const char *path, str
 }
 
 int
-ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e)
 {
 	json_error_t je;
 	json_t *root;
-	FILE *fp;
 	int err;
+
+	memset(r, 0, sizeof(*r));
+	errno = 0;
+	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
+	if (!root && ferror(fp)) {
+		err = errno ? errno : EIO;
+		return ty_error_set(e, -err, "cannot read '%s': %s", path, strerror(err));
+	}
+	if (!root)
+		return ty_error_set(e, -EINVAL, "%s: line %d, column %d: %s", path, je.line,
+				    je.column, je.text);
+	return parse_json(r, root, path, e);
+}
+
+int
+ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+{
+	FILE *fp;
+	int err, rc;
 
 	memset(r, 0, sizeof(*r));
 	if (!(fp = fopen(path, "r"))) {
 		err = errno;
 		return ty_error_set(e, -err, "cannot open '%s': %s", path, strerror(err));
 	}
-	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
-	if (!root && ferror(fp)) {
-		err = errno ? errno : EIO;
-		fclose(fp);
-		return ty_error_set(e, -err, "cannot read '%s': %s", path, strerror(err));
-	}
+	rc = ty_results_read_stream(r, fp, path, e);
 	fclose(fp);
-	if (!root)
-		return ty_error_set(e, -EINVAL, "%s: line %d, column %d: %s", path, je.line,
-				    je.column, je.text);
-	return parse_json(r, root, path, e);
+	return rc;
 }
 
 #endif /* HAVE_JANSSON */

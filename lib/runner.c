@@ -443,6 +443,8 @@ struct sched {
 	double *values;
 	size_t nvalues;
 	uint32_t round;
+	double t;   /* t quantile of the interval of a mean of t_n runs */
+	size_t t_n; /* 0: none yet */
 };
 
 static uint64_t
@@ -573,16 +575,35 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 	return 0;
 }
 
+/* Half-width of the interval of J's mean, in percent of it. The t
+ * quantile costs more than a short run: the last one is kept. */
 static double
-rel_halfwidth(const struct ty_runner *r, const struct jobstate *st)
+rel_halfwidth(struct sched *S, size_t j)
 {
-	double sd, t;
+	const struct ty_welford *w = &S->st[j].w;
 
-	if (st->w.n < 2 || st->w.mean <= 0)
+	if (w->n < 2 || w->mean <= 0)
 		return INFINITY;
-	sd = sqrt(ty_stats_welford_var(&st->w));
-	t = ty_stats_t_quantile(1 - (1 - r->o.confidence / 100) / 2, (double)(st->w.n - 1));
-	return 100 * t * sd / sqrt((double)st->w.n) / st->w.mean;
+	if (S->t_n != w->n) {
+		S->t = ty_stats_t_quantile(1 - (1 - S->r->o.confidence / 100) / 2,
+					   (double)(w->n - 1));
+		S->t_n = w->n;
+	}
+	return 100 * S->t * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean;
+}
+
+/* Is J's mean within the precision? The normal quantile is smaller than
+ * t's and cheap: when it already says "too wide", t is not needed. */
+static int
+precise(struct sched *S, size_t j)
+{
+	const struct ty_welford *w = &S->st[j].w;
+	double z = ty_stats_normal_quantile(1 - (1 - S->r->o.confidence / 100) / 2);
+
+	if (w->n >= 2 && w->mean > 0 &&
+	    100 * z * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean > S->r->o.precision)
+		return 0;
+	return rel_halfwidth(S, j) <= S->r->o.precision;
 }
 
 /* Adaptive runs stopped for all commands together (interleaved and random
@@ -617,7 +638,7 @@ job_done(struct sched *S, size_t j)
 	}
 	if (joint(r) || st->done < r->o.min_runs)
 		return 0;
-	if (rel_halfwidth(r, st) <= r->o.precision) {
+	if (precise(S, j)) {
 		res->stop = TY_STOP_PRECISION;
 		return 1;
 	}
@@ -637,7 +658,7 @@ all_done(struct sched *S)
 {
 	struct ty_runner *r = S->r;
 	size_t j;
-	int precise = 1, late = 0, any = 0;
+	int all_precise = 1, late = 0, any = 0;
 
 	for (j = 0; j < S->n; j++) {
 		if (S->st[j].finished)
@@ -645,18 +666,16 @@ all_done(struct sched *S)
 		any = 1;
 		if (S->st[j].done < r->o.min_runs)
 			return 0;
-		if (rel_halfwidth(r, &S->st[j]) > r->o.precision)
-			precise = 0;
+		if (all_precise && !precise(S, j))
+			all_precise = 0;
 		if ((double)S->st[j].spent_ns >= r->o.max_time * 1e9)
 			late = 1;
 	}
-	if (!any || !(precise || late))
+	if (!any || !(all_precise || late))
 		return 0;
 	for (j = 0; j < S->n; j++)
 		if (!S->st[j].finished)
-			S->rs->r[j].stop = rel_halfwidth(r, &S->st[j]) <= r->o.precision
-					       ? TY_STOP_PRECISION
-					       : TY_STOP_MAX_TIME;
+			S->rs->r[j].stop = precise(S, j) ? TY_STOP_PRECISION : TY_STOP_MAX_TIME;
 	return 1;
 }
 
@@ -669,7 +688,7 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 
 	S->st[j].finished = 1;
 	if (r->o.runs == 0 && res->stop != TY_STOP_PRECISION) {
-		hw = rel_halfwidth(r, &S->st[j]);
+		hw = rel_halfwidth(S, j);
 		if (isfinite(hw))
 			ty_result_warn(res,
 				       "the mean is known to within %.2g%% only, not %g%%: "

@@ -733,13 +733,17 @@ fill_relative(struct ty_compare *r, double centre, int nonneg)
 	hi = r->diff_hi * 100 / centre;
 	r->rel_lo = fmin(lo, hi);
 	r->rel_hi = fmax(lo, hi);
+	r->ratio = 1 + r->rel / 100;
+	r->ratio_lo = 1 + r->rel_lo / 100;
+	r->ratio_hi = 1 + r->rel_hi / 100;
+	if (!(centre > 0 || centre < 0))
+		return; /* no relative change from 0: leave the infinities, NaNs */
 	if (nonneg) {
 		r->rel_lo = fmax(r->rel_lo, -100);
 		r->rel_hi = fmax(r->rel_hi, -100);
 	}
-	r->ratio = 1 + r->rel / 100;
-	r->ratio_lo = fmax(0, 1 + r->rel_lo / 100);
-	r->ratio_hi = fmax(0, 1 + r->rel_hi / 100);
+	r->ratio_lo = fmax(0, r->ratio_lo);
+	r->ratio_hi = fmax(0, r->ratio_hi);
 }
 
 int

@@ -117,7 +117,9 @@ range_of(const double *x, size_t n, double *lo, double *hi)
 		*lo = 0;
 		*hi = 1;
 	}
-	if (*hi - *lo < 1e-12 * fmax(1, fabs(*hi))) {
+	if (*hi == 0 && *lo == 0) { /* all zero: an axis from 0, never below */
+		*hi = 1;
+	} else if (*hi - *lo < 1e-12 * fmax(1, fabs(*hi))) {
 		double d = fabs(*hi) > 0 ? fabs(*hi) * 0.05 : 1;
 		*lo -= d;
 		*hi += d;

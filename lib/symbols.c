@@ -26,6 +26,7 @@ struct sym {
 
 struct seg {
 	uint64_t off, vaddr, filesz;
+	int exec;
 };
 
 struct dso {
@@ -36,6 +37,7 @@ struct dso {
 	struct seg *segs;
 	size_t nsegs;
 	char *names; /* arena of symbol names */
+	char build_id[130]; /* GNU build-id in hex, "" when none */
 	struct dso *next;
 };
 
@@ -285,6 +287,7 @@ read_segs(Elf *elf, struct dso *d)
 		d->segs[d->nsegs].off = ph.p_offset;
 		d->segs[d->nsegs].vaddr = ph.p_vaddr;
 		d->segs[d->nsegs].filesz = ph.p_filesz > ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+		d->segs[d->nsegs].exec = (ph.p_flags & PF_X) != 0;
 		d->nsegs++;
 	}
 	return 0;
@@ -435,6 +438,8 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 {
 	int full = read_elf_syms(s, d, elf, 1);
 
+	if (build_id(elf, d->build_id) < 0)
+		d->build_id[0] = '\0';
 	if (!full && debug)
 		full = read_debug_file(s, d, elf);
 	finish_syms(d);
@@ -526,6 +531,29 @@ get_dso(struct ty_symbols *s, const char *path)
 	d->next = s->dsos;
 	s->dsos = d;
 	return d;
+}
+
+int
+ty_symbols_dso_info(struct ty_symbols *s, const char *path, struct ty_dso_info *out)
+{
+	struct dso *d;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (d = s->dsos; d && strcmp(d->path, path) != 0; d = d->next)
+		;
+	if (!d || !d->loaded)
+		return -1;
+	out->build_id = d->build_id;
+	for (i = 0; i < d->nsegs; i++) {
+		if (!d->segs[i].exec)
+			continue;
+		out->start = d->segs[i].vaddr;
+		out->limit = d->segs[i].vaddr + d->segs[i].filesz;
+		out->offset = d->segs[i].off;
+		return 0;
+	}
+	return *d->build_id ? 0 : -1;
 }
 
 static const char *

@@ -410,12 +410,76 @@ procs_running(const char *root)
 	return n;
 }
 
+/* Parse a stat line: COMM (up to 32 bytes), its state, and its thread
+ * count (0 when the line is too short). Returns 0, or -1 if malformed. */
+static int
+parse_stat(const char *buf, char *comm, char *state, long *threads)
+{
+	const char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')'), *p;
+	int field;
+
+	if (!open_p || !close_p || close_p < open_p || close_p[1] != ' ' || !close_p[2])
+		return -1;
+	snprintf(comm, 32, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+	*state = close_p[2];
+	*threads = 0;
+	/* num_threads is field 20; the state is field 3. */
+	for (p = close_p + 2, field = 3; *p && field < 20; p++)
+		if (*p == ' ')
+			field++;
+	if (field == 20)
+		*threads = strtol(p, NULL, 10);
+	return 0;
+}
+
+/* Is any task of PID running? Sets COMM to the process's name. */
+static int
+task_running(const char *root, int pid, char *comm)
+{
+	char path[4096], rel[128], buf[512], tcomm[32], st;
+	struct dirent *e;
+	long threads;
+	DIR *task;
+	int running = 0;
+
+	/* One read for a single-threaded process, the usual case. */
+	snprintf(rel, sizeof(rel), "/proc/%d/stat", pid);
+	if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0 &&
+	    parse_stat(buf, comm, &st, &threads) == 0) {
+		if (st == 'R')
+			return 1;
+		if (threads == 1)
+			return 0;
+	}
+	snprintf(path, sizeof(path), "%s/proc/%d/task", root, pid);
+	task = opendir(path);
+	if (!task)
+		return 0;
+	while (!running && (e = readdir(task)) != NULL) {
+		if (atoi(e->d_name) <= 0)
+			continue;
+		snprintf(rel, sizeof(rel), "/proc/%d/task/%.20s/stat", pid, e->d_name);
+		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0 &&
+		    parse_stat(buf, tcomm, &st, &threads) == 0 && st == 'R')
+			running = 1;
+	}
+	closedir(task);
+	if (running && !comm[0]) {
+		/* the process's name is its main thread's */
+		snprintf(rel, sizeof(rel), "/proc/%d/task/%d/stat", pid, pid);
+		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) <= 0 ||
+		    parse_stat(buf, comm, &st, &threads) < 0)
+			snprintf(comm, 32, "%s", tcomm);
+	}
+	return running;
+}
+
 static void
 tally_running(const char *root, int self, struct busy_tally *t)
 {
-	char path[4096], rel[128], buf[512];
-	DIR *proc, *task;
-	struct dirent *d, *e;
+	char path[4096];
+	struct dirent *d;
+	DIR *proc;
 
 	/* Fast path: when the kernel says nothing but us is runnable, there
 	 * is nothing to find. */
@@ -426,43 +490,11 @@ tally_running(const char *root, int self, struct busy_tally *t)
 	if (!proc)
 		return;
 	while ((d = readdir(proc)) != NULL) {
-		int pid = atoi(d->d_name), running = 0, i;
+		int pid = atoi(d->d_name), i;
 		char comm[32] = "";
 
-		if (pid <= 0 || pid == self)
+		if (pid <= 0 || pid == self || !task_running(root, pid, comm))
 			continue;
-		snprintf(path, sizeof(path), "%s/proc/%d/task", root ? root : "", pid);
-		task = opendir(path);
-		if (!task)
-			continue;
-		while (!running && (e = readdir(task)) != NULL) {
-			char *open_p, *close_p;
-
-			if (atoi(e->d_name) <= 0)
-				continue;
-			snprintf(rel, sizeof(rel), "/proc/%d/task/%.20s/stat", pid, e->d_name);
-			if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) <= 0)
-				continue;
-			open_p = strchr(buf, '(');
-			close_p = strrchr(buf, ')');
-			if (!open_p || !close_p || close_p < open_p || close_p[1] != ' ')
-				continue;
-			if (close_p[2] == 'R') {
-				running = 1;
-				snprintf(comm, sizeof(comm), "%.*s", (int)(close_p - open_p - 1),
-					 open_p + 1);
-			}
-		}
-		closedir(task);
-		if (!running)
-			continue;
-		snprintf(rel, sizeof(rel), "/proc/%d/task/%d/stat", pid, pid);
-		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0) {
-			char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-			if (open_p && close_p && close_p > open_p)
-				snprintf(comm, sizeof(comm), "%.*s", (int)(close_p - open_p - 1),
-					 open_p + 1);
-		}
 		for (i = 0; i < t->n && t->pid[i] != pid; i++)
 			;
 		if (i == t->n) {

@@ -26,7 +26,8 @@ static const char usage[] =
     "one FILE, every benchmark against its reference. A row per benchmark and\n"
     "figure (wall time, user and system time, each counter both sides have): the\n"
     "old and new centre with its interval, the change with its interval, the\n"
-    "p-value and the verdict; '~' where no difference is proven.\n"
+    "p-value and the verdict; '~' where no difference is proven. A file named\n"
+    "'-' is read from standard input (one at most).\n"
     "\n"
     "  -t, --test TEST         welch (default, on means), student, or mann-whitney\n"
     "                          (on medians)\n"
@@ -189,8 +190,13 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 
 	cols[0] = "benchmark";
 	cols[1] = "figure";
-	cols[2] = s->old == s->new ? "reference" : "old";
-	cols[3] = "new";
+	if (c->opt.test == TY_TEST_MANN_WHITNEY) { /* the centres are what is tested */
+		cols[2] = s->old == s->new ? "reference median" : "old median";
+		cols[3] = "new median";
+	} else {
+		cols[2] = s->old == s->new ? "reference mean" : "old mean";
+		cols[3] = "new mean";
+	}
 	cols[4] = "change";
 	cols[5] = "p-value";
 	cols[6] = "verdict";
@@ -202,14 +208,14 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 			continue;
 		free(label);
 		label = NULL;
-		if (s->old != s->new &&strcmp(r->old->name, r->new->name) != 0 &&
-		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->name, r->new->name) < 0)
+		if (s->old != s->new &&strcmp(r->old->label, r->new->label) != 0 &&
+		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->label, r->new->label) < 0)
 			return -ENOMEM;
-		cols[0] = prev && prev == r->new->name ? "" : label ? label : r->new->name;
-		prev = r->new->name;
+		cols[0] = prev && prev == r->new->label ? "" : label ? label : r->new->label;
+		prev = r->new->label;
 		cols[1] = r->figure;
-		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit);
-		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit);
+		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit);
+		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit);
 		cols[4] = resfmt_change(ch, sizeof(ch), r);
 		cols[5] = resfmt_p(p, sizeof(p), r->v.c.p_value);
 		notes_cell(nt, sizeof(nt), r);
@@ -273,7 +279,7 @@ ref_name(const struct ty_cmp_table *c, size_t set)
 
 	for (i = 0; i < c->nrows; i++)
 		if (c->rows[i].set == set)
-			return c->rows[i].old->name;
+			return c->rows[i].old->label;
 	return "?";
 }
 
@@ -492,6 +498,11 @@ print_json(FILE *fp, const struct ty_cmp_table *c)
 		ty_jsonw_object_end(&w);
 	}
 	ty_jsonw_array_end(&w);
+	ty_jsonw_key(&w, "notes"); /* every footnote, the files' first */
+	ty_jsonw_array_begin(&w);
+	for (i = 0; i < c->nnotes; i++)
+		ty_jsonw_string(&w, c->notes[i]);
+	ty_jsonw_array_end(&w);
 	ty_jsonw_object_end(&w);
 	fputc('\n', fp);
 }
@@ -512,8 +523,8 @@ gate(const struct ty_cmp_table *c, double limit)
 		if (strcmp(r->figure, "wall") != 0 || r->v.verdict <= 0 || !(r->v.c.rel > limit))
 			continue;
 		snprintf(pct, sizeof(pct), "%.1f%%", r->v.c.rel);
-		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->name,
-			  pct, r->old->name, c->sets[r->set].old->path, limit);
+		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->label,
+			  pct, r->old->label, c->sets[r->set].old->path, limit);
 		tripped = 1;
 	}
 	return tripped;

@@ -26,7 +26,8 @@ static const char usage[] =
     "drift show), and, for a comparison (several commands in one file against its\n"
     "reference, or NEW files against the first), the change of every figure with\n"
     "its interval. SVG is plain (no scripts); HTML is one self-contained page with\n"
-    "the pictures and a table of the numbers.\n"
+    "the pictures and a table of the numbers. A FILE named '-' is read from\n"
+    "standard input (one at most).\n"
     "\n"
     "  -o, --output FILE       where to write (required); .svg or .html by name\n"
     "      --format FORMAT     svg or html (default: from the name of the output)\n"
@@ -78,6 +79,14 @@ bench_stats(const struct ty_saved_figure *f, double confidence, struct bench_sta
 	return 0;
 }
 
+/* The value whose prefix a benchmark's figures share (one unit a line):
+ * the median, else (all but a few runs took no time) the largest. */
+static double
+scale_ref(const struct ty_summary *s)
+{
+	return s->median != 0 ? s->median : s->max;
+}
+
 static char *
 bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 	    const struct ty_saved_bench *b)
@@ -85,9 +94,9 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 	char full[1024];
 
 	if (p->nfiles > 1)
-		snprintf(full, sizeof(full), "%s (%s)", b->name, p->files[file].path);
+		snprintf(full, sizeof(full), "%s (%s)", b->label, p->files[file].path);
 	else
-		snprintf(full, sizeof(full), "%s", b->name);
+		snprintf(full, sizeof(full), "%s", b->label);
 	return resfmt_truncate(buf, size, full, 52);
 }
 
@@ -100,7 +109,7 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 	char title[1024], sub[256], m[32], l[32], h[32], mean[32];
 	struct bench_stats st;
 	const char *suffix;
-	double scale, *x;
+	double scale, ref, *x;
 	size_t i;
 	int rc;
 
@@ -108,13 +117,14 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 		return rc;
 	if (!(x = malloc(f->n * sizeof(*x))))
 		return -ENOMEM;
-	resfmt_scale(st.s.median, f->unit, &scale, &suffix);
+	ref = scale_ref(&st.s);
+	resfmt_scale(ref, f->unit, &scale, &suffix);
 	for (i = 0; i < f->n; i++)
 		x[i] = f->values[i] * scale;
-	resfmt_value(m, sizeof(m), st.s.median, st.s.median, f->unit);
-	resfmt_value(l, sizeof(l), st.lo, st.s.median, f->unit);
-	resfmt_value(h, sizeof(h), st.hi, st.s.median, f->unit);
-	resfmt_value(mean, sizeof(mean), st.s.mean, st.s.median, f->unit);
+	resfmt_value(m, sizeof(m), st.s.median, ref, f->unit);
+	resfmt_value(l, sizeof(l), st.lo, ref, f->unit);
+	resfmt_value(h, sizeof(h), st.hi, ref, f->unit);
+	resfmt_value(mean, sizeof(mean), st.s.mean, ref, f->unit);
 	if (st.has_ci)
 		snprintf(sub, sizeof(sub), "%zu runs: median %s [%s, %s], mean %s", f->n, m, l, h,
 			 mean);
@@ -183,7 +193,7 @@ figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 		const struct ty_cmp_row *r = &c->rows[i];
 		if (strcmp(r->figure, fig) != 0)
 			continue;
-		resfmt_truncate(name, sizeof(name), r->new->name, c->nsets > 1 ? 28 : 44);
+		resfmt_truncate(name, sizeof(name), r->new->label, c->nsets > 1 ? 28 : 44);
 		if (asprintf(&labels[n], "%s%s%s", name, c->nsets > 1 ? " in " : "",
 			     c->nsets > 1 ? c->sets[r->set].new->path : "") < 0) {
 			labels[n] = NULL;
@@ -257,16 +267,45 @@ page_title(const struct plot *p, char *buf, size_t size)
 	return buf;
 }
 
+static size_t
+nfile_notes(const struct plot *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nfiles; i++)
+		n += p->files[i].nnotes;
+	return n;
+}
+
+/* The notes of the files (benchmarks left out, interrupted runs), a line
+ * each from Y down. */
+static void
+svg_file_notes(FILE *fp, double y, const struct plot *p)
+{
+	char buf[1200], cut[1024];
+	size_t i, j;
+
+	for (i = 0; i < p->nfiles; i++)
+		for (j = 0; j < p->files[i].nnotes; j++, y += 18) {
+			snprintf(buf, sizeof(buf), "note: %s: %s", p->files[i].path,
+				 p->files[i].notes[j]);
+			ty_svg_text(fp, 15, y, "start", 12, 0,
+				    resfmt_truncate(cut, sizeof(cut), buf, 140));
+		}
+}
+
 static int
 write_svg(FILE *fp, const struct plot *p)
 {
-	double h = 40 + ROW_H * (double)nbenches(p) + (p->cmp ? change_height(p->cmp) : 0), y = 40;
+	double y = 40 + 18 * (double)nfile_notes(p);
+	double h = y + ROW_H * (double)nbenches(p) + (p->cmp ? change_height(p->cmp) : 0);
 	char title[1024];
 	size_t i, j;
 	int rc;
 
 	ty_svg_begin(fp, WIDTH, h);
 	ty_svg_text(fp, 15, 24, "start", 18, 1, page_title(p, title, sizeof(title)));
+	svg_file_notes(fp, 46, p);
 	for (i = 0; i < p->nfiles; i++)
 		for (j = 0; j < p->files[i].nbenches; j++, y += ROW_H)
 			if ((rc = bench_panel(fp, y, p, i, &p->files[i].benches[j])))
@@ -328,7 +367,7 @@ bench_table(FILE *fp, const struct plot *p)
 			double ref;
 			if ((rc = bench_stats(f, p->o->cmp.confidence, &st)))
 				return rc;
-			ref = st.s.median;
+			ref = scale_ref(&st.s);
 			c.n = st.s.n;
 			c.centre = st.s.mean;
 			c.exact_ci = st.s.n >= 2;
@@ -347,7 +386,7 @@ bench_table(FILE *fp, const struct plot *p)
 					 resfmt_value(h, sizeof(h), st.hi, ref, f->unit));
 			fputs("<tr>", fp);
 			td(fp, "l", p->files[i].path);
-			td(fp, "n", b->name);
+			td(fp, "n", b->label);
 			fputs("<td class=\"n\"><code>", fp);
 			ty_svg_escape(fp, b->command);
 			fputs("</code></td>", fp);
@@ -370,27 +409,30 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	char o[96], n[96], ch[96], pv[32];
 	size_t i;
 
-	fputs("<h2>Changes</h2>\n<table>\n<tr><th class=\"l\">old</th><th class=\"l\">new</th>"
-	      "<th class=\"l\">figure</th><th>old</th><th>new</th><th>change</th>"
-	      "<th>p-value</th><th class=\"l\">verdict</th></tr>\n",
-	      fp);
+	const char *centre = c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean";
+
+	fprintf(fp,
+		"<h2>Changes</h2>\n<table>\n<tr><th class=\"l\">old</th><th class=\"l\">new</th>"
+		"<th class=\"l\">figure</th><th>old %s</th><th>new %s</th><th>change</th>"
+		"<th>p-value</th><th class=\"l\">verdict</th></tr>\n",
+		centre, centre);
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
 		const char *v = resfmt_verdict(r);
 		fputs("<tr>", fp);
-		td(fp, "n", r->old->name);
+		td(fp, "n", r->old->label);
 		if (c->nsets > 1) {
 			char *in = NULL;
-			if (asprintf(&in, "%s (%s)", r->new->name, c->sets[r->set].new->path) < 0)
+			if (asprintf(&in, "%s (%s)", r->new->label, c->sets[r->set].new->path) < 0)
 				in = NULL;
-			td(fp, "n", in ? in : r->new->name);
+			td(fp, "n", in ? in : r->new->label);
 			free(in);
 		} else {
-			td(fp, "n", r->new->name);
+			td(fp, "n", r->new->label);
 		}
 		td(fp, "l", r->figure);
-		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, r->v.old.centre, r->unit));
-		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, r->v.old.centre, r->unit));
+		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit));
+		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit));
 		td(fp, NULL, resfmt_change(ch, sizeof(ch), r));
 		td(fp, NULL, resfmt_p(pv, sizeof(pv), r->v.c.p_value));
 		td(fp, strcmp(v, "~") == 0 ? "l" : v, v);
@@ -417,6 +459,21 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	}
 }
 
+static void
+html_file_notes(FILE *fp, const struct plot *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nfiles; i++)
+		for (j = 0; j < p->files[i].nnotes; j++) {
+			fputs("<p class=\"note\">", fp);
+			ty_svg_escape(fp, p->files[i].path);
+			fputs(": ", fp);
+			ty_svg_escape(fp, p->files[i].notes[j]);
+			fputs("</p>\n", fp);
+		}
+}
+
 static int
 write_html(FILE *fp, const struct plot *p)
 {
@@ -434,7 +491,9 @@ write_html(FILE *fp, const struct plot *p)
 	if ((rc = bench_table(fp, p)))
 		return rc;
 	if (p->cmp)
-		change_table(fp, p->cmp);
+		change_table(fp, p->cmp); /* its notes include the files' */
+	else
+		html_file_notes(fp, p);
 	fputs("<h2>Pictures</h2>\n", fp);
 	for (i = 0; i < p->nfiles; i++) {
 		for (j = 0; j < p->files[i].nbenches; j++) {

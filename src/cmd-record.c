@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 
 #include "cli.h"
 #include "tachy/events.h"
+#include "tachy/outfile.h"
 #include "tachy/profile.h"
 #include "tachy/sampler.h"
 #include "tachy/symbols.h"
@@ -32,10 +34,11 @@ static const char usage_text[] =
 	"\n"
 	"  -F, --freq HZ        samples per second (default 999)\n"
 	"  -c, --period N       one sample every N events instead of -F\n"
-	"  -e, --event EVENT    what to sample, as tachy stat -e names it; default\n"
+	"  -e, --event EVENT    what to sample, as tachy run -e names it; default\n"
 	"                       cycles where the CPU has it, else cpu-clock\n"
 	"  -g, --call-graph     record call chains (frame pointers)\n"
-	"  -o, --output FILE    profile file (default tachy.prof, - for stdout)\n"
+	"  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
+	"                       command's stdout then goes to stderr)\n"
 	"  -p, --pid PID        attach to a running process (all its threads) until it\n"
 	"                       exits or Ctrl-C\n"
 	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
@@ -43,13 +46,15 @@ static const char usage_text[] =
 	"                       instead (cheaper for mmap-heavy programs; processes\n"
 	"                       that live less than that keep raw addresses)\n"
 	"      --user           user space only\n"
-	"      --kernel         kernel frames too (default only where\n"
-	"                       perf_event_paranoid <= 1; reading kallsyms costs ~50 ms)\n"
+	"      --kernel         kernel samples too, or fail (default: kernel samples\n"
+	"                       where allowed -- root, CAP_PERFMON or\n"
+	"                       perf_event_paranoid <= 1 -- else user space only)\n"
 	"  -q, --quiet          no summary line\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"At the end one line says how many samples were taken and lost, and the CPU\n"
-	"time the profiler used against the workload's. See tachy-record(1).\n";
+	"time the profiler used against the workload's; a second line what share of\n"
+	"the workload's CPU time the samples cover. See tachy-record(1).\n";
 
 struct opts {
 	const char *event, *output;
@@ -58,12 +63,13 @@ struct opts {
 	char **argv;
 };
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, nsignals;
 
 static void
 on_signal(int sig)
 {
 	interrupted = sig;
+	nsignals++;
 }
 
 static uint64_t
@@ -99,7 +105,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
+	int c, freq_given = 0, user_given = 0, kernel_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "tachy.prof";
@@ -111,7 +117,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'F':
 			if (cli_parse_long("-F", optarg, 1, 10000000, &o->freq))
 				return EXIT_USAGE;
-			o->period = 0;
+			freq_given = 1;
 			break;
 		case 'c':
 			if (cli_parse_long("-c", optarg, 1, 1L << 62, &o->period))
@@ -131,8 +137,8 @@ parse_args(int argc, char **argv, struct opts *o)
 				return cli_usage_error("-m %ld: the ring size must be a power of two",
 						       o->pages);
 			break;
-		case 'U': o->user = 1; break;
-		case 'K': o->user = -1; break;
+		case 'U': o->user = 1, user_given = 1; break;
+		case 'K': o->user = -1, kernel_given = 1; break;
 		case 'M': o->proc_maps = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return -1;
@@ -140,6 +146,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		}
 	}
 	o->argv = argv + optind;
+	if (freq_given && o->period)
+		return cli_usage_error("-F and -c exclude each other (a frequency or a period)");
+	if (user_given && kernel_given)
+		return cli_usage_error("--user and --kernel exclude each other");
 	if (o->pid && o->argv[0])
 		return cli_usage_error("give either -p PID or a command, not both");
 	if (!o->pid && !o->argv[0])
@@ -147,9 +157,22 @@ parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Fork COMMAND held before exec: it execs when a byte arrives on *GO. */
+/* Does the command get a process group of its own? Not when tachy runs in
+ * the foreground of a terminal: the command keeps the terminal (and Ctrl-C
+ * reaches it directly). Elsewhere it does, so that an interrupt sent to
+ * tachy alone can be passed on to the command and all its children. */
+static int
+own_group(void)
+{
+	pid_t fg = tcgetpgrp(STDIN_FILENO);
+
+	return fg < 0 || fg != getpgrp();
+}
+
+/* Fork COMMAND held before exec: it execs when a byte arrives on *GO.
+ * OUTFD >= 0 becomes its stdout (-o -: the profile owns tachy's stdout). */
 static pid_t
-spawn_held(char **argv, int *go, int *fail)
+spawn_held(char **argv, int pgrp, int outfd, int *go, int *fail)
 {
 	int gp[2], fp[2];
 	pid_t pid;
@@ -165,6 +188,11 @@ spawn_held(char **argv, int *go, int *fail)
 		close(gp[1]);
 		close(fp[0]);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (pgrp)
+			setpgid(0, 0);
+		if (outfd >= 0 && dup2(outfd, STDOUT_FILENO) < 0)
+			_exit(127);
 		if (read(gp[0], &b, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -173,6 +201,8 @@ spawn_held(char **argv, int *go, int *fail)
 			_exit(127);
 		_exit(127);
 	}
+	if (pgrp)
+		setpgid(pid, pid); /* also here: no race with the first kill */
 	close(gp[0]);
 	close(fp[1]);
 	*go = gp[1];
@@ -186,8 +216,12 @@ struct run {
 	struct ty_collector *c;
 	struct ty_symbols *syms;
 	struct ty_event ev;
-	int exclude_kernel;
+	int exclude_kernel, kernel_refused;
 	pid_t child;
+	int pgrp; /* the child leads its own process group */
+	struct ty_outfile out; /* -o, opened before the command starts */
+	int out_open;
+	uint64_t stop_ns; /* when an interrupt was passed on to the child */
 	int status;
 	struct rusage ru;
 	uint64_t t0, t1;
@@ -230,7 +264,7 @@ open_sampler(struct run *r, struct ty_error *err)
 	if (r->ev.flags & TY_EVENT_PRIV_GIVEN) /* :u or :k say it */
 		r->exclude_kernel = r->ev.attr.exclude_kernel;
 	else
-		r->exclude_kernel = r->o->user > 0 || (r->o->user == 0 && paranoid() > 1);
+		r->exclude_kernel = r->o->user > 0;
 	for (;;) {
 		so.type = r->ev.attr.type;
 		so.config = r->ev.attr.config;
@@ -241,9 +275,10 @@ open_sampler(struct run *r, struct ty_error *err)
 		ret = ty_sampler_open(&r->s, &so, err);
 		if (ret == 0)
 			break;
-		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel &&
+		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel && r->o->user == 0 &&
 		    !(r->ev.flags & TY_EVENT_PRIV_GIVEN)) {
 			r->exclude_kernel = 1; /* perf_event_paranoid >= 2: user space only */
+			r->kernel_refused = 1;
 			continue;
 		}
 		if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) && !explicit_ev &&
@@ -290,11 +325,38 @@ snapshot_maps(struct run *r)
 		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
 }
 
+static void
+signal_command(struct run *r, int sig)
+{
+	if (!r->pgrp || kill(-r->child, sig) < 0)
+		kill(r->child, sig);
+}
+
+/* tachy was interrupted: stop sampling and pass the signal on to the
+ * command (it may not have seen it). If the command is still there 2 s
+ * later, or a second signal comes, kill it (and again every 2 s, should a
+ * process escape). */
+static void
+stop_command(struct run *r)
+{
+	struct ty_error err;
+	uint64_t t = now_ns();
+
+	if (!r->stop_ns) {
+		ty_sampler_disable(r->s, &err);
+		signal_command(r, interrupted);
+		r->stop_ns = t;
+	} else if (nsignals > 1 || t - r->stop_ns > 2000000000ull) {
+		signal_command(r, SIGKILL);
+		r->stop_ns = t;
+	}
+}
+
 /* Sleep in poll() until a ring passes its watermark or the child exits. */
 static int
 wait_loop(struct run *r)
 {
-	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup, forwarded = 0;
+	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup;
 	struct pollfd *pfd = calloc((size_t)n + 1, sizeof(*pfd));
 
 	if (!pfd)
@@ -304,7 +366,8 @@ wait_loop(struct run *r)
 		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
 	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
 	while (!done) {
-		int k = poll(pfd, (nfds_t)n + 1, r->o->proc_maps ? 50 : pidfd >= 0 ? 1000 : 100);
+		int k = poll(pfd, (nfds_t)n + 1,
+			     r->o->proc_maps || interrupted ? 50 : pidfd >= 0 ? 1000 : 100);
 		if (k < 0 && errno != EINTR)
 			break;
 		if (drain(r)) {
@@ -331,10 +394,8 @@ wait_loop(struct run *r)
 		}
 		if (interrupted && !r->child)
 			done = 1;
-		if (interrupted && r->child && !forwarded) {
-			kill(r->child, interrupted); /* the command may not have seen it */
-			forwarded = 1;
-		}
+		if (interrupted && r->child && !done)
+			stop_command(r);
 	}
 	if (pidfd >= 0)
 		close(pidfd);
@@ -410,6 +471,23 @@ attached_name(long pid)
 	return s;
 }
 
+/* Does the profile go where tachy's stdout goes (-o -, -o /dev/stdout)? Then
+ * the command's stdout must go elsewhere (to stderr), not into the profile. */
+static int
+profile_on_stdout(const struct run *r)
+{
+	struct stat a, b;
+
+	if (r->out.is_stdout)
+		return 1;
+	if (fstat(STDOUT_FILENO, &b) != 0)
+		return 0;
+	if (stat(r->o->output, &a) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return 1; /* -o /dev/stdout: its temporary file replaces stdout's */
+	return r->out.fd >= 0 && fstat(r->out.fd, &a) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 static int
 start(struct run *r, struct ty_error *err)
 {
@@ -425,7 +503,9 @@ start(struct run *r, struct ty_error *err)
 		r->t0 = now_ns();
 		return 0;
 	}
-	r->child = spawn_held(r->o->argv, &go, &fail);
+	r->pgrp = own_group();
+	r->child = spawn_held(r->o->argv, r->pgrp, profile_on_stdout(r) ? STDERR_FILENO : -1,
+			      &go, &fail);
 	if (r->child < 0)
 		return cli_error(EXIT_RUNTIME, "cannot start '%s': %s", r->o->argv[0],
 				 strerror(errno));
@@ -470,19 +550,28 @@ static void
 summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
-	char rate[64];
+	char rate[64], space[96], cover[512];
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
 	else
 		snprintf(rate, sizeof(rate), "at %ld Hz", r->o->freq);
+	if (!r->exclude_kernel)
+		snprintf(space, sizeof(space), " (kernel included)");
+	else if (r->kernel_refused)
+		snprintf(space, sizeof(space), " (user space only: perf_event_paranoid is %d)",
+			 paranoid());
+	else
+		snprintf(space, sizeof(space), " (user space only)");
 	fprintf(stderr,
 		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
 		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
-		p->nsamples, r->ename, r->fell_back ? " (no cycles event here)" : "", rate, r->o->callchain ? " with call chains" : "",
-		r->exclude_kernel ? " (user space only)" : "", (unsigned long long)p->meta.lost,
-		(unsigned long long)p->meta.throttled, me, work > 0 ? 100 * me / work : 0, work,
-		r->o->output);
+		p->nsamples, r->ename, r->fell_back ? " (no cycles event here)" : "", rate,
+		r->o->callchain ? " with call chains" : "", space,
+		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled, me,
+		work > 0 ? 100 * me / work : 0, work, r->o->output);
+	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
+		fprintf(stderr, "tachy record: %s\n", cover);
 }
 
 static int
@@ -508,6 +597,10 @@ finish(struct run *r, struct ty_error *err)
 	p->meta.period_ns = r->ev.kind == TY_EVENT_TASK_CLOCK;
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.workload_cpu_ns = tv_ns(r->ru.ru_utime) + tv_ns(r->ru.ru_stime);
+	p->meta.workload_sys_ns = tv_ns(r->ru.ru_stime);
+	p->meta.user_only = r->exclude_kernel;
+	p->meta.kernel_refused = r->kernel_refused;
+	p->meta.processes = (uint32_t)ty_collector_pids(r->c, NULL, 0);
 	getrusage(RUSAGE_SELF, &self);
 	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);
 	if (r->o->pid) { /* the workload's CPU time is not ours to wait for */
@@ -515,11 +608,18 @@ finish(struct run *r, struct ty_error *err)
 		for (i = 0; i < p->nsamples; i++)
 			sum += p->samples[i].period;
 		p->meta.workload_cpu_ns = p->meta.period_ns ? sum : 0;
+		p->meta.workload_sys_ns = 0;
 	}
 	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++)
 		if (!r->o->quiet)
 			cli_warn("%s", ty_symbols_warning(r->syms, i));
-	if ((ret = ty_profile_write(p, r->o->output, err)) < 0) {
+	ret = ty_profile_write_fp(p, r->out.fp, r->o->output, err);
+	r->out_open = 0;
+	if (ret < 0)
+		ty_outfile_abort(&r->out);
+	else
+		ret = ty_outfile_commit(&r->out, err);
+	if (ret < 0) {
 		ty_profile_free(p);
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
@@ -536,6 +636,32 @@ finish(struct run *r, struct ty_error *err)
 	}
 	ty_profile_free(p);
 	return 0;
+}
+
+/* 130 when tachy or the command was interrupted; a warning when the command
+ * failed or died from another signal. */
+static int
+exit_status(const struct run *r)
+{
+	int sig = r->child && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+
+	if (r->child && interrupted)
+		return EXIT_INTERRUPTED;
+	if (sig == SIGINT || sig == SIGTERM)
+		return EXIT_INTERRUPTED;
+	if (r->o->quiet)
+		return EXIT_OK;
+	if (sig) {
+		const char *name = sigabbrev_np(sig);
+		if (name)
+			cli_warn("the command was killed by SIG%s%s", name,
+				 WCOREDUMP(r->status) ? " (core dumped)" : "");
+		else
+			cli_warn("the command was killed by signal %d", sig);
+	} else if (r->child && WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0) {
+		cli_warn("the command exited with status %d", WEXITSTATUS(r->status));
+	}
+	return EXIT_OK;
 }
 
 int cmd_record(int argc, char **argv);
@@ -564,6 +690,15 @@ cmd_record(int argc, char **argv)
 	r.c = ty_collector_new(r.syms);
 	if (!r.syms || !r.c)
 		return cli_error(EXIT_RUNTIME, "out of memory");
+	/* A bad -o fails now, not after a long recording. */
+	if (ty_outfile_open(&r.out, o.output, &err) < 0) {
+		ty_collector_free(r.c);
+		ty_symbols_free(r.syms);
+		return cli_error(EXIT_RUNTIME, "%s", err.msg);
+	}
+	r.out_open = 1;
+	if (r.out.fd >= 0) /* the command need not inherit it */
+		fcntl(r.out.fd, F_SETFD, FD_CLOEXEC);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	ret = start(&r, &err);
@@ -576,19 +711,14 @@ cmd_record(int argc, char **argv)
 	}
 	if (ret == 0)
 		ret = finish(&r, &err);
+	if (r.out_open)
+		ty_outfile_abort(&r.out);
 	ty_sampler_free(r.s);
 	ty_collector_free(r.c);
 	ty_symbols_free(r.syms);
 	free(r.pname);
 	free(r.tids);
-	if (ret == 0 && r.child && WIFSIGNALED(r.status) &&
-	    (WTERMSIG(r.status) == SIGINT || WTERMSIG(r.status) == SIGTERM))
-		return EXIT_INTERRUPTED;
-	if (ret == 0 && r.child && WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0 && !o.quiet)
-		cli_warn("the command exited with status %d", WEXITSTATUS(r.status));
-	if (ret == 0 && interrupted && o.pid)
-		return EXIT_OK;
-	return ret;
+	return ret ? ret : exit_status(&r);
 }
 
 const struct cmd_info cmd_info_record = {"record", 50, "sample where a command spends its time",

@@ -72,7 +72,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c, modes = 0;
+	int c, modes = 0, min_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->min = 0.5;
@@ -115,6 +115,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_MIN:
 			if (cli_parse_double("--min", optarg, 0, 100, &o->min))
 				return EXIT_USAGE;
+			min_given = 1;
 			break;
 		case O_FOLDED: o->mode = M_FOLDED, modes++; break;
 		case O_FLAME: o->flame = optarg; break;
@@ -128,6 +129,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (modes > 1)
 		return cli_usage_error("--callers, --callees, --tree, --folded and --diff exclude "
 				       "each other");
+	if (o->title && !o->flame)
+		return cli_usage_error("--title is the flame graph's: give --flame OUT.svg too");
+	if (min_given && o->mode != M_TREE)
+		return cli_usage_error("--min is the call tree's cut-off: give --tree too");
 	argv += optind;
 	argc -= optind;
 	if (o->mode == M_DIFF) {
@@ -167,11 +172,33 @@ base(const char *dso)
 	return s && s[1] ? s + 1 : dso;
 }
 
+/* Clock events are shown in seconds; others (page-faults, -c counts of any
+ * event) in events: their seconds would be an estimate at best. */
+static double
+amount(const struct ty_profile *p, double weight)
+{
+	return p->meta.period_ns ? ty_profile_seconds(p, weight) : weight;
+}
+
+static const char *
+unit(const struct ty_profile *p)
+{
+	return p->meta.period_ns ? "seconds" : " events";
+}
+
+/* An amount in a column WIDTH wide. */
+static void
+put_amount(const struct ty_profile *p, int width, double v)
+{
+	printf(p->meta.period_ns ? "%*.3f" : "%*.0f", width, v);
+}
+
 static void
 header(const struct ty_profile *p, const char *what)
 {
 	const struct ty_prof_meta *m = &p->meta;
 	double total = 0;
+	char cover[512];
 	size_t i;
 
 	for (i = 0; i < p->nsamples; i++)
@@ -181,10 +208,15 @@ header(const struct ty_profile *p, const char *what)
 		printf(" at %" PRIu64 " Hz", m->rate);
 	else
 		printf(" every %" PRIu64 " events", m->rate);
-	printf(", %.3f s", ty_profile_seconds(p, total));
+	if (m->period_ns)
+		printf(", %.3f s", ty_profile_seconds(p, total));
+	else
+		printf(", %.0f events", total);
 	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
 	if (m->command && *m->command)
 		printf("Command: %s\n", m->command);
+	if (ty_profile_coverage(p, cover, sizeof(cover)) == 0)
+		printf("Coverage: %s\n", cover);
 	if (m->lost)
 		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n", m->lost);
 }
@@ -200,19 +232,22 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
 	printf("\n  %%    cumulative   self       self    total    total\n"
-	       " time    seconds   seconds   samples     %%    seconds  %s\n",
+	       " time    %s   %s   samples     %%    %s  %s\n", unit(p), unit(p), unit(p),
 	       o->by == TY_BY_SYMBOL ? "symbol  DSO" : o->by == TY_BY_THREAD ? "thread"
 					: o->by == TY_BY_COMM ? "command" : "DSO");
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
-		double self = ty_profile_seconds(p, r->self_weight);
+		double self = amount(p, r->self_weight);
 		double pct = f.weight > 0 ? 100 * r->self_weight / f.weight : 0;
 		double tpct = f.weight > 0 ? 100 * r->total_weight / f.weight : 0;
 		cum += self;
-		printf("%6.2f %10.3f %9.3f %9" PRIu64 " %7.2f %9.3f  %s%s%s\n", pct, cum, self,
-		       r->self_samples, tpct, ty_profile_seconds(p, r->total_weight),
-		       o->by == TY_BY_DSO ? base(r->name) : r->name, r->dso ? "  " : "",
+		printf("%6.2f ", pct);
+		put_amount(p, 10, cum);
+		put_amount(p, 10, self);
+		printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
+		put_amount(p, 9, amount(p, r->total_weight));
+		printf("  %s%s%s\n", o->by == TY_BY_DSO ? base(r->name) : r->name, r->dso ? "  " : "",
 		       base(r->dso));
 	}
 	if (n < f.nrows)
@@ -235,16 +270,17 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 	if (r < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, up ? "Callers" : "Callees");
-	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), %.3f s\n\n", up ? "Callers" : "Callees",
-	       o->sym, m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0,
-	       ty_profile_seconds(p, m.total_weight));
-	printf("      %%   seconds   samples  %s  DSO\n", up ? "caller" : "callee");
+	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees", o->sym,
+	       m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
+	put_amount(p, 0, amount(p, m.total_weight));
+	printf("%s\n\n", p->meta.period_ns ? " s" : " events");
+	printf("      %%   %s   samples  %s  DSO\n", unit(p), up ? "caller" : "callee");
 	for (i = 0; i < f.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_flat_row *x = &f.rows[i];
-		printf("%7.2f %9.3f %9" PRIu64 "  %s%s%s\n",
-		       m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0,
-		       ty_profile_seconds(p, x->self_weight), x->self_samples, x->name,
-		       x->dso ? "  " : "", base(x->dso));
+		printf("%7.2f ", m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0);
+		put_amount(p, 9, amount(p, x->self_weight));
+		printf(" %9" PRIu64 "  %s%s%s\n", x->self_samples, x->name, x->dso ? "  " : "",
+		       base(x->dso));
 	}
 	ty_flat_release(&f);
 	return 0;
@@ -275,7 +311,7 @@ report_tree(const struct ty_profile *p, const struct opts *o)
 
 	if (ty_tree_build(&t, p, NULL) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	ty_tree_sort_children(&t, p);
+	ty_tree_sort_by_total(&t);
 	header(p, "Call tree");
 	printf("\n  total     self  function  DSO (nodes under %.2g%% hidden)\n", o->min);
 	print_node(p, &t, 0, 0, o->min);
@@ -330,12 +366,41 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 	return 0;
 }
 
+/* Is PATH a tachy profile? --flame victim.prof must not destroy it. */
+static int
+is_profile(const char *path)
+{
+	char magic[8];
+	FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	int r;
+
+	if (!fp)
+		return 0;
+	r = fread(magic, 1, sizeof(magic), fp) == sizeof(magic) &&
+	    memcmp(magic, TY_PROFILE_MAGIC, sizeof(magic)) == 0;
+	fclose(fp);
+	return r;
+}
+
+static int
+check_output(const char *opt, const char *path)
+{
+	if (path && is_profile(path))
+		return cli_error(EXIT_USAGE, "%s %s: that file is a tachy profile; not overwriting it "
+				 "(the profile to read comes after the output: %s OUT %s)",
+				 opt, path, opt, path);
+	return 0;
+}
+
 static int
 run(const struct opts *o)
 {
 	struct ty_profile *p = NULL, *old = NULL;
 	struct ty_error e = {0};
 	int r = 0;
+
+	if ((r = check_output("--flame", o->flame)) || (r = check_output("--pprof", o->pprof)))
+		return r;
 
 	if (o->mode == M_DIFF) {
 		if ((r = load(o->old, &old)) || (r = load(o->new_, &p)))

@@ -838,10 +838,14 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 {
 	const char *root = getenv("TACHY_SYSROOT");
 	struct ty_sysinfo *si = malloc(sizeof(*si));
+	struct ty_clock_calibration cal;
 	struct ty_error e;
 
 	if (root && !root[0])
 		root = NULL;
+	/* The TSC is calibrated across the reading of the facts (which waits
+	 * between its looks for busy processes), not in a wait of its own. */
+	ty_clock_calibration_start(&cal);
 	if (si && ty_sysinfo_collect(root, si, &e) < 0) {
 		cli_warn("%s", e.msg);
 		free(si);
@@ -849,7 +853,7 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 	}
 	if (si)
 		ty_sysinfo_warnings(si, env_warn, NULL);
-	if (ty_clock_init(tick, root, &e) == 0 && tick->kind == TY_CLOCK_TSC) {
+	if (ty_clock_init_calibrated(tick, root, &cal, &e) == 0 && tick->kind == TY_CLOCK_TSC) {
 		r->clock.name = ty_clock_name(tick);
 		r->clock.now_ns = ty_clock_now_ns;
 		r->clock.ctx = tick;

@@ -567,8 +567,10 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 {
 	const struct ty_compare *x = &c->c;
 	const char *unit = cc->desc[i].unit;
-	double a = rs->r[c->reference].sum[c->figure].mean,
-	       b = rs->r[c->command].sum[c->figure].mean;
+	int med = rs->test == TY_TEST_MANN_WHITNEY; /* the test is on medians */
+	const struct ty_summary *sa = &rs->r[c->reference].sum[c->figure],
+				*sb = &rs->r[c->command].sum[c->figure];
+	double a = med ? sa->median : sa->mean, b = med ? sb->median : sb->mean;
 	char va[32], vb[32], ch[64], p[16];
 
 	term_value(t, va, sizeof(va), a, unit);
@@ -584,8 +586,8 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 		snprintf(p, sizeof(p), "%.3f", x->p_value);
 	fputs("  ", fp);
 	pad(fp, cc->events.ev[i].name, 22, 0);
-	pad(fp, va, 12, 1);
-	pad(fp, vb, 12, 1);
+	pad(fp, va, 13, 1);
+	pad(fp, vb, 13, 1);
 	fputs("  ", fp);
 	pad(fp, ch, 28, 0);
 	pad(fp, p, 8, 1);
@@ -602,6 +604,7 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 {
 	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
 	long k = first_value(cc, rs);
+	int med = rs->test == TY_TEST_MANN_WHITNEY;
 	size_t cmd, i;
 
 	if (k < 0 || rs->n < 2)
@@ -620,8 +623,8 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 			if (!head++) {
 				fprintf(fp, "  %s\n  ", rs->r[cmd].name);
 				pad(fp, "counter", 22, 0);
-				pad(fp, "reference", 12, 1);
-				pad(fp, "this", 12, 1);
+				pad(fp, med ? "ref median" : "ref mean", 13, 1);
+				pad(fp, med ? "this median" : "this mean", 13, 1);
 				fputs("  ", fp);
 				pad(fp, "change [CI]", 28, 0);
 				pad(fp, "p", 8, 1);

@@ -80,6 +80,12 @@ resfmt_value(char *buf, size_t size, double v, double ref, const char *unit)
 	if (!isfinite(ref) || ref == 0)
 		ref = v;
 	resfmt_scale(ref, unit, &scale, &suffix);
+	if (v == 0) { /* "0ms" beside other milliseconds; "0s", "0B", "0" alone */
+		if (ref == 0 && ty_comparison_unit_is_time(unit))
+			suffix = "s";
+		snprintf(buf, size, "0%s", suffix);
+		return buf;
+	}
 	return fixed(buf, size, v * scale, suffix);
 }
 
@@ -104,6 +110,12 @@ resfmt_width(const char *s)
 		if (((unsigned char)*s & 0xc0) != 0x80)
 			w++;
 	return w;
+}
+
+double
+resfmt_row_ref(const struct ty_cmp_row *r)
+{
+	return r->v.old.centre != 0 ? r->v.old.centre : r->v.new.centre;
 }
 
 const char *

@@ -8,7 +8,9 @@
 
 /* Write V, a value in UNIT ("s", "ns", "KiB", "" for a count, ...), to BUF
  * with a prefix chosen for REF (so a column shares one scale): "10.40ms",
- * "1.235M", "1.75MiB". Non-finite values print as "?". Returns BUF. */
+ * "1.235M", "1.75MiB". Zero prints as "0" with the prefix of REF ("0ms"),
+ * or of no prefix when REF is 0 too ("0s", "0B", "0"). Non-finite values
+ * print as "?". Returns BUF. */
 char *resfmt_value(char *buf, size_t size, double v, double ref, const char *unit);
 
 /* A signed percentage: "+6.0%", "-12%", "?" when not finite. Returns BUF. */
@@ -20,6 +22,10 @@ char *resfmt_truncate(char *buf, size_t size, const char *s, size_t max);
 
 /* The display width of UTF-8 text S (code points). */
 size_t resfmt_width(const char *s);
+
+/* The scale a comparison row's centres share: the old centre, else the new
+ * one when the old is 0. */
+double resfmt_row_ref(const struct ty_cmp_row *r);
 
 /* The cells of a comparison row: "slower", "faster", "higher", "lower" or
  * "~"; a centre with its interval "10.40ms ±0.6%" (REF picks the scale);

@@ -58,10 +58,18 @@ int
 resopt_read(struct ty_saved *files, char **paths, int n)
 {
 	struct ty_error e = {0};
-	int i, rc;
+	int i, rc, stdin_seen = 0;
 
+	for (i = 0; i < n; i++)
+		if (strcmp(paths[i], "-") == 0 && stdin_seen++)
+			return cli_usage_error("'-' (standard input) given twice: it can be read "
+					       "once");
 	for (i = 0; i < n; i++) {
-		if ((rc = ty_results_read_file(&files[i], paths[i], &e))) {
+		if (strcmp(paths[i], "-") == 0)
+			rc = ty_results_read_stream(&files[i], stdin, RESOPT_STDIN, &e);
+		else
+			rc = ty_results_read_file(&files[i], paths[i], &e);
+		if (rc) {
 			while (i-- > 0)
 				ty_results_read_release(&files[i]);
 			return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME

@@ -10,9 +10,12 @@ int resopt_test(const char *s, enum ty_test *t);    /* --test */
 int resopt_confidence(const char *s, double *conf); /* --confidence */
 int resopt_match(struct ty_match *m, char *rule);   /* --match (keeps RULE) */
 
-/* Read PATHS[0..N) into FILES. Returns 0, or prints why and returns
- * EXIT_USAGE (bad input) or EXIT_RUNTIME (no jansson, no memory); then
- * nothing is left to release. */
+/* How a results file read from standard input is named. */
+#define RESOPT_STDIN "(standard input)"
+
+/* Read PATHS[0..N) into FILES ("-": standard input, at most once).
+ * Returns 0, or prints why and returns EXIT_USAGE (bad input) or
+ * EXIT_RUNTIME (no jansson, no memory); then nothing is left to release. */
 int resopt_read(struct ty_saved *files, char **paths, int n);
 
 #endif

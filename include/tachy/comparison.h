@@ -64,8 +64,8 @@ struct ty_cmp_table {
 	size_t nrows;
 	struct ty_cmp_geomean *geo;
 	size_t ngeo;
-	char **notes;
-	size_t nnotes;
+	char **notes;  /* footnotes: first those of the files (benchmarks */
+	size_t nnotes; /* left out, interrupted runs), then those of rows */
 };
 
 /* Compare FILES[1..N) against FILES[0], or, when N == 1, every benchmark

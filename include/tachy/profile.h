@@ -33,6 +33,14 @@ struct ty_prof_loc {
 	uint32_t func;
 };
 
+/* Where a DSO's code lies, in the link-time addresses of the locations:
+ * [start, limit) is file bytes from offset on (pprof's mapping). */
+struct ty_prof_mapping {
+	uint32_t dso;      /* string index */
+	uint32_t build_id; /* string index (hex), TY_NONE when unknown */
+	uint64_t start, limit, offset;
+};
+
 struct ty_prof_thread {
 	uint32_t pid, tid, comm; /* comm: string index */
 };
@@ -52,6 +60,10 @@ struct ty_prof_meta {
 	int period_ns;      /* periods are nanoseconds (clock events) */
 	uint64_t lost, throttled, unthrottled;
 	uint64_t profiler_cpu_ns, workload_cpu_ns, wall_ns;
+	uint64_t workload_sys_ns; /* of workload_cpu_ns, in the kernel */
+	int user_only;            /* kernel samples were not taken */
+	int kernel_refused;       /* ... because the kernel refused them */
+	uint32_t processes;       /* processes seen */
 };
 
 struct ty_profile {
@@ -68,6 +80,8 @@ struct ty_profile {
 	size_t nframes, cap_frames;
 	struct ty_prof_thread *threads;
 	uint32_t nthreads, cap_threads;
+	struct ty_prof_mapping *maps; /* optional, one per DSO at most */
+	uint32_t nmaps;
 	struct ty_prof_sample *samples;
 	size_t nsamples, cap_samples;
 	double weight; /* sum of the samples' periods */
@@ -87,6 +101,8 @@ uint32_t ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n
 /* Set the command name of thread TID (adding the thread). */
 uint32_t ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *comm);
 int ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s);
+/* Add the mapping M (its strings already interned). Returns 0 or -ENOMEM. */
+int ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m);
 
 /* Name of function F / location L's function, and their DSO. */
 const char *ty_profile_func_name(const struct ty_profile *p, uint32_t f);
@@ -96,9 +112,21 @@ const char *ty_profile_func_dso(const struct ty_profile *p, uint32_t f);
  * for clock events, else the weight's share of the workload's CPU time. */
 double ty_profile_seconds(const struct ty_profile *p, double weight);
 
+/* One sentence (no final period) into BUF on how much of the workload's CPU
+ * time the samples stand for, with a hint when they cover little of it
+ * (kernel time not sampled; short-lived processes at a low rate). Returns
+ * 0, or -1 when that is not known (not a clock event, no CPU time). */
+int ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len);
+
 /* Write P to PATH ("-" for stdout) atomically. Returns 0 or a negative
  * errno with E filled. */
 int ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e);
+
+/* Write P to OUT (an open ty_outfile's stream, say; PATH names it in
+ * errors); write errors are the caller's to check. Returns 0 or -ENOMEM
+ * with E filled. */
+int ty_profile_write_fp(const struct ty_profile *p, FILE *out, const char *path,
+			struct ty_error *e);
 
 /* Read PATH into a new profile. Returns 0 and *OUT, -EINVAL with E filled
  * for a file that is not a valid tachy profile (bad magic, other version,
@@ -178,6 +206,9 @@ int ty_tree_build(struct ty_tree *t, const struct ty_profile *p, const struct ty
 void ty_tree_release(struct ty_tree *t);
 /* Children of N sorted by NAME ascending (for stable output). */
 void ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p);
+/* Children of every node sorted by total weight, largest first (equal
+ * totals by name): the order of a call tree read from the top. */
+void ty_tree_sort_by_total(struct ty_tree *t);
 
 /* Write FlameGraph's folded stacks ("root;...;leaf COUNT", counts in
  * samples, lines sorted) to FP. Returns 0, or -EIO when FP fails. */

@@ -5,12 +5,15 @@
  * missing or mistyped field, an empty result list or an unknown schema
  * version is an error naming the file and the place (line and column for
  * syntax, a path such as results[2].tachy.runs[4].wall_ns for content).
- * Nothing is guessed. Needs jansson (HAVE_JANSSON); without it every read
+ * Nothing is guessed. A benchmark without a single run ("times": [], as an
+ * interrupted run leaves it) is left out with a note, not an error, unless
+ * no benchmark of the file has a run. Needs jansson (HAVE_JANSSON); without it every read
  * fails with "not built with jansson". */
 #ifndef TACHY_RESULTS_READ_H
 #define TACHY_RESULTS_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tachy/error.h"
 
@@ -34,6 +37,10 @@ struct ty_saved_bench {
 	size_t nfigs;
 	char **warnings; /* tachy.warnings, as written by run */
 	size_t nwarnings;
+	size_t dup;  /* 0: the name is unique in the file; else k when it is
+			the k-th benchmark of that name (1-based) */
+	char *label; /* to show: the name, "NAME #k" when not unique (set by
+			the reader) */
 };
 
 /* One results file. */
@@ -48,6 +55,13 @@ struct ty_saved {
 	char **env_keys;   /* tachy.environment, values as text; */
 	char **env_values; /* nenv == 0 when the file has none */
 	size_t nenv;
+	int interrupted;       /* tachy.interrupted is true */
+	char *reference_norun; /* the reference was left out (no run): its
+				  name, "" when unknown (tachy.not_run without
+				  tachy.reference); else NULL */
+	char **notes;	       /* what a reader must know about the file */
+	size_t nnotes;	       /* (benchmarks left out, interrupted), */
+			       /* sentences without the file's name */
 };
 
 /* Read PATH into R (the caller owns R; release with ty_results_read_release).
@@ -55,6 +69,10 @@ struct ty_saved {
  * -ENOENT/-EACCES/... when it cannot be opened; -ENOTSUP without jansson;
  * -ENOMEM. On failure R holds nothing. */
 int ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e);
+
+/* As ty_results_read_file, from the open stream FP (read to its end, not
+ * closed); PATH only names it in messages. */
+int ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e);
 
 /* As ty_results_read, from the NUL-terminated TEXT; PATH only names it in
  * messages. */

@@ -56,6 +56,17 @@ int ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, u
 void ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
 			int kernel, struct ty_sym_result *r);
 
+/* What a loaded DSO says of itself: its executable segment in link-time
+ * addresses and the file offset it starts at, and its GNU build-id. */
+struct ty_dso_info {
+	uint64_t start, limit, offset;
+	const char *build_id; /* hex, "" when none; owned by the ty_symbols */
+};
+
+/* Fill OUT for the DSO PATH whose symbols were read (by a resolve).
+ * Returns 0, or -1 when PATH is unknown or unread. */
+int ty_symbols_dso_info(struct ty_symbols *s, const char *path, struct ty_dso_info *out);
+
 /* Symbol of ADDR (a link-time address) inside the ELF file PATH, as
  * ty_symbols_resolve would name it, or NULL (tests and tools). */
 const char *ty_symbols_lookup_file(struct ty_symbols *s, const char *path, uint64_t addr);

@@ -1,7 +1,8 @@
 /* verdict.h - compare two samples of one figure and say what changed.
  *
- * The one code path behind every verdict tachy prints from saved results
- * (compare, plot) and behind the statistical validation suite: the test
+ * The one code path behind every verdict tachy prints (run's comparisons
+ * through ty_results_analyze, compare, plot) and behind the statistical
+ * validation suite: the test
  * itself comes from stats.h; this adds the centres with their intervals and
  * the checks on whether the samples can prove anything at all. */
 #ifndef TACHY_VERDICT_H

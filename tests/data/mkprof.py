@@ -3,7 +3,8 @@
 independently of the C writer, for the report tests.
 
 KIND: basic (main -> {a, b -> c}, hostile names), old (the same program with
-b shrunk), bad-version, bad-index, no-end."""
+b shrunk), events (basic as page-faults sampled every 3 events), bad-version,
+bad-index, no-end."""
 import struct
 import sys
 
@@ -28,6 +29,13 @@ def profile(kind):
             (b'rate', b'999'), (b'callchain', b'1'), (b'period_ns', b'1'), (b'lost', b'0'),
             (b'throttled', b'0'), (b'unthrottled', b'0'), (b'profiler_cpu_ns', b'1000'),
             (b'workload_cpu_ns', b'100000000'), (b'wall_ns', b'100000000')]
+    period = 1000000
+    if kind == 'events':
+        meta[0] = (b'event', b'page-faults')
+        meta[2] = (b'use_freq', b'0')
+        meta[3] = (b'rate', b'3')
+        meta[5] = (b'period_ns', b'0')
+        period = 3
     out = b'TACHYPRF' + s32(2 if kind == 'bad-version' else 1) + s32(0)
     out += section(1, s32(len(meta)) + b''.join(sstr(k) + sstr(v) for k, v in meta))
     out += section(2, s32(len(strings)) + b''.join(sstr(x) for x in strings))
@@ -42,7 +50,7 @@ def profile(kind):
     n = 0
     for i, c in enumerate(counts):
         for j in range(c):
-            samples += s64(n * 1000) + s64(1000000) + s32(100) + s32(0) + s32(i)
+            samples += s64(n * 1000) + s64(period) + s32(100) + s32(0) + s32(i)
             n += 1
     out += section(7, s64(n) + samples)
     if kind != 'no-end':

@@ -127,6 +127,49 @@ test_roundtrip(struct ty_profile *p)
 	unlink(path);
 }
 
+/* Mappings and the newer meta keys survive a round trip; a mapping naming
+ * a string out of range is rejected. */
+static void
+test_mappings(void)
+{
+	struct ty_profile *p = synthetic(), *q = NULL;
+	struct ty_prof_mapping m = {0};
+	struct ty_error e = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	m.dso = ty_profile_string(p, "/bin/prog");
+	m.build_id = ty_profile_string(p, "00112233");
+	m.start = 0x1000, m.limit = 0x2000, m.offset = 0x1000;
+	CHECK_INT(ty_profile_mapping(p, &m), 0);
+	p->meta.user_only = 1, p->meta.workload_sys_ns = 42, p->meta.processes = 3;
+	fp = open_memstream(&buf, &len);
+	CHECK_INT(ty_profile_write_fp(p, fp, "mem", &e), 0);
+	fclose(fp);
+	CHECK_INT(ty_profile_parse(buf, len, &q, &e), 0);
+	if (q) {
+		CHECK_INT(q->nmaps, 1);
+		CHECK_STR(q->strings[q->maps[0].dso], "/bin/prog");
+		CHECK_STR(q->strings[q->maps[0].build_id], "00112233");
+		CHECK_INT(q->maps[0].limit, 0x2000);
+		CHECK_INT(q->meta.user_only, 1);
+		CHECK_INT(q->meta.workload_sys_ns, 42);
+		CHECK_INT(q->meta.processes, 3);
+		ty_profile_free(q);
+	}
+	free(buf);
+	p->maps[0].build_id = p->nstrings + 5;
+	fp = open_memstream(&buf, &len);
+	CHECK_INT(ty_profile_write_fp(p, fp, "mem", &e), 0);
+	fclose(fp);
+	q = NULL;
+	CHECK_INT(ty_profile_parse(buf, len, &q, &e), -EINVAL);
+	CHECK(q == NULL);
+	free(buf);
+	ty_profile_free(p);
+}
+
 static void
 test_corruption(struct ty_profile *p)
 {
@@ -340,6 +383,7 @@ main(void)
 
 	test_views(p);
 	test_roundtrip(p);
+	test_mappings();
 	test_corruption(p);
 	test_flame(p);
 	test_pprof(p);

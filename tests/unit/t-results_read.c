@@ -77,6 +77,104 @@ test_hyperfine(void)
 	ty_results_read_release(&r);
 }
 
+/* A benchmark without runs (an interrupted run) is left out with a note;
+ * the reference index follows the benchmarks that stay. */
+static void
+test_no_runs(void)
+{
+	static const char fmt[] =
+	    "{\"results\": ["
+	    "{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", \"runs\": "
+	    "[{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}},"
+	    "{\"command\": \"b\", \"times\": [], \"mean\": null, \"tachy\": {\"name\": \"bee\", "
+	    "\"runs\": []}},"
+	    "{\"command\": \"c\", \"times\": [2], \"tachy\": {\"name\": \"c\", \"runs\": "
+	    "[{\"wall_ns\": 2, \"user_ns\": 0, \"system_ns\": 0}]}}],"
+	    " \"tachy\": {\"schema\": 1, \"reference\": %d, \"interrupted\": %s}}";
+	static const char hf[] = "{\"results\": [{\"command\": \"x\", \"times\": []},"
+				 " {\"command\": \"y\", \"times\": [1, 2]}]}";
+	static const char notrun[] =
+	    "{\"results\": [{\"command\": \"nap\", \"times\": [1], \"tachy\": {\"name\": "
+	    "\"nap\", \"command\": \"sleep 1\", \"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, "
+	    "\"system_ns\": 0}]}}], \"tachy\": {\"schema\": 1, \"interrupted\": true, "
+	    "\"not_run\": [{\"name\": \"ref\", \"command\": \"true\"}]}}";
+	char doc[1024];
+	struct ty_saved r;
+	struct ty_error e = {0};
+
+	snprintf(doc, sizeof(doc), fmt, 2, "true");
+	CHECK_INT(ty_results_read_text(&r, doc, "i.json", &e), 0);
+	CHECK_INT(r.nbenches, 2);
+	CHECK_STR(r.benches[0].name, "a");
+	CHECK_STR(r.benches[1].name, "c");
+	CHECK_INT(r.reference, 1);
+	CHECK(r.reference_norun == NULL);
+	CHECK_INT(r.interrupted, 1);
+	CHECK_INT(r.nnotes, 2);
+	if (r.nnotes == 2) {
+		CHECK_STR(r.notes[0], "the run was interrupted (tachy.interrupted): the file holds "
+				      "only the runs finished before the stop");
+		CHECK_STR(r.notes[1], "'bee' (results[1]) has no finished run: left out");
+	}
+	ty_results_read_release(&r);
+
+	snprintf(doc, sizeof(doc), fmt, 1, "false");
+	CHECK_INT(ty_results_read_text(&r, doc, "i.json", &e), 0);
+	CHECK_INT(r.interrupted, 0);
+	CHECK_INT(r.nnotes, 1);
+	CHECK_INT(r.reference, 0);
+	CHECK(r.reference_norun && strcmp(r.reference_norun, "bee") == 0);
+	ty_results_read_release(&r);
+
+	/* As run writes it since it leaves such commands out: tachy.not_run,
+	 * without tachy.reference when the reference did not run. */
+	CHECK_INT(ty_results_read_text(&r, notrun, "n.json", &e), 0);
+	CHECK_INT(r.nbenches, 1);
+	CHECK_STR(r.benches[0].name, "nap");
+	CHECK_INT(r.nnotes, 2);
+	if (r.nnotes == 2)
+		CHECK_STR(r.notes[1], "'ref' (tachy.not_run) has no finished run: left out");
+	CHECK(r.reference_norun && r.reference_norun[0] == '\0');
+	ty_results_read_release(&r);
+
+	CHECK_INT(ty_results_read_text(&r, hf, "h.json", &e), 0);
+	CHECK_INT(r.benches[0].dup, 0);
+	CHECK_STR(r.benches[0].label, "y");
+	CHECK_INT(r.nbenches, 1);
+	CHECK_STR(r.benches[0].name, "y");
+	CHECK_INT(r.nnotes, 1);
+	if (r.nnotes)
+		CHECK_STR(r.notes[0], "'x' (results[0]) has no finished run: left out");
+	ty_results_read_release(&r);
+}
+
+/* Benchmarks sharing a name are numbered, with a note. */
+static void
+test_duplicates(void)
+{
+	static const char doc[] = "{\"results\": [{\"command\": \"x\", \"times\": [1]},"
+				  " {\"command\": \"y\", \"times\": [1]},"
+				  " {\"command\": \"x\", \"times\": []},"
+				  " {\"command\": \"x\", \"times\": [2]}]}";
+	struct ty_saved r;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_results_read_text(&r, doc, "d.json", &e), 0);
+	CHECK_INT(r.nbenches, 3);
+	CHECK_INT(r.benches[0].dup, 1);
+	CHECK_INT(r.benches[1].dup, 0);
+	CHECK_INT(r.benches[2].dup, 2);
+	CHECK_STR(r.benches[0].label, "x #1");
+	CHECK_STR(r.benches[1].label, "y");
+	CHECK_STR(r.benches[2].label, "x #2");
+	CHECK_INT(r.nnotes, 2);
+	if (r.nnotes == 2)
+		CHECK_STR(r.notes[1], "2 benchmarks are named 'x' (results[0], results[3]): shown "
+				      "numbered ('x #1', ...); across files they pair in the order "
+				      "they appear");
+	ty_results_read_release(&r);
+}
+
 /* Each bad document and the message it must give. */
 static const struct {
 	const char *doc, *msg;
@@ -98,7 +196,19 @@ static const struct {
     {"{\"results\": [{\"command\": \"a\", \"times\": \"1\"}]}",
      "b.json: results[0].times: expected an array, found a string"},
     {"{\"results\": [{\"command\": \"a\", \"times\": []}]}",
-     "b.json: results[0].times: no runs (the array is empty)"},
+     "b.json: results: no benchmark has a finished run (every \"times\" array is empty)"},
+    {"{\"results\": [{\"times\": []}]}", "b.json: results[0]: missing field \"command\""},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [], \"tachy\": {\"name\": 3}}, "
+     "{\"command\": \"b\", \"times\": [1]}]}",
+     "b.json: results[0].tachy.name: expected a string, found an integer"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+     "{\"schema\": 1, \"interrupted\": \"yes\"}}",
+     "b.json: tachy.interrupted: expected a boolean, found a string"},
+    {"{\"results\": [{\"command\": \"a\", \"times\": [1], \"tachy\": {\"name\": \"a\", "
+     "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+     "{\"schema\": 1, \"not_run\": [{\"command\": \"b\"}]}}",
+     "b.json: tachy.not_run[0]: missing field \"name\""},
     {"{\"results\": [{\"command\": \"a\", \"times\": [1, \"2\"]}]}",
      "b.json: results[0].times[1]: expected a number, found a string"},
     {"{\"results\": [{\"command\": \"a\", \"times\": [1, null]}]}",
@@ -222,6 +332,8 @@ main(void)
 {
 	test_tachy();
 	test_hyperfine();
+	test_no_runs();
+	test_duplicates();
 	test_bad();
 	test_mangled();
 	test_files();
