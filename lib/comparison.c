@@ -349,10 +349,14 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 		row_note(c, r,
 			 "fewer than 5 runs on a side: the t interval assumes normal noise, which "
 			 "so few runs cannot check");
-	if (!r->v.old.exact_ci || !r->v.new.exact_ci)
-		row_note(
-		    c, r, "too few runs for a %g%% interval of the %s (need 6 or more at 95%%)",
-		    c->opt.confidence, c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean");
+	if (!r->v.old.exact_ci || !r->v.new.exact_ci) {
+		size_t need = c->opt.test == TY_TEST_MANN_WHITNEY
+				  ? ty_verdict_median_min_n(c->opt.confidence)
+				  : 2;
+		row_note(c, r, "too few runs for a %g%% interval of the %s (need %zu or more)",
+			 c->opt.confidence,
+			 c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean", need);
+	}
 	if (of->missing)
 		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->old->path, ob->label,
 			 of->missing, of->name);

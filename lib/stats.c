@@ -716,17 +716,34 @@ bad_confidence(double confidence)
 	return !(confidence > 0 && confidence < 100);
 }
 
-/* Fill the relative and ratio fields of R from DIFF, its interval, and
- * the relative half-width REL_HALF (percent) around a's centre CENTRE. */
+/* Fill the relative and ratio fields of R from the difference, its
+ * interval and a's centre CENTRE: the interval of the difference divided by
+ * CENTRE, so that it excludes 0% (ratio 1) exactly when the difference's
+ * interval excludes 0, which is the test's decision. The ratio's bounds
+ * stop at 0; when no value is negative (NONNEG: times, counts) the
+ * relative bounds stop at -100%, which the new centre cannot go below.
+ * Neither changes whether the interval excludes 0. */
 static void
-fill_relative(struct ty_compare *r, double centre, double rel_half)
+fill_relative(struct ty_compare *r, double centre, int nonneg)
 {
+	double lo, hi;
+
 	r->rel = r->diff * 100 / centre;
-	r->rel_lo = r->rel - rel_half;
-	r->rel_hi = r->rel + rel_half;
+	lo = r->diff_lo * 100 / centre;
+	hi = r->diff_hi * 100 / centre;
+	r->rel_lo = fmin(lo, hi);
+	r->rel_hi = fmax(lo, hi);
 	r->ratio = 1 + r->rel / 100;
 	r->ratio_lo = 1 + r->rel_lo / 100;
 	r->ratio_hi = 1 + r->rel_hi / 100;
+	if (!(centre > 0 || centre < 0))
+		return; /* no relative change from 0: leave the infinities, NaNs */
+	if (nonneg) {
+		r->rel_lo = fmax(r->rel_lo, -100);
+		r->rel_hi = fmax(r->rel_hi, -100);
+	}
+	r->ratio_lo = fmax(0, r->ratio_lo);
+	r->ratio_hi = fmax(0, r->ratio_hi);
 }
 
 int
@@ -745,7 +762,7 @@ ty_stats_student_t(const struct ty_summary *a, const struct ty_summary *b, doubl
 	e = ty_stats_pooled_halfwidth(a, b, t);
 	r->diff_lo = r->diff - e;
 	r->diff_hi = r->diff + e;
-	fill_relative(r, a->mean, ty_stats_relative_halfwidth(a, b, t));
+	fill_relative(r, a->mean, a->min >= 0 && b->min >= 0);
 	se = r->pooled_s * sqrt(1.0 / b->n + 1.0 / a->n);
 	r->p_value = se > 0 ? 2 * ty_stats_t_cdf(-fabs(r->diff) / se, r->df) : (r->diff ? 0 : 1);
 	r->significant = fabs(r->diff) > e;
@@ -768,7 +785,7 @@ int
 ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, double confidence,
 	       struct ty_compare *r)
 {
-	double va, vb, se, t, e, k, re;
+	double va, vb, se, t, e;
 
 	memset(r, 0, sizeof(*r));
 	if (bad_confidence(confidence) || a->n < 2 || b->n < 2)
@@ -786,11 +803,7 @@ ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, double co
 	e = t * se;
 	r->diff_lo = r->diff - e;
 	r->diff_hi = r->diff + e;
-	/* the relative interval as ministat builds it, without pooling:
-	 * a's variance scaled by (mean b / mean a)^2 */
-	k = b->mean / a->mean;
-	re = t * sqrt(vb + va * k * k) * 100 / a->mean;
-	fill_relative(r, a->mean, re);
+	fill_relative(r, a->mean, a->min >= 0 && b->min >= 0);
 	r->p_value = se > 0 ? 2 * ty_stats_t_cdf(-fabs(r->diff) / se, r->df) : (r->diff ? 0 : 1);
 	r->significant = fabs(r->diff) > e;
 	return 0;
@@ -881,30 +894,31 @@ kth_difference(const double *a, size_t na, const double *b, size_t nb, uint64_t 
 	return dval(lo) + 0.0; /* -0 is no shift */
 }
 
-/* Critical count for the interval of the shift: the largest c >= 1 with
- * P(U <= c - 1) <= alpha / 2, from the exact counts or the normal law. */
+/* Critical count C for the interval of the shift, chosen so that the
+ * interval excludes 0 exactly when the test rejects: the C-th smallest
+ * difference is above 0 when fewer than C differences are <= 0. Exact
+ * counts: the largest C with 2 P(U <= C-1) < alpha, summed as exact_p sums.
+ * Normal law with continuity correction: the test rejects when
+ * |U - mn/2| - 1/2 > z sigma, so C = ceil(mn/2 - 1/2 - z sigma). Returns 0
+ * when no U can be rejected (the interval is then unbounded). */
 static uint64_t
 shift_rank(const double *counts, size_t na, size_t nb, double sigma, double alpha)
 {
-	double mn = (double)na * nb, total = 0, cum = 0;
-	uint64_t c;
+	double mn = (double)na * nb, total = 0, cum = 0, x;
 	size_t u;
 
 	if (counts) {
 		for (u = 0; u <= na * nb; u++)
 			total += counts[u];
 		for (u = 0; u <= na * nb; u++) {
-			if ((cum + counts[u]) / total > alpha / 2)
+			if (2 * (cum + counts[u]) / total >= alpha)
 				break;
 			cum += counts[u];
 		}
-		c = u; /* P(U <= u - 1) <= alpha/2 < P(U <= u) */
-	} else {
-		double z = ty_stats_normal_quantile(1 - alpha / 2);
-		double v = floor(mn / 2 - z * sigma);
-		c = v < 0 ? 0 : (uint64_t)v;
+		return u;
 	}
-	return c < 1 ? 1 : c;
+	x = ceil(mn / 2 - 0.5 - ty_stats_normal_quantile(1 - alpha / 2) * sigma);
+	return x < 1 ? 0 : (uint64_t)x;
 }
 
 /* U of B, whether there are ties, and the tie-corrected standard deviation
@@ -937,21 +951,22 @@ mw_sorted(const double *a, size_t na, const double *b, size_t nb, struct ty_comp
 	*sigma_out = sqrt((double)na * nb / 12 * ((n + 1) - tie_sum / ((double)n * (n - 1))));
 }
 
-/* Exact two-sided p-value of U from the counts. */
+/* Exact two-sided p-value of U from the counts: twice the lower tail at
+ * min(U, mn - U) (the law is symmetric), summed from 0 up as shift_rank
+ * sums, so that both make the same decision. */
 static double
 exact_p(const double *counts, size_t na, size_t nb, double u)
 {
-	double total = 0, le = 0, ge = 0, p;
+	double total = 0, le = 0, p, k0;
 	size_t k, mn = na * nb;
 
+	k0 = fmin(u, (double)mn - u);
 	for (k = 0; k <= mn; k++) {
 		total += counts[k];
-		if ((double)k <= u)
+		if ((double)k <= k0)
 			le += counts[k];
-		if ((double)k >= u)
-			ge += counts[k];
 	}
-	p = 2 * fmin(le, ge) / total;
+	p = 2 * le / total;
 	return p > 1 ? 1 : p;
 }
 
@@ -1009,18 +1024,17 @@ ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, do
 	c = shift_rank(counts, na, nb, sigma, alpha);
 	if (c > m / 2 + (m % 2))
 		c = m / 2 + (m % 2);
-	r->diff_lo = kth_difference(sa, na, sb, nb, c);
-	r->diff_hi = kth_difference(sa, na, sb, nb, m + 1 - c);
-	/* relative to a's median */
-	{
-		double med_a = (na % 2) ? sa[na / 2] : (sa[na / 2 - 1] + sa[na / 2]) / 2;
-		r->rel = r->diff * 100 / med_a;
-		r->rel_lo = r->diff_lo * 100 / med_a;
-		r->rel_hi = r->diff_hi * 100 / med_a;
-		r->ratio = 1 + r->rel / 100;
-		r->ratio_lo = 1 + r->rel_lo / 100;
-		r->ratio_hi = 1 + r->rel_hi / 100;
+	if (c == 0) {
+		/* these sizes can prove nothing: no bound */
+		r->diff_lo = -INFINITY;
+		r->diff_hi = INFINITY;
+	} else {
+		r->diff_lo = kth_difference(sa, na, sb, nb, c);
+		r->diff_hi = kth_difference(sa, na, sb, nb, m + 1 - c);
 	}
+	/* relative to a's median */
+	fill_relative(r, (na % 2) ? sa[na / 2] : (sa[na / 2 - 1] + sa[na / 2]) / 2,
+		      sa[0] >= 0 && sb[0] >= 0);
 	r->significant = r->p_value < alpha;
 	rc = 0;
 out:

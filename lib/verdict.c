@@ -28,25 +28,31 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* P(Bin(n, 1/2) <= k). */
-static double
-binom_half_cdf(size_t n, size_t k)
+/* The largest j <= N/2 with P(Bin(N, 1/2) <= j-1) <= ALPHA/2. The CDF is
+ * accumulated one term at a time (each term C(n,i)/2^n from lgamma, added
+ * in the order 0, 1, ..., i): the same sums, bit for bit, as summing from 0
+ * for every j, in linear instead of quadratic time. */
+static size_t
+median_rank(size_t n, double alpha)
 {
-	double sum = 0, lc;
-	size_t i;
+	double cdf = 0, ln = lgamma((double)n + 1), lc;
+	size_t j = 0;
 
-	for (i = 0; i <= k && i <= n; i++) {
-		lc = lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1);
-		sum += exp(lc - (double)n * M_LN2);
+	while (j + 1 <= n / 2) {
+		lc = ln - lgamma((double)j + 1) - lgamma((double)(n - j) + 1);
+		cdf += exp(lc - (double)n * M_LN2); /* now P(B <= j) */
+		if (!(cdf <= alpha / 2))
+			break;
+		j++;
 	}
-	return sum;
+	return j;
 }
 
 int
 ty_verdict_median_ci(const double *x, size_t n, double confidence, double *lo, double *hi)
 {
 	double alpha = 1 - confidence / 100, *s;
-	size_t j = 0;
+	size_t j;
 
 	if (n == 0)
 		return -ERANGE;
@@ -56,8 +62,7 @@ ty_verdict_median_ci(const double *x, size_t n, double confidence, double *lo, d
 	qsort(s, n, sizeof(*s), cmp_double);
 	/* The largest j with P(B <= j-1) <= alpha/2: then [x(j), x(n-j+1)]
 	 * (1-based) covers the median with probability >= 1 - alpha. */
-	while (j + 1 <= n / 2 && binom_half_cdf(n, j) <= alpha / 2)
-		j++;
+	j = median_rank(n, alpha);
 	if (j == 0) {
 		*lo = s[0];
 		*hi = s[n - 1];
@@ -67,6 +72,22 @@ ty_verdict_median_ci(const double *x, size_t n, double confidence, double *lo, d
 	*lo = s[j - 1];
 	*hi = s[n - j];
 	free(s);
+	return 0;
+}
+
+size_t
+ty_verdict_median_min_n(double confidence)
+{
+	double alpha = 1 - confidence / 100;
+	size_t n;
+
+	if (!(confidence > 0 && confidence < 100))
+		return 0;
+	/* needs 2^-n <= alpha/2 first: start near log2(2/alpha) */
+	n = (size_t)fmax(1, floor(log2(2 / alpha)) - 1);
+	for (; n <= 1000000; n++)
+		if (median_rank(n, alpha) > 0)
+			return n;
 	return 0;
 }
 

@@ -356,7 +356,7 @@ compare(const struct set *a, const struct set *b, const struct opts *o, struct t
 	case TY_TEST_WELCH:
 		rc = ty_stats_welch(&a->s, &b->s, o->confidence, r);
 		*e = (r->diff_hi - r->diff_lo) / 2;
-		*re = (r->rel_hi - r->rel_lo) / 2;
+		*re = *e * 100 / fabs(a->s.mean); /* unclamped, as printed with +/- */
 		break;
 	default:
 		rc = ty_stats_mann_whitney(a->nums.v, a->nums.n, b->nums.v, b->nums.n,

@@ -57,8 +57,11 @@ struct ty_compare {
 	double diff;          /* B - A: of means (t tests) or Hodges-Lehmann shift (Mann-Whitney) */
 	double diff_lo, diff_hi; /* CONFIDENCE% interval of diff */
 	double rel;           /* diff relative to A's centre, in percent */
-	double rel_lo, rel_hi;   /* its interval, in percent */
-	double ratio, ratio_lo, ratio_hi; /* centre(B)/centre(A) with interval */
+	double rel_lo, rel_hi;   /* its interval, in percent: [diff_lo, diff_hi] / A's centre,
+				  * stopped at -100% when no value is negative */
+	double ratio, ratio_lo, ratio_hi; /* centre(B)/centre(A) = 1 + rel/100, with interval
+					   * 1 + rel_lo/100 .. 1 + rel_hi/100, the low bound
+					   * stopped at 0 */
 	double p_value;       /* two-sided */
 	double df;            /* degrees of freedom (t tests) */
 	double pooled_s;      /* Student: pooled standard deviation */
@@ -66,7 +69,20 @@ struct ty_compare {
 	int significant;      /* 1 when the difference is proven at CONFIDENCE */
 };
 
-/* Student's t (pooled) and Welch's t on summaries. Return 0, or -EINVAL
+/* The intervals of rel and ratio are the interval of the difference that
+ * the test decides on, divided by A's centre (the mean for the t tests, the
+ * median for Mann-Whitney): so rel's interval excludes 0% and ratio's
+ * excludes 1 exactly when SIGNIFICANT is set, and the bounds are ordered.
+ * They treat A's centre as known; ministat's relative formula (which
+ * rescales A's variance) is kept only in ty_stats_relative_halfwidth, for
+ * `tachy stat`'s ministat-compatible Student text. For Mann-Whitney the
+ * Hodges-Lehmann interval is built with the same critical count as the
+ * test (exact law, or normal law with continuity correction); when the
+ * sizes can never give p < alpha, diff_lo/diff_hi are -inf/+inf. With ties
+ * exactly at a zero difference a significant interval may end at 0 (it is
+ * open there).
+ *
+ * Student's t (pooled) and Welch's t on summaries. Return 0, or -EINVAL
  * when a sample has fewer than 2 values or CONFIDENCE is out of (0,100). */
 int ty_stats_student(const struct ty_summary *a, const struct ty_summary *b, double confidence,
 		     struct ty_compare *r);

@@ -44,6 +44,11 @@ int ty_verdict_compute(const double *old, size_t na, const double *new, size_t n
  * -ENOMEM. */
 int ty_verdict_median_ci(const double *x, size_t n, double confidence, double *lo, double *hi);
 
+/* The fewest values X for which ty_verdict_median_ci gives a CONFIDENCE%
+ * interval (6 at 95%, 8 at 99%); 0 when CONFIDENCE is out of (0, 100) or
+ * more than a million values would be needed. */
+size_t ty_verdict_median_min_n(double confidence);
+
 /* The name of TEST as written in results files: "welch", "student",
  * "mann-whitney". */
 const char *ty_verdict_test_name(enum ty_test test);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "simdist.h"
 #include "tachy/stats.h"
 
 #define MAXN 2048
@@ -72,8 +73,13 @@ check_two_sample(const char *kind, char *rest)
 		CHECK_REL(r.u, v[0], 0);
 		CHECK_REL(r.p_value, v[1], 1e-9);
 		CHECK_REL(r.diff, v[2], 1e-12);
-		CHECK_REL(r.diff_lo, v[3], 1e-12);
-		CHECK_REL(r.diff_hi, v[4], 1e-12);
+		/* -inf, inf: sizes that can prove nothing have no bound */
+		if (isinf(v[3]))
+			CHECK(r.diff_lo == v[3] && r.diff_hi == v[4]);
+		else {
+			CHECK_REL(r.diff_lo, v[3], 1e-12);
+			CHECK_REL(r.diff_hi, v[4], 1e-12);
+		}
 		CHECK(r.test == TY_TEST_MANN_WHITNEY);
 	}
 }
@@ -197,7 +203,9 @@ test_ministat_relative(void)
 	check_g(r.rel, "-32.0602");
 	check_g(ty_stats_relative_halfwidth(&a, &b, 2.101), "7.69825");
 	check_g(r.pooled_s, "10.6794");
-	check_g(r.rel_hi - r.rel, "7.69825");
+	/* the relative interval is the difference's over a's mean (10.0344 / 88.577),
+	 * not ministat's, so that it agrees with the test */
+	check_g(r.rel_hi - r.rel, "11.3284");
 	CHECK(r.significant);
 	CHECK_REL(r.df, 18, 0);
 	CHECK(r.p_value > 0 && r.p_value < 0.001);
@@ -355,6 +363,117 @@ test_mean_ci(void)
 	CHECK_REL(ty_stats_mean_ci_halfwidth(&s, 95), 2.2621571627409915 * 2 / sqrt(10), 1e-9);
 }
 
+/* QA's data (finding 2): a spread around 10, b tight around 15. The
+ * relative and ratio intervals used to be ministat's, +50% [-16.7%,
+ * +116.7%] next to p = 0.032 "slower"; they are now the difference's
+ * interval over a's centre and agree with the verdict. */
+static const double qa_a[] = {2, 3, 4, 5, 10, 10, 15, 16, 17, 18};
+static const double qa_b[] = {14.9, 15, 15.1, 14.9, 15, 15.1, 15, 15, 14.95, 15.05};
+
+static void
+test_qa_intervals(void)
+{
+	struct ty_summary a, b;
+	struct ty_compare r;
+
+	CHECK_INT(ty_stats_summarize(qa_a, 10, &a), 0);
+	CHECK_INT(ty_stats_summarize(qa_b, 10, &b), 0);
+	CHECK_INT(ty_stats_welch(&a, &b, 95, &r), 0);
+	CHECK(r.significant && r.p_value < 0.05);
+	check_g(r.diff_hi - r.diff, "4.44838"); /* as ministat-style stat -A prints */
+	CHECK_REL(r.rel, 50, 1e-12);
+	CHECK_REL(r.rel_lo, (r.diff_lo) * 10, 1e-12);
+	CHECK_REL(r.rel_hi, (r.diff_hi) * 10, 1e-12);
+	CHECK(r.rel_lo > 0 && r.rel_hi > r.rel);
+	CHECK(r.ratio_lo > 1 && r.ratio_lo < r.ratio && r.ratio < r.ratio_hi);
+	CHECK_REL(r.ratio_lo, 1 + r.diff_lo / 10, 1e-12);
+
+	CHECK_INT(ty_stats_student(&a, &b, 95, &r), 0);
+	CHECK_INT(r.significant, r.rel_lo > 0 || r.rel_hi < 0);
+	CHECK_INT(r.significant, r.p_value < 0.05);
+	CHECK(r.ratio_lo >= 0 && r.ratio_lo <= r.ratio_hi);
+
+	CHECK_INT(ty_stats_mann_whitney(qa_a, 10, qa_b, 10, 95, &r), 0);
+	CHECK_INT(r.significant, r.p_value < 0.05);
+	CHECK_INT(r.significant, r.rel_lo > 0 || r.rel_hi < 0);
+	CHECK(r.rel_lo <= r.rel && r.rel <= r.rel_hi);
+	CHECK(r.ratio_lo >= 0 && r.ratio_lo <= r.ratio && r.ratio <= r.ratio_hi);
+	/* 1.235x faster [0.405, -1.177]: a ratio bound never goes below 0 */
+	CHECK_INT(ty_stats_summarize(qa_b, 2, &a), 0);
+	CHECK_INT(ty_stats_summarize((const double[]){2, 18}, 2, &b), 0);
+	CHECK_INT(ty_stats_welch(&a, &b, 95, &r), 0);
+	CHECK(r.ratio_lo == 0 && r.ratio_hi > 1 && !r.significant);
+}
+
+/* Whether one random comparison's intervals agree with its test. STRICT:
+ * no ties at 0, so a significant interval excludes 0 strictly. */
+static int
+agrees(const struct ty_compare *r, double alpha, int strict)
+{
+	int excl = strict ? (r->diff_lo > 0 || r->diff_hi < 0) : (r->diff_lo >= 0 || r->diff_hi <= 0);
+	int rexcl = strict ? (r->rel_lo > 0 || r->rel_hi < 0) : (r->rel_lo >= 0 || r->rel_hi <= 0);
+	int incl = r->diff_lo <= 0 && r->diff_hi >= 0 && r->rel_lo <= 0 && r->rel_hi >= 0;
+
+	if (!(r->rel_lo <= r->rel_hi && r->ratio_lo >= 0 && r->ratio_lo <= r->ratio_hi &&
+	      (r->significant ? (r->ratio_lo >= 1 || r->ratio_hi <= 1)
+			      : (r->ratio_lo <= 1 && r->ratio_hi >= 1))))
+		return 0;
+	/* the p-value says the same, but at its own rounding */
+	if (fabs(r->p_value - alpha) > 1e-9 && r->significant != (r->p_value < alpha))
+		return 0;
+	return r->significant ? excl && rexcl : incl;
+}
+
+/* Property: over thousands of random samples (sizes, shapes, shifts,
+ * levels), each test's interval excludes 0 exactly when it is significant. */
+static void
+test_interval_agrees(void)
+{
+	static const double levels[] = {80, 90, 95, 99};
+	struct sim_rng g;
+	double x[140], *y = x + 70, conf, shift;
+	size_t ma, mb, i;
+	int k, bad[4] = {0}, sig[4] = {0}, rounds = 4000;
+
+	sim_seed(&g, 20261129);
+	for (k = 0; k < rounds; k++) {
+		struct ty_summary a, b;
+		struct ty_compare r;
+		enum sim_shape sh = (enum sim_shape)(sim_next(&g) % SIM_NSHAPES);
+		int ints = k % 4 == 3; /* a quarter with ties: integer counts */
+
+		ma = 2 + sim_next(&g) % (k % 2 ? 12 : 68);
+		mb = 2 + sim_next(&g) % (k % 3 ? 12 : 68);
+		conf = levels[sim_next(&g) % 4];
+		shift = 0.1 * sim_uniform(&g) * (sim_next(&g) % 2 ? 1 : -1);
+		for (i = 0; i < ma; i++)
+			x[i] = sim_draw(&g, sh, 100, 0.05);
+		for (i = 0; i < mb; i++)
+			y[i] = sim_draw(&g, sh, 100 * (1 + shift), 0.05);
+		if (ints)
+			for (i = 0; i < 140; i++)
+				x[i] = round(x[i] / 4);
+		CHECK_INT(ty_stats_summarize(x, ma, &a), 0);
+		CHECK_INT(ty_stats_summarize(y, mb, &b), 0);
+		CHECK_INT(ty_stats_welch(&a, &b, conf, &r), 0);
+		bad[0] += !agrees(&r, 1 - conf / 100, 1);
+		sig[0] += r.significant;
+		CHECK_INT(ty_stats_student(&a, &b, conf, &r), 0);
+		bad[1] += !agrees(&r, 1 - conf / 100, 1);
+		sig[1] += r.significant;
+		CHECK_INT(ty_stats_mann_whitney(x, ma, y, mb, conf, &r), 0);
+		bad[ints ? 3 : 2] += !agrees(&r, 1 - conf / 100, !ints);
+		sig[ints ? 3 : 2] += r.significant;
+	}
+	CHECK_INT(bad[0], 0); /* Welch */
+	CHECK_INT(bad[1], 0); /* Student */
+	CHECK_INT(bad[2], 0); /* Mann-Whitney, no ties */
+	CHECK_INT(bad[3], 0); /* Mann-Whitney with ties */
+	/* both outcomes were exercised */
+	for (k = 0; k < 4; k++)
+		CHECK(sig[k] > rounds / 40 && sig[k] < rounds - rounds / 40);
+}
+
 int
 main(void)
 {
@@ -366,5 +485,7 @@ main(void)
 	test_signed_zeros();
 	test_welford();
 	test_mean_ci();
+	test_qa_intervals();
+	test_interval_agrees();
 	return check_done();
 }

@@ -36,6 +36,79 @@ test_median_ci(void)
 	CHECK_NEAR(hi, 20, 0);
 }
 
+/* The quadratic rule ty_verdict_median_ci used before (QA finding 10):
+ * P(B <= j) summed from 0 for every j. */
+static size_t
+old_median_rank(size_t n, double alpha)
+{
+	size_t j = 0, i;
+	double sum;
+
+	for (;;) {
+		if (!(j + 1 <= n / 2))
+			break;
+		sum = 0;
+		for (i = 0; i <= j; i++)
+			sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+				   lgamma((double)(n - i) + 1) - (double)n * M_LN2);
+		if (!(sum <= alpha / 2))
+			break;
+		j++;
+	}
+	return j;
+}
+
+/* The linear-time median interval gives the old bounds for every small n
+ * and level, and the right order statistics for a large n (checked against
+ * an independent binomial tail, not against the clock). */
+static void
+test_median_ci_linear(void)
+{
+	static const double levels[] = {50, 80, 90, 95, 99, 99.9};
+	static double x[200001];
+	double lo, hi, alpha;
+	size_t n, j, i, bad = 0;
+	int l, rc;
+
+	for (i = 0; i < 200001; i++)
+		x[i] = (double)((i * 7919) % 200001); /* 0 .. 200000, shuffled */
+	for (l = 0; l < 6; l++)
+		for (n = 1; n <= 400; n++) {
+			double y[400];
+
+			for (i = 0; i < n; i++)
+				y[i] = (double)(n - 1 - i);
+			j = old_median_rank(n, 1 - levels[l] / 100);
+			rc = ty_verdict_median_ci(y, n, levels[l], &lo, &hi);
+			if (j == 0)
+				bad += rc != -ERANGE || lo != 0 || hi != (double)(n - 1);
+			else
+				bad += rc != 0 || lo != (double)(j - 1) || hi != (double)(n - j);
+		}
+	CHECK_INT(bad, 0);
+	/* n = 200001 at 95%: lo = x(j) with P(B <= j-1) <= 2.5% < P(B <= j) */
+	n = 200001;
+	alpha = 0.05;
+	CHECK_INT(ty_verdict_median_ci(x, n, 95, &lo, &hi), 0);
+	j = (size_t)lo + 1;
+	CHECK_NEAR(hi, (double)(n - j), 0);
+	CHECK(sim_binom_upper((long)n, (long)(n - j + 1), 0.5) <= alpha / 2);
+	CHECK(sim_binom_upper((long)n, (long)(n - j), 0.5) > alpha / 2);
+	/* and near the normal approximation n/2 - z sqrt(n)/2 */
+	CHECK_NEAR((double)j, n / 2.0 - 1.959964 * sqrt((double)n) / 2, 2);
+	/* the fewest values for a median interval, as compare's note says */
+	CHECK_INT(ty_verdict_median_min_n(95), 6);
+	CHECK_INT(ty_verdict_median_min_n(99), 8);
+	CHECK_INT(ty_verdict_median_min_n(50), 2);
+	CHECK_INT(ty_verdict_median_min_n(99.9), 11);
+	CHECK_INT(ty_verdict_median_min_n(100), 0);
+	for (l = 0; l < 6; l++) {
+		n = ty_verdict_median_min_n(levels[l]);
+		CHECK(old_median_rank(n, 1 - levels[l] / 100) > 0 &&
+		      old_median_rank(n - 1, 1 - levels[l] / 100) == 0);
+	}
+}
+
 static void
 test_basics(void)
 {
@@ -145,6 +218,7 @@ int
 main(void)
 {
 	test_median_ci();
+	test_median_ci_linear();
 	test_basics();
 	test_false_positives();
 	test_power();

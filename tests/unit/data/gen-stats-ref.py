@@ -133,7 +133,7 @@ def hl(a, b, conf, exact):
         cum = 0
         c = 0
         for u, k in enumerate(cnt):
-            if (cum + k) / tot > alpha / 2:
+            if 2 * (cum + k) / tot >= alpha:
                 break
             cum += k
             c = u + 1
@@ -143,8 +143,12 @@ def hl(a, b, conf, exact):
         n = na + nb
         sigma = math.sqrt(na * nb / 12 * ((n + 1) - np.sum(t ** 3 - t) / (n * (n - 1))))
         z = stats.norm.ppf(1 - alpha / 2)
-        c = max(0, math.floor(na * nb / 2 - z * sigma))
-    c = max(1, min(c, (m + 1) // 2))
+        # the interval excludes 0 exactly when the continuity-corrected
+        # test rejects: |U - mn/2| - 1/2 > z sigma
+        c = max(0, math.ceil(na * nb / 2 - 0.5 - z * sigma))
+    c = min(c, (m + 1) // 2)
+    if c == 0:
+        return shift, -math.inf, math.inf
     return shift, d[c - 1], d[m - c]
 
 
