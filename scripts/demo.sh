@@ -8,7 +8,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 seq 1 200000 | sort -R > "$tmp/numbers"
 
-run() { printf '\n$ %s\n' "$*"; "$@"; }
+# Show each command as it could be typed (words with spaces quoted), then run it.
+run() {
+	printf '\n$'
+	for w in "$@"; do
+		case "$w" in
+		*[[:space:]]*) printf " '%s'" "$w" ;;
+		*) printf ' %s' "$w" ;;
+		esac
+	done
+	printf '\n'
+	"$@"
+}
 
 run ./tachy run --warmup 2 --max-time 3 -n 'sort' "sort $tmp/numbers" \
 	-n 'sort -n' "sort -n $tmp/numbers" --export-json "$tmp/sort.json"
