@@ -39,25 +39,6 @@ struct ty_collector {
 	int oom;
 };
 
-static int
-grow(void *pp, size_t elem, size_t need, size_t *cap)
-{
-	void **p = pp;
-	size_t nc;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 64;
-	while (nc < need)
-		nc *= 2;
-	if (!(np = realloc(*p, nc * elem)))
-		return -ENOMEM;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 struct ty_collector *
 ty_collector_new(struct ty_symbols *syms)
 {
@@ -176,8 +157,8 @@ intern_stack(struct ty_collector *c, uint32_t pid, const uint64_t *ips, uint64_t
 	     j = (j + 1) & (c->nslots - 1))
 		if (stack_eq(c, c->slots[j], pid, ips, n))
 			return c->slots[j];
-	if (grow(&c->words, 8, c->nwords + 2 + n, &c->capwords) < 0 ||
-	    grow(&c->stack_off, sizeof(size_t), c->nstacks + 1, &c->capstacks) < 0)
+	if (ty_profile_grow(&c->words, 8, c->nwords + 2 + n, &c->capwords) < 0 ||
+	    ty_profile_grow(&c->stack_off, sizeof(size_t), c->nstacks + 1, &c->capstacks) < 0)
 		return TY_NONE;
 	c->stack_off[c->nstacks] = c->nwords;
 	c->words[c->nwords++] = pid;
@@ -196,7 +177,7 @@ thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
 	for (i = c->nthreads; i-- > 0;)
 		if (c->threads[i].tid == tid)
 			return &c->threads[i];
-	if (grow(&c->threads, sizeof(*c->threads), c->nthreads + 1, &c->capthreads) < 0)
+	if (ty_profile_grow(&c->threads, sizeof(*c->threads), c->nthreads + 1, &c->capthreads) < 0)
 		return NULL;
 	memset(&c->threads[c->nthreads], 0, sizeof(*c->threads));
 	c->threads[c->nthreads].pid = pid;
@@ -212,7 +193,7 @@ on_sample(struct ty_collector *c, const struct ty_record *r)
 	uint32_t s = intern_stack(c, r->pid, ips, n);
 
 	if (s == TY_NONE ||
-	    grow(&c->samples, sizeof(*c->samples), c->nsamples + 1, &c->capsamples) < 0) {
+	    ty_profile_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1, &c->capsamples) < 0) {
 		c->oom = 1;
 		return;
 	}

@@ -648,8 +648,8 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 
 /* ---- CSV and markdown ---- */
 
-static void
-csv_field(FILE *fp, const char *s)
+void
+ty_results_csv_field(FILE *fp, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, fp);
@@ -673,7 +673,7 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 	if (rs->n)
 		for (p = 0; p < rs->r[0].nparams; p++) {
 			fputs(",parameter_", fp);
-			csv_field(fp, rs->r[0].params[p].name);
+			ty_results_csv_field(fp, rs->r[0].params[p].name);
 		}
 	fputc('\n', fp);
 	for (i = 0; i < rs->n; i++) {
@@ -688,7 +688,7 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 			       r->sum[TY_FIG_SYSTEM].mean,
 			       w->min,
 			       w->max};
-		csv_field(fp, r->name);
+		ty_results_csv_field(fp, r->name);
 		for (k = 0; k < 7; k++)
 			if (isfinite(v[k]))
 				fprintf(fp, ",%.9g", v[k]);
@@ -696,7 +696,7 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 				fputc(',', fp);
 		for (p = 0; p < r->nparams; p++) {
 			fputc(',', fp);
-			csv_field(fp, r->params[p].value);
+			ty_results_csv_field(fp, r->params[p].value);
 		}
 		fputc('\n', fp);
 	}

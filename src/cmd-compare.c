@@ -13,6 +13,7 @@
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
+#include "tachy/results.h"
 #include "tachy/results_read.h"
 
 int cmd_compare(int argc, char **argv);
@@ -332,22 +333,6 @@ print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 /* ---- CSV ---- */
 
 static void
-csv_string(FILE *fp, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
-static void
 csv_num(FILE *fp, double v)
 {
 	if (isfinite(v))
@@ -373,7 +358,7 @@ print_csv(FILE *fp, const struct ty_cmp_table *c)
 		for (j = 0; j < 6; j++) {
 			if (j)
 				fputc(',', fp);
-			csv_string(fp, cols[j]);
+			ty_results_csv_field(fp, cols[j]);
 		}
 		fprintf(fp, ",%zu", r->v.old.n);
 		csv_num(fp, r->v.old.centre);

@@ -113,6 +113,10 @@ struct ty_results {
 	size_t ncmp;
 };
 
+/* Write S to FP as one CSV field (RFC 4180): quoted, with inner quotes
+ * doubled, when it holds a comma, a quote or a line break. */
+void ty_results_csv_field(FILE *fp, const char *s);
+
 /* Set up RS for N commands (results zeroed). Returns 0 or -ENOMEM. */
 int ty_results_init(struct ty_results *rs, size_t n, struct ty_error *e);
 /* Free everything RS holds (the descriptor array, not its strings). */
