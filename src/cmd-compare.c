@@ -535,11 +535,7 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-	    {"test", required_argument, NULL, 't'},
-	    {"confidence", required_argument, NULL, 'c'},
-	    {"match", required_argument, NULL, 'm'},
-	    {"reference", required_argument, NULL, 'r'},
-	    {"figures", required_argument, NULL, 'F'},
+	    RESOPT_CMP_LONG,
 	    {"format", required_argument, NULL, 'f'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"fail-if-slower", required_argument, NULL, 'S'},
@@ -548,23 +544,11 @@ parse_options(int argc, char **argv, struct options *o)
 	};
 	int ch, rc = 0;
 
-	while (!rc && (ch = getopt_long(argc, argv, "t:c:m:r:F:f:o:h", longopts, NULL)) != -1) {
+	while (!rc && (ch = getopt_long(argc, argv, RESOPT_CMP_SHORT "f:o:h", longopts, NULL)) != -1) {
+		if ((rc = resopt_cmp_option(ch, optarg, &o->cmp)) != -1)
+			continue;
+		rc = 0;
 		switch (ch) {
-		case 't':
-			rc = resopt_test(optarg, &o->cmp.test);
-			break;
-		case 'c':
-			rc = resopt_confidence(optarg, &o->cmp.confidence);
-			break;
-		case 'm':
-			rc = resopt_match(&o->cmp.match, optarg);
-			break;
-		case 'r':
-			o->cmp.reference = optarg;
-			break;
-		case 'F':
-			o->cmp.figures = optarg;
-			break;
 		case 'f':
 			rc = parse_format(optarg, &o->format);
 			break;

@@ -522,17 +522,16 @@ parse_options(int argc, char **argv, struct options *o)
 	    {"output", required_argument, NULL, 'o'},
 	    {"format", required_argument, NULL, 'f'},
 	    {"title", required_argument, NULL, 'T'},
-	    {"test", required_argument, NULL, 't'},
-	    {"confidence", required_argument, NULL, 'c'},
-	    {"match", required_argument, NULL, 'm'},
-	    {"reference", required_argument, NULL, 'r'},
-	    {"figures", required_argument, NULL, 'F'},
+	    RESOPT_CMP_LONG,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch, rc = 0;
 
-	while (!rc && (ch = getopt_long(argc, argv, "o:t:c:m:r:F:h", longopts, NULL)) != -1) {
+	while (!rc && (ch = getopt_long(argc, argv, "o:" RESOPT_CMP_SHORT "h", longopts, NULL)) != -1) {
+		if ((rc = resopt_cmp_option(ch, optarg, &o->cmp)) != -1)
+			continue;
+		rc = 0;
 		switch (ch) {
 		case 'o':
 			o->output = optarg;
@@ -547,21 +546,6 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'T':
 			o->title = optarg;
-			break;
-		case 't':
-			rc = resopt_test(optarg, &o->cmp.test);
-			break;
-		case 'c':
-			rc = resopt_confidence(optarg, &o->cmp.confidence);
-			break;
-		case 'm':
-			rc = resopt_match(&o->cmp.match, optarg);
-			break;
-		case 'r':
-			o->cmp.reference = optarg;
-			break;
-		case 'F':
-			o->cmp.figures = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -79,3 +79,23 @@ resopt_read(struct ty_saved *files, char **paths, int n)
 	}
 	return 0;
 }
+
+int
+resopt_cmp_option(int ch, char *arg, struct ty_cmp_options *cmp)
+{
+	switch (ch) {
+	case 't':
+		return resopt_test(arg, &cmp->test);
+	case 'c':
+		return resopt_confidence(arg, &cmp->confidence);
+	case 'm':
+		return resopt_match(&cmp->match, arg);
+	case 'r':
+		cmp->reference = arg;
+		return 0;
+	case 'F':
+		cmp->figures = arg;
+		return 0;
+	}
+	return -1;
+}
