@@ -47,31 +47,6 @@ ty_comparison_release(struct ty_cmp_table *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Append a printf-formatted string to *V (N items). Returns 0 or -ENOMEM. */
-static int strv_addf(char ***v, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-strv_addf(char ***v, size_t *n, const char *fmt, ...)
-{
-	char **nv, *s;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		return -ENOMEM;
-	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	*v = nv;
-	return 0;
-}
-
 /* The 1-based index of note TEXT, added when new; 0 when out of memory. */
 static size_t
 note(struct ty_cmp_table *c, const char *text)
@@ -81,7 +56,7 @@ note(struct ty_cmp_table *c, const char *text)
 	for (i = 0; i < c->nnotes; i++)
 		if (strcmp(c->notes[i], text) == 0)
 			return i + 1;
-	if (strv_addf(&c->notes, &c->nnotes, "%s", text))
+	if (ty_results_read_strv_addf(&c->notes, &c->nnotes, "%s", text))
 		return 0;
 	return c->nnotes;
 }
@@ -425,7 +400,7 @@ env_diffs(struct ty_cmp_set *s)
 	if (!o->nenv || !n->nenv) {
 		if (!o->nenv && !n->nenv)
 			return 0;
-		return strv_addf(&s->env_diffs, &s->nenv_diffs,
+		return ty_results_read_strv_addf(&s->env_diffs, &s->nenv_diffs,
 				 "'%s' records no environment (a hyperfine export?): whether the "
 				 "machines match is unknown",
 				 o->nenv ? n->path : o->path);
@@ -438,7 +413,7 @@ env_diffs(struct ty_cmp_set *s)
 		b = ty_results_read_env(n, key);
 		if (a && b && strcmp(a, b) == 0)
 			continue;
-		rc = strv_addf(&s->env_diffs, &s->nenv_diffs, "%s: '%s' in %s, '%s' in %s", key,
+		rc = ty_results_read_strv_addf(&s->env_diffs, &s->nenv_diffs, "%s: '%s' in %s, '%s' in %s", key,
 			       a ? a : "(absent)", o->path, b ? b : "(absent)", n->path);
 		if (rc)
 			return rc;
@@ -514,11 +489,11 @@ unmatched(struct ty_cmp_set *s, const struct pairing *p)
 
 	for (i = 0; !rc && i < s->old->nbenches; i++)
 		if (!p->old_used[i])
-			rc = strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
+			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
 				       s->old->path, s->old->benches[i].label);
 	for (i = 0; !rc && i < s->new->nbenches; i++)
 		if (!p->new_used[i])
-			rc = strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
+			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
 				       s->new->path, s->new->benches[i].label);
 	return rc;
 }

@@ -620,12 +620,8 @@ read_environment(struct reader *rd, const json_t *env, struct ty_saved *r)
 	return 0;
 }
 
-static int note(struct reader *rd, struct ty_saved *r, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Add a note about the file to R. */
-static int
-note(struct reader *rd, struct ty_saved *r, const char *fmt, ...)
+int
+ty_results_read_strv_addf(char ***v, size_t *n, const char *fmt, ...)
 {
 	char **nv, *s;
 	va_list ap;
@@ -635,15 +631,19 @@ note(struct reader *rd, struct ty_saved *r, const char *fmt, ...)
 	rc = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (rc < 0)
-		return nomem(rd);
-	if (!(nv = realloc(r->notes, (r->nnotes + 1) * sizeof(*nv)))) {
+		return -ENOMEM;
+	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
 		free(s);
-		return nomem(rd);
+		return -ENOMEM;
 	}
-	nv[r->nnotes++] = s;
-	r->notes = nv;
+	nv[(*n)++] = s;
+	*v = nv;
 	return 0;
 }
+
+/* Add a note about the file to R. */
+#define note(rd, r, ...)                                                                           \
+	(ty_results_read_strv_addf(&(r)->notes, &(r)->nnotes, __VA_ARGS__) ? nomem(rd) : 0)
 
 /* tachy.reference (index IDX into results[]) as an index into r->benches:
  * ORIG[i] is the results[] index of benches[i]; NORUN names the results

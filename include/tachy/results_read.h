@@ -89,4 +89,9 @@ const struct ty_saved_figure *ty_results_read_figure(const struct ty_saved_bench
 /* The value of environment key KEY in R, or NULL. */
 const char *ty_results_read_env(const struct ty_saved *r, const char *key);
 
+/* Append a printf-formatted string to the string vector *V of *N items
+ * (the notes of a file, of a comparison). Returns 0 or -ENOMEM. */
+int ty_results_read_strv_addf(char ***v, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif
