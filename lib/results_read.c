@@ -87,6 +87,28 @@ ty_results_read_env(const struct ty_saved *r, const char *key)
 	return NULL;
 }
 
+/* Needs no JSON library: compare's notes use it in every build. */
+int
+ty_results_read_strv_addf(char ***v, size_t *n, const char *fmt, ...)
+{
+	char **nv, *s;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -ENOMEM;
+	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}
+
 #ifndef HAVE_JANSSON
 
 int
@@ -617,27 +639,6 @@ read_environment(struct reader *rd, const json_t *env, struct ty_saved *r)
 		}
 		r->nenv++;
 	}
-	return 0;
-}
-
-int
-ty_results_read_strv_addf(char ***v, size_t *n, const char *fmt, ...)
-{
-	char **nv, *s;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		return -ENOMEM;
-	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	*v = nv;
 	return 0;
 }
 
