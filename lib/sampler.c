@@ -44,6 +44,7 @@ struct ty_sampler {
 	size_t watch_len;
 	struct tracked *tp;
 	int ntp, tpcap;
+	int lazy_err; /* why the trackers or watchers could not be opened */
 };
 
 static long
@@ -312,8 +313,10 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		return open_error(e, -err, o);
 	}
 	if (o->lazy_mmap && s->nrings > 0 && (err = open_lazy(s, &a, o->pid, page)) < 0) {
-		ty_sampler_free(s);
-		return ty_error_set(e, err, "cannot open the mapping trackers: %s", strerror(-err));
+		/* Sampling works without them: the caller reads /proc instead. */
+		ty_sampler_track_stop(s);
+		ty_sampler_watch_stop(s);
+		s->lazy_err = err;
 	}
 	if (s->nrings == 0) {
 		ty_sampler_free(s);
@@ -335,6 +338,12 @@ ty_sampler_track_stop(struct ty_sampler *s)
 			close(s->trk[i]);
 	free(s->trk);
 	s->trk = NULL;
+}
+
+int
+ty_sampler_lazy_error(const struct ty_sampler *s)
+{
+	return s->lazy_err;
 }
 
 int

@@ -261,6 +261,7 @@ struct run {
 	struct reread *rr;  /* processes with samples outside their known mappings */
 	size_t nrr, rrcap;
 	int track_warned;
+	int watch_lost;     /* the watcher lost records: forks may have been missed */
 	char *pname; /* -p: "-p PID (comm)" */
 	pid_t *tids; /* -p: the threads it has */
 	int ntids;
@@ -330,7 +331,32 @@ open_sampler(struct run *r, struct ty_error *err)
 		return ret;
 	}
 	snprintf(r->ename, sizeof(r->ename), "%s", r->ev.name);
+	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
+		if (!r->o->quiet)
+			cli_warn("cannot open the mapping trackers (%s): reading /proc/PID/maps "
+				 "every 50 ms instead (see --proc-maps)",
+				 strerror(-ret));
+		r->lazy = 0;
+		r->o->proc_maps = 1;
+	}
 	return 0;
+}
+
+/* --proc-maps: take the executable mappings of every process seen so far
+ * from /proc (those already known are skipped). */
+static void
+snapshot_maps(struct run *r)
+{
+	uint32_t pids[256];
+	size_t n = ty_collector_pids(r->c, pids, 256), i;
+	struct ty_error err;
+
+	if (n > 256)
+		n = 256;
+	for (i = 0; i < n; i++)
+		ty_symbols_load_maps(r->syms, "/proc", pids[i], now_ns(), &err);
+	if (r->o->pid)
+		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
 }
 
 /* --- lazy mapping tracking ------------------------------------------------
@@ -408,6 +434,8 @@ on_watch(const struct ty_record *rec, void *arg)
 		}
 		return;
 	}
+	if (rec->type == TY_REC_LOST)
+		r->watch_lost = 1;
 	if (rec->type != TY_REC_FORK)
 		return;
 	if (rec->pid != rec->ppid)
@@ -466,6 +494,10 @@ lazy_step(struct run *r)
 		if (!r->ntodo && !r->ntodo_thr && !r->ngone)
 			break;
 		track_new(r);
+	}
+	if (r->watch_lost) { /* processes we did not hear of: look at them all */
+		r->watch_lost = 0;
+		snapshot_maps(r);
 	}
 	if (!ty_sampler_tracking(r->s) || now_ns() < r->close_at)
 		return 0;
@@ -546,23 +578,6 @@ drain(struct run *r)
 	if (r->lazy && r->nrr)
 		reread_maps(r);
 	return 0;
-}
-
-/* --proc-maps: take the executable mappings of every process seen so far
- * from /proc (those already known are skipped). */
-static void
-snapshot_maps(struct run *r)
-{
-	uint32_t pids[256];
-	size_t n = ty_collector_pids(r->c, pids, 256), i;
-	struct ty_error err;
-
-	if (n > 256)
-		n = 256;
-	for (i = 0; i < n; i++)
-		ty_symbols_load_maps(r->syms, "/proc", pids[i], now_ns(), &err);
-	if (r->o->pid)
-		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
 }
 
 static void

@@ -124,6 +124,11 @@ uint64_t ty_sampler_max_rate(void);
  * of the workload and wakes its poller on each, so that the caller learns of
  * a new process at once. */
 
+/* 0, or the negative errno for which ty_sampler_open could not open the
+ * trackers or the watchers: the sampler then works as with no_mmap_records
+ * (the caller reads /proc/PID/maps). */
+int ty_sampler_lazy_error(const struct ty_sampler *s);
+
 /* Close the trackers opened with the sampler (on O->pid and inherited). */
 void ty_sampler_track_stop(struct ty_sampler *s);
 
