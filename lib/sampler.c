@@ -33,7 +33,8 @@ struct ty_sampler {
 	int nrings;
 	struct ring *rings;
 	int *extra; /* events of other threads, writing into the rings */
-	int nextra;
+	int nextra, extracap;
+	struct perf_event_attr attr; /* the sampling events' */
 	size_t map_len;
 	struct ty_sampler_layout layout;
 	/* lazy_mmap */
@@ -172,31 +173,57 @@ open_error(struct ty_error *e, int err, const struct ty_sampler_opts *o)
 			    o->type, (unsigned long long)o->config, why);
 }
 
-/* One more event per CPU for each of O->tids, redirected into that CPU's
- * ring (PERF_EVENT_IOC_SET_OUTPUT): one ring per CPU, whatever the number
- * of threads. A thread that is gone already is skipped. */
+/* One more event per CPU for thread TID, redirected into that CPU's ring
+ * (PERF_EVENT_IOC_SET_OUTPUT): one ring per CPU, whatever the number of
+ * threads. -ESRCH when the thread is gone. */
 static int
-add_threads(struct ty_sampler *s, struct perf_event_attr *a, const struct ty_sampler_opts *o)
+add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 {
-	int t, i;
+	int i;
 
-	if (!(s->extra = calloc((size_t)o->ntids * (size_t)s->nrings, sizeof(int))))
-		return -ENOMEM;
-	for (t = 0; t < o->ntids; t++) {
-		if (o->tids[t] == o->pid)
-			continue;
-		for (i = 0; i < s->nrings; i++) {
-			long fd = perf_open(a, o->tids[t], s->rings[i].cpu);
-			if (fd < 0) {
-				if (errno == ESRCH)
-					break;
-				return -errno;
-			}
-			s->extra[s->nextra++] = (int)fd;
-			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
-				return -errno;
+	for (i = 0; i < s->nrings; i++) {
+		long fd;
+		if (s->nextra == s->extracap) {
+			int nc = s->extracap ? 2 * s->extracap : 16;
+			int *n = realloc(s->extra, (size_t)nc * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			s->extra = n;
+			s->extracap = nc;
 		}
+		if ((fd = perf_open((struct perf_event_attr *)a, tid, s->rings[i].cpu)) < 0)
+			return -errno;
+		s->extra[s->nextra++] = (int)fd;
+		if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
+			return -errno;
 	}
+	return 0;
+}
+
+/* The other threads O->tids of O->pid; one that is gone already is skipped. */
+static int
+add_threads(struct ty_sampler *s, const struct perf_event_attr *a, const struct ty_sampler_opts *o)
+{
+	int t, err;
+
+	for (t = 0; t < o->ntids; t++)
+		if (o->tids[t] != o->pid && (err = add_thread(s, a, o->tids[t])) < 0 &&
+		    err != -ESRCH)
+			return err;
+	return 0;
+}
+
+int
+ty_sampler_add_thread(struct ty_sampler *s, pid_t tid, struct ty_error *e)
+{
+	struct perf_event_attr a = s->attr;
+	int err;
+
+	a.disabled = 0; /* the others run already */
+	a.enable_on_exec = 0;
+	if ((err = add_thread(s, &a, tid)) < 0)
+		return ty_error_set(e, err, "cannot sample thread %d: %s", (int)tid,
+				    strerror(-err));
 	return 0;
 }
 
@@ -282,6 +309,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		return ty_error_set(e, -ENOMEM, "cannot open sampler: out of memory");
 	}
 	fill_attr(&a, o, pages);
+	s->attr = a;
 	s->layout.sample_type = a.sample_type;
 	s->layout.sample_id_all = 1;
 	s->map_len = (pages + 1) * page;

@@ -704,32 +704,40 @@ name_thread(struct run *r, long tid)
 	fclose(fp);
 }
 
-/* -p: every thread PID has now (later ones are inherited). */
-static void
+/* -p: every thread PID has now that is not in r->tids yet (later ones are
+ * inherited); with a sampler open, each is sampled at once. Returns the
+ * number of threads added. */
+static int
 list_threads(struct run *r)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *de;
-	int cap = 0;
+	size_t cap = (size_t)r->ntids;
+	int i, added = 0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/task", r->o->pid);
 	if (!(d = opendir(path)))
-		return;
+		return 0;
 	while ((de = readdir(d))) {
 		long tid = strtol(de->d_name, NULL, 10);
+		struct ty_error err;
 		if (tid <= 0)
 			continue;
-		if (r->ntids == cap) {
-			pid_t *n = realloc(r->tids, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*n));
-			if (!n)
-				break;
-			r->tids = n;
-		}
+		for (i = 0; i < r->ntids && r->tids[i] != (pid_t)tid; i++)
+			;
+		if (i < r->ntids)
+			continue;
+		if (r->s && ty_sampler_add_thread(r->s, (pid_t)tid, &err) < 0)
+			continue; /* gone already (or no more fds: inherited or lost) */
+		if (ty_profile_grow(&r->tids, sizeof(*r->tids), (size_t)r->ntids + 1, &cap) < 0)
+			break;
 		r->tids[r->ntids++] = (pid_t)tid;
 		name_thread(r, tid);
+		added++;
 	}
 	closedir(d);
+	return added;
 }
 
 static char *
@@ -769,7 +777,7 @@ profile_on_stdout(const struct run *r)
 static int
 start(struct run *r, struct ty_error *err)
 {
-	int go = -1, fail = -1, ret, child_err = 0;
+	int go = -1, fail = -1, ret, child_err = 0, i;
 
 	if (r->o->pid) {
 		r->pname = attached_name(r->o->pid);
@@ -778,6 +786,10 @@ start(struct run *r, struct ty_error *err)
 			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
 			return cli_error(EXIT_RUNTIME, "%s", err->msg);
+		/* A thread created by one not yet sampled when it was listed
+		 * inherited nothing: list again until no new one shows up. */
+		for (i = 0; i < 16 && list_threads(r) > 0; i++)
+			;
 		r->t0 = now_ns();
 		return 0;
 	}

@@ -92,6 +92,11 @@ struct ty_sampler;
  * with E saying what failed ("cannot sample cpu-clock: ...") */
 int ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct ty_error *e);
 
+/* Sample one more thread TID of the process (attaching: a thread that
+ * appeared after O->tids was listed), started at once. Returns 0, or a
+ * negative errno with E filled (-ESRCH: the thread is gone). */
+int ty_sampler_add_thread(struct ty_sampler *s, pid_t tid, struct ty_error *e);
+
 /* Enable / disable all events (for attaching to a running process). */
 int ty_sampler_enable(struct ty_sampler *s, struct ty_error *e);
 int ty_sampler_disable(struct ty_sampler *s, struct ty_error *e);
