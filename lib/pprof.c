@@ -92,13 +92,61 @@ value_type(struct pb *b, unsigned field, uint64_t type, uint64_t unit)
 	free(m.p);
 }
 
+
+/* The mapping message of DSO string I (link-time addresses, as the
+ * locations'). */
+static void
+put_mapping(struct pb *b, struct pb *m, const struct ty_profile *p, uint32_t i)
+{
+	uint32_t j;
+
+	field_varint(m, 1, (uint64_t)i + 1);
+	for (j = 0; j < p->nmaps && p->maps[j].dso != i; j++)
+		;
+	if (j < p->nmaps) {
+		field_varint(m, 2, p->maps[j].start);
+		field_varint(m, 3, p->maps[j].limit);
+		field_varint(m, 4, p->maps[j].offset);
+	}
+	field_varint(m, 5, (uint64_t)i + 1);
+	if (j < p->nmaps && p->maps[j].build_id != TY_NONE)
+		field_varint(m, 6, (uint64_t)p->maps[j].build_id + 1);
+	field_varint(m, 7, 1); /* has_functions */
+	field_msg(b, 3, m);
+}
+
+/* The DSO of the command itself: the one named as the command's first word
+ * is (by its last path component), else the first one with samples that is
+ * not the kernel's or another [pseudo] one. TY_NONE when there is none. */
+static uint32_t
+main_mapping(const struct ty_profile *p)
+{
+	const char *cmd = p->meta.command ? p->meta.command : "", *base;
+	size_t len;
+	uint32_t j, first = TY_NONE;
+
+	len = strcspn(cmd, " ");
+	for (base = cmd + len; base > cmd && base[-1] != '/'; base--)
+		;
+	len -= (size_t)(base - cmd);
+	for (j = 0; j < p->nfuncs; j++) {
+		const char *d = p->strings[p->funcs[j].dso], *slash = strrchr(d, '/');
+		const char *dbase = slash ? slash + 1 : d;
+		if (len && strlen(dbase) == len && strncmp(dbase, base, len) == 0)
+			return p->funcs[j].dso;
+		if (first == TY_NONE && d[0] != '[')
+			first = p->funcs[j].dso;
+	}
+	return first;
+}
+
 int
 ty_pprof_encode(const struct ty_profile *p, unsigned char **out, size_t *outlen)
 {
 	struct pb b = {0}, m = {0}, packed = {0};
 	uint64_t *n = calloc(p->nstacks ? p->nstacks : 1, 8), *w;
 	uint64_t extra = (uint64_t)p->nstrings + 1; /* our strings shift by one: "" is first */
-	uint32_t i, j;
+	uint32_t i, j, main_dso;
 	size_t k;
 
 	w = calloc(p->nstacks ? p->nstacks : 1, 8);
@@ -124,26 +172,17 @@ ty_pprof_encode(const struct ty_profile *p, unsigned char **out, size_t *outlen)
 		field_msg(&m, 2, &packed);
 		field_msg(&b, 2, &m);
 	}
-	/* one mapping per DSO string used by a function */
+	/* one mapping per DSO string used by a function, the command's first:
+	 * pprof takes the first mapping for the main binary */
+	main_dso = main_mapping(p);
+	if (main_dso != TY_NONE)
+		put_mapping(&b, &m, p, main_dso);
 	for (i = 0; i < p->nstrings; i++) {
 		int used = 0;
 		for (j = 0; j < p->nfuncs && !used; j++)
 			used = p->funcs[j].dso == i;
-		if (!used)
-			continue;
-		field_varint(&m, 1, (uint64_t)i + 1);
-		for (j = 0; j < p->nmaps && p->maps[j].dso != i; j++)
-			;
-		if (j < p->nmaps) { /* link-time addresses, as the locations' */
-			field_varint(&m, 2, p->maps[j].start);
-			field_varint(&m, 3, p->maps[j].limit);
-			field_varint(&m, 4, p->maps[j].offset);
-		}
-		field_varint(&m, 5, (uint64_t)i + 1);
-		if (j < p->nmaps && p->maps[j].build_id != TY_NONE)
-			field_varint(&m, 6, (uint64_t)p->maps[j].build_id + 1);
-		field_varint(&m, 7, 1); /* has_functions */
-		field_msg(&b, 3, &m);
+		if (used && i != main_dso)
+			put_mapping(&b, &m, p, i);
 	}
 	for (i = 0; i < p->nlocs; i++) {
 		struct pb line = {0};

@@ -1,6 +1,7 @@
 #!/bin/sh
 # deps.sh GROUP... - install what tachy's targets need, from Debian's packages.
-# Groups: build (optional libraries), test (peers the tests compare against),
+# Groups: build (optional libraries), test (peers the tests compare against,
+# and golang-go for go tool pprof, the reference reader of report --pprof),
 # bench (peers the benchmarks measure). Only missing packages are installed:
 # with apt-get when root, with sudo otherwise; where neither works, the exact
 # command to run is printed and the script fails (build) or carries on (test,
@@ -8,7 +9,7 @@
 set -u
 
 pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev"
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go"
 pkgs_bench="ministat hyperfine linux-perf multitime time"
 
 want=""
