@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +59,12 @@ struct space {
 
 #define NBUCKET 256
 
+struct kc_ent {
+	uint64_t addr;
+	uint32_t name; /* offset in the arena */
+	uint32_t zero;
+};
+
 struct ty_symbols {
 	struct space *spaces[NBUCKET];
 	struct dso *dsos;
@@ -66,9 +73,13 @@ struct ty_symbols {
 	char *kallsyms_path;
 	char *cache_dir;    /* per-boot core kernel symbol cache; NULL: none */
 	char *boot_id_path; /* NULL: the kernel's */
-	char *kcache_buf;   /* a cache file read whole; cached names point into it */
+	void *kcache_map;   /* the cache file, mapped; cached names point into it */
+	size_t kcache_len;
+	const struct kc_ent *kc_ent; /* its entries, sorted by address */
+	size_t kc_n;
+	const char *kc_arena;
 	uint64_t core_lo, core_hi; /* the cached table covers [core_lo, core_hi] */
-	int kernel_partial; /* s->kernel holds only the cached core symbols */
+	int kernel_partial; /* kernel addresses resolve from the cache alone */
 	unsigned kallsyms_reads;
 	char **warnings;
 	size_t nwarnings;
@@ -118,7 +129,8 @@ ty_symbols_free(struct ty_symbols *s)
 	free(s->kallsyms_path);
 	free(s->cache_dir);
 	free(s->boot_id_path);
-	free(s->kcache_buf);
+	if (s->kcache_map)
+		munmap(s->kcache_map, s->kcache_len);
 	free(s);
 }
 
@@ -674,12 +686,6 @@ struct kc_head {
 	uint64_t text_lo, text_hi; /* first and last address */
 };
 
-struct kc_ent {
-	uint64_t addr;
-	uint32_t name; /* offset in the arena */
-	uint32_t zero;
-};
-
 _Static_assert(sizeof(struct kc_head) == 96, "cache header layout");
 _Static_assert(sizeof(struct kc_ent) == 16, "cache entry layout");
 
@@ -718,21 +724,6 @@ write_all(int fd, const char *p, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int
-read_all(int fd, char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = read(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -853,7 +844,6 @@ kcache_parse(struct ty_symbols *s, const char *buf, size_t len, const char *id)
 {
 	const struct kc_ent *ent = (const struct kc_ent *)(const void *)(buf + sizeof(struct kc_head));
 	struct kc_head h;
-	struct sym *syms;
 	const char *arena;
 	size_t room = len - sizeof(h), n, i;
 
@@ -867,31 +857,29 @@ kcache_parse(struct ty_symbols *s, const char *buf, size_t len, const char *id)
 	n = h.nsyms;
 	arena = buf + sizeof(h) + n * sizeof(*ent);
 	if (arena[h.arena_len - 1] != '\0' || h.text_lo == 0 || ent[0].addr != h.text_lo ||
-	    ent[n - 1].addr != h.text_hi || !(syms = malloc(n * sizeof(*syms))))
+	    ent[n - 1].addr != h.text_hi)
 		return -1;
-	for (i = 0; i < n; i++) {
-		if (ent[i].name >= h.arena_len || (i > 0 && ent[i].addr <= ent[i - 1].addr)) {
-			free(syms);
+	for (i = 0; i < n; i++)
+		if (ent[i].name >= h.arena_len || (i > 0 && ent[i].addr <= ent[i - 1].addr))
 			return -1;
-		}
-		syms[i] = (struct sym){ent[i].addr, 0, arena + ent[i].name};
-	}
-	fill_sizes(syms, n);
-	free(s->kernel.syms);
-	s->kernel.syms = syms;
-	s->kernel.nsyms = n;
+	s->kc_ent = ent;
+	s->kc_n = n;
+	s->kc_arena = arena;
 	s->core_lo = h.text_lo;
 	s->core_hi = h.text_hi;
 	s->kernel_partial = 1;
 	return 0;
 }
 
-/* Load this boot's cached core table; -1 when there is none we can trust. */
+/* Load this boot's cached core table; -1 when there is none we can trust.
+ * The file is mapped, not read: only our own user can change it, and
+ * tachy replaces it by rename, never in place. */
 static int
 kcache_load(struct ty_symbols *s)
 {
-	char id[KC_IDLEN], path[4200], *buf;
+	char id[KC_IDLEN], path[4200];
 	struct stat st;
+	void *map;
 	int fd;
 
 	if (!kcache_enabled(s) || boot_id(s, id) < 0 ||
@@ -900,19 +888,43 @@ kcache_load(struct ty_symbols *s)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct kc_head) ||
-	    st.st_size > (off_t)KC_MAXSIZE || !(buf = malloc((size_t)st.st_size))) {
+	    st.st_size > (off_t)KC_MAXSIZE) {
 		close(fd);
 		return -1;
 	}
-	if (read_all(fd, buf, (size_t)st.st_size) < 0 ||
-	    kcache_parse(s, buf, (size_t)st.st_size, id) < 0) {
-		close(fd);
-		free(buf);
-		return -1;
-	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	s->kcache_buf = buf;
+	if (map == MAP_FAILED)
+		return -1;
+	if (kcache_parse(s, map, (size_t)st.st_size, id) < 0) {
+		munmap(map, (size_t)st.st_size);
+		return -1;
+	}
+	s->kcache_map = map;
+	s->kcache_len = (size_t)st.st_size;
 	return 0;
+}
+
+/* The cached name of IP, in [core_lo, core_hi]: as find_sym on the full
+ * table (a symbol spans up to the next one). */
+static const char *
+kcache_find(const struct ty_symbols *s, uint64_t ip)
+{
+	const struct kc_ent *e = s->kc_ent;
+	size_t lo = 0, hi = s->kc_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (lo < s->kc_n || ip - e[lo - 1].addr < 4096)
+		return s->kc_arena + e[lo - 1].name;
+	return NULL;
 }
 
 static void
@@ -979,7 +991,7 @@ load_kallsyms(struct ty_symbols *s)
 		     path);
 		return;
 	}
-	if (!s->kcache_buf) /* not when the cache was read: it is good */
+	if (!s->kcache_map) /* not when the cache was read: it is good */
 		kcache_save(s, d->syms, core, d->nsyms);
 	free(core);
 	finish_syms(d);
@@ -997,9 +1009,6 @@ kernel_table(struct ty_symbols *s, uint64_t ip)
 	}
 	if (s->kernel_partial && (ip < s->core_lo || ip > s->core_hi)) {
 		s->kernel_partial = 0; /* the cached names stay valid: results keep them */
-		free(s->kernel.syms);
-		s->kernel.syms = NULL;
-		s->kernel.nsyms = 0;
 		load_kallsyms(s);
 	}
 }
@@ -1168,6 +1177,10 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 		r->kernel = 1;
 		r->dso = "[kernel.kallsyms]";
 		kernel_table(s, ip);
+		if (s->kernel_partial) {
+			r->name = kcache_find(s, ip);
+			return;
+		}
 		sym = find_sym(&s->kernel, ip);
 		r->name = sym ? sym->name : NULL;
 		return;
