@@ -251,7 +251,8 @@ by_addr(const void *a, const void *b)
 	/* Then the first read (names are in the arena in reading order), so
 	 * that which of several aliases names an address does not depend on
 	 * qsort. */
-	return ((uintptr_t)x->name > (uintptr_t)y->name) - ((uintptr_t)x->name < (uintptr_t)y->name);
+	return ((uintptr_t)x->name > (uintptr_t)y->name) -
+	       ((uintptr_t)x->name < (uintptr_t)y->name);
 }
 
 /* Give the size-less symbols of the sorted SYMS the room up to the next. */
@@ -811,38 +812,54 @@ kcache_write(struct ty_symbols *s, const char *id, const struct sym *syms, size_
 	free(buf);
 }
 
-/* Cache the core symbols of the kallsyms table ALL[N] (CORE[i]: line i
- * names no module), unless a module symbol lies among them: the cached
- * table alone must name every address of its range as the full one does. */
+/* The address range [*LO, *HI] of the core symbols of the kallsyms table
+ * ALL[N] (CORE[i]: line i names no module); -1 when there is nothing to
+ * cache: no core symbol, one at zero, or a module's among them (the cached
+ * table alone must name every address of its range as the full one does). */
+static int
+core_range(const struct sym *all, const unsigned char *core, size_t n, uint64_t *lo, uint64_t *hi)
+{
+	size_t i;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; i < n; i++)
+		if (core[i]) {
+			*lo = all[i].addr < *lo ? all[i].addr : *lo;
+			*hi = all[i].addr > *hi ? all[i].addr : *hi;
+		}
+	if (*lo == 0 || *lo > *hi)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!core[i] && all[i].addr >= *lo && all[i].addr <= *hi)
+			return -1;
+	return 0;
+}
+
+/* Cache the part [LO, HI] of the finished (sorted, duplicate-free) full
+ * table D: the core kernel's symbols, as the full table names them. */
 static void
-kcache_save(struct ty_symbols *s, const struct sym *all, const unsigned char *core, size_t n)
+kcache_save(struct ty_symbols *s, const struct dso *d, uint64_t lo, uint64_t hi)
 {
 	char id[KC_IDLEN];
-	struct dso t = {0};
-	size_t i;
-	int ok;
+	size_t i = 0, j;
 
-	if (!kcache_enabled(s) || boot_id(s, id) < 0 || !(t.syms = malloc((n + 1) * sizeof(*all))))
+	if (boot_id(s, id) < 0)
 		return;
-	for (i = 0; i < n; i++)
-		if (core[i])
-			t.syms[t.nsyms++] = all[i];
-	finish_syms(&t); /* as the full table will be, in the same order */
-	ok = t.nsyms > 0 && t.syms[0].addr != 0;
-	for (i = 0; ok && i < n; i++)
-		if (!core[i] && all[i].addr >= t.syms[0].addr &&
-		    all[i].addr <= t.syms[t.nsyms - 1].addr)
-			ok = 0;
-	if (ok)
-		kcache_write(s, id, t.syms, t.nsyms);
-	free(t.syms);
+	while (i < d->nsyms && d->syms[i].addr < lo)
+		i++;
+	for (j = i; j < d->nsyms && d->syms[j].addr <= hi; j++)
+		;
+	if (j > i)
+		kcache_write(s, id, d->syms + i, j - i);
 }
 
 /* Check the cache file BUF[LEN] and make it the kernel table. */
 static int
 kcache_parse(struct ty_symbols *s, const char *buf, size_t len, const char *id)
 {
-	const struct kc_ent *ent = (const struct kc_ent *)(const void *)(buf + sizeof(struct kc_head));
+	const struct kc_ent *ent =
+	    (const struct kc_ent *)(const void *)(buf + sizeof(struct kc_head));
 	struct kc_head h;
 	const char *arena;
 	size_t room = len - sizeof(h), n, i;
@@ -937,7 +954,8 @@ load_kallsyms(struct ty_symbols *s)
 	unsigned char *core = NULL;
 	unsigned long long addr;
 	size_t cap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
-	int nonzero = 0, iscore = 0;
+	int nonzero = 0, iscore = 0, cache;
+	uint64_t lo, hi;
 
 	if (!fp) {
 		warn(s, "cannot read %s: %s; kernel addresses shown raw", path, strerror(errno));
@@ -991,10 +1009,13 @@ load_kallsyms(struct ty_symbols *s)
 		     path);
 		return;
 	}
-	if (!s->kcache_map) /* not when the cache was read: it is good */
-		kcache_save(s, d->syms, core, d->nsyms);
+	/* Not when the cache was read: it is good. */
+	cache = !s->kcache_map && kcache_enabled(s) &&
+		core_range(d->syms, core, d->nsyms, &lo, &hi) == 0;
 	free(core);
 	finish_syms(d);
+	if (cache)
+		kcache_save(s, d, lo, hi);
 }
 
 /* Make the kernel table cover IP: the cached core table when it does,
