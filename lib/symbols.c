@@ -739,22 +739,23 @@ write_all(int fd, const char *p, size_t len)
 static int
 make_dirs(const char *dir)
 {
-	char *p = strdup(dir), *q;
+	char *p = strdup(dir), *q, c;
 	struct stat st;
-	int ret;
+	int ret = -1;
 
-	if (!p)
-		return -1;
-	for (q = p + 1; *q; q++)
-		if (*q == '/') {
-			*q = '\0';
-			if (mkdir(p, 0700) != 0 && errno != EEXIST)
-				break;
-			*q = '/';
+	for (q = p ? p + 1 : NULL; q; q++) {
+		if (*q != '/' && *q != '\0')
+			continue;
+		c = *q;
+		*q = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			break;
+		*q = c;
+		if (!c) {
+			ret = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+			break;
 		}
-	if (!*q && mkdir(p, 0700) != 0 && errno != EEXIST)
-		q = p; /* failed */
-	ret = !*q && stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+	}
 	free(p);
 	return ret;
 }

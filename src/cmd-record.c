@@ -665,12 +665,14 @@ exit_status(const struct run *r)
 }
 
 /* The per-boot kernel symbol cache: $TACHY_CACHE_DIR ("" disables it),
- * else $XDG_CACHE_HOME/tachy, else $HOME/.cache/tachy. */
+ * else $XDG_CACHE_HOME/tachy, else $HOME/.cache/tachy; not in another
+ * user's home (sudo keeping HOME), where root would leave root's files. */
 static void
 set_cache_dir(struct ty_symbols *s)
 {
 	const char *v = getenv("TACHY_CACHE_DIR");
 	char dir[4096];
+	struct stat st;
 	int n = -1;
 
 	if (v) {
@@ -679,7 +681,7 @@ set_cache_dir(struct ty_symbols *s)
 	}
 	if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
 		n = snprintf(dir, sizeof(dir), "%s/tachy", v);
-	else if ((v = getenv("HOME")) && *v == '/')
+	else if ((v = getenv("HOME")) && *v == '/' && stat(v, &st) == 0 && st.st_uid == geteuid())
 		n = snprintf(dir, sizeof(dir), "%s/.cache/tachy", v);
 	if (n > 0 && (size_t)n < sizeof(dir))
 		ty_symbols_set_cache_dir(s, dir);
