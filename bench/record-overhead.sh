@@ -7,8 +7,10 @@
 # Wall time is the figure the targets are about (<= 1.05x at -F 999, <= 1.10x
 # at -F 3999 -g); on a shared machine it is noisy, so the CPU time (user +
 # system of the profiler and the workload together) is printed beside it.
-# The --proc-maps rows read /proc/PID/maps instead of asking the kernel for
-# mmap records, which every mmap(2) of the workload pays for (seed 002).
+# By default tachy asks for mmap records only while they are needed (the
+# command's first 100 ms, and processes it starts later); the --mmap-records
+# rows ask for them all along, as perf does: every mmap(2) of the workload
+# pays for them (seed 002).
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -30,8 +32,8 @@ bench() { # NAME PROG ARG
 	set -- -n unprofiled "$prog $arg" \
 		-n tachy-F999 "$T record -q -F 999 -o $out/t1.prof -- $prog $arg" \
 		-n tachy-F3999-g "$T record -q -F 3999 -g -o $out/t2.prof -- $prog $arg" \
-		-n tachy-F999-procmaps "$T record -q --proc-maps -F 999 -o $out/t3.prof -- $prog $arg" \
-		-n tachy-F3999-g-procmaps "$T record -q --proc-maps -F 3999 -g -o $out/t4.prof -- $prog $arg"
+		-n tachy-F999-mmaprec "$T record -q --mmap-records -F 999 -o $out/t3.prof -- $prog $arg" \
+		-n tachy-F3999-g-mmaprec "$T record -q --mmap-records -F 3999 -g -o $out/t4.prof -- $prog $arg"
 	if [ $have_perf = 1 ]; then
 		set -- "$@" -n perf-F999 "perf record -q -e cpu-clock -F 999 -o $out/p1.data -- $prog $arg" \
 			-n perf-F3999-g "perf record -q -e cpu-clock -F 3999 -g -o $out/p2.data -- $prog $arg"

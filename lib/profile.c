@@ -1492,9 +1492,13 @@ fold_node(const struct ty_tree *t, uint32_t i, struct buf *path, struct fline **
 	uint32_t k;
 
 	if (i != 0) {
+		const char *c;
 		if (mark)
 			put(path, ";", 1);
-		put(path, t->nodes[i].name, strlen(t->nodes[i].name));
+		/* The format has no escapes: a ';' would split the frame and a
+		 * line break the line. */
+		for (c = t->nodes[i].name; *c; c++)
+			put(path, *c == ';' ? ":" : *c == '\n' || *c == '\r' ? " " : c, 1);
 		if (path->err)
 			return -ENOMEM;
 		if (t->nodes[i].self_n) {

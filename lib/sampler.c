@@ -24,13 +24,28 @@ struct ring {
 	size_t scratch_size;
 };
 
+struct tracked { /* a process with trackers of its own */
+	pid_t pid;
+	int *fds; /* one per ring, -1 where it could not be opened */
+};
+
 struct ty_sampler {
 	int nrings;
 	struct ring *rings;
 	int *extra; /* events of other threads, writing into the rings */
-	int nextra;
+	int nextra, extracap;
+	struct perf_event_attr attr; /* the sampling events' */
 	size_t map_len;
 	struct ty_sampler_layout layout;
+	/* lazy_mmap */
+	struct perf_event_attr track_attr; /* a tracker as ty_sampler_track_pid opens it */
+	int *trk;                          /* the first trackers, one per ring; NULL: closed */
+	struct ring *watch;                /* watcher rings, one per ring */
+	int nwatch;
+	size_t watch_len;
+	struct tracked *tp;
+	int ntp, tpcap;
+	int lazy_err; /* why the trackers or watchers could not be opened */
 };
 
 static long
@@ -83,8 +98,9 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->exclude_user = o->exclude_user ? 1 : 0;
 	a->exclude_callchain_kernel = o->exclude_kernel ? 1 : 0;
 	a->exclude_hv = 1;
-	a->mmap = !o->no_mmap_records; /* executable mappings only: mmap_data stays 0 */
-	a->mmap2 = !o->no_mmap_records;
+	/* executable mappings only: mmap_data stays 0 */
+	a->mmap = !o->no_mmap_records && !o->lazy_mmap;
+	a->mmap2 = a->mmap;
 	a->use_clockid = 1; /* times comparable with clock_gettime() */
 	a->clockid = CLOCK_MONOTONIC;
 	a->comm = 1;
@@ -93,6 +109,36 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->sample_id_all = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(pages * (size_t)getpagesize() / 2);
+}
+
+/* A dummy software event carrying only side-band records: MMAP (a
+ * tracker) or FORK/EXIT (a watcher, waking its poller on every record). The
+ * same sample_type as the sampling events, so one layout decodes them. */
+static void
+sideband_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling, int watcher)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->sample_period = 1;
+	a->sample_type = sampling->sample_type;
+	a->disabled = sampling->disabled;
+	a->enable_on_exec = sampling->enable_on_exec;
+	a->inherit = 1;
+	a->exclude_kernel = sampling->exclude_kernel;
+	a->exclude_hv = 1;
+	a->use_clockid = 1;
+	a->clockid = sampling->clockid;
+	a->sample_id_all = 1;
+	if (watcher) {
+		a->task = 1;
+		a->watermark = 1;
+		a->wakeup_watermark = 1; /* wake the poller on every record */
+	} else {
+		a->mmap = 1;
+		a->mmap2 = 1;
+	}
 }
 
 static int
@@ -127,30 +173,120 @@ open_error(struct ty_error *e, int err, const struct ty_sampler_opts *o)
 			    o->type, (unsigned long long)o->config, why);
 }
 
-/* One more event per CPU for each of O->tids, redirected into that CPU's
- * ring (PERF_EVENT_IOC_SET_OUTPUT): one ring per CPU, whatever the number
- * of threads. A thread that is gone already is skipped. */
+/* One more event per CPU for thread TID, redirected into that CPU's ring
+ * (PERF_EVENT_IOC_SET_OUTPUT): one ring per CPU, whatever the number of
+ * threads. -ESRCH when the thread is gone. */
 static int
-add_threads(struct ty_sampler *s, struct perf_event_attr *a, const struct ty_sampler_opts *o)
+add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 {
-	int t, i;
+	int i;
 
-	if (!(s->extra = calloc((size_t)o->ntids * (size_t)s->nrings, sizeof(int))))
-		return -ENOMEM;
-	for (t = 0; t < o->ntids; t++) {
-		if (o->tids[t] == o->pid)
-			continue;
-		for (i = 0; i < s->nrings; i++) {
-			long fd = perf_open(a, o->tids[t], s->rings[i].cpu);
-			if (fd < 0) {
-				if (errno == ESRCH)
-					break;
-				return -errno;
-			}
-			s->extra[s->nextra++] = (int)fd;
-			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
-				return -errno;
+	for (i = 0; i < s->nrings; i++) {
+		long fd;
+		if (s->nextra == s->extracap) {
+			int nc = s->extracap ? 2 * s->extracap : 16;
+			int *n = realloc(s->extra, (size_t)nc * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			s->extra = n;
+			s->extracap = nc;
 		}
+		if ((fd = perf_open((struct perf_event_attr *)a, tid, s->rings[i].cpu)) < 0)
+			return -errno;
+		s->extra[s->nextra++] = (int)fd;
+		if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* The other threads O->tids of O->pid; one that is gone already is skipped. */
+static int
+add_threads(struct ty_sampler *s, const struct perf_event_attr *a, const struct ty_sampler_opts *o)
+{
+	int t, err;
+
+	for (t = 0; t < o->ntids; t++)
+		if (o->tids[t] != o->pid && (err = add_thread(s, a, o->tids[t])) < 0 &&
+		    err != -ESRCH)
+			return err;
+	return 0;
+}
+
+int
+ty_sampler_add_thread(struct ty_sampler *s, pid_t tid, struct ty_error *e)
+{
+	struct perf_event_attr a = s->attr;
+	int err;
+
+	a.disabled = 0; /* the others run already */
+	a.enable_on_exec = 0;
+	if ((err = add_thread(s, &a, tid)) < 0)
+		return ty_error_set(e, err, "cannot sample thread %d: %s", (int)tid,
+				    strerror(-err));
+	return 0;
+}
+
+/* N trackers on PID, one per ring, each writing into its ring; FDS gets
+ * -1 where a CPU refused (it went offline). */
+static int
+open_trackers(struct ty_sampler *s, const struct perf_event_attr *a, pid_t pid, int *fds)
+{
+	int i, err;
+
+	for (i = 0; i < s->nrings; i++)
+		fds[i] = -1;
+	for (i = 0; i < s->nrings; i++) {
+		long fd = perf_open((struct perf_event_attr *)a, pid, s->rings[i].cpu);
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;
+			goto fail;
+		}
+		fds[i] = (int)fd;
+		if (ioctl(fds[i], PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	err = -errno;
+	for (i = 0; i < s->nrings; i++)
+		if (fds[i] >= 0)
+			close(fds[i]), fds[i] = -1;
+	return err;
+}
+
+/* lazy_mmap: the first trackers and the watchers, on PID. */
+static int
+open_lazy(struct ty_sampler *s, const struct perf_event_attr *sampling, pid_t pid, size_t page)
+{
+	struct perf_event_attr w;
+	int i, err;
+
+	sideband_attr(&s->track_attr, sampling, 0);
+	if (!(s->watch = calloc((size_t)s->nrings, sizeof(*s->watch))) ||
+	    !(s->trk = malloc((size_t)s->nrings * sizeof(int))))
+		return -ENOMEM;
+	if ((err = open_trackers(s, &s->track_attr, pid, s->trk)) < 0) {
+		free(s->trk);
+		s->trk = NULL;
+		return err;
+	}
+	/* Later trackers start at once: their process runs already. */
+	s->track_attr.disabled = 0;
+	s->track_attr.enable_on_exec = 0;
+	sideband_attr(&w, sampling, 1);
+	s->watch_len = 9 * page; /* FORK/EXIT records are 56 bytes */
+	for (i = 0; i < s->nrings; i++) {
+		struct ring *r = &s->watch[s->nwatch];
+		long fd = perf_open(&w, pid, s->rings[i].cpu);
+		if (fd < 0)
+			return -errno;
+		r->fd = (int)fd;
+		r->cpu = s->rings[i].cpu;
+		s->nwatch++;
+		if ((err = map_ring(r, s->watch_len, page)) < 0)
+			return err;
 	}
 	return 0;
 }
@@ -173,6 +309,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		return ty_error_set(e, -ENOMEM, "cannot open sampler: out of memory");
 	}
 	fill_attr(&a, o, pages);
+	s->attr = a;
 	s->layout.sample_type = a.sample_type;
 	s->layout.sample_id_all = 1;
 	s->map_len = (pages + 1) * page;
@@ -203,12 +340,115 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		ty_sampler_free(s);
 		return open_error(e, -err, o);
 	}
+	if (o->lazy_mmap && s->nrings > 0 && (err = open_lazy(s, &a, o->pid, page)) < 0) {
+		/* Sampling works without them: the caller reads /proc instead. */
+		ty_sampler_track_stop(s);
+		ty_sampler_watch_stop(s);
+		s->lazy_err = err;
+	}
 	if (s->nrings == 0) {
 		ty_sampler_free(s);
 		return ty_error_set(e, -ENODEV, "cannot open sampling event: no CPU online");
 	}
 	*out = s;
 	return 0;
+}
+
+void
+ty_sampler_track_stop(struct ty_sampler *s)
+{
+	int i;
+
+	if (!s->trk)
+		return;
+	for (i = 0; i < s->nrings; i++)
+		if (s->trk[i] >= 0)
+			close(s->trk[i]);
+	free(s->trk);
+	s->trk = NULL;
+}
+
+int
+ty_sampler_lazy_error(const struct ty_sampler *s)
+{
+	return s->lazy_err;
+}
+
+int
+ty_sampler_tracking(const struct ty_sampler *s)
+{
+	return s->trk != NULL;
+}
+
+int
+ty_sampler_track_pid(struct ty_sampler *s, pid_t pid, struct ty_error *e)
+{
+	struct tracked *t;
+	int err;
+
+	if (s->ntp == s->tpcap) {
+		int nc = s->tpcap ? 2 * s->tpcap : 8;
+		struct tracked *n = realloc(s->tp, (size_t)nc * sizeof(*n));
+		if (!n)
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		s->tp = n;
+		s->tpcap = nc;
+	}
+	t = &s->tp[s->ntp];
+	t->pid = pid;
+	if (!(t->fds = malloc((size_t)s->nrings * sizeof(int))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	if ((err = open_trackers(s, &s->track_attr, pid, t->fds)) < 0) {
+		free(t->fds);
+		return ty_error_set(e, err, "cannot track the mappings of process %d: %s", (int)pid,
+				    strerror(-err));
+	}
+	s->ntp++;
+	return 0;
+}
+
+void
+ty_sampler_untrack_pid(struct ty_sampler *s, pid_t pid)
+{
+	int i, j;
+
+	for (i = 0; i < s->ntp; i++) {
+		if (s->tp[i].pid != pid)
+			continue;
+		for (j = 0; j < s->nrings; j++)
+			if (s->tp[i].fds[j] >= 0)
+				close(s->tp[i].fds[j]);
+		free(s->tp[i].fds);
+		s->tp[i--] = s->tp[--s->ntp];
+	}
+}
+
+int
+ty_sampler_nwatch(const struct ty_sampler *s)
+{
+	return s->nwatch;
+}
+
+int
+ty_sampler_watch_fd(const struct ty_sampler *s, int i)
+{
+	return s->watch[i].fd;
+}
+
+void
+ty_sampler_watch_stop(struct ty_sampler *s)
+{
+	int i;
+
+	for (i = 0; i < s->nwatch; i++) {
+		if (s->watch[i].base)
+			munmap(s->watch[i].base, s->watch_len);
+		close(s->watch[i].fd);
+		free(s->watch[i].scratch);
+	}
+	free(s->watch);
+	s->watch = NULL;
+	s->nwatch = 0;
 }
 
 static int
@@ -505,6 +745,20 @@ ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_err
 	return total;
 }
 
+long
+ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
+{
+	long total = 0, n;
+	int i;
+
+	for (i = 0; i < s->nwatch; i++) {
+		if ((n = drain_ring(&s->watch[i], &s->layout, fn, arg, e)) < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
 void
 ty_sampler_free(struct ty_sampler *s)
 {
@@ -512,6 +766,11 @@ ty_sampler_free(struct ty_sampler *s)
 
 	if (!s)
 		return;
+	ty_sampler_track_stop(s);
+	ty_sampler_watch_stop(s);
+	while (s->ntp > 0)
+		ty_sampler_untrack_pid(s, s->tp[0].pid);
+	free(s->tp);
 	for (i = 0; i < s->nrings; i++) {
 		if (s->rings[i].base)
 			munmap(s->rings[i].base, s->map_len);

@@ -1175,6 +1175,12 @@ find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int dep
 	return any;
 }
 
+int
+ty_symbols_covers(struct ty_symbols *s, uint32_t pid, uint64_t ip)
+{
+	return find_map(s, pid, ip, UINT64_MAX, 0) != NULL;
+}
+
 static uint64_t
 file_vaddr(const struct dso *d, uint64_t off)
 {

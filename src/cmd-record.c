@@ -27,7 +27,8 @@
 
 static const char usage_text[] =
 	"usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-	"                    [--proc-maps] [--user | --kernel] [-q] (-- COMMAND [ARG...] | -p PID)\n"
+	"                    [--proc-maps | --mmap-records] [--user | --kernel] [-q]\n"
+	"                    (-- COMMAND [ARG...] | -p PID)\n"
 	"\n"
 	"Sample where COMMAND (with all its threads and children) or the running\n"
 	"process PID spends its time, and write a self-contained profile.\n"
@@ -42,9 +43,12 @@ static const char usage_text[] =
 	"  -p, --pid PID        attach to a running process (all its threads) until it\n"
 	"                       exits or Ctrl-C\n"
 	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
-	"      --proc-maps      no mmap records: read /proc/PID/maps every 50 ms\n"
-	"                       instead (cheaper for mmap-heavy programs; processes\n"
-	"                       that live less than that keep raw addresses)\n"
+	"      --proc-maps      no mmap records at all: read /proc/PID/maps every\n"
+	"                       50 ms instead (processes that live less than that\n"
+	"                       keep raw addresses)\n"
+	"      --mmap-records   mmap records for the whole run (by default they stop\n"
+	"                       100 ms after start when the command has started no\n"
+	"                       other process: every mmap(2) pays for them)\n"
 	"      --user           user space only\n"
 	"      --kernel         kernel samples too, or fail (default: kernel samples\n"
 	"                       where allowed -- root, CAP_PERFMON or\n"
@@ -59,7 +63,7 @@ static const char usage_text[] =
 struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
-	int callchain, user, quiet, proc_maps;
+	int callchain, user, quiet, proc_maps, mmap_records;
 	char **argv;
 };
 
@@ -101,6 +105,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{"user", no_argument, NULL, 'U'},
 		{"kernel", no_argument, NULL, 'K'},
 		{"proc-maps", no_argument, NULL, 'M'},
+		{"mmap-records", no_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -140,6 +145,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'U': o->user = 1, user_given = 1; break;
 		case 'K': o->user = -1, kernel_given = 1; break;
 		case 'M': o->proc_maps = 1; break;
+		case 'R': o->mmap_records = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default: return cli_usage_error("unknown or incomplete option");
@@ -148,6 +154,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->argv = argv + optind;
 	if (freq_given && o->period)
 		return cli_usage_error("-F and -c exclude each other (a frequency or a period)");
+	if (o->proc_maps && o->mmap_records)
+		return cli_usage_error("--proc-maps and --mmap-records exclude each other");
 	if (user_given && kernel_given)
 		return cli_usage_error("--user and --kernel exclude each other");
 	if (o->pid && o->argv[0])
@@ -210,6 +218,17 @@ spawn_held(char **argv, int pgrp, int outfd, int *go, int *fail)
 	return pid;
 }
 
+struct cover {
+	uint32_t tid;
+	uint64_t since; /* its forks after this time inherit a tracker */
+};
+
+struct reread {
+	uint32_t pid;
+	uint64_t last; /* when its maps were last read */
+	int due;
+};
+
 struct run {
 	struct opts *o;
 	struct ty_sampler *s;
@@ -227,6 +246,22 @@ struct run {
 	uint64_t t0, t1;
 	char ename[TY_EVENT_NAME_MAX];
 	int fell_back;
+	/* Lazy mapping tracking (the default for a command, see lazy_step). */
+	int lazy;
+	uint64_t close_at;  /* the first trackers close then, unless... */
+	int forked;         /* ...the command started another process */
+	struct cover *cov;  /* threads whose forks inherit trackers (after the close) */
+	size_t ncov, covcap;
+	uint32_t *todo;     /* processes to track now (their parent was not tracked) */
+	size_t ntodo, todocap;
+	uint32_t *todo_thr; /* threads to track now (they fork, untracked) */
+	size_t ntodo_thr, todothrcap;
+	uint32_t *gone;     /* tracked processes that exited */
+	size_t ngone, gonecap;
+	struct reread *rr;  /* processes with samples outside their known mappings */
+	size_t nrr, rrcap;
+	int track_warned;
+	int watch_lost;     /* the watcher lost records: forks may have been missed */
 	char *pname; /* -p: "-p PID (comm)" */
 	pid_t *tids; /* -p: the threads it has */
 	int ntids;
@@ -259,6 +294,7 @@ open_sampler(struct run *r, struct ty_error *err)
 	so.enable_on_exec = r->o->pid == 0;
 	so.mmap_pages = (unsigned)r->o->pages;
 	so.no_mmap_records = r->o->proc_maps;
+	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;
 	so.ntids = r->ntids;
 	if (r->ev.flags & TY_EVENT_PRIV_GIVEN) /* :u or :k say it */
@@ -295,16 +331,14 @@ open_sampler(struct run *r, struct ty_error *err)
 		return ret;
 	}
 	snprintf(r->ename, sizeof(r->ename), "%s", r->ev.name);
-	return 0;
-}
-
-static int
-drain(struct run *r)
-{
-	struct ty_error err;
-
-	if (ty_sampler_drain(r->s, ty_collector_record, r->c, &err) < 0)
-		return cli_error(EXIT_RUNTIME, "%s", err.msg);
+	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
+		if (!r->o->quiet)
+			cli_warn("cannot open the mapping trackers (%s): reading /proc/PID/maps "
+				 "every 50 ms instead (see --proc-maps)",
+				 strerror(-ret));
+		r->lazy = 0;
+		r->o->proc_maps = 1;
+	}
 	return 0;
 }
 
@@ -323,6 +357,227 @@ snapshot_maps(struct run *r)
 		ty_symbols_load_maps(r->syms, "/proc", pids[i], now_ns(), &err);
 	if (r->o->pid)
 		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
+}
+
+/* --- lazy mapping tracking ------------------------------------------------
+ * mmap records cost every mmap(2) of every process something as long as one
+ * event asks for them (seed 002), so by default they are asked for only
+ * while they are needed: during the first 100 ms of the command (its loader
+ * maps its libraries), and for the whole run once it starts another process
+ * (fork and exec, the libraries of short-lived processes). A command that
+ * stays one process runs without them after 100 ms: a library it maps later
+ * is read from /proc/PID/maps when a sample falls outside the mappings
+ * known (at most once a second per process). If the command forks after
+ * that, the watcher wakes tachy at once and the new process gets trackers
+ * of its own (the race is closed by reading its maps after they are open);
+ * its descendants inherit them. */
+
+#define LAZY_CLOSE_NS 100000000ull  /* trackers stay this long after start */
+#define REREAD_NS 1000000000ull     /* /proc/PID/maps at most this often */
+
+static struct cover *
+cover_find(struct run *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncov; i++)
+		if (r->cov[i].tid == tid)
+			return &r->cov[i];
+	return NULL;
+}
+
+static void
+cover_add(struct run *r, uint32_t tid, uint64_t since)
+{
+	struct cover *c = cover_find(r, tid);
+
+	if (c) {
+		c->since = since;
+		return;
+	}
+	if (ty_profile_grow(&r->cov, sizeof(*r->cov), r->ncov + 1, &r->covcap) == 0)
+		r->cov[r->ncov++] = (struct cover){tid, since};
+}
+
+static void
+cover_drop(struct run *r, uint32_t tid)
+{
+	struct cover *c = cover_find(r, tid);
+
+	if (c)
+		*c = r->cov[--r->ncov];
+}
+
+static void
+push_pid(uint32_t **v, size_t *n, size_t *cap, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i] == pid)
+			return;
+	if (ty_profile_grow(v, sizeof(**v), *n + 1, cap) == 0)
+		(*v)[(*n)++] = pid;
+}
+
+/* A FORK or EXIT record from the watcher. */
+static void
+on_watch(const struct ty_record *rec, void *arg)
+{
+	struct run *r = arg;
+	struct cover *parent;
+
+	if (rec->type == TY_REC_EXIT) {
+		if (cover_find(r, rec->tid)) {
+			cover_drop(r, rec->tid);
+			push_pid(&r->gone, &r->ngone, &r->gonecap, rec->tid);
+		}
+		return;
+	}
+	if (rec->type == TY_REC_LOST)
+		r->watch_lost = 1;
+	if (rec->type != TY_REC_FORK)
+		return;
+	if (rec->pid != rec->ppid)
+		r->forked = 1;
+	if (ty_sampler_tracking(r->s))
+		return; /* the first trackers are inherited by everyone */
+	parent = cover_find(r, rec->ptid);
+	if (parent && parent->since <= rec->time) {
+		cover_add(r, rec->tid, rec->time); /* it inherited its parent's tracker */
+	} else if (rec->pid != rec->ppid) {
+		/* The new process, and the thread that forked it: its next
+		 * children will inherit the tracker, without a race. */
+		push_pid(&r->todo, &r->ntodo, &r->todocap, rec->pid);
+		if (!parent)
+			push_pid(&r->todo_thr, &r->ntodo_thr, &r->todothrcap, rec->ptid);
+	}
+}
+
+/* Track the processes in r->todo, whose parent had no tracker when it
+ * forked them, and the threads that forked them. A process's maps are read
+ * after its trackers are open: what it mapped before is not lost. */
+static void
+track_new(struct run *r)
+{
+	struct ty_error err;
+	size_t i, n = r->ntodo + r->ntodo_thr;
+
+	for (i = 0; i < n; i++) {
+		int thread = i >= r->ntodo;
+		uint32_t id = thread ? r->todo_thr[i - r->ntodo] : r->todo[i];
+		int ret = ty_sampler_track_pid(r->s, (pid_t)id, &err);
+		if (ret == 0)
+			cover_add(r, id, now_ns());
+		else if (ret != -ESRCH && !r->track_warned++ && !r->o->quiet)
+			cli_warn("%s: its libraries may show as raw addresses", err.msg);
+		if (!thread && ret != -ESRCH)
+			ty_symbols_load_maps(r->syms, "/proc", id, now_ns(), &err);
+	}
+	r->ntodo = r->ntodo_thr = 0;
+	for (i = 0; i < r->ngone; i++)
+		ty_sampler_untrack_pid(r->s, (pid_t)r->gone[i]);
+	r->ngone = 0;
+}
+
+/* Read the watcher until no process is left to track, then close the first
+ * trackers when their time is up and the command is still one process. */
+static int
+lazy_step(struct run *r)
+{
+	struct ty_error err;
+	int round;
+
+	for (round = 0; round < 16; round++) {
+		if (ty_sampler_drain_watch(r->s, on_watch, r, &err) < 0)
+			return cli_error(EXIT_RUNTIME, "%s", err.msg);
+		if (!r->ntodo && !r->ntodo_thr && !r->ngone)
+			break;
+		track_new(r);
+	}
+	if (r->watch_lost) { /* processes we did not hear of: look at them all */
+		r->watch_lost = 0;
+		snapshot_maps(r);
+	}
+	if (!ty_sampler_tracking(r->s) || now_ns() < r->close_at)
+		return 0;
+	if (r->forked) { /* several processes: tracking stays, the watcher goes */
+		ty_sampler_watch_stop(r->s);
+		r->lazy = 0;
+		return 0;
+	}
+	ty_sampler_track_stop(r->s);
+	ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->child, now_ns(), &err);
+	/* A fork between the last drain and the close lost its inherited
+	 * tracker with it: the watcher shows it, and it is not covered. */
+	return lazy_step(r);
+}
+
+/* After the close: a sample outside the mappings known for its process. */
+static void
+check_sample(struct run *r, const struct ty_record *rec)
+{
+	uint64_t ip = rec->ip;
+	size_t i;
+
+	if (!rec->user) {
+		for (i = 0, ip = 0; i < rec->nr; i++)
+			if (rec->chain[i] < 0xffff800000000000ull) {
+				ip = rec->chain[i];
+				break;
+			}
+		if (!ip)
+			return;
+	}
+	if (ty_symbols_covers(r->syms, rec->pid, ip))
+		return;
+	for (i = 0; i < r->nrr; i++)
+		if (r->rr[i].pid == rec->pid)
+			break;
+	if (i == r->nrr) {
+		if (ty_profile_grow(&r->rr, sizeof(*r->rr), r->nrr + 1, &r->rrcap) < 0)
+			return;
+		r->rr[r->nrr++] = (struct reread){rec->pid, 0, 0};
+	}
+	r->rr[i].due = 1;
+}
+
+static void
+reread_maps(struct run *r)
+{
+	struct ty_error err;
+	uint64_t t = now_ns();
+	size_t i;
+
+	for (i = 0; i < r->nrr; i++) {
+		if (!r->rr[i].due || (r->rr[i].last && t - r->rr[i].last < REREAD_NS))
+			continue;
+		r->rr[i].due = 0;
+		r->rr[i].last = t;
+		ty_symbols_load_maps(r->syms, "/proc", r->rr[i].pid, t, &err);
+	}
+}
+
+static void
+on_record(const struct ty_record *rec, void *arg)
+{
+	struct run *r = arg;
+
+	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
+		check_sample(r, rec);
+	ty_collector_record(rec, r->c);
+}
+
+static int
+drain(struct run *r)
+{
+	struct ty_error err;
+
+	if (ty_sampler_drain(r->s, on_record, r, &err) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", err.msg);
+	if (r->lazy && r->nrr)
+		reread_maps(r);
+	return 0;
 }
 
 static void
@@ -352,12 +607,28 @@ stop_command(struct run *r)
 	}
 }
 
-/* Sleep in poll() until a ring passes its watermark or the child exits. */
+/* How long poll() may sleep. */
+static int
+poll_ms(const struct run *r, int pidfd)
+{
+	if (r->o->proc_maps || interrupted)
+		return 50;
+	if (r->lazy && ty_sampler_tracking(r->s)) {
+		uint64_t t = now_ns();
+		return t >= r->close_at ? 0 : (int)((r->close_at - t) / 1000000) + 1;
+	}
+	if (r->lazy)
+		return 100; /* samples outside known mappings are looked up soon */
+	return pidfd >= 0 ? 1000 : 100;
+}
+
+/* Sleep in poll() until a ring passes its watermark, the watcher has news
+ * or the child exits. */
 static int
 wait_loop(struct run *r)
 {
-	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup;
-	struct pollfd *pfd = calloc((size_t)n + 1, sizeof(*pfd));
+	int n = ty_sampler_nrings(r->s), i, pidfd = -1, done = 0, hup, nw;
+	struct pollfd *pfd = calloc((size_t)(2 * n) + 1, sizeof(*pfd));
 
 	if (!pfd)
 		return cli_error(EXIT_RUNTIME, "out of memory");
@@ -366,10 +637,17 @@ wait_loop(struct run *r)
 		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
 	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
 	while (!done) {
-		int k = poll(pfd, (nfds_t)n + 1,
-			     r->o->proc_maps || interrupted ? 50 : pidfd >= 0 ? 1000 : 100);
+		int k;
+		nw = r->lazy ? ty_sampler_nwatch(r->s) : 0;
+		for (i = 0; i < nw; i++)
+			pfd[n + 1 + i] = (struct pollfd){ty_sampler_watch_fd(r->s, i), POLLIN, 0};
+		k = poll(pfd, (nfds_t)(n + 1 + nw), poll_ms(r, pidfd));
 		if (k < 0 && errno != EINTR)
 			break;
+		if (r->lazy && lazy_step(r)) {
+			free(pfd);
+			return EXIT_RUNTIME;
+		}
 		if (drain(r)) {
 			free(pfd);
 			return EXIT_RUNTIME;
@@ -426,32 +704,40 @@ name_thread(struct run *r, long tid)
 	fclose(fp);
 }
 
-/* -p: every thread PID has now (later ones are inherited). */
-static void
+/* -p: every thread PID has now that is not in r->tids yet (later ones are
+ * inherited); with a sampler open, each is sampled at once. Returns the
+ * number of threads added. */
+static int
 list_threads(struct run *r)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *de;
-	int cap = 0;
+	size_t cap = (size_t)r->ntids;
+	int i, added = 0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/task", r->o->pid);
 	if (!(d = opendir(path)))
-		return;
+		return 0;
 	while ((de = readdir(d))) {
 		long tid = strtol(de->d_name, NULL, 10);
+		struct ty_error err;
 		if (tid <= 0)
 			continue;
-		if (r->ntids == cap) {
-			pid_t *n = realloc(r->tids, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*n));
-			if (!n)
-				break;
-			r->tids = n;
-		}
+		for (i = 0; i < r->ntids && r->tids[i] != (pid_t)tid; i++)
+			;
+		if (i < r->ntids)
+			continue;
+		if (r->s && ty_sampler_add_thread(r->s, (pid_t)tid, &err) < 0)
+			continue; /* gone already (or no more fds: inherited or lost) */
+		if (ty_profile_grow(&r->tids, sizeof(*r->tids), (size_t)r->ntids + 1, &cap) < 0)
+			break;
 		r->tids[r->ntids++] = (pid_t)tid;
 		name_thread(r, tid);
+		added++;
 	}
 	closedir(d);
+	return added;
 }
 
 static char *
@@ -491,7 +777,7 @@ profile_on_stdout(const struct run *r)
 static int
 start(struct run *r, struct ty_error *err)
 {
-	int go = -1, fail = -1, ret, child_err = 0;
+	int go = -1, fail = -1, ret, child_err = 0, i;
 
 	if (r->o->pid) {
 		r->pname = attached_name(r->o->pid);
@@ -500,10 +786,15 @@ start(struct run *r, struct ty_error *err)
 			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
 			return cli_error(EXIT_RUNTIME, "%s", err->msg);
+		/* A thread created by one not yet sampled when it was listed
+		 * inherited nothing: list again until no new one shows up. */
+		for (i = 0; i < 16 && list_threads(r) > 0; i++)
+			;
 		r->t0 = now_ns();
 		return 0;
 	}
 	r->pgrp = own_group();
+	r->lazy = !r->o->proc_maps && !r->o->mmap_records;
 	r->child = spawn_held(r->o->argv, r->pgrp, profile_on_stdout(r) ? STDERR_FILENO : -1,
 			      &go, &fail);
 	if (r->child < 0)
@@ -515,6 +806,7 @@ start(struct run *r, struct ty_error *err)
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
 	r->t0 = now_ns();
+	r->close_at = r->t0 + LAZY_CLOSE_NS;
 	if (write(go, "x", 1) != 1)
 		return cli_error(EXIT_RUNTIME, "cannot release the command: %s", strerror(errno));
 	close(go);
@@ -742,6 +1034,11 @@ cmd_record(int argc, char **argv)
 	ty_symbols_free(r.syms);
 	free(r.pname);
 	free(r.tids);
+	free(r.cov);
+	free(r.todo);
+	free(r.todo_thr);
+	free(r.gone);
+	free(r.rr);
 	return ret ? ret : exit_status(&r);
 }
 

@@ -35,6 +35,9 @@ struct ty_sampler_opts {
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
 	int no_mmap_records; /* no MMAP records at all: the caller reads
 	                        /proc/PID/maps instead (see tachy-record(1)) */
+	int lazy_mmap;       /* MMAP records come from separate tracking events
+	                        that ty_sampler_track_stop closes, and a watcher
+	                        ring reports every fork at once (see below) */
 };
 
 enum ty_rec_type {
@@ -89,6 +92,11 @@ struct ty_sampler;
  * with E saying what failed ("cannot sample cpu-clock: ...") */
 int ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct ty_error *e);
 
+/* Sample one more thread TID of the process (attaching: a thread that
+ * appeared after O->tids was listed), started at once. Returns 0, or a
+ * negative errno with E filled (-ESRCH: the thread is gone). */
+int ty_sampler_add_thread(struct ty_sampler *s, pid_t tid, struct ty_error *e);
+
 /* Enable / disable all events (for attaching to a running process). */
 int ty_sampler_enable(struct ty_sampler *s, struct ty_error *e);
 int ty_sampler_disable(struct ty_sampler *s, struct ty_error *e);
@@ -109,6 +117,46 @@ const struct ty_sampler_layout *ty_sampler_layout(const struct ty_sampler *s);
 
 /* The kernel's perf_event_max_sample_rate (0 when unreadable). */
 uint64_t ty_sampler_max_rate(void);
+
+/* Lazy mapping tracking (O->lazy_mmap). As long as any event asks for MMAP
+ * records, the kernel prepares one for every mmap(2) of every process, the
+ * data mappings it then drops included: an mmap-heavy workload pays for it
+ * (seed 002). With lazy_mmap the MMAP records come from separate dummy
+ * events ("trackers") writing into the same per-CPU rings, which the caller
+ * can close once the workload's start-up is over, and reopen for one new
+ * process (ty_sampler_track_pid) whose parent was not tracked when it
+ * forked. A small watcher ring per CPU receives every FORK and EXIT record
+ * of the workload and wakes its poller on each, so that the caller learns of
+ * a new process at once. */
+
+/* 0, or the negative errno for which ty_sampler_open could not open the
+ * trackers or the watchers: the sampler then works as with no_mmap_records
+ * (the caller reads /proc/PID/maps). */
+int ty_sampler_lazy_error(const struct ty_sampler *s);
+
+/* Close the trackers opened with the sampler (on O->pid and inherited). */
+void ty_sampler_track_stop(struct ty_sampler *s);
+
+/* Is the first tracker still open? */
+int ty_sampler_tracking(const struct ty_sampler *s);
+
+/* Track the process or thread PID (and what it forks from now on) with
+ * trackers of its own. Returns 0, or a negative errno with E filled
+ * (ESRCH: PID is gone). */
+int ty_sampler_track_pid(struct ty_sampler *s, pid_t pid, struct ty_error *e);
+
+/* Close the trackers of PID (it has exited); nothing when it has none. */
+void ty_sampler_untrack_pid(struct ty_sampler *s, pid_t pid);
+
+/* Number of watcher rings (0 without lazy_mmap), the file descriptor to
+ * poll for POLLIN of watcher ring I, and the drain of all of them (FORK and
+ * EXIT records only; the sampling rings carry the same records too). */
+int ty_sampler_nwatch(const struct ty_sampler *s);
+int ty_sampler_watch_fd(const struct ty_sampler *s, int i);
+long ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e);
+
+/* Close the watchers (the caller no longer needs to hear of forks). */
+void ty_sampler_watch_stop(struct ty_sampler *s);
 
 /* Close events and unmap rings; S may be NULL. */
 void ty_sampler_free(struct ty_sampler *s);

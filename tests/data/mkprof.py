@@ -3,8 +3,8 @@
 independently of the C writer, for the report tests.
 
 KIND: basic (main -> {a, b -> c}, hostile names), old (the same program with
-b shrunk), events (basic as page-faults sampled every 3 events), bad-version,
-bad-index, no-end."""
+b shrunk), events (basic as page-faults sampled every 3 events), separators
+(basic with a ';' and a line break in a name), bad-version, bad-index, no-end."""
 import struct
 import sys
 
@@ -17,6 +17,8 @@ def section(tag, payload):
 
 def profile(kind):
     strings = [b'main', b'/bin/prog', b'a', b'b', b'c<&"\'>', b'libc.so.6', b'prog', b'helper']
+    if kind == 'separators':
+        strings[4] = b'c;d\ne'
     funcs = [(0, 1), (2, 1), (3, 1), (4, 5), (7, 1)]  # main a b hostile helper
     locs = [(0x1000, 0), (0x1100, 1), (0x1200, 2), (0x2000, 3), (0x1300, 4)]
     # stacks, leaf first
