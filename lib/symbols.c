@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef HAVE_LIBELF
@@ -57,12 +59,28 @@ struct space {
 
 #define NBUCKET 256
 
+struct kc_ent {
+	uint64_t addr;
+	uint32_t name; /* offset in the arena */
+	uint32_t zero;
+};
+
 struct ty_symbols {
 	struct space *spaces[NBUCKET];
 	struct dso *dsos;
 	struct dso kernel;
 	int kernel_tried;
 	char *kallsyms_path;
+	char *cache_dir;    /* per-boot core kernel symbol cache; NULL: none */
+	char *boot_id_path; /* NULL: the kernel's */
+	void *kcache_map;   /* the cache file, mapped; cached names point into it */
+	size_t kcache_len;
+	const struct kc_ent *kc_ent; /* its entries, sorted by address */
+	size_t kc_n;
+	const char *kc_arena;
+	uint64_t core_lo, core_hi; /* the cached table covers [core_lo, core_hi] */
+	int kernel_partial; /* kernel addresses resolve from the cache alone */
+	unsigned kallsyms_reads;
 	char **warnings;
 	size_t nwarnings;
 	int warned_noelf;
@@ -109,6 +127,10 @@ ty_symbols_free(struct ty_symbols *s)
 		free(s->warnings[i]);
 	free(s->warnings);
 	free(s->kallsyms_path);
+	free(s->cache_dir);
+	free(s->boot_id_path);
+	if (s->kcache_map)
+		munmap(s->kcache_map, s->kcache_len);
 	free(s);
 }
 
@@ -117,6 +139,26 @@ ty_symbols_set_kallsyms(struct ty_symbols *s, const char *path)
 {
 	free(s->kallsyms_path);
 	s->kallsyms_path = strdup(path);
+}
+
+void
+ty_symbols_set_cache_dir(struct ty_symbols *s, const char *dir)
+{
+	free(s->cache_dir);
+	s->cache_dir = dir && *dir ? strdup(dir) : NULL;
+}
+
+void
+ty_symbols_set_boot_id(struct ty_symbols *s, const char *path)
+{
+	free(s->boot_id_path);
+	s->boot_id_path = path ? strdup(path) : NULL;
+}
+
+unsigned
+ty_symbols_kallsyms_reads(const struct ty_symbols *s)
+{
+	return s->kallsyms_reads;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -204,7 +246,24 @@ by_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (x->size < y->size) - (x->size > y->size); /* sized first */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1; /* sized first */
+	/* Then the first read (names are in the arena in reading order), so
+	 * that which of several aliases names an address does not depend on
+	 * qsort. */
+	return ((uintptr_t)x->name > (uintptr_t)y->name) -
+	       ((uintptr_t)x->name < (uintptr_t)y->name);
+}
+
+/* Give the size-less symbols of the sorted SYMS the room up to the next. */
+static void
+fill_sizes(struct sym *syms, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (syms[i].size == 0)
+			syms[i].size = i + 1 < n ? syms[i + 1].addr - syms[i].addr : 4096;
 }
 
 /* Sort, drop duplicates, and give size-less symbols the room up to the next. */
@@ -220,9 +279,7 @@ finish_syms(struct dso *d)
 		if (n == 0 || d->syms[n - 1].addr != d->syms[i].addr)
 			d->syms[n++] = d->syms[i];
 	d->nsyms = n;
-	for (i = 0; i < n; i++)
-		if (d->syms[i].size == 0)
-			d->syms[i].size = i + 1 < n ? d->syms[i + 1].addr - d->syms[i].addr : 4096;
+	fill_sizes(d->syms, n);
 }
 
 static const struct sym *
@@ -580,9 +637,10 @@ ty_symbols_lookup_file(struct ty_symbols *s, const char *path, uint64_t addr)
 /* --- kernel ----------------------------------------------------------- */
 
 /* Parse one kallsyms line "ADDR TYPE NAME [module]" at P; returns the next
- * line, or NULL at the end. *NAME is NUL-terminated in place. */
+ * line, or NULL at the end. *NAME is NUL-terminated in place; *CORE says
+ * the line names no module (it is the core kernel's). */
 static char *
-kallsyms_line(char *p, char *end, unsigned long long *addr, char *type, char **name)
+kallsyms_line(char *p, char *end, unsigned long long *addr, char *type, char **name, int *core)
 {
 	char *nl = memchr(p, '\n', (size_t)(end - p)), *q;
 	unsigned long long v = 0;
@@ -604,9 +662,287 @@ kallsyms_line(char *p, char *end, unsigned long long *addr, char *type, char **n
 	*name = q + 3;
 	for (q += 3; q < nl && *q != ' ' && *q != '\t'; q++)
 		;
+	*core = q == nl;
 	*q = '\0';
 next:
 	return nl < end ? nl + 1 : NULL;
+}
+
+/* The per-boot cache of the core kernel's symbols: one file, DIR/kallsyms,
+ * in the machine's byte order:
+ *   struct kc_head, then nsyms struct kc_ent sorted by strictly increasing
+ *   address (no duplicates), then arena_len bytes of NUL-terminated names
+ *   (the last byte a NUL) that the entries point into. */
+#define KC_MAGIC "TYKSYMS\n"
+#define KC_VERSION 1
+#define KC_IDLEN 48
+#define KC_MAXSIZE (256u << 20)
+
+struct kc_head {
+	char magic[8];
+	uint32_t version;
+	uint32_t entry_size;
+	char boot_id[KC_IDLEN]; /* NUL-padded */
+	uint64_t nsyms, arena_len;
+	uint64_t text_lo, text_hi; /* first and last address */
+};
+
+_Static_assert(sizeof(struct kc_head) == 96, "cache header layout");
+_Static_assert(sizeof(struct kc_ent) == 16, "cache entry layout");
+
+static int
+kcache_enabled(const struct ty_symbols *s)
+{
+	return s->cache_dir && (!s->kallsyms_path || s->boot_id_path);
+}
+
+/* This boot's id, NUL-padded into ID; -1 when it cannot be read. */
+static int
+boot_id(const struct ty_symbols *s, char id[KC_IDLEN])
+{
+	const char *path = s->boot_id_path ? s->boot_id_path : "/proc/sys/kernel/random/boot_id";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	size_t i;
+
+	if (fd < 0)
+		return -1;
+	memset(id, 0, KC_IDLEN);
+	n = read(fd, id, KC_IDLEN);
+	close(fd);
+	if (n <= 0 || n == KC_IDLEN)
+		return -1;
+	if (id[n - 1] == '\n')
+		id[--n] = '\0';
+	for (i = 0; i < (size_t)n; i++)
+		if (!strchr("0123456789abcdefABCDEF-", id[i]) || !id[i])
+			return -1;
+	return n > 0 ? 0 : -1;
+}
+
+static int
+write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* mkdir -p DIR, the parts it creates mode 0700. */
+static int
+make_dirs(const char *dir)
+{
+	char *p = strdup(dir), *q, c;
+	struct stat st;
+	int ret = -1;
+
+	for (q = p ? p + 1 : NULL; q; q++) {
+		if (*q != '/' && *q != '\0')
+			continue;
+		c = *q;
+		*q = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			break;
+		*q = c;
+		if (!c) {
+			ret = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+			break;
+		}
+	}
+	free(p);
+	return ret;
+}
+
+/* Write LEN bytes of BUF to DIR/kallsyms: a temporary file, then a rename. */
+static void
+kcache_put(const char *dir, const char *buf, size_t len)
+{
+	char tmp[4200], dst[4200];
+	int fd, ok;
+
+	if ((size_t)snprintf(dst, sizeof(dst), "%s/kallsyms", dir) >= sizeof(dst) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.kallsyms.XXXXXX", dir) >= sizeof(tmp) ||
+	    make_dirs(dir) < 0 || (fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+		return;
+	ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
+	if (close(fd) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, dst) != 0)
+		unlink(tmp);
+}
+
+/* Write the sorted, duplicate-free core table SYMS[N] for boot ID. */
+static void
+kcache_write(struct ty_symbols *s, const char *id, const struct sym *syms, size_t n)
+{
+	struct kc_head h = {.version = KC_VERSION, .entry_size = sizeof(struct kc_ent)};
+	struct kc_ent *ent;
+	size_t alen = 0, off = 0, i;
+	char *buf, *arena;
+
+	for (i = 0; i < n; i++)
+		alen += strlen(syms[i].name) + 1;
+	if (alen > UINT32_MAX || sizeof(h) + n * sizeof(*ent) + alen > KC_MAXSIZE)
+		return;
+	if (!(buf = calloc(1, sizeof(h) + n * sizeof(*ent) + alen)))
+		return;
+	memcpy(h.magic, KC_MAGIC, sizeof(h.magic));
+	memcpy(h.boot_id, id, KC_IDLEN);
+	h.nsyms = n;
+	h.arena_len = alen;
+	h.text_lo = syms[0].addr;
+	h.text_hi = syms[n - 1].addr;
+	memcpy(buf, &h, sizeof(h));
+	ent = (struct kc_ent *)(void *)(buf + sizeof(h));
+	arena = buf + sizeof(h) + n * sizeof(*ent);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(syms[i].name) + 1;
+		ent[i].addr = syms[i].addr;
+		ent[i].name = (uint32_t)off;
+		memcpy(arena + off, syms[i].name, len);
+		off += len;
+	}
+	kcache_put(s->cache_dir, buf, sizeof(h) + n * sizeof(*ent) + alen);
+	free(buf);
+}
+
+/* The address range [*LO, *HI] of the core symbols of the kallsyms table
+ * ALL[N] (CORE[i]: line i names no module); -1 when there is nothing to
+ * cache: no core symbol, one at zero, or a module's among them (the cached
+ * table alone must name every address of its range as the full one does). */
+static int
+core_range(const struct sym *all, const unsigned char *core, size_t n, uint64_t *lo, uint64_t *hi)
+{
+	size_t i;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; i < n; i++)
+		if (core[i]) {
+			*lo = all[i].addr < *lo ? all[i].addr : *lo;
+			*hi = all[i].addr > *hi ? all[i].addr : *hi;
+		}
+	if (*lo == 0 || *lo > *hi)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!core[i] && all[i].addr >= *lo && all[i].addr <= *hi)
+			return -1;
+	return 0;
+}
+
+/* Cache the part [LO, HI] of the finished (sorted, duplicate-free) full
+ * table D: the core kernel's symbols, as the full table names them. */
+static void
+kcache_save(struct ty_symbols *s, const struct dso *d, uint64_t lo, uint64_t hi)
+{
+	char id[KC_IDLEN];
+	size_t i = 0, j;
+
+	if (boot_id(s, id) < 0)
+		return;
+	while (i < d->nsyms && d->syms[i].addr < lo)
+		i++;
+	for (j = i; j < d->nsyms && d->syms[j].addr <= hi; j++)
+		;
+	if (j > i)
+		kcache_write(s, id, d->syms + i, j - i);
+}
+
+/* Check the cache file BUF[LEN] and make it the kernel table. */
+static int
+kcache_parse(struct ty_symbols *s, const char *buf, size_t len, const char *id)
+{
+	const struct kc_ent *ent =
+	    (const struct kc_ent *)(const void *)(buf + sizeof(struct kc_head));
+	struct kc_head h;
+	const char *arena;
+	size_t room = len - sizeof(h), n, i;
+
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, KC_MAGIC, sizeof(h.magic)) != 0 || h.version != KC_VERSION ||
+	    h.entry_size != sizeof(*ent) || memcmp(h.boot_id, id, KC_IDLEN) != 0)
+		return -1;
+	if (h.nsyms == 0 || h.nsyms > room / sizeof(*ent) ||
+	    h.arena_len != room - h.nsyms * sizeof(*ent) || h.arena_len == 0)
+		return -1;
+	n = h.nsyms;
+	arena = buf + sizeof(h) + n * sizeof(*ent);
+	if (arena[h.arena_len - 1] != '\0' || h.text_lo == 0 || ent[0].addr != h.text_lo ||
+	    ent[n - 1].addr != h.text_hi)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (ent[i].name >= h.arena_len || (i > 0 && ent[i].addr <= ent[i - 1].addr))
+			return -1;
+	s->kc_ent = ent;
+	s->kc_n = n;
+	s->kc_arena = arena;
+	s->core_lo = h.text_lo;
+	s->core_hi = h.text_hi;
+	s->kernel_partial = 1;
+	return 0;
+}
+
+/* Load this boot's cached core table; -1 when there is none we can trust.
+ * The file is mapped, not read: only our own user can change it, and
+ * tachy replaces it by rename, never in place. */
+static int
+kcache_load(struct ty_symbols *s)
+{
+	char id[KC_IDLEN], path[4200];
+	struct stat st;
+	void *map;
+	int fd;
+
+	if (!kcache_enabled(s) || boot_id(s, id) < 0 ||
+	    (size_t)snprintf(path, sizeof(path), "%s/kallsyms", s->cache_dir) >= sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct kc_head) ||
+	    st.st_size > (off_t)KC_MAXSIZE) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	if (kcache_parse(s, map, (size_t)st.st_size, id) < 0) {
+		munmap(map, (size_t)st.st_size);
+		return -1;
+	}
+	s->kcache_map = map;
+	s->kcache_len = (size_t)st.st_size;
+	return 0;
+}
+
+/* The cached name of IP, in [core_lo, core_hi]: as find_sym on the full
+ * table (a symbol spans up to the next one). */
+static const char *
+kcache_find(const struct ty_symbols *s, uint64_t ip)
+{
+	const struct kc_ent *e = s->kc_ent;
+	size_t lo = 0, hi = s->kc_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (lo < s->kc_n || ip - e[lo - 1].addr < 4096)
+		return s->kc_arena + e[lo - 1].name;
+	return NULL;
 }
 
 static void
@@ -616,14 +952,17 @@ load_kallsyms(struct ty_symbols *s)
 	struct dso *d = &s->kernel;
 	FILE *fp = fopen(path, "r");
 	char *buf = NULL, *p, *name, type;
+	unsigned char *core = NULL;
 	unsigned long long addr;
 	size_t cap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
-	int nonzero = 0;
+	int nonzero = 0, iscore = 0, cache;
+	uint64_t lo, hi;
 
 	if (!fp) {
 		warn(s, "cannot read %s: %s; kernel addresses shown raw", path, strerror(errno));
 		return;
 	}
+	s->kallsyms_reads++;
 	do { /* /proc files have no size: read in chunks */
 		if (len + 65536 + 1 > bcap) {
 			char *nb = realloc(buf, bcap = bcap ? 2 * bcap : 1 << 20);
@@ -637,7 +976,7 @@ load_kallsyms(struct ty_symbols *s)
 	fclose(fp);
 	for (p = buf; p && p < buf + len;) {
 		size_t off;
-		p = kallsyms_line(p, buf + len, &addr, &type, &name);
+		p = kallsyms_line(p, buf + len, &addr, &type, &name, &iscore);
 		if (!name || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
 			continue;
 		if (addr)
@@ -645,9 +984,12 @@ load_kallsyms(struct ty_symbols *s)
 		if (d->nsyms == cap) {
 			size_t nc = cap ? cap * 2 : 4096;
 			struct sym *ns = realloc(d->syms, nc * sizeof(*ns));
-			if (!ns)
+			unsigned char *nf;
+			if (ns)
+				d->syms = ns;
+			if (!ns || !(nf = realloc(core, nc)))
 				break;
-			d->syms = ns;
+			core = nf;
 			cap = nc;
 		}
 		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
@@ -655,6 +997,7 @@ load_kallsyms(struct ty_symbols *s)
 		d->syms[d->nsyms].addr = addr;
 		d->syms[d->nsyms].size = 0;
 		d->syms[d->nsyms].name = (const char *)(uintptr_t)off;
+		core[d->nsyms] = (unsigned char)iscore;
 		d->nsyms++;
 	}
 	free(buf);
@@ -662,11 +1005,34 @@ load_kallsyms(struct ty_symbols *s)
 		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
 	if (!nonzero) {
 		d->nsyms = 0;
+		free(core);
 		warn(s, "%s shows no addresses (kptr_restrict?): kernel addresses shown raw",
 		     path);
 		return;
 	}
+	/* Not when the cache was read: it is good. */
+	cache = !s->kcache_map && kcache_enabled(s) &&
+		core_range(d->syms, core, d->nsyms, &lo, &hi) == 0;
+	free(core);
 	finish_syms(d);
+	if (cache)
+		kcache_save(s, d, lo, hi);
+}
+
+/* Make the kernel table cover IP: the cached core table when it does,
+ * else the whole of kallsyms (read once). */
+static void
+kernel_table(struct ty_symbols *s, uint64_t ip)
+{
+	if (!s->kernel_tried) {
+		s->kernel_tried = 1;
+		if (kcache_load(s) < 0)
+			load_kallsyms(s);
+	}
+	if (s->kernel_partial && (ip < s->core_lo || ip > s->core_hi)) {
+		s->kernel_partial = 0; /* the cached names stay valid: results keep them */
+		load_kallsyms(s);
+	}
 }
 
 /* --- address spaces ----------------------------------------------------- */
@@ -838,9 +1204,10 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 	if (kernel || ip >= KERNEL_START) {
 		r->kernel = 1;
 		r->dso = "[kernel.kallsyms]";
-		if (!s->kernel_tried) {
-			s->kernel_tried = 1;
-			load_kallsyms(s);
+		kernel_table(s, ip);
+		if (s->kernel_partial) {
+			r->name = kcache_find(s, ip);
+			return;
 		}
 		sym = find_sym(&s->kernel, ip);
 		r->name = sym ? sym->name : NULL;

@@ -956,6 +956,29 @@ exit_status(const struct run *r)
 	return EXIT_OK;
 }
 
+/* The per-boot kernel symbol cache: $TACHY_CACHE_DIR ("" disables it),
+ * else $XDG_CACHE_HOME/tachy, else $HOME/.cache/tachy; not in another
+ * user's home (sudo keeping HOME), where root would leave root's files. */
+static void
+set_cache_dir(struct ty_symbols *s)
+{
+	const char *v = getenv("TACHY_CACHE_DIR");
+	char dir[4096];
+	struct stat st;
+	int n = -1;
+
+	if (v) {
+		ty_symbols_set_cache_dir(s, v);
+		return;
+	}
+	if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
+		n = snprintf(dir, sizeof(dir), "%s/tachy", v);
+	else if ((v = getenv("HOME")) && *v == '/' && stat(v, &st) == 0 && st.st_uid == geteuid())
+		n = snprintf(dir, sizeof(dir), "%s/.cache/tachy", v);
+	if (n > 0 && (size_t)n < sizeof(dir))
+		ty_symbols_set_cache_dir(s, dir);
+}
+
 int cmd_record(int argc, char **argv);
 
 int
@@ -982,6 +1005,7 @@ cmd_record(int argc, char **argv)
 	r.c = ty_collector_new(r.syms);
 	if (!r.syms || !r.c)
 		return cli_error(EXIT_RUNTIME, "out of memory");
+	set_cache_dir(r.syms);
 	/* A bad -o fails now, not after a long recording. */
 	if (ty_outfile_open(&r.out, o.output, &err) < 0) {
 		ty_collector_free(r.c);

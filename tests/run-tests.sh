@@ -22,7 +22,9 @@ TACHY="$TOP/tachy"
 # Every case sees the quiet machine of tests/fixtures/ideal (tachy run's
 # environment warnings and export); cases about the live machine unset it.
 TACHY_SYSROOT="$TOP/tests/fixtures/ideal"
-export TOP TACHY TACHY_SYSROOT
+# tachy record's kernel symbol cache goes to the scratch tree, never $HOME.
+TACHY_CACHE_DIR="$TOP/tests/tmp/cache"
+export TOP TACHY TACHY_SYSROOT TACHY_CACHE_DIR
 pass=0 fail=0 skip=0
 failed=""
 

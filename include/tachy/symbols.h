@@ -32,6 +32,26 @@ void ty_symbols_free(struct ty_symbols *s);
 /* Read kernel symbols from PATH instead of /proc/kallsyms (tests). */
 void ty_symbols_set_kallsyms(struct ty_symbols *s, const char *path);
 
+/* Keep a per-boot cache of the core kernel's symbols (kallsyms lines of no
+ * module) in DIR/kallsyms, keyed by the boot id, so that later runs on the
+ * same boot need not read /proc/kallsyms. DIR and its missing parents are
+ * created 0700 when the cache is first written. NULL or "" disables the
+ * cache (the default). The cache is used only with the default kallsyms
+ * path, unless ty_symbols_set_boot_id was called too. A cache file that is
+ * not ours, writable by others, stale or damaged is ignored and rewritten;
+ * an address outside the cached core text reads the whole of kallsyms, so
+ * names are always those a full read gives. */
+void ty_symbols_set_cache_dir(struct ty_symbols *s, const char *dir);
+
+/* Read the boot id from PATH instead of /proc/sys/kernel/random/boot_id;
+ * this also lets a kallsyms PATH other than the default use the cache
+ * (tests). */
+void ty_symbols_set_boot_id(struct ty_symbols *s, const char *path);
+
+/* How many times the whole of kallsyms was read so far (0 when the kernel
+ * symbols came from the cache or were not needed yet; tests). */
+unsigned ty_symbols_kallsyms_reads(const struct ty_symbols *s);
+
 /* Record an executable mapping of FILE at [START, START+LEN) with file
  * offset PGOFF in process PID, seen at TIME. Returns 0 or -ENOMEM. */
 int ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
