@@ -435,18 +435,25 @@ ty_sampler_watch_fd(const struct ty_sampler *s, int i)
 	return s->watch[i].fd;
 }
 
-void
-ty_sampler_watch_stop(struct ty_sampler *s)
+/* Unmap and close N rings of LEN bytes, and free the array. */
+static void
+close_rings(struct ring *rings, int n, size_t len)
 {
 	int i;
 
-	for (i = 0; i < s->nwatch; i++) {
-		if (s->watch[i].base)
-			munmap(s->watch[i].base, s->watch_len);
-		close(s->watch[i].fd);
-		free(s->watch[i].scratch);
+	for (i = 0; i < n; i++) {
+		if (rings[i].base)
+			munmap(rings[i].base, len);
+		close(rings[i].fd);
+		free(rings[i].scratch);
 	}
-	free(s->watch);
+	free(rings);
+}
+
+void
+ty_sampler_watch_stop(struct ty_sampler *s)
+{
+	close_rings(s->watch, s->nwatch, s->watch_len);
 	s->watch = NULL;
 	s->nwatch = 0;
 }
@@ -731,32 +738,31 @@ drain_ring(struct ring *r, const struct ty_sampler_layout *l, ty_record_fn fn, v
 	return n;
 }
 
-long
-ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
+static long
+drain_rings(struct ring *rings, int n, const struct ty_sampler_layout *l, ty_record_fn fn,
+	    void *arg, struct ty_error *e)
 {
-	long total = 0, n;
+	long total = 0, k;
 	int i;
 
-	for (i = 0; i < s->nrings; i++) {
-		if ((n = drain_ring(&s->rings[i], &s->layout, fn, arg, e)) < 0)
-			return n;
-		total += n;
+	for (i = 0; i < n; i++) {
+		if ((k = drain_ring(&rings[i], l, fn, arg, e)) < 0)
+			return k;
+		total += k;
 	}
 	return total;
 }
 
 long
+ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
+{
+	return drain_rings(s->rings, s->nrings, &s->layout, fn, arg, e);
+}
+
+long
 ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
 {
-	long total = 0, n;
-	int i;
-
-	for (i = 0; i < s->nwatch; i++) {
-		if ((n = drain_ring(&s->watch[i], &s->layout, fn, arg, e)) < 0)
-			return n;
-		total += n;
-	}
-	return total;
+	return drain_rings(s->watch, s->nwatch, &s->layout, fn, arg, e);
 }
 
 void
@@ -771,15 +777,9 @@ ty_sampler_free(struct ty_sampler *s)
 	while (s->ntp > 0)
 		ty_sampler_untrack_pid(s, s->tp[0].pid);
 	free(s->tp);
-	for (i = 0; i < s->nrings; i++) {
-		if (s->rings[i].base)
-			munmap(s->rings[i].base, s->map_len);
-		close(s->rings[i].fd);
-		free(s->rings[i].scratch);
-	}
+	close_rings(s->rings, s->nrings, s->map_len);
 	for (i = 0; i < s->nextra; i++)
 		close(s->extra[i]);
 	free(s->extra);
-	free(s->rings);
 	free(s);
 }
