@@ -112,7 +112,7 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 }
 
 /* A dummy software event carrying only side-band records: MMAP (a
- * tracker) or FORK/EXIT (a watcher, waking its poller on every record). The
+ * tracker) or FORK/EXIT/COMM (a watcher, waking its poller on every record). The
  * same sample_type as the sampling events, so one layout decodes them. */
 static void
 sideband_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling, int watcher)
@@ -133,6 +133,8 @@ sideband_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling,
 	a->sample_id_all = 1;
 	if (watcher) {
 		a->task = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
 		a->watermark = 1;
 		a->wakeup_watermark = 1; /* wake the poller on every record */
 	} else {

@@ -1178,7 +1178,27 @@ find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int dep
 int
 ty_symbols_covers(struct ty_symbols *s, uint32_t pid, uint64_t ip)
 {
-	return find_map(s, pid, ip, UINT64_MAX, 0) != NULL;
+	struct space *sp = get_space(s, pid, 0);
+	uint64_t until = UINT64_MAX;
+	size_t i;
+	int depth;
+
+	/* Only mappings since the last exec count (a binary exec'd later may
+	 * sit where the old one did), and a parent's only from before the fork. */
+	for (depth = 0; sp && depth <= 64; depth++) {
+		for (i = 0; i < sp->nmaps; i++) {
+			const struct map *m = &sp->maps[i];
+			/* (a parent's exec after the fork is not the child's) */
+			if (ip >= m->start && ip < m->end && m->time <= until &&
+			    (m->time >= sp->exec_time || sp->exec_time > until))
+				return 1;
+		}
+		if (!sp->has_parent)
+			break;
+		until = sp->fork_time;
+		sp = get_space(s, sp->ppid, 0);
+	}
+	return 0;
 }
 
 static uint64_t

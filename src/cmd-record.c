@@ -367,10 +367,10 @@ snapshot_maps(struct run *r)
  * (fork and exec, the libraries of short-lived processes). A command that
  * stays one process runs without them after 100 ms: a library it maps later
  * is read from /proc/PID/maps when a sample falls outside the mappings
- * known (at most once a second per process). If the command forks after
- * that, the watcher wakes tachy at once and the new process gets trackers
- * of its own (the race is closed by reading its maps after they are open);
- * its descendants inherit them. */
+ * known (at most once a second per process). If the command forks or execs
+ * after that, the watcher wakes tachy at once and the new process (or
+ * program) gets trackers of its own (the race is closed by reading its maps
+ * after they are open); its descendants inherit them. */
 
 #define LAZY_CLOSE_NS 100000000ull  /* trackers stay this long after start */
 #define REREAD_NS 1000000000ull     /* /proc/PID/maps at most this often */
@@ -420,7 +420,7 @@ push_pid(uint32_t **v, size_t *n, size_t *cap, uint32_t pid)
 		(*v)[(*n)++] = pid;
 }
 
-/* A FORK or EXIT record from the watcher. */
+/* A FORK, EXIT or COMM record from the watcher. */
 static void
 on_watch(const struct ty_record *rec, void *arg)
 {
@@ -436,6 +436,13 @@ on_watch(const struct ty_record *rec, void *arg)
 	}
 	if (rec->type == TY_REC_LOST)
 		r->watch_lost = 1;
+	if (rec->type == TY_REC_COMM && rec->exec && !ty_sampler_tracking(r->s)) {
+		/* A new program in an untracked process: its loader is about
+		 * to map its libraries. */
+		if (!cover_find(r, rec->tid))
+			push_pid(&r->todo, &r->ntodo, &r->todocap, rec->pid);
+		return;
+	}
 	if (rec->type != TY_REC_FORK)
 		return;
 	if (rec->pid != rec->ppid)

@@ -125,9 +125,9 @@ uint64_t ty_sampler_max_rate(void);
  * events ("trackers") writing into the same per-CPU rings, which the caller
  * can close once the workload's start-up is over, and reopen for one new
  * process (ty_sampler_track_pid) whose parent was not tracked when it
- * forked. A small watcher ring per CPU receives every FORK and EXIT record
- * of the workload and wakes its poller on each, so that the caller learns of
- * a new process at once. */
+ * forked. A small watcher ring per CPU receives every FORK, EXIT and COMM
+ * record of the workload and wakes its poller on each, so that the caller
+ * learns of a new process or an exec at once. */
 
 /* 0, or the negative errno for which ty_sampler_open could not open the
  * trackers or the watchers: the sampler then works as with no_mmap_records
@@ -149,8 +149,8 @@ int ty_sampler_track_pid(struct ty_sampler *s, pid_t pid, struct ty_error *e);
 void ty_sampler_untrack_pid(struct ty_sampler *s, pid_t pid);
 
 /* Number of watcher rings (0 without lazy_mmap), the file descriptor to
- * poll for POLLIN of watcher ring I, and the drain of all of them (FORK and
- * EXIT records only; the sampling rings carry the same records too). */
+ * poll for POLLIN of watcher ring I, and the drain of all of them (FORK,
+ * EXIT and COMM records only; the sampling rings carry the same records). */
 int ty_sampler_nwatch(const struct ty_sampler *s);
 int ty_sampler_watch_fd(const struct ty_sampler *s, int i);
 long ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e);

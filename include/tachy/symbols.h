@@ -70,8 +70,8 @@ int ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time);
 int ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint64_t time,
 			 struct ty_error *e);
 
-/* Does a mapping known for PID (or inherited from its parent) cover the
- * user-space address IP? */
+/* Does a mapping known for PID since its last exec (or inherited from its
+ * parent before the fork) cover the user-space address IP? */
 int ty_symbols_covers(struct ty_symbols *s, uint32_t pid, uint64_t ip);
 
 /* Resolve IP in process PID at TIME. KERNEL says the ip was sampled in

@@ -1,7 +1,8 @@
 /* latefork.c - a workload for tachy record's lazy mapping tracking: one
  * process for 200 ms, then it maps libm with dlopen and spends 300 ms in it,
  * then it forks and execs ARGV[1..] twice. By then tachy has stopped asking
- * for mmap records (they stop 100 ms after start for a single process). */
+ * for mmap records (they stop 100 ms after start for a single process).
+ * latefork -e PROG ARG...: after the 200 ms, exec PROG itself instead. */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -37,6 +38,10 @@ main(int argc, char **argv)
 	void *h;
 
 	spin(0.2);
+	if (argc > 2 && argv[1][0] == '-' && argv[1][1] == 'e') {
+		execv(argv[2], argv + 2);
+		return 127;
+	}
 	if (!(h = dlopen("libm.so.6", RTLD_NOW)) || !(f = (double (*)(double))dlsym(h, "cbrt")))
 		return 2;
 	for (t0 = now(); now() - t0 < 0.3;)

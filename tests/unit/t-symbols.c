@@ -65,6 +65,31 @@ test_fork_exec(void)
 	ty_symbols_free(s);
 }
 
+/* What lazy mapping tracking asks before reading /proc/PID/maps again. */
+static void
+test_covers(void)
+{
+	struct ty_symbols *s = ty_symbols_new();
+
+	CHECK(!ty_symbols_covers(s, 10, 0x400010)); /* nothing known */
+	ty_symbols_add_mmap(s, 10, 0x400000, 0x1000, 0, "/nonexistent/a", 5);
+	CHECK(ty_symbols_covers(s, 10, 0x400010));
+	CHECK(ty_symbols_covers(s, 10, 0x400fff));
+	CHECK(!ty_symbols_covers(s, 10, 0x401000)); /* the end is not inside */
+	CHECK(!ty_symbols_covers(s, 10, 0x3fffff));
+	ty_symbols_fork(s, 11, 10, 6);
+	CHECK(ty_symbols_covers(s, 11, 0x400010)); /* the parent's, from before the fork */
+	ty_symbols_add_mmap(s, 10, 0x500000, 0x1000, 0, "/nonexistent/c", 7);
+	CHECK(ty_symbols_covers(s, 10, 0x500010));
+	CHECK(!ty_symbols_covers(s, 11, 0x500010)); /* mapped by the parent after the fork */
+	ty_symbols_exec(s, 10, 8);
+	CHECK(!ty_symbols_covers(s, 10, 0x400010)); /* gone with the exec */
+	ty_symbols_add_mmap(s, 10, 0x400000, 0x2000, 0, "/nonexistent/b", 9);
+	CHECK(ty_symbols_covers(s, 10, 0x401010));
+	CHECK(ty_symbols_covers(s, 11, 0x400010)); /* the child keeps its own view */
+	ty_symbols_free(s);
+}
+
 static void
 test_corrupt_elf(void)
 {
@@ -143,6 +168,7 @@ main(void)
 {
 	test_self();
 	test_fork_exec();
+	test_covers();
 	test_corrupt_elf();
 	test_kallsyms();
 	test_demangle();
