@@ -902,7 +902,7 @@ kcache_load(struct ty_symbols *s)
 
 	if (!kcache_enabled(s) || boot_id(s, id) < 0 ||
 	    (size_t)snprintf(path, sizeof(path), "%s/kallsyms", s->cache_dir) >= sizeof(path) ||
-	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct kc_head) ||

@@ -291,6 +291,13 @@ test_damaged(void)
 	} else {
 		printf("# skip: another owner's cache file needs root\n");
 	}
+	/* A FIFO: not opened for a blocking read (no writer would come). */
+	unlink(cfile);
+	CHECK_INT(mkfifo(cfile, 0600), 0);
+	s = new_syms(ksyms);
+	CHECK_STR(name_at(s, 0xffffffff81000350ull), "other");
+	CHECK_INT(ty_symbols_kallsyms_reads(s), 1);
+	ty_symbols_free(s);
 	s = new_syms("/nonexistent/kallsyms"); /* each was rewritten */
 	CHECK_STR(name_at(s, 0xffffffff81000350ull), "other");
 	ty_symbols_free(s);
