@@ -104,9 +104,9 @@ ty_collector_pids(const struct ty_collector *c, uint32_t *out, size_t max)
 }
 
 static uint64_t
-stack_hash(uint32_t pid, const uint64_t *ips, uint64_t n)
+stack_hash(uint64_t key, const uint64_t *ips, uint64_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ pid, i, v;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ key, i, v;
 
 	for (i = 0; i < n; i++) {
 		memcpy(&v, &ips[i], 8);
@@ -117,11 +117,11 @@ stack_hash(uint32_t pid, const uint64_t *ips, uint64_t n)
 }
 
 static int
-stack_eq(const struct ty_collector *c, uint32_t s, uint32_t pid, const uint64_t *ips, uint64_t n)
+stack_eq(const struct ty_collector *c, uint32_t s, uint64_t key, const uint64_t *ips, uint64_t n)
 {
 	const uint64_t *w = c->words + c->stack_off[s];
 
-	return w[0] == pid && w[1] == n && memcmp(w + 2, ips, n * 8) == 0;
+	return w[0] == key && w[1] == n && memcmp(w + 2, ips, n * 8) == 0;
 }
 
 static int
@@ -135,7 +135,7 @@ rehash(struct ty_collector *c)
 	memset(ns, 0xff, n * sizeof(*ns));
 	for (i = 0; i < c->nstacks; i++) {
 		const uint64_t *w = c->words + c->stack_off[i];
-		for (j = stack_hash((uint32_t)w[0], w + 2, w[1]) & (n - 1); ns[j] != TY_NONE;
+		for (j = stack_hash(w[0], w + 2, w[1]) & (n - 1); ns[j] != TY_NONE;
 		     j = (j + 1) & (n - 1))
 			;
 		ns[j] = (uint32_t)i;
@@ -146,22 +146,24 @@ rehash(struct ty_collector *c)
 	return 0;
 }
 
+/* KEY: the pid in the low 32 bits; above, the epoch + 1 of a stack split
+ * off at the end (see split_epochs), 0 for the stacks of the recording. */
 static uint32_t
-intern_stack(struct ty_collector *c, uint32_t pid, const uint64_t *ips, uint64_t n)
+intern_stack(struct ty_collector *c, uint64_t key, const uint64_t *ips, uint64_t n)
 {
 	size_t j;
 
 	if ((c->nstacks + 1) * 2 > c->nslots && rehash(c) < 0)
 		return TY_NONE;
-	for (j = stack_hash(pid, ips, n) & (c->nslots - 1); c->slots[j] != TY_NONE;
+	for (j = stack_hash(key, ips, n) & (c->nslots - 1); c->slots[j] != TY_NONE;
 	     j = (j + 1) & (c->nslots - 1))
-		if (stack_eq(c, c->slots[j], pid, ips, n))
+		if (stack_eq(c, c->slots[j], key, ips, n))
 			return c->slots[j];
 	if (ty_profile_grow(&c->words, 8, c->nwords + 2 + n, &c->capwords) < 0 ||
 	    ty_profile_grow(&c->stack_off, sizeof(size_t), c->nstacks + 1, &c->capstacks) < 0)
 		return TY_NONE;
 	c->stack_off[c->nstacks] = c->nwords;
-	c->words[c->nwords++] = pid;
+	c->words[c->nwords++] = key;
 	c->words[c->nwords++] = n;
 	memcpy(c->words + c->nwords, ips, n * 8);
 	c->nwords += n;
@@ -245,24 +247,24 @@ ty_collector_record(const struct ty_record *r, void *arg)
 	}
 }
 
-/* (pid, address) -> location, for the resolution pass. */
+/* (pid, epoch, address) -> location, for the resolution pass. */
 struct lockey {
 	uint64_t addr;
-	uint32_t pid, loc; /* loc TY_NONE: empty */
+	uint32_t pid, epoch, loc; /* loc TY_NONE: empty */
 };
 
 static uint32_t
 resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask,
-	uint32_t pid, uint64_t addr, uint64_t time)
+	uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
 {
-	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid) & mask;
+	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & mask;
 	struct ty_sym_result r;
 	char buf[512];
 	const char *name;
 	uint32_t f;
 
 	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
-		if (tab[j].addr == addr && tab[j].pid == pid)
+		if (tab[j].addr == addr && tab[j].pid == pid && tab[j].epoch == epoch)
 			return tab[j].loc;
 	ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
 	name = r.name;
@@ -274,8 +276,62 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 	f = ty_profile_func(p, name, r.dso);
 	if (f == TY_NONE)
 		return TY_NONE;
-	tab[j] = (struct lockey){addr, pid, ty_profile_loc(p, r.addr, f)};
+	tab[j] = (struct lockey){addr, pid, epoch, ty_profile_loc(p, r.addr, f)};
 	return tab[j].loc;
+}
+
+/* The epoch of each raw stack (TY_SYMBOLS: the addresses of a process
+ * began to mean something else after an exec or a mapping over another
+ * file's). A stack whose samples fall in several epochs is split, one
+ * stack per epoch, so that each is resolved against its own mappings.
+ * *EPOCHS gets the epoch of every stack (after the split). */
+static int
+split_epochs(struct ty_collector *c, uint32_t **epochs)
+{
+	uint32_t *ep = NULL, nold = c->nstacks, pid = 0;
+	unsigned char *mixed = calloc(nold ? nold : 1, 1);
+	size_t cap = 0, i;
+	uint64_t ips[TY_SAMPLER_MAX_STACK];
+	int any = 0;
+
+	if (!mixed || ty_profile_grow(&ep, sizeof(*ep), nold ? nold : 1, &cap) < 0)
+		goto oom;
+	memset(ep, 0xff, cap * sizeof(*ep));
+	for (i = 0; i < c->nsamples; i++) {
+		struct raw_sample *r = &c->samples[i];
+		uint32_t e;
+		pid = (uint32_t)c->words[c->stack_off[r->stack]];
+		e = (uint32_t)ty_symbols_epoch(c->syms, pid, r->time);
+		if (ep[r->stack] == TY_NONE)
+			ep[r->stack] = e;
+		else if (ep[r->stack] != e)
+			mixed[r->stack] = 1, any = 1;
+	}
+	for (i = 0; any && i < c->nsamples; i++) {
+		struct raw_sample *r = &c->samples[i];
+		const uint64_t *w;
+		uint32_t e, ns, n;
+		if (r->stack >= nold || !mixed[r->stack])
+			continue;
+		w = c->words + c->stack_off[r->stack];
+		pid = (uint32_t)w[0];
+		if ((e = (uint32_t)ty_symbols_epoch(c->syms, pid, r->time)) == ep[r->stack])
+			continue;
+		n = (uint32_t)w[1];
+		memcpy(ips, w + 2, n * 8); /* interning may move the words */
+		if ((ns = intern_stack(c, pid | (uint64_t)(e + 1) << 32, ips, n)) == TY_NONE ||
+		    ty_profile_grow(&ep, sizeof(*ep), (size_t)ns + 1, &cap) < 0)
+			goto oom;
+		ep[ns] = e;
+		r->stack = ns;
+	}
+	free(mixed);
+	*epochs = ep;
+	return 0;
+oom:
+	free(mixed);
+	free(ep);
+	return -ENOMEM;
 }
 
 /* The first sample time of each raw stack (mappings are looked up then). */
@@ -327,11 +383,13 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 {
 	size_t cap = 1024, i, j, mask;
 	struct lockey *tab;
-	uint32_t *map, locs[TY_SAMPLER_MAX_STACK];
+	uint32_t *map, locs[TY_SAMPLER_MAX_STACK], *epochs = NULL;
 	uint64_t *times;
 
 	if (c->oom)
 		return ty_error_set(e, -ENOMEM, "out of memory while recording");
+	if (split_epochs(c, &epochs) < 0)
+		return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
 	while (cap < (c->nwords + 16) * 2)
 		cap *= 2;
 	mask = cap - 1;
@@ -349,7 +407,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 			/* A caller's frame holds a return address: look up the
 			 * call instruction before it. */
 			uint64_t a = w[2 + j] - (j > 0 && w[2 + j] > 0);
-			if ((locs[j] = resolve(c, p, tab, mask, pid, a, times[i])) == TY_NONE)
+			uint32_t ep = epochs[i] == TY_NONE ? 0 : epochs[i];
+			if ((locs[j] = resolve(c, p, tab, mask, pid, ep, a, times[i])) == TY_NONE)
 				goto oom;
 		}
 		if ((map[i] = ty_profile_stack(p, locs, n)) == TY_NONE)
@@ -373,10 +432,12 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	free(tab);
 	free(map);
 	free(times);
+	free(epochs);
 	return 0;
 oom:
 	free(tab);
 	free(map);
 	free(times);
+	free(epochs);
 	return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
 }

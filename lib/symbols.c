@@ -54,6 +54,8 @@ struct space {
 	int has_parent;
 	struct map *maps;
 	size_t nmaps, cap;
+	uint64_t *changes; /* times the same address began to mean something else */
+	size_t nchanges, capchanges;
 	struct space *next;
 };
 
@@ -113,6 +115,7 @@ ty_symbols_free(struct ty_symbols *s)
 		for (; sp; sp = n) {
 			n = sp->next;
 			free(sp->maps);
+			free(sp->changes);
 			free(sp);
 		}
 	}
@@ -1053,6 +1056,61 @@ get_space(struct ty_symbols *s, uint32_t pid, int create)
 	return sp;
 }
 
+/* Does [LO, HI) of file D at PGOFF cover addresses a mapping of SP (since
+ * its exec) gave to another file or another part of the file? */
+static int
+replaces(const struct space *sp, uint64_t lo, uint64_t hi, uint64_t pgoff, const struct dso *d)
+{
+	size_t i;
+
+	for (i = 0; i < sp->nmaps; i++) {
+		const struct map *m = &sp->maps[i];
+		if (m->start < hi && lo < m->end && m->time >= sp->exec_time &&
+		    (m->dso != d || m->start - m->pgoff != lo - pgoff))
+			return 1;
+	}
+	return 0;
+}
+
+/* Keep the change times of SP sorted (records come nearly in order). */
+static int
+add_change(struct space *sp, uint64_t time)
+{
+	size_t i;
+
+	if (sp->nchanges == sp->capchanges) {
+		size_t nc = sp->capchanges ? 2 * sp->capchanges : 4;
+		uint64_t *n = realloc(sp->changes, nc * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		sp->changes = n;
+		sp->capchanges = nc;
+	}
+	for (i = sp->nchanges; i > 0 && sp->changes[i - 1] > time; i--)
+		sp->changes[i] = sp->changes[i - 1];
+	sp->changes[i] = time;
+	sp->nchanges++;
+	return 0;
+}
+
+size_t
+ty_symbols_epoch(struct ty_symbols *s, uint32_t pid, uint64_t time)
+{
+	struct space *sp = get_space(s, pid, 0);
+	size_t lo = 0, hi;
+
+	if (!sp || !sp->nchanges)
+		return 0;
+	for (hi = sp->nchanges; lo < hi;) { /* changes at or before TIME */
+		size_t mid = (lo + hi) / 2;
+		if (sp->changes[mid] <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int
 ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *file, uint64_t time)
@@ -1061,6 +1119,8 @@ ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t
 	struct dso *d = get_dso(s, file);
 
 	if (!sp || !d)
+		return -ENOMEM;
+	if (replaces(sp, start, start + len, pgoff, d) && add_change(sp, time) < 0)
 		return -ENOMEM;
 	if (sp->nmaps == sp->cap) {
 		size_t nc = sp->cap ? sp->cap * 2 : 16;
@@ -1094,7 +1154,7 @@ ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time)
 {
 	struct space *sp = get_space(s, pid, 1);
 
-	if (!sp)
+	if (!sp || add_change(sp, time) < 0)
 		return -ENOMEM;
 	sp->exec_time = time;
 	sp->has_parent = 0; /* the parent's mappings are gone */
@@ -1125,7 +1185,7 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 	char path[4096], line[4096 + 128], perms[8], file[4096];
 	unsigned long long lo, hi, off;
 	FILE *fp;
-	int n;
+	int n, added = 0;
 
 	snprintf(path, sizeof(path), "%s/%u/maps", root, pid);
 	if (!(fp = fopen(path, "r")))
@@ -1140,18 +1200,21 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 			fclose(fp);
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		}
+		added++;
 	}
 	fclose(fp);
-	return 0;
+	return added;
 }
 
 /* The mapping of PID covering IP at TIME: the latest one mapped before TIME
- * (and after the last exec), else any that covers it. */
+ * (and after the last exec); else the first one seen after TIME (a mapping
+ * read from /proc/PID/maps carries the time it was read, not the time it
+ * was made); else the parent's at the fork; else any that covers it. */
 static const struct map *
 find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int depth)
 {
 	struct space *sp = get_space(s, pid, 0);
-	const struct map *best = NULL, *any = NULL;
+	const struct map *best = NULL, *next = NULL, *any = NULL;
 	size_t i;
 
 	if (!sp || depth > 64)
@@ -1162,11 +1225,15 @@ find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int dep
 			continue;
 		if (m->time <= time && m->time >= sp->exec_time && (!best || m->time >= best->time))
 			best = m;
+		if (m->time > time && m->time >= sp->exec_time && (!next || m->time < next->time))
+			next = m;
 		if (!any || m->time >= any->time)
 			any = m;
 	}
 	if (best)
 		return best;
+	if (next)
+		return next;
 	if (sp->has_parent) {
 		const struct map *m = find_map(s, sp->ppid, ip, sp->fork_time, depth + 1);
 		if (m)

@@ -225,8 +225,11 @@ struct cover {
 
 struct reread {
 	uint32_t pid;
-	uint64_t last; /* when its maps were last read */
-	int due;
+	uint64_t last;     /* when its maps were last read */
+	uint64_t backoff;  /* the next read waits this long after it (ns) */
+	uint64_t periodic; /* when they were last read for the once-a-second look */
+	int due;           /* a sample fell outside its known mappings */
+	int seen;          /* sampled since the last read */
 };
 
 struct run {
@@ -254,12 +257,13 @@ struct run {
 	size_t ncov, covcap;
 	uint32_t *todo;     /* processes to track now (their parent was not tracked) */
 	size_t ntodo, todocap;
-	uint32_t *todo_thr; /* threads to track now (they fork, untracked) */
-	size_t ntodo_thr, todothrcap;
+	int want_all;       /* track every thread of the first process (see track_all) */
+	unsigned long wcount; /* watcher records since wstart */
+	uint64_t wstart;
 	uint32_t *gone;     /* tracked processes that exited */
 	size_t ngone, gonecap;
-	struct reread *rr;  /* processes with samples outside their known mappings */
-	size_t nrr, rrcap;
+	struct reread *rr;  /* processes sampled since the close */
+	size_t nrr, rrcap, rrlast;
 	int track_warned;
 	int watch_lost;     /* the watcher lost records: forks may have been missed */
 	char *pname; /* -p: "-p PID (comm)" */
@@ -367,13 +371,18 @@ snapshot_maps(struct run *r)
  * (fork and exec, the libraries of short-lived processes). A command that
  * stays one process runs without them after 100 ms: a library it maps later
  * is read from /proc/PID/maps when a sample falls outside the mappings
- * known (at most once a second per process). If the command forks or execs
- * after that, the watcher wakes tachy at once and the new process (or
- * program) gets trackers of its own (the race is closed by reading its maps
- * after they are open); its descendants inherit them. */
+ * known (at once, then less often while the reads find nothing new). If the
+ * command forks or execs after that, the watcher wakes tachy at once and the
+ * new process (or program) gets trackers of its own (the race is closed by
+ * reading its maps after they are open); its descendants inherit them. A
+ * fork also gets every thread of the first process tracked (track_all), so
+ * that nothing it starts later races, and the watcher closes; so does a
+ * storm of watcher records (thousands of threads a second). */
 
 #define LAZY_CLOSE_NS 100000000ull  /* trackers stay this long after start */
-#define REREAD_NS 1000000000ull     /* /proc/PID/maps at most this often */
+#define PERIODIC_NS 1000000000ull   /* the maps of a sampled process: once a second */
+#define REREAD_MAX_NS 2000000000ull /* a read that finds nothing new doubles the wait
+                                       for the next, up to this */
 
 static struct cover *
 cover_find(struct run *r, uint32_t tid)
@@ -427,6 +436,7 @@ on_watch(const struct ty_record *rec, void *arg)
 	struct run *r = arg;
 	struct cover *parent;
 
+	r->wcount++;
 	if (rec->type == TY_REC_EXIT) {
 		if (cover_find(r, rec->tid)) {
 			cover_drop(r, rec->tid);
@@ -453,44 +463,80 @@ on_watch(const struct ty_record *rec, void *arg)
 	if (parent && parent->since <= rec->time) {
 		cover_add(r, rec->tid, rec->time); /* it inherited its parent's tracker */
 	} else if (rec->pid != rec->ppid) {
-		/* The new process, and the thread that forked it: its next
-		 * children will inherit the tracker, without a race. */
+		/* The new process now; then every thread of the command's
+		 * first process, so that what it starts next inherits a
+		 * tracker without a race. */
 		push_pid(&r->todo, &r->ntodo, &r->todocap, rec->pid);
-		if (!parent)
-			push_pid(&r->todo_thr, &r->ntodo_thr, &r->todothrcap, rec->ptid);
+		r->want_all = 1;
 	}
 }
 
 /* Track the processes in r->todo, whose parent had no tracker when it
- * forked them, and the threads that forked them. A process's maps are read
- * after its trackers are open: what it mapped before is not lost. */
+ * forked them (or that exec'd untracked). Their maps are read after the
+ * trackers are open: what they mapped before is not lost. */
 static void
 track_new(struct run *r)
 {
 	struct ty_error err;
-	size_t i, n = r->ntodo + r->ntodo_thr;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		int thread = i >= r->ntodo;
-		uint32_t id = thread ? r->todo_thr[i - r->ntodo] : r->todo[i];
-		int ret = ty_sampler_track_pid(r->s, (pid_t)id, &err);
+	for (i = 0; i < r->ntodo; i++) {
+		uint32_t pid = r->todo[i];
+		int ret = ty_sampler_track_pid(r->s, (pid_t)pid, &err);
 		if (ret == 0)
-			cover_add(r, id, now_ns());
+			cover_add(r, pid, now_ns());
 		else if (ret != -ESRCH && !r->track_warned++ && !r->o->quiet)
 			cli_warn("%s: its libraries may show as raw addresses", err.msg);
-		if (!thread && ret != -ESRCH)
-			ty_symbols_load_maps(r->syms, "/proc", id, now_ns(), &err);
+		if (ret != -ESRCH)
+			ty_symbols_load_maps(r->syms, "/proc", pid, now_ns(), &err);
 	}
-	r->ntodo = r->ntodo_thr = 0;
+	r->ntodo = 0;
 	for (i = 0; i < r->ngone; i++)
 		ty_sampler_untrack_pid(r->s, (pid_t)r->gone[i]);
 	r->ngone = 0;
 }
 
+/* Trackers on every thread of the command's first process (listed until no
+ * new one shows up): from then on all it starts inherits them, and the
+ * watcher is no longer needed. For a command that starts processes after
+ * its first 100 ms, or creates threads by the thousand (the watcher would
+ * wake tachy for each). */
+static void
+track_all(struct run *r)
+{
+	char path[64];
+	struct ty_error err;
+	int round, added;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)r->child);
+	for (round = 0; round < 16; round++) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		if (!d)
+			break;
+		for (added = 0; (de = readdir(d));) {
+			long tid = strtol(de->d_name, NULL, 10);
+			if (tid <= 0 || cover_find(r, (uint32_t)tid))
+				continue;
+			if (ty_sampler_track_pid(r->s, (pid_t)tid, &err) == 0) {
+				cover_add(r, (uint32_t)tid, now_ns());
+				added++;
+			} else if (err.code != -ESRCH && !r->track_warned++ && !r->o->quiet) {
+				cli_warn("%s: libraries loaded later may show as raw addresses",
+					 err.msg);
+			}
+		}
+		closedir(d);
+		if (!added)
+			break;
+	}
+	ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->child, now_ns(), &err);
+}
+
 /* Read the watcher until no process is left to track, then close the first
  * trackers when their time is up and the command is still one process. */
 static int
-lazy_step(struct run *r)
+drain_watch(struct run *r)
 {
 	struct ty_error err;
 	int round;
@@ -498,15 +544,42 @@ lazy_step(struct run *r)
 	for (round = 0; round < 16; round++) {
 		if (ty_sampler_drain_watch(r->s, on_watch, r, &err) < 0)
 			return cli_error(EXIT_RUNTIME, "%s", err.msg);
-		if (!r->ntodo && !r->ntodo_thr && !r->ngone)
+		if (!r->ntodo && !r->ngone)
 			break;
 		track_new(r);
 	}
+	return 0;
+}
+
+static int
+lazy_step(struct run *r)
+{
+	struct ty_error err;
+	uint64_t t = now_ns();
+
+	if (drain_watch(r))
+		return EXIT_RUNTIME;
 	if (r->watch_lost) { /* processes we did not hear of: look at them all */
 		r->watch_lost = 0;
 		snapshot_maps(r);
 	}
-	if (!ty_sampler_tracking(r->s) || now_ns() < r->close_at)
+	if (!ty_sampler_tracking(r->s)) {
+		if (t - r->wstart >= 1000000000ull) {
+			r->wstart = t;
+			r->wcount = 0;
+		} else if (r->wcount > 1000) {
+			r->want_all = 1; /* a storm of threads or processes */
+		}
+		if (r->want_all) {
+			track_all(r);
+			if (drain_watch(r)) /* what came before the trackers */
+				return EXIT_RUNTIME;
+			ty_sampler_watch_stop(r->s);
+			r->lazy = 0;
+		}
+		return 0;
+	}
+	if (t < r->close_at)
 		return 0;
 	if (r->forked) { /* several processes: tracking stays, the watcher goes */
 		ty_sampler_watch_stop(r->s);
@@ -515,6 +588,8 @@ lazy_step(struct run *r)
 	}
 	ty_sampler_track_stop(r->s);
 	ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->child, now_ns(), &err);
+	r->wstart = now_ns();
+	r->wcount = 0;
 	/* A fork between the last drain and the close lost its inherited
 	 * tracker with it: the watcher shows it, and it is not covered. */
 	return lazy_step(r);
@@ -525,7 +600,7 @@ static void
 check_sample(struct run *r, const struct ty_record *rec)
 {
 	uint64_t ip = rec->ip;
-	size_t i;
+	size_t i = r->rrlast;
 
 	if (!rec->user) {
 		for (i = 0, ip = 0; i < rec->nr; i++)
@@ -535,20 +610,26 @@ check_sample(struct run *r, const struct ty_record *rec)
 			}
 		if (!ip)
 			return;
+		i = r->rrlast;
 	}
-	if (ty_symbols_covers(r->syms, rec->pid, ip))
-		return;
-	for (i = 0; i < r->nrr; i++)
-		if (r->rr[i].pid == rec->pid)
-			break;
-	if (i == r->nrr) {
-		if (ty_profile_grow(&r->rr, sizeof(*r->rr), r->nrr + 1, &r->rrcap) < 0)
-			return;
-		r->rr[r->nrr++] = (struct reread){rec->pid, 0, 0};
+	if (i >= r->nrr || r->rr[i].pid != rec->pid) {
+		for (i = 0; i < r->nrr && r->rr[i].pid != rec->pid; i++)
+			;
+		if (i == r->nrr) {
+			if (ty_profile_grow(&r->rr, sizeof(*r->rr), r->nrr + 1, &r->rrcap) < 0)
+				return;
+			r->rr[r->nrr++] = (struct reread){rec->pid, 0, 0, 0, 0, 0};
+		}
+		r->rrlast = i;
 	}
-	r->rr[i].due = 1;
+	r->rr[i].seen = 1;
+	if (!ty_symbols_covers(r->syms, rec->pid, ip))
+		r->rr[i].due = 1;
 }
 
+/* Read the maps of the processes with samples outside their mappings, and
+ * once a second those of every process sampled: a library unloaded and
+ * another loaded at the same place would otherwise go unseen. */
 static void
 reread_maps(struct run *r)
 {
@@ -557,11 +638,24 @@ reread_maps(struct run *r)
 	size_t i;
 
 	for (i = 0; i < r->nrr; i++) {
-		if (!r->rr[i].due || (r->rr[i].last && t - r->rr[i].last < REREAD_NS))
+		struct reread *x = &r->rr[i];
+		int n;
+		if (x->seen && t - x->periodic >= PERIODIC_NS)
+			x->due = 1;
+		if (!x->due || (x->last && t - x->last < x->backoff))
 			continue;
-		r->rr[i].due = 0;
-		r->rr[i].last = t;
-		ty_symbols_load_maps(r->syms, "/proc", r->rr[i].pid, t, &err);
+		x->due = x->seen = 0;
+		x->last = x->periodic = t;
+		/* New mappings: read again at the next sample outside them.
+		 * None (code outside any file, JIT): wait longer each time. */
+		if ((n = ty_symbols_load_maps(r->syms, "/proc", x->pid, t, &err)) > 0)
+			x->backoff = 0;
+		else if (n == 0)
+			x->backoff = x->backoff ? 2 * x->backoff : 100000000ull;
+		else
+			x->backoff = REREAD_MAX_NS; /* gone */
+		if (x->backoff > REREAD_MAX_NS)
+			x->backoff = REREAD_MAX_NS;
 	}
 }
 
@@ -1043,7 +1137,6 @@ cmd_record(int argc, char **argv)
 	free(r.tids);
 	free(r.cov);
 	free(r.todo);
-	free(r.todo_thr);
 	free(r.gone);
 	free(r.rr);
 	return ret ? ret : exit_status(&r);

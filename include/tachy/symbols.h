@@ -65,10 +65,15 @@ int ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time);
 
 /* Read the executable mappings of a running PID from ROOT/PID/maps (ROOT
  * is usually "/proc"), as seen at TIME (CLOCK_MONOTONIC ns; 0: always).
- * Mappings already known are not added twice. Returns 0, or a negative
- * errno with E filled. */
+ * Mappings already known are not added twice. Returns the number of
+ * mappings added, or a negative errno with E filled. */
 int ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint64_t time,
 			 struct ty_error *e);
+
+/* How many times, up to TIME, the addresses of PID began to mean something
+ * else (an exec, or a mapping over one of another file): samples with the
+ * same addresses but another epoch must be resolved apart. */
+size_t ty_symbols_epoch(struct ty_symbols *s, uint32_t pid, uint64_t time);
 
 /* Does a mapping known for PID since its last exec (or inherited from its
  * parent before the fork) cover the user-space address IP? */

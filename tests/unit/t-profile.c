@@ -376,6 +376,51 @@ test_collector(void)
 	ty_symbols_free(syms);
 }
 
+/* One address, two files one after the other (a library unloaded and
+ * another loaded in its place): the samples of each are resolved against
+ * their own file, not merged into the first one's. */
+static void
+test_collector_same_address(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_record r;
+	uint64_t t[] = {20, 30, 35, 50, 60};
+	char *s;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = 7;
+	r.type = TY_REC_MMAP;
+	r.start = 0x7f0000001000ull, r.len = 0x1000, r.pgoff = 0x1000;
+	r.name = "/nonexistent/liba.so", r.time = 10;
+	ty_collector_record(&r, c);
+	for (i = 0; i < 5; i++) {
+		if (t[i] == 50) {
+			r.type = TY_REC_MMAP;
+			r.name = "/nonexistent/libb.so", r.time = 40;
+			ty_collector_record(&r, c);
+		}
+		r.type = TY_REC_SAMPLE;
+		r.ip = 0x7f0000001100ull;
+		r.period = 1000;
+		r.time = t[i];
+		r.user = 1;
+		ty_collector_record(&r, c);
+	}
+	CHECK_INT(ty_symbols_epoch(syms, 7, 39), 0);
+	CHECK_INT(ty_symbols_epoch(syms, 7, 40), 1);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	s = folded(p);
+	CHECK_STR(s, "[unknown] 0x1100 in liba.so 3\n[unknown] 0x1100 in libb.so 2\n");
+	free(s);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
@@ -388,6 +433,7 @@ main(void)
 	test_flame(p);
 	test_pprof(p);
 	test_collector();
+	test_collector_same_address();
 	ty_profile_free(p);
 	return check_done();
 }

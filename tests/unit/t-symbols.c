@@ -25,7 +25,8 @@ test_self(void)
 	struct ty_sym_result r;
 	uint64_t ip = (uint64_t)(uintptr_t)&tsym_marker_function;
 
-	CHECK_INT(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), 0, &e), 0);
+	CHECK(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), 0, &e) > 0);
+	CHECK_INT(ty_symbols_load_maps(s, "/proc", (uint32_t)getpid(), 0, &e), 0); /* known */
 	ty_symbols_resolve(s, (uint32_t)getpid(), ip + 2, 0, 0, &r);
 #ifdef HAVE_LIBELF
 	CHECK_STR(r.name, "tsym_marker_function");
@@ -87,6 +88,35 @@ test_covers(void)
 	ty_symbols_add_mmap(s, 10, 0x400000, 0x2000, 0, "/nonexistent/b", 9);
 	CHECK(ty_symbols_covers(s, 10, 0x401010));
 	CHECK(ty_symbols_covers(s, 11, 0x400010)); /* the child keeps its own view */
+	ty_symbols_free(s);
+}
+
+/* Epochs: when the addresses of a process begin to mean something else. */
+static void
+test_epochs(void)
+{
+	struct ty_symbols *s = ty_symbols_new();
+	struct ty_sym_result r;
+
+	ty_symbols_add_mmap(s, 20, 0x1000, 0x1000, 0, "/nonexistent/a", 5);
+	ty_symbols_add_mmap(s, 20, 0x1000, 0x800, 0, "/nonexistent/a", 6); /* same file, place */
+	ty_symbols_add_mmap(s, 20, 0x3000, 0x1000, 0, "/nonexistent/c", 7); /* elsewhere */
+	CHECK_INT(ty_symbols_epoch(s, 20, 100), 0);
+	ty_symbols_add_mmap(s, 20, 0x1800, 0x1000, 0, "/nonexistent/b", 50); /* over a */
+	CHECK_INT(ty_symbols_epoch(s, 20, 49), 0);
+	CHECK_INT(ty_symbols_epoch(s, 20, 50), 1);
+	ty_symbols_exec(s, 20, 60);
+	CHECK_INT(ty_symbols_epoch(s, 20, 59), 1);
+	CHECK_INT(ty_symbols_epoch(s, 20, 70), 2);
+	CHECK_INT(ty_symbols_epoch(s, 99, 70), 0); /* unknown process */
+	/* Before any mapping was seen: the first one seen after (read from
+	 * /proc/PID/maps later), not the last one. */
+	ty_symbols_add_mmap(s, 21, 0x1000, 0x1000, 0, "/nonexistent/d", 10);
+	ty_symbols_add_mmap(s, 21, 0x1000, 0x1000, 0, "/nonexistent/e", 20);
+	ty_symbols_resolve(s, 21, 0x1010, 1, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/d");
+	ty_symbols_resolve(s, 21, 0x1010, 25, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/e");
 	ty_symbols_free(s);
 }
 
@@ -169,6 +199,7 @@ main(void)
 	test_self();
 	test_fork_exec();
 	test_covers();
+	test_epochs();
 	test_corrupt_elf();
 	test_kallsyms();
 	test_demangle();
