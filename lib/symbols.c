@@ -959,7 +959,7 @@ load_kallsyms(struct ty_symbols *s)
 	unsigned long long addr;
 	size_t cap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
 	int nonzero = 0, iscore = 0, cache;
-	uint64_t lo, hi;
+	uint64_t lo = 0, hi = 0;
 
 	if (!fp) {
 		warn(s, "cannot read %s: %s; kernel addresses shown raw", path, strerror(errno));
