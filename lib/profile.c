@@ -444,6 +444,13 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 	share = got / cpu;
 	n = (size_t)snprintf(buf, len, "samples cover %.3f s of the workload's %.3f s CPU time "
 			     "(%.0f%%)", got, cpu, 100 * share);
+	if (n < len && share > 1.1 && got - cpu > 0.02) {
+		/* wait4 counts the children reaped, the samples all of them */
+		snprintf(buf + n, len - n, "; more than the command's own: processes it started "
+					   "were sampled but not waited for (still running at "
+					   "its exit, or killed)");
+		return 0;
+	}
 	if (n >= len || share >= 0.5 || cpu < 0.02)
 		return 0;
 	if (m->user_only && sys > 0.25 * cpu) {
