@@ -503,8 +503,11 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 	if (!full && debug)
 		full = read_debug_file(s, d, elf);
 	finish_syms(d);
-	if (d->nsyms == 0)
-		warn(s, "no symbols in %s (stripped?): addresses shown raw", d->path);
+	if (d->nsyms == 0 && !full)
+		warn(s, "%s is stripped (no .symtab, no debug file, no exported functions): "
+		     "its addresses are shown raw", d->path);
+	else if (d->nsyms == 0)
+		warn(s, "no function symbols in %s: its addresses are shown raw", d->path);
 	else if (!full && debug)
 		warn(s, "%s is stripped (no .symtab, no debug file): only its exported functions "
 		     "are named", d->path);
