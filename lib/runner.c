@@ -403,7 +403,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	o.fd[0] = r->fd[0];
 	o.envp = r->envp;
 	o.cpus = r->o.cpus;
-	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK);
+	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK) ||
+		       (r->o.hook_timeout > 0 && step == TY_STEP_HOOK);
 	set_iteration(r, step, index);
 	if (r->o.input_file)
 		lseek(r->fd[0], 0, SEEK_SET); /* every run reads the input from its start */
@@ -418,7 +419,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	}
 	t0 = r->clock.now_ns(r->clock.ctx);
 	ty_spawn_go(&r->sp);
-	rc = ty_spawn_wait(&r->sp, step == TY_STEP_HOOK ? 0 : (int64_t)(r->o.timeout * 1e9),
+	rc = ty_spawn_wait(&r->sp,
+			   (int64_t)((step == TY_STEP_HOOK ? r->o.hook_timeout : r->o.timeout) * 1e9),
 			   r->stop, &u, &x, e);
 	t1 = r->clock.now_ns(r->clock.ctx);
 	if (rc < 0 || rc == 1) {
@@ -528,7 +530,7 @@ run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
 	if (failed(&s))
 		return ty_error_set(e, -ECHILD, "the %s command '%s' of '%s' %s", hook_names[hook],
 				    job->hook_text[hook], S->rs->r[j].name,
-				    status_text(&s, 0, buf, sizeof(buf)));
+				    status_text(&s, S->r->o.hook_timeout, buf, sizeof(buf)));
 	return 0;
 }
 

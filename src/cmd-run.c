@@ -60,6 +60,8 @@ static const char usage_text[] =
 	"      --show-output        same as --output inherit\n"
 	"      --cpu LIST           pin commands and hooks to CPUs (e.g. 0,2-3)\n"
 	"      --timeout S          kill a run after S seconds (it counts as failed)\n"
+	"      --hook-timeout S     kill a setup/prepare/conclude/cleanup command after\n"
+	"                           S seconds (the benchmark stops with an error)\n"
 	"  -i, --ignore-failure     record failing runs and go on\n"
 	"Statistics:\n"
 	"      --test TEST          welch (default), student or mann-whitney\n"
@@ -93,6 +95,7 @@ enum {
 	OPT_SHOW_OUTPUT,
 	OPT_CPU,
 	OPT_TIMEOUT,
+	OPT_HOOK_TIMEOUT,
 	OPT_TEST,
 	OPT_CONFIDENCE,
 	OPT_FAIL_IF_SLOWER,
@@ -128,6 +131,7 @@ static const struct option longopts[] = {
 	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
 	{"cpu", required_argument, NULL, OPT_CPU},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"hook-timeout", required_argument, NULL, OPT_HOOK_TIMEOUT},
 	{"ignore-failure", no_argument, NULL, 'i'},
 	{"test", required_argument, NULL, OPT_TEST},
 	{"confidence", required_argument, NULL, OPT_CONFIDENCE},
@@ -359,6 +363,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		return cli_parse_double("--max-time", optarg, 0, 1e9, &r->max_time);
 	case OPT_TIMEOUT:
 		return cli_parse_double("--timeout", optarg, 1e-6, 1e9, &r->timeout);
+	case OPT_HOOK_TIMEOUT:
+		return cli_parse_double("--hook-timeout", optarg, 1e-6, 1e9, &r->hook_timeout);
 	case OPT_CONFIDENCE:
 		return cli_parse_double("--confidence", optarg, 50, 99.9999, &r->confidence);
 	case OPT_FAIL_IF_SLOWER:

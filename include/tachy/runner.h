@@ -82,6 +82,7 @@ struct ty_runner_opts {
 	double confidence; /* percent (default 95) */
 	enum ty_order order;
 	double timeout;	    /* seconds; 0: none */
+	double hook_timeout; /* seconds for a setup/prepare/conclude/cleanup command; 0: none */
 	int ignore_failure; /* record failing runs and go on */
 	enum ty_output output;
 	const char *output_file; /* TY_OUTPUT_FILE */
