@@ -11,7 +11,8 @@
 #include "tachy/profile.h"
 
 static const char usage_text[] =
-	"usage: tachy report [--sort KEY] [--limit N] [--by symbol|thread|comm|dso] [FILE]\n"
+	"usage: tachy report [--sort KEY] [--limit N] [--by symbol|thread|comm|dso]\n"
+	"                    [FILE]\n"
 	"       tachy report (--callers SYM | --callees SYM) [FILE]\n"
 	"       tachy report --tree [--min PCT] [FILE]\n"
 	"       tachy report --folded [FILE]\n"
