@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tachy/profile.h" /* ty_profile_grow */
 #include "tachy/sampler.h"
 
 struct ring {
@@ -33,7 +34,8 @@ struct ty_sampler {
 	int nrings;
 	struct ring *rings;
 	int *extra; /* events of other threads, writing into the rings */
-	int nextra, extracap;
+	int nextra;
+	size_t extracap;
 	struct perf_event_attr attr; /* the sampling events' */
 	size_t map_len;
 	struct ty_sampler_layout layout;
@@ -44,7 +46,8 @@ struct ty_sampler {
 	int nwatch;
 	size_t watch_len;
 	struct tracked *tp;
-	int ntp, tpcap;
+	int ntp;
+	size_t tpcap;
 	int lazy_err; /* why the trackers or watchers could not be opened */
 };
 
@@ -185,14 +188,8 @@ add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 
 	for (i = 0; i < s->nrings; i++) {
 		long fd;
-		if (s->nextra == s->extracap) {
-			int nc = s->extracap ? 2 * s->extracap : 16;
-			int *n = realloc(s->extra, (size_t)nc * sizeof(*n));
-			if (!n)
-				return -ENOMEM;
-			s->extra = n;
-			s->extracap = nc;
-		}
+		if (ty_profile_grow(&s->extra, sizeof(int), (size_t)s->nextra + 1, &s->extracap) < 0)
+			return -ENOMEM;
 		if ((fd = perf_open((struct perf_event_attr *)a, tid, s->rings[i].cpu)) < 0)
 			return -errno;
 		s->extra[s->nextra++] = (int)fd;
@@ -356,17 +353,22 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	return 0;
 }
 
-void
-ty_sampler_track_stop(struct ty_sampler *s)
+/* Close the trackers FDS (one per ring, -1 where none) and free them. */
+static void
+close_trackers(const struct ty_sampler *s, int *fds)
 {
 	int i;
 
-	if (!s->trk)
-		return;
-	for (i = 0; i < s->nrings; i++)
-		if (s->trk[i] >= 0)
-			close(s->trk[i]);
-	free(s->trk);
+	for (i = 0; fds && i < s->nrings; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+}
+
+void
+ty_sampler_track_stop(struct ty_sampler *s)
+{
+	close_trackers(s, s->trk);
 	s->trk = NULL;
 }
 
@@ -388,14 +390,8 @@ ty_sampler_track_pid(struct ty_sampler *s, pid_t pid, struct ty_error *e)
 	struct tracked *t;
 	int err;
 
-	if (s->ntp == s->tpcap) {
-		int nc = s->tpcap ? 2 * s->tpcap : 8;
-		struct tracked *n = realloc(s->tp, (size_t)nc * sizeof(*n));
-		if (!n)
-			return ty_error_set(e, -ENOMEM, "out of memory");
-		s->tp = n;
-		s->tpcap = nc;
-	}
+	if (ty_profile_grow(&s->tp, sizeof(*s->tp), (size_t)s->ntp + 1, &s->tpcap) < 0)
+		return ty_error_set(e, -ENOMEM, "out of memory");
 	t = &s->tp[s->ntp];
 	t->pid = pid;
 	if (!(t->fds = malloc((size_t)s->nrings * sizeof(int))))
@@ -412,15 +408,12 @@ ty_sampler_track_pid(struct ty_sampler *s, pid_t pid, struct ty_error *e)
 void
 ty_sampler_untrack_pid(struct ty_sampler *s, pid_t pid)
 {
-	int i, j;
+	int i;
 
 	for (i = 0; i < s->ntp; i++) {
 		if (s->tp[i].pid != pid)
 			continue;
-		for (j = 0; j < s->nrings; j++)
-			if (s->tp[i].fds[j] >= 0)
-				close(s->tp[i].fds[j]);
-		free(s->tp[i].fds);
+		close_trackers(s, s->tp[i].fds);
 		s->tp[i--] = s->tp[--s->ntp];
 	}
 }

@@ -19,8 +19,6 @@
 
 #include "tachy/symbols.h"
 
-#define KERNEL_START 0xffff800000000000ull
-
 struct sym {
 	uint64_t addr, size;
 	const char *name; /* in the DSO's name arena */
@@ -1291,7 +1289,7 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 
 	memset(r, 0, sizeof(*r));
 	r->addr = ip;
-	if (kernel || ip >= KERNEL_START) {
+	if (kernel || ip >= TY_KERNEL_START) {
 		r->kernel = 1;
 		r->dso = "[kernel.kallsyms]";
 		kernel_table(s, ip);

@@ -363,6 +363,33 @@ snapshot_maps(struct run *r)
 		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, now_ns(), &err);
 }
 
+/* Call TAKE for every thread in /proc/PID/task, and read the list again
+ * until TAKE takes none of it (it returns 1 for a thread it took): a thread
+ * created by one not yet taken when the list was read would be missed. At
+ * most 16 lists. */
+static void
+each_thread(struct run *r, long pid, int (*take)(struct run *r, long tid))
+{
+	char path[64];
+	int round, taken;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+	for (round = 0; round < 16; round++) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		if (!d)
+			return;
+		for (taken = 0; (de = readdir(d));) {
+			long tid = strtol(de->d_name, NULL, 10);
+			if (tid > 0)
+				taken += take(r, tid);
+		}
+		closedir(d);
+		if (!taken)
+			return;
+	}
+}
+
 /* --- lazy mapping tracking ------------------------------------------------
  * mmap records cost every mmap(2) of every process something as long as one
  * event asks for them (seed 002), so by default they are asked for only
@@ -496,40 +523,33 @@ track_new(struct run *r)
 	r->ngone = 0;
 }
 
-/* Trackers on every thread of the command's first process (listed until no
- * new one shows up): from then on all it starts inherits them, and the
- * watcher is no longer needed. For a command that starts processes after
- * its first 100 ms, or creates threads by the thousand (the watcher would
- * wake tachy for each). */
+/* track_all: a thread of the command's first process gets trackers. */
+static int
+take_tracked(struct run *r, long tid)
+{
+	struct ty_error err;
+
+	if (cover_find(r, (uint32_t)tid))
+		return 0;
+	if (ty_sampler_track_pid(r->s, (pid_t)tid, &err) < 0) {
+		if (err.code != -ESRCH && !r->track_warned++ && !r->o->quiet)
+			cli_warn("%s: libraries loaded later may show as raw addresses", err.msg);
+		return 0;
+	}
+	cover_add(r, (uint32_t)tid, now_ns());
+	return 1;
+}
+
+/* Trackers on every thread of the command's first process: from then on
+ * all it starts inherits them, and the watcher is no longer needed. For a
+ * command that starts processes after its first 100 ms, or creates threads
+ * by the thousand (the watcher would wake tachy for each). */
 static void
 track_all(struct run *r)
 {
-	char path[64];
 	struct ty_error err;
-	int round, added;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)r->child);
-	for (round = 0; round < 16; round++) {
-		DIR *d = opendir(path);
-		struct dirent *de;
-		if (!d)
-			break;
-		for (added = 0; (de = readdir(d));) {
-			long tid = strtol(de->d_name, NULL, 10);
-			if (tid <= 0 || cover_find(r, (uint32_t)tid))
-				continue;
-			if (ty_sampler_track_pid(r->s, (pid_t)tid, &err) == 0) {
-				cover_add(r, (uint32_t)tid, now_ns());
-				added++;
-			} else if (err.code != -ESRCH && !r->track_warned++ && !r->o->quiet) {
-				cli_warn("%s: libraries loaded later may show as raw addresses",
-					 err.msg);
-			}
-		}
-		closedir(d);
-		if (!added)
-			break;
-	}
+	each_thread(r, (long)r->child, take_tracked);
 	ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->child, now_ns(), &err);
 }
 
@@ -554,7 +574,6 @@ drain_watch(struct run *r)
 static int
 lazy_step(struct run *r)
 {
-	struct ty_error err;
 	uint64_t t = now_ns();
 
 	if (drain_watch(r))
@@ -586,8 +605,9 @@ lazy_step(struct run *r)
 		r->lazy = 0;
 		return 0;
 	}
+	/* What the trackers saw is in the rings; what comes later, the next
+	 * look at the maps finds (reread_maps). */
 	ty_sampler_track_stop(r->s);
-	ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->child, now_ns(), &err);
 	r->wstart = now_ns();
 	r->wcount = 0;
 	/* A fork between the last drain and the close lost its inherited
@@ -604,7 +624,7 @@ check_sample(struct run *r, const struct ty_record *rec)
 
 	if (!rec->user) {
 		for (i = 0, ip = 0; i < rec->nr; i++)
-			if (rec->chain[i] < 0xffff800000000000ull) {
+			if (rec->chain[i] < TY_KERNEL_START) {
 				ip = rec->chain[i];
 				break;
 			}
@@ -623,7 +643,7 @@ check_sample(struct run *r, const struct ty_record *rec)
 		r->rrlast = i;
 	}
 	r->rr[i].seen = 1;
-	if (!ty_symbols_covers(r->syms, rec->pid, ip))
+	if (!r->rr[i].due && !ty_symbols_covers(r->syms, rec->pid, ip))
 		r->rr[i].due = 1;
 }
 
@@ -805,40 +825,25 @@ name_thread(struct run *r, long tid)
 	fclose(fp);
 }
 
-/* -p: every thread PID has now that is not in r->tids yet (later ones are
- * inherited); with a sampler open, each is sampled at once. Returns the
- * number of threads added. */
+/* -p: a thread of PID not in r->tids yet (later ones are inherited); with
+ * a sampler open, it is sampled at once. */
 static int
-list_threads(struct run *r)
+take_sampled(struct run *r, long tid)
 {
-	char path[64];
-	DIR *d;
-	struct dirent *de;
+	struct ty_error err;
 	size_t cap = (size_t)r->ntids;
-	int i, added = 0;
+	int i;
 
-	snprintf(path, sizeof(path), "/proc/%ld/task", r->o->pid);
-	if (!(d = opendir(path)))
+	for (i = 0; i < r->ntids; i++)
+		if (r->tids[i] == (pid_t)tid)
+			return 0;
+	if (r->s && ty_sampler_add_thread(r->s, (pid_t)tid, &err) < 0)
+		return 0; /* gone already (or no more fds: inherited or lost) */
+	if (ty_profile_grow(&r->tids, sizeof(*r->tids), (size_t)r->ntids + 1, &cap) < 0)
 		return 0;
-	while ((de = readdir(d))) {
-		long tid = strtol(de->d_name, NULL, 10);
-		struct ty_error err;
-		if (tid <= 0)
-			continue;
-		for (i = 0; i < r->ntids && r->tids[i] != (pid_t)tid; i++)
-			;
-		if (i < r->ntids)
-			continue;
-		if (r->s && ty_sampler_add_thread(r->s, (pid_t)tid, &err) < 0)
-			continue; /* gone already (or no more fds: inherited or lost) */
-		if (ty_profile_grow(&r->tids, sizeof(*r->tids), (size_t)r->ntids + 1, &cap) < 0)
-			break;
-		r->tids[r->ntids++] = (pid_t)tid;
-		name_thread(r, tid);
-		added++;
-	}
-	closedir(d);
-	return added;
+	r->tids[r->ntids++] = (pid_t)tid;
+	name_thread(r, tid);
+	return 1;
 }
 
 static char *
@@ -878,19 +883,18 @@ profile_on_stdout(const struct run *r)
 static int
 start(struct run *r, struct ty_error *err)
 {
-	int go = -1, fail = -1, ret, child_err = 0, i;
+	int go = -1, fail = -1, ret, child_err = 0;
 
 	if (r->o->pid) {
 		r->pname = attached_name(r->o->pid);
-		list_threads(r);
+		each_thread(r, r->o->pid, take_sampled);
 		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, 0, err)) < 0)
 			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
 			return cli_error(EXIT_RUNTIME, "%s", err->msg);
 		/* A thread created by one not yet sampled when it was listed
-		 * inherited nothing: list again until no new one shows up. */
-		for (i = 0; i < 16 && list_threads(r) > 0; i++)
-			;
+		 * inherited nothing. */
+		each_thread(r, r->o->pid, take_sampled);
 		r->t0 = now_ns();
 		return 0;
 	}

@@ -14,6 +14,10 @@
 
 #include "tachy/error.h"
 
+/* Addresses from here up are the kernel's (x86-64 and arm64 with 48-bit
+ * user space). */
+#define TY_KERNEL_START 0xffff800000000000ull
+
 struct ty_symbols;
 
 /* One resolved address. Strings are owned by the ty_symbols and live as
