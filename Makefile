@@ -73,7 +73,7 @@ QCC = @echo "  CC      $<";
 QLD = @echo "  LINK    $@";
 endif
 
-.PHONY: all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt FORCE
+.PHONY: all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt fmt-check FORCE
 all: tachy lib/libtachy.a
 
 # Rebuild everything when the flags change.
@@ -144,8 +144,16 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tachy
 	for f in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#docs/}; done
 
+FMT_FILES = $(sort $(wildcard lib/*.c src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
+	tests/fuzz/*.c bench/*.c))
 fmt:
-	clang-format -i $(LIB_SRC) $(SRC_SRC) $(HDRS) $(UNIT_SRC)
+	clang-format -i $(FMT_FILES)
+
+# Fails, naming the files, when one differs from what .clang-format makes of it.
+fmt-check:
+	$(Q)bad=0; for f in $(FMT_FILES); do \
+		clang-format "$$f" | cmp -s - "$$f" || { echo "fmt-check: $$f is not formatted (make fmt)"; bad=1; }; \
+	done; exit $$bad
 
 clean:
 	rm -rf build tachy lib/libtachy.a tests/tmp

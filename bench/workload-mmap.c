@@ -9,7 +9,8 @@ main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 200000;
 
 	for (long i = 0; i < n; i++) {
-		char *p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p =
+		    mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return 1;
 		p[0] = 1;

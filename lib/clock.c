@@ -448,10 +448,10 @@ static const struct probe_def defs[] = {
 };
 
 #define BATCHES 41
-#define BATCH_NS 200000.0 /* aim for batches of about 0.2 ms */
-#define STEP_NS 20000000u /* look for the smallest step for 20 ms */
+#define BATCH_NS 200000.0     /* aim for batches of about 0.2 ms */
+#define STEP_NS 20000000u     /* look for the smallest step for 20 ms */
 #define STEP_READS 100000000u /* the time limit ends the loop first */
-#define ROUNDS 40 /* cross-CPU rounds */
+#define ROUNDS 40	      /* cross-CPU rounds */
 
 static volatile uint64_t sink;
 

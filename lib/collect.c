@@ -194,8 +194,8 @@ on_sample(struct ty_collector *c, const struct ty_record *r)
 	uint64_t n = r->nr ? r->nr : 1;
 	uint32_t s = intern_stack(c, r->pid, ips, n);
 
-	if (s == TY_NONE ||
-	    ty_profile_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1, &c->capsamples) < 0) {
+	if (s == TY_NONE || ty_profile_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1,
+					    &c->capsamples) < 0) {
 		c->oom = 1;
 		return;
 	}
@@ -254,8 +254,8 @@ struct lockey {
 };
 
 static uint32_t
-resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask,
-	uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
+resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask, uint32_t pid,
+	uint32_t epoch, uint64_t addr, uint64_t time)
 {
 	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & mask;
 	struct ty_sym_result r;

@@ -329,8 +329,8 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 				  ? ty_verdict_median_min_n(c->opt.confidence)
 				  : 2;
 		row_note(c, r, "too few runs for a %g%% interval of the %s (need %zu or more)",
-			 c->opt.confidence,
-			 c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean", need);
+			 c->opt.confidence, c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean",
+			 need);
 	}
 	if (of->missing)
 		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->old->path, ob->label,
@@ -400,10 +400,11 @@ env_diffs(struct ty_cmp_set *s)
 	if (!o->nenv || !n->nenv) {
 		if (!o->nenv && !n->nenv)
 			return 0;
-		return ty_results_read_strv_addf(&s->env_diffs, &s->nenv_diffs,
-				 "'%s' records no environment (a hyperfine export?): whether the "
-				 "machines match is unknown",
-				 o->nenv ? n->path : o->path);
+		return ty_results_read_strv_addf(
+		    &s->env_diffs, &s->nenv_diffs,
+		    "'%s' records no environment (a hyperfine export?): whether the "
+		    "machines match is unknown",
+		    o->nenv ? n->path : o->path);
 	}
 	for (i = 0; i < o->nenv + n->nenv; i++) {
 		const char *key = i < o->nenv ? o->env_keys[i] : n->env_keys[i - o->nenv];
@@ -413,8 +414,9 @@ env_diffs(struct ty_cmp_set *s)
 		b = ty_results_read_env(n, key);
 		if (a && b && strcmp(a, b) == 0)
 			continue;
-		rc = ty_results_read_strv_addf(&s->env_diffs, &s->nenv_diffs, "%s: '%s' in %s, '%s' in %s", key,
-			       a ? a : "(absent)", o->path, b ? b : "(absent)", n->path);
+		rc = ty_results_read_strv_addf(
+		    &s->env_diffs, &s->nenv_diffs, "%s: '%s' in %s, '%s' in %s", key,
+		    a ? a : "(absent)", o->path, b ? b : "(absent)", n->path);
 		if (rc)
 			return rc;
 	}
@@ -489,12 +491,14 @@ unmatched(struct ty_cmp_set *s, const struct pairing *p)
 
 	for (i = 0; !rc && i < s->old->nbenches; i++)
 		if (!p->old_used[i])
-			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
-				       s->old->path, s->old->benches[i].label);
+			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched,
+						       "only in %s: '%s'", s->old->path,
+						       s->old->benches[i].label);
 	for (i = 0; !rc && i < s->new->nbenches; i++)
 		if (!p->new_used[i])
-			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched, "only in %s: '%s'",
-				       s->new->path, s->new->benches[i].label);
+			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched,
+						       "only in %s: '%s'", s->new->path,
+						       s->new->benches[i].label);
 	return rc;
 }
 

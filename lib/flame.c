@@ -20,69 +20,73 @@ struct ctx {
 	const struct ty_tree *t;
 	const struct ty_flame_opts *o;
 	FILE *fp;
-	double scale;     /* pixels per unit of weight */
+	double scale;	  /* pixels per unit of weight */
 	double max_delta; /* differential: largest |total - old_total| */
 	int height, width;
 	uint64_t root_n;
 };
 
 static const char style[] =
-	"<style>\n"
-	"text{font-family:Verdana,Helvetica,sans-serif;font-size:12px;fill:#000}\n"
-	"#title{font-size:17px;text-anchor:middle}\n"
-	".f rect{stroke:#fff;stroke-width:0.5;rx:2;ry:2}\n"
-	".f text{font-size:11px;pointer-events:none}\n"
-	".f:hover rect{stroke:#000;stroke-width:0.8;cursor:pointer}\n"
-	".f.hl rect{fill:#e040e0}\n"
-	".f.hide{display:none}\n"
-	".f.dim{opacity:0.5}\n"
-	".btn{cursor:pointer;fill:#333}\n"
-	".btn:hover{text-decoration:underline}\n"
-	"</style>\n";
+    "<style>\n"
+    "text{font-family:Verdana,Helvetica,sans-serif;font-size:12px;fill:#000}\n"
+    "#title{font-size:17px;text-anchor:middle}\n"
+    ".f rect{stroke:#fff;stroke-width:0.5;rx:2;ry:2}\n"
+    ".f text{font-size:11px;pointer-events:none}\n"
+    ".f:hover rect{stroke:#000;stroke-width:0.8;cursor:pointer}\n"
+    ".f.hl rect{fill:#e040e0}\n"
+    ".f.hide{display:none}\n"
+    ".f.dim{opacity:0.5}\n"
+    ".btn{cursor:pointer;fill:#333}\n"
+    ".btn:hover{text-decoration:underline}\n"
+    "</style>\n";
 
 /* The script: written for this file; it reads the frames' data attributes. */
 static const char script[] =
-	"<script><![CDATA[\n"
-	"(function(){\n"
-	"'use strict';\n"
-	"var svg=document.documentElement, W=+svg.getAttribute('data-w'), P=10;\n"
-	"var frames=[].slice.call(document.querySelectorAll('g.f'));\n"
-	"var info=document.getElementById('info'), reset=document.getElementById('reset');\n"
-	"var found=document.getElementById('found'), root=frames[0];\n"
-	"frames.forEach(function(g){var r=g.querySelector('rect');\n"
-	"  g.x0=+r.getAttribute('x'); g.w0=+r.getAttribute('width');\n"
-	"  g.d=+g.getAttribute('data-d'); g.label=g.getAttribute('data-name');});\n"
-	"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
-	"  r.setAttribute('x',x); r.setAttribute('width',w);\n"
-	"  t.setAttribute('x',x+3); var n=Math.floor((w-6)/7);\n"
-	"  t.textContent=n<3?'':(g.label.length<=n?g.label:g.label.slice(0,n-2)+'..');}\n"
-	"function details(g){return g.getAttribute('data-info');}\n"
-	"function zoom(z){var x0=z.x0,w0=z.w0,k=(W-2*P)/w0;\n"
-	"  frames.forEach(function(g){g.classList.remove('hide','dim');\n"
-	"    if(g.d<z.d){ if(g.x0<=x0+1e-6&&g.x0+g.w0>=x0+w0-1e-6){fit(g,P,W-2*P);g.classList.add('dim');}\n"
-	"      else g.classList.add('hide'); return;}\n"
-	"    if(g.x0>=x0-1e-6&&g.x0+g.w0<=x0+w0+1e-6){fit(g,P+(g.x0-x0)*k,g.w0*k);}\n"
-	"    else g.classList.add('hide');});\n"
-	"  reset.style.opacity=z===root?0:1;}\n"
-	"frames.forEach(function(g){\n"
-	"  g.addEventListener('mouseover',function(){info.textContent=details(g);});\n"
-	"  g.addEventListener('mouseout',function(){info.textContent=' ';});\n"
-	"  g.addEventListener('click',function(){zoom(g);});});\n"
-	"reset.addEventListener('click',function(){zoom(root);});\n"
-	"function search(){var re=prompt('Search (regular expression):','');\n"
-	"  frames.forEach(function(g){g.classList.remove('hl');});\n"
-	"  if(!re){found.textContent=' ';return;}\n"
-	"  var rx; try{rx=new RegExp(re);}catch(e){found.textContent='bad expression';return;}\n"
-	"  var hit=[],sum=0;\n"
-	"  frames.forEach(function(g){if(g!==root&&rx.test(g.label)){g.classList.add('hl');hit.push(g);}});\n"
-	"  hit.forEach(function(g){for(var a=0;a<hit.length;a++){var h=hit[a];\n"
-	"    if(h!==g&&h.d<g.d&&h.x0<=g.x0&&h.x0+h.w0>=g.x0+g.w0)return;} sum+=g.w0;});\n"
-	"  found.textContent='Matched: '+(100*sum/root.w0).toFixed(2)+'%';}\n"
-	"document.getElementById('search').addEventListener('click',search);\n"
-	"document.addEventListener('keydown',function(e){if((e.ctrlKey||e.metaKey)&&e.key==='f'){e.preventDefault();search();}});\n"
-	"frames.forEach(function(g){fit(g,g.x0,g.w0);});\n"
-	"})();\n"
-	"]]></script>\n";
+    "<script><![CDATA[\n"
+    "(function(){\n"
+    "'use strict';\n"
+    "var svg=document.documentElement, W=+svg.getAttribute('data-w'), P=10;\n"
+    "var frames=[].slice.call(document.querySelectorAll('g.f'));\n"
+    "var info=document.getElementById('info'), reset=document.getElementById('reset');\n"
+    "var found=document.getElementById('found'), root=frames[0];\n"
+    "frames.forEach(function(g){var r=g.querySelector('rect');\n"
+    "  g.x0=+r.getAttribute('x'); g.w0=+r.getAttribute('width');\n"
+    "  g.d=+g.getAttribute('data-d'); g.label=g.getAttribute('data-name');});\n"
+    "function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
+    "  r.setAttribute('x',x); r.setAttribute('width',w);\n"
+    "  t.setAttribute('x',x+3); var n=Math.floor((w-6)/7);\n"
+    "  t.textContent=n<3?'':(g.label.length<=n?g.label:g.label.slice(0,n-2)+'..');}\n"
+    "function details(g){return g.getAttribute('data-info');}\n"
+    "function zoom(z){var x0=z.x0,w0=z.w0,k=(W-2*P)/w0;\n"
+    "  frames.forEach(function(g){g.classList.remove('hide','dim');\n"
+    "    if(g.d<z.d){ "
+    "if(g.x0<=x0+1e-6&&g.x0+g.w0>=x0+w0-1e-6){fit(g,P,W-2*P);g.classList.add('dim');}\n"
+    "      else g.classList.add('hide'); return;}\n"
+    "    if(g.x0>=x0-1e-6&&g.x0+g.w0<=x0+w0+1e-6){fit(g,P+(g.x0-x0)*k,g.w0*k);}\n"
+    "    else g.classList.add('hide');});\n"
+    "  reset.style.opacity=z===root?0:1;}\n"
+    "frames.forEach(function(g){\n"
+    "  g.addEventListener('mouseover',function(){info.textContent=details(g);});\n"
+    "  g.addEventListener('mouseout',function(){info.textContent=' ';});\n"
+    "  g.addEventListener('click',function(){zoom(g);});});\n"
+    "reset.addEventListener('click',function(){zoom(root);});\n"
+    "function search(){var re=prompt('Search (regular expression):','');\n"
+    "  frames.forEach(function(g){g.classList.remove('hl');});\n"
+    "  if(!re){found.textContent=' ';return;}\n"
+    "  var rx; try{rx=new RegExp(re);}catch(e){found.textContent='bad expression';return;}\n"
+    "  var hit=[],sum=0;\n"
+    "  "
+    "frames.forEach(function(g){if(g!==root&&rx.test(g.label)){g.classList.add('hl');hit.push(g);}}"
+    ");\n"
+    "  hit.forEach(function(g){for(var a=0;a<hit.length;a++){var h=hit[a];\n"
+    "    if(h!==g&&h.d<g.d&&h.x0<=g.x0&&h.x0+h.w0>=g.x0+g.w0)return;} sum+=g.w0;});\n"
+    "  found.textContent='Matched: '+(100*sum/root.w0).toFixed(2)+'%';}\n"
+    "document.getElementById('search').addEventListener('click',search);\n"
+    "document.addEventListener('keydown',function(e){if((e.ctrlKey||e.metaKey)&&e.key==='f'){e."
+    "preventDefault();search();}});\n"
+    "frames.forEach(function(g){fit(g,g.x0,g.w0);});\n"
+    "})();\n"
+    "]]></script>\n";
 
 static unsigned
 hash_name(const char *s)
@@ -204,11 +208,11 @@ ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *
 	for (i = 1; i < t.n; i++)
 		if (fabs(t.nodes[i].total - t.nodes[i].old_total) > c.max_delta)
 			c.max_delta = fabs(t.nodes[i].total - t.nodes[i].old_total);
-	c.height = TOP + BOTTOM +
-		   (max_depth(&t, 0, c.scale > 0 ? 0.1 / c.scale : 0) + 1) * FRAME_H;
-	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		    "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		    "data-w=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+	c.height = TOP + BOTTOM + (max_depth(&t, 0, c.scale > 0 ? 0.1 / c.scale : 0) + 1) * FRAME_H;
+	fprintf(fp,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"data-w=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
 		c.width, c.height, c.width, c.height, c.width);
 	fputs(style, fp);
 	fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n");
@@ -216,14 +220,17 @@ ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *
 	ty_svg_escape(fp, o->title ? o->title : "Flame graph");
 	fputs("</text>\n", fp);
 	if (o->old)
-		fprintf(fp, "<text x=\"%d\" y=\"42\" style=\"text-anchor:middle\">red grew, blue "
-			    "shrank (width: the new profile)</text>\n",
+		fprintf(fp,
+			"<text x=\"%d\" y=\"42\" style=\"text-anchor:middle\">red grew, blue "
+			"shrank (width: the new profile)</text>\n",
 			c.width / 2);
-	fprintf(fp, "<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset "
-		    "Zoom</text>\n",
+	fprintf(fp,
+		"<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset "
+		"Zoom</text>\n",
 		PAD);
-	fprintf(fp, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" "
-		    "style=\"text-anchor:end\">Search</text>\n",
+	fprintf(fp,
+		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" "
+		"style=\"text-anchor:end\">Search</text>\n",
 		c.width - PAD);
 	fprintf(fp, "<text id=\"found\" x=\"%d\" y=\"%d\" style=\"text-anchor:end\"> </text>\n",
 		c.width - PAD, c.height - 12);

@@ -97,11 +97,26 @@ ty_jsonw_escape(FILE *fp, const char *str)
 
 	while (*s) {
 		switch (*s) {
-		case '"': fputs("\\\"", fp); s++; continue;
-		case '\\': fputs("\\\\", fp); s++; continue;
-		case '\n': fputs("\\n", fp); s++; continue;
-		case '\t': fputs("\\t", fp); s++; continue;
-		case '\r': fputs("\\r", fp); s++; continue;
+		case '"':
+			fputs("\\\"", fp);
+			s++;
+			continue;
+		case '\\':
+			fputs("\\\\", fp);
+			s++;
+			continue;
+		case '\n':
+			fputs("\\n", fp);
+			s++;
+			continue;
+		case '\t':
+			fputs("\\t", fp);
+			s++;
+			continue;
+		case '\r':
+			fputs("\\r", fp);
+			s++;
+			continue;
 		}
 		if (*s < 0x20 || *s == 0x7f) {
 			fprintf(fp, "\\u%04x", *s);

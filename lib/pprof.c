@@ -92,7 +92,6 @@ value_type(struct pb *b, unsigned field, uint64_t type, uint64_t unit)
 	free(m.p);
 }
 
-
 /* The mapping message of DSO string I (link-time addresses, as the
  * locations'). */
 static void

@@ -241,7 +241,8 @@ loc_hash(const struct ty_prof_loc *l)
 static uint32_t
 stack_hash(const struct ty_profile *p, uint32_t i)
 {
-	return h32(hash_u32s(p->frames + p->stack_off[i], p->stack_off[i + 1] - p->stack_off[i], 2));
+	return h32(
+	    hash_u32s(p->frames + p->stack_off[i], p->stack_off[i + 1] - p->stack_off[i], 2));
 }
 
 /* Build the interning tables of a profile that was read from a file. */
@@ -258,25 +259,31 @@ get_index(struct ty_profile *p)
 		return NULL;
 	p->index = x;
 	for (i = 0; i < p->nstrings; i++)
-		if ((s = itab_find(&x->strings, h32(hash_bytes(p->strings[i], strlen(p->strings[i]), 0)),
-				   eq_string, p, p->strings[i])) && s->idx == TY_NONE)
+		if ((s = itab_find(&x->strings,
+				   h32(hash_bytes(p->strings[i], strlen(p->strings[i]), 0)),
+				   eq_string, p, p->strings[i])) &&
+		    s->idx == TY_NONE)
 			itab_put(&x->strings, s, i);
 	for (i = 0; i < p->nfuncs; i++)
 		if ((s = itab_find(&x->funcs, h32(hash_u32s(&p->funcs[i].name, 2, 0)), eq_func, p,
-				   &p->funcs[i])) && s->idx == TY_NONE)
+				   &p->funcs[i])) &&
+		    s->idx == TY_NONE)
 			itab_put(&x->funcs, s, i);
 	for (i = 0; i < p->nlocs; i++)
 		if ((s = itab_find(&x->locs, loc_hash(&p->locs[i]), eq_loc, p, &p->locs[i])) &&
 		    s->idx == TY_NONE)
 			itab_put(&x->locs, s, i);
 	for (i = 0; i < p->nstacks; i++) {
-		struct stack_key k = {p->frames + p->stack_off[i], p->stack_off[i + 1] - p->stack_off[i]};
-		if ((s = itab_find(&x->stacks, stack_hash(p, i), eq_stack, p, &k)) && s->idx == TY_NONE)
+		struct stack_key k = {p->frames + p->stack_off[i],
+				      p->stack_off[i + 1] - p->stack_off[i]};
+		if ((s = itab_find(&x->stacks, stack_hash(p, i), eq_stack, p, &k)) &&
+		    s->idx == TY_NONE)
 			itab_put(&x->stacks, s, i);
 	}
 	for (i = 0; i < p->nthreads; i++)
 		if ((s = itab_find(&x->threads, p->threads[i].tid * 2654435761u, eq_thread, p,
-				   &p->threads[i].tid)) && s->idx == TY_NONE)
+				   &p->threads[i].tid)) &&
+		    s->idx == TY_NONE)
 			itab_put(&x->threads, s, i);
 	return x;
 }
@@ -288,8 +295,8 @@ ty_profile_string(struct ty_profile *p, const char *str)
 	struct slot *s;
 	char *copy;
 
-	if (!x || !(s = itab_find(&x->strings, h32(hash_bytes(str, strlen(str), 0)), eq_string, p,
-				  str)))
+	if (!x ||
+	    !(s = itab_find(&x->strings, h32(hash_bytes(str, strlen(str), 0)), eq_string, p, str)))
 		return TY_NONE;
 	if (s->idx != TY_NONE)
 		return s->idx;
@@ -371,7 +378,8 @@ ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *
 	uint32_t c = ty_profile_string(p, comm);
 	struct slot *s;
 
-	if (!x || c == TY_NONE || !(s = itab_find(&x->threads, tid * 2654435761u, eq_thread, p, &tid)))
+	if (!x || c == TY_NONE ||
+	    !(s = itab_find(&x->threads, tid * 2654435761u, eq_thread, p, &tid)))
 		return TY_NONE;
 	if (s->idx != TY_NONE) {
 		p->threads[s->idx].comm = c;
@@ -442,13 +450,16 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 	for (i = 0; i < p->nsamples; i++)
 		got += (double)p->samples[i].period / 1e9;
 	share = got / cpu;
-	n = (size_t)snprintf(buf, len, "samples cover %.3f s of the workload's %.3f s CPU time "
-			     "(%.0f%%)", got, cpu, 100 * share);
+	n = (size_t)snprintf(buf, len,
+			     "samples cover %.3f s of the workload's %.3f s CPU time "
+			     "(%.0f%%)",
+			     got, cpu, 100 * share);
 	if (n < len && share > 1.1 && got - cpu > 0.02) {
 		/* wait4 counts the children reaped, the samples all of them */
-		snprintf(buf + n, len - n, "; more than the command's own: processes it started "
-					   "were sampled but not waited for (still running at "
-					   "its exit, or killed)");
+		snprintf(buf + n, len - n,
+			 "; more than the command's own: processes it started "
+			 "were sampled but not waited for (still running at "
+			 "its exit, or killed)");
 		return 0;
 	}
 	if (n >= len || share >= 0.5 || cpu < 0.02)
@@ -462,7 +473,8 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 			return 0;
 	}
 	if (m->use_freq)
-		snprintf(buf + n, len - n, "; %s get few samples at %" PRIu64 " Hz: try -F %" PRIu64,
+		snprintf(buf + n, len - n,
+			 "; %s get few samples at %" PRIu64 " Hz: try -F %" PRIu64,
 			 m->processes > 1 ? "short-lived processes" : "short runs", m->rate,
 			 m->rate * 4 > 3999 ? m->rate * 4 : 3999);
 	else
@@ -472,10 +484,19 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 
 /* --- the file format --------------------------------------------------------- */
 
-enum { SEC_META = 1, SEC_STRINGS, SEC_FUNCS, SEC_LOCS, SEC_STACKS, SEC_THREADS, SEC_SAMPLES,
-       SEC_MAPS, SEC_END = 0x454e44 }; /* SEC_MAPS is optional (added later) */
+enum {
+	SEC_META = 1,
+	SEC_STRINGS,
+	SEC_FUNCS,
+	SEC_LOCS,
+	SEC_STACKS,
+	SEC_THREADS,
+	SEC_SAMPLES,
+	SEC_MAPS,
+	SEC_END = 0x454e44
+}; /* SEC_MAPS is optional (added later) */
 
-static const char *const sec_names[] = {"?", "meta", "strings", "functions", "locations",
+static const char *const sec_names[] = {"?",	  "meta",    "strings", "functions", "locations",
 					"stacks", "threads", "samples", "mappings"};
 
 struct buf {
@@ -596,14 +617,14 @@ encode(const struct ty_profile *p, struct buf *out)
 	put32(&b, p->nthreads);
 	for (i = 0; i < p->nthreads; i++)
 		put32(&b, p->threads[i].pid), put32(&b, p->threads[i].tid),
-			put32(&b, p->threads[i].comm);
+		    put32(&b, p->threads[i].comm);
 	section(out, SEC_THREADS, &b);
 	if (p->nmaps) {
 		put32(&b, p->nmaps);
 		for (i = 0; i < p->nmaps; i++)
 			put32(&b, p->maps[i].dso), put32(&b, p->maps[i].build_id),
-				put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
-				put64(&b, p->maps[i].offset);
+			    put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
+			    put64(&b, p->maps[i].offset);
 		section(out, SEC_MAPS, &b);
 	}
 	put64(&b, p->nsamples);
@@ -860,7 +881,8 @@ read_stacks(struct rd *r, struct ty_profile *p)
 		r->p += 4 * (size_t)d;
 		p->nframes += d;
 	}
-	if (r->bad || p->nframes >= TY_NONE || !(p->stack_off = realloc(p->stack_off, (n + 1) * 4)) ||
+	if (r->bad || p->nframes >= TY_NONE ||
+	    !(p->stack_off = realloc(p->stack_off, (n + 1) * 4)) ||
 	    !(p->frames = malloc((p->nframes ? p->nframes : 1) * 4))) {
 		r->bad = r->bad ? r->bad : 2;
 		p->nframes = 0;
@@ -919,16 +941,16 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 
 	for (;;) {
 		if (r->end - r->p < 16)
-			return ty_error_set(e, -EINVAL, "truncated: the file ends before its END "
+			return ty_error_set(e, -EINVAL,
+					    "truncated: the file ends before its END "
 					    "section");
 		tag = get32(r);
 		get32(r);
 		len = get64(r);
 		if (len > (uint64_t)(r->end - r->p))
-			return ty_error_set(e, -EINVAL, "truncated: section %s needs %" PRIu64
-					    " bytes, %zu left",
-					    tag <= SEC_MAPS ? sec_names[tag] : "?", len,
-					    (size_t)(r->end - r->p));
+			return ty_error_set(
+			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
+			    tag <= SEC_MAPS ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
 		if (tag == SEC_END)
 			break;
 		if (tag >= 1 && tag <= SEC_MAPS) {
@@ -968,8 +990,10 @@ ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty
 	version = get32(&r);
 	get32(&r);
 	if (version != TY_PROFILE_VERSION)
-		return ty_error_set(e, -EINVAL, "profile format version %u is not supported "
-				    "(this tachy reads version %d)", version, TY_PROFILE_VERSION);
+		return ty_error_set(e, -EINVAL,
+				    "profile format version %u is not supported "
+				    "(this tachy reads version %d)",
+				    version, TY_PROFILE_VERSION);
 	if (!(p = ty_profile_new()))
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	free(p->stack_off);
@@ -1134,7 +1158,8 @@ flat_by_key(const struct ty_profile *p, int key_dso, struct ty_flat *f, const do
 			k = key_dso ? p->funcs[fn].dso : fn;
 			if (row[k] == TY_NONE) {
 				row[k] = (uint32_t)f->nrows;
-				if (add_row(f, &cap, key_dso ? p->strings[k] : ty_profile_func_name(p, fn),
+				if (add_row(f, &cap,
+					    key_dso ? p->strings[k] : ty_profile_func_name(p, fn),
 					    key_dso ? NULL : ty_profile_func_dso(p, fn)) < 0)
 					goto out;
 			}
@@ -1310,8 +1335,8 @@ tree_child(struct ty_tree *t, uint32_t parent, const char *name, const char *dso
 		memset(s, 0xff, ns * 4);
 		for (i = 1; i < t->n; i++) {
 			nd = &t->nodes[i];
-			for (j = node_hash(nd->parent, nd->name, nd->dso) & (ns - 1); s[j] != TY_NONE;
-			     j = (j + 1) & (ns - 1))
+			for (j = node_hash(nd->parent, nd->name, nd->dso) & (ns - 1);
+			     s[j] != TY_NONE; j = (j + 1) & (ns - 1))
 				;
 			s[j] = (uint32_t)i;
 		}
@@ -1322,7 +1347,8 @@ tree_child(struct ty_tree *t, uint32_t parent, const char *name, const char *dso
 	for (j = node_hash(parent, name, dso) & (t->nslots - 1); t->slots[j] != TY_NONE;
 	     j = (j + 1) & (t->nslots - 1)) {
 		nd = &t->nodes[t->slots[j]];
-		if (nd->parent == parent && strcmp(nd->name, name) == 0 && strcmp(nd->dso, dso) == 0)
+		if (nd->parent == parent && strcmp(nd->name, name) == 0 &&
+		    strcmp(nd->dso, dso) == 0)
 			return t->slots[j];
 	}
 	if (grow32(&t->nodes, sizeof(*t->nodes), t->n + 1, &t->cap) < 0)

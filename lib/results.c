@@ -745,7 +745,8 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 	for (i = 0; i < rs->n; i++) {
 		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
 		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
-		if (rs->r[i].nruns == 0 || !isfinite(w->mean)) /* interrupted before its first run */
+		if (rs->r[i].nruns == 0 ||
+		    !isfinite(w->mean)) /* interrupted before its first run */
 			continue;
 		fputs("| `", fp);
 		md_text(fp, rs->r[i].name);

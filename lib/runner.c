@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tachy/runner.h"
@@ -419,9 +419,9 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	}
 	t0 = r->clock.now_ns(r->clock.ctx);
 	ty_spawn_go(&r->sp);
-	rc = ty_spawn_wait(&r->sp,
-			   (int64_t)((step == TY_STEP_HOOK ? r->o.hook_timeout : r->o.timeout) * 1e9),
-			   r->stop, &u, &x, e);
+	rc = ty_spawn_wait(
+	    &r->sp, (int64_t)((step == TY_STEP_HOOK ? r->o.hook_timeout : r->o.timeout) * 1e9),
+	    r->stop, &u, &x, e);
 	t1 = r->clock.now_ns(r->clock.ctx);
 	if (rc < 0 || rc == 1) {
 		if (measured)
@@ -576,8 +576,8 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)))
 			return rc;
 	}
-	if ((rc = run_hook(S, j, TY_HOOK_PREPARE,
-			   kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index, e)))
+	if ((rc = run_hook(S, j, TY_HOOK_PREPARE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
+			   e)))
 		return rc;
 	rc = do_exec(S, j, index, kind, 0, &s, e);
 	if (rc)
@@ -592,8 +592,8 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 		    kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
 		    r->o.timeout > 0 || s.signal ? "" : " (use -i/--ignore-failure to go on)");
 	}
-	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE,
-			   kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index, e)))
+	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
+			   e)))
 		return rc;
 	st->spent_ns += r->clock.now_ns(r->clock.ctx) - t0;
 	if (kind == TY_STEP_WARMUP) {
@@ -620,8 +620,8 @@ rel_halfwidth(struct sched *S, size_t j)
 	if (w->n < 2 || w->mean <= 0)
 		return INFINITY;
 	if (S->t_n != w->n) {
-		S->t = ty_stats_t_quantile(1 - (1 - S->r->o.confidence / 100) / 2,
-					   (double)(w->n - 1));
+		S->t =
+		    ty_stats_t_quantile(1 - (1 - S->r->o.confidence / 100) / 2, (double)(w->n - 1));
 		S->t_n = w->n;
 	}
 	return 100 * S->t * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean;
@@ -728,7 +728,10 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 			ty_result_warn(res,
 				       "the mean is known to within %.*f%% only, not %g%%: "
 				       "stopped at %s; more runs are needed (-M, --max-time)",
-				       hw >= 10 ? 0 : hw >= 1 ? 1 : 2, hw, r->o.precision,
+				       hw >= 10	 ? 0
+				       : hw >= 1 ? 1
+						 : 2,
+				       hw, r->o.precision,
 				       res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");

@@ -17,11 +17,11 @@
 
 struct ring {
 	int fd, cpu;
-	void *base;                      /* header page + data pages */
+	void *base; /* header page + data pages */
 	struct perf_event_mmap_page *pg;
 	unsigned char *data;
-	size_t size;                     /* data bytes, a power of two */
-	unsigned char *scratch;          /* a record that wraps is copied here */
+	size_t size;		/* data bytes, a power of two */
+	unsigned char *scratch; /* a record that wraps is copied here */
 	size_t scratch_size;
 };
 
@@ -41,8 +41,8 @@ struct ty_sampler {
 	struct ty_sampler_layout layout;
 	/* lazy_mmap */
 	struct perf_event_attr track_attr; /* a tracker as ty_sampler_track_pid opens it */
-	int *trk;                          /* the first trackers, one per ring; NULL: closed */
-	struct ring *watch;                /* watcher rings, one per ring */
+	int *trk;			   /* the first trackers, one per ring; NULL: closed */
+	struct ring *watch;		   /* watcher rings, one per ring */
 	int nwatch;
 	size_t watch_len;
 	struct tracked *tp;
@@ -188,7 +188,8 @@ add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 
 	for (i = 0; i < s->nrings; i++) {
 		long fd;
-		if (ty_profile_grow(&s->extra, sizeof(int), (size_t)s->nextra + 1, &s->extracap) < 0)
+		if (ty_profile_grow(&s->extra, sizeof(int), (size_t)s->nextra + 1, &s->extracap) <
+		    0)
 			return -ENOMEM;
 		if ((fd = perf_open((struct perf_event_attr *)a, tid, s->rings[i].cpu)) < 0)
 			return -errno;

@@ -336,7 +336,6 @@ ty_stats_mad(const double *x, size_t n, double median)
  * double precision there. */
 #define TY_T_ASYMPTOTIC_DF 1e7
 
-
 /* lgamma(a) - lgamma(a + b), without the cancellation of two large
  * lgammas when a is large (Stirling's series for the correction). */
 static double
@@ -413,8 +412,8 @@ ibeta(double x, double y, double a, double b)
 		return 1;
 	/* log x and log y from whichever of x, y is small, so that neither
 	 * loses digits when the other is close to 1 (large df) */
-	lfront = a * (x > 0.5 ? log1p(-y) : log(x)) + b * (y > 0.5 ? log1p(-x) : log(y)) -
-		 lbeta(a, b);
+	lfront =
+	    a * (x > 0.5 ? log1p(-y) : log(x)) + b * (y > 0.5 ? log1p(-x) : log(y)) - lbeta(a, b);
 	if (x < (a + 1) / (a + b + 2))
 		return exp(lfront) * beta_cf(x, a, b) / a;
 	return 1 - exp(lfront) * beta_cf(y, b, a) / b;

@@ -14,11 +14,26 @@ ty_svg_escape(FILE *fp, const char *str)
 
 	while (*s) {
 		switch (*s) {
-		case '&': fputs("&amp;", fp); s++; continue;
-		case '<': fputs("&lt;", fp); s++; continue;
-		case '>': fputs("&gt;", fp); s++; continue;
-		case '"': fputs("&quot;", fp); s++; continue;
-		case '\'': fputs("&#39;", fp); s++; continue;
+		case '&':
+			fputs("&amp;", fp);
+			s++;
+			continue;
+		case '<':
+			fputs("&lt;", fp);
+			s++;
+			continue;
+		case '>':
+			fputs("&gt;", fp);
+			s++;
+			continue;
+		case '"':
+			fputs("&quot;", fp);
+			s++;
+			continue;
+		case '\'':
+			fputs("&#39;", fp);
+			s++;
+			continue;
 		}
 		if ((*s < 0x20 && *s != '\t' && *s != '\n') || *s == 0x7f) {
 			fputs("\xef\xbf\xbd", fp);
@@ -37,7 +52,6 @@ ty_svg_escape(FILE *fp, const char *str)
 }
 
 /* ---- plots ---- */
-
 
 #define FONT "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
 #define C_BAR "#4e79a7"
@@ -139,8 +153,7 @@ tick_label(char *buf, size_t size, double v, double step, const char *unit)
 /* Ticks along the x axis of the plot area (X0..X1 at baseline Y) for
  * values LO..HI; vertical grid lines up to TOP when TOP < Y. */
 static void
-x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double hi,
-       const char *unit)
+x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double hi, const char *unit)
 {
 	double step = nice_step(hi - lo, 5), v, px;
 	char buf[64];
@@ -176,9 +189,8 @@ y_axis(FILE *fp, double x, double y0, double y1, double right, double lo, double
 }
 
 void
-ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n,
-		 double median, double lo, double hi, double mean, const char *unit,
-		 const char *title)
+ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n, double median,
+		 double lo, double hi, double mean, const char *unit, const char *title)
 {
 	double dlo, dhi, pad, bw, px0, px1, py0, py1, sx, sy;
 	size_t *count, k, i, b, cmax = 1;
@@ -220,8 +232,8 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 		fprintf(fp,
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
 			"fill-opacity=\"0.22\"/>\n",
-			px0 + (fmax(lo, dlo) - dlo) * sx, py1, fmax(1, (fmin(hi, dhi) - fmax(lo, dlo)) * sx),
-			py0 - py1, C_MEDIAN);
+			px0 + (fmax(lo, dlo) - dlo) * sx, py1,
+			fmax(1, (fmin(hi, dhi) - fmax(lo, dlo)) * sx), py0 - py1, C_MEDIAN);
 	x_axis(fp, px0, px1, py0, py0, dlo, dhi, unit);
 	if (isfinite(mean))
 		line(fp, px0 + (mean - dlo) * sx, py1, px0 + (mean - dlo) * sx, py0, C_MEAN, 1.5,
@@ -256,8 +268,10 @@ ty_svg_runs(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n, d
 	if (isfinite(median))
 		line(fp, px0, py0 - (median - dlo) * sy, px1, py0 - (median - dlo) * sy, C_MEDIAN,
 		     1.5, NULL);
-	fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1\" "
-		    "stroke-opacity=\"0.5\" points=\"", C_BAR);
+	fprintf(fp,
+		"<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1\" "
+		"stroke-opacity=\"0.5\" points=\"",
+		C_BAR);
 	for (i = 0; i < n; i++)
 		if (isfinite(x[i]))
 			fprintf(fp, "%s%.1f,%.1f", i ? " " : "", px0 + (double)i * sx,
@@ -316,11 +330,11 @@ ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_chang
 			b = fmin(c[i].hi, hi);
 			line(fp, px0 + (a - lo) * sx, y, px0 + (b - lo) * sx, y, col, 2, NULL);
 			if (a == c[i].lo)
-				line(fp, px0 + (a - lo) * sx, y - 5, px0 + (a - lo) * sx, y + 5, col, 2,
-				     NULL);
+				line(fp, px0 + (a - lo) * sx, y - 5, px0 + (a - lo) * sx, y + 5,
+				     col, 2, NULL);
 			if (b == c[i].hi)
-				line(fp, px0 + (b - lo) * sx, y - 5, px0 + (b - lo) * sx, y + 5, col, 2,
-				     NULL);
+				line(fp, px0 + (b - lo) * sx, y - 5, px0 + (b - lo) * sx, y + 5,
+				     col, 2, NULL);
 		}
 		if (c[i].rel < lo || c[i].rel > hi)
 			continue;

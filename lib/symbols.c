@@ -36,7 +36,7 @@ struct dso {
 	size_t nsyms;
 	struct seg *segs;
 	size_t nsegs;
-	char *names; /* arena of symbol names */
+	char *names;	    /* arena of symbol names */
 	char build_id[130]; /* GNU build-id in hex, "" when none */
 	struct dso *next;
 };
@@ -79,7 +79,7 @@ struct ty_symbols {
 	size_t kc_n;
 	const char *kc_arena;
 	uint64_t core_lo, core_hi; /* the cached table covers [core_lo, core_hi] */
-	int kernel_partial; /* kernel addresses resolve from the cache alone */
+	int kernel_partial;	   /* kernel addresses resolve from the cache alone */
 	unsigned kallsyms_reads;
 	char **warnings;
 	size_t nwarnings;
@@ -162,8 +162,7 @@ ty_symbols_kallsyms_reads(const struct ty_symbols *s)
 	return s->kallsyms_reads;
 }
 
-static void __attribute__((format(printf, 2, 3)))
-warn(struct ty_symbols *s, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) warn(struct ty_symbols *s, const char *fmt, ...)
 {
 	char buf[1024], **nw;
 	va_list ap;
@@ -438,7 +437,8 @@ build_id(Elf *elf, char *hex)
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(data = elf_getdata(scn, NULL)))
 			continue;
 		for (off = 0; (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0;) {
 			const unsigned char *id = (const unsigned char *)data->d_buf + doff;
@@ -463,7 +463,8 @@ read_debug_file(struct ty_symbols *s, struct dso *d, Elf *elf)
 	Elf *dbg;
 
 	if (build_id(elf, hex) == 0) {
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
+			 hex + 2);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0) {
@@ -502,13 +503,17 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 		full = read_debug_file(s, d, elf);
 	finish_syms(d);
 	if (d->nsyms == 0 && !full)
-		warn(s, "%s is stripped (no .symtab, no debug file, no exported functions): "
-		     "its addresses are shown raw", d->path);
+		warn(s,
+		     "%s is stripped (no .symtab, no debug file, no exported functions): "
+		     "its addresses are shown raw",
+		     d->path);
 	else if (d->nsyms == 0)
 		warn(s, "no function symbols in %s: its addresses are shown raw", d->path);
 	else if (!full && debug)
-		warn(s, "%s is stripped (no .symtab, no debug file): only its exported functions "
-		     "are named", d->path);
+		warn(s,
+		     "%s is stripped (no .symtab, no debug file): only its exported functions "
+		     "are named",
+		     d->path);
 }
 
 static void
@@ -526,7 +531,8 @@ load_vdso(struct ty_symbols *s, struct dso *d)
 	if (!fp)
 		return;
 	while (fgets(line, sizeof(line), fp))
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    lo == base) {
 			elf = elf_memory((char *)base, hi - lo);
 			if (elf) {
 				read_elf(s, d, elf, 0);
@@ -1010,8 +1016,7 @@ load_kallsyms(struct ty_symbols *s)
 	if (!nonzero) {
 		d->nsyms = 0;
 		free(core);
-		warn(s, "%s shows no addresses (kptr_restrict?): kernel addresses shown raw",
-		     path);
+		warn(s, "%s shows no addresses (kptr_restrict?): kernel addresses shown raw", path);
 		return;
 	}
 	/* Not when the cache was read: it is good. */
@@ -1164,8 +1169,7 @@ ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time)
 
 /* PID already has this mapping (since its last exec). */
 static int
-known(struct ty_symbols *s, uint32_t pid, uint64_t lo, uint64_t hi, uint64_t off,
-      const char *file)
+known(struct ty_symbols *s, uint32_t pid, uint64_t lo, uint64_t hi, uint64_t off, const char *file)
 {
 	struct space *sp = get_space(s, pid, 0);
 	size_t i;

@@ -67,8 +67,9 @@ cli_parse_long(const char *opt, const char *s, long min, long max, long *out)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || errno == ERANGE || v < min || v > max)
-		return cli_usage_error("invalid value '%s' for %s: expected a whole number from %ld to %ld",
-				       s, opt, min, max);
+		return cli_usage_error(
+		    "invalid value '%s' for %s: expected a whole number from %ld to %ld", s, opt,
+		    min, max);
 	*out = v;
 	return 0;
 }
@@ -82,8 +83,8 @@ cli_parse_double(const char *opt, const char *s, double min, double max, double 
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < min || v > max)
-		return cli_usage_error("invalid value '%s' for %s: expected a number from %g to %g", s,
-				       opt, min, max);
+		return cli_usage_error("invalid value '%s' for %s: expected a number from %g to %g",
+				       s, opt, min, max);
 	*out = v;
 	return 0;
 }
@@ -93,7 +94,8 @@ cli_finish_stdout(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		int err = errno ? errno : EIO;
-		return cli_error(EXIT_RUNTIME, "cannot write to standard output: %s", strerror(err));
+		return cli_error(EXIT_RUNTIME, "cannot write to standard output: %s",
+				 strerror(err));
 	}
 	return status;
 }

@@ -7,9 +7,9 @@
 /* Exit statuses, as documented in tachy(1). */
 enum {
 	EXIT_OK = 0,
-	EXIT_RUNTIME = 1,     /* a runtime failure */
-	EXIT_USAGE = 2,       /* usage or bad input */
-	EXIT_REGRESSION = 3,  /* a regression gate tripped */
+	EXIT_RUNTIME = 1,    /* a runtime failure */
+	EXIT_USAGE = 2,	     /* usage or bad input */
+	EXIT_REGRESSION = 3, /* a regression gate tripped */
 	EXIT_INTERRUPTED = 130,
 };
 
@@ -17,7 +17,7 @@ enum {
  * cmd_info_NAME`; the Makefile collects them into the command table. */
 struct cmd_info {
 	const char *name;
-	int rank;            /* order in `tachy help`: smaller first */
+	int rank;	     /* order in `tachy help`: smaller first */
 	const char *summary; /* one line for `tachy help` */
 	int (*fn)(int argc, char **argv);
 };

@@ -544,7 +544,8 @@ parse_options(int argc, char **argv, struct options *o)
 	};
 	int ch, rc = 0;
 
-	while (!rc && (ch = getopt_long(argc, argv, RESOPT_CMP_SHORT "f:o:h", longopts, NULL)) != -1) {
+	while (!rc &&
+	       (ch = getopt_long(argc, argv, RESOPT_CMP_SHORT "f:o:h", longopts, NULL)) != -1) {
 		if ((rc = resopt_cmp_option(ch, optarg, &o->cmp)) != -1)
 			continue;
 		rc = 0;

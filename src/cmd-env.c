@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "cli.h"
-#include "term.h"
 #include "tachy/jsonw.h"
 #include "tachy/sysinfo.h"
 #include "tachy/tachy.h"
+#include "term.h"
 
 static const char usage_text[] =
     "usage: tachy env [--json] [--root DIR]\n"

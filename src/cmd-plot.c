@@ -519,16 +519,14 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"title", required_argument, NULL, 'T'},
-	    RESOPT_CMP_LONG,
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
+	    {"title", required_argument, NULL, 'T'},  RESOPT_CMP_LONG,
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	int ch, rc = 0;
 
-	while (!rc && (ch = getopt_long(argc, argv, "o:" RESOPT_CMP_SHORT "h", longopts, NULL)) != -1) {
+	while (!rc &&
+	       (ch = getopt_long(argc, argv, "o:" RESOPT_CMP_SHORT "h", longopts, NULL)) != -1) {
 		if ((rc = resopt_cmp_option(ch, optarg, &o->cmp)) != -1)
 			continue;
 		rc = 0;

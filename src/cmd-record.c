@@ -26,39 +26,39 @@
 #include "tachy/symbols.h"
 
 static const char usage_text[] =
-	"usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-	"                    [--proc-maps | --mmap-records] [--user | --kernel] [-q]\n"
-	"                    (-- COMMAND [ARG...] | -p PID)\n"
-	"\n"
-	"Sample where COMMAND (with all its threads and children) or the running\n"
-	"process PID spends its time, and write a self-contained profile.\n"
-	"\n"
-	"  -F, --freq HZ        samples per second (default 999)\n"
-	"  -c, --period N       one sample every N events instead of -F\n"
-	"  -e, --event EVENT    what to sample, as tachy run -e names it; default\n"
-	"                       cycles where the CPU has it, else cpu-clock\n"
-	"  -g, --call-graph     record call chains (frame pointers)\n"
-	"  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
-	"                       command's stdout then goes to stderr)\n"
-	"  -p, --pid PID        attach to a running process (all its threads) until it\n"
-	"                       exits or Ctrl-C\n"
-	"  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
-	"      --proc-maps      no mmap records at all: read /proc/PID/maps every\n"
-	"                       50 ms instead (processes that live less than that\n"
-	"                       keep raw addresses)\n"
-	"      --mmap-records   mmap records for the whole run (by default they stop\n"
-	"                       100 ms after start when the command has started no\n"
-	"                       other process: every mmap(2) pays for them)\n"
-	"      --user           user space only\n"
-	"      --kernel         kernel samples too, or fail (default: kernel samples\n"
-	"                       where allowed -- root, CAP_PERFMON or\n"
-	"                       perf_event_paranoid <= 1 -- else user space only)\n"
-	"  -q, --quiet          no summary line\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"At the end one line says how many samples were taken and lost, and the CPU\n"
-	"time the profiler used against the workload's; a second line what share of\n"
-	"the workload's CPU time the samples cover. See tachy-record(1).\n";
+    "usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
+    "                    [--proc-maps | --mmap-records] [--user | --kernel] [-q]\n"
+    "                    (-- COMMAND [ARG...] | -p PID)\n"
+    "\n"
+    "Sample where COMMAND (with all its threads and children) or the running\n"
+    "process PID spends its time, and write a self-contained profile.\n"
+    "\n"
+    "  -F, --freq HZ        samples per second (default 999)\n"
+    "  -c, --period N       one sample every N events instead of -F\n"
+    "  -e, --event EVENT    what to sample, as tachy run -e names it; default\n"
+    "                       cycles where the CPU has it, else cpu-clock\n"
+    "  -g, --call-graph     record call chains (frame pointers)\n"
+    "  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
+    "                       command's stdout then goes to stderr)\n"
+    "  -p, --pid PID        attach to a running process (all its threads) until it\n"
+    "                       exits or Ctrl-C\n"
+    "  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
+    "      --proc-maps      no mmap records at all: read /proc/PID/maps every\n"
+    "                       50 ms instead (processes that live less than that\n"
+    "                       keep raw addresses)\n"
+    "      --mmap-records   mmap records for the whole run (by default they stop\n"
+    "                       100 ms after start when the command has started no\n"
+    "                       other process: every mmap(2) pays for them)\n"
+    "      --user           user space only\n"
+    "      --kernel         kernel samples too, or fail (default: kernel samples\n"
+    "                       where allowed -- root, CAP_PERFMON or\n"
+    "                       perf_event_paranoid <= 1 -- else user space only)\n"
+    "  -q, --quiet          no summary line\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "At the end one line says how many samples were taken and lost, and the CPU\n"
+    "time the profiler used against the workload's; a second line what share of\n"
+    "the workload's CPU time the samples cover. See tachy-record(1).\n";
 
 struct opts {
 	const char *event, *output;
@@ -95,20 +95,20 @@ static int
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{"freq", required_argument, NULL, 'F'},
-		{"period", required_argument, NULL, 'c'},
-		{"event", required_argument, NULL, 'e'},
-		{"call-graph", no_argument, NULL, 'g'},
-		{"output", required_argument, NULL, 'o'},
-		{"pid", required_argument, NULL, 'p'},
-		{"mmap-pages", required_argument, NULL, 'm'},
-		{"user", no_argument, NULL, 'U'},
-		{"kernel", no_argument, NULL, 'K'},
-		{"proc-maps", no_argument, NULL, 'M'},
-		{"mmap-records", no_argument, NULL, 'R'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"period", required_argument, NULL, 'c'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"call-graph", no_argument, NULL, 'g'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"mmap-pages", required_argument, NULL, 'm'},
+	    {"user", no_argument, NULL, 'U'},
+	    {"kernel", no_argument, NULL, 'K'},
+	    {"proc-maps", no_argument, NULL, 'M'},
+	    {"mmap-records", no_argument, NULL, 'R'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, freq_given = 0, user_given = 0, kernel_given = 0;
 
@@ -128,9 +128,15 @@ parse_args(int argc, char **argv, struct opts *o)
 			if (cli_parse_long("-c", optarg, 1, 1L << 62, &o->period))
 				return EXIT_USAGE;
 			break;
-		case 'e': o->event = optarg; break;
-		case 'g': o->callchain = 1; break;
-		case 'o': o->output = optarg; break;
+		case 'e':
+			o->event = optarg;
+			break;
+		case 'g':
+			o->callchain = 1;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
 		case 'p':
 			if (cli_parse_long("-p", optarg, 1, 1L << 22, &o->pid))
 				return EXIT_USAGE;
@@ -139,16 +145,29 @@ parse_args(int argc, char **argv, struct opts *o)
 			if (cli_parse_long("-m", optarg, 1, 1L << 20, &o->pages))
 				return EXIT_USAGE;
 			if (o->pages & (o->pages - 1))
-				return cli_usage_error("-m %ld: the ring size must be a power of two",
-						       o->pages);
+				return cli_usage_error(
+				    "-m %ld: the ring size must be a power of two", o->pages);
 			break;
-		case 'U': o->user = 1, user_given = 1; break;
-		case 'K': o->user = -1, kernel_given = 1; break;
-		case 'M': o->proc_maps = 1; break;
-		case 'R': o->mmap_records = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default: return cli_usage_error("unknown or incomplete option");
+		case 'U':
+			o->user = 1, user_given = 1;
+			break;
+		case 'K':
+			o->user = -1, kernel_given = 1;
+			break;
+		case 'M':
+			o->proc_maps = 1;
+			break;
+		case 'R':
+			o->mmap_records = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		default:
+			return cli_usage_error("unknown or incomplete option");
 		}
 	}
 	o->argv = argv + optind;
@@ -225,11 +244,11 @@ struct cover {
 
 struct reread {
 	uint32_t pid;
-	uint64_t last;     /* when its maps were last read */
+	uint64_t last;	   /* when its maps were last read */
 	uint64_t backoff;  /* the next read waits this long after it (ns) */
 	uint64_t periodic; /* when they were last read for the once-a-second look */
-	int due;           /* a sample fell outside its known mappings */
-	int seen;          /* sampled since the last read */
+	int due;	   /* a sample fell outside its known mappings */
+	int seen;	   /* sampled since the last read */
 };
 
 struct run {
@@ -240,7 +259,7 @@ struct run {
 	struct ty_event ev;
 	int exclude_kernel, kernel_refused;
 	pid_t child;
-	int pgrp; /* the child leads its own process group */
+	int pgrp;	       /* the child leads its own process group */
 	struct ty_outfile out; /* -o, opened before the command starts */
 	int out_open;
 	uint64_t stop_ns; /* when an interrupt was passed on to the child */
@@ -251,23 +270,23 @@ struct run {
 	int fell_back;
 	/* Lazy mapping tracking (the default for a command, see lazy_step). */
 	int lazy;
-	uint64_t close_at;  /* the first trackers close then, unless... */
-	int forked;         /* ...the command started another process */
-	struct cover *cov;  /* threads whose forks inherit trackers (after the close) */
+	uint64_t close_at; /* the first trackers close then, unless... */
+	int forked;	   /* ...the command started another process */
+	struct cover *cov; /* threads whose forks inherit trackers (after the close) */
 	size_t ncov, covcap;
-	uint32_t *todo;     /* processes to track now (their parent was not tracked) */
+	uint32_t *todo; /* processes to track now (their parent was not tracked) */
 	size_t ntodo, todocap;
-	int want_all;       /* track every thread of the first process (see track_all) */
+	int want_all;	      /* track every thread of the first process (see track_all) */
 	unsigned long wcount; /* watcher records since wstart */
 	uint64_t wstart;
-	uint32_t *gone;     /* tracked processes that exited */
+	uint32_t *gone; /* tracked processes that exited */
 	size_t ngone, gonecap;
-	struct reread *rr;  /* processes sampled since the close */
+	struct reread *rr; /* processes sampled since the close */
 	size_t nrr, rrcap, rrlast;
 	int track_warned;
-	int watch_lost;     /* the watcher lost records: forks may have been missed */
-	char *pname; /* -p: "-p PID (comm)" */
-	pid_t *tids; /* -p: the threads it has */
+	int watch_lost; /* the watcher lost records: forks may have been missed */
+	char *pname;	/* -p: "-p PID (comm)" */
+	pid_t *tids;	/* -p: the threads it has */
 	int ntids;
 };
 
@@ -406,10 +425,11 @@ each_thread(struct run *r, long pid, int (*take)(struct run *r, long tid))
  * that nothing it starts later races, and the watcher closes; so does a
  * storm of watcher records (thousands of threads a second). */
 
-#define LAZY_CLOSE_NS 100000000ull  /* trackers stay this long after start */
-#define PERIODIC_NS 1000000000ull   /* the maps of a sampled process: once a second */
-#define REREAD_MAX_NS 2000000000ull /* a read that finds nothing new doubles the wait
-                                       for the next, up to this */
+#define LAZY_CLOSE_NS 100000000ull /* trackers stay this long after start */
+#define PERIODIC_NS 1000000000ull  /* the maps of a sampled process: once a second */
+#define REREAD_MAX_NS                                                                              \
+	2000000000ull /* a read that finds nothing new doubles the wait                            \
+			 for the next, up to this */
 
 static struct cover *
 cover_find(struct run *r, uint32_t tid)
@@ -889,7 +909,8 @@ start(struct run *r, struct ty_error *err)
 		r->pname = attached_name(r->o->pid);
 		each_thread(r, r->o->pid, take_sampled);
 		if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o->pid, 0, err)) < 0)
-			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err->msg);
+			return cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+					 err->msg);
 		if (open_sampler(r, err) < 0 || ty_sampler_enable(r->s, err) < 0)
 			return cli_error(EXIT_RUNTIME, "%s", err->msg);
 		/* A thread created by one not yet sampled when it was listed
@@ -900,8 +921,8 @@ start(struct run *r, struct ty_error *err)
 	}
 	r->pgrp = own_group();
 	r->lazy = !r->o->proc_maps && !r->o->mmap_records;
-	r->child = spawn_held(r->o->argv, r->pgrp, profile_on_stdout(r) ? STDERR_FILENO : -1,
-			      &go, &fail);
+	r->child =
+	    spawn_held(r->o->argv, r->pgrp, profile_on_stdout(r) ? STDERR_FILENO : -1, &go, &fail);
 	if (r->child < 0)
 		return cli_error(EXIT_RUNTIME, "cannot start '%s': %s", r->o->argv[0],
 				 strerror(errno));
@@ -964,9 +985,9 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
 		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
 		p->nsamples, r->ename, r->fell_back ? " (no cycles event here)" : "", rate,
-		r->o->callchain ? " with call chains" : "", space,
-		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled, me,
-		work > 0 ? 100 * me / work : 0, work, r->o->output);
+		r->o->callchain ? " with call chains" : "", space, (unsigned long long)p->meta.lost,
+		(unsigned long long)p->meta.throttled, me, work > 0 ? 100 * me / work : 0, work,
+		r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
 }
@@ -1025,10 +1046,11 @@ finish(struct run *r, struct ty_error *err)
 			cli_warn("%llu samples were lost: the ring buffers filled up (try -m %ld)",
 				 (unsigned long long)p->meta.lost, r->o->pages * 4);
 		if (p->meta.throttled)
-			cli_warn("the kernel throttled sampling %llu times (perf_event_max_sample_rate "
-				 "is %llu): lower -F",
-				 (unsigned long long)p->meta.throttled,
-				 (unsigned long long)ty_sampler_max_rate());
+			cli_warn(
+			    "the kernel throttled sampling %llu times (perf_event_max_sample_rate "
+			    "is %llu): lower -F",
+			    (unsigned long long)p->meta.throttled,
+			    (unsigned long long)ty_sampler_max_rate());
 		summary(r, p, p->meta.profiler_cpu_ns);
 	}
 	ty_profile_free(p);

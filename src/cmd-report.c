@@ -11,35 +11,35 @@
 #include "tachy/profile.h"
 
 static const char usage_text[] =
-	"usage: tachy report [--sort KEY] [--limit N] [--by symbol|thread|comm|dso]\n"
-	"                    [FILE]\n"
-	"       tachy report (--callers SYM | --callees SYM) [FILE]\n"
-	"       tachy report --tree [--min PCT] [FILE]\n"
-	"       tachy report --folded [FILE]\n"
-	"       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
-	"       tachy report --pprof OUT.pb.gz [FILE]\n"
-	"       tachy report --diff OLD NEW [--flame OUT.svg]\n"
-	"\n"
-	"Show a profile written by tachy record (FILE, default tachy.prof).\n"
-	"\n"
-	"  --sort KEY        flat profile order: self (default), total, samples, name\n"
-	"  --limit N         show the first N rows only\n"
-	"  --by WHAT         flat profile per symbol (default), thread, comm or dso\n"
-	"  --callers SYM     who calls SYM, in how many samples\n"
-	"  --callees SYM     what SYM calls, and its own time\n"
-	"  --tree            the call tree from the root, nodes under --min PCT hidden\n"
-	"  --min PCT         tree cut-off in percent of all samples (default 0.5)\n"
-	"  --folded          FlameGraph's folded stacks (\"a;b;c 123\") on stdout\n"
-	"  --flame OUT.svg   an interactive flame graph (hover, click to zoom, search)\n"
-	"  --title TEXT      the flame graph's title\n"
-	"  --diff OLD NEW    the change per symbol from OLD to NEW (in percent of each\n"
-	"                    profile's samples); with --flame a differential flame\n"
-	"                    graph of NEW (red grew, blue shrank)\n"
-	"  --pprof OUT       pprof's protobuf format, gzip-compressed\n"
-	"  -h, --help        this help\n"
-	"\n"
-	"A file that is not a valid tachy profile is an error (exit 2). See\n"
-	"tachy-report(1).\n";
+    "usage: tachy report [--sort KEY] [--limit N] [--by symbol|thread|comm|dso]\n"
+    "                    [FILE]\n"
+    "       tachy report (--callers SYM | --callees SYM) [FILE]\n"
+    "       tachy report --tree [--min PCT] [FILE]\n"
+    "       tachy report --folded [FILE]\n"
+    "       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
+    "       tachy report --pprof OUT.pb.gz [FILE]\n"
+    "       tachy report --diff OLD NEW [--flame OUT.svg]\n"
+    "\n"
+    "Show a profile written by tachy record (FILE, default tachy.prof).\n"
+    "\n"
+    "  --sort KEY        flat profile order: self (default), total, samples, name\n"
+    "  --limit N         show the first N rows only\n"
+    "  --by WHAT         flat profile per symbol (default), thread, comm or dso\n"
+    "  --callers SYM     who calls SYM, in how many samples\n"
+    "  --callees SYM     what SYM calls, and its own time\n"
+    "  --tree            the call tree from the root, nodes under --min PCT hidden\n"
+    "  --min PCT         tree cut-off in percent of all samples (default 0.5)\n"
+    "  --folded          FlameGraph's folded stacks (\"a;b;c 123\") on stdout\n"
+    "  --flame OUT.svg   an interactive flame graph (hover, click to zoom, search)\n"
+    "  --title TEXT      the flame graph's title\n"
+    "  --diff OLD NEW    the change per symbol from OLD to NEW (in percent of each\n"
+    "                    profile's samples); with --flame a differential flame\n"
+    "                    graph of NEW (red grew, blue shrank)\n"
+    "  --pprof OUT       pprof's protobuf format, gzip-compressed\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "A file that is not a valid tachy profile is an error (exit 2). See\n"
+    "tachy-report(1).\n";
 
 enum mode { M_FLAT, M_CALLERS, M_CALLEES, M_TREE, M_FOLDED, M_DIFF };
 
@@ -55,23 +55,35 @@ struct opts {
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_SORT = 256, O_LIMIT, O_BY, O_CALLERS, O_CALLEES, O_TREE, O_MIN, O_FOLDED,
-	       O_FLAME, O_TITLE, O_DIFF, O_PPROF };
+	enum {
+		O_SORT = 256,
+		O_LIMIT,
+		O_BY,
+		O_CALLERS,
+		O_CALLEES,
+		O_TREE,
+		O_MIN,
+		O_FOLDED,
+		O_FLAME,
+		O_TITLE,
+		O_DIFF,
+		O_PPROF
+	};
 	static const struct option longopts[] = {
-		{"sort", required_argument, NULL, O_SORT},
-		{"limit", required_argument, NULL, O_LIMIT},
-		{"by", required_argument, NULL, O_BY},
-		{"callers", required_argument, NULL, O_CALLERS},
-		{"callees", required_argument, NULL, O_CALLEES},
-		{"tree", no_argument, NULL, O_TREE},
-		{"min", required_argument, NULL, O_MIN},
-		{"folded", no_argument, NULL, O_FOLDED},
-		{"flame", required_argument, NULL, O_FLAME},
-		{"title", required_argument, NULL, O_TITLE},
-		{"diff", no_argument, NULL, O_DIFF},
-		{"pprof", required_argument, NULL, O_PPROF},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"sort", required_argument, NULL, O_SORT},
+	    {"limit", required_argument, NULL, O_LIMIT},
+	    {"by", required_argument, NULL, O_BY},
+	    {"callers", required_argument, NULL, O_CALLERS},
+	    {"callees", required_argument, NULL, O_CALLEES},
+	    {"tree", no_argument, NULL, O_TREE},
+	    {"min", required_argument, NULL, O_MIN},
+	    {"folded", no_argument, NULL, O_FOLDED},
+	    {"flame", required_argument, NULL, O_FLAME},
+	    {"title", required_argument, NULL, O_TITLE},
+	    {"diff", no_argument, NULL, O_DIFF},
+	    {"pprof", required_argument, NULL, O_PPROF},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, modes = 0, min_given = 0;
 
@@ -90,8 +102,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "name") == 0)
 				o->sort = TY_SORT_NAME;
 			else
-				return cli_usage_error("--sort %s: expected self, total, samples or "
-						       "name", optarg);
+				return cli_usage_error(
+				    "--sort %s: expected self, total, samples or "
+				    "name",
+				    optarg);
 			break;
 		case O_LIMIT:
 			if (cli_parse_long("--limit", optarg, 1, 1L << 30, &o->limit))
@@ -107,24 +121,43 @@ parse_args(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "dso") == 0)
 				o->by = TY_BY_DSO;
 			else
-				return cli_usage_error("--by %s: expected symbol, thread, comm or dso",
-						       optarg);
+				return cli_usage_error(
+				    "--by %s: expected symbol, thread, comm or dso", optarg);
 			break;
-		case O_CALLERS: o->mode = M_CALLERS, o->sym = optarg, modes++; break;
-		case O_CALLEES: o->mode = M_CALLEES, o->sym = optarg, modes++; break;
-		case O_TREE: o->mode = M_TREE, modes++; break;
+		case O_CALLERS:
+			o->mode = M_CALLERS, o->sym = optarg, modes++;
+			break;
+		case O_CALLEES:
+			o->mode = M_CALLEES, o->sym = optarg, modes++;
+			break;
+		case O_TREE:
+			o->mode = M_TREE, modes++;
+			break;
 		case O_MIN:
 			if (cli_parse_double("--min", optarg, 0, 100, &o->min))
 				return EXIT_USAGE;
 			min_given = 1;
 			break;
-		case O_FOLDED: o->mode = M_FOLDED, modes++; break;
-		case O_FLAME: o->flame = optarg; break;
-		case O_TITLE: o->title = optarg; break;
-		case O_DIFF: o->mode = M_DIFF, modes++; break;
-		case O_PPROF: o->pprof = optarg; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default: return cli_usage_error("unknown or incomplete option");
+		case O_FOLDED:
+			o->mode = M_FOLDED, modes++;
+			break;
+		case O_FLAME:
+			o->flame = optarg;
+			break;
+		case O_TITLE:
+			o->title = optarg;
+			break;
+		case O_DIFF:
+			o->mode = M_DIFF, modes++;
+			break;
+		case O_PPROF:
+			o->pprof = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		default:
+			return cli_usage_error("unknown or incomplete option");
 		}
 	}
 	if (modes > 1)
@@ -219,7 +252,8 @@ header(const struct ty_profile *p, const char *what)
 	if (ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		printf("Coverage: %s\n", cover);
 	if (m->lost)
-		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n", m->lost);
+		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n",
+		       m->lost);
 }
 
 static int
@@ -233,9 +267,12 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
 	printf("\n  %%    cumulative   self       self    total    total\n"
-	       " time    %s   %s   samples     %%    %s  %s\n", unit(p), unit(p), unit(p),
-	       o->by == TY_BY_SYMBOL ? "symbol  DSO" : o->by == TY_BY_THREAD ? "thread"
-					: o->by == TY_BY_COMM ? "command" : "DSO");
+	       " time    %s   %s   samples     %%    %s  %s\n",
+	       unit(p), unit(p), unit(p),
+	       o->by == TY_BY_SYMBOL   ? "symbol  DSO"
+	       : o->by == TY_BY_THREAD ? "thread"
+	       : o->by == TY_BY_COMM   ? "command"
+				       : "DSO");
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
@@ -248,8 +285,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		put_amount(p, 10, self);
 		printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
 		put_amount(p, 9, amount(p, r->total_weight));
-		printf("  %s%s%s\n", o->by == TY_BY_DSO ? base(r->name) : r->name, r->dso ? "  " : "",
-		       base(r->dso));
+		printf("  %s%s%s\n", o->by == TY_BY_DSO ? base(r->name) : r->name,
+		       r->dso ? "  " : "", base(r->dso));
 	}
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
@@ -288,8 +325,7 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 }
 
 static void
-print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int depth,
-	   double min)
+print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int depth, double min)
 {
 	const struct ty_tree_node *n = &t->nodes[i];
 	double all = t->nodes[0].total;
@@ -351,8 +387,11 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 	int r;
 
 	if (!o->title)
-		snprintf(title, sizeof(title), "%s%s", old ? "Differential flame graph: " : "Flame graph: ",
-			 p->meta.command && *p->meta.command ? p->meta.command : o->file ? o->file : o->new_);
+		snprintf(title, sizeof(title), "%s%s",
+			 old ? "Differential flame graph: " : "Flame graph: ",
+			 p->meta.command && *p->meta.command ? p->meta.command
+			 : o->file			     ? o->file
+							     : o->new_);
 	fo.title = o->title ? o->title : title;
 	fo.old = old;
 	if (ty_outfile_open(&of, o->flame, &e) < 0)
@@ -387,7 +426,8 @@ static int
 check_output(const char *opt, const char *path)
 {
 	if (path && is_profile(path))
-		return cli_error(EXIT_USAGE, "%s %s: that file is a tachy profile; not overwriting it "
+		return cli_error(EXIT_USAGE,
+				 "%s %s: that file is a tachy profile; not overwriting it "
 				 "(the profile to read comes after the output: %s OUT %s)",
 				 opt, path, opt, path);
 	return 0;
@@ -421,8 +461,12 @@ run(const struct opts *o)
 			r = report_flat(p, o);
 		break;
 	case M_CALLERS:
-	case M_CALLEES: r = report_neighbours(p, o); break;
-	case M_TREE: r = report_tree(p, o); break;
+	case M_CALLEES:
+		r = report_neighbours(p, o);
+		break;
+	case M_TREE:
+		r = report_tree(p, o);
+		break;
 	case M_FOLDED:
 		if (ty_profile_folded(p, stdout) == -ENOMEM)
 			r = cli_error(EXIT_RUNTIME, "out of memory");
@@ -451,6 +495,5 @@ cmd_report(int argc, char **argv)
 	return cli_finish_stdout(run(&o));
 }
 
-const struct cmd_info cmd_info_report = {"report", 60,
-					 "show a profile: flat, call graph, folded, flame graphs",
-					 cmd_report};
+const struct cmd_info cmd_info_report = {
+    "report", 60, "show a profile: flat, call graph, folded, flame graphs", cmd_report};

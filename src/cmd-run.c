@@ -24,65 +24,65 @@ int cmd_run(int argc, char **argv);
 #define MAX_COMBOS 100000
 
 static const char usage_text[] =
-	"usage: tachy run [options] CMD...\n"
-	"       tachy run [options] -- PROG [ARG...]\n"
-	"\n"
-	"Run each command many times and report its time with a confidence interval;\n"
-	"compare each command against the reference with a statistical test.\n"
-	"Each CMD is split into words as a shell would and run without a shell.\n"
-	"\n"
-	"Runs:\n"
-	"  -r, --runs N             exactly N runs per command (default: adaptive)\n"
-	"  -m, --min-runs N         adaptive: at least N runs (default 10)\n"
-	"  -M, --max-runs N         adaptive: at most N runs\n"
-	"      --precision P        adaptive: stop when each CI of the mean is within\n"
-	"                           P% (default 1)\n"
-	"      --max-time S         adaptive: stop once a command has had S seconds\n"
-	"                           (default 10)\n"
-	"  -w, --warmup N           N unmeasured runs of each command first\n"
-	"      --order ORDER        interleaved (default), sequential or random\n"
-	"      --seed N             seed of the random orders\n"
-	"Hooks (not measured; once for all commands or once per command):\n"
-	"  -s, --setup CMD          before the first run of a command\n"
-	"  -p, --prepare CMD        before every run\n"
-	"      --conclude CMD       after every run\n"
-	"  -c, --cleanup CMD        after the last run of a command\n"
-	"Commands:\n"
-	"  -n, --name NAME          name of the next command (the first names go to the\n"
-	"                           first commands; the rest are named by their command)\n"
-	"      --reference CMD      compare against CMD (default: the first command)\n"
-	"  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
-	"  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
-	"  -L, --parameter-list VAR A,B,...   run with {VAR} = each value\n"
-	"  -S, --shell[=SH]         run commands with SH -c (default sh; -S needs SH);\n"
-	"                           its start-up is measured and subtracted\n"
-	"  -N                       no shell (the default)\n"
-	"      --input FILE         standard input of the commands (default /dev/null)\n"
-	"      --output WHERE       null (default), pipe, inherit or a FILE\n"
-	"      --show-output        same as --output inherit\n"
-	"      --cpu LIST           pin commands and hooks to CPUs (e.g. 0,2-3)\n"
-	"      --timeout S          kill a run after S seconds (it counts as failed)\n"
-	"      --hook-timeout S     kill a setup/prepare/conclude/cleanup command after\n"
-	"                           S seconds (the benchmark stops with an error)\n"
-	"  -i, --ignore-failure     record failing runs and go on\n"
-	"Statistics:\n"
-	"      --test TEST          welch (default), student or mann-whitney\n"
-	"      --confidence C       confidence level in percent (default 95)\n"
-	"      --fail-if-slower P   exit 3 when a command is significantly slower than\n"
-	"                           the reference by more than P%\n"
-	"Output:\n"
-	"  -u, --time-unit UNIT     s, ms, us or ns (default: per command)\n"
-	"      --style STYLE        full (default), basic (no colours, ASCII) or none\n"
-	"                           (also no progress line)\n"
-	"      --color WHEN         auto (default), always or never\n"
-	"      --export-json FILE   hyperfine's JSON plus tachy's fields ('-' is stdout)\n"
-	"      --export-csv FILE    hyperfine's CSV\n"
-	"      --export-markdown FILE  a markdown table\n"
-	"Counters (see COUNTERS in tachy-run(1)):\n" COUNTERS_USAGE
-	"  -h, --help               this help\n"
-	"\n"
-	"Exit status: 0 ok, 1 a command failed, 2 bad usage, 3 --fail-if-slower tripped,\n"
-	"130 interrupted (the finished runs are still reported and exported).\n";
+    "usage: tachy run [options] CMD...\n"
+    "       tachy run [options] -- PROG [ARG...]\n"
+    "\n"
+    "Run each command many times and report its time with a confidence interval;\n"
+    "compare each command against the reference with a statistical test.\n"
+    "Each CMD is split into words as a shell would and run without a shell.\n"
+    "\n"
+    "Runs:\n"
+    "  -r, --runs N             exactly N runs per command (default: adaptive)\n"
+    "  -m, --min-runs N         adaptive: at least N runs (default 10)\n"
+    "  -M, --max-runs N         adaptive: at most N runs\n"
+    "      --precision P        adaptive: stop when each CI of the mean is within\n"
+    "                           P% (default 1)\n"
+    "      --max-time S         adaptive: stop once a command has had S seconds\n"
+    "                           (default 10)\n"
+    "  -w, --warmup N           N unmeasured runs of each command first\n"
+    "      --order ORDER        interleaved (default), sequential or random\n"
+    "      --seed N             seed of the random orders\n"
+    "Hooks (not measured; once for all commands or once per command):\n"
+    "  -s, --setup CMD          before the first run of a command\n"
+    "  -p, --prepare CMD        before every run\n"
+    "      --conclude CMD       after every run\n"
+    "  -c, --cleanup CMD        after the last run of a command\n"
+    "Commands:\n"
+    "  -n, --name NAME          name of the next command (the first names go to the\n"
+    "                           first commands; the rest are named by their command)\n"
+    "      --reference CMD      compare against CMD (default: the first command)\n"
+    "  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
+    "  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
+    "  -L, --parameter-list VAR A,B,...   run with {VAR} = each value\n"
+    "  -S, --shell[=SH]         run commands with SH -c (default sh; -S needs SH);\n"
+    "                           its start-up is measured and subtracted\n"
+    "  -N                       no shell (the default)\n"
+    "      --input FILE         standard input of the commands (default /dev/null)\n"
+    "      --output WHERE       null (default), pipe, inherit or a FILE\n"
+    "      --show-output        same as --output inherit\n"
+    "      --cpu LIST           pin commands and hooks to CPUs (e.g. 0,2-3)\n"
+    "      --timeout S          kill a run after S seconds (it counts as failed)\n"
+    "      --hook-timeout S     kill a setup/prepare/conclude/cleanup command after\n"
+    "                           S seconds (the benchmark stops with an error)\n"
+    "  -i, --ignore-failure     record failing runs and go on\n"
+    "Statistics:\n"
+    "      --test TEST          welch (default), student or mann-whitney\n"
+    "      --confidence C       confidence level in percent (default 95)\n"
+    "      --fail-if-slower P   exit 3 when a command is significantly slower than\n"
+    "                           the reference by more than P%\n"
+    "Output:\n"
+    "  -u, --time-unit UNIT     s, ms, us or ns (default: per command)\n"
+    "      --style STYLE        full (default), basic (no colours, ASCII) or none\n"
+    "                           (also no progress line)\n"
+    "      --color WHEN         auto (default), always or never\n"
+    "      --export-json FILE   hyperfine's JSON plus tachy's fields ('-' is stdout)\n"
+    "      --export-csv FILE    hyperfine's CSV\n"
+    "      --export-markdown FILE  a markdown table\n"
+    "Counters (see COUNTERS in tachy-run(1)):\n" COUNTERS_USAGE
+    "  -h, --help               this help\n"
+    "\n"
+    "Exit status: 0 ok, 1 a command failed, 2 bad usage, 3 --fail-if-slower tripped,\n"
+    "130 interrupted (the finished runs are still reported and exported).\n";
 
 enum {
 	OPT_PRECISION = 256,
@@ -109,44 +109,44 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{"runs", required_argument, NULL, 'r'},
-	{"min-runs", required_argument, NULL, 'm'},
-	{"max-runs", required_argument, NULL, 'M'},
-	{"precision", required_argument, NULL, OPT_PRECISION},
-	{"max-time", required_argument, NULL, OPT_MAX_TIME},
-	{"warmup", required_argument, NULL, 'w'},
-	{"order", required_argument, NULL, OPT_ORDER},
-	{"seed", required_argument, NULL, OPT_SEED},
-	{"setup", required_argument, NULL, 's'},
-	{"prepare", required_argument, NULL, 'p'},
-	{"conclude", required_argument, NULL, OPT_CONCLUDE},
-	{"cleanup", required_argument, NULL, 'c'},
-	{"name", required_argument, NULL, 'n'},
-	{"command-name", required_argument, NULL, 'n'}, /* hyperfine's spelling */
-	{"reference", required_argument, NULL, OPT_REFERENCE},
-	{"parameter-scan", required_argument, NULL, 'P'},
-	{"parameter-step-size", required_argument, NULL, 'D'},
-	{"parameter-list", required_argument, NULL, 'L'},
-	{"shell", optional_argument, NULL, OPT_SHELL},
-	{"input", required_argument, NULL, OPT_INPUT},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
-	{"cpu", required_argument, NULL, OPT_CPU},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"hook-timeout", required_argument, NULL, OPT_HOOK_TIMEOUT},
-	{"ignore-failure", no_argument, NULL, 'i'},
-	{"test", required_argument, NULL, OPT_TEST},
-	{"confidence", required_argument, NULL, OPT_CONFIDENCE},
-	{"fail-if-slower", required_argument, NULL, OPT_FAIL_IF_SLOWER},
-	{"time-unit", required_argument, NULL, 'u'},
-	{"style", required_argument, NULL, OPT_STYLE},
-	{"color", required_argument, NULL, OPT_COLOR},
-	{"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-	{"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-	{"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
-	{"help", no_argument, NULL, 'h'},
-	COUNTERS_LONG_OPTIONS,
-	{NULL, 0, NULL, 0},
+    {"runs", required_argument, NULL, 'r'},
+    {"min-runs", required_argument, NULL, 'm'},
+    {"max-runs", required_argument, NULL, 'M'},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"warmup", required_argument, NULL, 'w'},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"setup", required_argument, NULL, 's'},
+    {"prepare", required_argument, NULL, 'p'},
+    {"conclude", required_argument, NULL, OPT_CONCLUDE},
+    {"cleanup", required_argument, NULL, 'c'},
+    {"name", required_argument, NULL, 'n'},
+    {"command-name", required_argument, NULL, 'n'}, /* hyperfine's spelling */
+    {"reference", required_argument, NULL, OPT_REFERENCE},
+    {"parameter-scan", required_argument, NULL, 'P'},
+    {"parameter-step-size", required_argument, NULL, 'D'},
+    {"parameter-list", required_argument, NULL, 'L'},
+    {"shell", optional_argument, NULL, OPT_SHELL},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
+    {"cpu", required_argument, NULL, OPT_CPU},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"hook-timeout", required_argument, NULL, OPT_HOOK_TIMEOUT},
+    {"ignore-failure", no_argument, NULL, 'i'},
+    {"test", required_argument, NULL, OPT_TEST},
+    {"confidence", required_argument, NULL, OPT_CONFIDENCE},
+    {"fail-if-slower", required_argument, NULL, OPT_FAIL_IF_SLOWER},
+    {"time-unit", required_argument, NULL, 'u'},
+    {"style", required_argument, NULL, OPT_STYLE},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
+    {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+    {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
+    {"help", no_argument, NULL, 'h'},
+    COUNTERS_LONG_OPTIONS,
+    {NULL, 0, NULL, 0},
 };
 
 struct param {
@@ -177,7 +177,7 @@ struct run_opts {
 	cpu_set_t cpus;
 	int have_cpus;
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
-	char **argv_cmd; /* after -- */
+	char **argv_cmd;	      /* after -- */
 	int argc_cmd;
 };
 
@@ -236,8 +236,8 @@ parse_cpus(const char *s, cpu_set_t *set)
 		}
 		for (i = a; i <= b; i++) {
 			if (!CPU_ISSET((int)i, &allowed))
-				return cli_usage_error("CPU %ld in --cpu '%s' is not available here", i,
-						       s);
+				return cli_usage_error(
+				    "CPU %ld in --cpu '%s' is not available here", i, s);
 			CPU_SET((int)i, set);
 		}
 		if (*p == ',')
@@ -343,8 +343,8 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 	static const char *const orders[] = {"interleaved", "sequential", "random", NULL};
 	static const char *const tests[] = {"student", "welch", "mann-whitney", NULL};
 	/* hyperfine's auto, nocolor and color are accepted too */
-	static const char *const styles[] = {"full", "basic", "none", "auto", "nocolor", "color",
-					     NULL};
+	static const char *const styles[] = {"full",	"basic", "none", "auto",
+					     "nocolor", "color", NULL};
 	static const char *const colors[] = {"auto", "always", "never", NULL};
 	static const char *const units[] = {"s", "ms", "us", "ns", NULL};
 	struct ty_runner_opts *r = &o->ro;
@@ -505,8 +505,8 @@ parse_args(struct run_opts *o, int argc, char **argv)
 		}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S:Niu:h" COUNTERS_SHORT_OPTIONS, longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S:Niu:h" COUNTERS_SHORT_OPTIONS,
+				longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return -1;
@@ -713,15 +713,16 @@ label(const char *s)
 static void
 print_result(struct term *t, const struct ty_results *rs, size_t i, const struct run_opts *o)
 {
-	static const char *const stops[] = {"", "precision reached", "--max-time", "--max-runs",
-					    "interrupted", "failed"};
+	static const char *const stops[] = {"",		  "precision reached", "--max-time",
+					    "--max-runs", "interrupted",       "failed"};
 	const struct ty_result *r = &rs->r[i];
 	const struct ty_summary *s = r->sum;
 	const char *unit = term_unit_for(s[TY_FIG_WALL].mean, o->unit);
 	char a[32], b[32], c[32], d[32], lbl[48];
 	size_t f, w;
 
-	fprintf(rep, "%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"), r->name);
+	fprintf(rep, "%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"),
+		r->name);
 	if (r->nruns == 0) {
 		fprintf(rep, "  no finished runs\n");
 		return;
@@ -732,14 +733,14 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, b, sizeof(b), r->ci_half[TY_FIG_WALL], unit);
 	term_time(t, c, sizeof(c), s->median, unit);
 	term_time(t, d, sizeof(d), s->n >= 2 ? s->stddev : NAN, unit);
-	fprintf(rep, "%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a, term_c(t, "reset"),
-	       term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
+	fprintf(rep, "%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a,
+		term_c(t, "reset"), term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
 	snprintf(lbl, sizeof(lbl), "Range (min %s max):", term_sym(t, "dots"));
 	label(lbl);
 	term_time(t, a, sizeof(a), s[TY_FIG_WALL].min, unit);
 	term_time(t, b, sizeof(b), s[TY_FIG_WALL].max, unit);
 	fprintf(rep, "%s %s %s   (%zu run%s%s%s)\n", a, term_sym(t, "dots"), b, r->nruns,
-	       r->nruns == 1 ? "" : "s", r->stop ? ", " : "", stops[r->stop]);
+		r->nruns == 1 ? "" : "s", r->stop ? ", " : "", stops[r->stop]);
 	label("User / System (mean):");
 	/* one unit for both, that of the larger */
 	unit = term_unit_for(fmax(s[TY_FIG_USER].mean, s[TY_FIG_SYSTEM].mean), o->unit);
@@ -758,7 +759,8 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	label("Page faults (mean):");
 	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
 	label("Context switches (mean):");
-	fprintf(rep, "%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean, s[TY_FIG_NIVCSW].mean);
+	fprintf(rep, "%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean,
+		s[TY_FIG_NIVCSW].mean);
 	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
 		const char *u = ty_results_figure_unit(rs, f);
 		if (!rs->values[f - TY_FIG_BUILTIN].supported)
@@ -780,10 +782,10 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	}
 	if (r->shell_ns)
 		fprintf(rep, "  (shell start-up of %.3f ms subtracted from each run)\n",
-		       (double)r->shell_ns / 1e6);
+			(double)r->shell_ns / 1e6);
 	for (w = 0; w < r->nwarnings; w++)
 		fprintf(rep, "  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
-		       r->warnings[w]);
+			r->warnings[w]);
 }
 
 static void
@@ -795,7 +797,8 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 								: "dim";
 	int faster = x->ratio < 1;
 	double ratio = faster ? 1 / x->ratio : x->ratio;
-	double lo = faster ? 1 / x->ratio_hi : x->ratio_lo, hi = faster ? 1 / x->ratio_lo : x->ratio_hi;
+	double lo = faster ? 1 / x->ratio_hi : x->ratio_lo,
+	       hi = faster ? 1 / x->ratio_lo : x->ratio_hi;
 	char p[32];
 
 	if (x->p_value < 0.001)
@@ -806,10 +809,10 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	if (c->figure != TY_FIG_WALL)
 		fprintf(rep, " [%s]", ty_results_figure_name(rs, c->figure));
 	fprintf(rep, ": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s%s\n", ratio,
-	       term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
-	       x->rel_hi, p, term_c(t, color),
-	       strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
-	       c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
+		term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
+		x->rel_hi, p, term_c(t, color),
+		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 }
 
 static void
@@ -820,8 +823,8 @@ print_summary(struct term *t, const struct ty_results *rs)
 
 	if (rs->n < 2)
 		return;
-	fprintf(rep, "\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"), term_c(t, "reset"),
-	       tests[rs->test], rs->confidence);
+	fprintf(rep, "\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"),
+		term_c(t, "reset"), tests[rs->test], rs->confidence);
 	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
 	for (i = 0; i < rs->ncmp; i++)
 		if (rs->cmp[i].figure == TY_FIG_WALL) /* counters: counters_print_comparisons */
@@ -1175,9 +1178,11 @@ static void
 print_report_body(struct bench *b)
 {
 	if (b->rs.shell)
-		fprintf(rep, "Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
-		       b->o.ro.shell, b->runner.o.shell_runs,
-		       b->rs.n ? (double)b->rs.r[0].shell_ns / 1e6 : 0);
+		fprintf(
+		    rep,
+		    "Shell start-up (%s -c '', %ld runs): %.3f ms, subtracted from each run\n\n",
+		    b->o.ro.shell, b->runner.o.shell_runs,
+		    b->rs.n ? (double)b->rs.r[0].shell_ns / 1e6 : 0);
 	for (size_t i = 0; i < b->rs.n && b->o.counters.perf_stat; i++)
 		counters_print_perf_stat(&b->o.counters, &b->rs, i, rep);
 	for (size_t i = 0; i < b->rs.n && !b->o.counters.perf_stat; i++) {
@@ -1293,6 +1298,5 @@ cmd_run(int argc, char **argv)
 	return st;
 }
 
-const struct cmd_info cmd_info_run = {"run", 20,
-				       "benchmark commands: interleaved runs, verdicts, exports",
-				       cmd_run};
+const struct cmd_info cmd_info_run = {
+    "run", 20, "benchmark commands: interleaved runs, verdicts, exports", cmd_run};

@@ -689,9 +689,11 @@ parse_options(int argc, char **argv, struct opts *o)
 			break;
 		default:
 			if (optopt == OPT_TEST || optopt == OPT_CONFIDENCE)
-				return cli_usage_error("option %s needs an argument", argv[optind - 1]);
+				return cli_usage_error("option %s needs an argument",
+						       argv[optind - 1]);
 			if (optopt == OPT_JSON || optopt == OPT_HELP)
-				return cli_usage_error("option %s takes no argument", argv[optind - 1]);
+				return cli_usage_error("option %s takes no argument",
+						       argv[optind - 1]);
 			if (optopt > 0 && optopt < 256 && strchr("Ccdw", optopt))
 				return cli_usage_error("option -%c needs an argument", optopt);
 			return cli_usage_error("Unknown option %s", argv[optind - 1]);

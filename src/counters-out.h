@@ -41,9 +41,9 @@ enum {
 	}
 #define COUNTERS_SHORT_OPTIONS "e:x:"
 #define COUNTERS_USAGE                                                                             \
-	"  -e, --events LIST        count these events instead of the defaults; +LIST\n"        \
-	"                           adds them (perf's names, L1-dcache-load-misses,\n"           \
-	"                           rNNNN, :u :k)\n"                                             \
+	"  -e, --events LIST        count these events instead of the defaults; +LIST\n"           \
+	"                           adds them (perf's names, L1-dcache-load-misses,\n"             \
+	"                           rNNNN, :u :k)\n"                                               \
 	"      --no-counters        count no events\n"                                             \
 	"      --perf-stat          print perf stat's layout instead of the report\n"              \
 	"  -x, --field-separator SEP  with --perf-stat: perf stat's CSV layout\n"

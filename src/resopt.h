@@ -18,7 +18,9 @@ int resopt_match(struct ty_match *m, char *rule);   /* --match (keeps RULE) */
 #define RESOPT_CMP_LONG                                                                            \
 	{"test", required_argument, NULL, 't'}, {"confidence", required_argument, NULL, 'c'},      \
 	    {"match", required_argument, NULL, 'm'}, {"reference", required_argument, NULL, 'r'},  \
-	    {"figures", required_argument, NULL, 'F'}
+	{                                                                                          \
+		"figures", required_argument, NULL, 'F'                                            \
+	}
 int resopt_cmp_option(int ch, char *arg, struct ty_cmp_options *cmp);
 
 /* How a results file read from standard input is named. */

@@ -15,7 +15,7 @@ static const struct cmd_info *commands[] = {
 #define CMD(name) &cmd_info_##name,
 #include "cmdlist.h"
 #undef CMD
-	NULL,
+    NULL,
 };
 
 static int
@@ -93,7 +93,8 @@ main(int argc, char **argv)
 	cli_cmd = cmd->name;
 	return cmd->fn(argc - 1, argv + 1);
 unknown:
-	fprintf(stderr, "tachy: '%s' is not a tachy command.\n\n", argc > 2 && strcmp(argv[1], "help") == 0 ? argv[2] : argv[1]);
+	fprintf(stderr, "tachy: '%s' is not a tachy command.\n\n",
+		argc > 2 && strcmp(argv[1], "help") == 0 ? argv[2] : argv[1]);
 	list_commands(stderr);
 	return EXIT_USAGE;
 }

@@ -17,9 +17,9 @@ term_init(struct term *t, enum term_color color, enum term_style style)
 		t->color = 1;
 	else if (color == TERM_COLOR_AUTO)
 		t->color = isatty(STDOUT_FILENO) && !(nc && *nc) && style == TERM_STYLE_FULL;
-	t->color_stderr = color == TERM_COLOR_ALWAYS ||
-			  (color == TERM_COLOR_AUTO && isatty(STDERR_FILENO) && !(nc && *nc) &&
-			   style == TERM_STYLE_FULL);
+	t->color_stderr =
+	    color == TERM_COLOR_ALWAYS || (color == TERM_COLOR_AUTO && isatty(STDERR_FILENO) &&
+					   !(nc && *nc) && style == TERM_STYLE_FULL);
 	t->progress = style != TERM_STYLE_NONE && isatty(STDERR_FILENO);
 	t->unicode = style == TERM_STYLE_FULL;
 }

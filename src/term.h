@@ -9,11 +9,11 @@ enum term_color { TERM_COLOR_AUTO, TERM_COLOR_ALWAYS, TERM_COLOR_NEVER };
 enum term_style { TERM_STYLE_FULL, TERM_STYLE_BASIC, TERM_STYLE_NONE };
 
 struct term {
-	int color;    /* emit ANSI colours on stdout */
+	int color;	  /* emit ANSI colours on stdout */
 	int color_stderr; /* what --color auto gives when the report goes to stderr */
-	int progress; /* draw the progress line on stderr */
-	int unicode;  /* ± … × µ σ, else +- ... x us sd */
-	int shown;    /* a progress line is on the screen */
+	int progress;	  /* draw the progress line on stderr */
+	int unicode;	  /* ± … × µ σ, else +- ... x us sd */
+	int shown;	  /* a progress line is on the screen */
 	long long last_ns;
 };
 

@@ -11,7 +11,7 @@
 #define TY_ERROR_MAX 512
 
 struct ty_error {
-	int code;               /* negative errno-style code, 0 when clear */
+	int code;		/* negative errno-style code, 0 when clear */
 	char msg[TY_ERROR_MAX]; /* "cannot open counter 'cycles': not supported ..." */
 };
 
@@ -21,7 +21,7 @@ void ty_error_clear(struct ty_error *e);
 /* Set E (it may be NULL) to CODE and a printf-formatted message.
  * Returns CODE, so callers can write `return ty_error_set(e, -EINVAL, ...)`. */
 int ty_error_set(struct ty_error *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* As ty_error_set, with a va_list. */
 int ty_error_vset(struct ty_error *e, int code, const char *fmt, va_list ap);

@@ -14,9 +14,9 @@
 
 struct ty_jsonw {
 	FILE *fp;
-	int pretty;                    /* indent with two spaces and newlines */
+	int pretty; /* indent with two spaces and newlines */
 	int depth;
-	int count[TY_JSONW_DEPTH];     /* items written at each depth */
+	int count[TY_JSONW_DEPTH]; /* items written at each depth */
 	int after_key;
 };
 

@@ -11,12 +11,12 @@
 #include "tachy/error.h"
 
 struct ty_outfile {
-	FILE *fp;     /* write here */
-	char *path;   /* destination (owned) */
-	char *tmp;    /* temporary name (owned), NULL for stdout */
+	FILE *fp;   /* write here */
+	char *path; /* destination (owned) */
+	char *tmp;  /* temporary name (owned), NULL for stdout */
 	int is_stdout;
-	int fd;       /* the descriptor under FP, -1 for stdout */
-	int werr;     /* errno of the first failed write, 0 when none */
+	int fd;	  /* the descriptor under FP, -1 for stdout */
+	int werr; /* errno of the first failed write, 0 when none */
 };
 
 /* Open a temporary file beside PATH (or stdout for "-").

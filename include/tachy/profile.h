@@ -36,7 +36,7 @@ struct ty_prof_loc {
 /* Where a DSO's code lies, in the link-time addresses of the locations:
  * [start, limit) is file bytes from offset on (pprof's mapping). */
 struct ty_prof_mapping {
-	uint32_t dso;      /* string index */
+	uint32_t dso;	   /* string index */
 	uint32_t build_id; /* string index (hex), TY_NONE when unknown */
 	uint64_t start, limit, offset;
 };
@@ -52,18 +52,18 @@ struct ty_prof_sample {
 
 /* Facts about the recording. */
 struct ty_prof_meta {
-	char *event;        /* "cpu-clock" */
-	char *command;      /* the profiled command line */
-	int use_freq;       /* rate is Hz (1) or a period (0) */
+	char *event;   /* "cpu-clock" */
+	char *command; /* the profiled command line */
+	int use_freq;  /* rate is Hz (1) or a period (0) */
 	uint64_t rate;
 	int callchain;
-	int period_ns;      /* periods are nanoseconds (clock events) */
+	int period_ns; /* periods are nanoseconds (clock events) */
 	uint64_t lost, throttled, unthrottled;
 	uint64_t profiler_cpu_ns, workload_cpu_ns, wall_ns;
 	uint64_t workload_sys_ns; /* of workload_cpu_ns, in the kernel */
-	int user_only;            /* kernel samples were not taken */
-	int kernel_refused;       /* ... because the kernel refused them */
-	uint32_t processes;       /* processes seen */
+	int user_only;		  /* kernel samples were not taken */
+	int kernel_refused;	  /* ... because the kernel refused them */
+	uint32_t processes;	  /* processes seen */
 };
 
 struct ty_profile {
@@ -85,7 +85,7 @@ struct ty_profile {
 	struct ty_prof_sample *samples;
 	size_t nsamples, cap_samples;
 	double weight; /* sum of the samples' periods */
-	void *index; /* interning tables (profile.c) */
+	void *index;   /* interning tables (profile.c) */
 };
 
 /* Allocate an empty profile; NULL when out of memory. */
@@ -163,8 +163,8 @@ enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO };
 enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
 
 struct ty_flat_row {
-	char *name;          /* owned by the row set */
-	const char *dso;     /* NULL for thread, comm and dso rows */
+	char *name;	 /* owned by the row set */
+	const char *dso; /* NULL for thread, comm and dso rows */
 	uint64_t self_samples, total_samples;
 	double self_weight, total_weight; /* sums of periods */
 };
@@ -187,7 +187,7 @@ void ty_flat_release(struct ty_flat *f);
 struct ty_tree_node {
 	const char *name, *dso; /* NULL for the root; owned by the profiles */
 	uint32_t parent, child, sibling;
-	double self, total;   /* weights */
+	double self, total;	    /* weights */
 	double old_self, old_total; /* second profile of a diff, normalised */
 	uint64_t self_n, total_n;   /* samples */
 };
@@ -218,8 +218,8 @@ int ty_profile_folded(const struct ty_profile *p, FILE *fp);
  * per neighbour, weight = samples in which that pair occurs; a callee row
  * named "[self]" holds SYM's own time. *MATCHED is the total of SYM.
  * Returns 0, -ENOENT when no function is called SYM, or -ENOMEM. */
-int ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up,
-			  struct ty_flat *out, struct ty_flat_row *matched);
+int ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up, struct ty_flat *out,
+			  struct ty_flat_row *matched);
 
 /* Per-function change between OLD and NEW, in percent of each profile's
  * total weight. */
@@ -241,7 +241,7 @@ void ty_diff_release(struct ty_diff *d);
 
 struct ty_flame_opts {
 	const char *title;
-	int width;           /* pixels, 0 for 1200 */
+	int width;		      /* pixels, 0 for 1200 */
 	const struct ty_profile *old; /* non-NULL: differential flame graph */
 };
 

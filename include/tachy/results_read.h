@@ -92,6 +92,6 @@ const char *ty_results_read_env(const struct ty_saved *r, const char *key);
 /* Append a printf-formatted string to the string vector *V of *N items
  * (the notes of a file, of a comparison). Returns 0 or -ENOMEM. */
 int ty_results_read_strv_addf(char ***v, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

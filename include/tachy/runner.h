@@ -81,9 +81,9 @@ struct ty_runner_opts {
 	double max_time;   /* adaptive: seconds per command (default 10) */
 	double confidence; /* percent (default 95) */
 	enum ty_order order;
-	double timeout;	    /* seconds; 0: none */
+	double timeout;	     /* seconds; 0: none */
 	double hook_timeout; /* seconds for a setup/prepare/conclude/cleanup command; 0: none */
-	int ignore_failure; /* record failing runs and go on */
+	int ignore_failure;  /* record failing runs and go on */
 	enum ty_output output;
 	const char *output_file; /* TY_OUTPUT_FILE */
 	const char *input_file;	 /* stdin of the commands; NULL: /dev/null */

@@ -19,37 +19,37 @@
 
 /* What to sample and how. */
 struct ty_sampler_opts {
-	uint32_t type;       /* PERF_TYPE_* */
-	uint64_t config;     /* PERF_COUNT_* or raw */
+	uint32_t type;	 /* PERF_TYPE_* */
+	uint64_t config; /* PERF_COUNT_* or raw */
 	uint64_t config1, config2;
-	int use_freq;        /* 1: sample_freq = rate (Hz); 0: sample_period = rate */
+	int use_freq; /* 1: sample_freq = rate (Hz); 0: sample_period = rate */
 	uint64_t rate;
-	int callchain;       /* record frame-pointer call chains */
-	int exclude_kernel;  /* user space only */
-	int exclude_user;    /* kernel only (an event's :k) */
-	pid_t pid;           /* the process sampled (with its threads and children) */
-	const pid_t *tids;   /* attaching: the other threads PID already has; their
-	                        samples go to the same per-CPU rings */
+	int callchain;	    /* record frame-pointer call chains */
+	int exclude_kernel; /* user space only */
+	int exclude_user;   /* kernel only (an event's :k) */
+	pid_t pid;	    /* the process sampled (with its threads and children) */
+	const pid_t *tids;  /* attaching: the other threads PID already has; their
+			       samples go to the same per-CPU rings */
 	int ntids;
 	int enable_on_exec;  /* start counting when PID execs (a spawned, held child) */
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
 	int no_mmap_records; /* no MMAP records at all: the caller reads
-	                        /proc/PID/maps instead (see tachy-record(1)) */
-	int lazy_mmap;       /* MMAP records come from separate tracking events
-	                        that ty_sampler_track_stop closes, and a watcher
-	                        ring reports every fork at once (see below) */
+				/proc/PID/maps instead (see tachy-record(1)) */
+	int lazy_mmap;	     /* MMAP records come from separate tracking events
+				that ty_sampler_track_stop closes, and a watcher
+				ring reports every fork at once (see below) */
 };
 
 enum ty_rec_type {
 	TY_REC_SAMPLE = 1,
-	TY_REC_MMAP,      /* an executable mapping (MMAP or MMAP2) */
-	TY_REC_COMM,      /* a thread's name changed (exec when .exec is set) */
-	TY_REC_FORK,      /* a new process or thread */
+	TY_REC_MMAP, /* an executable mapping (MMAP or MMAP2) */
+	TY_REC_COMM, /* a thread's name changed (exec when .exec is set) */
+	TY_REC_FORK, /* a new process or thread */
 	TY_REC_EXIT,
-	TY_REC_LOST,      /* .lost records were dropped: the ring was full */
-	TY_REC_THROTTLE,  /* the kernel throttled the event (too many samples) */
+	TY_REC_LOST,	 /* .lost records were dropped: the ring was full */
+	TY_REC_THROTTLE, /* the kernel throttled the event (too many samples) */
 	TY_REC_UNTHROTTLE,
-	TY_REC_OTHER,     /* anything else: skipped */
+	TY_REC_OTHER, /* anything else: skipped */
 };
 
 /* One decoded record. Pointers point into the ring (or its scratch copy) and
@@ -58,16 +58,16 @@ struct ty_record {
 	enum ty_rec_type type;
 	uint32_t pid, tid;   /* SAMPLE, MMAP, COMM, FORK/EXIT (the new/exiting one) */
 	uint32_t ppid, ptid; /* FORK/EXIT: the parent */
-	uint64_t time;       /* ns of CLOCK_MONOTONIC */
+	uint64_t time;	     /* ns of CLOCK_MONOTONIC */
 	uint32_t cpu;
 	uint64_t ip, period;
-	uint64_t nr;              /* call chain length, context markers removed */
-	const uint64_t *chain;    /* leaf first, points to chainbuf; NULL when nr == 0 */
+	uint64_t nr;		    /* call chain length, context markers removed */
+	const uint64_t *chain;	    /* leaf first, points to chainbuf; NULL when nr == 0 */
 	uint64_t start, len, pgoff; /* MMAP */
-	const char *name;         /* MMAP file name, COMM name */
-	int exec;                 /* COMM caused by exec */
-	int user;                 /* SAMPLE: the ip is in user space */
-	uint64_t lost;            /* LOST */
+	const char *name;	    /* MMAP file name, COMM name */
+	int exec;		    /* COMM caused by exec */
+	int user;		    /* SAMPLE: the ip is in user space */
+	uint64_t lost;		    /* LOST */
 	uint64_t chainbuf[TY_SAMPLER_MAX_STACK];
 };
 

@@ -34,13 +34,13 @@ struct ty_spawn_opts {
 /* What wait4() said about one child. Times in nanoseconds. */
 struct ty_usage {
 	int64_t user_ns, system_ns;
-	long maxrss_kb;	     /* ru_maxrss, kilobytes */
+	long maxrss_kb;	      /* ru_maxrss, kilobytes */
 	long maxrss_floor_kb; /* the spawner's own peak RSS (VmHWM) at the spawn: Linux
 				 folds it into the child's ru_maxrss at exec, so a
 				 maxrss_kb not above it says nothing of the command;
 				 0 when unknown (set by the runner) */
-	long minflt, majflt; /* page faults without / with I/O */
-	long nvcsw, nivcsw;  /* voluntary / involuntary context switches */
+	long minflt, majflt;  /* page faults without / with I/O */
+	long nvcsw, nivcsw;   /* voluntary / involuntary context switches */
 };
 
 /* How the child ended. */

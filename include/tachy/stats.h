@@ -54,19 +54,19 @@ enum ty_test { TY_TEST_STUDENT, TY_TEST_WELCH, TY_TEST_MANN_WHITNEY };
 /* Result of comparing sample B against reference A. */
 struct ty_compare {
 	enum ty_test test;
-	double diff;          /* B - A: of means (t tests) or Hodges-Lehmann shift (Mann-Whitney) */
+	double diff; /* B - A: of means (t tests) or Hodges-Lehmann shift (Mann-Whitney) */
 	double diff_lo, diff_hi; /* CONFIDENCE% interval of diff */
-	double rel;           /* diff relative to A's centre, in percent */
-	double rel_lo, rel_hi;   /* its interval, in percent: [diff_lo, diff_hi] / A's centre,
+	double rel;		 /* diff relative to A's centre, in percent */
+	double rel_lo, rel_hi;	 /* its interval, in percent: [diff_lo, diff_hi] / A's centre,
 				  * stopped at -100% when no value is negative */
 	double ratio, ratio_lo, ratio_hi; /* centre(B)/centre(A) = 1 + rel/100, with interval
 					   * 1 + rel_lo/100 .. 1 + rel_hi/100, the low bound
 					   * stopped at 0 */
-	double p_value;       /* two-sided */
-	double df;            /* degrees of freedom (t tests) */
-	double pooled_s;      /* Student: pooled standard deviation */
-	double u;             /* Mann-Whitney U of B */
-	int significant;      /* 1 when the difference is proven at CONFIDENCE */
+	double p_value;			  /* two-sided */
+	double df;			  /* degrees of freedom (t tests) */
+	double pooled_s;		  /* Student: pooled standard deviation */
+	double u;			  /* Mann-Whitney U of B */
+	int significant;		  /* 1 when the difference is proven at CONFIDENCE */
 };
 
 /* The intervals of rel and ratio are the interval of the difference that
@@ -92,8 +92,8 @@ int ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, doubl
 /* Mann-Whitney U on raw samples: exact p-value for small samples without
  * ties, tie-corrected normal approximation otherwise; diff is the
  * Hodges-Lehmann shift with its interval. Returns 0, -EINVAL, or -ENOMEM. */
-int ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-			  double confidence, struct ty_compare *r);
+int ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double confidence,
+			  struct ty_compare *r);
 
 /* Additions (used by `tachy stat` to match FreeBSD ministat bit for bit). */
 

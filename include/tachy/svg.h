@@ -38,8 +38,8 @@ void ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, s
 
 /* The runs X[0..N) in the order they were measured (a dot each, joined),
  * with the median as a line, so warm-up and drift show; TITLE above. */
-void ty_svg_runs(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n,
-		 double median, const char *unit, const char *title);
+void ty_svg_runs(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n, double median,
+		 const char *unit, const char *title);
 
 /* One change with its interval, in percent. VERDICT: +1 proven higher,
  * -1 proven lower, 0 not proven. */
@@ -51,7 +51,7 @@ struct ty_svg_change {
 
 /* The changes C[0..N) as a dot each with its interval as a whisker, against
  * a line at 0%. Needs a frame about 40 + 22 N pixels high. */
-void ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_change *c,
-		    size_t n, const char *title);
+void ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_change *c, size_t n,
+		    const char *title);
 
 #endif

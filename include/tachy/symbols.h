@@ -25,7 +25,7 @@ struct ty_symbols;
 struct ty_sym_result {
 	const char *name; /* function name (demangled), NULL when unknown */
 	const char *dso;  /* file of the mapping, "[kernel.kallsyms]", "[vdso]", "[unknown]" */
-	uint64_t addr;    /* address inside the DSO (link-time vaddr), or the raw ip */
+	uint64_t addr;	  /* address inside the DSO (link-time vaddr), or the raw ip */
 	int kernel;
 };
 
@@ -86,8 +86,8 @@ int ty_symbols_covers(struct ty_symbols *s, uint32_t pid, uint64_t ip);
 /* Resolve IP in process PID at TIME. KERNEL says the ip was sampled in
  * kernel mode (also assumed for addresses in the kernel half). Always
  * succeeds: unknown addresses give name NULL. */
-void ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
-			int kernel, struct ty_sym_result *r);
+void ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int kernel,
+			struct ty_sym_result *r);
 
 /* What a loaded DSO says of itself: its executable segment in link-time
  * addresses and the file offset it starts at, and its GNU build-id. */

@@ -33,28 +33,30 @@ check_report(int ok, const char *file, int line, const char *what)
 	do {                                                                                       \
 		long long a_ = (long long)(a), b_ = (long long)(b);                                \
 		if (!check_report(a_ == b_, __FILE__, __LINE__, #a " == " #b))                     \
-			printf("     got %lld, expected %lld\n", a_, b_);                         \
+			printf("     got %lld, expected %lld\n", a_, b_);                          \
 	} while (0)
 #define CHECK_STR(a, b)                                                                            \
 	do {                                                                                       \
 		const char *a_ = (a), *b_ = (b);                                                   \
 		int ok_ = (a_ && b_) ? strcmp(a_, b_) == 0 : a_ == b_;                             \
 		if (!check_report(ok_, __FILE__, __LINE__, #a " == " #b))                          \
-			printf("     got \"%s\", expected \"%s\"\n", a_ ? a_ : "(null)",            \
+			printf("     got \"%s\", expected \"%s\"\n", a_ ? a_ : "(null)",           \
 			       b_ ? b_ : "(null)");                                                \
 	} while (0)
 #define CHECK_NEAR(a, b, tol)                                                                      \
 	do {                                                                                       \
 		double a_ = (a), b_ = (b);                                                         \
 		if (!check_report(fabs(a_ - b_) <= (tol), __FILE__, __LINE__, #a " ~ " #b))        \
-			printf("     got %.17g, expected %.17g (tol %g)\n", a_, b_, (double)(tol));   \
+			printf("     got %.17g, expected %.17g (tol %g)\n", a_, b_,                \
+			       (double)(tol));                                                     \
 	} while (0)
 #define CHECK_REL(a, b, rel)                                                                       \
 	do {                                                                                       \
 		double a_ = (a), b_ = (b);                                                         \
 		int ok_ = b_ == 0 ? a_ == 0 : fabs(a_ - b_) <= (rel)*fabs(b_);                     \
 		if (!check_report(ok_, __FILE__, __LINE__, #a " ~ " #b))                           \
-			printf("     got %.17g, expected %.17g (rel %g)\n", a_, b_, (double)(rel));   \
+			printf("     got %.17g, expected %.17g (rel %g)\n", a_, b_,                \
+			       (double)(rel));                                                     \
 	} while (0)
 
 static inline int

@@ -46,9 +46,10 @@ main(void)
 		     "\"empty\":{},\"ok\":true,\"big\":18446744073709551615}");
 	free(s);
 	s = render(1, doc);
-	CHECK_STR(s, "{\n  \"cmd\": \"a\\\"b\\\\c\\n<script>\\u0001\\ufffd\",\n  \"times\": [\n    0.1,\n"
-		     "    null,\n    -3\n  ],\n  \"empty\": {},\n  \"ok\": true,\n"
-		     "  \"big\": 18446744073709551615\n}\n");
+	CHECK_STR(
+	    s, "{\n  \"cmd\": \"a\\\"b\\\\c\\n<script>\\u0001\\ufffd\",\n  \"times\": [\n    0.1,\n"
+	       "    null,\n    -3\n  ],\n  \"empty\": {},\n  \"ok\": true,\n"
+	       "  \"big\": 18446744073709551615\n}\n");
 	free(s);
 	return check_done();
 }

@@ -28,10 +28,10 @@ static const char fixture[] = CORE_SYMS "ffffffffc0001000 t mod_func\t[mod]\n"
 
 /* Addresses whose names the tests compare with and without the cache. */
 static const uint64_t probes[] = {
-	0xffffffff80ffffffull, 0xffffffff81000000ull, 0xffffffff81000001ull, 0xffffffff810000ffull,
-	0xffffffff81000100ull, 0xffffffff81000150ull, 0xffffffff81000200ull, 0xffffffff81000250ull,
-	0xffffffff81000300ull, 0xffffffff810003ffull, 0xffffffff81000400ull, 0xffffffff81000480ull,
-	0xffffffff81000500ull,
+    0xffffffff80ffffffull, 0xffffffff81000000ull, 0xffffffff81000001ull, 0xffffffff810000ffull,
+    0xffffffff81000100ull, 0xffffffff81000150ull, 0xffffffff81000200ull, 0xffffffff81000250ull,
+    0xffffffff81000300ull, 0xffffffff810003ffull, 0xffffffff81000400ull, 0xffffffff81000480ull,
+    0xffffffff81000500ull,
 };
 
 static char top[] = "/tmp/t-kcache-XXXXXX";
@@ -180,8 +180,7 @@ check_ignored(const char *what, const char *bad, size_t len, const char *good, s
 	put(cfile, bad, len);
 	chmod(cfile, 0600);
 	s = new_syms(ksyms);
-	ok = same(name_at(s, 0xffffffff81000350ull), "other") &&
-	     ty_symbols_kallsyms_reads(s) == 1;
+	ok = same(name_at(s, 0xffffffff81000350ull), "other") && ty_symbols_kallsyms_reads(s) == 1;
 	ty_symbols_free(s);
 	now = slurp(cfile, &n);
 	ok = ok && n == glen && memcmp(now, good, n) == 0 && stat(cfile, &st) == 0 &&

@@ -34,7 +34,10 @@ synthetic(void)
 	ty_profile_thread(p, 5, 6, "worker");
 	for (i = 0; i < 100; i++) {
 		struct ty_prof_sample s = {(uint64_t)i, 1000, i % 2 ? 5 : 6, 0,
-					   st[i < 40 ? 0 : i < 70 ? 1 : i < 90 ? 2 : 3]};
+					   st[i < 40   ? 0
+					      : i < 70 ? 1
+					      : i < 90 ? 2
+						       : 3]};
 		CHECK_INT(ty_profile_sample(p, &s), 0);
 	}
 	p->meta.event = strdup("cpu-clock");
@@ -313,9 +316,9 @@ test_pprof(struct ty_profile *p)
 		if (f < 16)
 			counts[f]++;
 	}
-	CHECK_INT(total, 100);       /* the first value of every sample: its count */
-	CHECK_INT(counts[1], 2);     /* sample types */
-	CHECK_INT(counts[2], 4);     /* one per stack */
+	CHECK_INT(total, 100);	 /* the first value of every sample: its count */
+	CHECK_INT(counts[1], 2); /* sample types */
+	CHECK_INT(counts[2], 4); /* one per stack */
 	CHECK_INT(counts[4], p->nlocs);
 	CHECK_INT(counts[5], p->nfuncs);
 	CHECK_INT(nstrings, p->nstrings + 5);

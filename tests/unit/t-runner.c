@@ -15,12 +15,12 @@ struct fake {
 	int64_t now;
 	char log[4096]; /* one token per step: "a", "A" (warm-up), "s0" (hook 0 of job 0)... */
 	size_t len;
-	int64_t wall[4]; /* wall time of each job's runs */
-	int64_t jitter;	 /* alternately added and removed */
+	int64_t wall[4];  /* wall time of each job's runs */
+	int64_t jitter;	  /* alternately added and removed */
 	int64_t noise[4]; /* per job, added to even runs of the job, removed from odd ones */
-	long fail_at;	 /* measured step number that exits 1 (0: none) */
-	long stop_at;	 /* measured step number at which *stop is set (0: none) */
-	long steps;	 /* measured steps so far */
+	long fail_at;	  /* measured step number that exits 1 (0: none) */
+	long stop_at;	  /* measured step number at which *stop is set (0: none) */
+	long steps;	  /* measured steps so far */
 	volatile int stop;
 };
 
@@ -213,8 +213,8 @@ test_hooks(void)
 
 /* Two commands, the first with +-2% noise, the second steady; -m 3. */
 static void
-run_noisy_pair(struct ty_runner *r, struct ty_job *jobs, struct ty_results *rs,
-	       enum ty_order order, long max_runs)
+run_noisy_pair(struct ty_runner *r, struct ty_job *jobs, struct ty_results *rs, enum ty_order order,
+	       long max_runs)
 {
 	struct ty_error e;
 

@@ -8,9 +8,9 @@
 #include "tachy/sampler.h"
 
 static const struct ty_sampler_layout layout = {
-	PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-		PERF_SAMPLE_CALLCHAIN,
-	1,
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+	PERF_SAMPLE_CALLCHAIN,
+    1,
 };
 
 static size_t
@@ -42,12 +42,12 @@ test_sample(void)
 	size_t o = 8;
 	struct ty_record r;
 
-	o = put64(b, o, 0x401000);           /* ip */
-	o = put32x2(b, o, 42, 43);           /* pid, tid */
-	o = put64(b, o, 123456789);          /* time */
-	o = put32x2(b, o, 1, 0);             /* cpu */
-	o = put64(b, o, 1001001);            /* period */
-	o = put64(b, o, 4);                  /* nr */
+	o = put64(b, o, 0x401000);  /* ip */
+	o = put32x2(b, o, 42, 43);  /* pid, tid */
+	o = put64(b, o, 123456789); /* time */
+	o = put32x2(b, o, 1, 0);    /* cpu */
+	o = put64(b, o, 1001001);   /* period */
+	o = put64(b, o, 4);	    /* nr */
 	o = put64(b, o, (uint64_t)PERF_CONTEXT_USER);
 	o = put64(b, o, 0x401000);
 	o = put64(b, o, 0x402000);
@@ -92,7 +92,7 @@ test_mmap2(void)
 	memcpy(b + o, "/usr/lib/libx.so", 17);
 	o += 24;
 	o = put32x2(b, o, 7, 8); /* trailer: pid, tid */
-	o = put64(b, o, 555);    /* time */
+	o = put64(b, o, 555);	 /* time */
 	o = put32x2(b, o, 0, 0); /* cpu */
 	header(b, PERF_RECORD_MMAP2, 0, o);
 	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);

@@ -410,7 +410,8 @@ test_qa_intervals(void)
 static int
 agrees(const struct ty_compare *r, double alpha, int strict)
 {
-	int excl = strict ? (r->diff_lo > 0 || r->diff_hi < 0) : (r->diff_lo >= 0 || r->diff_hi <= 0);
+	int excl =
+	    strict ? (r->diff_lo > 0 || r->diff_hi < 0) : (r->diff_lo >= 0 || r->diff_hi <= 0);
 	int rexcl = strict ? (r->rel_lo > 0 || r->rel_hi < 0) : (r->rel_lo >= 0 || r->rel_hi <= 0);
 	int incl = r->diff_lo <= 0 && r->diff_hi >= 0 && r->rel_lo <= 0 && r->rel_hi >= 0;
 

@@ -99,7 +99,7 @@ test_epochs(void)
 	struct ty_sym_result r;
 
 	ty_symbols_add_mmap(s, 20, 0x1000, 0x1000, 0, "/nonexistent/a", 5);
-	ty_symbols_add_mmap(s, 20, 0x1000, 0x800, 0, "/nonexistent/a", 6); /* same file, place */
+	ty_symbols_add_mmap(s, 20, 0x1000, 0x800, 0, "/nonexistent/a", 6);  /* same file, place */
 	ty_symbols_add_mmap(s, 20, 0x3000, 0x1000, 0, "/nonexistent/c", 7); /* elsewhere */
 	CHECK_INT(ty_symbols_epoch(s, 20, 100), 0);
 	ty_symbols_add_mmap(s, 20, 0x1800, 0x1000, 0, "/nonexistent/b", 50); /* over a */
@@ -154,7 +154,8 @@ test_kallsyms(void)
 
 	fputs("ffffffff81000000 T _stext\nffffffff81000100 t do_thing\n"
 	      "ffffffff81000200 D some_data\nffffffff81000300 T other\t[mod]\n"
-	      "garbage line\nffffffff81000400 T lastone", fp); /* no final newline */
+	      "garbage line\nffffffff81000400 T lastone",
+	      fp); /* no final newline */
 	fclose(fp);
 	ty_symbols_set_kallsyms(s, path);
 	ty_symbols_resolve(s, 1, 0xffffffff81000150ull, 0, 1, &r);

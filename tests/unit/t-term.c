@@ -2,8 +2,8 @@
  * formatting, symbols, colours. src/ is not in libtachy: it is built in. */
 #include <stdlib.h>
 
-#include "check.h"
 #include "../../src/term.c"
+#include "check.h"
 
 int
 main(void)
