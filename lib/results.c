@@ -517,6 +517,7 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 			ty_jsonw_kstring(w, "unit", rs->values[i].unit);
 			ty_jsonw_kbool(w, "scaled", rs->values[i].scaled);
 			ty_jsonw_kdouble(w, "running_share", rs->values[i].running_share);
+			ty_jsonw_kbool(w, "user_only", rs->values[i].user_only);
 			ty_jsonw_object_end(w);
 		}
 		ty_jsonw_object_end(w);

@@ -144,8 +144,8 @@ ty_spawn_release(struct ty_spawner *sp)
 static int
 check_exec(const char *path, struct stat *st)
 {
-	if (stat(path, st) != 0)
-		return -errno;
+	if (stat(path, st) != 0) /* a directory we may not search hides nothing we can run */
+		return errno == EACCES ? -ENOENT : -errno;
 	if (S_ISDIR(st->st_mode))
 		return -EISDIR;
 	if (!S_ISREG(st->st_mode) || access(path, X_OK) != 0)

@@ -42,6 +42,8 @@ struct ty_value_desc {
 	int scaled;	      /* the counter was multiplexed and scaled */
 	double running_share; /* time running / time enabled, 1.0 when not multiplexed */
 	int lower_is_better;  /* for verdict words; 1 for nearly everything */
+	int user_only;	      /* counted in user space only (exclude_kernel): the
+				 name carries perf's ":u" */
 };
 
 /* One measured run. */
