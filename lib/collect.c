@@ -282,7 +282,7 @@ add_frame(struct ty_profile *p, struct runs *runs, const struct ty_sym_result *r
 		if (ty_profile_loc_line(p, l, buf) < 0)
 			return -ENOMEM;
 	}
-	if (ty_profile_grow(&runs->v, sizeof(*runs->v), runs->n + 1, &runs->cap) < 0)
+	if (ty_array_grow(&runs->v, sizeof(*runs->v), runs->n + 1, &runs->cap) < 0)
 		return -ENOMEM;
 	runs->v[runs->n++] = l;
 	return 0;
