@@ -48,6 +48,8 @@ HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
 	$(call probe,LIBDW,elfutils/libdwfl.h,-ldw -lelf) \
 	$(call probe,LIBELF,gelf.h,-lelf) \
 	$(call probe,LIBPFM,perfmon/pfmlib_perf_event.h,-lpfm) \
+	$(call probe,LZMA,lzma.h,-llzma) \
+	$(call probe,DEBUGINFOD,elfutils/debuginfod.h,-ldebuginfod) \
 	$(call probe,ZLIB,zlib.h,-lz)
 endif
 HAVE := $(strip $(HAVE))
@@ -56,6 +58,8 @@ LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
 	$(if $(filter LIBDW,$(HAVE)),-ldw) \
 	$(if $(filter LIBELF,$(HAVE)),-lelf) \
 	$(if $(filter LIBPFM,$(HAVE)),-lpfm) \
+	$(if $(filter LZMA,$(HAVE)),-llzma) \
+	$(if $(filter DEBUGINFOD,$(HAVE)),-ldebuginfod) \
 	$(if $(filter ZLIB,$(HAVE)),-lz)
 
 LIB_SRC := $(sort $(wildcard lib/*.c))

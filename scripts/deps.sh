@@ -8,8 +8,8 @@
 # bench: the tests that need a missing peer skip with a message).
 set -u
 
-pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev"
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go"
+pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils"
 pkgs_bench="ministat hyperfine linux-perf multitime time"
 
 want=""
