@@ -150,7 +150,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tachy
 	for f in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#docs/}; done
 
-FMT_FILES = $(sort $(wildcard lib/*.c src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
+FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
 	tests/fuzz/*.c bench/*.c))
 fmt:
 	clang-format -i $(FMT_FILES)

@@ -55,6 +55,7 @@ ty_history_point_of(double *values, size_t n, double confidence, struct ty_histo
 struct prefix {
 	double *w, *wc, *wc2, *w2;
 	double shift;
+	const struct ty_history_point *x;
 };
 
 struct seg {
@@ -100,18 +101,53 @@ student_p(const struct seg *l, const struct seg *r, double *t_out, double *df_ou
 	return 2 * ty_stats_t_cdf(-fabs(t), df);
 }
 
-/* The corrected p-value of a change at T between the levels [A, T) and [T, B). */
+/* The p-value of the point C against the level L as one more value of it
+ * (a prediction interval), two-sided; 1 when C lies on the side opposite
+ * to SIGN. */
+static double
+predict_p(const struct seg *l, double c, double sign)
+{
+	double s = sqrt(l->var), t;
+
+	if (l->n < 3)
+		return 1;
+	if (!(s > 0))
+		return c == l->mean ? 1 : (c - l->mean) * sign > 0 ? 0 : 1;
+	t = (c - l->mean) / (s * sqrt(1 + 1 / l->neff));
+	if (t * sign <= 0)
+		return 1;
+	return 2 * ty_stats_t_cdf(-fabs(t), l->neff > 1 ? l->neff - 1 : 1);
+}
+
+/* The corrected p-value of a change at T between the levels [A, T) and
+ * [T, B). A level of two commits must have each of them apart from the
+ * other level on its own: an odd commit beside an ordinary one is no
+ * level. */
 static double
 split_p(const struct prefix *P, size_t a, size_t t, size_t b)
 {
 	struct seg l, r;
-	double tt, df, se, p, places;
+	double tt, df, se, p, places, sign;
+	size_t i;
 
 	if (t < a + 2 || b < t + 2)
 		return 1;
 	seg_of(P, a, t, &l);
 	seg_of(P, t, b, &r);
 	p = student_p(&l, &r, &tt, &df, &se);
+	sign = r.mean > l.mean ? 1 : -1;
+	if (r.n < 3)
+		for (i = t; i < b; i++) {
+			double q = predict_p(&l, P->x[i].centre, sign);
+			if (q > p)
+				p = q;
+		}
+	if (l.n < 3)
+		for (i = a; i < t; i++) {
+			double q = predict_p(&r, P->x[i].centre, -sign);
+			if (q > p)
+				p = q;
+		}
 	places = (double)(b - a) - 3;
 	p *= places > 1 ? places : 1;
 	return p > 1 ? 1 : p;
@@ -334,6 +370,7 @@ prefix_init(struct prefix *P, const struct ty_history_point *x, size_t n)
 	P->wc2 = P->wc + (n + 1);
 	P->w2 = P->wc2 + (n + 1);
 	P->shift = n ? x[0].centre : 0;
+	P->x = x;
 	for (i = 0; i < n; i++) {
 		double w = x[i].weight > 0 ? x[i].weight : 1, c = x[i].centre - P->shift;
 		P->w[i + 1] = P->w[i] + w;

@@ -597,8 +597,9 @@ do_show(const struct opts *o, char **args, int n)
 		}
 		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
 			nch = 0;
-		printf("%s on %s, %s (%zu commits)\n", clean(b, sizeof(b), s[i].benchmark),
-		       clean(m, sizeof(m), s[i].machine), s[i].figure, s[i].n);
+		printf("%s on %s, %s (%zu commit%s)\n", clean(b, sizeof(b), s[i].benchmark),
+		       clean(m, sizeof(m), s[i].machine), s[i].figure, s[i].n,
+		       s[i].n == 1 ? "" : "s");
 		printf("  %-12s %-16s %5s %12s %25s %9s\n", "commit", "branch", "runs", "median",
 		       "95% interval", "change");
 		for (k = 0; k < s[i].n; k++) {
