@@ -259,8 +259,4 @@ int ty_pprof_write(const struct ty_profile *p, const char *path, struct ty_error
 /* Encode P as an uncompressed profile.proto into a malloc'd buffer. */
 int ty_pprof_encode(const struct ty_profile *p, unsigned char **buf, size_t *len);
 
-/* Make the array *PP (of elements of ELEM bytes, capacity *CAP) hold at
- * least NEED elements, doubling. Returns 0, or -ENOMEM (*PP then unchanged). */
-int ty_profile_grow(void *pp, size_t elem, size_t need, size_t *cap);
-
 #endif
