@@ -9,6 +9,7 @@
 #define TY_HELPER_MAGIC 0x74793031u /* "ty01" */
 #define TY_HELPER_CPUS 1u	    /* req.cpus holds an affinity mask */
 #define TY_HELPER_PDEATHSIG 2u	    /* the child gets SIGKILL when the helper dies */
+#define TY_HELPER_SAME_GROUP 4u	    /* the child stays in the helper's process group */
 
 /* The page both map: the futex that holds the child, what its set-up said. */
 struct ty_helper_shm {

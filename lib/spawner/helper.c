@@ -208,7 +208,8 @@ child_main(void *arg)
 	long r;
 	int i;
 
-	sys(__NR_setpgid, 0, 0, 0);
+	if (!(R->req.flags & TY_HELPER_SAME_GROUP))
+		sys(__NR_setpgid, 0, 0, 0);
 	if (R->req.flags & TY_HELPER_PDEATHSIG)
 		sys(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0);
 	for (i = 0; i < 3; i++) {
