@@ -12,20 +12,22 @@
 #include "term.h"
 
 static const char usage_text[] =
-    "usage: tachy report [--sort KEY] [--limit N] [--by symbol|thread|comm|dso]\n"
-    "                    [FILE]\n"
+    "usage: tachy report [--sort KEY] [--limit N]\n"
+    "                    [--by symbol|thread|comm|dso|line | --lines] [FILE]\n"
     "       tachy report (--callers SYM | --callees SYM) [FILE]\n"
     "       tachy report --tree [--min PCT] [FILE]\n"
     "       tachy report --folded [FILE]\n"
     "       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
     "       tachy report --pprof OUT.pb.gz [FILE]\n"
-    "       tachy report --diff OLD NEW [--flame OUT.svg]\n"
+    "       tachy report --diff OLD NEW [--by WHAT] [--flame OUT.svg]\n"
     "\n"
     "Show a profile written by tachy record (FILE, default tachy.prof).\n"
     "\n"
     "  --sort KEY        flat profile order: self (default), total, samples, name\n"
     "  --limit N         show the first N rows only\n"
-    "  --by WHAT         flat profile per symbol (default), thread, comm or dso\n"
+    "  --by WHAT         flat profile (and --diff) per symbol (default), thread,\n"
+    "                    comm, dso or line (file:line, from DWARF)\n"
+    "  --lines           the same as --by line\n"
     "  --callers SYM     who calls SYM, in how many samples\n"
     "  --callees SYM     what SYM calls, and its own time\n"
     "  --tree            the call tree from the root, nodes under --min PCT hidden\n"
@@ -68,7 +70,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		O_FLAME,
 		O_TITLE,
 		O_DIFF,
-		O_PPROF
+		O_PPROF,
+		O_LINES
 	};
 	static const struct option longopts[] = {
 	    {"sort", required_argument, NULL, O_SORT},
@@ -83,6 +86,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    {"title", required_argument, NULL, O_TITLE},
 	    {"diff", no_argument, NULL, O_DIFF},
 	    {"pprof", required_argument, NULL, O_PPROF},
+	    {"lines", no_argument, NULL, O_LINES},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -121,9 +125,14 @@ parse_args(int argc, char **argv, struct opts *o)
 				o->by = TY_BY_COMM;
 			else if (strcmp(optarg, "dso") == 0)
 				o->by = TY_BY_DSO;
+			else if (strcmp(optarg, "line") == 0)
+				o->by = TY_BY_LINE;
 			else
 				return cli_usage_error(
-				    "--by %s: expected symbol, thread, comm or dso", optarg);
+				    "--by %s: expected symbol, thread, comm, dso or line", optarg);
+			break;
+		case O_LINES:
+			o->by = TY_BY_LINE;
 			break;
 		case O_CALLERS:
 			o->mode = M_CALLERS, o->sym = optarg, modes++;
@@ -258,6 +267,23 @@ header(const struct ty_profile *p, const char *what)
 		       m->lost);
 }
 
+static const char *
+by_heading(enum ty_prof_by by)
+{
+	switch (by) {
+	case TY_BY_THREAD:
+		return "thread";
+	case TY_BY_COMM:
+		return "command";
+	case TY_BY_DSO:
+		return "DSO";
+	case TY_BY_LINE:
+		return "line  DSO";
+	default:
+		return "symbol  DSO";
+	}
+}
+
 static int
 report_flat(const struct ty_profile *p, const struct opts *o)
 {
@@ -270,11 +296,7 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	header(p, "Flat profile");
 	printf("\n  %%    cumulative   self       self    total    total\n"
 	       " time    %s   %s   samples     %%    %s  %s\n",
-	       unit(p), unit(p), unit(p),
-	       o->by == TY_BY_SYMBOL   ? "symbol  DSO"
-	       : o->by == TY_BY_THREAD ? "thread"
-	       : o->by == TY_BY_COMM   ? "command"
-				       : "DSO");
+	       unit(p), unit(p), unit(p), by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
@@ -366,16 +388,17 @@ report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct
 	struct ty_diff d;
 	size_t i;
 
-	if (ty_profile_diff(a, b, &d) < 0)
+	if (ty_profile_diff(a, b, o->by, &d) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
 	       term_safe(o->old), a->nsamples, term_safe(o->new_), b->nsamples);
-	printf("  self%%:  old      new    delta  total%%: old     new  symbol  DSO\n");
+	printf("  self%%:  old      new    delta  total%%: old     new  %s\n", by_heading(o->by));
 	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_diff_row *r = &d.rows[i];
-		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s  %s\n", r->old_self,
+		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s%s%s\n", r->old_self,
 		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total,
-		       term_safe(r->name), term_safe(base(r->dso)));
+		       term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name), r->dso ? "  " : "",
+		       term_safe(base(r->dso)));
 	}
 	ty_diff_release(&d);
 	return 0;
