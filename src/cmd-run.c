@@ -65,6 +65,8 @@ static const char usage_text[] =
     "      --timeout S          kill a run after S seconds (it counts as failed)\n"
     "      --hook-timeout S     kill a setup/prepare/conclude/cleanup command after\n"
     "                           S seconds (the benchmark stops with an error)\n"
+    "      --leftovers WHAT     processes a run leaves in its process group: warn\n"
+    "                           (default), wait for them, or kill them\n"
     "  -i, --ignore-failure     record failing runs and go on\n"
     "Statistics:\n"
     "      --test TEST          welch (default), student or mann-whitney\n"
@@ -105,6 +107,7 @@ enum {
 	OPT_CPU,
 	OPT_TIMEOUT,
 	OPT_HOOK_TIMEOUT,
+	OPT_LEFTOVERS,
 	OPT_TEST,
 	OPT_CONFIDENCE,
 	OPT_FAIL_IF_SLOWER,
@@ -143,6 +146,7 @@ static const struct option longopts[] = {
     {"cpu", required_argument, NULL, OPT_CPU},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"hook-timeout", required_argument, NULL, OPT_HOOK_TIMEOUT},
+    {"leftovers", required_argument, NULL, OPT_LEFTOVERS},
     {"ignore-failure", no_argument, NULL, 'i'},
     {"test", required_argument, NULL, OPT_TEST},
     {"confidence", required_argument, NULL, OPT_CONFIDENCE},
@@ -393,6 +397,12 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 		rc = parse_enum("--order", optarg, orders, &v);
 		r->order = (enum ty_order)v;
 		return rc;
+	case OPT_LEFTOVERS: {
+		static const char *const left[] = {"warn", "wait", "kill", NULL};
+		rc = parse_enum("--leftovers", optarg, left, &v);
+		r->leftovers = (enum ty_leftovers)v;
+		return rc;
+	}
 	case OPT_TEST:
 		rc = parse_enum("--test", optarg, tests, &v);
 		o->test = (enum ty_test)v;
