@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "runhist.h"
 #include "tachy/clock.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
@@ -62,6 +63,7 @@ struct run_opts {
 	cpu_set_t cpus;
 	int have_cpus;
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
+	struct runhist hist;	      /* --history, --bisect */
 	char **argv_cmd;	      /* after -- */
 	int argc_cmd;
 };
@@ -359,6 +361,17 @@ opt_cpu(const struct cli_option *opt, const char *typed, char **args)
 	return rc;
 }
 
+static int
+opt_history(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct runhist *h = opt->value;
+
+	(void)typed;
+	h->history = 1;
+	h->db = args[0];
+	return 0;
+}
+
 /* The option table of tachy run; O receives the values. */
 #define RUN_OPTIONS(o)                                                                             \
 	OPT_GROUP("Runs:"),                                                                        \
@@ -449,6 +462,25 @@ opt_cpu(const struct cli_option *opt, const char *typed, char **args)
 		       "hyperfine's JSON plus tachy's fields ('-' is stdout)"),                    \
 	    OPT_STRING(0, "export-csv", &(o)->csv, "FILE", "hyperfine's CSV"),                     \
 	    OPT_STRING(0, "export-markdown", &(o)->md, "FILE", "a markdown table"),                \
+	    {CLI_T_CALLBACK,                                                                       \
+	     0,                                                                                    \
+	     "history",                                                                            \
+	     &(o)->hist,                                                                           \
+	     "DB",                                                                                 \
+	     "store the results in the history (tachy-history(1))\n"                               \
+	     "under git's HEAD",                                                                   \
+	     CLI_OPTARG,                                                                           \
+	     0,                                                                                    \
+	     0,                                                                                    \
+	     0,                                                                                    \
+	     NULL,                                                                                 \
+	     1,                                                                                    \
+	     opt_history},                                                                         \
+	    OPT_STRING(0, "bisect", &(o)->hist.bisect, "BASE.json",                                \
+		       "compare with BASE and exit as git bisect run wants:\n"                     \
+		       "0 not proven slower, 1 proven slower by more than\n"                       \
+		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
+		       "the command failed, 128 bad usage, 130 interrupted"),                      \
 	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
 	    COUNTERS_OPTIONS(&(o)->counters), OPT_HELP('h', "help", "this help"), OPT_END()
 
@@ -1093,34 +1125,6 @@ catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* S with its control characters shown (\e, \n, \xHH): a name must not
- * drive the terminal. NULL when S has none (or out of memory). */
-static char *
-shown(const char *s)
-{
-	const unsigned char *p;
-	char *out, *q;
-
-	for (p = (const unsigned char *)s; *p && *p >= 0x20 && *p != 0x7f; p++)
-		;
-	if (!*p || !(out = malloc(strlen(s) * 4 + 1)))
-		return NULL;
-	for (p = (const unsigned char *)s, q = out; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f)
-			*q++ = (char)*p;
-		else if (*p == 0x1b)
-			q += sprintf(q, "\\e");
-		else if (*p == '\n')
-			q += sprintf(q, "\\n");
-		else if (*p == '\t')
-			q += sprintf(q, "\\t");
-		else
-			q += sprintf(q, "\\x%02x", *p);
-	}
-	*q = '\0';
-	return out;
-}
-
 /* Swap the names and commands of RS with their shown forms (TO 1) and
  * back (TO 0); SAVED holds 2 per result. */
 static void
@@ -1131,8 +1135,8 @@ swap_shown(struct ty_results *rs, char **saved, int to)
 
 	for (i = 0; i < rs->n && saved; i++) {
 		if (to) {
-			saved[2 * i] = shown(rs->r[i].name);
-			saved[2 * i + 1] = shown(rs->r[i].command);
+			saved[2 * i] = term_shown(rs->r[i].name);
+			saved[2 * i + 1] = term_shown(rs->r[i].command);
 		}
 		if (saved[2 * i]) {
 			t = rs->r[i].name;
@@ -1247,6 +1251,8 @@ run_bench(struct bench *b)
 			 "own, which can bias the verdicts: use --order interleaved or -r N");
 	if ((st = exports_open(b->of, b->of_open, &b->o)))
 		return st;
+	if ((st = runhist_prepare(&b->o.hist)))
+		return st;
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running_pid = NULL;
@@ -1267,17 +1273,37 @@ run_bench(struct bench *b)
 	if (files_st)
 		st = files_st;
 	if (rc == -EINTR)
+		st = EXIT_INTERRUPTED;
+	if (b->o.hist.history || b->o.hist.bisect) {
+		struct runhist_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
+		st = runhist_finish(&b->o.hist, &b->rs, b->si ? env_json : NULL, b->si, &hs, st);
+		if (b->o.hist.bisect || st)
+			return cli_finish_stdout(st);
+	}
+	if (rc == -EINTR)
 		return cli_finish_stdout(EXIT_INTERRUPTED);
 	if (!st)
 		st = gate_shown(b);
 	return cli_finish_stdout(st);
 }
 
+/* Is --bisect among the options (for the exit status of a usage error)? */
+static int
+bisecting(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strncmp(argv[i], "--bisect", 8) == 0)
+			return 1;
+	return 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
 	struct bench b;
-	int st;
+	int st, bis = bisecting(argc, argv); /* before argv is reordered */
 
 	memset(&b, 0, sizeof(b));
 	b.o.ro.min_runs = 10;
@@ -1296,6 +1322,9 @@ cmd_run(int argc, char **argv)
 		st = build_jobs(&b);
 	if (st == 0)
 		st = run_bench(&b);
+	if (st && !b.o.hist.done && bis)
+		st = runhist_bisect_status(st); /* git bisect run's codes */
+	runhist_release(&b.o.hist);
 	bench_release(&b);
 	return st;
 }
