@@ -782,13 +782,28 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean, unit);
 	fprintf(rep, "%s / %s\n", a, b);
 	label("Max RSS (max):");
-	if (r->maxrss_measurable || r->maxrss_floor_kb <= 0) {
+	if (r->maxrss_unmeasured < r->nruns || r->maxrss_floor_kb <= 0) {
 		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
-		fprintf(rep, "%s\n", a);
+		fprintf(rep, "%s", a);
+		if (r->maxrss_unmeasured) {
+			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
+			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
+				r->maxrss_unmeasured, r->nruns, term_sym(t, "le"), b);
+		}
+		fprintf(rep, "\n");
 	} else {
 		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
-		fprintf(rep, "%s %s: below tachy's own footprint, not measurable\n",
-			term_sym(t, "le"), a);
+		fprintf(rep, "%s %s: below %s own footprint, not measurable\n", term_sym(t, "le"),
+			a,
+			rs->maxrss_method && !strcmp(rs->maxrss_method, "helper") ? "the spawner's"
+										  : "tachy's");
+	}
+	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
+		label("Tree memory (max):");
+		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
+		fprintf(rep, "%s   (all processes, %s)\n", a,
+			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
+								  : "cgroup v2");
 	}
 	label("Page faults (mean):");
 	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
