@@ -529,8 +529,8 @@ p_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
 static void
 test_probe(void)
 {
-	static const struct ty_value_desc desc[2] = {{"widgets", "", 1, 0, 1.0, 1},
-						     {"gadgets", "ns", 1, 0, 1.0, 1}};
+	static const struct ty_value_desc desc[2] = {{"widgets", "", 1, 0, 1.0, 1, 0},
+						     {"gadgets", "ns", 1, 0, 1.0, 1, 0}};
 	struct probe_ctx pc = {0};
 	struct ty_probe p = {"test", &pc, 2, desc, p_attach, p_collect, NULL};
 	char *argv[] = {"true", NULL};
