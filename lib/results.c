@@ -793,6 +793,8 @@ ty_results_export(const struct ty_results *rs, enum ty_export kind, const char *
 	else
 		rc = ty_results_write_markdown(rs, of.fp, unit);
 	if (rc < 0) {
+		if (rc == -EIO && of.werr) /* the write's own reason */
+			rc = -of.werr;
 		ty_outfile_abort(&of);
 		return ty_error_set(e, rc, "cannot write '%s': %s", path, strerror(-rc));
 	}

@@ -764,6 +764,10 @@ rel_halfwidth(struct sched *S, size_t j)
 	return 100 * S->t * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean;
 }
 
+/* Fewer runs than this cannot estimate the spread (two equal runs are no
+ * proof of a narrow interval): the precision is not judged from them. */
+#define PRECISION_MIN_RUNS 5
+
 /* Is J's mean within the precision? The normal quantile is smaller than
  * t's and cheap: when it already says "too wide", t is not needed. */
 static int
@@ -772,6 +776,8 @@ precise(struct sched *S, size_t j)
 	const struct ty_welford *w = &S->st[j].w;
 	double z = ty_stats_normal_quantile(1 - (1 - S->r->o.confidence / 100) / 2);
 
+	if (w->n < PRECISION_MIN_RUNS)
+		return 0;
 	if (w->n >= 2 && w->mean > 0 &&
 	    100 * z * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean > S->r->o.precision)
 		return 0;
@@ -861,7 +867,14 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 	S->st[j].finished = 1;
 	if (r->o.runs == 0 && res->stop != TY_STOP_PRECISION) {
 		hw = rel_halfwidth(S, j);
-		if (isfinite(hw))
+		if (S->st[j].w.n < PRECISION_MIN_RUNS)
+			ty_result_warn(
+			    res,
+			    "%ld runs are too few to estimate the spread: the precision "
+			    "(%g%%) needs %d or more; stopped at %s (-m, -M, --max-time)",
+			    (long)S->st[j].w.n, r->o.precision, PRECISION_MIN_RUNS,
+			    res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
+		else if (isfinite(hw))
 			ty_result_warn(res,
 				       "the mean is known to within %.*f%% only, not %g%%: "
 				       "stopped at %s; more runs are needed (-M, --max-time)",
