@@ -27,6 +27,7 @@
 #include <elfutils/debuginfod.h>
 #endif
 
+#include "tachy/outfile.h"
 #include "tachy/symbols.h"
 
 /* Kinds of symbol, best first where several start at one address. */
@@ -1492,22 +1493,40 @@ make_dirs(const char *dir)
 	return ret;
 }
 
+/* The cache directory DIR, opened; -1 when it is not ours, or reached
+ * through another user's symbolic link in a shared directory (where root
+ * would write the kernel's addresses, or read a planted table). */
+static int
+kcache_dir(const char *dir)
+{
+	struct stat st;
+	int dfd = ty_outfile_open_dir(dir, NULL);
+
+	if (dfd >= 0 && (fstat(dfd, &st) != 0 || st.st_uid != geteuid())) {
+		close(dfd);
+		dfd = -1;
+	}
+	return dfd;
+}
+
 /* Write LEN bytes of BUF to DIR/kallsyms: a temporary file, then a rename. */
 static void
 kcache_put(const char *dir, const char *buf, size_t len)
 {
-	char tmp[4200], dst[4200];
-	int fd, ok;
+	char *tmp = NULL;
+	int dfd, fd, ok;
 
-	if ((size_t)snprintf(dst, sizeof(dst), "%s/kallsyms", dir) >= sizeof(dst) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.kallsyms.XXXXXX", dir) >= sizeof(tmp) ||
-	    make_dirs(dir) < 0 || (fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+	if (make_dirs(dir) < 0 || (dfd = kcache_dir(dir)) < 0)
 		return;
-	ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
-	if (close(fd) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, dst) != 0)
-		unlink(tmp);
+	if ((fd = ty_outfile_tmpat(dfd, "kallsyms", 0600, &tmp)) >= 0) {
+		ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
+		if (close(fd) != 0)
+			ok = 0;
+		if (!ok || renameat(dfd, tmp, dfd, "kallsyms") != 0)
+			unlinkat(dfd, tmp, 0);
+	}
+	free(tmp);
+	close(dfd);
 }
 
 /* Write the sorted, duplicate-free core table SYMS[N] for boot ID. */
@@ -1627,14 +1646,16 @@ kcache_parse(struct ty_symbols *s, const char *buf, size_t len, const char *id)
 static int
 kcache_load(struct ty_symbols *s)
 {
-	char id[KC_IDLEN], path[4200];
+	char id[KC_IDLEN];
 	struct stat st;
 	void *map;
-	int fd;
+	int fd, dfd;
 
-	if (!kcache_enabled(s) || boot_id(s, id) < 0 ||
-	    (size_t)snprintf(path, sizeof(path), "%s/kallsyms", s->cache_dir) >= sizeof(path) ||
-	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+	if (!kcache_enabled(s) || boot_id(s, id) < 0 || (dfd = kcache_dir(s->cache_dir)) < 0)
+		return -1;
+	fd = openat(dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct kc_head) ||

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
+#include "term.h"
 
 static const char usage_text[] =
     "usage: tachy report [--sort KEY] [--limit N]\n"
@@ -246,7 +247,8 @@ header(const struct ty_profile *p, const char *what)
 
 	for (i = 0; i < p->nsamples; i++)
 		total += (double)p->samples[i].period;
-	printf("%s: %zu samples of %s", what, p->nsamples, m->event && *m->event ? m->event : "?");
+	printf("%s: %zu samples of %s", what, p->nsamples,
+	       m->event && *m->event ? term_safe(m->event) : "?");
 	if (m->use_freq)
 		printf(" at %" PRIu64 " Hz", m->rate);
 	else
@@ -257,9 +259,9 @@ header(const struct ty_profile *p, const char *what)
 		printf(", %.0f events", total);
 	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
 	if (m->command && *m->command)
-		printf("Command: %s\n", m->command);
+		printf("Command: %s\n", term_safe(m->command));
 	if (ty_profile_coverage(p, cover, sizeof(cover)) == 0)
-		printf("Coverage: %s\n", cover);
+		printf("Coverage: %s\n", term_safe(cover));
 	if (m->lost)
 		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n",
 		       m->lost);
@@ -307,8 +309,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		put_amount(p, 10, self);
 		printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
 		put_amount(p, 9, amount(p, r->total_weight));
-		printf("  %s%s%s\n", o->by == TY_BY_DSO ? base(r->name) : r->name,
-		       r->dso ? "  " : "", base(r->dso));
+		printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
+		       r->dso ? "  " : "", term_safe(base(r->dso)));
 	}
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
@@ -326,12 +328,14 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 
 	r = ty_profile_neighbours(p, o->sym, up, &f, &m);
 	if (r == -ENOENT)
-		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", o->sym, o->file);
+		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", term_safe(o->sym),
+				 term_safe(o->file));
 	if (r < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, up ? "Callers" : "Callees");
-	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees", o->sym,
-	       m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
+	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees",
+	       term_safe(o->sym), m.total_samples,
+	       f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
 	put_amount(p, 0, amount(p, m.total_weight));
 	printf("%s\n\n", p->meta.period_ns ? " s" : " events");
 	printf("      %%   %s   samples  %s  DSO\n", unit(p), up ? "caller" : "callee");
@@ -339,8 +343,8 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 		const struct ty_flat_row *x = &f.rows[i];
 		printf("%7.2f ", m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0);
 		put_amount(p, 9, amount(p, x->self_weight));
-		printf(" %9" PRIu64 "  %s%s%s\n", x->self_samples, x->name, x->dso ? "  " : "",
-		       base(x->dso));
+		printf(" %9" PRIu64 "  %s%s%s\n", x->self_samples, term_safe(x->name),
+		       x->dso ? "  " : "", term_safe(base(x->dso)));
 	}
 	ty_flat_release(&f);
 	return 0;
@@ -357,7 +361,7 @@ print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int 
 		if (all <= 0 || 100 * n->total / all < min)
 			return;
 		printf("%7.2f%% %7.2f%%  %*s%s  %s\n", 100 * n->total / all, 100 * n->self / all,
-		       2 * (depth - 1), "", n->name, base(n->dso));
+		       2 * (depth - 1), "", term_safe(n->name), term_safe(base(n->dso)));
 	}
 	for (k = n->child; k != TY_NONE; k = t->nodes[k].sibling)
 		print_node(p, t, k, depth + 1, min);
@@ -387,14 +391,14 @@ report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct
 	if (ty_profile_diff(a, b, o->by, &d) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
-	       o->old, a->nsamples, o->new_, b->nsamples);
+	       term_safe(o->old), a->nsamples, term_safe(o->new_), b->nsamples);
 	printf("  self%%:  old      new    delta  total%%: old     new  %s\n", by_heading(o->by));
 	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_diff_row *r = &d.rows[i];
 		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s%s%s\n", r->old_self,
 		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total,
-		       o->by == TY_BY_DSO ? base(r->name) : r->name, r->dso ? "  " : "",
-		       base(r->dso));
+		       term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name), r->dso ? "  " : "",
+		       term_safe(base(r->dso)));
 	}
 	ty_diff_release(&d);
 	return 0;

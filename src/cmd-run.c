@@ -1091,34 +1091,6 @@ catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* S with its control characters shown (\e, \n, \xHH): a name must not
- * drive the terminal. NULL when S has none (or out of memory). */
-static char *
-shown(const char *s)
-{
-	const unsigned char *p;
-	char *out, *q;
-
-	for (p = (const unsigned char *)s; *p && *p >= 0x20 && *p != 0x7f; p++)
-		;
-	if (!*p || !(out = malloc(strlen(s) * 4 + 1)))
-		return NULL;
-	for (p = (const unsigned char *)s, q = out; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f)
-			*q++ = (char)*p;
-		else if (*p == 0x1b)
-			q += sprintf(q, "\\e");
-		else if (*p == '\n')
-			q += sprintf(q, "\\n");
-		else if (*p == '\t')
-			q += sprintf(q, "\\t");
-		else
-			q += sprintf(q, "\\x%02x", *p);
-	}
-	*q = '\0';
-	return out;
-}
-
 /* Swap the names and commands of RS with their shown forms (TO 1) and
  * back (TO 0); SAVED holds 2 per result. */
 static void
@@ -1129,8 +1101,8 @@ swap_shown(struct ty_results *rs, char **saved, int to)
 
 	for (i = 0; i < rs->n && saved; i++) {
 		if (to) {
-			saved[2 * i] = shown(rs->r[i].name);
-			saved[2 * i + 1] = shown(rs->r[i].command);
+			saved[2 * i] = term_shown(rs->r[i].name);
+			saved[2 * i + 1] = term_shown(rs->r[i].command);
 		}
 		if (saved[2 * i]) {
 			t = rs->r[i].name;
