@@ -185,11 +185,13 @@ pool_addn(struct pool_blk **head, const char *str, size_t n)
 	return out;
 }
 
+#ifdef HAVE_LIBELF
 static const char *
 pool_add(struct pool_blk **head, const char *str)
 {
 	return pool_addn(head, str, strlen(str));
 }
+#endif
 
 static void dso_close(struct dso *d);
 
@@ -480,6 +482,14 @@ arena_add(char **arena, size_t *len, size_t *cap, const char *name)
 	return off;
 }
 
+static const char *
+base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+#ifdef HAVE_LIBELF
 /* Add a symbol to D, its NAME copied (demangled) into D's pool. */
 static int
 add_sym(struct dso *d, uint64_t addr, uint64_t size, const char *name, int kind, int bind,
@@ -514,13 +524,6 @@ add_sym(struct dso *d, uint64_t addr, uint64_t size, const char *name, int kind,
 	return 0;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
 /* CRC-32 (as .gnu_debuglink and zlib compute it) of the file FD. */
 static int
 file_crc32(int fd, uint32_t *out)
@@ -550,7 +553,6 @@ file_crc32(int fd, uint32_t *out)
 	return 0;
 }
 
-#ifdef HAVE_LIBELF
 static int
 read_segs(Elf *elf, struct dso *d)
 {
