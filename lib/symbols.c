@@ -1068,6 +1068,7 @@ read_minidebuginfo(struct ty_symbols *s, struct dso *d, Elf *elf)
 #endif
 }
 
+#ifdef HAVE_LIBDW
 static int
 u64_cmp(const void *a, const void *b)
 {
@@ -1111,6 +1112,8 @@ read_fde_starts(struct dso *d, Elf *elf)
 	qsort(d->fde_starts, n, sizeof(*d->fde_starts), u64_cmp);
 	d->nfde_starts = n;
 }
+
+#endif
 
 /* Does ELF carry DWARF of its own (a binary built with -g, not stripped)? */
 static int
