@@ -107,8 +107,8 @@ bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhi
 		resfmt_pct(hi, sizeof(hi), r->v.c.rel_hi);
 		if (r->v.verdict > 0 && r->v.c.rel > p)
 			word = 1; /* proven slower by more than P */
-		else if (r->v.too_few || (p > 0 && r->v.c.rel_hi > p && r->v.verdict >= 0))
-			word = 125; /* the interval cannot tell */
+		else if (r->v.too_few || (p > 0 && r->v.verdict == 0 && r->v.c.rel > p))
+			word = 125; /* looks slower by more than P, not proven */
 		else
 			word = 0;
 		fprintf(stderr, "tachy run: --bisect: '%s' %s [%s, %s] against %s: %s\n",
