@@ -10,6 +10,7 @@
 #include "resfmt.h"
 #include "runhist.h"
 #include "tachy/comparison.h"
+#include "tachy/history.h"
 
 int
 runhist_prepare(struct runhist *h)
@@ -17,6 +18,21 @@ runhist_prepare(struct runhist *h)
 	struct ty_error e = {0};
 	int rc;
 
+#ifndef HAVE_JANSSON
+	if (h->history || h->bisect)
+		return cli_error(h->bisect ? 128 : EXIT_RUNTIME, "%s: not built with jansson",
+				 h->bisect ? "--bisect" : "--history");
+#endif
+	if (h->history) {
+		/* the store must take the results before anything is measured */
+		struct ty_history *store;
+		char path[4096];
+		if ((rc = histcli_db(h->db, path, sizeof(path))))
+			return rc;
+		if ((rc = ty_history_open(&store, path, 1, &e)) < 0)
+			return cli_error(rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
+		ty_history_close(store);
+	}
 	if (!h->bisect)
 		return 0;
 	if ((rc = ty_results_read_file(&h->base, h->bisect, &e)) < 0)
