@@ -501,8 +501,9 @@ load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
 }
 
 static int
-do_detect(const struct opts *o, char **benches, int nb)
+do_detect(struct opts *o, char **benches, int nb)
 {
+	struct ty_history_git g;
 	struct ty_history_series *s = NULL;
 	struct found *f = NULL;
 	struct ty_history *h;
@@ -511,6 +512,8 @@ do_detect(const struct opts *o, char **benches, int nb)
 	size_t n = 0, nf = 0, cap = 0, i, k;
 	int st;
 
+	if (o->since && ty_history_git_describe(NULL, o->since, &g) == 0)
+		o->since = g.rev; /* a name git knows: its commit id */
 	if ((st = open_store(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, benches, nb, &s, &n)))
