@@ -49,6 +49,8 @@ HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
 	$(call probe,LIBDW,elfutils/libdwfl.h,-ldw -lelf) \
 	$(call probe,LIBELF,gelf.h,-lelf) \
 	$(call probe,LIBPFM,perfmon/pfmlib_perf_event.h,-lpfm) \
+	$(call probe,LZMA,lzma.h,-llzma) \
+	$(call probe,DEBUGINFOD,elfutils/debuginfod.h,-ldebuginfod) \
 	$(call probe,ZLIB,zlib.h,-lz) \
 	$(call probe,SQLITE3,sqlite3.h,-lsqlite3) \
 	$(call probe,LIBPQ,libpq-fe.h,$(PQ_CFLAGS) -lpq)
@@ -59,6 +61,8 @@ LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
 	$(if $(filter LIBDW,$(HAVE)),-ldw) \
 	$(if $(filter LIBELF,$(HAVE)),-lelf) \
 	$(if $(filter LIBPFM,$(HAVE)),-lpfm) \
+	$(if $(filter LZMA,$(HAVE)),-llzma) \
+	$(if $(filter DEBUGINFOD,$(HAVE)),-ldebuginfod) \
 	$(if $(filter ZLIB,$(HAVE)),-lz) \
 	$(if $(filter SQLITE3,$(HAVE)),-lsqlite3) \
 	$(if $(filter LIBPQ,$(HAVE)),-lpq)
@@ -98,7 +102,22 @@ $(B)/%.o: %.c $(HDRS) $(B)/.flags
 
 $(B)/src/tachy.o: $(B)/cmdlist.h
 
-$(B)/libtachy.a: $(LIB_OBJ)
+# The spawner helper (lib/spawner/helper.c): a program without libc that
+# clones the measured runs from a tiny address space; linked into libtachy
+# as bytes. Where it cannot be built the blob is empty and tachy clones the
+# runs itself (their peak RSS is then floored at tachy's own).
+HELPER_CFLAGS = -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-pie -no-pie -fcf-protection=none \
+	-Wl,--build-id=none -Wl,-z,noexecstack -Ilib/spawner
+$(B)/spawner-helper: lib/spawner/helper.c lib/spawner/helper-proto.h $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(HELPER_CFLAGS) -o $@ $< 2>$@.log || : > $@
+
+$(B)/spawner-blob.o: $(B)/spawner-helper
+	$(Q)printf '\t.section .rodata\n\t.globl ty_spawner_blob\nty_spawner_blob:\n\t.incbin "%s"\n\t.globl ty_spawner_blob_end\nty_spawner_blob_end:\n\t.section .note.GNU-stack,"",%%progbits\n' \
+		$< | $(CC) -c -x assembler -o $@ -
+
+$(B)/libtachy.a: $(LIB_OBJ) $(B)/spawner-blob.o
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 lib/libtachy.a: $(B)/libtachy.a
@@ -150,7 +169,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tachy
 	for f in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#docs/}; done
 
-FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
+FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h lib/spawner/*.[ch] src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
 	tests/fuzz/*.c bench/*.c))
 fmt:
 	clang-format -i $(FMT_FILES)

@@ -9,8 +9,8 @@
 # bench: the tests that need a missing peer skip with a message).
 set -u
 
-pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev libsqlite3-dev libpq-dev"
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go postgresql sqlite3"
+pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev libsqlite3-dev libpq-dev"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3"
 pkgs_bench="ministat hyperfine linux-perf multitime time"
 
 want=""

@@ -767,13 +767,28 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean, unit);
 	fprintf(rep, "%s / %s\n", a, b);
 	label("Max RSS (max):");
-	if (r->maxrss_measurable || r->maxrss_floor_kb <= 0) {
+	if (r->maxrss_unmeasured < r->nruns || r->maxrss_floor_kb <= 0) {
 		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
-		fprintf(rep, "%s\n", a);
+		fprintf(rep, "%s", a);
+		if (r->maxrss_unmeasured) {
+			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
+			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
+				r->maxrss_unmeasured, r->nruns, term_sym(t, "le"), b);
+		}
+		fprintf(rep, "\n");
 	} else {
 		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
-		fprintf(rep, "%s %s: below tachy's own footprint, not measurable\n",
-			term_sym(t, "le"), a);
+		fprintf(rep, "%s %s: below %s own footprint, not measurable\n", term_sym(t, "le"),
+			a,
+			rs->maxrss_method && !strcmp(rs->maxrss_method, "helper") ? "the spawner's"
+										  : "tachy's");
+	}
+	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
+		label("Tree memory (max):");
+		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
+		fprintf(rep, "%s   (all processes, %s)\n", a,
+			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
+								  : "cgroup v2");
 	}
 	label("Page faults (mean):");
 	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
@@ -1110,34 +1125,6 @@ catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* S with its control characters shown (\e, \n, \xHH): a name must not
- * drive the terminal. NULL when S has none (or out of memory). */
-static char *
-shown(const char *s)
-{
-	const unsigned char *p;
-	char *out, *q;
-
-	for (p = (const unsigned char *)s; *p && *p >= 0x20 && *p != 0x7f; p++)
-		;
-	if (!*p || !(out = malloc(strlen(s) * 4 + 1)))
-		return NULL;
-	for (p = (const unsigned char *)s, q = out; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f)
-			*q++ = (char)*p;
-		else if (*p == 0x1b)
-			q += sprintf(q, "\\e");
-		else if (*p == '\n')
-			q += sprintf(q, "\\n");
-		else if (*p == '\t')
-			q += sprintf(q, "\\t");
-		else
-			q += sprintf(q, "\\x%02x", *p);
-	}
-	*q = '\0';
-	return out;
-}
-
 /* Swap the names and commands of RS with their shown forms (TO 1) and
  * back (TO 0); SAVED holds 2 per result. */
 static void
@@ -1148,8 +1135,8 @@ swap_shown(struct ty_results *rs, char **saved, int to)
 
 	for (i = 0; i < rs->n && saved; i++) {
 		if (to) {
-			saved[2 * i] = shown(rs->r[i].name);
-			saved[2 * i + 1] = shown(rs->r[i].command);
+			saved[2 * i] = term_shown(rs->r[i].name);
+			saved[2 * i + 1] = term_shown(rs->r[i].command);
 		}
 		if (saved[2 * i]) {
 			t = rs->r[i].name;
