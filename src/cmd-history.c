@@ -263,7 +263,7 @@ do_list(const struct opts *o, int argc)
 	struct ty_history_series *s;
 	struct ty_history *h;
 	size_t n, i, k, runs;
-	char b1[256], b2[256];
+	char b1[256], b2[256], r1[64], r2[64];
 	int st;
 
 	if (argc)
@@ -280,7 +280,8 @@ do_list(const struct opts *o, int argc)
 			printf("%-32s %-20s %7zu %7zu  %-12.12s  %-12.12s\n",
 			       clean(b1, sizeof(b1), s[i].benchmark),
 			       clean(b2, sizeof(b2), s[i].machine), s[i].n, runs,
-			       s[i].commits[0].rev, s[i].commits[s[i].n - 1].rev);
+			       clean(r1, sizeof(r1), s[i].commits[0].rev),
+			       clean(r2, sizeof(r2), s[i].commits[s[i].n - 1].rev));
 		}
 		if (!n)
 			printf("(no results of figure '%s')\n", o->figure ? o->figure : "wall");
@@ -360,8 +361,8 @@ p_text(char *buf, size_t size, double p)
 static void
 write_detect_text(FILE *fp, const struct found *f, size_t n)
 {
-	char b[256], m[256], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32], pc[32], pl[32], ph[32],
-	    pp[32];
+	char b[256], m[256], fg[256], rv[64], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32],
+	    pc[32], pl[32], ph[32], pp[32];
 	size_t i;
 
 	if (!n) {
@@ -384,7 +385,8 @@ write_detect_text(FILE *fp, const struct found *f, size_t n)
 		p_text(pp, sizeof(pp), c->p);
 		fprintf(fp, "%s on %s, %s: at %.12s (commit %zu of %zu%s)\n",
 			clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
-			s->figure, s->commits[c->index].rev, c->index + 1, s->n,
+			clean(fg, sizeof(fg), s->figure),
+			clean(rv, sizeof(rv), s->commits[c->index].rev), c->index + 1, s->n,
 			c->single ? ", the newest alone" : "");
 		fprintf(fp, "  %s [%s, %s] over %zu commits -> %s [%s, %s] over %zu\n", v1, l1, h1,
 			c->n_before, v2, l2, h2, c->n_after);
@@ -555,15 +557,16 @@ do_detect(struct opts *o, char **benches, int nb)
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char b[256], m[256];
+		char b[256], m[256], rv[64];
 		if (c->index + 1 != f[k].s->n || !(c->change_pct > o->fail_if_slower) ||
 		    !(c->ci_low > 0))
 			continue;
 		cli_error(EXIT_REGRESSION,
 			  "'%s' on %s: the newest commit %.12s is %.1f%% slower (more than %g%%)",
 			  clean(b, sizeof(b), f[k].s->benchmark),
-			  clean(m, sizeof(m), f[k].s->machine), f[k].s->commits[c->index].rev,
-			  c->change_pct, o->fail_if_slower);
+			  clean(m, sizeof(m), f[k].s->machine),
+			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), c->change_pct,
+			  o->fail_if_slower);
 		st = EXIT_REGRESSION;
 	}
 out:
@@ -594,7 +597,7 @@ do_show(const struct opts *o, char **args, int n)
 		struct ty_history_change *ch = NULL;
 		struct ty_error e = {0};
 		size_t nch = 0;
-		char b[256], m[256], v[32], l[32], hi[32], pc[32], br[64];
+		char b[256], m[256], fg[256], rv[64], v[32], l[32], hi[32], pc[32], br[64];
 		if (!p) {
 			st = cli_error(EXIT_RUNTIME, "out of memory");
 			break;
@@ -602,8 +605,8 @@ do_show(const struct opts *o, char **args, int n)
 		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
 			nch = 0;
 		printf("%s on %s, %s (%zu commit%s)\n", clean(b, sizeof(b), s[i].benchmark),
-		       clean(m, sizeof(m), s[i].machine), s[i].figure, s[i].n,
-		       s[i].n == 1 ? "" : "s");
+		       clean(m, sizeof(m), s[i].machine), clean(fg, sizeof(fg), s[i].figure),
+		       s[i].n, s[i].n == 1 ? "" : "s");
 		printf("  %-12s %-16s %5s %12s %25s %9s\n", "commit", "branch", "runs", "median",
 		       "95% interval", "change");
 		for (k = 0; k < s[i].n; k++) {
@@ -621,7 +624,8 @@ do_show(const struct opts *o, char **args, int n)
 			else
 				snprintf(pc, sizeof(pc), "-");
 			snprintf(b, sizeof(b), "[%s, %s]", l, hi);
-			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n", s[i].commits[k].rev,
+			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n",
+			       clean(rv, sizeof(rv), s[i].commits[k].rev),
 			       clean(br, sizeof(br),
 				     s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
 			       s[i].commits[k].nvalues, v, b, pc, mark);
