@@ -461,6 +461,8 @@ ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const stru
 		const char *mach = m->machine;
 		if (!mach || !mach[0])
 			mach = ty_results_read_env(&files[i], "hostname");
+		if ((!mach || !mach[0]) && !files[i].nenv)
+			mach = m->env_machine;
 		if (!mach || !mach[0])
 			mach = "unknown";
 		free(mid);
@@ -468,7 +470,8 @@ ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const stru
 		if ((rc = query_text(h, sql_machine, p, 1, &mid, e)) < 0)
 			goto fail;
 		free(env);
-		if (!(env = env_json(&files[i]))) {
+		env = files[i].nenv || !m->env_json ? env_json(&files[i]) : strdup(m->env_json);
+		if (!env) {
 			rc = ty_error_set(e, -ENOMEM, "out of memory");
 			goto fail;
 		}

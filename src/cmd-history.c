@@ -17,6 +17,7 @@
 #include "tachy/results.h"
 #include "tachy/results_read.h"
 #include "tachy/svg.h"
+#include "tachy/sysinfo.h"
 
 int cmd_history(int argc, char **argv);
 
@@ -47,7 +48,8 @@ static const char usage[] =
     "                          else ~/.local/share/tachy/history.db)\n"
     "      --commit REV        the commit of the results (resolved by git if it can)\n"
     "      --branch B          its branch\n"
-    "      --machine M         the machine (default: the file's hostname)\n"
+    "      --machine M         the machine (default: the file's hostname, else\n"
+    "                          this machine's, with its facts, for hyperfine's files)\n"
     "      --tag T             a free tag, stored with the results\n"
     "  -F, --figure F          wall (default), user, system, maxrss or a counter\n"
     "      --since REV         detect: only change points from REV on\n"
@@ -138,12 +140,42 @@ open_store(const char *db, int create, struct ty_history **h)
 	return 0;
 }
 
+/* The facts of this machine (as tachy env reads them, under
+ * $TACHY_SYSROOT) as a JSON object, for files that carry none (hyperfine's);
+ * NULL when every file has its own, or they cannot be read. */
+static char *
+this_machine(const struct ty_saved *files, size_t n, struct ty_sysinfo *si)
+{
+	const char *root = getenv("TACHY_SYSROOT");
+	struct ty_error e = {0};
+	struct ty_jsonw w;
+	char *buf = NULL;
+	size_t i, len = 0;
+	FILE *fp;
+
+	for (i = 0; i < n && files[i].nenv; i++)
+		;
+	if (i == n || ty_sysinfo_collect_quick(root && root[0] ? root : NULL, si, &e) < 0)
+		return NULL;
+	if (!(fp = open_memstream(&buf, &len)))
+		return NULL;
+	ty_jsonw_init(&w, fp, 0);
+	ty_sysinfo_write_json(&w, si);
+	if (fclose(fp) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int
 histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
 	      const char *tags, const struct ty_saved *files, size_t n, int quiet)
 {
 	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
 	struct ty_history_git g;
+	struct ty_sysinfo si;
+	char *envj = NULL;
 	struct ty_history *h;
 	struct ty_error e = {0};
 	size_t added;
@@ -163,9 +195,12 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 		m.branch = branch;
 	m.machine = machine;
 	m.tags = tags;
+	if (!machine && (envj = this_machine(files, n, &si)))
+		m.env_json = envj, m.env_machine = si.hostname;
 	if ((st = open_store(db, 1, &h)))
 		return st;
 	rc = ty_history_add(h, &m, files, n, &added, &e);
+	free(envj);
 	if (rc == 0 && !quiet)
 		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %.12s\n", cli_cmd, added,
 			added == 1 ? "" : "s", ty_history_name(h), m.commit);
