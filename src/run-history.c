@@ -26,7 +26,12 @@ runhist_prepare(struct runhist *h)
 	if (h->history) {
 		/* the store must take the results before anything is measured */
 		struct ty_history *store;
+		struct ty_history_git g;
 		char path[4096];
+		if (ty_history_git_describe(NULL, NULL, &g) < 0)
+			return cli_usage_error("--history: not in a git work tree (export with "
+					       "--export-json and store it with tachy history add "
+					       "--commit REV)");
 		if ((rc = histcli_db(h->db, path, sizeof(path))))
 			return rc;
 		if ((rc = ty_history_open(&store, path, 1, &e)) < 0)
