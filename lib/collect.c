@@ -267,7 +267,13 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
 		if (tab[j].addr == addr && tab[j].pid == pid && tab[j].epoch == epoch)
 			return tab[j].loc;
-	ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
+	if (addr == TY_FRAME_TRUNCATED) { /* the stack copy ended the chain */
+		memset(&r, 0, sizeof(r));
+		r.name = "[truncated]";
+		r.dso = "[truncated]";
+	} else {
+		ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
+	}
 	name = r.name;
 	if (!name) {
 		snprintf(buf, sizeof(buf), "[unknown] 0x%" PRIx64 " in %s", r.addr,
@@ -408,6 +414,12 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 			/* A caller's frame holds a return address: look up the
 			 * call instruction before it. */
 			uint64_t a = w[2 + j] - (j > 0 && w[2 + j] > 0);
+			/* Unwound by tachy: an interrupted pc (the sample's, or
+			 * one a signal frame saved) is looked up as it is. */
+			if (w[2 + j] < TY_KERNEL_START && (w[2 + j] & TY_FRAME_EXACT))
+				a = w[2 + j] & ~TY_FRAME_EXACT;
+			else if (w[2 + j] == TY_FRAME_TRUNCATED)
+				a = TY_FRAME_TRUNCATED;
 			uint32_t ep = epochs[i] == TY_NONE ? 0 : epochs[i];
 			if ((locs[j] = resolve(c, p, tab, mask, pid, ep, a, times[i])) == TY_NONE)
 				goto oom;

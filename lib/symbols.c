@@ -1319,3 +1319,18 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 	sym = find_sym(m->dso, r->addr);
 	r->name = sym ? sym->name : NULL;
 }
+
+int
+ty_symbols_find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
+		    struct ty_sym_map *out)
+{
+	const struct map *m = find_map(s, pid, ip, time, 0);
+
+	if (!m)
+		return -1;
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	out->path = m->dso->path;
+	return 0;
+}

@@ -19,8 +19,9 @@
 #include "tachy/symbols.h"
 
 static const char usage_text[] =
-    "usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-    "                    [--proc-maps | --mmap-records] [--user | --kernel] [-q]\n"
+    "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
+    "                    [-o FILE] [-m PAGES] [--proc-maps | --mmap-records]\n"
+    "                    [--user | --kernel] [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
@@ -30,7 +31,13 @@ static const char usage_text[] =
     "  -c, --period N       one sample every N events instead of -F\n"
     "  -e, --event EVENT    what to sample, as tachy run -e names it; default\n"
     "                       cycles where the CPU has it, else cpu-clock\n"
-    "  -g, --call-graph     record call chains (frame pointers)\n"
+    "  -g                   record call chains (--call-graph auto)\n"
+    "      --call-graph MODE  fp: the kernel follows frame pointers; dwarf[,SIZE]:\n"
+    "                       a copy of SIZE bytes of each user stack (default\n"
+    "                       16384, at most 65528) unwound with the binaries'\n"
+    "                       call-frame information (.eh_frame) while recording,\n"
+    "                       the frame pointer where none covers a pc; auto:\n"
+    "                       dwarf on x86-64, else fp\n"
     "  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
     "                       command's stdout then goes to stderr)\n"
     "  -p, --pid PID        attach to a running process (all its threads) until it\n"
@@ -57,6 +64,8 @@ struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
 	int callchain, user, quiet, proc_maps, mmap_records;
+	enum ty_callgraph cg;
+	long stack_size;
 	char **argv;
 };
 
@@ -69,6 +78,35 @@ on_signal(int sig)
 	stop.count++;
 }
 
+/* --call-graph fp | dwarf[,SIZE] | auto, in perf's spelling. */
+static int
+parse_callgraph(const char *arg, struct opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	o->callchain = 1;
+	if (n == 2 && strncmp(arg, "fp", 2) == 0 && !comma)
+		o->cg = TY_CG_FP;
+	else if (n == 4 && strncmp(arg, "auto", 4) == 0 && !comma)
+		o->cg = TY_CG_AUTO;
+	else if (n == 5 && strncmp(arg, "dwarf", 5) == 0)
+		o->cg = TY_CG_DWARF;
+	else
+		return cli_usage_error("--call-graph %s: give fp, dwarf[,SIZE] or auto", arg);
+	if (comma) {
+		if (cli_parse_long("--call-graph dwarf,SIZE", comma + 1, 8, TY_RECORD_STACK_MAX,
+				   &o->stack_size))
+			return EXIT_USAGE;
+		if (o->stack_size & 7)
+			return cli_usage_error(
+			    "--call-graph dwarf,%ld: the size must be a multiple "
+			    "of 8",
+			    o->stack_size);
+	}
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -76,7 +114,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    {"freq", required_argument, NULL, 'F'},
 	    {"period", required_argument, NULL, 'c'},
 	    {"event", required_argument, NULL, 'e'},
-	    {"call-graph", no_argument, NULL, 'g'},
+	    {"call-graph", required_argument, NULL, 'G'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"mmap-pages", required_argument, NULL, 'm'},
@@ -111,6 +149,11 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'g':
 			o->callchain = 1;
+			o->cg = TY_CG_AUTO;
+			break;
+		case 'G':
+			if (parse_callgraph(optarg, o))
+				return EXIT_USAGE;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -204,6 +247,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
 	char rate[64], space[96], cover[512];
+	uint32_t stack;
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
@@ -226,6 +270,25 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
+	if (ty_record_callgraph(r->rec, &stack) == TY_CG_DWARF) {
+		struct ty_record_unwind_stats st;
+		ty_record_unwind_stats(r->rec, &st);
+		fprintf(stderr,
+			"tachy record: user stacks of %u bytes unwound: %.1f%% of %llu chains "
+			"complete, %.1f%% cut by the copy; %.3f s of CPU\n",
+			stack, st.samples ? 100.0 * (double)st.complete / (double)st.samples : 0.0,
+			(unsigned long long)st.samples,
+			st.samples ? 100.0 * (double)st.truncated / (double)st.samples : 0.0,
+			(double)st.unwind_ns / 1e9);
+		if (getenv("TACHY_UNWIND_DEPTHS")) /* bench/: what stack size real chains need */
+			fprintf(stderr,
+				"tachy record: complete chains by stack bytes: <=1K %llu, 2K %llu, 4K "
+				"%llu, 8K %llu, 16K %llu, 32K %llu, 64K %llu, more %llu\n",
+				(unsigned long long)st.depth[0], (unsigned long long)st.depth[1],
+				(unsigned long long)st.depth[2], (unsigned long long)st.depth[3],
+				(unsigned long long)st.depth[4], (unsigned long long)st.depth[5],
+				(unsigned long long)st.depth[6], (unsigned long long)st.depth[7]);
+	}
 }
 
 static int
@@ -367,7 +430,8 @@ cmd_record(int argc, char **argv)
 	ro.explicit_event = o.event != NULL;
 	ro.use_freq = o.period == 0;
 	ro.rate = ro.use_freq ? (uint64_t)o.freq : (uint64_t)o.period;
-	ro.callgraph = o.callchain ? TY_CG_FP : TY_CG_NONE;
+	ro.callgraph = o.callchain ? o.cg : TY_CG_NONE;
+	ro.stack_size = (uint32_t)o.stack_size;
 	ro.user = o.user;
 	ro.pid = (pid_t)o.pid;
 	ro.argv = o.argv;
