@@ -67,6 +67,7 @@ struct ty_recorder {
 	struct ty_record_unwind_stats ust;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
+	unsigned pages; /* data pages per ring */
 	/* Lazy mapping tracking (the default for a command, see lazy_step). */
 	int lazy, proc_maps;
 	uint64_t close_at; /* the first trackers close then, unless... */
@@ -142,15 +143,15 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	so.use_freq = r->o.use_freq;
 	so.rate = r->o.rate;
 	so.callchain = r->cg != TY_CG_NONE;
+	so.pid = r->o.pid ? r->o.pid : r->child;
+	so.enable_on_exec = r->o.pid == 0;
+	so.mmap_pages = r->o.mmap_pages;
 	if (r->cg == TY_CG_DWARF) {
 		so.regs_user = TY_UNWIND_REGS_MASK;
 		so.stack_user = r->stack_size;
 		if (!r->o.mmap_pages)
 			so.mmap_pages = 512; /* stack copies fill a ring fast */
 	}
-	so.pid = r->o.pid ? r->o.pid : r->child;
-	so.enable_on_exec = r->o.pid == 0;
-	so.mmap_pages = r->o.mmap_pages;
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;
@@ -167,6 +168,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.exclude_kernel = r->exclude_kernel;
 		so.exclude_user = r->ev.attr.exclude_user;
 		ret = ty_sampler_open(&r->s, &so, err);
+		r->pages = so.mmap_pages ? so.mmap_pages : 128;
 		if (ret == 0)
 			break;
 		if ((ret == -EPERM || ret == -ENOMEM) && !r->o.mmap_pages && so.mmap_pages > 128) {
@@ -1007,6 +1009,12 @@ int
 ty_record_user_only(const struct ty_recorder *r)
 {
 	return r->exclude_kernel;
+}
+
+unsigned
+ty_record_ring_pages(const struct ty_recorder *r)
+{
+	return r->pages;
 }
 
 enum ty_callgraph

@@ -42,7 +42,8 @@ static const char usage_text[] =
     "                       command's stdout then goes to stderr)\n"
     "  -p, --pid PID        attach to a running process (all its threads) until it\n"
     "                       exits or Ctrl-C\n"
-    "  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
+    "  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128,\n"
+    "                       512 with dwarf)\n"
     "      --proc-maps      no mmap records at all: read /proc/PID/maps every\n"
     "                       50 ms instead (processes that live less than that\n"
     "                       keep raw addresses)\n"
@@ -131,7 +132,6 @@ parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->output = "tachy.prof";
 	o->freq = 999;
-	o->pages = 128;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+F:c:e:go:p:m:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -281,13 +281,14 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 			st.samples ? 100.0 * (double)st.truncated / (double)st.samples : 0.0,
 			(double)st.unwind_ns / 1e9);
 		if (getenv("TACHY_UNWIND_DEPTHS")) /* bench/: what stack size real chains need */
-			fprintf(stderr,
-				"tachy record: complete chains by stack bytes: <=1K %llu, 2K %llu, 4K "
-				"%llu, 8K %llu, 16K %llu, 32K %llu, 64K %llu, more %llu\n",
-				(unsigned long long)st.depth[0], (unsigned long long)st.depth[1],
-				(unsigned long long)st.depth[2], (unsigned long long)st.depth[3],
-				(unsigned long long)st.depth[4], (unsigned long long)st.depth[5],
-				(unsigned long long)st.depth[6], (unsigned long long)st.depth[7]);
+			fprintf(
+			    stderr,
+			    "tachy record: complete chains by stack bytes: <=1K %llu, 2K %llu, 4K "
+			    "%llu, 8K %llu, 16K %llu, 32K %llu, 64K %llu, more %llu\n",
+			    (unsigned long long)st.depth[0], (unsigned long long)st.depth[1],
+			    (unsigned long long)st.depth[2], (unsigned long long)st.depth[3],
+			    (unsigned long long)st.depth[4], (unsigned long long)st.depth[5],
+			    (unsigned long long)st.depth[6], (unsigned long long)st.depth[7]);
 	}
 }
 
@@ -320,7 +321,8 @@ finish(struct run *r, struct ty_error *err)
 	if (!r->o->quiet) {
 		if (p->meta.lost)
 			cli_warn("%llu samples were lost: the ring buffers filled up (try -m %ld)",
-				 (unsigned long long)p->meta.lost, r->o->pages * 4);
+				 (unsigned long long)p->meta.lost,
+				 4l * ty_record_ring_pages(r->rec));
 		if (p->meta.throttled)
 			cli_warn(
 			    "the kernel throttled sampling %llu times (perf_event_max_sample_rate "

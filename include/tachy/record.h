@@ -99,6 +99,8 @@ const char *ty_record_event_name(const struct ty_recorder *r);
 int ty_record_fell_back(const struct ty_recorder *r);
 int ty_record_kernel_refused(const struct ty_recorder *r);
 int ty_record_user_only(const struct ty_recorder *r);
+/* The data pages per ring used (the default depends on the call graph). */
+unsigned ty_record_ring_pages(const struct ty_recorder *r);
 /* The call graph used (AUTO resolved) and its stack copy size. */
 enum ty_callgraph ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size);
 
