@@ -726,7 +726,8 @@ find_section(const struct elf_view *v, const Elf64_Ehdr *eh, const char *name, s
 	const char *names;
 	unsigned i;
 
-	if (!eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shstrndx >= eh->e_shnum)
+	if (!eh->e_shoff || (eh->e_shoff & 7) || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shstrndx >= eh->e_shnum)
 		return -1;
 	sh = at(v, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(*sh));
 	if (!sh)
@@ -862,13 +863,15 @@ build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, str
 	int ret = 0;
 
 	*out = NULL;
+	if (((uintptr_t)image & 7) != 0)
+		return ty_error_set(e, -EINVAL, "the ELF image is not aligned in memory");
 	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
 		return ty_error_set(e, -EINVAL, "not a 64-bit little-endian ELF image");
 	if (!(t = calloc(1, sizeof(*t))))
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	t->entry = eh->e_entry;
-	if (eh->e_phoff && eh->e_phentsize == sizeof(Elf64_Phdr))
+	if (eh->e_phoff && !(eh->e_phoff & 7) && eh->e_phentsize == sizeof(Elf64_Phdr))
 		ph = at(&v, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr));
 	for (i = 0; ph && i < eh->e_phnum; i++) {
 		size_t cap = t->nsegs;
