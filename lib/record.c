@@ -578,7 +578,7 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 	us.mask = TY_UNWIND_REGS_MASK;
 	us.stack = rec->stack;
 	us.stack_len = rec->stack_dyn;
-	us.stack_full = rec->stack_dyn == rec->stack_size;
+	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
 	for (again = 0;; again++) {
 		n = ty_unwind_sample(r->uw, &us, out->chainbuf + k, room, &end);
 		if (end != TY_UNWIND_LOST || again || !n ||
@@ -622,7 +622,7 @@ on_record(const struct ty_record *rec, void *arg)
 
 	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		check_sample(r, rec);
-	if (r->uw && rec->type == TY_REC_SAMPLE && rec->regs_abi && rec->stack_dyn)
+	if (r->uw && rec->type == TY_REC_SAMPLE && rec->regs_abi)
 		rec = unwind(r, rec);
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
 		ty_unwind_forget(r->uw);

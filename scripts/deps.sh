@@ -10,7 +10,7 @@ set -u
 
 pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev"
 pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go"
-pkgs_bench="ministat hyperfine linux-perf multitime time"
+pkgs_bench="ministat hyperfine linux-perf multitime time sqlite3"
 
 want=""
 hard=0
