@@ -864,6 +864,7 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	so->drain_fd = -1;
 	so->want_pidfd = 1;
 	so->same_group = r->o.same_group;
+	so->pdeathsig = SIGKILL; /* no command left running when tachy dies */
 	r->lazy = r->o.maps == TY_MAPS_LAZY;
 	r->proc_maps = r->o.maps == TY_MAPS_PROC;
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
