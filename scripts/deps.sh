@@ -15,7 +15,7 @@ pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-de
 # (TACHY_DEPS_BUILD replaces the build group: tests/cli/deps-no-root)
 pkgs_build=${TACHY_DEPS_BUILD:-$pkgs_build}
 pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3"
-pkgs_bench="ministat hyperfine linux-perf multitime time"
+pkgs_bench="ministat hyperfine linux-perf multitime time sqlite3"
 
 want=""
 hard=0 # build: say that the core builds without them
