@@ -76,7 +76,46 @@ split_error(const char *s, const char *why, struct ty_error *e)
 	return ty_error_set(e, -EINVAL, "cannot split command '%s': %s", s, why);
 }
 
-/* One pass: count words and bytes (OUT NULL) or write them. */
+static int
+syntax_error(const char *s, const char *what, const char *fix, struct ty_error *e)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why),
+		 "'%s' is shell syntax, and commands run without a shell: %s or use --shell", what,
+		 fix);
+	return split_error(s, why, e);
+}
+
+/* Does the unquoted word at P assign a variable (NAME=...), as a shell
+ * reads a first word? */
+static size_t
+assignment(const char *p)
+{
+	size_t n = 0;
+
+	static const char name[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789";
+
+	if (!*p || !memchr(name, *p, sizeof(name) - 11))
+		return 0;
+	n = strspn(p, name);
+	return p[n] == '=' ? n + 1 : 0;
+}
+
+/* Is there a C later in the word at P (up to a blank)? */
+static int
+later_in_word(const char *p, char c)
+{
+	for (p++; *p && *p != ' ' && *p != '\t' && *p != '\n'; p++)
+		if (*p == c)
+			return 1;
+	return 0;
+}
+
+/* One pass: count words and bytes (OUT NULL) or write them. Shell syntax
+ * outside quotes is refused with the same hint: operators and expansions,
+ * globs (* ? [...]), a leading ~, and a first word that assigns (VAR=x). */
 static int
 split_pass(const char *s, char *out, char **words, size_t *nbytes, struct ty_error *e)
 {
@@ -99,6 +138,15 @@ split_pass(const char *s, char *out, char **words, size_t *nbytes, struct ty_err
 			continue;
 		}
 		if (!in_word) {
+			size_t an = nw == 0 ? assignment(p) : 0;
+			if (c == '~')
+				return syntax_error(s, "~", "quote it", e);
+			if (an) {
+				char what[64];
+				an = strcspn(p, " \t\n"); /* the whole word */
+				snprintf(what, sizeof(what), "%.*s", (int)(an < 40 ? an : 40), p);
+				return syntax_error(s, what, "run it with env", e);
+			}
 			if (words)
 				words[nw] = out + nb;
 			nw++;
@@ -138,7 +186,7 @@ split_pass(const char *s, char *out, char **words, size_t *nbytes, struct ty_err
 				nb++;
 			}
 			p += 2;
-		} else if (strchr("|&;<>$`()", c)) {
+		} else if (strchr("|&;<>$`()*?", c) || (c == '[' && later_in_word(p, ']'))) {
 			char why[96];
 			snprintf(why, sizeof(why),
 				 "'%c' is shell syntax, and commands run without a shell: "
@@ -191,7 +239,8 @@ ty_runner_join(char *const *argv, size_t argc)
 	for (k = 0; s && k < argc; k++) {
 		int plain = argv[k][0] != '\0' &&
 			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					    "0123456789_./:=,+-@%^") == strlen(argv[k]);
+					    "0123456789_./:=,+-@%^") == strlen(argv[k]) &&
+			    !(k == 0 && assignment(argv[k])); /* VAR=x is quoted first */
 		if (k)
 			*p++ = ' ';
 		if (plain) {
@@ -572,7 +621,7 @@ sub_count(long a, long b)
 	return a > b ? a - b : 0;
 }
 
-/* Take the shell's mean start-up off a run: wall, user and system time,
+/* Take the shell's start-up (its median) off a run: wall, user and system time,
  * page faults and context switches (not the probes' counters). */
 static void
 subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
@@ -909,50 +958,82 @@ resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
 	return 0;
 }
 
-/* Measure the shell's own start-up: the mean of SHELL -c '' runs. */
 static int
-measure_shell(struct sched *S, struct ty_sample *mean, struct ty_error *e)
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of V[0..N) (N > 0; V is sorted). */
+static int64_t
+median_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+enum { SH_WALL, SH_USER, SH_SYS, SH_MINFLT, SH_MAJFLT, SH_NVCSW, SH_NIVCSW, SH_FIGS };
+
+/* Measure the shell's own start-up: the median of SHELL -c '' runs, each
+ * figure apart (a robust centre: a mean is inflated by the few runs that
+ * the machine's noise slows down). */
+static int
+measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	char *argv[] = {(char *)r->o.shell, "-c", "", NULL};
+	size_t n = r->o.shell_runs > 0 ? (size_t)r->o.shell_runs : 0, i;
+	int64_t *v;
 	struct ty_job job;
 	struct ty_sample s;
-	long i;
-	int rc;
+	int rc = 0, f;
 
 	memset(&job, 0, sizeof(job));
-	memset(mean, 0, sizeof(*mean));
+	memset(centre, 0, sizeof(*centre));
 	job.argv = argv;
 	if ((rc = ty_spawn_resolve(r->o.shell, job.path, sizeof(job.path), e)) < 0)
 		return rc;
-	for (i = 0; i < r->o.shell_runs; i++) {
+	if (n == 0)
+		return 0;
+	if (!(v = malloc(n * SH_FIGS * sizeof(*v))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < n && !rc; i++) {
 		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
-		if (r->stop && *r->stop)
-			return 1;
+		if (r->stop && *r->stop) {
+			rc = 1;
+			break;
+		}
 		memset(&s, 0, sizeof(s));
-		if ((rc = fn(r, &job, (size_t)i, TY_STEP_SHELL, 0, &s, NULL, e)))
-			return rc;
-		if (failed(&s))
-			return ty_error_set(e, -ECHILD, "the shell '%s' failed to start",
-					    r->o.shell);
-		mean->wall_ns += s.wall_ns;
-		mean->usage.user_ns += s.usage.user_ns;
-		mean->usage.system_ns += s.usage.system_ns;
-		mean->usage.minflt += s.usage.minflt;
-		mean->usage.majflt += s.usage.majflt;
-		mean->usage.nvcsw += s.usage.nvcsw;
-		mean->usage.nivcsw += s.usage.nivcsw;
+		if ((rc = fn(r, &job, i, TY_STEP_SHELL, 0, &s, NULL, e)))
+			break;
+		if (failed(&s)) {
+			rc = ty_error_set(e, -ECHILD, "the shell '%s' failed to start", r->o.shell);
+			break;
+		}
+		v[SH_WALL * n + i] = s.wall_ns;
+		v[SH_USER * n + i] = s.usage.user_ns;
+		v[SH_SYS * n + i] = s.usage.system_ns;
+		v[SH_MINFLT * n + i] = s.usage.minflt;
+		v[SH_MAJFLT * n + i] = s.usage.majflt;
+		v[SH_NVCSW * n + i] = s.usage.nvcsw;
+		v[SH_NIVCSW * n + i] = s.usage.nivcsw;
 	}
-	if (r->o.shell_runs > 0) {
-		mean->wall_ns /= r->o.shell_runs;
-		mean->usage.user_ns /= r->o.shell_runs;
-		mean->usage.system_ns /= r->o.shell_runs;
-		mean->usage.minflt /= r->o.shell_runs;
-		mean->usage.majflt /= r->o.shell_runs;
-		mean->usage.nvcsw /= r->o.shell_runs;
-		mean->usage.nivcsw /= r->o.shell_runs;
+	if (!rc) {
+		int64_t m[SH_FIGS];
+		for (f = 0; f < SH_FIGS; f++)
+			m[f] = median_i64(v + (size_t)f * n, n);
+		centre->wall_ns = m[SH_WALL];
+		centre->usage.user_ns = m[SH_USER];
+		centre->usage.system_ns = m[SH_SYS];
+		centre->usage.minflt = (long)m[SH_MINFLT];
+		centre->usage.majflt = (long)m[SH_MAJFLT];
+		centre->usage.nvcsw = (long)m[SH_NVCSW];
+		centre->usage.nivcsw = (long)m[SH_NIVCSW];
 	}
-	return 0;
+	free(v);
+	return rc;
 }
 
 /* The probes' value descriptors, concatenated (again at the end: a probe
