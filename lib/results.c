@@ -741,41 +741,6 @@ unit_scale(const char *unit)
 	return 1;
 }
 
-int
-ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
-{
-	double scale, best = INFINITY, best_sd = 0;
-	size_t i;
-
-	for (i = 0; i < rs->n; i++)
-		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
-			best = rs->r[i].sum[TY_FIG_WALL].mean;
-			best_sd =
-			    rs->r[i].sum[TY_FIG_WALL].n >= 2 ? rs->r[i].sum[TY_FIG_WALL].stddev : 0;
-		}
-	if (!unit)
-		unit = !(best < 1) ? "s" : best >= 1e-3 ? "ms" : best >= 1e-6 ? "µs" : "ns";
-	scale = unit_scale(unit);
-	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", unit, unit, unit);
-	fputs("|:---|---:|---:|---:|---:|\n", fp);
-	for (i = 0; i < rs->n; i++) {
-		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
-		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
-		if (rs->r[i].nruns == 0 ||
-		    !isfinite(w->mean)) /* interrupted before its first run */
-			continue;
-		fputs("| ", fp);
-		ty_markdown_escape(fp, rs->r[i].name);
-		fprintf(fp, " | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
-			w->min * scale, w->max * scale);
-		if (w->mean == best)
-			fprintf(fp, "%.2f |\n", 1.0);
-		else
-			fprintf(fp, "%.2f ± %.2f |\n", rel,
-				rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
-	}
-	return ferror(fp) ? -EIO : 0;
-}
 
 /* A name in an AsciiDoc table cell, as text: '|' would end the cell and
  * the punctuation of inline markup (* _ ` # ~ ^ + [ ] { } < > & \ : ' ")
@@ -860,15 +825,12 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 		    !isfinite(w->mean)) /* interrupted before its first run */
 			continue;
 		fputs("| ", fp);
-		if (fmt == TY_TABLE_MARKDOWN) {
-			fputc('`', fp);
-			md_text(fp, rs->r[i].name);
-			fputc('`', fp);
-		} else if (fmt == TY_TABLE_ASCIIDOC) {
+		if (fmt == TY_TABLE_MARKDOWN)
+			ty_markdown_escape(fp, rs->r[i].name);
+		else if (fmt == TY_TABLE_ASCIIDOC)
 			asciidoc_text(fp, rs->r[i].name);
-		} else {
+		else
 			orgmode_text(fp, rs->r[i].name);
-		}
 		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
 			" | ", w->min * scale, " | ", w->max * scale, " | ");
 		if (w->mean == best)
@@ -881,6 +843,12 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 	if (fmt == TY_TABLE_ASCIIDOC)
 		fputs("|===\n", fp);
 	return ferror(fp) ? -EIO : 0;
+}
+
+int
+ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+{
+	return ty_results_write_table(rs, fp, TY_TABLE_MARKDOWN, unit, NULL);
 }
 
 int
