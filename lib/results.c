@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tachy/jsonw.h"
+#include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/tachy.h"
@@ -740,16 +741,6 @@ unit_scale(const char *unit)
 	return 1;
 }
 
-static void
-md_text(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|' || *s == '`')
-			fputc('\\', fp);
-		fputc(*s == '\n' ? ' ' : *s, fp);
-	}
-}
-
 int
 ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
 {
@@ -773,9 +764,9 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 		if (rs->r[i].nruns == 0 ||
 		    !isfinite(w->mean)) /* interrupted before its first run */
 			continue;
-		fputs("| `", fp);
-		md_text(fp, rs->r[i].name);
-		fprintf(fp, "` | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
+		fputs("| ", fp);
+		ty_markdown_escape(fp, rs->r[i].name);
+		fprintf(fp, " | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
 			w->min * scale, w->max * scale);
 		if (w->mean == best)
 			fprintf(fp, "%.2f |\n", 1.0);

@@ -1,6 +1,5 @@
 /* cmd-plot.c - tachy plot: saved results as plain SVG, or one HTML page. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +27,7 @@ static const char usage[] =
     "its interval. SVG is plain (no scripts); HTML is one self-contained page with\n"
     "the pictures and a table of the numbers. A FILE named '-' is read from\n"
     "standard input (one at most).\n"
-    "\n"
-    "  -o, --output FILE       where to write (required); .svg or .html by name\n"
-    "      --format FORMAT     svg or html (default: from the name of the output)\n"
-    "      --title TEXT        the title of the page\n"
-    "  -t, --test TEST         welch (default), student, or mann-whitney\n"
-    "  -c, --confidence P      confidence level in percent (default 95)\n"
-    "  -m, --match RULE        pair benchmarks across files, as in tachy compare\n"
-    "  -r, --reference NAME    with one FILE: compare against NAME\n"
-    "  -F, --figures LIST      figures in the change plot (as in tachy compare)\n"
-    "  -h, --help              show this help\n";
+    "\n";
 
 #define WIDTH 960.0
 #define ROW_H 250.0
@@ -593,42 +583,33 @@ write_html(FILE *fp, const struct plot *p)
 /* ---- options and main ---- */
 
 static int
-parse_options(int argc, char **argv, struct options *o)
+parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-	    {"title", required_argument, NULL, 'T'},  RESOPT_CMP_LONG,
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	static const char *const formats[] = {"svg", "html", NULL};
+	int format = -1, rc;
+	struct cli_option options[] = {
+	    OPT_STRING('o', "output", &o->output, "FILE",
+		       "where to write (required); .svg or .html by name"),
+	    OPT_CHOICE(0, "format", &format, "FORMAT", formats,
+		       "svg or html (default: from the name of the output)"),
+	    OPT_STRING(0, "title", &o->title, "TEXT", "the title of the page"),
+	    OPT_TEST('t', &o->cmp.test, "welch (default), student, or mann-whitney"),
+	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
+			 "confidence level in percent (default 95)", resopt_opt_confidence),
+	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
+			 "pair benchmarks across files, as in tachy compare", resopt_opt_match),
+	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
+		       "with one FILE: compare against NAME"),
+	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
+		       "figures in the change plot (as in tachy compare)"),
+	    OPT_HELP('h', "help", "show this help"),
+	    OPT_END(),
 	};
-	int ch, rc = 0;
+	const struct cli_parser parser = {usage, options, NULL, 0, 26};
 
-	while (!rc &&
-	       (ch = getopt_long(argc, argv, "o:" RESOPT_CMP_SHORT "h", longopts, NULL)) != -1) {
-		if ((rc = resopt_cmp_option(ch, optarg, &o->cmp)) != -1)
-			continue;
-		rc = 0;
-		switch (ch) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "svg") == 0)
-				o->format = FMT_SVG;
-			else if (strcmp(optarg, "html") == 0)
-				o->format = FMT_HTML;
-			else
-				rc = cli_usage_error("unknown format '%s': svg or html", optarg);
-			break;
-		case 'T':
-			o->title = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cli_usage_error("bad option");
-		}
-	}
+	rc = cli_parse(&parser, argc, argv, args);
+	if (format >= 0)
+		o->format = format == 0 ? FMT_SVG : FMT_HTML;
 	return rc;
 }
 
@@ -680,11 +661,12 @@ cmd_plot(int argc, char **argv)
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	struct plot p = {.o = &o};
+	struct cli_args args;
 	int n = 0, i, rc, have_cmp = 0;
 
-	if ((rc = parse_options(argc, argv, &o)) || (rc = pick_format(&o)))
+	if ((rc = parse_options(argc, argv, &o, &args)) || (rc = pick_format(&o)))
 		goto out;
-	n = argc - optind;
+	n = args.n;
 	if (n < 1) {
 		rc = cli_usage_error("expected one or more results files");
 		goto out;
@@ -693,7 +675,7 @@ cmd_plot(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = resopt_read(files, argv + optind, n))) {
+	if ((rc = resopt_read(files, args.v, n))) {
 		n = 0;
 		goto out;
 	}
@@ -715,7 +697,7 @@ out:
 		ty_results_read_release(&files[i]);
 	free(files);
 	free(o.cmp.match.pairs);
-	return rc < 0 ? EXIT_OK : rc;
+	return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;
 }
 
 const struct cmd_info cmd_info_plot = {"plot", 40, "draw saved results as SVG or HTML", cmd_plot};
