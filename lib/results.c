@@ -741,7 +741,6 @@ unit_scale(const char *unit)
 	return 1;
 }
 
-
 /* A name in an AsciiDoc table cell, as text: '|' would end the cell and
  * the punctuation of inline markup (* _ ` # ~ ^ + [ ] { } < > & \ : ' ")
  * or of a replacement (-- -> ... (C) =>) is written as a character
