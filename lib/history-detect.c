@@ -465,7 +465,7 @@ ty_history_detect(const struct ty_history_point *x, size_t n,
 		if (end == n)
 			break;
 	}
-	if (c.n) /* qsort(NULL, 0, ...) is undefined */
+	if (c.n > 1)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_size);
 	merge(&P, &c, n, o->max_p, o->min_change_pct);
 	for (k = 0; k < c.n; k++) {
