@@ -462,6 +462,9 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_DOUBLE(0, "hook-timeout", &(o)->ro.hook_timeout, "S", 1e-6, 1e9,                   \
 		       "kill a setup/prepare/conclude/cleanup command after\n"                     \
 		       "S seconds (the benchmark stops with an error)"),                           \
+	    OPT_CHOICE(0, "leftovers", &(o)->ro.leftovers, "WHAT", run_leftovers,                  \
+		       "processes a run leaves in its process group: warn\n"                       \
+		       "(default), wait for them, or kill them"),                                  \
 	    OPT_FLAG('i', "ignore-failure", &(o)->ro.ignore_failure,                               \
 		     "record failing runs and go on"),                                             \
 	    OPT_GROUP("Statistics:"),                                                              \
@@ -520,6 +523,7 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 
 static const char *const run_orders[] = {"interleaved", "sequential", "random", NULL};
 static const char *const run_colors[] = {"auto", "always", "never", NULL};
+static const char *const run_leftovers[] = {"warn", "wait", "kill", NULL};
 
 /* Is S one word, a program's name rather than a command line? */
 static int
