@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tachy/jsonw.h"
+#include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/tachy.h"
@@ -786,52 +787,6 @@ unit_scale(const char *unit)
 	return 1;
 }
 
-static void
-md_text(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|' || *s == '`')
-			fputc('\\', fp);
-		fputc(*s == '\n' ? ' ' : *s, fp);
-	}
-}
-
-int
-ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
-{
-	double scale, best = INFINITY, best_sd = 0;
-	size_t i;
-
-	for (i = 0; i < rs->n; i++)
-		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
-			best = rs->r[i].sum[TY_FIG_WALL].mean;
-			best_sd =
-			    rs->r[i].sum[TY_FIG_WALL].n >= 2 ? rs->r[i].sum[TY_FIG_WALL].stddev : 0;
-		}
-	if (!unit)
-		unit = !(best < 1) ? "s" : best >= 1e-3 ? "ms" : best >= 1e-6 ? "µs" : "ns";
-	scale = unit_scale(unit);
-	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", unit, unit, unit);
-	fputs("|:---|---:|---:|---:|---:|\n", fp);
-	for (i = 0; i < rs->n; i++) {
-		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
-		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
-		if (rs->r[i].nruns == 0 ||
-		    !isfinite(w->mean)) /* interrupted before its first run */
-			continue;
-		fputs("| `", fp);
-		md_text(fp, rs->r[i].name);
-		fprintf(fp, "` | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
-			w->min * scale, w->max * scale);
-		if (w->mean == best)
-			fprintf(fp, "%.2f |\n", 1.0);
-		else
-			fprintf(fp, "%.2f ± %.2f |\n", rel,
-				rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
-	}
-	return ferror(fp) ? -EIO : 0;
-}
-
 /* A name in an AsciiDoc table cell, as text: '|' would end the cell and
  * the punctuation of inline markup (* _ ` # ~ ^ + [ ] { } < > & \ : ' ")
  * or of a replacement (-- -> ... (C) =>) is written as a character
@@ -915,15 +870,12 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 		    !isfinite(w->mean)) /* interrupted before its first run */
 			continue;
 		fputs("| ", fp);
-		if (fmt == TY_TABLE_MARKDOWN) {
-			fputc('`', fp);
-			md_text(fp, rs->r[i].name);
-			fputc('`', fp);
-		} else if (fmt == TY_TABLE_ASCIIDOC) {
+		if (fmt == TY_TABLE_MARKDOWN)
+			ty_markdown_escape(fp, rs->r[i].name);
+		else if (fmt == TY_TABLE_ASCIIDOC)
 			asciidoc_text(fp, rs->r[i].name);
-		} else {
+		else
 			orgmode_text(fp, rs->r[i].name);
-		}
 		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
 			" | ", w->min * scale, " | ", w->max * scale, " | ");
 		if (w->mean == best)
@@ -936,6 +888,12 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 	if (fmt == TY_TABLE_ASCIIDOC)
 		fputs("|===\n", fp);
 	return ferror(fp) ? -EIO : 0;
+}
+
+int
+ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+{
+	return ty_results_write_table(rs, fp, TY_TABLE_MARKDOWN, unit, NULL);
 }
 
 int
@@ -954,6 +912,8 @@ ty_results_export(const struct ty_results *rs, enum ty_export kind, const char *
 	else
 		rc = ty_results_write_markdown(rs, of.fp, unit);
 	if (rc < 0) {
+		if (rc == -EIO && of.werr) /* the write's own reason */
+			rc = -of.werr;
 		ty_outfile_abort(&of);
 		return ty_error_set(e, rc, "cannot write '%s': %s", path, strerror(-rc));
 	}

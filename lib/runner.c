@@ -68,159 +68,213 @@ ty_runner_signame(int sig, char *buf)
 	return buf;
 }
 
-/* ---- word splitting ---- */
+/* ---- word splitting ----
+ *
+ * Words as POSIX sh tokenizes them (XCU 2.3): blanks separate words, a
+ * backslash-newline is removed wherever it is (a line continuation, also
+ * between words and inside double quotes), '#' at the start of a word
+ * begins a comment up to the end of the line, quotes and backslashes
+ * quote as in sh (a backslash at the very end stays, as dash keeps it).
+ * What the shell would give a meaning we do not (operators, expansions,
+ * patterns, a leading ~, assignments and reserved words as the first
+ * word, a line break between two commands) is refused with the --shell
+ * hint: the same string then runs exactly as sh runs it. */
+
+struct splitter {
+	const char *s;
+	char *out;    /* bytes, NULL on the counting pass */
+	char **words; /* NULL on the counting pass */
+	size_t nb, nw;
+	struct ty_error *e;
+};
 
 static int
-split_error(const char *s, const char *why, struct ty_error *e)
+split_error(const struct splitter *sp, const char *why)
 {
-	return ty_error_set(e, -EINVAL, "cannot split command '%s': %s", s, why);
+	return ty_error_set(sp->e, -EINVAL, "cannot split command '%s': %s", sp->s, why);
 }
 
 static int
-syntax_error(const char *s, const char *what, const char *fix, struct ty_error *e)
+needs_shell(const struct splitter *sp, const char *what)
 {
 	char why[160];
 
 	snprintf(why, sizeof(why),
-		 "'%s' is shell syntax, and commands run without a shell: %s or use --shell", what,
-		 fix);
-	return split_error(s, why, e);
+		 "%s is shell syntax, and commands run without a shell: quote it or use --shell",
+		 what);
+	return split_error(sp, why);
 }
 
-/* Does the unquoted word at P assign a variable (NAME=...), as a shell
- * reads a first word? */
-static size_t
-assignment(const char *p)
+static void
+put(struct splitter *sp, char c)
 {
-	size_t n = 0;
-
-	static const char name[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789";
-
-	if (!*p || !memchr(name, *p, sizeof(name) - 11))
-		return 0;
-	n = strspn(p, name);
-	return p[n] == '=' ? n + 1 : 0;
+	if (sp->out)
+		sp->out[sp->nb] = c;
+	sp->nb++;
 }
 
-/* Is there a C later in the word at P (up to a blank)? */
+/* A '[' at P opens a pattern when a ']' follows in the same word. */
 static int
-later_in_word(const char *p, char c)
+opens_pattern(const char *p)
 {
-	for (p++; *p && *p != ' ' && *p != '\t' && *p != '\n'; p++)
-		if (*p == c)
+	for (p++; *p && !strchr(" \t\n", *p); p++)
+		if (*p == ']')
 			return 1;
 	return 0;
 }
 
-/* One pass: count words and bytes (OUT NULL) or write them. Shell syntax
- * outside quotes is refused with the same hint: operators and expansions,
- * globs (* ? [...]), a leading ~, and a first word that assigns (VAR=x). */
 static int
-split_pass(const char *s, char *out, char **words, size_t *nbytes, struct ty_error *e)
+is_reserved(const char *w, size_t n)
 {
-	const char *p = s;
-	size_t nw = 0, nb = 0;
-	int in_word = 0;
+	static const char *const words[] = {"!",    "{",    "}",     "case", "do",  "done",
+					    "elif", "else", "esac",  "fi",   "for", "if",
+					    "in",   "then", "until", "while"};
+	size_t i;
 
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && memcmp(w, words[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The rest of a double-quoted string after its opening quote at *P. */
+static int
+split_dquote(struct splitter *sp, const char **pp)
+{
+	const char *p = *pp + 1;
+
+	for (; *p != '"'; p++) {
+		if (!*p)
+			return split_error(sp, "unterminated double quote");
+		if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
+			if (*++p == '\n')
+				continue;
+		} else if (*p == '$' || *p == '`') {
+			return needs_shell(sp, *p == '$' ? "'$' (an expansion)"
+							 : "'`' (a command substitution)");
+		}
+		put(sp, *p);
+	}
+	*pp = p + 1;
+	return 0;
+}
+
+/* One pass: count words and bytes (SP->out NULL) or write them. */
+static int
+split_pass(struct splitter *sp)
+{
+	const char *p = sp->s, *q, *raw = p;
+	int in_word = 0, quoted = 0, name = 0, assign_ok = 1, line_ended = 0, rc;
+	size_t start = 0;
+	char c, what[48];
+
+	sp->nb = sp->nw = 0;
 	for (;;) {
-		char c = *p;
+		c = *p;
+		if (c == '\\' && p[1] == '\n') { /* a line continuation */
+			p += 2;
+			continue;
+		}
 		if (c == '\0' || c == ' ' || c == '\t' || c == '\n') {
 			if (in_word) {
-				if (out)
-					out[nb] = '\0';
-				nb++;
+				put(sp, '\0');
 				in_word = 0;
+				if (sp->nw == 1 && !quoted && is_reserved(raw, (size_t)(p - raw))) {
+					snprintf(what, sizeof(what), "'%.*s' (a reserved word)",
+						 (int)(p - raw), raw);
+					return needs_shell(sp, what);
+				}
+				assign_ok = 0;
 			}
+			if (c == '\n' && sp->nw > 0)
+				line_ended = 1;
 			if (c == '\0')
 				break;
 			p++;
 			continue;
 		}
 		if (!in_word) {
-			size_t an = nw == 0 ? assignment(p) : 0;
-			if (c == '~')
-				return syntax_error(s, "~", "quote it", e);
-			if (an) {
-				char what[64];
-				an = strcspn(p, " \t\n"); /* the whole word */
-				snprintf(what, sizeof(what), "%.*s", (int)(an < 40 ? an : 40), p);
-				return syntax_error(s, what, "run it with env", e);
+			if (c == '#') { /* a comment, to the end of the line */
+				while (*p && *p != '\n')
+					p++;
+				continue;
 			}
-			if (words)
-				words[nw] = out + nb;
-			nw++;
+			if (line_ended)
+				return needs_shell(sp, "a line break between two commands");
+			if (c == '~')
+				return needs_shell(sp, "a leading '~' (the home directory)");
+			if (sp->words)
+				sp->words[sp->nw] = sp->out + sp->nb;
+			start = sp->nb;
+			raw = p;
+			sp->nw++;
 			in_word = 1;
+			quoted = 0;
+			name = 0;
 		}
 		if (c == '\'') {
-			const char *q = strchr(p + 1, '\'');
-			if (!q)
-				return split_error(s, "unterminated single quote", e);
-			if (out)
-				memcpy(out + nb, p + 1, (size_t)(q - p - 1));
-			nb += (size_t)(q - p - 1);
-			p = q + 1;
-		} else if (c == '"') {
-			for (p++; *p != '"'; p++) {
-				if (!*p)
-					return split_error(s, "unterminated double quote", e);
-				if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
-					p++;
-					if (*p == '\n')
-						continue;
-				} else if (*p == '$' || *p == '`') {
-					return split_error(
-					    s, "'$' and '`' need a shell: use --shell", e);
-				}
-				if (out)
-					out[nb] = *p;
-				nb++;
-			}
+			if (!(q = strchr(p + 1, '\'')))
+				return split_error(sp, "unterminated single quote");
+			for (p++; p < q; p++)
+				put(sp, *p);
 			p++;
+			quoted = 1;
+		} else if (c == '"') {
+			if ((rc = split_dquote(sp, &p)) < 0)
+				return rc;
+			quoted = 1;
 		} else if (c == '\\') {
-			if (!p[1])
-				return split_error(s, "backslash at the end", e);
-			if (p[1] != '\n') {
-				if (out)
-					out[nb] = p[1];
-				nb++;
-			}
-			p += 2;
-		} else if (strchr("|&;<>$`()*?", c) || (c == '[' && later_in_word(p, ']'))) {
-			char why[96];
-			snprintf(why, sizeof(why),
-				 "'%c' is shell syntax, and commands run without a shell: "
-				 "quote it or use --shell",
-				 c);
-			return split_error(s, why, e);
+			if (p[1]) /* else a backslash at the end is itself, as in dash */
+				p++;
+			put(sp, *p++);
+			quoted = 1;
+		} else if (strchr("|&;<>()", c)) {
+			snprintf(what, sizeof(what), "'%c'", c);
+			return needs_shell(sp, what);
+		} else if (c == '$' || c == '`') {
+			return needs_shell(sp, c == '$' ? "'$' (an expansion)"
+							: "'`' (a command substitution)");
+		} else if (c == '*' || c == '?' || (c == '[' && opens_pattern(p))) {
+			snprintf(what, sizeof(what), "'%c' (a file name pattern)", c);
+			return needs_shell(sp, what);
 		} else {
-			if (out)
-				out[nb] = c;
-			nb++;
+			/* NAME=... before any other word is an assignment. */
+			if (c == '=' && assign_ok && !quoted && name > 0 &&
+			    name == (int)(sp->nb - start))
+				return needs_shell(sp,
+						   "an assignment (NAME=value) as the first word");
+			if (!quoted && name == (int)(sp->nb - start) &&
+			    (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			     (name > 0 && c >= '0' && c <= '9')))
+				name++;
+			put(sp, c);
 			p++;
 		}
 	}
-	if (nbytes)
-		*nbytes = nb;
-	return (int)nw;
+	return (int)sp->nw;
 }
 
 int
 ty_runner_split(const char *s, char ***argv, struct ty_error *e)
 {
-	size_t nb;
+	struct splitter sp = {.s = s, .e = e};
 	int nw;
 	char **v;
 
-	nw = split_pass(s, NULL, NULL, &nb, e);
+	nw = split_pass(&sp);
 	if (nw < 0)
 		return nw;
 	if (nw == 0)
 		return ty_error_set(e, -EINVAL, "cannot run an empty command");
-	v = malloc((size_t)(nw + 1) * sizeof(char *) + nb + 1);
+	v = malloc((size_t)(nw + 1) * sizeof(char *) + sp.nb + 1);
 	if (!v)
 		return ty_error_set(e, -ENOMEM, "out of memory");
-	split_pass(s, (char *)(v + nw + 1), v, NULL, e);
+	sp.out = (char *)(v + nw + 1);
+	sp.words = v;
+	if (split_pass(&sp) != nw) { /* cannot happen: the same pass twice */
+		free(v);
+		return ty_error_set(e, -EINVAL, "cannot split command '%s'", s);
+	}
 	v[nw] = NULL;
 	*argv = v;
 	return nw;
@@ -237,10 +291,12 @@ ty_runner_join(char *const *argv, size_t argc)
 		len += 4 * strlen(argv[k]) + 3;
 	p = s = malloc(len);
 	for (k = 0; s && k < argc; k++) {
-		int plain = argv[k][0] != '\0' &&
-			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					    "0123456789_./:=,+-@%^") == strlen(argv[k]) &&
-			    !(k == 0 && assignment(argv[k])); /* VAR=x is quoted first */
+		int plain =
+		    argv[k][0] != '\0' &&
+		    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_./:=,+-@%^") == strlen(argv[k]) &&
+		    /* NAME=x or a reserved word first would be sh syntax */
+		    !(k == 0 && (strchr(argv[k], '=') || is_reserved(argv[k], strlen(argv[k]))));
 		if (k)
 			*p++ = ' ';
 		if (plain) {
@@ -708,6 +764,10 @@ rel_halfwidth(struct sched *S, size_t j)
 	return 100 * S->t * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean;
 }
 
+/* Fewer runs than this cannot estimate the spread (two equal runs are no
+ * proof of a narrow interval): the precision is not judged from them. */
+#define PRECISION_MIN_RUNS 5
+
 /* Is J's mean within the precision? The normal quantile is smaller than
  * t's and cheap: when it already says "too wide", t is not needed. */
 static int
@@ -716,6 +776,8 @@ precise(struct sched *S, size_t j)
 	const struct ty_welford *w = &S->st[j].w;
 	double z = ty_stats_normal_quantile(1 - (1 - S->r->o.confidence / 100) / 2);
 
+	if (w->n < PRECISION_MIN_RUNS)
+		return 0;
 	if (w->n >= 2 && w->mean > 0 &&
 	    100 * z * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean > S->r->o.precision)
 		return 0;
@@ -805,7 +867,14 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 	S->st[j].finished = 1;
 	if (r->o.runs == 0 && res->stop != TY_STOP_PRECISION) {
 		hw = rel_halfwidth(S, j);
-		if (isfinite(hw))
+		if (S->st[j].w.n < PRECISION_MIN_RUNS)
+			ty_result_warn(
+			    res,
+			    "%ld runs are too few to estimate the spread: the precision "
+			    "(%g%%) needs %d or more; stopped at %s (-m, -M, --max-time)",
+			    (long)S->st[j].w.n, r->o.precision, PRECISION_MIN_RUNS,
+			    res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
+		else if (isfinite(hw))
 			ty_result_warn(res,
 				       "the mean is known to within %.*f%% only, not %g%%: "
 				       "stopped at %s; more runs are needed (-M, --max-time)",

@@ -11,6 +11,7 @@
 #include "resopt.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
+#include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/results_read.h"
@@ -106,23 +107,6 @@ table_free(struct table *t)
 }
 
 static void
-md_cell(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("|*_`\\", *s))
-			fprintf(fp, "\\%c", *s);
-		else if (*s == '<')
-			fputs("&lt;", fp);
-		else if (*s == '>')
-			fputs("&gt;", fp);
-		else if (*s == '&')
-			fputs("&amp;", fp);
-		else
-			fputc(*s, fp);
-	}
-}
-
-static void
 table_print(FILE *fp, const struct table *t, int markdown)
 {
 	size_t w[NCOL] = {0}, i, j, k;
@@ -138,7 +122,7 @@ table_print(FILE *fp, const struct table *t, int markdown)
 		for (j = 0; j < last; j++) {
 			if (markdown) {
 				fputs(j ? " | " : "| ", fp);
-				md_cell(fp, t->cells[i][j]);
+				ty_markdown_escape(fp, t->cells[i][j]);
 				continue;
 			}
 			fputs(t->cells[i][j], fp);
@@ -251,7 +235,7 @@ line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
 	sanitize(s);
 	if (markdown) {
 		fputs(md, fp);
-		md_cell(fp, s);
+		ty_markdown_escape(fp, s);
 		fputs(strcmp(md, "**") == 0 ? "**\n" : "\n", fp);
 	} else {
 		fprintf(fp, "%s\n", s);

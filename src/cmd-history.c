@@ -16,6 +16,7 @@
 #include "tachy/results.h"
 #include "tachy/results_read.h"
 #include "tachy/svg.h"
+#include "tachy/sysinfo.h"
 
 int cmd_history(int argc, char **argv);
 
@@ -96,12 +97,42 @@ open_store(const char *db, int create, struct ty_history **h)
 	return 0;
 }
 
+/* The facts of this machine (as tachy env reads them, under
+ * $TACHY_SYSROOT) as a JSON object, for files that carry none (hyperfine's);
+ * NULL when every file has its own, or they cannot be read. */
+static char *
+this_machine(const struct ty_saved *files, size_t n, struct ty_sysinfo *si)
+{
+	const char *root = getenv("TACHY_SYSROOT");
+	struct ty_error e = {0};
+	struct ty_jsonw w;
+	char *buf = NULL;
+	size_t i, len = 0;
+	FILE *fp;
+
+	for (i = 0; i < n && files[i].nenv; i++)
+		;
+	if (i == n || ty_sysinfo_collect_quick(root && root[0] ? root : NULL, si, &e) < 0)
+		return NULL;
+	if (!(fp = open_memstream(&buf, &len)))
+		return NULL;
+	ty_jsonw_init(&w, fp, 0);
+	ty_sysinfo_write_json(&w, si);
+	if (fclose(fp) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int
 histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
 	      const char *tags, const struct ty_saved *files, size_t n, int quiet)
 {
 	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
 	struct ty_history_git g;
+	struct ty_sysinfo si;
+	char *envj = NULL;
 	struct ty_history *h;
 	struct ty_error e = {0};
 	size_t added;
@@ -121,9 +152,12 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 		m.branch = branch;
 	m.machine = machine;
 	m.tags = tags;
+	if (!machine && (envj = this_machine(files, n, &si)))
+		m.env_json = envj, m.env_machine = si.hostname;
 	if ((st = open_store(db, 1, &h)))
 		return st;
 	rc = ty_history_add(h, &m, files, n, &added, &e);
+	free(envj);
 	if (rc == 0 && !quiet)
 		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %.12s\n", cli_cmd, added,
 			added == 1 ? "" : "s", ty_history_name(h), m.commit);
@@ -221,7 +255,7 @@ do_list(const struct opts *o, int argc)
 	struct ty_history_series *s;
 	struct ty_history *h;
 	size_t n, i, k, runs;
-	char b1[256], b2[256];
+	char b1[256], b2[256], r1[64], r2[64];
 	int st;
 
 	if (argc)
@@ -238,7 +272,8 @@ do_list(const struct opts *o, int argc)
 			printf("%-32s %-20s %7zu %7zu  %-12.12s  %-12.12s\n",
 			       clean(b1, sizeof(b1), s[i].benchmark),
 			       clean(b2, sizeof(b2), s[i].machine), s[i].n, runs,
-			       s[i].commits[0].rev, s[i].commits[s[i].n - 1].rev);
+			       clean(r1, sizeof(r1), s[i].commits[0].rev),
+			       clean(r2, sizeof(r2), s[i].commits[s[i].n - 1].rev));
 		}
 		if (!n)
 			printf("(no results of figure '%s')\n", o->figure ? o->figure : "wall");
@@ -318,8 +353,8 @@ p_text(char *buf, size_t size, double p)
 static void
 write_detect_text(FILE *fp, const struct found *f, size_t n)
 {
-	char b[256], m[256], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32], pc[32], pl[32], ph[32],
-	    pp[32];
+	char b[256], m[256], fg[256], rv[64], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32],
+	    pc[32], pl[32], ph[32], pp[32];
 	size_t i;
 
 	if (!n) {
@@ -342,7 +377,8 @@ write_detect_text(FILE *fp, const struct found *f, size_t n)
 		p_text(pp, sizeof(pp), c->p);
 		fprintf(fp, "%s on %s, %s: at %.12s (commit %zu of %zu%s)\n",
 			clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
-			s->figure, s->commits[c->index].rev, c->index + 1, s->n,
+			clean(fg, sizeof(fg), s->figure),
+			clean(rv, sizeof(rv), s->commits[c->index].rev), c->index + 1, s->n,
 			c->single ? ", the newest alone" : "");
 		fprintf(fp, "  %s [%s, %s] over %zu commits -> %s [%s, %s] over %zu\n", v1, l1, h1,
 			c->n_before, v2, l2, h2, c->n_after);
@@ -459,8 +495,9 @@ load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
 }
 
 static int
-do_detect(const struct opts *o, char **benches, int nb)
+do_detect(struct opts *o, char **benches, int nb)
 {
+	struct ty_history_git g;
 	struct ty_history_series *s = NULL;
 	struct found *f = NULL;
 	struct ty_history *h;
@@ -469,6 +506,8 @@ do_detect(const struct opts *o, char **benches, int nb)
 	size_t n = 0, nf = 0, cap = 0, i, k;
 	int st;
 
+	if (o->since && ty_history_git_describe(NULL, o->since, &g) == 0)
+		o->since = g.rev; /* a name git knows: its commit id */
 	if ((st = open_store(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, benches, nb, &s, &n)))
@@ -510,15 +549,16 @@ do_detect(const struct opts *o, char **benches, int nb)
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char b[256], m[256];
+		char b[256], m[256], rv[64];
 		if (c->index + 1 != f[k].s->n || !(c->change_pct > o->fail_if_slower) ||
 		    !(c->ci_low > 0))
 			continue;
 		cli_error(EXIT_REGRESSION,
 			  "'%s' on %s: the newest commit %.12s is %.1f%% slower (more than %g%%)",
 			  clean(b, sizeof(b), f[k].s->benchmark),
-			  clean(m, sizeof(m), f[k].s->machine), f[k].s->commits[c->index].rev,
-			  c->change_pct, o->fail_if_slower);
+			  clean(m, sizeof(m), f[k].s->machine),
+			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), c->change_pct,
+			  o->fail_if_slower);
 		st = EXIT_REGRESSION;
 	}
 out:
@@ -549,7 +589,7 @@ do_show(const struct opts *o, char **args, int n)
 		struct ty_history_change *ch = NULL;
 		struct ty_error e = {0};
 		size_t nch = 0;
-		char b[256], m[256], v[32], l[32], hi[32], pc[32], br[64];
+		char b[256], m[256], fg[256], rv[64], v[32], l[32], hi[32], pc[32], br[64];
 		if (!p) {
 			st = cli_error(EXIT_RUNTIME, "out of memory");
 			break;
@@ -557,8 +597,8 @@ do_show(const struct opts *o, char **args, int n)
 		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
 			nch = 0;
 		printf("%s on %s, %s (%zu commit%s)\n", clean(b, sizeof(b), s[i].benchmark),
-		       clean(m, sizeof(m), s[i].machine), s[i].figure, s[i].n,
-		       s[i].n == 1 ? "" : "s");
+		       clean(m, sizeof(m), s[i].machine), clean(fg, sizeof(fg), s[i].figure),
+		       s[i].n, s[i].n == 1 ? "" : "s");
 		printf("  %-12s %-16s %5s %12s %25s %9s\n", "commit", "branch", "runs", "median",
 		       "95% interval", "change");
 		for (k = 0; k < s[i].n; k++) {
@@ -576,7 +616,8 @@ do_show(const struct opts *o, char **args, int n)
 			else
 				snprintf(pc, sizeof(pc), "-");
 			snprintf(b, sizeof(b), "[%s, %s]", l, hi);
-			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n", s[i].commits[k].rev,
+			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n",
+			       clean(rv, sizeof(rv), s[i].commits[k].rev),
 			       clean(br, sizeof(br),
 				     s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
 			       s[i].commits[k].nvalues, v, b, pc, mark);

@@ -907,9 +907,24 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	fprintf(rep, "  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
 		fprintf(rep, " [%s]", ty_results_figure_name(rs, c->figure));
-	fprintf(rep, ": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s%s\n", ratio,
-		term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
-		x->rel_hi, p, term_c(t, color),
+	if (!isfinite(ratio) || !isfinite(x->rel)) { /* against a zero reference */
+		fprintf(rep, ": the reference is 0: no ratio, %s: %s%s%s%s\n", p, term_c(t, color),
+			strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+			c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
+		return;
+	}
+	fprintf(rep, ": %.3f%s %s [%.3f, ", ratio, term_sym(t, "times"),
+		faster ? "faster" : "slower", lo);
+	if (isfinite(hi)) /* the interval of a "faster" can reach -100%: no bound */
+		fprintf(rep, "%.3f], ", hi);
+	else
+		fprintf(rep, "unbounded], ");
+	fprintf(rep, "%+.1f%% [%+.1f%%, ", x->rel, x->rel_lo);
+	if (isfinite(x->rel_hi))
+		fprintf(rep, "%+.1f%%], ", x->rel_hi);
+	else
+		fprintf(rep, "unbounded], ");
+	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color),
 		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 }
@@ -1102,7 +1117,15 @@ exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 			rc = ty_results_write_table(rs, of[k].fp, (enum ty_table)(k - 2), o->unit,
 						    o->sort_mean ? order : NULL);
 		if (rc < 0) {
+			/* the writer sees only the stream's error flag: the
+			 * write's own reason (ENOSPC, EPIPE...) is the file's */
+			if (rc == -EIO && of[k].werr)
+				rc = -of[k].werr;
 			ty_outfile_abort(&of[k]);
+			if (rc == -EIO && of[k].is_stdout) { /* said with its reason at exit */
+				st = EXIT_RUNTIME;
+				continue;
+			}
 			st = cli_error(EXIT_RUNTIME, "cannot write '%s': %s", path[k],
 				       strerror(-rc));
 			continue;
