@@ -138,7 +138,8 @@ static void
 test_lines(void)
 {
 	struct ty_profile *p = ty_profile_new(), *q = NULL;
-	uint32_t fa = ty_profile_func(p, "a", "/bin/prog"), fb = ty_profile_func(p, "b", "/bin/prog");
+	uint32_t fa = ty_profile_func(p, "a", "/bin/prog"),
+		 fb = ty_profile_func(p, "b", "/bin/prog");
 	uint32_t l1 = ty_profile_loc(p, 0x10, fa), l2 = ty_profile_loc(p, 0x14, fa);
 	uint32_t l3 = ty_profile_loc(p, 0x20, fb);
 	uint32_t s1[] = {l1}, s2[] = {l2}, s3[] = {l3}, st[3];
