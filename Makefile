@@ -4,6 +4,8 @@
 #   make demo       install what is missing, build, run a real example
 #   make bench      run the benchmarks against peers (figures go in BENCHMARKS.md)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make fuzz       build a libFuzzer target per tests/fuzz/fuzz-*.c (clang)
+#   make fuzz-smoke run each a few seconds over its corpus (fails on a crash)
 # Knobs: DEVELOPER=1 (warnings are errors), SANITIZE=address,undefined,
 #        NO_OPTIONAL=1 (build with libc and libm only), V=1.
 
@@ -25,7 +27,17 @@ else
 ALL_CFLAGS += -Wall
 endif
 
-ifdef SANITIZE
+FUZZ_CC ?= clang
+ifdef FUZZ
+# make fuzz: libtachy built with clang, coverage for libFuzzer and the
+# sanitizers, in its own build directory; the targets add -fsanitize=fuzzer.
+CC := $(FUZZ_CC)
+FUZZ_SAN = address,undefined
+ALL_CFLAGS += -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(FUZZ_SAN)
+CFG := fuzz
+else ifdef SANITIZE
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
 CFG := san
@@ -43,6 +55,7 @@ define probe
 $(shell printf '#include <$(2)>\nint main(void){return 0;}\n' | \
 	$(CC) -x c - -o /dev/null $(3) >/dev/null 2>&1 && echo $(1))
 endef
+PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 ifndef NO_OPTIONAL
 HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
 	$(call probe,LIBDW,elfutils/libdwfl.h,-ldw -lelf) \
@@ -50,7 +63,9 @@ HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
 	$(call probe,LIBPFM,perfmon/pfmlib_perf_event.h,-lpfm) \
 	$(call probe,LZMA,lzma.h,-llzma) \
 	$(call probe,DEBUGINFOD,elfutils/debuginfod.h,-ldebuginfod) \
-	$(call probe,ZLIB,zlib.h,-lz)
+	$(call probe,ZLIB,zlib.h,-lz) \
+	$(call probe,SQLITE3,sqlite3.h,-lsqlite3) \
+	$(call probe,LIBPQ,libpq-fe.h,$(PQ_CFLAGS) -lpq)
 endif
 HAVE := $(strip $(HAVE))
 CPPFLAGS += $(foreach h,$(HAVE),-DHAVE_$(h))
@@ -60,7 +75,10 @@ LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
 	$(if $(filter LIBPFM,$(HAVE)),-lpfm) \
 	$(if $(filter LZMA,$(HAVE)),-llzma) \
 	$(if $(filter DEBUGINFOD,$(HAVE)),-ldebuginfod) \
-	$(if $(filter ZLIB,$(HAVE)),-lz)
+	$(if $(filter ZLIB,$(HAVE)),-lz) \
+	$(if $(filter SQLITE3,$(HAVE)),-lsqlite3) \
+	$(if $(filter LIBPQ,$(HAVE)),-lpq)
+CPPFLAGS += $(if $(filter LIBPQ,$(HAVE)),$(PQ_CFLAGS))
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 SRC_SRC := $(sort $(wildcard src/*.c))
@@ -69,7 +87,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 SRC_OBJ := $(SRC_SRC:%.c=$(B)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-HDRS := $(wildcard include/tachy/*.h src/*.h tests/unit/*.h)
+HDRS := $(wildcard include/tachy/*.h lib/*.h src/*.h tests/unit/*.h)
 
 ifndef V
 Q = @
@@ -77,7 +95,7 @@ QCC = @echo "  CC      $<";
 QLD = @echo "  LINK    $@";
 endif
 
-.PHONY: all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt fmt-check FORCE
+.PHONY: fuzz fuzz-smoke fuzz-targets all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt fmt-check FORCE
 all: tachy lib/libtachy.a
 
 # Rebuild everything when the flags change.
@@ -96,7 +114,22 @@ $(B)/%.o: %.c $(HDRS) $(B)/.flags
 
 $(B)/src/tachy.o: $(B)/cmdlist.h
 
-$(B)/libtachy.a: $(LIB_OBJ)
+# The spawner helper (lib/spawner/helper.c): a program without libc that
+# clones the measured runs from a tiny address space; linked into libtachy
+# as bytes. Where it cannot be built the blob is empty and tachy clones the
+# runs itself (their peak RSS is then floored at tachy's own).
+HELPER_CFLAGS = -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-pie -no-pie -fcf-protection=none \
+	-Wl,--build-id=none -Wl,-z,noexecstack -Ilib/spawner
+$(B)/spawner-helper: lib/spawner/helper.c lib/spawner/helper-proto.h $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(HELPER_CFLAGS) -o $@ $< 2>$@.log || : > $@
+
+$(B)/spawner-blob.o: $(B)/spawner-helper
+	$(Q)printf '\t.section .rodata\n\t.globl ty_spawner_blob\nty_spawner_blob:\n\t.incbin "%s"\n\t.globl ty_spawner_blob_end\nty_spawner_blob_end:\n\t.section .note.GNU-stack,"",%%progbits\n' \
+		$< | $(CC) -c -x assembler -o $@ -
+
+$(B)/libtachy.a: $(LIB_OBJ) $(B)/spawner-blob.o
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 lib/libtachy.a: $(B)/libtachy.a
@@ -111,6 +144,28 @@ tachy: $(B)/tachy FORCE
 $(B)/tests/%: tests/unit/%.c $(B)/libtachy.a $(HDRS) $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(QLD)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libtachy.a $(LDLIBS)
+
+# Fuzz targets: every tests/fuzz/fuzz-NAME.c, linked against the fuzz
+# build's libtachy, into build/fuzz/fuzz-NAME; its seeds are in
+# tests/fuzz/corpus/NAME/ (fuzz-smoke works on a copy: libFuzzer adds the
+# inputs it finds to the first corpus directory).
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_SECONDS ?= 5
+
+fuzz:
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-targets
+
+fuzz-targets: $(FUZZ_BIN)
+
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(B)/libtachy.a $(HDRS) $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(QLD)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) $(LDFLAGS) -o $@ $< \
+		$(B)/libtachy.a $(LDLIBS)
+
+fuzz-smoke: deps-test
+	$(Q)$(MAKE) --no-print-directory fuzz
+	$(Q)sh tests/fuzz/smoke.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
 # Test peers (ministat, hyperfine, perf...) are installed when missing;
 # tests that need one that could not be had skip with a message.
@@ -148,7 +203,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tachy
 	for f in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#docs/}; done
 
-FMT_FILES = $(sort $(wildcard lib/*.c src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
+FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h lib/spawner/*.[ch] src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
 	tests/fuzz/*.c bench/*.c))
 fmt:
 	clang-format -i $(FMT_FILES)

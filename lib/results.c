@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tachy/jsonw.h"
+#include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/tachy.h"
@@ -146,7 +147,9 @@ ty_results_value(const struct ty_results *rs, const struct ty_result *r, size_t 
 		return (double)s->usage.user_ns / 1e9;
 	case TY_FIG_SYSTEM:
 		return (double)s->usage.system_ns / 1e9;
-	case TY_FIG_MAXRSS:
+	case TY_FIG_MAXRSS: /* not above the floor: the spawner's peak, not the run's */
+		if (s->usage.maxrss_floor_kb > 0 && s->usage.maxrss_kb <= s->usage.maxrss_floor_kb)
+			return NAN;
 		return (double)s->usage.maxrss_kb;
 	case TY_FIG_MINFLT:
 		return (double)s->usage.minflt;
@@ -158,6 +161,18 @@ ty_results_value(const struct ty_results *rs, const struct ty_result *r, size_t 
 		return (double)s->usage.nivcsw;
 	}
 	return r->values[i * rs->nvalues + (fig - TY_FIG_BUILTIN)];
+}
+
+long
+ty_result_tree_peak_kb(const struct ty_result *r)
+{
+	long m = 0;
+	size_t i;
+
+	for (i = 0; i < r->nruns; i++)
+		if (r->runs[i].usage.tree_peak_kb > m)
+			m = r->runs[i].usage.tree_peak_kb;
+	return m;
 }
 
 /* The finite values of FIG in R, into X (room for r->nruns). */
@@ -291,14 +306,15 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 		ty_result_warn(r, "%zu of %zu runs failed (non-zero exit, signal or timeout)", n,
 			       r->nruns);
 	r->maxrss_floor_kb = 0;
-	r->maxrss_measurable = r->nruns > 0;
+	r->maxrss_unmeasured = 0;
 	for (f = 0; f < r->nruns; f++) {
 		const struct ty_usage *u = &r->runs[f].usage;
 		if (u->maxrss_floor_kb > r->maxrss_floor_kb)
 			r->maxrss_floor_kb = u->maxrss_floor_kb;
 		if (u->maxrss_floor_kb > 0 && u->maxrss_kb <= u->maxrss_floor_kb)
-			r->maxrss_measurable = 0;
+			r->maxrss_unmeasured++;
 	}
+	r->maxrss_measurable = r->nruns > 0 && r->maxrss_unmeasured == 0;
 	n = figure_values(rs, r, TY_FIG_WALL, x);
 	if (n) {
 		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
@@ -418,6 +434,8 @@ json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struc
 	ty_jsonw_kint(w, "user_ns", s->usage.user_ns);
 	ty_jsonw_kint(w, "system_ns", s->usage.system_ns);
 	ty_jsonw_kint(w, "maxrss_kb", s->usage.maxrss_kb);
+	if (rs->tree_method)
+		ty_jsonw_kint(w, "tree_peak_kb", s->usage.tree_peak_kb);
 	ty_jsonw_kint(w, "minflt", s->usage.minflt);
 	ty_jsonw_kint(w, "majflt", s->usage.majflt);
 	ty_jsonw_kint(w, "nvcsw", s->usage.nvcsw);
@@ -473,8 +491,15 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 	ty_jsonw_object_begin(w);
 	ty_jsonw_kstring(w, "name", r->name);
 	ty_jsonw_kstring(w, "command", r->command);
+	if (rs->maxrss_method)
+		ty_jsonw_kstring(w, "maxrss_method", rs->maxrss_method);
 	ty_jsonw_kint(w, "maxrss_floor_kb", r->maxrss_floor_kb);
 	ty_jsonw_kbool(w, "maxrss_measurable", r->maxrss_measurable);
+	ty_jsonw_kint(w, "maxrss_unmeasured_runs", (int64_t)r->maxrss_unmeasured);
+	if (rs->tree_method) {
+		ty_jsonw_kstring(w, "tree_peak_method", rs->tree_method);
+		ty_jsonw_kint(w, "tree_peak_max_kb", ty_result_tree_peak_kb(r));
+	}
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_key(w, "runs");
@@ -493,6 +518,7 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 			ty_jsonw_kstring(w, "unit", rs->values[i].unit);
 			ty_jsonw_kbool(w, "scaled", rs->values[i].scaled);
 			ty_jsonw_kdouble(w, "running_share", rs->values[i].running_share);
+			ty_jsonw_kbool(w, "user_only", rs->values[i].user_only);
 			ty_jsonw_object_end(w);
 		}
 		ty_jsonw_object_end(w);
@@ -715,21 +741,60 @@ unit_scale(const char *unit)
 	return 1;
 }
 
+/* A name in an AsciiDoc table cell, as text: '|' would end the cell and
+ * the punctuation of inline markup (* _ ` # ~ ^ + [ ] { } < > & \ : ' ")
+ * or of a replacement (-- -> ... (C) =>) is written as a character
+ * reference, which Asciidoctor shows as the character itself. */
 static void
-md_text(FILE *fp, const char *s)
+asciidoc_text(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|' || *s == '`')
-			fputc('\\', fp);
-		fputc(*s == '\n' ? ' ' : *s, fp);
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t')
+			fputc(' ', fp);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', fp);
+		else if (strchr("|*_`#~^+[]{}<>&\\:'\"()!$%;@", c) ||
+			 ((c == '-' || c == '.' || c == '=') && s[1] && strchr("-.>", s[1])))
+			fprintf(fp, "&#%d;", c);
+		else
+			fputc(c, fp);
+	}
+}
+
+/* A name in an Org table cell, as text: '|' would end the cell (\vert{}
+ * is Org's entity for it); a zero-width space on each side of the
+ * characters of markup (* / _ = ~ + [ ] < > ^ { }) and after a backslash
+ * keeps them from opening emphasis, a link, a target, a script or an
+ * entity: it is the escape Org's manual gives. */
+static void
+orgmode_text(FILE *fp, const char *s)
+{
+	static const char zwsp[] = "\xe2\x80\x8b";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t')
+			fputc(' ', fp);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', fp);
+		else if (c == '|')
+			fputs("\\vert{}", fp);
+		else if (c == '\\')
+			fprintf(fp, "\\%s", zwsp);
+		else if (strchr("*/_=~+[]<>^{}", c))
+			fprintf(fp, "%s%c%s", zwsp, c, zwsp);
+		else
+			fputc(c, fp);
 	}
 }
 
 int
-ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt, const char *unit,
+		       const size_t *order)
 {
 	double scale, best = INFINITY, best_sd = 0;
-	size_t i;
+	size_t k, i;
 
 	for (i = 0; i < rs->n; i++)
 		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
@@ -740,25 +805,49 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 	if (!unit)
 		unit = !(best < 1) ? "s" : best >= 1e-3 ? "ms" : best >= 1e-6 ? "µs" : "ns";
 	scale = unit_scale(unit);
-	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", unit, unit, unit);
-	fputs("|:---|---:|---:|---:|---:|\n", fp);
-	for (i = 0; i < rs->n; i++) {
-		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
-		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
+	if (fmt == TY_TABLE_ASCIIDOC)
+		fputs("[cols=\"<,>,>,>,>\",options=\"header\"]\n|===\n", fp);
+	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative%s\n", unit, unit, unit,
+		fmt == TY_TABLE_ASCIIDOC ? "" : " |");
+	if (fmt == TY_TABLE_MARKDOWN)
+		fputs("|:---|---:|---:|---:|---:|\n", fp);
+	else if (fmt == TY_TABLE_ORGMODE)
+		fputs("|---------+-----------+----------+----------+----------|\n", fp);
+	for (k = 0; k < rs->n; k++) {
+		const struct ty_summary *w;
+		double rel, sd;
+		i = order ? order[k] : k;
+		w = &rs->r[i].sum[TY_FIG_WALL];
+		rel = w->mean / best;
+		sd = w->n >= 2 ? w->stddev : 0;
 		if (rs->r[i].nruns == 0 ||
 		    !isfinite(w->mean)) /* interrupted before its first run */
 			continue;
-		fputs("| `", fp);
-		md_text(fp, rs->r[i].name);
-		fprintf(fp, "` | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
-			w->min * scale, w->max * scale);
-		if (w->mean == best)
-			fprintf(fp, "%.2f |\n", 1.0);
+		fputs("| ", fp);
+		if (fmt == TY_TABLE_MARKDOWN)
+			ty_markdown_escape(fp, rs->r[i].name);
+		else if (fmt == TY_TABLE_ASCIIDOC)
+			asciidoc_text(fp, rs->r[i].name);
 		else
-			fprintf(fp, "%.2f ± %.2f |\n", rel,
+			orgmode_text(fp, rs->r[i].name);
+		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
+			" | ", w->min * scale, " | ", w->max * scale, " | ");
+		if (w->mean == best)
+			fprintf(fp, "%.2f", 1.0);
+		else
+			fprintf(fp, "%.2f ± %.2f", rel,
 				rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
+		fputs(fmt == TY_TABLE_ASCIIDOC ? "\n" : " |\n", fp);
 	}
+	if (fmt == TY_TABLE_ASCIIDOC)
+		fputs("|===\n", fp);
 	return ferror(fp) ? -EIO : 0;
+}
+
+int
+ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+{
+	return ty_results_write_table(rs, fp, TY_TABLE_MARKDOWN, unit, NULL);
 }
 
 int
@@ -777,6 +866,8 @@ ty_results_export(const struct ty_results *rs, enum ty_export kind, const char *
 	else
 		rc = ty_results_write_markdown(rs, of.fp, unit);
 	if (rc < 0) {
+		if (rc == -EIO && of.werr) /* the write's own reason */
+			rc = -of.werr;
 		ty_outfile_abort(&of);
 		return ty_error_set(e, rc, "cannot write '%s': %s", path, strerror(-rc));
 	}
