@@ -1,7 +1,6 @@
 /* cmd-history.c - tachy history: results kept with their commits, change
  * points found where they began, trends drawn. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,24 +41,9 @@ static const char usage[] =
     "  show     a benchmark's table per commit: runs, median, interval, change\n"
     "  detect   the change points per benchmark, machine and figure\n"
     "  plot     each series with its intervals and change points (.html or .svg)\n"
-    "\n"
-    "      --db DB             SQLite file or postgresql://... URI (default:\n"
-    "                          $TACHY_DB, else $XDG_DATA_HOME/tachy/history.db,\n"
-    "                          else ~/.local/share/tachy/history.db)\n"
-    "      --commit REV        the commit of the results (resolved by git if it can)\n"
-    "      --branch B          its branch\n"
-    "      --machine M         the machine (default: the file's hostname, else\n"
-    "                          this machine's, with its facts, for hyperfine's files)\n"
-    "      --tag T             a free tag, stored with the results\n"
-    "  -F, --figure F          wall (default), user, system, maxrss or a counter\n"
-    "      --since REV         detect: only change points from REV on\n"
-    "  -f, --format FORMAT     detect: text (default), json or csv\n"
-    "      --fail-if-slower P  detect: exit 3 when the newest commit of a series\n"
-    "                          starts a proven slowdown of more than P percent\n"
-    "      --max-p P           detect: the p-value a change point must beat (0.001)\n"
-    "  -o, --output FILE       plot: trend.html (default) or a .svg file;\n"
-    "                          detect: a file instead of standard output\n"
-    "  -h, --help              show this help\n"
+    "\n";
+
+static const char footer[] =
     "\n"
     "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input, 3 --fail-if-slower\n"
     "tripped.\n";
@@ -68,35 +52,8 @@ enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct opts {
 	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output;
-	enum format format;
+	int format; /* enum format */
 	double fail_if_slower, max_p;
-};
-
-enum {
-	OPT_DB = 256,
-	OPT_COMMIT,
-	OPT_BRANCH,
-	OPT_MACHINE,
-	OPT_TAG,
-	OPT_SINCE,
-	OPT_FAIL,
-	OPT_MAXP,
-};
-
-static const struct option longopts[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"commit", required_argument, NULL, OPT_COMMIT},
-    {"branch", required_argument, NULL, OPT_BRANCH},
-    {"machine", required_argument, NULL, OPT_MACHINE},
-    {"tag", required_argument, NULL, OPT_TAG},
-    {"figure", required_argument, NULL, 'F'},
-    {"since", required_argument, NULL, OPT_SINCE},
-    {"format", required_argument, NULL, 'f'},
-    {"fail-if-slower", required_argument, NULL, OPT_FAIL},
-    {"max-p", required_argument, NULL, OPT_MAXP},
-    {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
 };
 
 /* ---- shared with tachy run ---- */
@@ -840,12 +797,41 @@ out:
 int
 cmd_history(int argc, char **argv)
 {
+	static const char *const formats[] = {"text", "json", "csv", NULL};
 	struct opts o = {.fail_if_slower = NAN, .max_p = NAN};
+	struct cli_option options[] = {
+	    OPT_STRING(0, "db", &o.db, "DB",
+		       "SQLite file or postgresql://... URI (default:\n"
+		       "$TACHY_DB, else $XDG_DATA_HOME/tachy/history.db,\n"
+		       "else ~/.local/share/tachy/history.db)"),
+	    OPT_STRING(0, "commit", &o.commit, "REV",
+		       "the commit of the results (resolved by git if it can)"),
+	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
+	    OPT_STRING(0, "machine", &o.machine, "M", "the machine (default: the file's hostname)"),
+	    OPT_STRING(0, "tag", &o.tag, "T", "a free tag, stored with the results"),
+	    OPT_STRING('F', "figure", &o.figure, "F",
+		       "wall (default), user, system, maxrss or a counter"),
+	    OPT_STRING(0, "since", &o.since, "REV", "detect: only change points from REV on"),
+	    OPT_CHOICE('f', "format", &o.format, "FORMAT", formats,
+		       "detect: text (default), json or csv"),
+	    OPT_DOUBLE(0, "fail-if-slower", &o.fail_if_slower, "P", 0, 1e9,
+		       "detect: exit 3 when the newest commit of a series\n"
+		       "starts a proven slowdown of more than P percent"),
+	    OPT_DOUBLE(0, "max-p", &o.max_p, "P", 1e-300, 0.5,
+		       "detect: the p-value a change point must beat (0.001)"),
+	    OPT_STRING('o', "output", &o.output, "FILE",
+		       "plot: trend.html (default) or a .svg file;\n"
+		       "detect: a file instead of standard output"),
+	    OPT_HELP('h', "help", "show this help"),
+	    OPT_END(),
+	};
+	const struct cli_parser parser = {usage, options, footer, 0, 26};
+	struct cli_args args;
 	const char *sub;
 	int c;
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		fputs(usage, stdout);
+		cli_help(&parser, stdout);
 		return cli_finish_stdout(EXIT_OK);
 	}
 	if (argc < 2)
@@ -857,64 +843,10 @@ cmd_history(int argc, char **argv)
 				       sub);
 	argc--;
 	argv++;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":F:f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DB:
-			o.db = optarg;
-			break;
-		case OPT_COMMIT:
-			o.commit = optarg;
-			break;
-		case OPT_BRANCH:
-			o.branch = optarg;
-			break;
-		case OPT_MACHINE:
-			o.machine = optarg;
-			break;
-		case OPT_TAG:
-			o.tag = optarg;
-			break;
-		case 'F':
-			o.figure = optarg;
-			break;
-		case OPT_SINCE:
-			o.since = optarg;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				o.format = FMT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = FMT_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				o.format = FMT_CSV;
-			else
-				return cli_usage_error("unknown format '%s': text, json or csv",
-						       optarg);
-			break;
-		case OPT_FAIL:
-			if (cli_parse_double("--fail-if-slower", optarg, 0, 1e9, &o.fail_if_slower))
-				return EXIT_USAGE;
-			break;
-		case OPT_MAXP:
-			if (cli_parse_double("--max-p", optarg, 1e-300, 0.5, &o.max_p))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return cli_finish_stdout(EXIT_OK);
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	argc -= optind;
-	argv += optind;
+	if ((c = cli_parse(&parser, argc, argv, &args)))
+		return c == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : c;
+	argc = args.n;
+	argv = args.v;
 	if (strcmp(sub, "add") == 0)
 		return do_add(&o, argv, argc);
 	if (strcmp(sub, "list") == 0)

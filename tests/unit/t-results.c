@@ -112,8 +112,8 @@ test_summary_and_compare(void)
 	s = render(&rs, 1);
 	CHECK_STR(s, "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |\n"
 		     "|:---|---:|---:|---:|---:|\n"
-		     "| `a` | 10.0 ± 0.1 | 9.8 | 10.2 | 1.00 |\n"
-		     "| `b, \"quoted\" \\| piped` | 20.0 ± 0.2 | 19.6 | 20.4 | 2.00 ± 0.03 |\n");
+		     "| a | 10.0 ± 0.1 | 9.8 | 10.2 | 1.00 |\n"
+		     "| b, \"quoted\" \\| piped | 20.0 ± 0.2 | 19.6 | 20.4 | 2.00 ± 0.03 |\n");
 	free(s);
 	s = render(&rs, 2);
 	CHECK(strstr(s, "\"results\": [") != NULL);
