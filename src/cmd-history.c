@@ -807,7 +807,9 @@ cmd_history(int argc, char **argv)
 	    OPT_STRING(0, "commit", &o.commit, "REV",
 		       "the commit of the results (resolved by git if it can)"),
 	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
-	    OPT_STRING(0, "machine", &o.machine, "M", "the machine (default: the file's hostname)"),
+	    OPT_STRING(0, "machine", &o.machine, "M",
+		       "the machine (default: the file's hostname, else\n"
+		       "this machine's, with its facts, for hyperfine's files)"),
 	    OPT_STRING(0, "tag", &o.tag, "T", "a free tag, stored with the results"),
 	    OPT_STRING('F', "figure", &o.figure, "F",
 		       "wall (default), user, system, maxrss or a counter"),
