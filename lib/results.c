@@ -741,11 +741,60 @@ unit_scale(const char *unit)
 	return 1;
 }
 
+/* A name in an AsciiDoc table cell, as text: '|' would end the cell and
+ * the punctuation of inline markup (* _ ` # ~ ^ + [ ] { } < > & \ : ' ")
+ * or of a replacement (-- -> ... (C) =>) is written as a character
+ * reference, which Asciidoctor shows as the character itself. */
+static void
+asciidoc_text(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t')
+			fputc(' ', fp);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', fp);
+		else if (strchr("|*_`#~^+[]{}<>&\\:'\"()!$%;@", c) ||
+			 ((c == '-' || c == '.' || c == '=') && s[1] && strchr("-.>", s[1])))
+			fprintf(fp, "&#%d;", c);
+		else
+			fputc(c, fp);
+	}
+}
+
+/* A name in an Org table cell, as text: '|' would end the cell (\vert{}
+ * is Org's entity for it); a zero-width space on each side of the
+ * characters of markup (* / _ = ~ + [ ] < > ^ { }) and after a backslash
+ * keeps them from opening emphasis, a link, a target, a script or an
+ * entity: it is the escape Org's manual gives. */
+static void
+orgmode_text(FILE *fp, const char *s)
+{
+	static const char zwsp[] = "\xe2\x80\x8b";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t')
+			fputc(' ', fp);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', fp);
+		else if (c == '|')
+			fputs("\\vert{}", fp);
+		else if (c == '\\')
+			fprintf(fp, "\\%s", zwsp);
+		else if (strchr("*/_=~+[]<>^{}", c))
+			fprintf(fp, "%s%c%s", zwsp, c, zwsp);
+		else
+			fputc(c, fp);
+	}
+}
+
 int
-ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt, const char *unit,
+		       const size_t *order)
 {
 	double scale, best = INFINITY, best_sd = 0;
-	size_t i;
+	size_t k, i;
 
 	for (i = 0; i < rs->n; i++)
 		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
@@ -756,25 +805,49 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 	if (!unit)
 		unit = !(best < 1) ? "s" : best >= 1e-3 ? "ms" : best >= 1e-6 ? "µs" : "ns";
 	scale = unit_scale(unit);
-	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", unit, unit, unit);
-	fputs("|:---|---:|---:|---:|---:|\n", fp);
-	for (i = 0; i < rs->n; i++) {
-		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
-		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
+	if (fmt == TY_TABLE_ASCIIDOC)
+		fputs("[cols=\"<,>,>,>,>\",options=\"header\"]\n|===\n", fp);
+	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative%s\n", unit, unit, unit,
+		fmt == TY_TABLE_ASCIIDOC ? "" : " |");
+	if (fmt == TY_TABLE_MARKDOWN)
+		fputs("|:---|---:|---:|---:|---:|\n", fp);
+	else if (fmt == TY_TABLE_ORGMODE)
+		fputs("|---------+-----------+----------+----------+----------|\n", fp);
+	for (k = 0; k < rs->n; k++) {
+		const struct ty_summary *w;
+		double rel, sd;
+		i = order ? order[k] : k;
+		w = &rs->r[i].sum[TY_FIG_WALL];
+		rel = w->mean / best;
+		sd = w->n >= 2 ? w->stddev : 0;
 		if (rs->r[i].nruns == 0 ||
 		    !isfinite(w->mean)) /* interrupted before its first run */
 			continue;
 		fputs("| ", fp);
-		ty_markdown_escape(fp, rs->r[i].name);
-		fprintf(fp, " | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
-			w->min * scale, w->max * scale);
-		if (w->mean == best)
-			fprintf(fp, "%.2f |\n", 1.0);
+		if (fmt == TY_TABLE_MARKDOWN)
+			ty_markdown_escape(fp, rs->r[i].name);
+		else if (fmt == TY_TABLE_ASCIIDOC)
+			asciidoc_text(fp, rs->r[i].name);
 		else
-			fprintf(fp, "%.2f ± %.2f |\n", rel,
+			orgmode_text(fp, rs->r[i].name);
+		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
+			" | ", w->min * scale, " | ", w->max * scale, " | ");
+		if (w->mean == best)
+			fprintf(fp, "%.2f", 1.0);
+		else
+			fprintf(fp, "%.2f ± %.2f", rel,
 				rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
+		fputs(fmt == TY_TABLE_ASCIIDOC ? "\n" : " |\n", fp);
 	}
+	if (fmt == TY_TABLE_ASCIIDOC)
+		fputs("|===\n", fp);
 	return ferror(fp) ? -EIO : 0;
+}
+
+int
+ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+{
+	return ty_results_write_table(rs, fp, TY_TABLE_MARKDOWN, unit, NULL);
 }
 
 int

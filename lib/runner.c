@@ -677,7 +677,7 @@ sub_count(long a, long b)
 	return a > b ? a - b : 0;
 }
 
-/* Take the shell's mean start-up off a run: wall, user and system time,
+/* Take the shell's start-up (its median) off a run: wall, user and system time,
  * page faults and context switches (not the probes' counters). */
 static void
 subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
@@ -1027,50 +1027,82 @@ resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
 	return 0;
 }
 
-/* Measure the shell's own start-up: the mean of SHELL -c '' runs. */
 static int
-measure_shell(struct sched *S, struct ty_sample *mean, struct ty_error *e)
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of V[0..N) (N > 0; V is sorted). */
+static int64_t
+median_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+enum { SH_WALL, SH_USER, SH_SYS, SH_MINFLT, SH_MAJFLT, SH_NVCSW, SH_NIVCSW, SH_FIGS };
+
+/* Measure the shell's own start-up: the median of SHELL -c '' runs, each
+ * figure apart (a robust centre: a mean is inflated by the few runs that
+ * the machine's noise slows down). */
+static int
+measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	char *argv[] = {(char *)r->o.shell, "-c", "", NULL};
+	size_t n = r->o.shell_runs > 0 ? (size_t)r->o.shell_runs : 0, i;
+	int64_t *v;
 	struct ty_job job;
 	struct ty_sample s;
-	long i;
-	int rc;
+	int rc = 0, f;
 
 	memset(&job, 0, sizeof(job));
-	memset(mean, 0, sizeof(*mean));
+	memset(centre, 0, sizeof(*centre));
 	job.argv = argv;
 	if ((rc = ty_spawn_resolve(r->o.shell, job.path, sizeof(job.path), e)) < 0)
 		return rc;
-	for (i = 0; i < r->o.shell_runs; i++) {
+	if (n == 0)
+		return 0;
+	if (!(v = malloc(n * SH_FIGS * sizeof(*v))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < n && !rc; i++) {
 		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
-		if (r->stop && *r->stop)
-			return 1;
+		if (r->stop && *r->stop) {
+			rc = 1;
+			break;
+		}
 		memset(&s, 0, sizeof(s));
-		if ((rc = fn(r, &job, (size_t)i, TY_STEP_SHELL, 0, &s, NULL, e)))
-			return rc;
-		if (failed(&s))
-			return ty_error_set(e, -ECHILD, "the shell '%s' failed to start",
-					    r->o.shell);
-		mean->wall_ns += s.wall_ns;
-		mean->usage.user_ns += s.usage.user_ns;
-		mean->usage.system_ns += s.usage.system_ns;
-		mean->usage.minflt += s.usage.minflt;
-		mean->usage.majflt += s.usage.majflt;
-		mean->usage.nvcsw += s.usage.nvcsw;
-		mean->usage.nivcsw += s.usage.nivcsw;
+		if ((rc = fn(r, &job, i, TY_STEP_SHELL, 0, &s, NULL, e)))
+			break;
+		if (failed(&s)) {
+			rc = ty_error_set(e, -ECHILD, "the shell '%s' failed to start", r->o.shell);
+			break;
+		}
+		v[SH_WALL * n + i] = s.wall_ns;
+		v[SH_USER * n + i] = s.usage.user_ns;
+		v[SH_SYS * n + i] = s.usage.system_ns;
+		v[SH_MINFLT * n + i] = s.usage.minflt;
+		v[SH_MAJFLT * n + i] = s.usage.majflt;
+		v[SH_NVCSW * n + i] = s.usage.nvcsw;
+		v[SH_NIVCSW * n + i] = s.usage.nivcsw;
 	}
-	if (r->o.shell_runs > 0) {
-		mean->wall_ns /= r->o.shell_runs;
-		mean->usage.user_ns /= r->o.shell_runs;
-		mean->usage.system_ns /= r->o.shell_runs;
-		mean->usage.minflt /= r->o.shell_runs;
-		mean->usage.majflt /= r->o.shell_runs;
-		mean->usage.nvcsw /= r->o.shell_runs;
-		mean->usage.nivcsw /= r->o.shell_runs;
+	if (!rc) {
+		int64_t m[SH_FIGS];
+		for (f = 0; f < SH_FIGS; f++)
+			m[f] = median_i64(v + (size_t)f * n, n);
+		centre->wall_ns = m[SH_WALL];
+		centre->usage.user_ns = m[SH_USER];
+		centre->usage.system_ns = m[SH_SYS];
+		centre->usage.minflt = (long)m[SH_MINFLT];
+		centre->usage.majflt = (long)m[SH_MAJFLT];
+		centre->usage.nvcsw = (long)m[SH_NVCSW];
+		centre->usage.nivcsw = (long)m[SH_NIVCSW];
 	}
-	return 0;
+	free(v);
+	return rc;
 }
 
 /* The probes' value descriptors, concatenated (again at the end: a probe

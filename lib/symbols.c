@@ -2389,3 +2389,18 @@ ty_symbols_frames(struct ty_symbols *s, const struct ty_sym_result *r, struct ty
 	return 0;
 #endif
 }
+
+int
+ty_symbols_find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
+		    struct ty_sym_map *out)
+{
+	const struct map *m = find_map(s, pid, ip, time, 0);
+
+	if (!m)
+		return -1;
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	out->path = m->dso->path;
+	return 0;
+}

@@ -2,7 +2,8 @@
 # deps.sh GROUP... - install what tachy's targets need, from Debian's packages.
 # Groups: build (optional libraries), test (peers the tests compare against,
 # golang-go for go tool pprof, the reference reader of report --pprof, and
-# postgresql for the history store's tests against a real server),
+# postgresql for the history store's tests against a real server, clang and
+# libclang-rt-14-dev for make fuzz),
 # bench (peers the benchmarks measure). Only missing packages are installed:
 # with apt-get when root, with sudo otherwise; where neither works, the
 # packages and the command to install them are printed and the script
@@ -14,8 +15,8 @@ set -u
 pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev libsqlite3-dev libpq-dev"
 # (TACHY_DEPS_BUILD replaces the build group: tests/cli/deps-no-root)
 pkgs_build=${TACHY_DEPS_BUILD:-$pkgs_build}
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3"
-pkgs_bench="ministat hyperfine linux-perf multitime time"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 clang libclang-rt-14-dev"
+pkgs_bench="ministat hyperfine linux-perf multitime time sqlite3"
 
 want=""
 hard=0 # build: say that the core builds without them

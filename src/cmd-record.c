@@ -18,8 +18,9 @@
 #include "tachy/symbols.h"
 
 static const char usage_text[] =
-    "usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-    "                    [--proc-maps | --mmap-records] [--user | --kernel] [-q]\n"
+    "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
+    "                    [-o FILE] [-m PAGES] [--proc-maps | --mmap-records]\n"
+    "                    [--user | --kernel] [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
@@ -36,6 +37,8 @@ struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
 	int callchain, user, quiet, proc_maps, mmap_records;
+	enum ty_callgraph cg;
+	long stack_size;
 	char **argv;
 };
 
@@ -46,6 +49,52 @@ on_signal(int sig)
 {
 	stop.sig = sig;
 	stop.count++;
+}
+
+/* --call-graph fp | dwarf[,SIZE] | auto, in perf's spelling. */
+static int
+parse_callgraph(const char *arg, struct opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	o->callchain = 1;
+	if (n == 2 && strncmp(arg, "fp", 2) == 0 && !comma)
+		o->cg = TY_CG_FP;
+	else if (n == 4 && strncmp(arg, "auto", 4) == 0 && !comma)
+		o->cg = TY_CG_AUTO;
+	else if (n == 5 && strncmp(arg, "dwarf", 5) == 0)
+		o->cg = TY_CG_DWARF;
+	else
+		return cli_usage_error("--call-graph %s: give fp, dwarf[,SIZE] or auto", arg);
+	if (comma) {
+		if (cli_parse_long("--call-graph dwarf,SIZE", comma + 1, 8, TY_RECORD_STACK_MAX,
+				   &o->stack_size))
+			return EXIT_USAGE;
+		if (o->stack_size & 7)
+			return cli_usage_error(
+			    "--call-graph dwarf,%ld: the size must be a multiple "
+			    "of 8",
+			    o->stack_size);
+	}
+	return 0;
+}
+
+/* -g: call chains, --call-graph auto. */
+static int
+opt_g(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct opts *o = opt->value;
+
+	o->callchain = 1;
+	o->cg = TY_CG_AUTO;
+	return 0;
+}
+
+static int
+opt_callgraph(const struct cli_option *opt, const char *typed, char **args)
+{
+	return parse_callgraph(args[0], opt->value);
 }
 
 static int
@@ -59,7 +108,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_STRING('e', "event", &o->event, "EVENT",
 		       "what to sample, as tachy run -e names it; default\n"
 		       "cycles where the CPU has it, else cpu-clock"),
-	    OPT_FLAG('g', "call-graph", &o->callchain, "record call chains (frame pointers)"),
+	    OPT_CALLBACK_NOARG('g', NULL, o, "record call chains (--call-graph auto)", opt_g),
+	    OPT_CALLBACK(0, "call-graph", o, "MODE",
+			 "fp: the kernel follows frame pointers; dwarf[,SIZE]:\n"
+			 "a copy of SIZE bytes of each user stack (default\n"
+			 "16384, at most 65528) unwound with the binaries'\n"
+			 "call-frame information (.eh_frame) while recording,\n"
+			 "the frame pointer where none covers a pc; auto:\n"
+			 "dwarf on x86-64, else fp",
+			 opt_callgraph),
 	    OPT_STRING('o', "output", &o->output, "FILE",
 		       "profile file (default tachy.prof, - for stdout: the\n"
 		       "command's stdout then goes to stderr)"),
@@ -67,7 +124,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "attach to a running process (all its threads) until it\n"
 		     "exits or Ctrl-C"),
 	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
-		     "ring buffer pages per CPU, a power of two (default 128)"),
+		     "ring buffer pages per CPU, a power of two (default 128,\n"
+		     "512 with dwarf)"),
 	    OPT_FLAG(0, "proc-maps", &o->proc_maps,
 		     "no mmap records at all: read /proc/PID/maps every\n"
 		     "50 ms instead (processes that live less than that\n"
@@ -90,7 +148,6 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->output = "tachy.prof";
-	o->pages = 128;
 	if ((rc = cli_parse(&parser, argc, argv, &args)))
 		return rc;
 	o->argv = args.v;
@@ -154,6 +211,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
 	char rate[64], space[96], cover[512];
+	uint32_t stack;
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
@@ -176,6 +234,26 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
+	if (ty_record_callgraph(r->rec, &stack) == TY_CG_DWARF) {
+		struct ty_record_unwind_stats st;
+		ty_record_unwind_stats(r->rec, &st);
+		fprintf(stderr,
+			"tachy record: user stacks of %u bytes unwound: %.1f%% of %llu chains "
+			"complete, %.1f%% cut by the copy; %.3f s of CPU\n",
+			stack, st.samples ? 100.0 * (double)st.complete / (double)st.samples : 0.0,
+			(unsigned long long)st.samples,
+			st.samples ? 100.0 * (double)st.truncated / (double)st.samples : 0.0,
+			(double)st.unwind_ns / 1e9);
+		if (getenv("TACHY_UNWIND_DEPTHS")) /* bench/: what stack size real chains need */
+			fprintf(
+			    stderr,
+			    "tachy record: complete chains by stack bytes: <=1K %llu, 2K %llu, 4K "
+			    "%llu, 8K %llu, 16K %llu, 32K %llu, 64K %llu, more %llu\n",
+			    (unsigned long long)st.depth[0], (unsigned long long)st.depth[1],
+			    (unsigned long long)st.depth[2], (unsigned long long)st.depth[3],
+			    (unsigned long long)st.depth[4], (unsigned long long)st.depth[5],
+			    (unsigned long long)st.depth[6], (unsigned long long)st.depth[7]);
+	}
 }
 
 static int
@@ -207,7 +285,8 @@ finish(struct run *r, struct ty_error *err)
 	if (!r->o->quiet) {
 		if (p->meta.lost)
 			cli_warn("%llu samples were lost: the ring buffers filled up (try -m %ld)",
-				 (unsigned long long)p->meta.lost, r->o->pages * 4);
+				 (unsigned long long)p->meta.lost,
+				 4l * ty_record_ring_pages(r->rec));
 		if (p->meta.throttled)
 			cli_warn(
 			    "the kernel throttled sampling %llu times (perf_event_max_sample_rate "
@@ -317,7 +396,8 @@ cmd_record(int argc, char **argv)
 	ro.explicit_event = o.event != NULL;
 	ro.use_freq = o.period == 0;
 	ro.rate = ro.use_freq ? (uint64_t)o.freq : (uint64_t)o.period;
-	ro.callgraph = o.callchain ? TY_CG_FP : TY_CG_NONE;
+	ro.callgraph = o.callchain ? o.cg : TY_CG_NONE;
+	ro.stack_size = (uint32_t)o.stack_size;
 	ro.user = o.user;
 	ro.pid = (pid_t)o.pid;
 	ro.argv = o.argv;

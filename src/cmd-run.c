@@ -19,6 +19,11 @@
 #include "term.h"
 
 #define MAX_PARAMS 8
+#define NEXPORTS 5
+#define EXPORT_PATHS(o)                                                                            \
+	{                                                                                          \
+		(o)->json, (o)->csv, (o)->md, (o)->adoc, (o)->org                                  \
+	}
 
 int cmd_run(int argc, char **argv);
 #define MAX_COMBOS 100000
@@ -53,7 +58,9 @@ struct run_opts {
 	const char *reference;
 	struct param params[MAX_PARAMS];
 	size_t nparams;
-	const char *json, *csv, *md;
+	const char *json, *csv, *md, *adoc, *org; /* the exports */
+	int sort_mean;				  /* --sort mean-time */
+	int quiet;				  /* --quiet: no environment warnings */
 	enum ty_test test;
 	double fail_if_slower; /* NAN: off */
 	enum term_color color;
@@ -245,6 +252,8 @@ opt_style(const struct cli_option *opt, const char *typed, char **args)
 				     "full, basic or none (or hyperfine's auto, "
 				     "nocolor or color)");
 	o->style = v <= TERM_STYLE_NONE ? (enum term_style)v : TERM_STYLE_FULL;
+	if (o->style == TERM_STYLE_NONE)
+		o->quiet = 1;
 	if (v == 4)
 		o->color = TERM_COLOR_NEVER;
 	else if (v == 5)
@@ -255,15 +264,18 @@ opt_style(const struct cli_option *opt, const char *typed, char **args)
 static int
 opt_unit(const struct cli_option *opt, const char *typed, char **args)
 {
-	static const char *const units[] = {"s", "ms", "us", "ns", NULL};
+	/* hyperfine's names too */
+	static const char *const units[] = {
+	    "s", "ms", "us", "ns", "second", "millisecond", "microsecond", "nanosecond", NULL};
 	size_t i;
 
 	for (i = 0; units[i]; i++)
 		if (strcmp(args[0], units[i]) == 0) {
-			*(const char **)opt->value = units[i];
+			*(const char **)opt->value = units[i % 4];
 			return 0;
 		}
-	return cli_bad_value(typed, args[0], "s, ms, us or ns");
+	return cli_bad_value(typed, args[0],
+			     "s, ms, us or ns (or second, millisecond, microsecond, nanosecond)");
 }
 
 static int
@@ -315,10 +327,9 @@ opt_shell(const struct cli_option *opt, const char *typed, char **args)
 {
 	struct ty_runner_opts *r = opt->value;
 
-	(void)typed;
-	r->shell = args[0] && *args[0] ? args[0] : "sh";
-	if (strcmp(r->shell, "none") == 0)
-		r->shell = NULL;
+	if (!*args[0])
+		return cli_bad_value(typed, args[0], "a shell such as sh or bash, or none");
+	r->shell = strcmp(args[0], "none") == 0 ? NULL : args[0];
 	return 0;
 }
 
@@ -372,6 +383,28 @@ opt_history(const struct cli_option *opt, const char *typed, char **args)
 	return 0;
 }
 
+static int
+opt_sort(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct run_opts *o = opt->value;
+
+	if (strcmp(args[0], "mean-time") == 0)
+		o->sort_mean = 1;
+	else if (strcmp(args[0], "auto") == 0 || strcmp(args[0], "command") == 0)
+		o->sort_mean = 0;
+	else
+		return cli_bad_value(typed, args[0], "auto, command or mean-time");
+	return 0;
+}
+
+static int
+opt_version(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)opt, (void)typed, (void)args;
+	printf("tachy %s\n", TY_VERSION);
+	return CLI_HELP_SHOWN;
+}
+
 /* The option table of tachy run; O receives the values. */
 #define RUN_OPTIONS(o)                                                                             \
 	OPT_GROUP("Runs:"),                                                                        \
@@ -411,21 +444,10 @@ opt_history(const struct cli_option *opt, const char *typed, char **args)
 			 "step of the last -P (default 1)", opt_step),                             \
 	    OPT_CALLBACK_N('L', "parameter-list", (o), "VAR A,B,...", 2,                           \
 			   "run with {VAR} = each value", opt_list),                               \
-	    OPT_CALLBACK('S', NULL, &(o)->ro, "SH", NULL, opt_shell),                              \
-	    {CLI_T_CALLBACK,                                                                       \
-	     'S',                                                                                  \
-	     "shell",                                                                              \
-	     &(o)->ro,                                                                             \
-	     "SH",                                                                                 \
-	     "run commands with SH -c (default sh; -S needs SH);\n"                                \
-	     "its start-up is measured and subtracted",                                            \
-	     CLI_OPTARG,                                                                           \
-	     0,                                                                                    \
-	     0,                                                                                    \
-	     0,                                                                                    \
-	     NULL,                                                                                 \
-	     1,                                                                                    \
-	     opt_shell},                                                                           \
+	    OPT_CALLBACK('S', "shell", &(o)->ro, "SH",                                             \
+			 "run commands with SH -c ('none': without); its\n"                        \
+			 "start-up (the median of 50 runs) is subtracted",                         \
+			 opt_shell),                                                               \
 	    OPT_CALLBACK_NOARG('N', NULL, &(o)->ro, "no shell (the default)", opt_no_shell),       \
 	    OPT_STRING(0, "input", &(o)->ro.input_file, "FILE",                                    \
 		       "standard input of the commands (default /dev/null)"),                      \
@@ -451,17 +473,27 @@ opt_history(const struct cli_option *opt, const char *typed, char **args)
 		       "the reference by more than P%"),                                           \
 	    OPT_GROUP("Output:"),                                                                  \
 	    OPT_CALLBACK('u', "time-unit", &(o)->unit, "UNIT",                                     \
-			 "s, ms, us or ns (default: per command)", opt_unit),                      \
+			 "s, ms, us or ns, or hyperfine's second, millisecond,\n"                  \
+			 "microsecond, nanosecond (default: per command)",                         \
+			 opt_unit),                                                                \
+	    OPT_CALLBACK(0, "sort", (o), "ORDER",                                                  \
+			 "auto (default) or command: the summary and tables in\n"                  \
+			 "the order given; mean-time: fastest first",                              \
+			 opt_sort),                                                                \
 	    OPT_CALLBACK(0, "style", (o), "STYLE",                                                 \
 			 "full (default), basic (no colours, ASCII) or none\n"                     \
-			 "(also no progress line)",                                                \
+			 "(also no progress line, and --quiet)",                                   \
 			 opt_style),                                                               \
+	    OPT_FLAG('q', "quiet", &(o)->quiet,                                                    \
+		     "no warnings about the machine (tachy env tells them)"),                      \
 	    OPT_CHOICE(0, "color", &(o)->color_choice, "WHEN", run_colors,                         \
 		       "auto (default), always or never"),                                         \
 	    OPT_STRING(0, "export-json", &(o)->json, "FILE",                                       \
 		       "hyperfine's JSON plus tachy's fields ('-' is stdout)"),                    \
 	    OPT_STRING(0, "export-csv", &(o)->csv, "FILE", "hyperfine's CSV"),                     \
 	    OPT_STRING(0, "export-markdown", &(o)->md, "FILE", "a markdown table"),                \
+	    OPT_STRING(0, "export-asciidoc", &(o)->adoc, "FILE", "the table in AsciiDoc"),         \
+	    OPT_STRING(0, "export-orgmode", &(o)->org, "FILE", "the table in Org mode"),           \
 	    {CLI_T_CALLBACK,                                                                       \
 	     0,                                                                                    \
 	     "history",                                                                            \
@@ -482,7 +514,9 @@ opt_history(const struct cli_option *opt, const char *typed, char **args)
 		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
 		       "the command failed, 128 bad usage, 130 interrupted"),                      \
 	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
-	    COUNTERS_OPTIONS(&(o)->counters), OPT_HELP('h', "help", "this help"), OPT_END()
+	    COUNTERS_OPTIONS(&(o)->counters),                                                      \
+	    OPT_CALLBACK_NOARG('V', "version", NULL, "tachy's version", opt_version),              \
+	    OPT_HELP('h', "help", "this help"), OPT_END()
 
 static const char *const run_orders[] = {"interleaved", "sequential", "random", NULL};
 static const char *const run_colors[] = {"auto", "always", "never", NULL};
@@ -557,6 +591,10 @@ parse_args(struct run_opts *o, int argc, char **argv)
 	o->ro.order = (enum ty_order)o->order;
 	if (o->color_choice >= 0)
 		o->color = (enum term_color)o->color_choice;
+	if (!o->argv_cmd && o->cmds.n == 0 && o->ro.shell && !one_word(o->ro.shell))
+		return cli_usage_error("no command to benchmark: --shell takes the shell, and "
+				       "'%s' was taken for it (tachy run --shell bash 'CMD')",
+				       o->ro.shell);
 	if (!o->argv_cmd && o->cmds.n == 0)
 		return cli_usage_error("no command to benchmark");
 	if (o->ro.max_runs && o->ro.max_runs < o->ro.min_runs && !o->ro.runs) {
@@ -879,23 +917,66 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 }
 
+/* The commands by mean wall time, fastest first (those without a finished
+ * run last; ties in the order run), for --sort mean-time. Freed by the
+ * caller; NULL when out of memory. */
+static const struct ty_results *by_mean_rs;
+
+static int
+by_mean(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	double x = by_mean_rs->r[i].nruns ? by_mean_rs->r[i].sum[TY_FIG_WALL].mean : INFINITY;
+	double y = by_mean_rs->r[j].nruns ? by_mean_rs->r[j].sum[TY_FIG_WALL].mean : INFINITY;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static size_t *
+mean_order(const struct ty_results *rs)
+{
+	size_t *order = malloc((rs->n ? rs->n : 1) * sizeof(*order)), i;
+
+	for (i = 0; order && i < rs->n; i++)
+		order[i] = i;
+	if (order) {
+		by_mean_rs = rs;
+		qsort(order, rs->n, sizeof(*order), by_mean);
+	}
+	return order;
+}
+
+/* The verdicts against the reference, in the order run or (ORDER) by
+ * mean time. */
 static void
-print_summary(struct term *t, const struct ty_results *rs)
+print_summary(struct term *t, const struct ty_results *rs, const size_t *order)
 {
 	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
-	size_t i;
+	const struct ty_comparison *c;
+	size_t k, i;
 
 	if (rs->n < 2)
 		return;
 	fprintf(rep, "\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"),
 		term_c(t, "reset"), tests[rs->test], rs->confidence);
 	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
-	for (i = 0; i < rs->ncmp; i++)
-		if (rs->cmp[i].figure == TY_FIG_WALL) /* counters: counters_print_comparisons */
-			print_comparison(t, rs, &rs->cmp[i]);
-	for (i = 0; i < rs->n; i++)
-		if (i != rs->reference && !ty_results_comparison(rs, i, TY_FIG_WALL))
+	if (!order) {
+		for (i = 0; i < rs->ncmp; i++)
+			if (rs->cmp[i].figure ==
+			    TY_FIG_WALL) /* counters: counters_print_comparisons */
+				print_comparison(t, rs, &rs->cmp[i]);
+	}
+	for (k = 0; k < rs->n; k++) {
+		i = order ? order[k] : k;
+		if (i == rs->reference)
+			continue;
+		if (!(c = ty_results_comparison(rs, i, TY_FIG_WALL)))
 			fprintf(rep, "  %s: too few runs to compare\n", rs->r[i].name);
+		else if (order)
+			print_comparison(t, rs, c);
+	}
 }
 
 static void
@@ -930,11 +1011,11 @@ env_json(struct ty_jsonw *w, void *ctx)
 }
 
 /* Read the machine's facts (under $TACHY_SYSROOT, for tests), warn about
- * the settings known to spoil results, and time with the TSC where it is
+ * the settings known to spoil results (unless QUIET), and time with the TSC where it is
  * safe (constant, nonstop, still a kernel clock source). Returns the facts
  * for the export (NULL: the default environment). */
 static struct ty_sysinfo *
-env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
+env_setup(struct ty_runner *r, struct ty_tick_clock *tick, int quiet)
 {
 	const char *root = getenv("TACHY_SYSROOT");
 	struct ty_sysinfo *si = malloc(sizeof(*si));
@@ -951,7 +1032,7 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 		free(si);
 		si = NULL;
 	}
-	if (si)
+	if (si && !quiet)
 		ty_sysinfo_warnings(si, env_warn, NULL);
 	if (ty_clock_init_calibrated(tick, root, &cal, &e) == 0 && tick->kind == TY_CLOCK_TSC) {
 		r->clock.name = ty_clock_name(tick);
@@ -966,11 +1047,11 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 static int
 exports_open(struct ty_outfile *of, int *open, const struct run_opts *o)
 {
-	const char *path[3] = {o->json, o->csv, o->md};
+	const char *path[NEXPORTS] = EXPORT_PATHS(o);
 	struct ty_error e;
 	int k, j;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NEXPORTS; k++) {
 		if (!path[k])
 			continue;
 		ty_error_clear(&e);
@@ -978,7 +1059,7 @@ exports_open(struct ty_outfile *of, int *open, const struct run_opts *o)
 			for (j = 0; j < k; j++)
 				if (open[j])
 					ty_outfile_abort(&of[j]);
-			memset(open, 0, 3 * sizeof(*open));
+			memset(open, 0, NEXPORTS * sizeof(*open));
 			return cli_error(EXIT_RUNTIME, "%s", e.msg);
 		}
 		open[k] = 1;
@@ -992,10 +1073,10 @@ exports_abort(struct ty_outfile *of, int *open)
 {
 	int k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < NEXPORTS; k++)
 		if (open[k])
 			ty_outfile_abort(&of[k]);
-	memset(open, 0, 3 * sizeof(*open));
+	memset(open, 0, NEXPORTS * sizeof(*open));
 }
 
 /* Write and commit the open exports that go to files (TO_STDOUT 0) or to
@@ -1005,11 +1086,12 @@ static int
 exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 	      const struct run_opts *o, struct ty_sysinfo *si, int to_stdout)
 {
-	const char *path[3] = {o->json, o->csv, o->md};
+	const char *path[NEXPORTS] = EXPORT_PATHS(o);
+	size_t *order = o->sort_mean ? mean_order(rs) : NULL;
 	struct ty_error e;
 	int st = 0, k, rc;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NEXPORTS; k++) {
 		if (!open[k] || of[k].is_stdout != to_stdout)
 			continue;
 		open[k] = 0;
@@ -1017,8 +1099,11 @@ exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 			rc = ty_results_write_json(rs, of[k].fp, si ? env_json : NULL, si);
 		else if (k == 1)
 			rc = ty_results_write_csv(rs, of[k].fp);
-		else
+		else if (k == 2 && !o->sort_mean)
 			rc = ty_results_write_markdown(rs, of[k].fp, o->unit);
+		else
+			rc = ty_results_write_table(rs, of[k].fp, (enum ty_table)(k - 2), o->unit,
+						    o->sort_mean ? order : NULL);
 		if (rc < 0) {
 			/* the writer sees only the stream's error flag: the
 			 * write's own reason (ENOSPC, EPIPE...) is the file's */
@@ -1037,6 +1122,7 @@ exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 		if (ty_outfile_commit(&of[k], &e) < 0)
 			st = cli_error(EXIT_RUNTIME, "%s", e.msg);
 	}
+	free(order);
 	return st;
 }
 
@@ -1073,8 +1159,8 @@ struct bench {
 	struct term term;
 	char *argv_text; /* the command after --, as text */
 	struct ty_sysinfo *si;
-	struct ty_outfile of[3]; /* the exports: JSON, CSV, markdown */
-	int of_open[3];
+	struct ty_outfile of[NEXPORTS]; /* the exports: JSON, CSV, markdown, AsciiDoc, Org */
+	int of_open[NEXPORTS];
 };
 
 static int
@@ -1196,10 +1282,10 @@ swap_shown(struct ty_results *rs, char **saved, int to)
 static int
 export_to_stdout(const struct run_opts *o)
 {
-	const char *path[3] = {o->json, o->csv, o->md};
+	const char *path[NEXPORTS] = EXPORT_PATHS(o);
 	int k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < NEXPORTS; k++)
 		if (path[k] && strcmp(path[k], "-") == 0)
 			return 1;
 	return 0;
@@ -1236,7 +1322,9 @@ print_report_body(struct bench *b)
 	}
 	if (!b->o.counters.perf_stat) {
 		counters_print_unsupported(&b->o.counters, &b->rs, rep);
-		print_summary(&b->term, &b->rs);
+		size_t *order = b->o.sort_mean ? mean_order(&b->rs) : NULL;
+		print_summary(&b->term, &b->rs, order);
+		free(order);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
 	}
 }
@@ -1263,7 +1351,7 @@ run_bench(struct bench *b)
 	int rc, st, files_st;
 
 	ty_runner_init(&b->runner);
-	b->si = env_setup(&b->runner, &tick);
+	b->si = env_setup(&b->runner, &tick, b->o.quiet);
 	b->runner.o = b->o.ro;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;

@@ -175,6 +175,14 @@ int ty_results_write_csv(const struct ty_results *rs, FILE *fp);
 /* A markdown table in UNIT ("s", "ms", "us", "ns"), relative to the fastest. */
 int ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit);
 
+/* The table of ty_results_write_markdown in markdown, AsciiDoc or Org
+ * (hyperfine's --export-asciidoc and --export-orgmode), its rows in ORDER
+ * (indices into RS->r, RS->n of them; NULL: as run), each name escaped as
+ * text for the format. Returns 0 or -EIO. */
+enum ty_table { TY_TABLE_MARKDOWN, TY_TABLE_ASCIIDOC, TY_TABLE_ORGMODE };
+int ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
+			   const char *unit, const size_t *order);
+
 enum ty_export { TY_EXPORT_JSON, TY_EXPORT_CSV, TY_EXPORT_MARKDOWN };
 /* Write RS to PATH ("-" is stdout) whole or not at all (outfile.h).
  * Returns 0, or a negative errno with E set. */
