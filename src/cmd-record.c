@@ -1,7 +1,6 @@
 /* cmd-record.c - tachy record: sample where a command spends its time. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,36 +25,9 @@ static const char usage_text[] =
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
     "process PID spends its time, and write a self-contained profile.\n"
-    "\n"
-    "  -F, --freq HZ        samples per second (default 999)\n"
-    "  -c, --period N       one sample every N events instead of -F\n"
-    "  -e, --event EVENT    what to sample, as tachy run -e names it; default\n"
-    "                       cycles where the CPU has it, else cpu-clock\n"
-    "  -g                   record call chains (--call-graph auto)\n"
-    "      --call-graph MODE  fp: the kernel follows frame pointers; dwarf[,SIZE]:\n"
-    "                       a copy of SIZE bytes of each user stack (default\n"
-    "                       16384, at most 65528) unwound with the binaries'\n"
-    "                       call-frame information (.eh_frame) while recording,\n"
-    "                       the frame pointer where none covers a pc; auto:\n"
-    "                       dwarf on x86-64, else fp\n"
-    "  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
-    "                       command's stdout then goes to stderr)\n"
-    "  -p, --pid PID        attach to a running process (all its threads) until it\n"
-    "                       exits or Ctrl-C\n"
-    "  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128,\n"
-    "                       512 with dwarf)\n"
-    "      --proc-maps      no mmap records at all: read /proc/PID/maps every\n"
-    "                       50 ms instead (processes that live less than that\n"
-    "                       keep raw addresses)\n"
-    "      --mmap-records   mmap records for the whole run (by default they stop\n"
-    "                       100 ms after start when the command has started no\n"
-    "                       other process: every mmap(2) pays for them)\n"
-    "      --user           user space only\n"
-    "      --kernel         kernel samples too, or fail (default: kernel samples\n"
-    "                       where allowed -- root, CAP_PERFMON or\n"
-    "                       perf_event_paranoid <= 1 -- else user space only)\n"
-    "  -q, --quiet          no summary line\n"
-    "  -h, --help           this help\n"
+    "\n";
+
+static const char footer[] =
     "\n"
     "At the end one line says how many samples were taken and lost, and the CPU\n"
     "time the profiler used against the workload's; a second line what share of\n"
@@ -108,96 +80,88 @@ parse_callgraph(const char *arg, struct opts *o)
 	return 0;
 }
 
+/* -g: call chains, --call-graph auto. */
+static int
+opt_g(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct opts *o = opt->value;
+
+	o->callchain = 1;
+	o->cg = TY_CG_AUTO;
+	return 0;
+}
+
+static int
+opt_callgraph(const struct cli_option *opt, const char *typed, char **args)
+{
+	return parse_callgraph(args[0], opt->value);
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-	    {"freq", required_argument, NULL, 'F'},
-	    {"period", required_argument, NULL, 'c'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"call-graph", required_argument, NULL, 'G'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"mmap-pages", required_argument, NULL, 'm'},
-	    {"user", no_argument, NULL, 'U'},
-	    {"kernel", no_argument, NULL, 'K'},
-	    {"proc-maps", no_argument, NULL, 'M'},
-	    {"mmap-records", no_argument, NULL, 'R'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	int user = 0, kernel = 0, rc;
+	struct cli_option options[] = {
+	    OPT_LONG('F', "freq", &o->freq, "HZ", 1, 10000000, "samples per second (default 999)"),
+	    OPT_LONG('c', "period", &o->period, "N", 1, (double)(1L << 62),
+		     "one sample every N events instead of -F"),
+	    OPT_STRING('e', "event", &o->event, "EVENT",
+		       "what to sample, as tachy run -e names it; default\n"
+		       "cycles where the CPU has it, else cpu-clock"),
+	    OPT_CALLBACK_NOARG('g', NULL, o, "record call chains (--call-graph auto)", opt_g),
+	    OPT_CALLBACK(0, "call-graph", o, "MODE",
+			 "fp: the kernel follows frame pointers; dwarf[,SIZE]:\n"
+			 "a copy of SIZE bytes of each user stack (default\n"
+			 "16384, at most 65528) unwound with the binaries'\n"
+			 "call-frame information (.eh_frame) while recording,\n"
+			 "the frame pointer where none covers a pc; auto:\n"
+			 "dwarf on x86-64, else fp",
+			 opt_callgraph),
+	    OPT_STRING('o', "output", &o->output, "FILE",
+		       "profile file (default tachy.prof, - for stdout: the\n"
+		       "command's stdout then goes to stderr)"),
+	    OPT_LONG('p', "pid", &o->pid, "PID", 1, 1L << 22,
+		     "attach to a running process (all its threads) until it\n"
+		     "exits or Ctrl-C"),
+	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
+		     "ring buffer pages per CPU, a power of two (default 128,\n"
+		     "512 with dwarf)"),
+	    OPT_FLAG(0, "proc-maps", &o->proc_maps,
+		     "no mmap records at all: read /proc/PID/maps every\n"
+		     "50 ms instead (processes that live less than that\n"
+		     "keep raw addresses)"),
+	    OPT_FLAG(0, "mmap-records", &o->mmap_records,
+		     "mmap records for the whole run (by default they stop\n"
+		     "100 ms after start when the command has started no\n"
+		     "other process: every mmap(2) pays for them)"),
+	    OPT_FLAG(0, "user", &user, "user space only"),
+	    OPT_FLAG(0, "kernel", &kernel,
+		     "kernel samples too, or fail (default: kernel samples\n"
+		     "where allowed -- root, CAP_PERFMON or\n"
+		     "perf_event_paranoid <= 1 -- else user space only)"),
+	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
+	    OPT_HELP('h', "help", "this help"),
+	    OPT_END(),
 	};
-	int c, freq_given = 0, user_given = 0, kernel_given = 0;
+	const struct cli_parser parser = {usage_text, options, footer, CLI_STOP_AT_OPERAND, 23};
+	struct cli_args args;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "tachy.prof";
-	o->freq = 999;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:c:e:go:p:m:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (cli_parse_long("-F", optarg, 1, 10000000, &o->freq))
-				return EXIT_USAGE;
-			freq_given = 1;
-			break;
-		case 'c':
-			if (cli_parse_long("-c", optarg, 1, 1L << 62, &o->period))
-				return EXIT_USAGE;
-			break;
-		case 'e':
-			o->event = optarg;
-			break;
-		case 'g':
-			o->callchain = 1;
-			o->cg = TY_CG_AUTO;
-			break;
-		case 'G':
-			if (parse_callgraph(optarg, o))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'p':
-			if (cli_parse_long("-p", optarg, 1, 1L << 22, &o->pid))
-				return EXIT_USAGE;
-			break;
-		case 'm':
-			if (cli_parse_long("-m", optarg, 1, 1L << 20, &o->pages))
-				return EXIT_USAGE;
-			if (o->pages & (o->pages - 1))
-				return cli_usage_error(
-				    "-m %ld: the ring size must be a power of two", o->pages);
-			break;
-		case 'U':
-			o->user = 1, user_given = 1;
-			break;
-		case 'K':
-			o->user = -1, kernel_given = 1;
-			break;
-		case 'M':
-			o->proc_maps = 1;
-			break;
-		case 'R':
-			o->mmap_records = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		default:
-			return cli_usage_error("unknown or incomplete option");
-		}
-	}
-	o->argv = argv + optind;
-	if (freq_given && o->period)
+	if ((rc = cli_parse(&parser, argc, argv, &args)))
+		return rc;
+	o->argv = args.v;
+	if (o->pages & (o->pages - 1))
+		return cli_usage_error("-m %ld: the ring size must be a power of two", o->pages);
+	if (o->freq && o->period)
 		return cli_usage_error("-F and -c exclude each other (a frequency or a period)");
+	if (!o->freq)
+		o->freq = 999;
 	if (o->proc_maps && o->mmap_records)
 		return cli_usage_error("--proc-maps and --mmap-records exclude each other");
-	if (user_given && kernel_given)
+	if (user && kernel)
 		return cli_usage_error("--user and --kernel exclude each other");
+	o->user = user ? 1 : kernel ? -1 : 0;
 	if (o->pid && o->argv[0])
 		return cli_usage_error("give either -p PID or a command, not both");
 	if (!o->pid && !o->argv[0])
