@@ -1,4 +1,5 @@
 /* runner.c - the schedule: warm-ups, rounds, hooks, adaptive stopping. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -504,6 +505,82 @@ start_memcg(struct ty_runner *r, struct ty_results *rs)
 	rs->tree_method = ty_memcg_method(&r->memcg);
 }
 
+/* ---- processes left behind ---- */
+
+/* How many live processes are in the process group PGID (a reaped run's;
+ * a zombie waiting for init to reap it counts for kill() but not here). */
+static long
+group_members(pid_t pgid)
+{
+	char path[300], buf[512], *p;
+	struct dirent *de;
+	long n = 0, g;
+	char state;
+	DIR *d;
+	int fd;
+	ssize_t len;
+
+	if (kill(-pgid, 0) != 0 && errno == ESRCH)
+		return 0;
+	if (!(d = opendir("/proc")))
+		return 1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* pid (comm) state ppid pgrp: comm may hold anything but ')' last */
+		if ((p = strrchr(buf, ')')) && sscanf(p + 1, " %c %*d %ld", &state, &g) == 2 &&
+		    g == pgid && state != 'Z' && state != 'X')
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Wait until the group PGID has no live process; with KILL, SIGKILL it
+ * first. Interrupted (*r->stop): kill. */
+static void
+group_wait(struct ty_runner *r, pid_t pgid, int kill_it)
+{
+	struct timespec ts = {0, 1000000};
+
+	if (kill_it)
+		kill(-pgid, SIGKILL);
+	while (group_members(pgid) > 0) {
+		if (!kill_it && r->stop && *r->stop)
+			kill(-pgid, SIGKILL), kill_it = 1;
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < 50000000)
+			ts.tv_nsec *= 2;
+	}
+}
+
+/* After a run (its process reaped): what is left in its group PGID. */
+static void
+leftovers(struct ty_runner *r, struct ty_job *job, pid_t pgid)
+{
+	long n;
+
+	if (kill(-pgid, 0) != 0 && errno == ESRCH)
+		return; /* the usual case: one system call */
+	if (r->o.leftovers != TY_LEFTOVERS_WARN) {
+		group_wait(r, pgid, r->o.leftovers == TY_LEFTOVERS_KILL);
+		return;
+	}
+	if ((n = group_members(pgid)) > 0) {
+		job->leftover_runs++;
+		if (n > job->leftover_max)
+			job->leftover_max = n;
+	}
+}
+
 /* The real executor: a held child, the clock around release-to-reap. */
 static int
 real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
@@ -531,6 +608,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	o.fd[0] = r->fd[0];
 	o.envp = r->envp;
 	o.cpus = r->o.cpus;
+	o.pdeathsig = SIGKILL; /* a SIGKILLed tachy leaves no benchmark running */
 	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK) ||
 		       (r->o.hook_timeout > 0 && step == TY_STEP_HOOK);
 	set_iteration(r, step, index);
@@ -572,6 +650,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	s->exit_code = x.exit_code;
 	s->signal = x.signal;
 	s->timed_out = x.timed_out;
+	if (step != TY_STEP_HOOK && !x.exec_errno) /* a hook may start a server on purpose */
+		leftovers(r, job, pid);
 	if (x.exec_errno) {
 		if (measured)
 			probes_detach(r, pid, 0, r->nprobes);
@@ -886,6 +966,13 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
 	}
+	if (S->jobs[j].leftover_runs)
+		ty_result_warn(res,
+			       "%ld run%s left processes running in the command's process group "
+			       "after it exited (%ld at most; they ran on during later runs): "
+			       "--leftovers=wait waits for them, --leftovers=kill kills them",
+			       S->jobs[j].leftover_runs, S->jobs[j].leftover_runs == 1 ? "" : "s",
+			       S->jobs[j].leftover_max);
 	return run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
 }
 
@@ -1177,6 +1264,8 @@ ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_resu
 	S.jobs = jobs;
 	S.n = n;
 	S.rs = rs;
+	for (j = 0; j < n; j++)
+		jobs[j].leftover_runs = jobs[j].leftover_max = 0;
 	if (!r->exec && (rc = resolve_all(jobs, n, e)) < 0)
 		return rc;
 	rc = prepare(r, rs, &S, e);
