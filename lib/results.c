@@ -207,11 +207,55 @@ warn_outliers(struct ty_result *r, const double *x, size_t n, const struct ty_su
 			       "%zu outlier%s among %zu runs (modified z-score > 3.5): "
 			       "another program or the system may have disturbed the benchmark",
 			       k, k == 1 ? "" : "s", n);
-	if (fabs(0.6745 * (x[0] - s->median) / mad) > 3.5 && x[0] > 1.5 * s->median)
+	if (fabs(0.6745 * (x[0] - s->median) / mad) > 3.5 && x[0] > 1.5 * s->median &&
+	    x[0] < 10 * s->median)
 		ty_result_warn(r,
 			       "the first run took %.1fx the median: caches were cold; "
 			       "consider -w/--warmup or --prepare",
 			       x[0] / s->median);
+}
+
+/* Runs that differ by orders of magnitude did different work: say what
+ * usually makes them (a hook that runs once, a first run that built what
+ * the later ones found done, or one that found it done), not cold caches. */
+static int
+warn_orders(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s)
+{
+	static const char each[] = "to start every run alike, clean up around every run with "
+				   "--prepare or --conclude (perf's --pre/--post)";
+
+	if (n < 3 || !(s->median > 0) || !(s->min > 0))
+		return 0;
+	if (x[0] >= 10 * s->median && r->hooks_once && !r->hooks_each)
+		ty_result_warn(r,
+			       "the first run took %.0fx the median: it did work the later runs "
+			       "did not, and --setup/--cleanup run once, before the first run "
+			       "and after the last; %s",
+			       x[0] / s->median, each);
+	else if (x[0] >= 10 * s->median)
+		ty_result_warn(r,
+			       "the first run took %.0fx the median: it did work the later runs "
+			       "found done (a build, a cache it filled); %s, or leave it out "
+			       "with -w/--warmup",
+			       x[0] / s->median, each);
+	else if (s->median >= 10 * x[0])
+		ty_result_warn(r,
+			       "the first run took 1/%.0f of the median: it found its work done "
+			       "(a build already up to date?) while the later runs did it; "
+			       "clean before the first run too (--setup or --prepare)",
+			       s->median / x[0]);
+	else if (s->max >= 10 * s->min)
+		ty_result_warn(r,
+			       "the runs differ by orders of magnitude (the slowest took %.0fx "
+			       "the fastest): some did work the others did not%s; %s",
+			       s->max / s->min,
+			       r->hooks_once && !r->hooks_each
+				   ? " (--setup and --cleanup run once, not around every run)"
+				   : "",
+			       each);
+	else
+		return 0;
+	return 1;
 }
 
 /* A trend of the wall time over the run order (Pearson's r, t test at 1%). */
@@ -317,7 +361,9 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 	r->maxrss_measurable = r->nruns > 0 && r->maxrss_unmeasured == 0;
 	n = figure_values(rs, r, TY_FIG_WALL, x);
 	if (n) {
-		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
+		/* the cause of runs orders of magnitude apart is named, not "outliers" */
+		if (!warn_orders(r, x, n, &r->sum[TY_FIG_WALL]))
+			warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
 		warn_drift(r, x, n, &r->sum[TY_FIG_WALL]);
 		if (rs->shell && r->sum[TY_FIG_WALL].mean < 0.005)
 			ty_result_warn(r,

@@ -688,6 +688,16 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 	for (k = 0; k < s->n; k++)
 		fprintf(fp, "%.1f,%.1f ", X(k), Y(p[k].centre));
 	fprintf(fp, "\"/>\n");
+	/* the levels between change points, as detect measured them */
+	for (j = 0; j <= nch && nch; j++) {
+		size_t a = j ? ch[j - 1].index : 0, e = j < nch ? ch[j].index : s->n;
+		double v = j < nch ? ch[j].before : ch[nch - 1].after;
+		if (e > a && isfinite(v))
+			fprintf(fp,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#e90\" stroke-width=\"2\" opacity=\"0.7\"/>\n",
+				X(a), Y(v), X(e - 1), Y(v));
+	}
 	for (j = 0; j < nch; j++) {
 		const struct ty_history_change *c = &ch[j];
 		double xx = X(c->index);
@@ -744,7 +754,8 @@ do_plot(const struct opts *o, char **benches, int nb)
 		      of.fp);
 		ty_svg_escape(of.fp, ty_history_name(h));
 		fputs(": medians per commit with their 95% intervals; dashed lines mark the "
-		      "change points (red slower, green faster).</p>\n",
+		      "change points (red slower, green faster), orange lines the levels "
+		      "between them.</p>\n",
 		      of.fp);
 	}
 	ty_svg_begin(of.fp, PW, PH * (double)(n ? n : 1));
@@ -796,7 +807,9 @@ cmd_history(int argc, char **argv)
 	    OPT_STRING(0, "commit", &o.commit, "REV",
 		       "the commit of the results (resolved by git if it can)"),
 	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
-	    OPT_STRING(0, "machine", &o.machine, "M", "the machine (default: the file's hostname)"),
+	    OPT_STRING(0, "machine", &o.machine, "M",
+		       "the machine (default: the file's hostname, else\n"
+		       "this machine's, with its facts, for hyperfine's files)"),
 	    OPT_STRING(0, "tag", &o.tag, "T", "a free tag, stored with the results"),
 	    OPT_STRING('F', "figure", &o.figure, "F",
 		       "wall (default), user, system, maxrss or a counter"),

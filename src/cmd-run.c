@@ -61,6 +61,7 @@ struct run_opts {
 	const char *json, *csv, *md, *adoc, *org; /* the exports */
 	int sort_mean;				  /* --sort mean-time */
 	int quiet;				  /* --quiet: no environment warnings */
+	const char *report_file;		  /* -o FILE */
 	enum ty_test test;
 	double fail_if_slower; /* NAN: off */
 	enum term_color color;
@@ -426,8 +427,12 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_GROUP("Hooks (not measured; once for all commands or once per command):"),         \
 	    OPT_STRINGS('s', "setup", &(o)->hooks[TY_HOOK_SETUP], "CMD",                           \
 			"before the first run of a command"),                                      \
-	    OPT_STRINGS('p', "prepare", &(o)->hooks[TY_HOOK_PREPARE], "CMD", "before every run"),  \
-	    OPT_STRINGS(0, "conclude", &(o)->hooks[TY_HOOK_CONCLUDE], "CMD", "after every run"),   \
+	    OPT_STRINGS('p', "prepare", &(o)->hooks[TY_HOOK_PREPARE], "CMD",                       \
+			"before every run (perf's --pre)"),                                        \
+	    OPT_STRINGS(0, "pre", &(o)->hooks[TY_HOOK_PREPARE], "CMD", NULL),                      \
+	    OPT_STRINGS(0, "conclude", &(o)->hooks[TY_HOOK_CONCLUDE], "CMD",                       \
+			"after every run (perf's --post)"),                                        \
+	    OPT_STRINGS(0, "post", &(o)->hooks[TY_HOOK_CONCLUDE], "CMD", NULL),                    \
 	    OPT_STRINGS('c', "cleanup", &(o)->hooks[TY_HOOK_CLEANUP], "CMD",                       \
 			"after the last run of a command"),                                        \
 	    OPT_GROUP("Commands:"),                                                                \
@@ -487,6 +492,9 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 			 "full (default), basic (no colours, ASCII) or none\n"                     \
 			 "(also no progress line, and --quiet)",                                   \
 			 opt_style),                                                               \
+	    OPT_STRING('o', "report-file", &(o)->report_file, "FILE",                              \
+		       "the report to FILE, as perf stat -o writes it\n"                           \
+		       "(default: stdout; stderr with --perf-stat, as perf's)"),                   \
 	    OPT_FLAG('q', "quiet", &(o)->quiet,                                                    \
 		     "no warnings about the machine (tachy env tells them)"),                      \
 	    OPT_CHOICE(0, "color", &(o)->color_choice, "WHEN", run_colors,                         \
@@ -720,6 +728,10 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 		const char *t = per_command(&o->hooks[h], c);
 		if (!t)
 			continue;
+		if (h == TY_HOOK_SETUP || h == TY_HOOK_CLEANUP)
+			res->hooks_once = 1;
+		else
+			res->hooks_each = 1;
 		hook_text[h] = substitute(t, o, pick);
 		job->hook_text[h] = hook_text[h];
 		if (!hook_text[h] || !(job->hook[h] = make_argv(hook_text[h], o->ro.shell, &e)))
@@ -1165,6 +1177,8 @@ struct bench {
 	struct ty_sysinfo *si;
 	struct ty_outfile of[NEXPORTS]; /* the exports: JSON, CSV, markdown, AsciiDoc, Org */
 	int of_open[NEXPORTS];
+	struct ty_outfile rof; /* -o FILE: the report */
+	int rof_open;
 };
 
 static int
@@ -1228,6 +1242,8 @@ bench_release(struct bench *b)
 	free(b->hook_text);
 	free(b->si);
 	exports_abort(b->of, b->of_open);
+	if (b->rof_open)
+		ty_outfile_abort(&b->rof);
 	ty_results_release(&b->rs);
 	counters_cli_release(&b->o.counters);
 	free(b->o.cmds.v);
@@ -1347,12 +1363,52 @@ gate_shown(struct bench *b)
 	return st;
 }
 
+/* -o FILE: the report is written to FILE (through outfile.c: whole or
+ * not at all), opened before the first run as the exports are. */
+static int
+report_open(struct bench *b, int color_stdout)
+{
+	struct ty_error e;
+
+	if (!b->o.report_file)
+		return 0;
+	if (strcmp(b->o.report_file, "-") == 0 && export_to_stdout(&b->o))
+		return cli_usage_error("-o - and an export to '-': standard output holds one");
+	ty_error_clear(&e);
+	if (ty_outfile_open(&b->rof, b->o.report_file, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	b->rof_open = 1;
+	rep = b->rof.fp;
+	if (!b->rof.is_stdout && b->o.color != TERM_COLOR_ALWAYS)
+		b->term.color = 0;
+	else if (b->rof.is_stdout && b->o.color == TERM_COLOR_AUTO)
+		b->term.color = color_stdout;
+	return 0;
+}
+
+static int
+report_commit(struct bench *b)
+{
+	struct ty_error e;
+
+	b->rof_open = 0;
+	ty_error_clear(&e);
+	if (fflush(b->rof.fp) != 0 || ferror(b->rof.fp)) {
+		ty_outfile_abort(&b->rof);
+		return cli_error(EXIT_RUNTIME, "cannot write '%s': %s", b->o.report_file,
+				 strerror(errno ? errno : EIO));
+	}
+	if (ty_outfile_commit(&b->rof, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	return 0;
+}
+
 static int
 run_bench(struct bench *b)
 {
 	struct ty_tick_clock tick;
 	struct ty_error e;
-	int rc, st, files_st;
+	int rc, st, files_st, color_stdout;
 
 	ty_runner_init(&b->runner);
 	b->si = env_setup(&b->runner, &tick, b->o.quiet);
@@ -1365,12 +1421,15 @@ run_bench(struct bench *b)
 	if (b->o.ro.output == TY_OUTPUT_INHERIT)
 		b->term.progress = 0; /* it would be drawn between the command's lines */
 	rep = stdout;
-	if (export_to_stdout(&b->o)) {
-		/* stdout holds only the export: the report goes to stderr */
+	color_stdout = b->term.color;
+	if (export_to_stdout(&b->o) || b->o.counters.perf_stat) {
+		/* stdout holds only the export; perf stat's report is on stderr */
 		rep = stderr;
 		if (b->o.color == TERM_COLOR_AUTO)
 			b->term.color = b->term.color_stderr;
 	}
+	if ((st = report_open(b, color_stdout)))
+		return st;
 	b->runner.stop = &stop_flag;
 	b->runner.progress = progress;
 	b->runner.progress_ctx = &b->term;
@@ -1399,6 +1458,8 @@ run_bench(struct bench *b)
 	files_st = exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 0);
 	if (b->o.style != TERM_STYLE_NONE)
 		print_report(b);
+	if (b->rof_open && (st = report_commit(b)))
+		files_st = st;
 	st = exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 1);
 	if (files_st)
 		st = files_st;

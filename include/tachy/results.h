@@ -90,6 +90,9 @@ struct ty_result {
 				     maxrss figures are the spawner's, not the command's) */
 	size_t maxrss_unmeasured; /* runs whose maxrss is not above their floor: left
 				     out of the maxrss figure (ty_results_value is NAN) */
+	int hooks_once;		  /* it had a hook that runs once (setup, cleanup) */
+	int hooks_each;		  /* it had a hook that runs around every run (prepare,
+				     conclude): the warnings name the likely cause */
 };
 
 /* One figure of one command against the reference. */
