@@ -32,7 +32,7 @@ static const char usage[] =
     "  -o, --output FILE       where to write (required); .svg or .html by name\n"
     "      --format FORMAT     svg or html (default: from the name of the output)\n"
     "      --title TEXT        the title of the page\n"
-    "  -t, --test TEST         welch (default), student, or mann-whitney\n"
+    "  -t, --test TEST         mann-whitney (default), yuen, welch, or student\n"
     "  -c, --confidence P      confidence level in percent (default 95)\n"
     "  -m, --match RULE        pair benchmarks across files, as in tachy compare\n"
     "  -r, --reference NAME    with one FILE: compare against NAME\n"
@@ -409,7 +409,7 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	char o[96], n[96], ch[96], pv[32];
 	size_t i;
 
-	const char *centre = c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean";
+	const char *centre = ty_verdict_centre_name(c->opt.test);
 
 	fprintf(fp,
 		"<h2>Changes</h2>\n<table>\n<tr><th class=\"l\">old</th><th class=\"l\">new</th>"
@@ -598,7 +598,7 @@ draw(const struct plot *p)
 int
 cmd_plot(int argc, char **argv)
 {
-	struct options o = {.cmp = {.test = TY_TEST_WELCH, .confidence = 95}};
+	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95}};
 	struct ty_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};

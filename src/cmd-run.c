@@ -106,6 +106,8 @@ enum {
 	OPT_EXPORT_JSON,
 	OPT_EXPORT_CSV,
 	OPT_EXPORT_MARKDOWN,
+	OPT_NO_PAIRING,
+	OPT_KEEP_WARMUP,
 };
 
 static const struct option longopts[] = {
@@ -136,6 +138,8 @@ static const struct option longopts[] = {
     {"hook-timeout", required_argument, NULL, OPT_HOOK_TIMEOUT},
     {"ignore-failure", no_argument, NULL, 'i'},
     {"test", required_argument, NULL, OPT_TEST},
+    {"no-pairing", no_argument, NULL, OPT_NO_PAIRING},
+    {"keep-warmup", no_argument, NULL, OPT_KEEP_WARMUP},
     {"confidence", required_argument, NULL, OPT_CONFIDENCE},
     {"fail-if-slower", required_argument, NULL, OPT_FAIL_IF_SLOWER},
     {"time-unit", required_argument, NULL, 'u'},
@@ -170,6 +174,7 @@ struct run_opts {
 	size_t nparams;
 	const char *json, *csv, *md;
 	enum ty_test test;
+	int no_pairing, keep_warmup;
 	double fail_if_slower; /* NAN: off */
 	enum term_color color;
 	enum term_style style;
@@ -341,7 +346,7 @@ static int
 parse_option(struct run_opts *o, int c, char **argv, int argc)
 {
 	static const char *const orders[] = {"interleaved", "sequential", "random", NULL};
-	static const char *const tests[] = {"student", "welch", "mann-whitney", NULL};
+	static const char *const tests[] = {"student", "welch", "mann-whitney", "yuen", NULL};
 	/* hyperfine's auto, nocolor and color are accepted too */
 	static const char *const styles[] = {"full",	"basic", "none", "auto",
 					     "nocolor", "color", NULL};
@@ -384,7 +389,14 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 	case OPT_TEST:
 		rc = parse_enum("--test", optarg, tests, &v);
 		o->test = (enum ty_test)v;
+		r->test = o->test;
 		return rc;
+	case OPT_NO_PAIRING:
+		o->no_pairing = 1;
+		return 0;
+	case OPT_KEEP_WARMUP:
+		o->keep_warmup = 1;
+		return 0;
 	case OPT_STYLE:
 		rc = parse_enum("--style", optarg, styles, &v);
 		o->style = v <= TERM_STYLE_NONE ? (enum term_style)v : TERM_STYLE_FULL;
@@ -735,6 +747,21 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, d, sizeof(d), s->n >= 2 ? s->stddev : NAN, unit);
 	fprintf(rep, "%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a,
 		term_c(t, "reset"), term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
+	if (rs->test == TY_TEST_MANN_WHITNEY || rs->test == TY_TEST_YUEN) {
+		const struct ty_centre *m = &r->centre[TY_FIG_WALL];
+		snprintf(lbl, sizeof(lbl), "Time (%s, %g%% CI):", ty_verdict_centre_name(rs->test),
+			 rs->confidence);
+		label(lbl);
+		term_time(t, a, sizeof(a), m->centre, unit);
+		term_time(t, b, sizeof(b), m->lo, unit);
+		term_time(t, c, sizeof(c), m->hi, unit);
+		if (m->exact_ci)
+			fprintf(rep, "%s%s%s [%s, %s]\n", term_c(t, "bold"), a, term_c(t, "reset"),
+				b, c);
+		else
+			fprintf(rep, "%s%s%s (too few runs for an interval)\n", term_c(t, "bold"),
+				a, term_c(t, "reset"));
+	}
 	snprintf(lbl, sizeof(lbl), "Range (min %s max):", term_sym(t, "dots"));
 	label(lbl);
 	term_time(t, a, sizeof(a), s[TY_FIG_WALL].min, unit);
@@ -813,18 +840,31 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 		x->rel_hi, p, term_c(t, color),
 		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
+	if (rs->interleaved && !rs->no_pairing && !c->pairs && !c->too_few)
+		fprintf(rep, "    (rounds not paired: too few shared rounds, or a value not "
+			     "positive)\n");
 }
 
 static void
 print_summary(struct term *t, const struct ty_results *rs)
 {
-	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
+	static const char *const tests[] = {"Student's t on means", "Welch's t on means",
+					    "Mann-Whitney U on medians",
+					    "Yuen's t on 20% trimmed means"};
+	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
+					     "paired trimmed t"};
 	size_t i;
 
 	if (rs->n < 2)
 		return;
-	fprintf(rep, "\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"),
-		term_c(t, "reset"), tests[rs->test], rs->confidence);
+	if (rs->interleaved && !rs->no_pairing)
+		fprintf(rep,
+			"\n%sSummary%s (interleaved rounds paired: %s of the per-round log "
+			"ratios, %g%% confidence)\n",
+			term_c(t, "bold"), term_c(t, "reset"), paired[rs->test], rs->confidence);
+	else
+		fprintf(rep, "\n%sSummary%s (%s, %g%% confidence)\n", term_c(t, "bold"),
+			term_c(t, "reset"), tests[rs->test], rs->confidence);
 	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
 	for (i = 0; i < rs->ncmp; i++)
 		if (rs->cmp[i].figure == TY_FIG_WALL) /* counters: counters_print_comparisons */
@@ -1046,6 +1086,8 @@ build_jobs(struct bench *b)
 		}
 	b->rs.reference = (size_t)ref * combos;
 	b->rs.test = o->test;
+	b->rs.no_pairing = o->no_pairing;
+	b->rs.keep_warmup = o->keep_warmup;
 	return 0;
 }
 
@@ -1283,7 +1325,8 @@ cmd_run(int argc, char **argv)
 	b.o.ro.max_time = 10;
 	b.o.ro.confidence = 95;
 	b.o.ro.shell_runs = 50;
-	b.o.test = TY_TEST_WELCH;
+	b.o.test = TY_TEST_DEFAULT;
+	b.o.ro.test = TY_TEST_DEFAULT;
 	b.o.fail_if_slower = NAN;
 	st = parse_args(&b.o, argc, argv);
 	if (st < 0) {

@@ -15,8 +15,11 @@ resopt_test(const char *s, enum ty_test *t)
 		*t = TY_TEST_STUDENT;
 	else if (strcmp(s, "mann-whitney") == 0 || strcmp(s, "u") == 0)
 		*t = TY_TEST_MANN_WHITNEY;
+	else if (strcmp(s, "yuen") == 0)
+		*t = TY_TEST_YUEN;
 	else
-		return cli_usage_error("unknown test '%s': welch, student, or mann-whitney", s);
+		return cli_usage_error("unknown test '%s': mann-whitney, yuen, welch, or student",
+				       s);
 	return 0;
 }
 
@@ -95,6 +98,12 @@ resopt_cmp_option(int ch, char *arg, struct ty_cmp_options *cmp)
 		return 0;
 	case 'F':
 		cmp->figures = arg;
+		return 0;
+	case RESOPT_KEEP_WARMUP:
+		cmp->keep_warmup = 1;
+		return 0;
+	case RESOPT_NO_PAIRING:
+		cmp->no_pairing = 1;
 		return 0;
 	}
 	return -1;

@@ -15,12 +15,18 @@ int resopt_match(struct ty_match *m, char *rule);   /* --match (keeps RULE) */
  * -F/--figures. Handle option CH with ARG into CMP: returns 0 when done,
  * EXIT_USAGE after printing a usage error, or -1 when CH is not one of them. */
 #define RESOPT_CMP_SHORT "t:c:m:r:F:"
-#define RESOPT_CMP_LONG                                                                            \
-	{"test", required_argument, NULL, 't'}, {"confidence", required_argument, NULL, 'c'},      \
-	    {"match", required_argument, NULL, 'm'}, {"reference", required_argument, NULL, 'r'},  \
-	{                                                                                          \
-		"figures", required_argument, NULL, 'F'                                            \
-	}
+#define RESOPT_KEEP_WARMUP 0x200 /* --keep-warmup */
+#define RESOPT_NO_PAIRING 0x201	 /* --no-pairing */
+/* clang-format off */
+#define RESOPT_CMP_LONG                                                        \
+	{"test", required_argument, NULL, 't'},                                \
+	{"confidence", required_argument, NULL, 'c'},                          \
+	{"match", required_argument, NULL, 'm'},                               \
+	{"reference", required_argument, NULL, 'r'},                           \
+	{"figures", required_argument, NULL, 'F'},                             \
+	{"keep-warmup", no_argument, NULL, RESOPT_KEEP_WARMUP},                \
+	{"no-pairing", no_argument, NULL, RESOPT_NO_PAIRING}
+/* clang-format on */
 int resopt_cmp_option(int ch, char *arg, struct ty_cmp_options *cmp);
 
 /* How a results file read from standard input is named. */

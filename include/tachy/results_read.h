@@ -13,6 +13,7 @@
 #define TACHY_RESULTS_READ_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "tachy/error.h"
@@ -27,6 +28,7 @@ struct ty_saved_figure {
 	double *values; /* per run, in run order, in UNIT; n of them */
 	size_t n;
 	size_t missing; /* runs without a value (null in the file): not in values */
+	size_t *run;	/* the run (0-based index into the runs) of each value */
 };
 
 /* One benchmarked command. */
@@ -37,10 +39,13 @@ struct ty_saved_bench {
 	size_t nfigs;
 	char **warnings; /* tachy.warnings, as written by run */
 	size_t nwarnings;
-	size_t dup;  /* 0: the name is unique in the file; else k when it is
-			the k-th benchmark of that name (1-based) */
-	char *label; /* to show: the name, "NAME #k" when not unique (set by
-			the reader) */
+	size_t dup;	  /* 0: the name is unique in the file; else k when it is
+			     the k-th benchmark of that name (1-based) */
+	char *label;	  /* to show: the name, "NAME #k" when not unique (set by
+			     the reader) */
+	size_t nruns;	  /* runs in the file (the length of "times") */
+	uint32_t *rounds; /* tachy.runs[].round of each run, NULL when absent */
+	long left_out;	  /* tachy.left_out (a warm-up left out by run), -1 when absent */
 };
 
 /* One results file. */
@@ -52,6 +57,7 @@ struct ty_saved {
 	size_t reference;  /* tachy.reference, else 0 */
 	double confidence; /* tachy.confidence, else 0 (not given) */
 	char *test;	   /* tachy.test, else NULL */
+	char *order;	   /* tachy.order ("interleaved"...), else NULL */
 	char **env_keys;   /* tachy.environment, values as text; */
 	char **env_values; /* nenv == 0 when the file has none */
 	size_t nenv;

@@ -94,7 +94,7 @@ test_summary_and_compare(void)
 		CHECK_STR(c->verdict, "slower");
 		CHECK_NEAR(c->c.ratio, 2.0, 1e-9);
 		CHECK_NEAR(c->c.rel, 100.0, 1e-6);
-		CHECK(c->c.p_value < 1e-6);
+		CHECK(c->c.p_value < 1e-3); /* the exact Mann-Whitney p of 8 against 8 */
 		CHECK(c->c.ratio_lo < 2.0 && c->c.ratio_hi > 2.0);
 	}
 	/* user time is the same in both: no difference proven (or not comparable) */
