@@ -381,6 +381,9 @@ ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb,
 	if (o->old_round && o->new_round &&
 	    (np = log_ratios(old, na, new, nb, o, &d)) == (size_t)-1)
 		return ty_error_set(e, -ENOMEM, "out of memory");
+	/* too few pairs for the sign test to ever prove a difference: unpaired */
+	if (np && min_p_value(np, 0, o->test) > 1 - confidence / 100)
+		np = 0;
 	rc = np ? paired_test(d, np, o, v) : unpaired_test(old, na, new, nb, o, v);
 	free(d);
 	if (rc)

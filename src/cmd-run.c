@@ -840,9 +840,9 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 		x->rel_hi, p, term_c(t, color),
 		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
-	if (rs->interleaved && !rs->no_pairing && !c->pairs && !c->too_few)
-		fprintf(rep, "    (rounds not paired: too few shared rounds, or a value not "
-			     "positive)\n");
+	if (rs->interleaved && !rs->no_pairing && !c->pairs)
+		fprintf(rep, "    (rounds not paired: too few shared rounds for the test, or a "
+			     "value not positive)\n");
 }
 
 static void
@@ -854,10 +854,13 @@ print_summary(struct term *t, const struct ty_results *rs)
 	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
 					     "paired trimmed t"};
 	size_t i;
+	int any = 0;
 
 	if (rs->n < 2)
 		return;
-	if (rs->interleaved && !rs->no_pairing)
+	for (i = 0; i < rs->ncmp; i++)
+		any |= rs->cmp[i].figure == TY_FIG_WALL && rs->cmp[i].pairs > 0;
+	if (any)
 		fprintf(rep,
 			"\n%sSummary%s (interleaved rounds paired: %s of the per-round log "
 			"ratios, %g%% confidence)\n",

@@ -616,6 +616,17 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 		term_c(t, "reset"));
 }
 
+static int
+any_paired(const struct ty_results *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->ncmp; i++)
+		if (rs->cmp[i].figure >= TY_FIG_BUILTIN && rs->cmp[i].pairs)
+			return 1;
+	return 0;
+}
+
 void
 counters_print_comparisons(const struct counters_cli *cc, const struct ty_results *rs,
 			   const struct term *t, FILE *fp)
@@ -633,7 +644,7 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 		return;
 	fprintf(fp, "\n%sCounters%s against %s (%s test%s, %g%% confidence)\n", term_c(t, "bold"),
 		term_c(t, "reset"), rs->r[rs->reference].name, tests[rs->test],
-		rs->interleaved && !rs->no_pairing ? ", rounds paired" : "", rs->confidence);
+		any_paired(rs) ? ", rounds paired" : "", rs->confidence);
 	if (rs->shell)
 		fprintf(fp, "  (with --shell every count includes the shell's own start-up)\n");
 	for (cmd = 0; cmd < rs->n; cmd++) {

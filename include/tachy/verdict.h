@@ -45,7 +45,9 @@ struct ty_verdict {
  * validation: BENCHMARKS.md), the trimmed t interval (Yuen); drift that hits both
  * commands of a round alike cancels out. The verdict falls back to the
  * unpaired test when fewer than 3 rounds, or fewer than half of the
- * values of the larger side, pair, or a paired value is not positive. */
+ * values of the larger side, pair, when a paired value is not positive, or
+ * when the pairs are too few for the sign test to ever prove a difference
+ * (fewer than 6 at 95%). */
 struct ty_verdict_opts {
 	enum ty_test test;
 	double confidence; /* percent */
