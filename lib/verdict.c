@@ -430,6 +430,10 @@ find_warmup(const double *x, size_t n, double *tmp, struct ty_verdict_series *s)
 			break; /* a longer prefix cannot be all beyond either */
 		for (i = 0, m = 0; i < n; i++)
 			m += side * (x[i] - t) >= 0;
+		/* as extreme as the warm-up: at most a tenth of the rest (outliers),
+		 * else the runs are at two levels (a shift, not a warm-up) */
+		if (m - k > (n - k) / 10)
+			continue;
 		lp = lchoose(m, k) - lchoose(n, k);
 		if (lp < best) {
 			best = lp;
