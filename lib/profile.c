@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
 
@@ -93,28 +94,6 @@ itab_put(struct itab *t, struct slot *s, uint32_t idx)
 	t->n++;
 }
 
-/* --- growing arrays ------------------------------------------------------- */
-
-int
-ty_profile_grow(void *pp, size_t elem, size_t need, size_t *cap)
-{
-	void **p = pp;
-	size_t nc;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc *= 2;
-	np = realloc(*p, nc * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 static int
 grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
 {
@@ -123,7 +102,7 @@ grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
 
 	if (need >= TY_NONE)
 		return -ENOMEM;
-	r = ty_profile_grow(pp, elem, need, &c);
+	r = ty_array_grow(pp, elem, need, &c);
 	*cap = (uint32_t)c;
 	return r;
 }
@@ -330,7 +309,7 @@ ty_profile_func(struct ty_profile *p, const char *name, const char *dso)
 uint32_t
 ty_profile_loc(struct ty_profile *p, uint64_t addr, uint32_t func)
 {
-	struct ty_prof_loc l = {addr, func};
+	struct ty_prof_loc l = {addr, func, TY_NONE};
 	struct pindex *x = get_index(p);
 	struct slot *s;
 
@@ -343,6 +322,19 @@ ty_profile_loc(struct ty_profile *p, uint64_t addr, uint32_t func)
 	p->locs[p->nlocs] = l;
 	itab_put(&x->locs, s, p->nlocs);
 	return p->nlocs++;
+}
+
+int
+ty_profile_loc_line(struct ty_profile *p, uint32_t l, const char *line)
+{
+	uint32_t str;
+
+	if (l >= p->nlocs || p->locs[l].line != TY_NONE)
+		return 0;
+	if ((str = ty_profile_string(p, line)) == TY_NONE)
+		return -ENOMEM;
+	p->locs[l].line = str;
+	return 0;
 }
 
 uint32_t
@@ -362,7 +354,7 @@ ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n)
 			return TY_NONE;
 	if (grow32(&p->stack_off, sizeof(uint32_t), p->nstacks + 2, &p->cap_stacks) < 0 ||
 	    p->nframes + n >= TY_NONE ||
-	    ty_profile_grow(&p->frames, sizeof(uint32_t), p->nframes + n, &p->cap_frames) < 0)
+	    ty_array_grow(&p->frames, sizeof(uint32_t), p->nframes + n, &p->cap_frames) < 0)
 		return TY_NONE;
 	memcpy(p->frames + p->nframes, locs, n * sizeof(uint32_t));
 	p->nframes += n;
@@ -410,7 +402,7 @@ ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s)
 {
 	if (s->stack >= p->nstacks)
 		return -EINVAL;
-	if (ty_profile_grow(&p->samples, sizeof(*s), p->nsamples + 1, &p->cap_samples) < 0)
+	if (ty_array_grow(&p->samples, sizeof(*s), p->nsamples + 1, &p->cap_samples) < 0)
 		return -ENOMEM;
 	p->samples[p->nsamples++] = *s;
 	p->weight += (double)s->period;
@@ -493,11 +485,12 @@ enum {
 	SEC_THREADS,
 	SEC_SAMPLES,
 	SEC_MAPS,
+	SEC_LINES,
 	SEC_END = 0x454e44
-}; /* SEC_MAPS is optional (added later) */
+}; /* SEC_MAPS and SEC_LINES are optional (added later) */
 
 static const char *const sec_names[] = {"?",	  "meta",    "strings", "functions", "locations",
-					"stacks", "threads", "samples", "mappings"};
+					"stacks", "threads", "samples", "mappings",  "lines"};
 
 struct buf {
 	unsigned char *p;
@@ -508,7 +501,7 @@ struct buf {
 static void
 put(struct buf *b, const void *v, size_t n)
 {
-	if (b->err || ty_profile_grow(&b->p, 1, b->n + n, &b->cap) < 0) {
+	if (b->err || ty_array_grow(&b->p, 1, b->n + n, &b->cap) < 0) {
 		b->err = 1;
 		return;
 	}
@@ -626,6 +619,14 @@ encode(const struct ty_profile *p, struct buf *out)
 			    put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
 			    put64(&b, p->maps[i].offset);
 		section(out, SEC_MAPS, &b);
+	}
+	for (i = 0; i < p->nlocs && p->locs[i].line == TY_NONE; i++)
+		;
+	if (i < p->nlocs) { /* one string index per location, TY_NONE: none */
+		put32(&b, p->nlocs);
+		for (i = 0; i < p->nlocs; i++)
+			put32(&b, p->locs[i].line);
+		section(out, SEC_LINES, &b);
 	}
 	put64(&b, p->nsamples);
 	for (i = 0; i < p->nsamples; i++) {
@@ -820,8 +821,17 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			return;
 		}
 		for (i = 0; i < n; i++)
-			p->locs[i].addr = get64(r), p->locs[i].func = get32(r);
+			p->locs[i].addr = get64(r), p->locs[i].func = get32(r),
+			p->locs[i].line = TY_NONE;
 		p->nlocs = (uint32_t)n;
+		break;
+	case SEC_LINES: /* after the locations */
+		if (!count_ok(r, n = get32(r), 4) || n != p->nlocs) {
+			r->bad = r->bad ? r->bad : 1;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->locs[i].line = get32(r);
 		break;
 	case SEC_THREADS:
 		if (!count_ok(r, n = get32(r), 12) ||
@@ -912,6 +922,9 @@ check_refs(const struct ty_profile *p, struct ty_error *e)
 		if (p->locs[i].func >= p->nfuncs)
 			return ty_error_set(e, -EINVAL, "location %zu refers to function %u of %u",
 					    i, p->locs[i].func, p->nfuncs);
+		else if (p->locs[i].line != TY_NONE && p->locs[i].line >= p->nstrings)
+			return ty_error_set(e, -EINVAL, "location %zu names line string %u of %u",
+					    i, p->locs[i].line, p->nstrings);
 	for (i = 0; i < p->nframes; i++)
 		if (p->frames[i] >= p->nlocs)
 			return ty_error_set(e, -EINVAL, "a stack refers to location %u of %u",
@@ -950,10 +963,10 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 		if (len > (uint64_t)(r->end - r->p))
 			return ty_error_set(
 			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
-			    tag <= SEC_MAPS ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
+			    tag <= SEC_LINES ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
 		if (tag == SEC_END)
 			break;
-		if (tag >= 1 && tag <= SEC_MAPS) {
+		if (tag >= 1 && tag <= SEC_LINES) {
 			struct rd s = {r->p, r->p + len, sec_names[tag], 0};
 			if (seen & (1u << tag))
 				return ty_error_set(e, -EINVAL, "section %s appears twice",
@@ -1031,7 +1044,7 @@ ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e)
 	if (!fp)
 		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
 	do {
-		if (ty_profile_grow(&buf, 1, len + 65536, &cap) < 0) {
+		if (ty_array_grow(&buf, 1, len + 65536, &cap) < 0) {
 			ret = ty_error_set(e, -ENOMEM, "cannot read '%s': out of memory", path);
 			goto out;
 		}
@@ -1127,7 +1140,7 @@ umap_get(struct umap *m, uint32_t key)
 static int
 add_row(struct ty_flat *f, size_t *cap, const char *name, const char *dso)
 {
-	if (ty_profile_grow(&f->rows, sizeof(*f->rows), f->nrows + 1, cap) < 0)
+	if (ty_array_grow(&f->rows, sizeof(*f->rows), f->nrows + 1, cap) < 0)
 		return -ENOMEM;
 	memset(&f->rows[f->nrows], 0, sizeof(*f->rows));
 	if (!(f->rows[f->nrows].name = strdup(name)))
@@ -1137,12 +1150,17 @@ add_row(struct ty_flat *f, size_t *cap, const char *name, const char *dso)
 	return 0;
 }
 
-/* Rows keyed by function (KEY_DSO = 0) or DSO string (1), self and total. */
+/* Rows keyed by function (BY symbol), DSO string or source line (a line
+ * string; a location without one by its function), self and total. */
 static int
-flat_by_key(const struct ty_profile *p, int key_dso, struct ty_flat *f, const double *w,
+flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f, const double *w,
 	    const uint64_t *n)
 {
-	size_t nkeys = key_dso ? p->nstrings : p->nfuncs, cap = 0, s, i;
+	int key_dso = by == TY_BY_DSO;
+	size_t nkeys = by == TY_BY_DSO	  ? p->nstrings
+		       : by == TY_BY_LINE ? (size_t)p->nstrings + p->nfuncs
+					  : p->nfuncs,
+	       cap = 0, s, i;
 	uint32_t *mark = calloc(nkeys ? nkeys : 1, 4), *row = malloc((nkeys ? nkeys : 1) * 4);
 	int ret = -ENOMEM;
 
@@ -1154,12 +1172,18 @@ flat_by_key(const struct ty_profile *p, int key_dso, struct ty_flat *f, const do
 		if (!n[s] || leaf == TY_NONE)
 			continue;
 		for (i = p->stack_off[s]; i < p->stack_off[s + 1]; i++) {
-			uint32_t fn = p->locs[p->frames[i]].func;
-			k = key_dso ? p->funcs[fn].dso : fn;
+			uint32_t fn = p->locs[p->frames[i]].func, ln = p->locs[p->frames[i]].line;
+			k = key_dso	       ? p->funcs[fn].dso
+			    : by != TY_BY_LINE ? fn
+			    : ln != TY_NONE    ? ln
+					       : p->nstrings + fn;
 			if (row[k] == TY_NONE) {
+				const char *name = key_dso ? p->strings[k]
+						   : by == TY_BY_LINE && ln != TY_NONE
+						       ? p->strings[ln]
+						       : ty_profile_func_name(p, fn);
 				row[k] = (uint32_t)f->nrows;
-				if (add_row(f, &cap,
-					    key_dso ? p->strings[k] : ty_profile_func_name(p, fn),
+				if (add_row(f, &cap, name,
 					    key_dso ? NULL : ty_profile_func_dso(p, fn)) < 0)
 					goto out;
 			}
@@ -1289,7 +1313,7 @@ ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sor
 	} else {
 		if (stack_weights(p, &w, &n) < 0)
 			return -ENOMEM;
-		ret = flat_by_key(p, by == TY_BY_DSO, out, w, n);
+		ret = flat_by_key(p, by, out, w, n);
 		free(w);
 		free(n);
 	}
@@ -1535,7 +1559,7 @@ fold_node(const struct ty_tree *t, uint32_t i, struct buf *path, struct fline **
 		if (path->err)
 			return -ENOMEM;
 		if (t->nodes[i].self_n) {
-			if (ty_profile_grow(lines, sizeof(**lines), *n + 1, cap) < 0 ||
+			if (ty_array_grow(lines, sizeof(**lines), *n + 1, cap) < 0 ||
 			    !((*lines)[*n].s = strndup((char *)path->p, path->n)))
 				return -ENOMEM;
 			(*lines)[(*n)++].n = t->nodes[i].self_n;
@@ -1686,16 +1710,18 @@ diff_cmp(const void *a, const void *b)
 }
 
 int
-ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, struct ty_diff *out)
+ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, enum ty_prof_by by,
+		struct ty_diff *out)
 {
 	struct ty_flat a, b;
 	size_t i = 0, j = 0, cap = 0;
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (ty_profile_flat(old, TY_BY_SYMBOL, TY_SORT_NAME, &a) < 0)
+	/* The rows of each flat profile, matched by their keys (name and DSO). */
+	if (ty_profile_flat(old, by, TY_SORT_NAME, &a) < 0)
 		return -ENOMEM;
-	if (ty_profile_flat(new_, TY_BY_SYMBOL, TY_SORT_NAME, &b) < 0) {
+	if (ty_profile_flat(new_, by, TY_SORT_NAME, &b) < 0) {
 		ty_flat_release(&a);
 		return -ENOMEM;
 	}
@@ -1704,7 +1730,7 @@ ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, str
 		struct ty_flat_row *y = j < b.nrows ? &b.rows[j] : NULL;
 		int c = !x ? 1 : !y ? -1 : name_cmp(x, y);
 		struct ty_diff_row *d;
-		if (ty_profile_grow(&out->rows, sizeof(*out->rows), out->nrows + 1, &cap) < 0)
+		if (ty_array_grow(&out->rows, sizeof(*out->rows), out->nrows + 1, &cap) < 0)
 			goto done;
 		d = &out->rows[out->nrows];
 		memset(d, 0, sizeof(*d));

@@ -9,22 +9,25 @@
 #include "cli.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
+#include "term.h"
 
 static const char usage_text[] =
-    "usage: tachy report [--sort KEY] [--limit N] [--by symbol|thread|comm|dso]\n"
-    "                    [FILE]\n"
+    "usage: tachy report [--sort KEY] [--limit N]\n"
+    "                    [--by symbol|thread|comm|dso|line | --lines] [FILE]\n"
     "       tachy report (--callers SYM | --callees SYM) [FILE]\n"
     "       tachy report --tree [--min PCT] [FILE]\n"
     "       tachy report --folded [FILE]\n"
     "       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
     "       tachy report --pprof OUT.pb.gz [FILE]\n"
-    "       tachy report --diff OLD NEW [--flame OUT.svg]\n"
+    "       tachy report --diff OLD NEW [--by WHAT] [--flame OUT.svg]\n"
     "\n"
     "Show a profile written by tachy record (FILE, default tachy.prof).\n"
     "\n"
     "  --sort KEY        flat profile order: self (default), total, samples, name\n"
     "  --limit N         show the first N rows only\n"
-    "  --by WHAT         flat profile per symbol (default), thread, comm or dso\n"
+    "  --by WHAT         flat profile (and --diff) per symbol (default), thread,\n"
+    "                    comm, dso or line (file:line, from DWARF)\n"
+    "  --lines           the same as --by line\n"
     "  --callers SYM     who calls SYM, in how many samples\n"
     "  --callees SYM     what SYM calls, and its own time\n"
     "  --tree            the call tree from the root, nodes under --min PCT hidden\n"
@@ -67,7 +70,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		O_FLAME,
 		O_TITLE,
 		O_DIFF,
-		O_PPROF
+		O_PPROF,
+		O_LINES
 	};
 	static const struct option longopts[] = {
 	    {"sort", required_argument, NULL, O_SORT},
@@ -82,6 +86,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    {"title", required_argument, NULL, O_TITLE},
 	    {"diff", no_argument, NULL, O_DIFF},
 	    {"pprof", required_argument, NULL, O_PPROF},
+	    {"lines", no_argument, NULL, O_LINES},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -120,9 +125,14 @@ parse_args(int argc, char **argv, struct opts *o)
 				o->by = TY_BY_COMM;
 			else if (strcmp(optarg, "dso") == 0)
 				o->by = TY_BY_DSO;
+			else if (strcmp(optarg, "line") == 0)
+				o->by = TY_BY_LINE;
 			else
 				return cli_usage_error(
-				    "--by %s: expected symbol, thread, comm or dso", optarg);
+				    "--by %s: expected symbol, thread, comm, dso or line", optarg);
+			break;
+		case O_LINES:
+			o->by = TY_BY_LINE;
 			break;
 		case O_CALLERS:
 			o->mode = M_CALLERS, o->sym = optarg, modes++;
@@ -237,7 +247,8 @@ header(const struct ty_profile *p, const char *what)
 
 	for (i = 0; i < p->nsamples; i++)
 		total += (double)p->samples[i].period;
-	printf("%s: %zu samples of %s", what, p->nsamples, m->event && *m->event ? m->event : "?");
+	printf("%s: %zu samples of %s", what, p->nsamples,
+	       m->event && *m->event ? term_safe(m->event) : "?");
 	if (m->use_freq)
 		printf(" at %" PRIu64 " Hz", m->rate);
 	else
@@ -248,12 +259,29 @@ header(const struct ty_profile *p, const char *what)
 		printf(", %.0f events", total);
 	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
 	if (m->command && *m->command)
-		printf("Command: %s\n", m->command);
+		printf("Command: %s\n", term_safe(m->command));
 	if (ty_profile_coverage(p, cover, sizeof(cover)) == 0)
-		printf("Coverage: %s\n", cover);
+		printf("Coverage: %s\n", term_safe(cover));
 	if (m->lost)
 		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n",
 		       m->lost);
+}
+
+static const char *
+by_heading(enum ty_prof_by by)
+{
+	switch (by) {
+	case TY_BY_THREAD:
+		return "thread";
+	case TY_BY_COMM:
+		return "command";
+	case TY_BY_DSO:
+		return "DSO";
+	case TY_BY_LINE:
+		return "line  DSO";
+	default:
+		return "symbol  DSO";
+	}
 }
 
 static int
@@ -268,11 +296,7 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	header(p, "Flat profile");
 	printf("\n  %%    cumulative   self       self    total    total\n"
 	       " time    %s   %s   samples     %%    %s  %s\n",
-	       unit(p), unit(p), unit(p),
-	       o->by == TY_BY_SYMBOL   ? "symbol  DSO"
-	       : o->by == TY_BY_THREAD ? "thread"
-	       : o->by == TY_BY_COMM   ? "command"
-				       : "DSO");
+	       unit(p), unit(p), unit(p), by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
@@ -285,8 +309,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		put_amount(p, 10, self);
 		printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
 		put_amount(p, 9, amount(p, r->total_weight));
-		printf("  %s%s%s\n", o->by == TY_BY_DSO ? base(r->name) : r->name,
-		       r->dso ? "  " : "", base(r->dso));
+		printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
+		       r->dso ? "  " : "", term_safe(base(r->dso)));
 	}
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
@@ -304,12 +328,14 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 
 	r = ty_profile_neighbours(p, o->sym, up, &f, &m);
 	if (r == -ENOENT)
-		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", o->sym, o->file);
+		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", term_safe(o->sym),
+				 term_safe(o->file));
 	if (r < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, up ? "Callers" : "Callees");
-	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees", o->sym,
-	       m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
+	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees",
+	       term_safe(o->sym), m.total_samples,
+	       f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
 	put_amount(p, 0, amount(p, m.total_weight));
 	printf("%s\n\n", p->meta.period_ns ? " s" : " events");
 	printf("      %%   %s   samples  %s  DSO\n", unit(p), up ? "caller" : "callee");
@@ -317,8 +343,8 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 		const struct ty_flat_row *x = &f.rows[i];
 		printf("%7.2f ", m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0);
 		put_amount(p, 9, amount(p, x->self_weight));
-		printf(" %9" PRIu64 "  %s%s%s\n", x->self_samples, x->name, x->dso ? "  " : "",
-		       base(x->dso));
+		printf(" %9" PRIu64 "  %s%s%s\n", x->self_samples, term_safe(x->name),
+		       x->dso ? "  " : "", term_safe(base(x->dso)));
 	}
 	ty_flat_release(&f);
 	return 0;
@@ -335,7 +361,7 @@ print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int 
 		if (all <= 0 || 100 * n->total / all < min)
 			return;
 		printf("%7.2f%% %7.2f%%  %*s%s  %s\n", 100 * n->total / all, 100 * n->self / all,
-		       2 * (depth - 1), "", n->name, base(n->dso));
+		       2 * (depth - 1), "", term_safe(n->name), term_safe(base(n->dso)));
 	}
 	for (k = n->child; k != TY_NONE; k = t->nodes[k].sibling)
 		print_node(p, t, k, depth + 1, min);
@@ -362,16 +388,17 @@ report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct
 	struct ty_diff d;
 	size_t i;
 
-	if (ty_profile_diff(a, b, &d) < 0)
+	if (ty_profile_diff(a, b, o->by, &d) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
-	       o->old, a->nsamples, o->new_, b->nsamples);
-	printf("  self%%:  old      new    delta  total%%: old     new  symbol  DSO\n");
+	       term_safe(o->old), a->nsamples, term_safe(o->new_), b->nsamples);
+	printf("  self%%:  old      new    delta  total%%: old     new  %s\n", by_heading(o->by));
 	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_diff_row *r = &d.rows[i];
-		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s  %s\n", r->old_self,
-		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total, r->name,
-		       base(r->dso));
+		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s%s%s\n", r->old_self,
+		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total,
+		       term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name), r->dso ? "  " : "",
+		       term_safe(base(r->dso)));
 	}
 	ty_diff_release(&d);
 	return 0;

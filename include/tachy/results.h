@@ -43,6 +43,8 @@ struct ty_value_desc {
 	int scaled;	      /* the counter was multiplexed and scaled */
 	double running_share; /* time running / time enabled, 1.0 when not multiplexed */
 	int lower_is_better;  /* for verdict words; 1 for nearly everything */
+	int user_only;	      /* counted in user space only (exclude_kernel): the
+				 name carries perf's ":u" */
 };
 
 /* One measured run. */
@@ -90,8 +92,10 @@ struct ty_result {
 	int maxrss_measurable;		 /* every run's maxrss is above its floor (else the
 					    maxrss figures are the spawner's, not the command's) */
 	struct ty_verdict_series series; /* warm-up and level shift of the wall times */
-	size_t left_out; /* the first LEFT_OUT runs (a detected warm-up) are not in the
-			    summaries and comparisons; 0 with keep_warmup */
+	size_t left_out;	  /* the first LEFT_OUT runs (a detected warm-up) are not in the
+				     summaries and comparisons; 0 with keep_warmup */
+	size_t maxrss_unmeasured; /* runs whose maxrss is not above their floor: left
+				     out of the maxrss figure (ty_results_value is NAN) */
 };
 
 /* One figure of one command against the reference. */
@@ -114,13 +118,17 @@ struct ty_results {
 					       owned (malloc'd, freed by release), the
 					       strings in it belong to the probes */
 	size_t nvalues;
-	const char *order; /* "interleaved", "sequential", "random"; NULL: not known */
-	int interleaved;   /* the runs were in rounds that ran every command once, in turn:
-			      comparisons pair the rounds (unless no_pairing) */
-	int no_pairing;	   /* compare unpaired even so */
-	int keep_warmup;   /* keep a detected warm-up in the figures */
-	int shell;	   /* --shell was used */
-	int interrupted;   /* the benchmark was stopped by a signal */
+	const char *order;	   /* "interleaved", "sequential", "random"; NULL: not known */
+	int interleaved;	   /* the runs were in rounds that ran every command once, in turn:
+				      comparisons pair the rounds (unless no_pairing) */
+	int no_pairing;		   /* compare unpaired even so */
+	int keep_warmup;	   /* keep a detected warm-up in the figures */
+	int shell;		   /* --shell was used */
+	int interrupted;	   /* the benchmark was stopped by a signal */
+	const char *tree_method;   /* the runs' whole-tree peak: "cgroup-v1", "cgroup-v2",
+				      NULL when not measured (memcg.h) */
+	const char *maxrss_method; /* how peak RSS was measured (ty_spawn_rss_method),
+				      NULL when unknown (a file written elsewhere) */
 	struct ty_comparison *cmp;
 	size_t ncmp;
 };
@@ -139,6 +147,10 @@ int ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *
 		  size_t nvalues, struct ty_error *e);
 /* Add a printf-formatted warning to R. Returns 0 or -ENOMEM. */
 int ty_result_warn(struct ty_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The highest whole-tree peak (usage.tree_peak_kb) of R's runs, KiB; 0
+ * when none was measured. */
+long ty_result_tree_peak_kb(const struct ty_result *r);
 
 /* Number of figures, a figure's name ("wall", "maxrss", "task-clock"...) and unit. */
 size_t ty_results_nfigures(const struct ty_results *rs);

@@ -28,7 +28,9 @@ struct ty_saved_figure {
 	double *values; /* per run, in run order, in UNIT; n of them */
 	size_t n;
 	size_t missing; /* runs without a value (null in the file): not in values */
-	size_t *run;	/* the run (0-based index into the runs) of each value */
+	int user_only;	/* a counter counted in user space only (its name ends in ":u") */
+	size_t *run;	/* the run (0-based index into the runs) of each value; NULL:
+			   value i is run i (a figure built by hand, no value missing) */
 };
 
 /* One benchmarked command. */

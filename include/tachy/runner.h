@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "tachy/error.h"
+#include "tachy/memcg.h"
 #include "tachy/results.h"
 #include "tachy/spawn.h"
 
@@ -119,6 +120,7 @@ struct ty_runner {
 	void *exec_ctx;
 	/* Private. */
 	struct ty_spawner sp;
+	struct ty_memcg memcg; /* the runs' cgroup, version 0 when none */
 	int fd[3];
 	int drain[2];
 	char **envp;
