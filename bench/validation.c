@@ -84,7 +84,7 @@ verdict(size_t na, size_t nb, enum ty_test test, int paired)
  * (RATE[t]) and paired (RATE[NTESTS + t]), all on the same samples. */
 static void
 detect_rates(struct sim_rng *r, enum sim_shape s, enum order o, double cv, double shift, size_t n,
-	     double *rate)
+	     int unpaired_only, double *rate)
 {
 	long k[2 * NTESTS] = {0}, t;
 	size_t i, x;
@@ -97,7 +97,7 @@ detect_rates(struct sim_rng *r, enum sim_shape s, enum order o, double cv, doubl
 			a[i] = sim_draw(r, s, level(o, i, n), cv);
 			b[i] = sim_draw(r, s, level(o, i, n) * (1 + shift), cv);
 		}
-		for (x = 0; x < 2 * NTESTS; x++) {
+		for (x = 0; x < (unpaired_only ? NTESTS : 2 * NTESTS); x++) {
 			v = verdict(n, n, tests[x % NTESTS], x >= NTESTS);
 			k[x] += shift > 0 ? v == 1 : v != 0;
 		}
@@ -133,7 +133,7 @@ rates_table(struct sim_rng *r, double shift, size_t n)
 				continue;
 			for (c = 0; c < 3; c++) {
 				detect_rates(r, (enum sim_shape)s, (enum order)o, cvs[c], shift, n,
-					     rate);
+					     0, rate);
 				printf("| %s | %.0f%% |", shape_name((enum sim_shape)s, o),
 				       100 * cvs[c]);
 				for (x = 0; x < 2 * NTESTS; x++)
@@ -163,7 +163,7 @@ runs_needed_table(struct sim_rng *r)
 			for (i = 0; i < sizeof(grid) / sizeof(grid[0]); i++) {
 				int all = 1;
 				detect_rates(r, (enum sim_shape)s, ORD_NONE, cvs[c], 0.03, grid[i],
-					     rate);
+					     1, rate);
 				for (x = 0; x < NTESTS; x++) {
 					if (!need[x] && rate[x] >= 0.95) {
 						need[x] = grid[i];

@@ -408,7 +408,7 @@ lchoose(size_t n, size_t k)
 static void
 find_warmup(const double *x, size_t n, double *tmp, struct ty_verdict_series *s)
 {
-	double best = log(0.002), med, mad, lim, t, lp;
+	double best = log(0.01), med, mad, lim, t, lp;
 	size_t k, i, m, kmax = n / 3 < 10 ? n / 3 : 10;
 	int side;
 

@@ -99,7 +99,7 @@ struct ty_verdict_series {
 /* Look at X[0..N) in run order. A warm-up: the longest-standing prefix of
  * K <= 10 runs (K <= N/3) each beyond 3.5 robust standard deviations
  * (median, MAD) of the rest, all on one side, and so unlikely to be first
- * by chance (fewer than 0.2% of the orders put the K most extreme runs
+ * by chance (fewer than 1% of the orders put the K most extreme runs
  * first), with at most a tenth of the rest as extreme as they are. A level shift: the split of the
  * remaining runs (each part at least 5 runs and a tenth of them) whose Mann-Whitney z is largest,
  * when |z| > 5, the medians differ by 5% or more and two levels fit the runs clearly better than a
