@@ -41,13 +41,15 @@ struct ty_saved_bench {
 	size_t nfigs;
 	char **warnings; /* tachy.warnings, as written by run */
 	size_t nwarnings;
-	size_t dup;	  /* 0: the name is unique in the file; else k when it is
-			     the k-th benchmark of that name (1-based) */
-	char *label;	  /* to show: the name, "NAME #k" when not unique (set by
-			     the reader) */
-	size_t nruns;	  /* runs in the file (the length of "times") */
-	uint32_t *rounds; /* tachy.runs[].round of each run, NULL when absent */
-	long left_out;	  /* tachy.left_out (a warm-up left out by run), -1 when absent */
+	size_t dup;		/* 0: the name is unique in the file; else k when it is
+				   the k-th benchmark of that name (1-based) */
+	char *label;		/* to show: the name, "NAME #k" when not unique (set by
+				   the reader) */
+	const char *maxrss_why; /* why it has no maxrss figure when the file said
+				   so (a static sentence), else NULL */
+	size_t nruns;		/* runs in the file (the length of "times") */
+	uint32_t *rounds;	/* tachy.runs[].round of each run, NULL when absent */
+	long left_out;		/* tachy.left_out (a warm-up left out by run), -1 when absent */
 };
 
 /* One results file. */
