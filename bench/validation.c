@@ -1,19 +1,29 @@
 /* validation.c - how much can tachy's verdict be trusted? Simulated
  * comparisons through the code path of every verdict (ty_verdict_compute,
- * lib/verdict.c over lib/stats.c), from known distributions:
+ * lib/verdict.c over lib/stats.c), from known distributions, for every
+ * test (Welch's t on means, Mann-Whitney U on medians, Yuen's t on 20%
+ * trimmed means), unpaired and paired by round:
  *
  *   1. with no true difference: the share of "proven" verdicts (should stay
- *      at or below 5% at 95% confidence);
- *   2. with a true 3% difference: how many runs a side detect it 95% of the
- *      time, per noise shape and level, for Welch's t and Mann-Whitney;
- *   3. adaptive runs as `tachy run --precision P` makes them (at least 10
- *      runs, then rounds until the 95% interval of the mean of each command
- *      is within P% of it, or 1000 runs): how often they detect the 3%, with
- *      how many runs, and the false-positive rate. These go through the
- *      real code path: ty_runner_run (lib/runner.c) with a simulated
- *      executor and clock, then ty_results_analyze (lib/results.c, whose
- *      verdicts are ty_verdict_compute's). For comparison, the old rule
- *      (each command stopping on its own) is simulated alongside.
+ *      at or below 5% at 95% confidence) in every noise shape and level;
+ *   2. with a true 3% slowdown: the share found with 30 runs a side, and
+ *      the runs a side needed to find it 95% of the time;
+ *   3. adaptive runs as `tachy run` makes them (at least 10 runs, then
+ *      rounds until the 95% interval of each command's centre is within 1%,
+ *      at most 1000), through the real code path: ty_runner_run
+ *      (lib/runner.c) with a simulated executor and clock, then
+ *      ty_results_analyze (lib/results.c, whose verdicts are
+ *      ty_verdict_compute's): runs needed (mean and most), the 3% found,
+ *      false verdicts;
+ *   4. drift during a benchmark of 20 interleaved rounds, through the
+ *      runner: the machine slowing by 20% (linearly, or in one step), paired
+ *      and unpaired;
+ *   5. a warm-up (the first 3 runs 2x as long), through the runner and
+ *      analyze: found, left out, the mean against the steady state.
+ *
+ * Noise shapes (tests/unit/simdist.h) plus, here, the order of the runs:
+ * linear drift (+20% from the first round to the last), a step (+20% from
+ * the middle on) and a warm-up (the first 3 runs of each command 2x).
  *
  * Built and run by bench/validation.sh; deterministic (fixed seeds). */
 #include <math.h>
@@ -30,109 +40,162 @@
 #define TRIALS 1000
 #define MAXN 1000
 
+enum order { ORD_NONE, ORD_LINEAR, ORD_STEP, ORD_WARMUP, NORDERS };
+static const char *const order_names[] = {"", "linear drift", "step", "warm-up"};
+
+static const enum ty_test tests[] = {TY_TEST_WELCH, TY_TEST_MANN_WHITNEY, TY_TEST_YUEN};
+#define NTESTS 3
+
 static double a[MAXN], b[MAXN];
+static uint32_t rounds[MAXN];
+
+/* The level of round I of N under order O. */
+static double
+level(enum order o, size_t i, size_t n)
+{
+	switch (o) {
+	case ORD_LINEAR:
+		return 1 + 0.2 * (double)i / (double)(n > 1 ? n - 1 : 1);
+	case ORD_STEP:
+		return i >= n / 2 ? 1.2 : 1;
+	case ORD_WARMUP:
+		return i < 3 ? 2 : 1;
+	default:
+		return 1;
+	}
+}
 
 static int
-verdict(size_t na, size_t nb, enum ty_test test)
+verdict(size_t na, size_t nb, enum ty_test test, int paired)
 {
+	struct ty_verdict_opts o = {test, 95, paired ? rounds : NULL, paired ? rounds : NULL};
 	struct ty_verdict v;
 	struct ty_error e = {0};
 
-	if (ty_verdict_compute(a, na, b, nb, test, 95, &v, &e)) {
+	if (ty_verdict_compute(a, na, b, nb, &o, &v, &e)) {
 		fprintf(stderr, "validation: %s\n", e.msg);
 		exit(1);
 	}
 	return v.verdict;
 }
 
-/* Share of TRIALS comparisons of N runs a side that prove a difference. */
-static double
-detect_rate(struct sim_rng *r, enum sim_shape s, double cv, double shift, size_t n,
-	    enum ty_test test)
+/* Share of TRIALS comparisons of N runs a side (in N rounds) that prove a
+ * difference (with SHIFT: in its direction), for each test, unpaired
+ * (RATE[t]) and paired (RATE[NTESTS + t]), all on the same samples. */
+static void
+detect_rates(struct sim_rng *r, enum sim_shape s, enum order o, double cv, double shift, size_t n,
+	     int unpaired_only, double *rate)
 {
-	long k = 0, t;
-	size_t i;
+	long k[2 * NTESTS] = {0}, t;
+	size_t i, x;
 	int v;
 
+	for (i = 0; i < n; i++)
+		rounds[i] = (uint32_t)i;
 	for (t = 0; t < TRIALS; t++) {
 		for (i = 0; i < n; i++) {
-			a[i] = sim_draw(r, s, 1.0, cv);
-			b[i] = sim_draw(r, s, 1.0 + shift, cv);
+			a[i] = sim_draw(r, s, level(o, i, n), cv);
+			b[i] = sim_draw(r, s, level(o, i, n) * (1 + shift), cv);
 		}
-		v = verdict(n, n, test);
-		/* With a shift: a verdict in its direction; without: any verdict. */
-		k += shift > 0 ? v == 1 : shift < 0 ? v == -1 : v != 0;
+		for (x = 0; x < (unpaired_only ? NTESTS : 2 * NTESTS); x++) {
+			v = verdict(n, n, tests[x % NTESTS], x >= NTESTS);
+			k[x] += shift > 0 ? v == 1 : v != 0;
+		}
 	}
-	return (double)k / TRIALS;
+	for (x = 0; x < 2 * NTESTS; x++)
+		rate[x] = (double)k[x] / TRIALS;
+}
+
+static const char *
+shape_name(enum sim_shape s, enum order o)
+{
+	static char buf[64];
+
+	if (o == ORD_NONE)
+		return sim_shape_names[s];
+	snprintf(buf, sizeof(buf), "%s, %s", sim_shape_names[s], order_names[o]);
+	return buf;
+}
+
+static void
+rates_table(struct sim_rng *r, double shift, size_t n)
+{
+	static const double cvs[] = {0.01, 0.02, 0.05};
+	double rate[2 * NTESTS];
+	size_t s, c, x;
+	int o;
+
+	printf("| noise shape | noise | Welch | Mann-Whitney | Yuen | paired t | paired sign "
+	       "| paired trimmed t |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (o = 0; o < NORDERS; o++)
+		for (s = 0; s < SIM_NSHAPES; s++) {
+			if (o != ORD_NONE && s != SIM_NORMAL && s != SIM_OUTLIERS)
+				continue;
+			for (c = 0; c < 3; c++) {
+				detect_rates(r, (enum sim_shape)s, (enum order)o, cvs[c], shift, n,
+					     0, rate);
+				printf("| %s | %.0f%% |", shape_name((enum sim_shape)s, o),
+				       100 * cvs[c]);
+				for (x = 0; x < 2 * NTESTS; x++)
+					printf(" %.1f%% |", 100 * rate[x]);
+				printf("\n");
+			}
+		}
 }
 
 static const size_t grid[] = {3,  4,  5,  6,   7,   8,	 10,  12,  15,	20,  25,  30,  40,
 			      50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 700, 1000};
 
-/* The smallest N on the grid detecting SHIFT at least 95% of the time. */
-static size_t
-runs_needed(struct sim_rng *r, enum sim_shape s, double cv, double shift, enum ty_test test,
-	    double *rate)
+static void
+runs_needed_table(struct sim_rng *r)
 {
-	size_t i;
+	static const double cvs[] = {0.01, 0.02, 0.05};
+	double rate[2 * NTESTS];
+	size_t s, c, x, i, need[NTESTS];
+	double got[NTESTS];
 
-	for (i = 0; i < sizeof(grid) / sizeof(grid[0]); i++) {
-		*rate = detect_rate(r, s, cv, shift, grid[i], test);
-		if (*rate >= 0.95)
-			return grid[i];
-	}
-	return 0;
-}
-
-/* t quantiles for the 95% interval of the mean of n runs, computed once. */
-static double tq[MAXN + 1];
-
-static const char *
-runs_text(size_t n)
-{
-	static char buf[2][32];
-	static int k;
-
-	k ^= 1;
-	if (n)
-		snprintf(buf[k], sizeof(buf[k]), "%zu", n);
-	else
-		snprintf(buf[k], sizeof(buf[k]), "> %d", MAXN);
-	return buf[k];
-}
-
-/* The old rule of `tachy run --precision`, each command on its own: draw
- * runs into X until the 95% interval of the mean is within PRECISION% of
- * it (at least 10, at most MAXN), with a running mean and variance
- * (Welford) as the runner keeps them. Returns the count. */
-static size_t
-adaptive_alone(struct sim_rng *r, double *x, enum sim_shape s, double mu, double cv,
-	       double precision)
-{
-	struct ty_welford w;
-	size_t n = 0;
-
-	ty_stats_welford_init(&w);
-	while (n < MAXN) {
-		x[n] = sim_draw(r, s, mu, cv);
-		ty_stats_welford_add(&w, x[n++]);
-		if (n < 10)
-			continue;
-		if (tq[n] * sqrt(ty_stats_welford_var(&w) / (double)n) <=
-		    precision / 100 * fabs(w.mean))
-			break;
-	}
-	return n;
+	printf("| noise shape | noise | Welch runs (rate) | Mann-Whitney runs (rate) | Yuen runs "
+	       "(rate) |\n|---|---:|---:|---:|---:|\n");
+	for (s = 0; s < SIM_NSHAPES; s++)
+		for (c = 0; c < 3; c++) {
+			for (x = 0; x < NTESTS; x++)
+				need[x] = 0;
+			for (i = 0; i < sizeof(grid) / sizeof(grid[0]); i++) {
+				int all = 1;
+				detect_rates(r, (enum sim_shape)s, ORD_NONE, cvs[c], 0.03, grid[i],
+					     1, rate);
+				for (x = 0; x < NTESTS; x++) {
+					if (!need[x] && rate[x] >= 0.95) {
+						need[x] = grid[i];
+						got[x] = rate[x];
+					}
+					all &= need[x] != 0;
+				}
+				if (all)
+					break;
+			}
+			printf("| %s | %.0f%% |", sim_shape_names[s], 100 * cvs[c]);
+			for (x = 0; x < NTESTS; x++)
+				if (need[x])
+					printf(" %zu (%.0f%%) |", need[x], 100 * got[x]);
+				else
+					printf(" > %d |", MAXN);
+			printf("\n");
+		}
 }
 
 /* ---- the runner with simulated runs ---- */
 
-/* Job 0 takes 1 ms times a draw around 1, job 1 around MU[1]. */
+/* Job 0 takes 1 ms times a draw around 1, job 1 around MU[1]; the level
+ * of the machine follows ORDER over the runs of the benchmark (TOTAL in
+ * all). */
 static struct sim_world {
 	struct sim_rng *rng;
 	enum sim_shape shape;
+	enum order order;
 	double mu[2], cv;
 	int64_t now;
+	long steps, total;
 	struct ty_job jobs[2];
 } W;
 
@@ -148,179 +211,232 @@ sim_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step ste
 	 struct ty_sample *s, double *values, struct ty_error *e)
 {
 	size_t j = (size_t)(job - W.jobs);
+	double lv;
 
 	(void)r;
-	(void)index;
 	(void)step;
 	(void)hook;
 	(void)values;
 	(void)e;
-	s->wall_ns = llround(1e6 * sim_draw(W.rng, W.shape, W.mu[j], W.cv));
+	if (W.order == ORD_WARMUP)
+		lv = index < 3 ? 2 : 1;
+	else /* the machine's level at this point of the benchmark */
+		lv = level(W.order, (size_t)W.steps, (size_t)W.total);
+	W.steps++;
+	s->wall_ns = llround(1e6 * sim_draw(W.rng, W.shape, W.mu[j] * lv, W.cv));
 	W.now += s->wall_ns;
 	return 0;
 }
 
 static int
-verdict_of(struct ty_results *rs, enum ty_test test)
+verdict_of(struct ty_results *rs)
 {
 	const struct ty_comparison *c;
-	struct ty_error e = {0};
 
-	rs->test = test;
-	if (ty_results_analyze(rs, &e)) {
-		fprintf(stderr, "validation: %s\n", e.msg);
-		exit(1);
-	}
 	c = ty_results_comparison(rs, 1, TY_FIG_WALL);
 	if (!c)
 		return 0;
 	return strcmp(c->verdict, "slower") == 0 ? 1 : strcmp(c->verdict, "faster") == 0 ? -1 : 0;
 }
 
-/* `tachy run --precision PRECISION -m 10 -M MAXN` (interleaved order) of
- * two simulated commands, the second MUB times the first; the verdicts on
- * their wall times with Welch's t (*VW) and Mann-Whitney (*VU). Returns the
- * runs of the second command. */
-static size_t
-adaptive_run(struct sim_rng *rng, enum sim_shape s, double mub, double cv, double precision,
-	     int *vw, int *vu)
+/* `tachy run` of two simulated commands, the second MUB times the first,
+ * with TEST (adaptive when RUNS is 0); RS is analyzed (with pairing unless
+ * NOPAIR). */
+static void
+sim_run(struct sim_rng *rng, enum sim_shape s, enum order o, double mub, double cv, long runs,
+	enum ty_test test, int nopair, struct ty_results *rs)
 {
 	static char *argv[] = {"sim", NULL};
 	struct ty_runner r;
-	struct ty_results rs;
 	struct ty_error e = {0};
-	size_t j, n;
+	size_t j;
 
 	W.rng = rng;
 	W.shape = s;
+	W.order = o;
 	W.mu[0] = 1.0;
 	W.mu[1] = mub;
 	W.cv = cv;
+	W.steps = 0;
+	W.total = 2 * runs;
 	W.jobs[0].argv = W.jobs[1].argv = argv;
 	ty_runner_init(&r);
+	r.o.runs = runs;
 	r.o.min_runs = 10;
 	r.o.max_runs = MAXN;
 	r.o.max_time = 1e9;
-	r.o.precision = precision;
+	r.o.precision = 1;
+	r.o.test = test;
 	r.o.seed = sim_next(rng) | 1;
 	r.clock.name = "simulated";
 	r.clock.now_ns = sim_now;
 	r.exec = sim_exec;
-	if (ty_results_init(&rs, 2, &e) < 0)
+	if (ty_results_init(rs, 2, &e) < 0)
 		exit(1);
 	for (j = 0; j < 2; j++) {
-		rs.r[j].command = strdup(j ? "b" : "a");
-		rs.r[j].name = strdup(j ? "b" : "a");
+		rs->r[j].command = strdup(j ? "b" : "a");
+		rs->r[j].name = strdup(j ? "b" : "a");
 	}
-	if (ty_runner_run(&r, W.jobs, 2, &rs, &e) < 0) {
+	if (ty_runner_run(&r, W.jobs, 2, rs, &e) < 0) {
 		fprintf(stderr, "validation: %s\n", e.msg);
 		exit(1);
 	}
-	*vw = verdict_of(&rs, TY_TEST_WELCH);
-	/* Mann-Whitney's interval is O(n^2): ty_results_analyze would compute
-	 * it for all 8 figures, so the wall times go to ty_verdict_compute,
-	 * the function analyze calls for each figure, directly. */
-	for (j = 0; j < 2; j++)
-		for (n = 0; n < rs.r[j].nruns; n++)
-			(j ? b : a)[n] = (double)rs.r[j].runs[n].wall_ns / 1e9;
-	*vu = verdict(rs.r[0].nruns, rs.r[1].nruns, TY_TEST_MANN_WHITNEY);
-	n = rs.r[1].nruns;
-	ty_results_release(&rs);
-	return n;
+	rs->test = test;
+	rs->no_pairing = nopair;
+	if (ty_results_analyze(rs, &e)) {
+		fprintf(stderr, "validation: %s\n", e.msg);
+		exit(1);
+	}
 }
 
-struct adaptive_tally {
-	long hit_w, hit_u, fp_w, fp_u, fp_alone_w, fp_alone_u;
-	double runs;
-};
+#define ATRIALS 400
 
 static void
-adaptive_trial(struct sim_rng *r, enum sim_shape s, double cv, double precision,
-	       struct adaptive_tally *t)
+adaptive_table(struct sim_rng *rng)
 {
-	size_t na, nb;
-	int vw, vu;
+	static const double cvs[] = {0.01, 0.02, 0.05};
+	struct ty_results rs;
+	size_t s, c, x;
+	long t;
 
-	/* tachy run: all commands in the same rounds until all are precise */
-	t->runs += (double)adaptive_run(r, s, 1.03, cv, precision, &vw, &vu);
-	t->hit_w += vw == 1;
-	t->hit_u += vu == 1;
-	adaptive_run(r, s, 1.0, cv, precision, &vw, &vu);
-	t->fp_w += vw != 0;
-	t->fp_u += vu != 0;
-	/* the old rule: each command stopping on its own */
-	na = adaptive_alone(r, a, s, 1.0, cv, precision);
-	nb = adaptive_alone(r, b, s, 1.0, cv, precision);
-	t->fp_alone_w += verdict(na, nb, TY_TEST_WELCH) != 0;
-	t->fp_alone_u += verdict(na, nb, TY_TEST_MANN_WHITNEY) != 0;
+	printf("| noise shape | noise | test | mean runs | most runs | 3%% found | false "
+	       "verdicts |\n|---|---:|---|---:|---:|---:|---:|\n");
+	for (s = 0; s < SIM_NSHAPES; s++)
+		for (c = 0; c < 3; c++)
+			for (x = 0; x < NTESTS; x++) {
+				long hit = 0, fp = 0;
+				size_t most = 0;
+				double sum = 0;
+				for (t = 0; t < ATRIALS; t++) {
+					sim_run(rng, (enum sim_shape)s, ORD_NONE, 1.03, cvs[c], 0,
+						tests[x], 0, &rs);
+					hit += verdict_of(&rs) == 1;
+					sum += (double)rs.r[1].nruns;
+					if (rs.r[1].nruns > most)
+						most = rs.r[1].nruns;
+					ty_results_release(&rs);
+					sim_run(rng, (enum sim_shape)s, ORD_NONE, 1.0, cvs[c], 0,
+						tests[x], 0, &rs);
+					fp += verdict_of(&rs) != 0;
+					if (rs.r[1].nruns > most)
+						most = rs.r[1].nruns;
+					sum += (double)rs.r[1].nruns;
+					ty_results_release(&rs);
+				}
+				printf("| %s | %.0f%% | %s | %.1f | %zu | %.1f%% | %.1f%% |\n",
+				       sim_shape_names[s], 100 * cvs[c],
+				       ty_verdict_test_name(tests[x]), sum / (2 * ATRIALS), most,
+				       100.0 * hit / ATRIALS, 100.0 * fp / ATRIALS);
+			}
 }
 
 static void
-adaptive_row(struct sim_rng *r, enum sim_shape s, double cv, double precision)
+drift_table(struct sim_rng *rng)
 {
-	struct adaptive_tally t = {0};
-	long i;
+	static const enum sim_shape shapes[] = {SIM_NORMAL, SIM_OUTLIERS};
+	static const enum order orders[] = {ORD_NONE, ORD_LINEAR, ORD_STEP};
+	struct ty_results rs;
+	size_t s, o, x, p;
+	long t;
 
-	for (i = 0; i < TRIALS; i++)
-		adaptive_trial(r, s, cv, precision, &t);
-	printf("| %-13s | %4.0f%% | %4.0f%% | %9.1f | %5.1f%% | %5.1f%% | %6.1f%% | %6.1f%% | "
-	       "%6.1f%% | %6.1f%% |\n",
-	       sim_shape_names[s], 100 * cv, precision, t.runs / TRIALS, 100.0 * t.hit_w / TRIALS,
-	       100.0 * t.hit_u / TRIALS, 100.0 * t.fp_w / TRIALS, 100.0 * t.fp_u / TRIALS,
-	       100.0 * t.fp_alone_w / TRIALS, 100.0 * t.fp_alone_u / TRIALS);
+	printf("| noise (1%%) | drift | test | paired: 3%% found | paired: false | unpaired: 3%% "
+	       "found | unpaired: false |\n|---|---|---|---:|---:|---:|---:|\n");
+	for (s = 0; s < 2; s++)
+		for (o = 0; o < 3; o++)
+			for (x = 0; x < NTESTS; x++) {
+				long hit[2] = {0}, fp[2] = {0};
+				for (t = 0; t < ATRIALS; t++)
+					for (p = 0; p < 2; p++) {
+						sim_run(rng, shapes[s], orders[o], 1.03, 0.01, 20,
+							tests[x], (int)p, &rs);
+						hit[p] += verdict_of(&rs) == 1;
+						ty_results_release(&rs);
+						sim_run(rng, shapes[s], orders[o], 1.0, 0.01, 20,
+							tests[x], (int)p, &rs);
+						fp[p] += verdict_of(&rs) != 0;
+						ty_results_release(&rs);
+					}
+				printf("| %s | %s | %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n",
+				       sim_shape_names[shapes[s]],
+				       orders[o] == ORD_NONE	 ? "none"
+				       : orders[o] == ORD_LINEAR ? "+20% linear"
+								 : "+20% step at round 10",
+				       ty_verdict_test_name(tests[x]), 100.0 * hit[0] / ATRIALS,
+				       100.0 * fp[0] / ATRIALS, 100.0 * hit[1] / ATRIALS,
+				       100.0 * fp[1] / ATRIALS);
+			}
+}
+
+static void
+warmup_table(struct sim_rng *rng)
+{
+	static const enum sim_shape shapes[] = {SIM_NORMAL, SIM_OUTLIERS};
+	static const long runs[] = {30, 0};
+	struct ty_results rs;
+	size_t s, k;
+	long t;
+
+	printf("| noise (1%%) | runs | warm-up found (3 runs) | mean within 3%% of the steady "
+	       "state | worst mean / steady | mean / steady with --keep-warmup (median) |\n"
+	       "|---|---|---:|---:|---:|---:|\n");
+	for (s = 0; s < 2; s++)
+		for (k = 0; k < 2; k++) {
+			long found = 0, within = 0;
+			double worst = 1, kept[ATRIALS];
+			for (t = 0; t < ATRIALS; t++) {
+				double m;
+				sim_run(rng, shapes[s], ORD_WARMUP, 1.0, 0.01, runs[k],
+					TY_TEST_DEFAULT, 0, &rs);
+				found += rs.r[0].series.warmup == 3;
+				m = rs.r[0].sum[TY_FIG_WALL].mean / 1e-3;
+				/* the steady state: 1 ms, and 1.5-3x on 5% of runs */
+				if (shapes[s] == SIM_OUTLIERS)
+					m /= 0.95 + 0.05 * 2.25;
+				within += fabs(m - 1) <= 0.03;
+				if (fabs(m - 1) > fabs(worst - 1))
+					worst = m;
+				rs.keep_warmup = 1;
+				ty_results_analyze(&rs, &(struct ty_error){0});
+				kept[t] = rs.r[0].sum[TY_FIG_WALL].mean / 1e-3;
+				if (shapes[s] == SIM_OUTLIERS)
+					kept[t] /= 0.95 + 0.05 * 2.25;
+				ty_results_release(&rs);
+			}
+			printf("| %s | %s | %.1f%% | %.1f%% | %.3f | %.3f |\n",
+			       sim_shape_names[shapes[s]], runs[k] ? "-r 30" : "adaptive",
+			       100.0 * found / ATRIALS, 100.0 * within / ATRIALS, worst,
+			       ty_stats_quantile(kept, ATRIALS, 0.5));
+		}
 }
 
 int
 main(void)
 {
-	static const double cvs[] = {0.01, 0.02, 0.05};
-	static const double precisions[] = {1, 2};
 	struct sim_rng r;
-	size_t s, c, p, nw, nm;
-	double rw, rm;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (s = 2; s <= MAXN; s++)
-		tq[s] = ty_stats_t_quantile(0.975, (double)s - 1);
 	sim_seed(&r, 5);
-	printf("### False positives: no true difference, %d comparisons each, 95%% confidence\n\n",
+	printf("### False verdicts with no true difference, 30 runs a side in 30 rounds, "
+	       "%d comparisons a cell, 95%% confidence\n\n",
 	       TRIALS);
-	printf("| noise shape   | noise | runs | Welch | Mann-Whitney |\n"
-	       "|---------------|------:|-----:|------:|-------------:|\n");
-	for (s = 0; s < SIM_NSHAPES; s++)
-		for (c = 0; c < 2; c++)
-			printf("| %-13s | %4.0f%% | %4d | %4.1f%% | %11.1f%% |\n",
-			       sim_shape_names[s], 100 * cvs[c + 1], 10,
-			       100 * detect_rate(&r, (enum sim_shape)s, cvs[c + 1], 0, 10,
-						 TY_TEST_WELCH),
-			       100 * detect_rate(&r, (enum sim_shape)s, cvs[c + 1], 0, 10,
-						 TY_TEST_MANN_WHITNEY));
-	printf("\n### Runs a side to detect a true 3%% slowdown 95%% of the time\n\n");
-	printf("| noise shape   | noise | Welch runs (rate) | Mann-Whitney runs (rate) |\n"
-	       "|---------------|------:|------------------:|-------------------------:|\n");
-	for (s = 0; s < SIM_NSHAPES; s++)
-		for (c = 0; c < 3; c++) {
-			nw = runs_needed(&r, (enum sim_shape)s, cvs[c], 0.03, TY_TEST_WELCH, &rw);
-			nm = runs_needed(&r, (enum sim_shape)s, cvs[c], 0.03, TY_TEST_MANN_WHITNEY,
-					 &rm);
-			printf("| %-13s | %4.0f%% | %s (%3.0f%%) | %s (%3.0f%%) |\n",
-			       sim_shape_names[s], 100 * cvs[c], runs_text(nw), 100 * rw,
-			       runs_text(nm), 100 * rm);
-		}
-	printf("\n### Adaptive runs (--precision P: at least 10 runs, then rounds until the 95%% "
-	       "interval of the mean of each command is within P%%, at most %d)\n\n"
-	       "Through ty_runner_run and ty_results_analyze with simulated runs: mean runs "
-	       "a command, a true 3%% slowdown detected, false positives with no true "
-	       "difference.\nOld rule: each command stopping on its own as soon as its own "
-	       "interval is narrow enough (what tachy run did before), false positives.\n\n",
-	       MAXN);
-	printf("| noise shape   | noise | P | mean runs | detected (Welch) | detected (U) "
-	       "| false pos. (Welch) | false pos. (U) | old rule: false pos. (Welch) "
-	       "| old rule: false pos. (U) |\n"
-	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-	for (s = 0; s < SIM_NSHAPES; s++)
-		for (c = 0; c < 3; c++)
-			for (p = 0; p < 2; p++)
-				adaptive_row(&r, (enum sim_shape)s, cvs[c], precisions[p]);
+	rates_table(&r, 0, 30);
+	printf("\n### False verdicts with no true difference, 10 runs a side\n\n");
+	rates_table(&r, 0, 10);
+	printf("\n### A true 3%% slowdown found, 30 runs a side in 30 rounds\n\n");
+	rates_table(&r, 0.03, 30);
+	printf("\n### Runs a side to find a true 3%% slowdown 95%% of the time (unpaired)\n\n");
+	runs_needed_table(&r);
+	printf("\n### Adaptive runs (tachy run: at least 10 runs, then rounds until the 95%% "
+	       "interval of each command's centre is within 1%%, at most %d), %d benchmarks "
+	       "of each kind\n\n",
+	       MAXN, ATRIALS);
+	adaptive_table(&r);
+	printf("\n### Drift during 20 interleaved rounds (tachy run -r 20), %d benchmarks each\n\n",
+	       ATRIALS);
+	drift_table(&r);
+	printf(
+	    "\n### A warm-up: the first 3 runs of each command 2x as long, %d benchmarks each\n\n",
+	    ATRIALS);
+	warmup_table(&r);
 	return 0;
 }

@@ -7,7 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
+make -s lib/libtachy.a
 ${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -Itests/unit -o bench/out/validation \
-	bench/validation.c lib/runner.c lib/results.c lib/spawn.c lib/verdict.c lib/stats.c \
-	lib/error.c lib/jsonw.c lib/outfile.c lib/utf8.c -lm
+	bench/validation.c lib/libtachy.a -lm -pthread
 bench/out/validation

@@ -287,12 +287,71 @@ figure_wanted(const char *name, const char *figures)
 	return 0;
 }
 
+/* The runs of B to leave out as a warm-up: none with --keep-warmup; what
+ * run left out when the file says (tachy.left_out); else what
+ * ty_verdict_series finds in the wall times (a hyperfine export, an older
+ * tachy file). *FOUND is set when it was found here. */
+static int
+warmup_of(const struct ty_cmp_table *c, const struct ty_saved_bench *b, size_t *skip, double *ratio)
+{
+	struct ty_verdict_series s;
+	int rc;
+
+	*skip = 0;
+	*ratio = 0;
+	if (c->opt.keep_warmup)
+		return 0;
+	if (b->left_out >= 0) {
+		*skip = (size_t)b->left_out;
+		return 0;
+	}
+	if ((rc = ty_verdict_series(b->figs[0].values, b->figs[0].n, &s)))
+		return rc;
+	*skip = s.warmup;
+	*ratio = s.warmup_ratio;
+	return 0;
+}
+
+/* The values of F from run SKIP on into X, their rounds (from ROUNDS) into
+ * RX when ROUNDS is given. Returns the count. */
+static size_t
+figure_from(const struct ty_saved_figure *f, size_t skip, const uint32_t *rounds, double *x,
+	    uint32_t *rx)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < f->n; i++) {
+		size_t run = f->run ? f->run[i] : i;
+		if (run < skip)
+			continue;
+		if (rounds)
+			rx[k] = rounds[run];
+		x[k++] = f->values[i];
+	}
+	return k;
+}
+
+/* Rounds pair when both benchmarks come from one interleaved run. */
+static int
+pairable(const struct ty_cmp_table *c, const struct ty_cmp_set *s, const struct ty_saved_bench *ob,
+	 const struct ty_saved_bench *nb)
+{
+	return !c->opt.no_pairing && s->old == s->new &&
+	       s->old->order &&strcmp(s->old->order, "interleaved") == 0 && ob->rounds &&
+	       nb->rounds;
+}
+
 static int
 add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 	const struct ty_saved_bench *nb, const struct ty_saved_figure *of,
-	const struct ty_saved_figure *nf, struct ty_error *e)
+	const struct ty_saved_figure *nf, const size_t *skip, struct ty_error *e)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
+	int pair = pairable(c, s, ob, nb);
+	struct ty_verdict_opts vo = {c->opt.test, c->opt.confidence, NULL, NULL};
+	double *xa = NULL, *xb = NULL;
+	uint32_t *ra = NULL, *rb = NULL;
+	size_t na, nb_;
 	struct ty_cmp_row *r;
 	int rc;
 
@@ -304,23 +363,48 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 	r->figure = of->name;
 	r->unit = of->unit;
 	r->is_time = ty_comparison_unit_is_time(of->unit);
-	rc = ty_verdict_compute(of->values, of->n, nf->values, nf->n, c->opt.test,
-				c->opt.confidence, &r->v, e);
+	r->skip_old = skip[0];
+	r->skip_new = skip[1];
+	xa = malloc((of->n + 1) * sizeof(*xa));
+	xb = malloc((nf->n + 1) * sizeof(*xb));
+	ra = malloc((of->n + 1) * sizeof(*ra));
+	rb = malloc((nf->n + 1) * sizeof(*rb));
+	if (!xa || !xb || !ra || !rb) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	na = figure_from(of, skip[0], pair ? ob->rounds : NULL, xa, ra);
+	nb_ = figure_from(nf, skip[1], pair ? nb->rounds : NULL, xb, rb);
+	if (pair) {
+		vo.old_round = ra;
+		vo.new_round = rb;
+	}
+	rc = ty_verdict_compute(xa, na, xb, nb_, &vo, &r->v, e);
+out:
+	free(xa);
+	free(xb);
+	free(ra);
+	free(rb);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) /* no values at all: a note, not a row */
 		return 0;
 	c->nrows++;
-	if (r->v.too_few && (of->n < 2 || nf->n < 2))
+	if (r->v.too_few && (na < 2 || nb_ < 2))
 		row_note(c, r, "fewer than 2 runs on a side: no test is possible");
+	else if (r->v.too_few && r->v.pairs)
+		row_note(c, r,
+			 "with %zu paired rounds the smallest p-value the signed-rank test can "
+			 "give is %.3g: no difference can be proven at %g%% confidence",
+			 r->v.pairs, r->v.min_p, c->opt.confidence);
 	else if (r->v.too_few)
 		row_note(c, r,
 			 "with %zu and %zu runs the smallest p-value %s can give is %.3g: no "
 			 "difference can be proven at %g%% confidence",
-			 of->n, nf->n,
-			 c->opt.test == TY_TEST_MANN_WHITNEY ? "Mann-Whitney" : "the test",
+			 na, nb_, c->opt.test == TY_TEST_MANN_WHITNEY ? "Mann-Whitney" : "the test",
 			 r->v.min_p, c->opt.confidence);
-	else if (c->opt.test != TY_TEST_MANN_WHITNEY && (of->n < 5 || nf->n < 5))
+	else if ((c->opt.test == TY_TEST_WELCH || c->opt.test == TY_TEST_STUDENT) &&
+		 (na < 5 || nb_ < 5))
 		row_note(c, r,
 			 "fewer than 5 runs on a side: the t interval assumes normal noise, which "
 			 "so few runs cannot check");
@@ -329,8 +413,7 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 				  ? ty_verdict_median_min_n(c->opt.confidence)
 				  : 2;
 		row_note(c, r, "too few runs for a %g%% interval of the %s (need %zu or more)",
-			 c->opt.confidence, c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean",
-			 need);
+			 c->opt.confidence, ty_verdict_centre_name(c->opt.test), need);
 	}
 	if (of->missing)
 		row_note(c, r, "%s: '%s': %zu runs have no value for %s", s->old->path, ob->label,
@@ -353,6 +436,27 @@ run_warnings(struct ty_cmp_table *c, struct ty_cmp_row *r)
 		return;
 	for (i = 0; i < r->new->nwarnings; i++)
 		row_note(c, r, "%s: '%s': %s", s->new->path, r->new->label, r->new->warnings[i]);
+}
+
+/* A warm-up found here (not by run, whose warning says it already). */
+static void
+warmup_notes(struct ty_cmp_table *c, struct ty_cmp_row *r, const size_t *skip, const double *ratio)
+{
+	const struct ty_cmp_set *s = &c->sets[r->set];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		const struct ty_saved_bench *b = k ? r->new : r->old;
+		double q = ratio[k] >= 1 ? ratio[k] : 1 / ratio[k];
+		if (!skip[k] || !(ratio[k] > 0) || (k && r->new == r->old))
+			continue;
+		row_note(c, r,
+			 "%s: '%s': warm-up: the first %zu run%s %.*fx %s than the rest: left "
+			 "out (--keep-warmup keeps them)",
+			 (k ? s->new : s->old)->path, b->label, skip[k],
+			 skip[k] == 1 ? " was" : "s were", q >= 10 ? 0 : 1, q,
+			 ratio[k] >= 1 ? "slower" : "faster");
+	}
 }
 
 /* Asked for (-F all, -F maxrss), maxrss missing on a side: say why. */
@@ -386,9 +490,13 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 {
 	const struct ty_saved_figure *of, *nf;
 	struct ty_cmp_row *rows;
-	size_t i, first = c->nrows;
+	size_t i, first = c->nrows, skip[2];
+	double ratio[2];
 	int rc;
 
+	if ((rc = warmup_of(c, ob, &skip[0], &ratio[0])) ||
+	    (rc = warmup_of(c, nb, &skip[1], &ratio[1])))
+		return rc;
 	if (!(rows = realloc(c->rows, (c->nrows + ob->nfigs) * sizeof(*rows))))
 		return -ENOMEM;
 	c->rows = rows;
@@ -404,11 +512,13 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 			note(c, buf);
 			continue;
 		}
-		if ((rc = add_row(c, set, ob, nb, of, nf, e)))
+		if ((rc = add_row(c, set, ob, nb, of, nf, skip, e)))
 			return rc;
 	}
-	if (c->nrows > first && strcmp(c->rows[first].figure, "wall") == 0)
+	if (c->nrows > first && strcmp(c->rows[first].figure, "wall") == 0) {
 		run_warnings(c, &c->rows[first]);
+		warmup_notes(c, &c->rows[first], skip, ratio);
+	}
 	missing_maxrss(c, set, ob, nb);
 	return 0;
 }

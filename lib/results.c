@@ -24,7 +24,7 @@ ty_results_init(struct ty_results *rs, size_t n, struct ty_error *e)
 {
 	memset(rs, 0, sizeof(*rs));
 	rs->confidence = 95;
-	rs->test = TY_TEST_WELCH;
+	rs->test = TY_TEST_DEFAULT;
 	rs->clock = "CLOCK_MONOTONIC";
 	rs->r = calloc(n ? n : 1, sizeof(*rs->r));
 	if (!rs->r)
@@ -52,6 +52,7 @@ result_release(struct ty_result *r)
 	free(r->warnings);
 	free(r->sum);
 	free(r->ci_half);
+	free(r->centre);
 }
 
 void
@@ -175,16 +176,21 @@ ty_result_tree_peak_kb(const struct ty_result *r)
 	return m;
 }
 
-/* The finite values of FIG in R, into X (room for r->nruns). */
+/* The finite values of FIG in R after the runs left out, into X (room
+ * for r->nruns), with their rounds into ROUND when not NULL. */
 static size_t
-figure_values(const struct ty_results *rs, const struct ty_result *r, size_t fig, double *x)
+figure_values(const struct ty_results *rs, const struct ty_result *r, size_t fig, double *x,
+	      uint32_t *round)
 {
 	size_t i, k = 0;
 
-	for (i = 0; i < r->nruns; i++) {
+	for (i = r->left_out; i < r->nruns; i++) {
 		double v = ty_results_value(rs, r, i, fig);
-		if (isfinite(v))
+		if (isfinite(v)) {
+			if (round)
+				round[k] = r->runs[i].round;
 			x[k++] = v;
+		}
 	}
 	return k;
 }
@@ -192,7 +198,7 @@ figure_values(const struct ty_results *rs, const struct ty_result *r, size_t fig
 /* ---- analysis ---- */
 
 static void
-warn_outliers(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s)
+warn_outliers(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s, int first)
 {
 	double mad = ty_stats_mad(x, n, s->median);
 	size_t i, k = 0;
@@ -207,12 +213,37 @@ warn_outliers(struct ty_result *r, const double *x, size_t n, const struct ty_su
 			       "%zu outlier%s among %zu runs (modified z-score > 3.5): "
 			       "another program or the system may have disturbed the benchmark",
 			       k, k == 1 ? "" : "s", n);
-	if (fabs(0.6745 * (x[0] - s->median) / mad) > 3.5 && x[0] > 1.5 * s->median &&
+	if (first && fabs(0.6745 * (x[0] - s->median) / mad) > 3.5 && x[0] > 1.5 * s->median &&
 	    x[0] < 10 * s->median)
 		ty_result_warn(r,
 			       "the first run took %.1fx the median: caches were cold; "
 			       "consider -w/--warmup or --prepare",
 			       x[0] / s->median);
+}
+
+/* What the order of the runs showed: a warm-up, a level shift. */
+static void
+warn_series(struct ty_result *r, int keep)
+{
+	const struct ty_verdict_series *s = &r->series;
+	double q;
+
+	if (s->warmup) {
+		q = s->warmup_ratio >= 1 ? s->warmup_ratio : 1 / s->warmup_ratio;
+		ty_result_warn(r,
+			       "warm-up: the first %zu run%s %.*fx %s than the rest: %s; "
+			       "--warmup %zu would skip %s",
+			       s->warmup, s->warmup == 1 ? " was" : "s were", q >= 10 ? 0 : 1, q,
+			       s->warmup_ratio >= 1 ? "slower" : "faster",
+			       keep ? "kept (--keep-warmup)" : "left out of the figures", s->warmup,
+			       s->warmup == 1 ? "it" : "them");
+	}
+	if (s->shift_at)
+		ty_result_warn(r,
+			       "level shift: from run %zu on the times were %.2fx those before "
+			       "(median %.4g s before, %.4g s after); the machine's state changed "
+			       "during the benchmark, and the figures mix the two levels",
+			       s->shift_at + 1, s->after / s->before, s->before, s->after);
 }
 
 /* Runs that differ by orders of magnitude did different work: say what
@@ -297,18 +328,20 @@ warn_drift(struct ty_result *r, const double *x, size_t n, const struct ty_summa
  * runs. Returns 0, -ENOMEM, or another negative errno when there is no
  * comparison to make (fewer than 2 values on a side). */
 static int
-compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b,
-	struct ty_comparison *out)
+compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b, uint32_t *ra,
+	uint32_t *rb, struct ty_comparison *out)
 {
-	size_t na = figure_values(rs, &rs->r[rs->reference], fig, a);
-	size_t nb = figure_values(rs, &rs->r[i], fig, b);
+	size_t na = figure_values(rs, &rs->r[rs->reference], fig, a, ra);
+	size_t nb = figure_values(rs, &rs->r[i], fig, b, rb);
+	int pair = rs->interleaved && !rs->no_pairing;
+	struct ty_verdict_opts o = {rs->test, rs->confidence, pair ? ra : NULL, pair ? rb : NULL};
 	struct ty_verdict v;
 	struct ty_error e;
 	int rc;
 
 	if (na < 2 || nb < 2)
 		return -EINVAL;
-	rc = ty_verdict_compute(a, na, b, nb, rs->test, rs->confidence, &v, &e);
+	rc = ty_verdict_compute(a, na, b, nb, &o, &v, &e);
 	if (rc < 0)
 		return rc;
 	memset(out, 0, sizeof(*out));
@@ -317,6 +350,7 @@ compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b,
 	out->figure = fig;
 	out->c = v.c;
 	out->too_few = v.too_few;
+	out->pairs = v.pairs;
 	out->verdict = v.verdict > 0 ? "slower" : v.verdict < 0 ? "faster" : "same";
 	return 0;
 }
@@ -325,24 +359,37 @@ static int
 analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_error *e)
 {
 	size_t nf = ty_results_nfigures(rs), f, n;
+	int rc;
 
+	r->left_out = 0;
+	for (f = 0; f < r->nruns; f++)
+		x[f] = ty_results_value(rs, r, f, TY_FIG_WALL);
+	if ((rc = ty_verdict_series(x, r->nruns, &r->series)) < 0)
+		return ty_error_set(e, rc, "out of memory");
+	if (!rs->keep_warmup)
+		r->left_out = r->series.warmup;
 	free(r->sum);
 	free(r->ci_half);
+	free(r->centre);
 	r->sum = calloc(nf, sizeof(*r->sum));
 	r->ci_half = calloc(nf, sizeof(double));
-	if (!r->sum || !r->ci_half)
+	r->centre = calloc(nf, sizeof(*r->centre));
+	if (!r->sum || !r->ci_half || !r->centre)
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	for (f = 0; f < nf; f++) {
-		n = figure_values(rs, r, f, x);
+		n = figure_values(rs, r, f, x, NULL);
 		if (n == 0) {
 			r->sum[f].mean = r->sum[f].median = r->sum[f].min = r->sum[f].max = NAN;
 			r->ci_half[f] = NAN;
+			r->centre[f].centre = r->centre[f].lo = r->centre[f].hi = NAN;
 			continue;
 		}
 		if (ty_stats_summarize(x, n, &r->sum[f]) < 0)
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		r->ci_half[f] =
 		    n >= 2 ? ty_stats_mean_ci_halfwidth(&r->sum[f], rs->confidence) : NAN;
+		if ((rc = ty_verdict_centre(x, n, rs->test, rs->confidence, &r->centre[f])) < 0)
+			return ty_error_set(e, rc, "out of memory");
 	}
 	for (f = 0, n = 0; f < r->nruns; f++)
 		n += r->runs[f].exit_code != 0 || r->runs[f].signal || r->runs[f].timed_out;
@@ -359,12 +406,14 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 			r->maxrss_unmeasured++;
 	}
 	r->maxrss_measurable = r->nruns > 0 && r->maxrss_unmeasured == 0;
-	n = figure_values(rs, r, TY_FIG_WALL, x);
+	warn_series(r, rs->keep_warmup);
+	n = figure_values(rs, r, TY_FIG_WALL, x, NULL);
 	if (n) {
 		/* the cause of runs orders of magnitude apart is named, not "outliers" */
 		if (!warn_orders(r, x, n, &r->sum[TY_FIG_WALL]))
-			warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
-		warn_drift(r, x, n, &r->sum[TY_FIG_WALL]);
+			warn_outliers(r, x, n, &r->sum[TY_FIG_WALL], r->left_out == 0);
+		if (!r->series.shift_at)
+			warn_drift(r, x, n, &r->sum[TY_FIG_WALL]);
 		if (rs->shell && r->sum[TY_FIG_WALL].mean < 0.005)
 			ty_result_warn(r,
 				       "the mean is below 5 ms with --shell: the shell's start-up "
@@ -377,6 +426,7 @@ int
 ty_results_analyze(struct ty_results *rs, struct ty_error *e)
 {
 	size_t i, f, nf = ty_results_nfigures(rs), maxn = 1;
+	uint32_t *ra, *rb;
 	double *a, *b;
 	int rc = 0;
 
@@ -385,10 +435,12 @@ ty_results_analyze(struct ty_results *rs, struct ty_error *e)
 			maxn = rs->r[i].nruns;
 	a = malloc(maxn * sizeof(double));
 	b = malloc(maxn * sizeof(double));
+	ra = malloc(maxn * sizeof(*ra));
+	rb = malloc(maxn * sizeof(*rb));
 	free(rs->cmp);
 	rs->ncmp = 0;
 	rs->cmp = rs->n > 1 ? calloc((rs->n - 1) * nf, sizeof(*rs->cmp)) : NULL;
-	if (!a || !b || (rs->n > 1 && !rs->cmp)) {
+	if (!a || !b || !ra || !rb || (rs->n > 1 && !rs->cmp)) {
 		rc = ty_error_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -401,7 +453,7 @@ ty_results_analyze(struct ty_results *rs, struct ty_error *e)
 			if (f == TY_FIG_MAXRSS && (!rs->r[i].maxrss_measurable ||
 						   !rs->r[rs->reference].maxrss_measurable))
 				continue; /* tachy's own footprint: no verdict */
-			rc = compare(rs, i, f, a, b, &rs->cmp[rs->ncmp]);
+			rc = compare(rs, i, f, a, b, ra, rb, &rs->cmp[rs->ncmp]);
 			if (rc == 0)
 				rs->ncmp++;
 			else if (rc == -ENOMEM)
@@ -413,6 +465,8 @@ ty_results_analyze(struct ty_results *rs, struct ty_error *e)
 out:
 	free(a);
 	free(b);
+	free(ra);
+	free(rb);
 	return rc;
 }
 
@@ -520,6 +574,9 @@ json_summary(const struct ty_results *rs, const struct ty_result *r, struct ty_j
 		ty_jsonw_kdouble(w, "ci_low", s->mean - r->ci_half[f]);
 		ty_jsonw_kdouble(w, "ci_high", s->mean + r->ci_half[f]);
 		json_num(w, "median", s->median);
+		json_num(w, "centre", r->centre[f].centre);
+		ty_jsonw_kdouble(w, "centre_low", r->centre[f].lo);
+		ty_jsonw_kdouble(w, "centre_high", r->centre[f].hi);
 		ty_jsonw_kdouble(w, "stddev", s->n >= 2 ? s->stddev : NAN);
 		json_num(w, "min", s->min);
 		json_num(w, "max", s->max);
@@ -548,6 +605,8 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 	}
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
+	ty_jsonw_kuint(w, "warmup_runs", r->series.warmup);
+	ty_jsonw_kuint(w, "left_out", r->left_out);
 	ty_jsonw_key(w, "runs");
 	ty_jsonw_array_begin(w);
 	for (i = 0; i < r->nruns; i++)
@@ -650,6 +709,7 @@ json_comparison(const struct ty_results *rs, const struct ty_comparison *c, stru
 	ty_jsonw_kdouble(w, "change_high_pct", c->c.rel_hi);
 	ty_jsonw_kdouble(w, "p_value", c->c.p_value);
 	ty_jsonw_kstring(w, "verdict", c->verdict);
+	ty_jsonw_kuint(w, "paired_rounds", c->pairs);
 	if (c->too_few)
 		ty_jsonw_kbool(w, "too_few_runs", 1);
 	ty_jsonw_object_end(w);
@@ -700,6 +760,10 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 		ty_jsonw_kuint(&w, "reference", json_index(rs, rs->reference));
 	ty_jsonw_kdouble(&w, "confidence", rs->confidence);
 	ty_jsonw_kstring(&w, "test", ty_verdict_test_name(rs->test));
+	ty_jsonw_kstring(&w, "centre", ty_verdict_centre_name(rs->test));
+	if (rs->order)
+		ty_jsonw_kstring(&w, "order", rs->order);
+	ty_jsonw_kbool(&w, "paired", rs->interleaved && !rs->no_pairing);
 	ty_jsonw_kstring(&w, "clock", rs->clock);
 	ty_jsonw_kbool(&w, "interrupted", rs->interrupted);
 	json_not_run(rs, &w);

@@ -22,6 +22,7 @@ free_figure(struct ty_saved_figure *f)
 	free(f->name);
 	free(f->unit);
 	free(f->values);
+	free(f->run);
 }
 
 static void
@@ -38,6 +39,7 @@ free_bench(struct ty_saved_bench *b)
 	for (i = 0; i < b->nwarnings; i++)
 		free(b->warnings[i]);
 	free(b->warnings);
+	free(b->rounds);
 }
 
 void
@@ -61,6 +63,7 @@ ty_results_read_release(struct ty_saved *r)
 	free(r->notes);
 	free(r->path);
 	free(r->test);
+	free(r->order);
 	free(r->reference_norun);
 	memset(r, 0, sizeof(*r));
 }
@@ -264,7 +267,8 @@ add_figure(struct ty_saved_bench *b, const char *name, const char *unit, size_t 
 	f->name = strdup(name);
 	f->unit = strdup(unit);
 	f->values = calloc(n ? n : 1, sizeof(double));
-	if (!f->name || !f->unit || !f->values) {
+	f->run = calloc(n ? n : 1, sizeof(*f->run));
+	if (!f->name || !f->unit || !f->values || !f->run) {
 		free_figure(f);
 		return NULL;
 	}
@@ -273,12 +277,14 @@ add_figure(struct ty_saved_bench *b, const char *name, const char *unit, size_t 
 }
 
 static void
-push_value(struct ty_saved_figure *f, double v)
+push_value(struct ty_saved_figure *f, double v, size_t run)
 {
-	if (isnan(v))
+	if (isnan(v)) {
 		f->missing++;
-	else
+	} else {
+		f->run[f->n] = run;
 		f->values[f->n++] = v;
+	}
 }
 
 /* results[i].times -> figure "wall" (seconds). Returns 1 when the array
@@ -308,9 +314,10 @@ read_times(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
 			up(rd, l);
 			return rc;
 		}
-		push_value(f, d);
+		push_value(f, d, i);
 	}
 	up(rd, l);
+	b->nruns = json_array_size(times);
 	return 0;
 }
 
@@ -431,7 +438,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 				up(rd, l);
 				if (rc)
 					return rc;
-				push_value(f, d);
+				push_value(f, d, j);
 			}
 		}
 	}
@@ -439,7 +446,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 }
 
 static int
-read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t first)
+read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t first, size_t index)
 {
 	json_t *v, *cs;
 	size_t j;
@@ -466,7 +473,20 @@ read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t 
 		up(rd, l);
 		if (rc)
 			return rc;
-		push_value(f, d * run_fields[j].scale);
+		push_value(f, d * run_fields[j].scale, index);
+	}
+	if ((rc = member(rd, run, "round", JSON_INTEGER, 0, &v)))
+		return rc;
+	if (!v) {
+		free(b->rounds); /* pairs only when every run has its round */
+		b->rounds = NULL;
+	} else if (json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX) {
+		size_t l = down(rd, "round", 0);
+		rc = bad(rd, "%lld is not a round number", (long long)json_integer_value(v));
+		up(rd, l);
+		return rc;
+	} else if (b->rounds) {
+		b->rounds[index] = (uint32_t)json_integer_value(v);
 	}
 	return 0;
 }
@@ -519,17 +539,30 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 	for (i = 0; i < NRUN_FIELDS; i++)
 		if (!add_figure(b, run_fields[i].figure, run_fields[i].unit, json_array_size(runs)))
 			return nomem(rd);
+	if (!(b->rounds = calloc(json_array_size(runs) + 1, sizeof(*b->rounds))))
+		return nomem(rd);
 	json_array_foreach(runs, i, run)
 	{
 		l = down(rd, "runs", 0);
 		down(rd, NULL, i);
-		rc = read_run(rd, run, b, first);
+		rc = read_run(rd, run, b, first, i);
 		up(rd, l);
 		if (rc)
 			return rc;
 	}
 	if ((rc = read_counters(rd, tachy, runs, b)))
 		return rc;
+	if ((rc = member(rd, tachy, "left_out", JSON_INTEGER, 0, &w)))
+		return rc;
+	if (w && (json_integer_value(w) < 0 || (size_t)json_integer_value(w) > b->nruns)) {
+		l = down(rd, "left_out", 0);
+		rc = bad(rd, "%lld runs left out of %zu", (long long)json_integer_value(w),
+			 b->nruns);
+		up(rd, l);
+		return rc;
+	}
+	if (w)
+		b->left_out = (long)json_integer_value(w);
 	mm = json_object_get(tachy, "maxrss_measurable");
 	if (mm && json_is_false(mm)) /* the spawner's footprint, not the command's */
 		for (i = first; i < b->nfigs; i++)
@@ -715,7 +748,7 @@ static int
 read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r, size_t nresults,
 	       const size_t *orig, char *const *norun)
 {
-	json_t *schema, *ref, *conf, *test, *env;
+	json_t *schema, *ref, *conf, *test, *order, *env;
 	int rc;
 
 	if ((rc = member(rd, t, "schema", JSON_INTEGER, 1, &schema)))
@@ -732,8 +765,11 @@ read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r, size_t nr
 	if ((rc = member(rd, t, "reference", JSON_INTEGER, 0, &ref)) ||
 	    (rc = member(rd, t, "confidence", JSON_REAL, 0, &conf)) ||
 	    (rc = member(rd, t, "test", JSON_STRING, 0, &test)) ||
+	    (rc = member(rd, t, "order", JSON_STRING, 0, &order)) ||
 	    (rc = member(rd, t, "environment", JSON_OBJECT, 0, &env)))
 		return rc;
+	if (order && !(r->order = strdup(json_string_value(order))))
+		return nomem(rd);
 	if (conf) {
 		r->confidence = json_number_value(conf);
 		if (!(r->confidence > 0 && r->confidence < 100))
@@ -792,6 +828,7 @@ read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int i
 	json_array_foreach(results, i, res)
 	{
 		b = &r->benches[r->nbenches++];
+		b->left_out = -1;
 		l = down(rd, "results", 0);
 		down(rd, NULL, i);
 		rc = read_result(rd, res, b, is_tachy);
@@ -805,6 +842,7 @@ read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int i
 		b->name = NULL;
 		free_bench(b);
 		memset(b, 0, sizeof(*b));
+		b->left_out = -1;
 		r->nbenches--;
 		if ((rc = note(rd, r, "'%s' (results[%zu]) has no finished run: left out", norun[i],
 			       i)))

@@ -37,6 +37,7 @@ ty_runner_init(struct ty_runner *r)
 	r->memcg.peak_fd = -1;
 	r->o.min_runs = 10;
 	r->o.precision = 1.0;
+	r->o.test = TY_TEST_DEFAULT;
 	r->o.max_time = 10.0;
 	r->o.confidence = 95.0;
 	r->o.order = TY_ORDER_INTERLEAVED;
@@ -676,6 +677,8 @@ struct jobstate {
 	int started, finished;
 	int64_t spent_ns;
 	struct ty_welford w;
+	long next_check; /* robust centres: the runs at which to look again */
+	double hw;	 /* the last half-width found, in percent */
 };
 
 struct sched {
@@ -836,7 +839,7 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 /* Half-width of the interval of J's mean, in percent of it. The t
  * quantile costs more than a short run: the last one is kept. */
 static double
-rel_halfwidth(struct sched *S, size_t j)
+mean_halfwidth(struct sched *S, size_t j)
 {
 	const struct ty_welford *w = &S->st[j].w;
 
@@ -850,24 +853,69 @@ rel_halfwidth(struct sched *S, size_t j)
 	return 100 * S->t * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean;
 }
 
+/* Half of the interval of J's robust centre (median, trimmed mean), in
+ * percent of it: from all its wall times, sorted afresh, so looked at
+ * again only when the runs have grown by a sixteenth (at most 6% more runs
+ * than needed); NAN when out of memory. */
+static double
+robust_halfwidth(struct sched *S, size_t j, int force)
+{
+	struct jobstate *st = &S->st[j];
+	const struct ty_result *res = &S->rs->r[j];
+	struct ty_centre c;
+	double *x;
+	size_t i;
+
+	if (!force && st->done < st->next_check)
+		return st->hw;
+	st->next_check = st->done + (st->done / 16 > 1 ? st->done / 16 : 1);
+	st->hw = INFINITY;
+	if (res->nruns < 2 || !(x = malloc(res->nruns * sizeof(*x))))
+		return st->hw;
+	for (i = 0; i < res->nruns; i++)
+		x[i] = (double)res->runs[i].wall_ns;
+	if (ty_verdict_centre(x, res->nruns, S->r->o.test, S->r->o.confidence, &c) == 0 &&
+	    c.exact_ci && c.centre > 0)
+		st->hw = 100 * (c.hi - c.lo) / 2 / c.centre;
+	free(x);
+	return st->hw;
+}
+
+static int
+robust(const struct ty_runner *r)
+{
+	return r->o.test == TY_TEST_MANN_WHITNEY || r->o.test == TY_TEST_YUEN;
+}
+
+/* Half-width of the interval of J's centre, in percent of it. */
+static double
+rel_halfwidth(struct sched *S, size_t j)
+{
+	return robust(S->r) ? robust_halfwidth(S, j, 1) : mean_halfwidth(S, j);
+}
+
 /* Fewer runs than this cannot estimate the spread (two equal runs are no
  * proof of a narrow interval): the precision is not judged from them. */
 #define PRECISION_MIN_RUNS 5
 
-/* Is J's mean within the precision? The normal quantile is smaller than
- * t's and cheap: when it already says "too wide", t is not needed. */
+/* Is J's centre within the precision? For the mean: the normal quantile
+ * is smaller than t's and cheap: when it already says "too wide", t is not
+ * needed. */
 static int
 precise(struct sched *S, size_t j)
 {
 	const struct ty_welford *w = &S->st[j].w;
-	double z = ty_stats_normal_quantile(1 - (1 - S->r->o.confidence / 100) / 2);
+	double z;
 
 	if (w->n < PRECISION_MIN_RUNS)
 		return 0;
+	if (robust(S->r))
+		return robust_halfwidth(S, j, 0) <= S->r->o.precision;
+	z = ty_stats_normal_quantile(1 - (1 - S->r->o.confidence / 100) / 2);
 	if (w->n >= 2 && w->mean > 0 &&
 	    100 * z * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean > S->r->o.precision)
 		return 0;
-	return rel_halfwidth(S, j) <= S->r->o.precision;
+	return mean_halfwidth(S, j) <= S->r->o.precision;
 }
 
 /* Adaptive runs stopped for all commands together (interleaved and random
@@ -962,8 +1010,9 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 			    res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
 		else if (isfinite(hw))
 			ty_result_warn(res,
-				       "the mean is known to within %.*f%% only, not %g%%: "
+				       "the %s is known to within %.*f%% only, not %g%%: "
 				       "stopped at %s; more runs are needed (-M, --max-time)",
+				       ty_verdict_centre_name(r->o.test),
 				       hw >= 10	 ? 0
 				       : hw >= 1 ? 1
 						 : 2,
@@ -1234,6 +1283,10 @@ prepare(struct ty_runner *r, struct ty_results *rs, struct sched *S, struct ty_e
 	for (j = 0; j < S->n; j++)
 		ty_stats_welford_init(&S->st[j].w);
 	rs->clock = r->clock.name;
+	rs->order = r->o.order == TY_ORDER_INTERLEAVED ? "interleaved"
+		    : r->o.order == TY_ORDER_RANDOM    ? "random"
+						       : "sequential";
+	rs->interleaved = r->o.order == TY_ORDER_INTERLEAVED;
 	rs->shell = r->o.shell != NULL;
 	rs->confidence = r->o.confidence;
 	if (!r->exec) {

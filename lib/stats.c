@@ -1042,3 +1042,290 @@ out:
 	free(sb);
 	return rc;
 }
+
+/* ---- trimmed means: Yuen, Tukey-McLaughlin ---- */
+
+/* Of sorted S[0..N): the 20% trimmed mean, the kept count H and the
+ * squared standard error of the trimmed mean, (n-1) s_w^2 / (h (h-1)),
+ * with s_w^2 the winsorized variance. Returns -EINVAL when H < 2. */
+static int
+trim_sorted(const double *s, size_t n, double *tmean, size_t *h_out, double *d_out)
+{
+	size_t g = (size_t)floor(TY_STATS_TRIM * (double)n), h = n - 2 * g, i;
+	double sum = 0, wm = 0, ss = 0, w;
+
+	if (n < 2 || h < 2)
+		return -EINVAL;
+	for (i = g; i < n - g; i++)
+		sum += s[i];
+	*tmean = sum / (double)h;
+	for (i = 0; i < n; i++)
+		wm += i < g ? s[g] : i >= n - g ? s[n - g - 1] : s[i];
+	wm /= (double)n;
+	for (i = 0; i < n; i++) {
+		w = (i < g ? s[g] : i >= n - g ? s[n - g - 1] : s[i]) - wm;
+		ss += w * w;
+	}
+	*h_out = h;
+	*d_out = ss / ((double)h * (double)(h - 1));
+	return 0;
+}
+
+static double *
+sorted_copy(const double *x, size_t n)
+{
+	double *s = malloc((n ? n : 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return s;
+}
+
+int
+ty_stats_trimmed_mean(const double *x, size_t n, double confidence, double *tmean,
+		      double *halfwidth)
+{
+	double *s, d;
+	size_t h;
+	int rc;
+
+	if (bad_confidence(confidence))
+		return -EINVAL;
+	if (!(s = sorted_copy(x, n)))
+		return -ENOMEM;
+	rc = trim_sorted(s, n, tmean, &h, &d);
+	free(s);
+	if (rc)
+		return rc;
+	*halfwidth = ty_stats_t_quantile(0.5 + confidence / 200, (double)(h - 1)) * sqrt(d);
+	return 0;
+}
+
+/* diff with standard error SE and DF degrees of freedom into R: the
+ * interval, the two-sided p-value, the decision. */
+static void
+t_decide(struct ty_compare *r, double se, double df, double confidence)
+{
+	double e = ty_stats_t_quantile(0.5 + confidence / 200, df) * se;
+
+	r->df = df;
+	r->diff_lo = r->diff - e;
+	r->diff_hi = r->diff + e;
+	r->p_value = se > 0 ? 2 * ty_stats_t_cdf(-fabs(r->diff) / se, df) : (r->diff ? 0 : 1);
+	r->significant = se > 0 ? fabs(r->diff) > e : r->diff != 0;
+}
+
+int
+ty_stats_yuen(const double *a, size_t na, const double *b, size_t nb, double confidence,
+	      struct ty_compare *r)
+{
+	double *sa = NULL, *sb = NULL, ta, tb, da, db, df;
+	size_t ha, hb;
+	int rc = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	if (bad_confidence(confidence))
+		return -EINVAL;
+	if (!(sa = sorted_copy(a, na)) || !(sb = sorted_copy(b, nb)))
+		goto out;
+	if ((rc = trim_sorted(sa, na, &ta, &ha, &da)) || (rc = trim_sorted(sb, nb, &tb, &hb, &db)))
+		goto out;
+	r->test = TY_TEST_YUEN;
+	r->diff = tb - ta;
+	if (da + db > 0)
+		df = (da + db) * (da + db) / (da * da / (ha - 1.0) + db * db / (hb - 1.0));
+	else
+		df = ha + hb - 2.0;
+	t_decide(r, sqrt(da + db), df, confidence);
+	fill_relative(r, ta, sa[0] >= 0 && sb[0] >= 0);
+out:
+	free(sa);
+	free(sb);
+	return rc;
+}
+
+/* ---- one-sample tests (paired rounds) ---- */
+
+int
+ty_stats_one_sample_t(const double *d, size_t n, double confidence, struct ty_compare *r)
+{
+	struct ty_summary s;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (n < 2 || bad_confidence(confidence))
+		return -EINVAL;
+	if ((rc = ty_stats_summarize(d, n, &s)))
+		return rc;
+	r->test = TY_TEST_WELCH;
+	r->diff = s.mean;
+	t_decide(r, s.stddev / sqrt((double)n), n - 1.0, confidence);
+	return 0;
+}
+
+int
+ty_stats_one_sample_trimmed(const double *d, size_t n, double confidence, struct ty_compare *r)
+{
+	double *s, dd;
+	size_t h;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (bad_confidence(confidence))
+		return -EINVAL;
+	if (!(s = sorted_copy(d, n)))
+		return -ENOMEM;
+	rc = trim_sorted(s, n, &r->diff, &h, &dd);
+	free(s);
+	if (rc)
+		return rc;
+	r->test = TY_TEST_YUEN;
+	t_decide(r, sqrt(dd), h - 1.0, confidence);
+	return 0;
+}
+
+/* Count of Walsh averages (s[i] + s[j]) / 2, i <= j, that are <= V; S sorted. */
+static uint64_t
+walsh_le(const double *s, size_t n, double v)
+{
+	uint64_t c = 0;
+	size_t i, j = n;
+
+	for (i = 0; i < n; i++) {
+		/* the largest j with (s[i] + s[j]) / 2 <= v shrinks as i grows */
+		while (j > 0 && (s[i] + s[j - 1]) / 2 > v)
+			j--;
+		if (j <= i)
+			break;
+		c += j - i;
+	}
+	return c;
+}
+
+/* The K-th smallest (1-based) Walsh average of sorted S (bisection over
+ * the doubles, counting in linear time). */
+static double
+kth_walsh(const double *s, size_t n, uint64_t k)
+{
+	uint64_t lo = dkey(s[0]), hi = dkey(s[n - 1]);
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (walsh_le(s, n, dval(mid)) >= k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return dval(lo) + 0.0;
+}
+
+static int
+cmp_abs(const void *a, const void *b)
+{
+	double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+
+	return (x > y) - (x < y);
+}
+
+/* Counts of W+ for N values without ties: the number of subsets of
+ * {1..N} with each sum (0..N(N+1)/2). */
+static double *
+w_counts(size_t n)
+{
+	size_t m = n * (n + 1) / 2, i, w;
+	double *f = calloc(m + 1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f[0] = 1;
+	for (i = 1; i <= n; i++)
+		for (w = i * (i + 1) / 2; w >= i; w--)
+			f[w] += f[w - i];
+	return f;
+}
+
+#define TY_SR_EXACT_MAX 50
+
+int
+ty_stats_signed_rank(const double *d, size_t n, double confidence, struct ty_compare *r)
+{
+	double *s = NULL, *a = NULL, *counts = NULL, wplus = 0, tie = 0, mean, sigma, alpha;
+	size_t i, j, nz = 0, k;
+	uint64_t m, c;
+	int ties = 0, rc = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	if (n < 1 || bad_confidence(confidence))
+		return -EINVAL;
+	r->test = TY_TEST_MANN_WHITNEY;
+	alpha = 1 - confidence / 100;
+	if (!(s = sorted_copy(d, n)) || !(a = malloc(n * sizeof(*a))))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (d[i] != 0)
+			a[nz++] = d[i];
+	qsort(a, nz, sizeof(*a), cmp_abs);
+	/* W+: the sum of the ranks of |d| of the positive values (ties averaged) */
+	for (i = 0; i < nz; i = j) {
+		for (j = i; j < nz && fabs(a[j]) == fabs(a[i]); j++)
+			;
+		for (k = i; k < j; k++)
+			if (a[k] > 0)
+				wplus += (double)(i + j + 1) / 2;
+		if (j - i > 1) {
+			ties = 1;
+			tie += pow((double)(j - i), 3) - (double)(j - i);
+		}
+	}
+	r->u = wplus;
+	m = (uint64_t)nz * (nz + 1) / 2;
+	mean = (double)m / 2;
+	sigma = sqrt((double)nz * (nz + 1) * (2.0 * nz + 1) / 24 - tie / 48);
+	if (!ties && nz == n && n <= TY_SR_EXACT_MAX) {
+		double total = 0, le = 0, k0 = fmin(wplus, (double)m - wplus), cum = 0;
+		if (!(counts = w_counts(n)))
+			goto out;
+		for (k = 0; k <= m; k++) {
+			total += counts[k];
+			if ((double)k <= k0)
+				le += counts[k];
+		}
+		r->p_value = fmin(1, 2 * le / total);
+		for (k = 0; k <= m; k++) { /* the critical count, as shift_rank */
+			if (2 * (cum + counts[k]) / total >= alpha)
+				break;
+			cum += counts[k];
+		}
+		c = k;
+	} else {
+		double dd = fmax(0, fabs(wplus - mean) - 0.5), x;
+		r->p_value = sigma > 0 ? fmin(1, 2 * ty_stats_normal_cdf(-dd / sigma)) : 1;
+		x = ceil(mean - 0.5 - ty_stats_normal_quantile(1 - alpha / 2) * sigma);
+		c = x < 1 ? 0 : (uint64_t)x;
+	}
+	/* Hodges-Lehmann: the median of the n(n+1)/2 Walsh averages */
+	m = (uint64_t)n * (n + 1) / 2;
+	if (m % 2)
+		r->diff = kth_walsh(s, n, m / 2 + 1);
+	else
+		r->diff = (kth_walsh(s, n, m / 2) + kth_walsh(s, n, m / 2 + 1)) / 2;
+	if (c > m / 2 + (m % 2))
+		c = m / 2 + (m % 2);
+	if (c == 0) {
+		r->diff_lo = -INFINITY;
+		r->diff_hi = INFINITY;
+	} else {
+		r->diff_lo = kth_walsh(s, n, c);
+		r->diff_hi = kth_walsh(s, n, m + 1 - c);
+	}
+	r->df = NAN;
+	r->significant = r->p_value < alpha;
+	rc = 0;
+out:
+	free(counts);
+	free(s);
+	free(a);
+	return rc;
+}

@@ -1,6 +1,7 @@
 /* verdict.c - the verdict on two samples of one figure (see verdict.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,36 @@ ty_verdict_test_name(enum ty_test test)
 		return "welch";
 	case TY_TEST_MANN_WHITNEY:
 		return "mann-whitney";
+	case TY_TEST_YUEN:
+		return "yuen";
 	}
 	return "?";
+}
+
+const char *
+ty_verdict_centre_name(enum ty_test test)
+{
+	return test == TY_TEST_MANN_WHITNEY ? "median"
+	       : test == TY_TEST_YUEN	    ? "trimmed mean"
+					    : "mean";
+}
+
+const char *
+ty_verdict_method(const struct ty_verdict *v, char *buf, size_t size)
+{
+	static const char *const unpaired[] = {"Student's t on means", "Welch's t on means",
+					       "Mann-Whitney U on medians",
+					       "Yuen's t on 20% trimmed means"};
+	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
+					     "paired trimmed t"};
+	unsigned t = (unsigned)v->c.test < 4 ? (unsigned)v->c.test : 1;
+
+	if (v->pairs)
+		snprintf(buf, size, "%s on the log ratios of %zu paired rounds", paired[t],
+			 v->pairs);
+	else
+		snprintf(buf, size, "%s", unpaired[t]);
+	return buf;
 }
 
 static int
@@ -91,8 +120,9 @@ ty_verdict_median_min_n(double confidence)
 	return 0;
 }
 
-static int
-centre_of(const double *x, size_t n, enum ty_test test, double confidence, struct ty_centre *c)
+int
+ty_verdict_centre(const double *x, size_t n, enum ty_test test, double confidence,
+		  struct ty_centre *c)
 {
 	struct ty_summary s;
 	double h;
@@ -100,8 +130,18 @@ centre_of(const double *x, size_t n, enum ty_test test, double confidence, struc
 
 	memset(c, 0, sizeof(*c));
 	c->n = n;
+	if (n == 0)
+		return -EINVAL;
 	if ((rc = ty_stats_summarize(x, n, &s)))
 		return rc;
+	if (test == TY_TEST_YUEN && n >= 2) {
+		if ((rc = ty_stats_trimmed_mean(x, n, confidence, &c->centre, &h)))
+			return rc;
+		c->lo = c->centre - h;
+		c->hi = c->centre + h;
+		c->exact_ci = 1;
+		return 0;
+	}
 	if (test == TY_TEST_MANN_WHITNEY) {
 		c->centre = s.median;
 		rc = ty_verdict_median_ci(x, n, confidence, &c->lo, &c->hi);
@@ -122,10 +162,12 @@ centre_of(const double *x, size_t n, enum ty_test test, double confidence, struc
 static double
 min_p_value(size_t na, size_t nb, enum ty_test test)
 {
-	if (na < 2 || nb < 2)
+	if (na < 2 || (nb < 2 && nb != 0))
 		return 1;
 	if (test != TY_TEST_MANN_WHITNEY)
 		return 0;
+	if (nb == 0) /* paired: NA pairs, signed-rank: all of one sign */
+		return na > 50 ? 0 : fmin(1, 2 * exp(-(double)na * M_LN2));
 	/* Exact Mann-Whitney: the most extreme ordering, on either side. */
 	return fmin(1, 2 * exp(lgamma((double)na + 1) + lgamma((double)nb + 1) -
 			       lgamma((double)(na + nb) + 1)));
@@ -145,12 +187,178 @@ no_test(struct ty_verdict *v, enum ty_test test)
 	c->ratio_lo = c->ratio_hi = c->p_value = c->df = c->pooled_s = c->u = NAN;
 }
 
-int
-ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb, enum ty_test test,
-		   double confidence, struct ty_verdict *v, struct ty_error *e)
+struct pairval {
+	uint32_t round;
+	double x;
+};
+
+static int
+cmp_round(const void *a, const void *b)
+{
+	const struct pairval *x = a, *y = b;
+
+	return (x->round > y->round) - (x->round < y->round);
+}
+
+/* X with its rounds, sorted by round, the values of a round seen more than
+ * once dropped. Returns the count, or (size_t)-1 when out of memory. */
+static size_t
+by_round(const double *x, const uint32_t *round, size_t n, struct pairval **out)
+{
+	struct pairval *p = malloc((n ? n : 1) * sizeof(*p));
+	size_t i, j, k = 0;
+
+	if (!(*out = p))
+		return (size_t)-1;
+	for (i = 0; i < n; i++)
+		p[i] = (struct pairval){round[i], x[i]};
+	qsort(p, n, sizeof(*p), cmp_round);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && p[j].round == p[i].round; j++)
+			;
+		if (j == i + 1)
+			p[k++] = p[i];
+	}
+	return k;
+}
+
+/* The log ratios new/old of the rounds both sides have, into *D. Returns
+ * the count (0 when pairing does not apply), or (size_t)-1 when out of
+ * memory. */
+static size_t
+log_ratios(const double *old, size_t na, const double *new, size_t nb,
+	   const struct ty_verdict_opts *o, double **d)
+{
+	struct pairval *pa = NULL, *pb = NULL;
+	size_t ka, kb, i = 0, j = 0, n = 0, big = na > nb ? na : nb;
+
+	*d = NULL;
+	ka = by_round(old, o->old_round, na, &pa);
+	kb = by_round(new, o->new_round, nb, &pb);
+	if (ka == (size_t)-1 || kb == (size_t)-1 || !(*d = malloc((big + 1) * sizeof(**d)))) {
+		n = (size_t)-1;
+		goto out;
+	}
+	while (i < ka && j < kb) {
+		if (pa[i].round < pb[j].round) {
+			i++;
+		} else if (pa[i].round > pb[j].round) {
+			j++;
+		} else {
+			if (!(pa[i].x > 0 && pb[j].x > 0)) {
+				n = 0;
+				goto out;
+			}
+			(*d)[n++] = log(pb[j].x / pa[i].x);
+			i++;
+			j++;
+		}
+	}
+	if (n < 3 || 2 * n < big)
+		n = 0;
+out:
+	free(pa);
+	free(pb);
+	return n;
+}
+
+/* The sign test on D[0..N): the median of D with its distribution-free
+ * interval (order statistics, as ty_verdict_median_ci), the exact
+ * two-sided binomial p-value of the signs (zeros dropped). Significant when
+ * the interval excludes 0, which the p-value agrees with (p <= alpha). */
+static int
+sign_test(const double *d, size_t n, double confidence, struct ty_compare *c)
+{
+	struct ty_summary s;
+	double lo, hi, lp, p = 0;
+	size_t i, pos = 0, neg = 0, k, m;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	rc = ty_verdict_median_ci(d, n, confidence, &lo, &hi);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) /* too few pairs for an interval */
+		lo = -INFINITY, hi = INFINITY;
+	for (i = 0; i < n; i++) {
+		pos += d[i] > 0;
+		neg += d[i] < 0;
+	}
+	m = pos + neg;
+	k = pos < neg ? pos : neg;
+	for (i = 0; i <= k && m; i++) {
+		lp = lgamma((double)m + 1) - lgamma((double)i + 1) - lgamma((double)(m - i) + 1) -
+		     (double)m * M_LN2;
+		p += exp(lp);
+	}
+	c->p_value = m ? fmin(1, 2 * p) : 1;
+	if ((rc = ty_stats_summarize(d, n, &s)))
+		return rc;
+	c->diff = s.median;
+	c->diff_lo = lo;
+	c->diff_hi = hi;
+	c->df = NAN;
+	c->u = (double)pos;
+	c->significant = lo > 0 || hi < 0;
+	return 0;
+}
+
+/* The paired test on the N log ratios D: the change as a ratio, from the
+ * location of the log ratios and its interval. */
+static int
+paired_test(const double *d, size_t n, const struct ty_verdict_opts *o, struct ty_verdict *v)
+{
+	struct ty_compare *c = &v->c;
+	double centre = v->old.centre;
+	int rc;
+
+	if (o->test == TY_TEST_MANN_WHITNEY)
+		rc = sign_test(d, n, o->confidence, c);
+	else if (o->test == TY_TEST_YUEN)
+		rc = ty_stats_one_sample_trimmed(d, n, o->confidence, c);
+	else
+		rc = ty_stats_one_sample_t(d, n, o->confidence, c);
+	if (rc)
+		return rc;
+	c->test = o->test;
+	c->ratio = exp(c->diff);
+	c->ratio_lo = exp(c->diff_lo);
+	c->ratio_hi = exp(c->diff_hi);
+	c->rel = 100 * (c->ratio - 1);
+	c->rel_lo = 100 * (c->ratio_lo - 1);
+	c->rel_hi = 100 * (c->ratio_hi - 1);
+	c->diff = centre * (c->ratio - 1);
+	c->diff_lo = centre * (c->ratio_lo - 1);
+	c->diff_hi = centre * (c->ratio_hi - 1);
+	c->pooled_s = NAN;
+	v->pairs = n;
+	v->min_p = min_p_value(n, 0, o->test);
+	return 0;
+}
+
+static int
+unpaired_test(const double *old, size_t na, const double *new, size_t nb,
+	      const struct ty_verdict_opts *o, struct ty_verdict *v)
 {
 	struct ty_summary sa, sb;
-	size_t i;
+	int rc;
+
+	if (o->test == TY_TEST_MANN_WHITNEY)
+		return ty_stats_mann_whitney(old, na, new, nb, o->confidence, &v->c);
+	if (o->test == TY_TEST_YUEN)
+		return ty_stats_yuen(old, na, new, nb, o->confidence, &v->c);
+	if ((rc = ty_stats_summarize(old, na, &sa)) || (rc = ty_stats_summarize(new, nb, &sb)))
+		return rc;
+	return o->test == TY_TEST_WELCH ? ty_stats_welch(&sa, &sb, o->confidence, &v->c)
+					: ty_stats_student(&sa, &sb, o->confidence, &v->c);
+}
+
+int
+ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb,
+		   const struct ty_verdict_opts *o, struct ty_verdict *v, struct ty_error *e)
+{
+	double confidence = o->confidence, *d = NULL;
+	size_t i, np = 0;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
@@ -161,28 +369,178 @@ ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb, e
 	for (i = 0; i < na + nb; i++)
 		if (!isfinite(i < na ? old[i] : new[i - na]))
 			return ty_error_set(e, -EINVAL, "cannot compare: a value is not finite");
-	if ((rc = centre_of(old, na, test, confidence, &v->old)) ||
-	    (rc = centre_of(new, nb, test, confidence, &v->new)))
+	if ((rc = ty_verdict_centre(old, na, o->test, confidence, &v->old)) ||
+	    (rc = ty_verdict_centre(new, nb, o->test, confidence, &v->new)))
 		return ty_error_set(e, rc, "cannot compare: %s", strerror(-rc));
-	v->min_p = min_p_value(na, nb, test);
+	v->min_p = min_p_value(na, nb, o->test);
 	if (na < 2 || nb < 2) {
 		v->too_few = 1;
-		no_test(v, test);
+		no_test(v, o->test);
 		return 0;
 	}
-	if (test == TY_TEST_MANN_WHITNEY) {
-		rc = ty_stats_mann_whitney(old, na, new, nb, confidence, &v->c);
-	} else {
-		if ((rc = ty_stats_summarize(old, na, &sa)) ||
-		    (rc = ty_stats_summarize(new, nb, &sb)))
-			return ty_error_set(e, rc, "cannot compare: %s", strerror(-rc));
-		rc = test == TY_TEST_WELCH ? ty_stats_welch(&sa, &sb, confidence, &v->c)
-					   : ty_stats_student(&sa, &sb, confidence, &v->c);
-	}
+	if (o->old_round && o->new_round &&
+	    (np = log_ratios(old, na, new, nb, o, &d)) == (size_t)-1)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	/* too few pairs for the sign test to ever prove a difference: unpaired */
+	if (np && min_p_value(np, 0, o->test) > 1 - confidence / 100)
+		np = 0;
+	rc = np ? paired_test(d, np, o, v) : unpaired_test(old, na, new, nb, o, v);
+	free(d);
 	if (rc)
 		return ty_error_set(e, rc, "cannot compare: %s", strerror(-rc));
 	v->too_few = v->min_p > 1 - confidence / 100;
 	if (v->c.significant && !v->too_few)
 		v->verdict = v->c.diff > 0 ? 1 : v->c.diff < 0 ? -1 : 0;
+	return 0;
+}
+
+/* ---- warm-up and level shifts ---- */
+
+/* log C(n, k) */
+static double
+lchoose(size_t n, size_t k)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
+}
+
+/* The warm-up of X[0..N) by the rule of ty_verdict_series; TMP has room
+ * for N values. */
+static void
+find_warmup(const double *x, size_t n, double *tmp, struct ty_verdict_series *s)
+{
+	double best = log(0.01), med, mad, lim, t, lp;
+	size_t k, i, m, kmax = n / 3 < 10 ? n / 3 : 10;
+	int side;
+
+	for (k = 1; k <= kmax; k++) {
+		memcpy(tmp, x + k, (n - k) * sizeof(*tmp));
+		med = ty_stats_quantile(tmp, n - k, 0.5);
+		mad = 1.4826 * ty_stats_mad(x + k, n - k, med);
+		if (!(mad > 0))
+			mad = 1e-9 * fabs(med) + 1e-300;
+		side = x[0] > med ? 1 : -1;
+		lim = med + side * 3.5 * mad;
+		for (i = 0, t = x[0]; i < k; i++) {
+			if (side * (x[i] - lim) <= 0)
+				break;
+			if (side * (x[i] - t) < 0)
+				t = x[i]; /* the least extreme of the prefix */
+		}
+		if (i < k)
+			break; /* a longer prefix cannot be all beyond either */
+		for (i = 0, m = 0; i < n; i++)
+			m += side * (x[i] - t) >= 0;
+		/* as extreme as the warm-up: at most a tenth of the rest (outliers),
+		 * else the runs are at two levels (a shift, not a warm-up) */
+		if (m - k > (n - k) / 10)
+			continue;
+		lp = lchoose(m, k) - lchoose(n, k);
+		if (lp < best) {
+			best = lp;
+			s->warmup = k;
+			s->warmup_ratio = 0;
+		}
+	}
+	if (s->warmup) {
+		memcpy(tmp, x, s->warmup * sizeof(*tmp));
+		med = ty_stats_quantile(tmp, s->warmup, 0.5);
+		memcpy(tmp, x + s->warmup, (n - s->warmup) * sizeof(*tmp));
+		s->warmup_ratio = med / ty_stats_quantile(tmp, n - s->warmup, 0.5);
+	}
+}
+
+static int
+cmp_index(const void *a, const void *b, void *ctx)
+{
+	const double *x = ctx;
+	double u = x[*(const size_t *)a], v = x[*(const size_t *)b];
+
+	return (u > v) - (u < v);
+}
+
+/* Mean absolute residual of X[0..N) around the least-squares line. */
+static double
+line_residual(const double *x, size_t n)
+{
+	double mx = (n - 1) / 2.0, my = 0, sxy = 0, sxx = 0, b, r = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		my += x[i] / (double)n;
+	for (i = 0; i < n; i++) {
+		sxy += ((double)i - mx) * (x[i] - my);
+		sxx += ((double)i - mx) * ((double)i - mx);
+	}
+	b = sxy / sxx;
+	for (i = 0; i < n; i++)
+		r += fabs(x[i] - my - b * ((double)i - mx));
+	return r / (double)n;
+}
+
+static void
+find_shift(const double *x, size_t n, double *tmp, struct ty_verdict_series *s)
+{
+	double *rank = tmp, zbest = 0, sum = 0, z, u, a, b, res = 0;
+	size_t i, j, k, lo = n / 10 > 5 ? n / 10 : 5, at = 0;
+	size_t *idx;
+
+	if (n < 2 * lo)
+		return;
+	if (!(idx = malloc(n * sizeof(*idx))))
+		return;
+	/* ranks (ties averaged) through a sort of indices */
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_index, (void *)x);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && x[idx[j]] == x[idx[i]]; j++)
+			;
+		for (k = i; k < j; k++)
+			rank[idx[k]] = (double)(i + j + 1) / 2;
+	}
+	free(idx);
+	for (k = 1; k < n; k++) {
+		sum += rank[k - 1];
+		if (k < lo || n - k < lo)
+			continue;
+		u = sum - (double)k * (k + 1) / 2;
+		z = (u - (double)k * (n - k) / 2) / sqrt((double)k * (n - k) * (n + 1) / 12);
+		if (fabs(z) > fabs(zbest)) {
+			zbest = z;
+			at = k;
+		}
+	}
+	if (fabs(zbest) <= 5)
+		return;
+	memcpy(tmp, x, at * sizeof(*tmp));
+	a = ty_stats_quantile(tmp, at, 0.5);
+	memcpy(tmp, x + at, (n - at) * sizeof(*tmp));
+	b = ty_stats_quantile(tmp, n - at, 0.5);
+	if (!(a > 0 && b > 0) || fabs(log(b / a)) < log(1.05))
+		return;
+	for (i = 0; i < n; i++)
+		res += fabs(x[i] - (i < at ? a : b)) / (double)n;
+	if (!(res < 0.75 * line_residual(x, n)))
+		return; /* a trend, not a step: the drift warning says it */
+	s->shift_at = at;
+	s->before = a;
+	s->after = b;
+}
+
+int
+ty_verdict_series(const double *x, size_t n, struct ty_verdict_series *s)
+{
+	double *tmp;
+
+	memset(s, 0, sizeof(*s));
+	if (n < 8)
+		return 0;
+	if (!(tmp = malloc(n * sizeof(*tmp))))
+		return -ENOMEM;
+	find_warmup(x, n, tmp, s);
+	find_shift(x + s->warmup, n - s->warmup, tmp, s);
+	if (s->shift_at)
+		s->shift_at += s->warmup;
+	free(tmp);
 	return 0;
 }

@@ -129,6 +129,19 @@ cli_opt_test(const struct cli_option *opt, const char *typed, char **args)
 	return 0;
 }
 
+int
+cli_opt_test_all(const struct cli_option *opt, const char *typed, char **args)
+{
+	if (strcmp(args[0], "yuen") == 0) {
+		*(enum ty_test *)opt->value = TY_TEST_YUEN;
+		return 0;
+	}
+	if (strcmp(args[0], "welch") && strcmp(args[0], "student") &&
+	    strcmp(args[0], "mann-whitney") && strcmp(args[0], "u"))
+		return cli_bad_value(typed, args[0], "mann-whitney, yuen, welch or student");
+	return cli_opt_test(opt, typed, args);
+}
+
 /* "a, b or c" of a CHOICE's names. */
 static void
 choices_text(const char *const *names, char *buf, size_t size)

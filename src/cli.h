@@ -177,6 +177,10 @@ struct cli_option {
  * (or u) into an enum ty_test. */
 int cli_opt_test(const struct cli_option *opt, const char *typed, char **args);
 #define OPT_TEST(s, v, h) OPT_CALLBACK((s), "test", (v), "TEST", (h), cli_opt_test)
+/* The same with yuen too (the commands whose verdicts come from verdict.h:
+ * run, compare, plot). */
+int cli_opt_test_all(const struct cli_option *opt, const char *typed, char **args);
+#define OPT_TEST_ALL(s, v, h) OPT_CALLBACK((s), "test", (v), "TEST", (h), cli_opt_test_all)
 
 struct cli_parser {
 	const char *usage;		  /* the usage lines and description, printed first */

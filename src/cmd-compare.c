@@ -146,28 +146,47 @@ test_title(enum ty_test t)
 		return "Student's t on means";
 	case TY_TEST_MANN_WHITNEY:
 		return "Mann-Whitney U on medians";
+	case TY_TEST_YUEN:
+		return "Yuen's t on 20% trimmed means";
 	}
 	return "?";
+}
+
+/* The title of set SET's test: paired when its rows were. */
+static const char *
+set_title(const struct ty_cmp_table *c, size_t set, char *buf, size_t size)
+{
+	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
+					     "paired trimmed t"};
+	size_t i;
+
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].set == set && c->rows[i].v.pairs) {
+			snprintf(buf, size,
+				 "interleaved rounds paired: %s on the per-round log ratios",
+				 paired[c->opt.test]);
+			return buf;
+		}
+	return test_title(c->opt.test);
 }
 
 static int
 set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
-	char o[96], n[96], ch[96], p[32], v[64], nt[32], *label = NULL;
+	char o[96], n[96], ch[96], p[32], v[64], nt[32], oc[40], nc[40], *label = NULL;
 	const char *cols[NCOL], *prev = NULL;
 	size_t i;
 	int rc;
 
 	cols[0] = "benchmark";
 	cols[1] = "figure";
-	if (c->opt.test == TY_TEST_MANN_WHITNEY) { /* the centres are what is tested */
-		cols[2] = s->old == s->new ? "reference median" : "old median";
-		cols[3] = "new median";
-	} else {
-		cols[2] = s->old == s->new ? "reference mean" : "old mean";
-		cols[3] = "new mean";
-	}
+	/* the centres are what is tested */
+	snprintf(oc, sizeof(oc), "%s %s", s->old == s->new ? "reference" : "old",
+		 ty_verdict_centre_name(c->opt.test));
+	snprintf(nc, sizeof(nc), "new %s", ty_verdict_centre_name(c->opt.test));
+	cols[2] = oc;
+	cols[3] = nc;
 	cols[4] = "change";
 	cols[5] = "p-value";
 	cols[6] = "verdict";
@@ -258,6 +277,7 @@ static int
 print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 {
 	struct table t = {0};
+	char title[128];
 	size_t i, j;
 	int rc = 0;
 
@@ -268,10 +288,11 @@ print_tables(FILE *fp, const struct ty_cmp_table *c, int markdown)
 		if (s->old == s->new)
 			line(fp, markdown, "**",
 			     "%s: against its reference '%s' (%s, %g%% confidence)", s->old->path,
-			     ref_name(c, i), test_title(c->opt.test), c->opt.confidence);
+			     ref_name(c, i), set_title(c, i, title, sizeof(title)),
+			     c->opt.confidence);
 		else
 			line(fp, markdown, "**", "old: %s  new: %s (%s, %g%% confidence)",
-			     s->old->path, s->new->path, test_title(c->opt.test),
+			     s->old->path, s->new->path, set_title(c, i, title, sizeof(title)),
 			     c->opt.confidence);
 		if (markdown)
 			fputc('\n', fp);
@@ -388,6 +409,9 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_kdouble(w, "p_value", r->v.c.p_value);
 	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
 	ty_jsonw_kbool(w, "too_few_runs", r->v.too_few);
+	ty_jsonw_kuint(w, "paired_rounds", r->v.pairs);
+	ty_jsonw_kuint(w, "old_left_out", r->skip_old);
+	ty_jsonw_kuint(w, "new_left_out", r->skip_new);
 	ty_jsonw_key(w, "notes");
 	ty_jsonw_array_begin(w);
 	for (j = 0; j < 4 && r->notes[j]; j++)
@@ -432,6 +456,7 @@ print_json(FILE *fp, const struct ty_cmp_table *c)
 	ty_jsonw_init(&w, fp, 1);
 	ty_jsonw_object_begin(&w);
 	ty_jsonw_kstring(&w, "test", ty_verdict_test_name(c->opt.test));
+	ty_jsonw_kstring(&w, "centre", ty_verdict_centre_name(c->opt.test));
 	ty_jsonw_kdouble(&w, "confidence", c->opt.confidence);
 	json_sets(&w, c);
 	ty_jsonw_key(&w, "rows");
@@ -492,8 +517,14 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 {
 	static const char *const formats[] = {"text", "csv", "markdown", "json", NULL};
 	struct cli_option options[] = {
-	    OPT_TEST('t', &o->cmp.test,
-		     "welch (default, on means), student, or mann-whitney\n(on medians)"),
+	    OPT_TEST_ALL('t', &o->cmp.test,
+			 "mann-whitney (default, on medians), yuen (on 20%\n"
+			 "trimmed means), welch or student (on means)"),
+	    OPT_FLAG(0, "no-pairing", &o->cmp.no_pairing,
+		     "never pair rounds (else the benchmarks of one\n"
+		     "interleaved run pair their runs by round)"),
+	    OPT_FLAG(0, "keep-warmup", &o->cmp.keep_warmup,
+		     "keep the runs of a warm-up (else left out)"),
 	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
 			 "confidence level in percent (default 95)", resopt_opt_confidence),
 	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
@@ -551,8 +582,9 @@ emit(const struct ty_cmp_table *c, const struct options *o)
 int
 cmd_compare(int argc, char **argv)
 {
-	struct options o = {
-	    .cmp = {.test = TY_TEST_WELCH, .confidence = 95}, .output = "-", .fail_if_slower = NAN};
+	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95},
+			    .output = "-",
+			    .fail_if_slower = NAN};
 	struct ty_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};

@@ -463,7 +463,7 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 	char o[96], n[96], ch[96], pv[32];
 	size_t i;
 
-	const char *centre = c->opt.test == TY_TEST_MANN_WHITNEY ? "median" : "mean";
+	const char *centre = ty_verdict_centre_name(c->opt.test);
 
 	fprintf(fp,
 		"<h2>Changes</h2>\n<table>\n<tr><th class=\"l\">old</th><th class=\"l\">new</th>"
@@ -593,7 +593,7 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 	    OPT_CHOICE(0, "format", &format, "FORMAT", formats,
 		       "svg or html (default: from the name of the output)"),
 	    OPT_STRING(0, "title", &o->title, "TEXT", "the title of the page"),
-	    OPT_TEST('t', &o->cmp.test, "welch (default), student, or mann-whitney"),
+	    OPT_TEST_ALL('t', &o->cmp.test, "mann-whitney (default), yuen, welch, or student"),
 	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
 			 "confidence level in percent (default 95)", resopt_opt_confidence),
 	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
@@ -656,7 +656,7 @@ draw(const struct plot *p)
 int
 cmd_plot(int argc, char **argv)
 {
-	struct options o = {.cmp = {.test = TY_TEST_WELCH, .confidence = 95}};
+	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95}};
 	struct ty_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};

@@ -63,6 +63,7 @@ struct run_opts {
 	int quiet;				  /* --quiet: no environment warnings */
 	const char *report_file;		  /* -o FILE */
 	enum ty_test test;
+	int no_pairing, keep_warmup;
 	double fail_if_slower; /* NAN: off */
 	enum term_color color;
 	enum term_style style;
@@ -416,7 +417,9 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_LONG('M', "max-runs", &(o)->ro.max_runs, "N", 1, 100000000,                        \
 		     "adaptive: at most N runs"),                                                  \
 	    OPT_DOUBLE(0, "precision", &(o)->ro.precision, "P", 1e-6, 1000,                        \
-		       "adaptive: stop when each CI of the mean is within\nP% (default 1)"),       \
+		       "adaptive: stop when each CI of the centre the test\n"                      \
+		       "compares (the median by default) is within P%\n"                           \
+		       "(default 1)"),                                                             \
 	    OPT_DOUBLE(0, "max-time", &(o)->ro.max_time, "S", 0, 1e9,                              \
 		       "adaptive: stop once a command has had S seconds\n(default 10)"),           \
 	    OPT_LONG('w', "warmup", &(o)->ro.warmup, "N", 0, 100000000,                            \
@@ -473,7 +476,12 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_FLAG('i', "ignore-failure", &(o)->ro.ignore_failure,                               \
 		     "record failing runs and go on"),                                             \
 	    OPT_GROUP("Statistics:"),                                                              \
-	    OPT_TEST(0, &(o)->test, "welch (default), student or mann-whitney"),                   \
+	    OPT_TEST_ALL(0, &(o)->test,                                                            \
+			 "mann-whitney (default: medians), yuen (trimmed\n"                        \
+			 "means), welch or student (means)"),                                      \
+	    OPT_FLAG(0, "no-pairing", &(o)->no_pairing, "compare interleaved rounds unpaired"),    \
+	    OPT_FLAG(0, "keep-warmup", &(o)->keep_warmup,                                          \
+		     "keep a detected warm-up in the figures"),                                    \
 	    OPT_DOUBLE(0, "confidence", &(o)->ro.confidence, "C", 50, 99.9999,                     \
 		       "confidence level in percent (default 95)"),                                \
 	    OPT_DOUBLE(0, "fail-if-slower", &(o)->fail_if_slower, "P", 0, 1e9,                     \
@@ -601,6 +609,7 @@ parse_args(struct run_opts *o, int argc, char **argv)
 	    (rc = take_commands(&parser, o, &a, argv0)))
 		return rc;
 	o->ro.order = (enum ty_order)o->order;
+	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
 	if (o->color_choice >= 0)
 		o->color = (enum term_color)o->color_choice;
 	if (!o->argv_cmd && o->cmds.n == 0 && o->ro.shell && !one_word(o->ro.shell))
@@ -823,6 +832,21 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, d, sizeof(d), s->n >= 2 ? s->stddev : NAN, unit);
 	fprintf(rep, "%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a,
 		term_c(t, "reset"), term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
+	if (rs->test == TY_TEST_MANN_WHITNEY || rs->test == TY_TEST_YUEN) {
+		const struct ty_centre *m = &r->centre[TY_FIG_WALL];
+		snprintf(lbl, sizeof(lbl), "Time (%s, %g%% CI):", ty_verdict_centre_name(rs->test),
+			 rs->confidence);
+		label(lbl);
+		term_time(t, a, sizeof(a), m->centre, unit);
+		term_time(t, b, sizeof(b), m->lo, unit);
+		term_time(t, c, sizeof(c), m->hi, unit);
+		if (m->exact_ci)
+			fprintf(rep, "%s%s%s [%s, %s]\n", term_c(t, "bold"), a, term_c(t, "reset"),
+				b, c);
+		else
+			fprintf(rep, "%s%s%s (too few runs for an interval)\n", term_c(t, "bold"),
+				a, term_c(t, "reset"));
+	}
 	snprintf(lbl, sizeof(lbl), "Range (min %s max):", term_sym(t, "dots"));
 	label(lbl);
 	term_time(t, a, sizeof(a), s[TY_FIG_WALL].min, unit);
@@ -931,6 +955,9 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color),
 		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
+	if (rs->interleaved && !rs->no_pairing && !c->pairs)
+		fprintf(rep, "    (rounds not paired: too few shared rounds for the test, or a "
+			     "value not positive)\n");
 }
 
 /* The commands by mean wall time, fastest first (those without a finished
@@ -969,14 +996,27 @@ mean_order(const struct ty_results *rs)
 static void
 print_summary(struct term *t, const struct ty_results *rs, const size_t *order)
 {
-	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
+	static const char *const tests[] = {"Student's t on means", "Welch's t on means",
+					    "Mann-Whitney U on medians",
+					    "Yuen's t on 20% trimmed means"};
+	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
+					     "paired trimmed t"};
 	const struct ty_comparison *c;
 	size_t k, i;
+	int any = 0;
 
 	if (rs->n < 2)
 		return;
-	fprintf(rep, "\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"),
-		term_c(t, "reset"), tests[rs->test], rs->confidence);
+	for (i = 0; i < rs->ncmp; i++)
+		any |= rs->cmp[i].figure == TY_FIG_WALL && rs->cmp[i].pairs > 0;
+	if (any)
+		fprintf(rep,
+			"\n%sSummary%s (interleaved rounds paired: %s of the per-round log "
+			"ratios, %g%% confidence)\n",
+			term_c(t, "bold"), term_c(t, "reset"), paired[rs->test], rs->confidence);
+	else
+		fprintf(rep, "\n%sSummary%s (%s, %g%% confidence)\n", term_c(t, "bold"),
+			term_c(t, "reset"), tests[rs->test], rs->confidence);
 	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
 	if (!order) {
 		for (i = 0; i < rs->ncmp; i++)
@@ -1222,6 +1262,8 @@ build_jobs(struct bench *b)
 		}
 	b->rs.reference = (size_t)ref * combos;
 	b->rs.test = o->test;
+	b->rs.no_pairing = o->no_pairing;
+	b->rs.keep_warmup = o->keep_warmup;
 	return 0;
 }
 
@@ -1502,7 +1544,8 @@ cmd_run(int argc, char **argv)
 	b.o.ro.max_time = 10;
 	b.o.ro.confidence = 95;
 	b.o.ro.shell_runs = 50;
-	b.o.test = TY_TEST_WELCH;
+	b.o.test = TY_TEST_DEFAULT;
+	b.o.ro.test = TY_TEST_DEFAULT;
 	b.o.fail_if_slower = NAN;
 	st = parse_args(&b.o, argc, argv);
 	if (st < 0) {

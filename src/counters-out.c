@@ -602,10 +602,9 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 {
 	const struct ty_compare *x = &c->c;
 	const char *unit = cc->desc[i].unit;
-	int med = rs->test == TY_TEST_MANN_WHITNEY; /* the test is on medians */
-	const struct ty_summary *sa = &rs->r[c->reference].sum[c->figure],
-				*sb = &rs->r[c->command].sum[c->figure];
-	double a = med ? sa->median : sa->mean, b = med ? sb->median : sb->mean;
+	/* the centres the test compares */
+	double a = rs->r[c->reference].centre[c->figure].centre,
+	       b = rs->r[c->command].centre[c->figure].centre;
 	char va[32], vb[32], ch[64], p[16];
 
 	term_value(t, va, sizeof(va), a, unit);
@@ -633,19 +632,35 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 		term_c(t, "reset"));
 }
 
+static int
+any_paired(const struct ty_results *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->ncmp; i++)
+		if (rs->cmp[i].figure >= TY_FIG_BUILTIN && rs->cmp[i].pairs)
+			return 1;
+	return 0;
+}
+
 void
 counters_print_comparisons(const struct counters_cli *cc, const struct ty_results *rs,
 			   const struct term *t, FILE *fp)
 {
-	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
+	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U",
+					    "Yuen's t"};
+	static const char *const heads[][2] = {{"ref mean", "this mean"},
+					       {"ref mean", "this mean"},
+					       {"ref median", "this median"},
+					       {"ref trimmed", "this trimmed"}};
 	long k = first_value(cc, rs);
-	int med = rs->test == TY_TEST_MANN_WHITNEY;
 	size_t cmd, i;
 
 	if (k < 0 || rs->n < 2)
 		return;
-	fprintf(fp, "\n%sCounters%s against %s (%s test, %g%% confidence)\n", term_c(t, "bold"),
-		term_c(t, "reset"), rs->r[rs->reference].name, tests[rs->test], rs->confidence);
+	fprintf(fp, "\n%sCounters%s against %s (%s test%s, %g%% confidence)\n", term_c(t, "bold"),
+		term_c(t, "reset"), rs->r[rs->reference].name, tests[rs->test],
+		any_paired(rs) ? ", rounds paired" : "", rs->confidence);
 	if (rs->shell)
 		fprintf(fp, "  (with --shell every count includes the shell's own start-up)\n");
 	for (cmd = 0; cmd < rs->n; cmd++) {
@@ -660,8 +675,8 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 			if (!head++) {
 				fprintf(fp, "  %s\n  ", rs->r[cmd].name);
 				pad(fp, "counter", 22, 0);
-				pad(fp, med ? "ref median" : "ref mean", 13, 1);
-				pad(fp, med ? "this median" : "this mean", 13, 1);
+				pad(fp, heads[rs->test][0], 13, 1);
+				pad(fp, heads[rs->test][1], 13, 1);
 				fputs("  ", fp);
 				pad(fp, "change [CI]", 28, 0);
 				pad(fp, "p", 8, 1);

@@ -26,6 +26,9 @@ struct ty_cmp_options {
 	const char *figures; /* NULL: time and counters; "all"; or "wall,task-clock" */
 	struct ty_match match;
 	const char *reference; /* single-file mode: name of the reference, NULL: the file's */
+	int keep_warmup;       /* keep the runs of a warm-up (else left out: tachy.left_out,
+				  or found by ty_verdict_series in files without it) */
+	int no_pairing;	       /* never pair rounds (else paired within an interleaved file) */
 };
 
 /* One row: a benchmark pair and one figure. */
@@ -34,8 +37,9 @@ struct ty_cmp_row {
 	const struct ty_saved_bench *old, *new;
 	const char *figure, *unit;
 	struct ty_verdict v;
-	int is_time;	 /* the unit is a duration ("s", "ns") */
-	size_t notes[4]; /* indices into notes[] (1-based; 0 = none) */
+	int is_time;		   /* the unit is a duration ("s", "ns") */
+	size_t skip_old, skip_new; /* first runs left out as a warm-up */
+	size_t notes[4];	   /* indices into notes[] (1-based; 0 = none) */
 };
 
 /* A geometric mean over the rows of one set with one figure. */

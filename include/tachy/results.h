@@ -20,6 +20,7 @@
 #include "tachy/error.h"
 #include "tachy/spawn.h"
 #include "tachy/stats.h"
+#include "tachy/verdict.h"
 
 enum ty_figure {
 	TY_FIG_WALL,
@@ -83,11 +84,16 @@ struct ty_result {
 	char **warnings;
 	size_t nwarnings;
 	/* After ty_results_analyze(): per figure. */
-	struct ty_summary *sum;	  /* TY_FIG_BUILTIN + nvalues */
-	double *ci_half;	  /* half-width of the CI of the mean, per figure */
-	long maxrss_floor_kb;	  /* the highest usage.maxrss_floor_kb of the runs */
-	int maxrss_measurable;	  /* every run's maxrss is above its floor (else the
-				     maxrss figures are the spawner's, not the command's) */
+	struct ty_summary *sum;		 /* TY_FIG_BUILTIN + nvalues */
+	double *ci_half;		 /* half-width of the CI of the mean, per figure */
+	struct ty_centre *centre;	 /* per figure: the centre the test compares, with its
+					    interval (ty_verdict_centre) */
+	long maxrss_floor_kb;		 /* the highest usage.maxrss_floor_kb of the runs */
+	int maxrss_measurable;		 /* every run's maxrss is above its floor (else the
+					    maxrss figures are the spawner's, not the command's) */
+	struct ty_verdict_series series; /* warm-up and level shift of the wall times */
+	size_t left_out;	  /* the first LEFT_OUT runs (a detected warm-up) are not in the
+				     summaries and comparisons; 0 with keep_warmup */
 	size_t maxrss_unmeasured; /* runs whose maxrss is not above their floor: left
 				     out of the maxrss figure (ty_results_value is NAN) */
 	int hooks_once;		  /* it had a hook that runs once (setup, cleanup) */
@@ -101,6 +107,7 @@ struct ty_comparison {
 	struct ty_compare c;
 	const char *verdict; /* "faster", "slower", "same" (lower values are "faster") */
 	int too_few;	     /* so few runs that no difference can be proven ("same") */
+	size_t pairs;	     /* rounds paired (interleaved runs), 0: unpaired */
 };
 
 struct ty_results {
@@ -114,6 +121,11 @@ struct ty_results {
 					       owned (malloc'd, freed by release), the
 					       strings in it belong to the probes */
 	size_t nvalues;
+	const char *order;	   /* "interleaved", "sequential", "random"; NULL: not known */
+	int interleaved;	   /* the runs were in rounds that ran every command once, in turn:
+				      comparisons pair the rounds (unless no_pairing) */
+	int no_pairing;		   /* compare unpaired even so */
+	int keep_warmup;	   /* keep a detected warm-up in the figures */
 	int shell;		   /* --shell was used */
 	int interrupted;	   /* the benchmark was stopped by a signal */
 	const char *tree_method;   /* the runs' whole-tree peak: "cgroup-v1", "cgroup-v2",
@@ -153,7 +165,9 @@ double ty_results_value(const struct ty_results *rs, const struct ty_result *r, 
 			size_t fig);
 
 /* Summaries, confidence intervals, warnings (outliers, slow first run,
- * drift) and comparisons against rs->reference. Commands with fewer than
+ * drift, a warm-up, a level shift) and comparisons against rs->reference.
+ * A warm-up found in the wall times (ty_verdict_series) is left out of
+ * every figure's summary and comparison unless rs->keep_warmup. Commands with fewer than
  * two runs get no comparison. Returns 0 or -ENOMEM. */
 int ty_results_analyze(struct ty_results *rs, struct ty_error *e);
 

@@ -13,6 +13,7 @@
 #define TACHY_RESULTS_READ_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "tachy/error.h"
@@ -28,6 +29,8 @@ struct ty_saved_figure {
 	size_t n;
 	size_t missing; /* runs without a value (null in the file): not in values */
 	int user_only;	/* a counter counted in user space only (its name ends in ":u") */
+	size_t *run;	/* the run (0-based index into the runs) of each value; NULL:
+			   value i is run i (a figure built by hand, no value missing) */
 };
 
 /* One benchmarked command. */
@@ -44,6 +47,9 @@ struct ty_saved_bench {
 				   the reader) */
 	const char *maxrss_why; /* why it has no maxrss figure when the file said
 				   so (a static sentence), else NULL */
+	size_t nruns;		/* runs in the file (the length of "times") */
+	uint32_t *rounds;	/* tachy.runs[].round of each run, NULL when absent */
+	long left_out;		/* tachy.left_out (a warm-up left out by run), -1 when absent */
 };
 
 /* One results file. */
@@ -55,6 +61,7 @@ struct ty_saved {
 	size_t reference;  /* tachy.reference, else 0 */
 	double confidence; /* tachy.confidence, else 0 (not given) */
 	char *test;	   /* tachy.test, else NULL */
+	char *order;	   /* tachy.order ("interleaved"...), else NULL */
 	char **env_keys;   /* tachy.environment, values as text; */
 	char **env_values; /* nenv == 0 when the file has none */
 	size_t nenv;

@@ -1,7 +1,8 @@
 /* runner.h - the schedule of a benchmark.
  *
  * Runs each job (a command with its hooks) the requested number of times,
- * or adaptively until its mean is known precisely enough; warm-ups first,
+ * or adaptively until its centre (the one o.test compares: the median by
+ * default) is known precisely enough; warm-ups first,
  * then rounds in interleaved, sequential or random order; hooks around the
  * runs; timeouts, failures and interruption. Results go into a ty_results
  * (results.h), one ty_result per job, in the order of the jobs.
@@ -89,7 +90,9 @@ struct ty_runner_opts {
 	long min_runs;	   /* adaptive: at least this many (default 10) */
 	long max_runs;	   /* adaptive: at most (0: no limit) */
 	long warmup;	   /* unmeasured runs before the first round */
-	double precision;  /* adaptive: CI half-width / mean, percent (default 1) */
+	double precision;  /* adaptive: CI half-width / centre, percent (default 1) */
+	enum ty_test test; /* adaptive: whose centre (mean, median, trimmed mean) must be
+			      known to PRECISION (default TY_TEST_DEFAULT) */
 	double max_time;   /* adaptive: seconds per command (default 10) */
 	double confidence; /* percent (default 95) */
 	enum ty_order order;

@@ -49,7 +49,15 @@ double ty_stats_normal_quantile(double p);
 /* Half-width of the CONFIDENCE% interval of the mean of S (t-based). */
 double ty_stats_mean_ci_halfwidth(const struct ty_summary *s, double confidence);
 
-enum ty_test { TY_TEST_STUDENT, TY_TEST_WELCH, TY_TEST_MANN_WHITNEY };
+/* The tests, each with its centre: Student's and Welch's t (means),
+ * Mann-Whitney U with the Hodges-Lehmann shift (medians), Yuen's t on 20%
+ * trimmed means (trimmed means). Their paired forms (verdict.h) test the
+ * per-round log ratios: a t interval, the sign test on their median, a
+ * trimmed t interval. */
+enum ty_test { TY_TEST_STUDENT, TY_TEST_WELCH, TY_TEST_MANN_WHITNEY, TY_TEST_YUEN };
+
+/* The share trimmed off each end by Yuen's test and the trimmed mean. */
+#define TY_STATS_TRIM 0.2
 
 /* Result of comparing sample B against reference A. */
 struct ty_compare {
@@ -94,6 +102,35 @@ int ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, doubl
  * Hodges-Lehmann shift with its interval. Returns 0, -EINVAL, or -ENOMEM. */
 int ty_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double confidence,
 			  struct ty_compare *r);
+
+/* Yuen's t on the 20% trimmed means of raw samples (winsorized variances,
+ * Welch-like degrees of freedom); diff is the difference of the trimmed
+ * means. Returns 0; -EINVAL when a side has fewer than 2 values left after
+ * trimming or CONFIDENCE is out of range; -ENOMEM. */
+int ty_stats_yuen(const double *a, size_t na, const double *b, size_t nb, double confidence,
+		  struct ty_compare *r);
+
+/* The 20% trimmed mean of X[0..N) with the half-width of its CONFIDENCE%
+ * interval (Tukey-McLaughlin: winsorized standard error, t with h - 1
+ * degrees of freedom, h the values kept). Returns 0, -EINVAL (fewer than 2
+ * values kept) or -ENOMEM. */
+int ty_stats_trimmed_mean(const double *x, size_t n, double confidence, double *tmean,
+			  double *halfwidth);
+
+/* One-sample tests of the location of D[0..N) against 0 (paired
+ * differences, log ratios): they fill diff (the location), diff_lo,
+ * diff_hi (its CONFIDENCE% interval), p_value, df, significant and test;
+ * the relative fields are left to the caller. ty_stats_one_sample_t: the
+ * mean and Student's t. ty_stats_signed_rank: Wilcoxon's signed-rank test
+ * (exact law for up to 50 values without ties or zeros, else the normal law
+ * with tie and continuity corrections; zeros are dropped) with the
+ * Hodges-Lehmann estimate, the median of the Walsh averages, and its
+ * distribution-free interval at the test's critical count; U holds W+.
+ * ty_stats_one_sample_trimmed: the 20% trimmed mean, Tukey-McLaughlin's t.
+ * Return 0, -EINVAL (too few values, bad confidence) or -ENOMEM. */
+int ty_stats_one_sample_t(const double *d, size_t n, double confidence, struct ty_compare *r);
+int ty_stats_signed_rank(const double *d, size_t n, double confidence, struct ty_compare *r);
+int ty_stats_one_sample_trimmed(const double *d, size_t n, double confidence, struct ty_compare *r);
 
 /* Additions (used by `tachy stat` to match FreeBSD ministat bit for bit). */
 

@@ -9,12 +9,17 @@
 #define TACHY_VERDICT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tachy/error.h"
 #include "tachy/stats.h"
 
-/* A sample's centre (mean for t tests, median for Mann-Whitney) with its
- * CONFIDENCE% interval. */
+/* The test tachy uses unless told otherwise (--test): chosen by the
+ * validation figures of BENCHMARKS.md ("Statistical validation"). */
+#define TY_TEST_DEFAULT TY_TEST_MANN_WHITNEY
+
+/* A sample's centre (mean for t tests, median for Mann-Whitney, the 20%
+ * trimmed mean for Yuen) with its CONFIDENCE% interval. */
 struct ty_centre {
 	size_t n;
 	double centre, lo, hi;
@@ -27,16 +32,48 @@ struct ty_verdict {
 	int verdict;	     /* +1 higher, -1 lower, 0 no difference proven */
 	int too_few;	     /* so few values that no difference can be proven */
 	double min_p;	     /* smallest p-value the test can give with these sizes */
+	size_t pairs;	     /* rounds paired (0: the samples were compared unpaired) */
 };
 
-/* Compare NEW[0..NB) against OLD[0..NA) with TEST at CONFIDENCE percent.
- * Returns 0, or -EINVAL (E says why: fewer than 2 values on a side, a
- * confidence outside (0, 100), a non-finite value) or -ENOMEM. When a side
- * has too few values to ever prove a difference, V->too_few is set and
- * the verdict is 0. */
+/* How to compare. OLD_ROUND and NEW_ROUND, when both are given, hold the
+ * round of each value's run: give them only when the commands ran
+ * interleaved (each round ran every command once, one after the other).
+ * Then the values of a round present once on each side are paired, and the
+ * test is on the per-round log ratios new/old: the paired t interval (t
+ * tests), the sign test with the median and its distribution-free interval
+ * (Mann-Whitney; the signed-rank test lost power to outliers in the
+ * validation: BENCHMARKS.md), the trimmed t interval (Yuen); drift that hits both
+ * commands of a round alike cancels out. The verdict falls back to the
+ * unpaired test when fewer than 3 rounds, or fewer than half of the
+ * values of the larger side, pair, when a paired value is not positive, or
+ * when the pairs are too few for the sign test to ever prove a difference
+ * (fewer than 6 at 95%). */
+struct ty_verdict_opts {
+	enum ty_test test;
+	double confidence; /* percent */
+	const uint32_t *old_round, *new_round;
+};
+
+/* Compare NEW[0..NB) against OLD[0..NA) as O says. Returns 0, or -EINVAL
+ * (E says why: fewer than 2 values on a side, a confidence outside
+ * (0, 100), a non-finite value) or -ENOMEM. When a side has too few values
+ * to ever prove a difference, V->too_few is set and the verdict is 0. The
+ * one function behind every verdict tachy gives. */
 int ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb,
-		       enum ty_test test, double confidence, struct ty_verdict *v,
-		       struct ty_error *e);
+		       const struct ty_verdict_opts *o, struct ty_verdict *v, struct ty_error *e);
+
+/* The centre of X[0..N) that TEST compares, with its CONFIDENCE% interval
+ * (what adaptive stopping judges). Returns 0, -EINVAL (N == 0) or -ENOMEM. */
+int ty_verdict_centre(const double *x, size_t n, enum ty_test test, double confidence,
+		      struct ty_centre *c);
+
+/* The name of TEST's centre: "mean", "median", "trimmed mean". */
+const char *ty_verdict_centre_name(enum ty_test test);
+
+/* What V's test was, in words: "Welch's t on means", "Mann-Whitney U on
+ * medians", "sign test (median) on the log ratios of 20 paired rounds"...
+ * into BUF. */
+const char *ty_verdict_method(const struct ty_verdict *v, char *buf, size_t size);
 
 /* The CONFIDENCE% distribution-free interval of the median of X[0..N)
  * (order statistics, exact binomial). Returns 0 and stores *LO, *HI, or
@@ -49,8 +86,28 @@ int ty_verdict_median_ci(const double *x, size_t n, double confidence, double *l
  * more than a million values would be needed. */
 size_t ty_verdict_median_min_n(double confidence);
 
+/* What the order of a command's runs says: a warm-up (its first runs
+ * differing from the rest) and a level shift in the middle. */
+struct ty_verdict_series {
+	size_t warmup;	      /* the first WARMUP runs differ from the rest; 0: no warm-up */
+	double warmup_ratio;  /* their median over the median of the rest */
+	size_t shift_at;      /* runs [SHIFT_AT..) (after the warm-up) are at another level
+				 than the runs before them; 0: no shift */
+	double before, after; /* the medians of the two levels */
+};
+
+/* Look at X[0..N) in run order. A warm-up: the longest-standing prefix of
+ * K <= 10 runs (K <= N/3) each beyond 3.5 robust standard deviations
+ * (median, MAD) of the rest, all on one side, and so unlikely to be first
+ * by chance (fewer than 1% of the orders put the K most extreme runs
+ * first), with at most a tenth of the rest as extreme as they are. A level shift: the split of the
+ * remaining runs (each part at least 5 runs and a tenth of them) whose Mann-Whitney z is largest,
+ * when |z| > 5, the medians differ by 5% or more and two levels fit the runs clearly better than a
+ * straight line (else it is a drift). Returns 0 or -ENOMEM. */
+int ty_verdict_series(const double *x, size_t n, struct ty_verdict_series *s);
+
 /* The name of TEST as written in results files: "welch", "student",
- * "mann-whitney". */
+ * "mann-whitney", "yuen". */
 const char *ty_verdict_test_name(enum ty_test test);
 
 #endif

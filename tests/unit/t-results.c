@@ -2,6 +2,7 @@
  * exact CSV and markdown forms; the JSON's keys (python checks the rest in
  * tests/cli). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -94,7 +95,7 @@ test_summary_and_compare(void)
 		CHECK_STR(c->verdict, "slower");
 		CHECK_NEAR(c->c.ratio, 2.0, 1e-9);
 		CHECK_NEAR(c->c.rel, 100.0, 1e-6);
-		CHECK(c->c.p_value < 1e-6);
+		CHECK(c->c.p_value < 1e-3); /* the exact Mann-Whitney p of 8 against 8 */
 		CHECK(c->c.ratio_lo < 2.0 && c->c.ratio_hi > 2.0);
 	}
 	/* user time is the same in both: no difference proven (or not comparable) */
@@ -302,9 +303,83 @@ test_export_file(void)
 	ty_results_release(&rs);
 }
 
+/* A warm-up is found, said, and left out of the figures (issue 16); a
+ * level shift is said as one; interleaved rounds are paired. */
+static void
+test_warmup_shift_pairs(void)
+{
+	double w[30], a[30], b[30];
+	const char *names[] = {"a", "b"};
+	const struct ty_comparison *c;
+	struct ty_results rs;
+	struct ty_error e;
+	size_t i;
+	char *s;
+
+	for (i = 0; i < 30; i++)
+		w[i] = (i < 3 ? 20 : 10) * (1 + 0.002 * ((double)((i * 7) % 5) - 2));
+	make(&rs, 1, names);
+	add_runs(&rs.r[0], w, 30);
+	CHECK_INT(ty_results_analyze(&rs, &e), 0);
+	CHECK_INT(rs.r[0].series.warmup, 3);
+	CHECK_INT(rs.r[0].left_out, 3);
+	CHECK_INT(rs.r[0].sum[TY_FIG_WALL].n, 27);
+	CHECK_NEAR(rs.r[0].sum[TY_FIG_WALL].mean, 0.010, 0.0001);
+	CHECK(has_warning(&rs.r[0], "warm-up: the first 3 runs were 2.0x slower than the rest: "
+				    "left out of the figures; --warmup 3 would skip them"));
+	CHECK(!has_warning(&rs.r[0], "the first run took"));
+	s = render(&rs, 2);
+	CHECK(s && strstr(s, "\"warmup_runs\": 3") && strstr(s, "\"left_out\": 3"));
+	CHECK(s && strstr(s, "0.01992")); /* every run stays in times */
+	free(s);
+	rs.keep_warmup = 1;
+	CHECK_INT(ty_results_analyze(&rs, &e), 0);
+	CHECK_INT(rs.r[0].left_out, 0);
+	CHECK_INT(rs.r[0].sum[TY_FIG_WALL].n, 30);
+	CHECK(has_warning(&rs.r[0], "kept (--keep-warmup)"));
+	ty_results_release(&rs);
+
+	/* a level shift at run 21 of 40 */
+	for (i = 0; i < 40; i++)
+		w[i % 30] = 0;
+	make(&rs, 1, names);
+	for (i = 0; i < 40; i++) {
+		double x = (i < 20 ? 10 : 12) * (1 + 0.002 * ((double)((i * 7) % 5) - 2));
+		add_runs(&rs.r[0], &x, 1);
+	}
+	CHECK_INT(ty_results_analyze(&rs, &e), 0);
+	CHECK_INT(rs.r[0].series.shift_at, 20);
+	CHECK(
+	    has_warning(&rs.r[0], "level shift: from run 21 on the times were 1.20x those before"));
+	CHECK(!has_warning(&rs.r[0], "drift:"));
+	ty_results_release(&rs);
+
+	/* interleaved rounds with a 20% drift: paired, b's 3% found */
+	make(&rs, 2, names);
+	for (i = 0; i < 20; i++) {
+		a[i] = 10 * (1 + 0.2 * (double)i / 19) * (1 + 0.003 * ((double)((i * 7) % 5) - 2));
+		b[i] = a[i] * 1.03;
+	}
+	add_runs(&rs.r[0], a, 20);
+	add_runs(&rs.r[1], b, 20);
+	for (i = 0; i < 20; i++)
+		rs.r[0].runs[i].round = rs.r[1].runs[i].round = (uint32_t)i;
+	rs.interleaved = 1;
+	CHECK_INT(ty_results_analyze(&rs, &e), 0);
+	c = ty_results_comparison(&rs, 1, TY_FIG_WALL);
+	CHECK(c && c->pairs == 20 && strcmp(c->verdict, "slower") == 0);
+	CHECK(c && fabs(c->c.ratio - 1.03) < 1e-3);
+	rs.no_pairing = 1;
+	CHECK_INT(ty_results_analyze(&rs, &e), 0);
+	c = ty_results_comparison(&rs, 1, TY_FIG_WALL);
+	CHECK(c && c->pairs == 0 && strcmp(c->verdict, "same") == 0);
+	ty_results_release(&rs);
+}
+
 int
 main(void)
 {
+	test_warmup_shift_pairs();
 	test_summary_and_compare();
 	test_mann_whitney_and_same();
 	test_warnings();

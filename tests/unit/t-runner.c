@@ -110,6 +110,7 @@ setup(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_results *rs)
 	r->exec_ctx = jobs;
 	r->stop = &F.stop;
 	r->o.seed = 42;
+	r->o.test = TY_TEST_WELCH; /* these tests follow the interval of the mean */
 	memset(jobs, 0, n * sizeof(*jobs));
 	for (j = 0; j < n; j++)
 		jobs[j].argv = argvs[j];

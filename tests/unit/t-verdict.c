@@ -118,29 +118,47 @@ test_basics(void)
 	struct ty_verdict v;
 	struct ty_error e = {0};
 
-	CHECK_INT(ty_verdict_compute(a, 8, b, 8, TY_TEST_WELCH, 95, &v, &e), 0);
+	CHECK_INT(ty_verdict_compute(
+		      a, 8, b, 8, &(struct ty_verdict_opts){TY_TEST_WELCH, 95, NULL, NULL}, &v, &e),
+		  0);
 	CHECK_INT(v.verdict, 1);
 	CHECK_NEAR(v.c.rel, 100 * 2.0 / 10.4875, 1e-9);
 	CHECK(v.c.rel_lo > 0 && v.c.rel_hi > v.c.rel);
 	CHECK(v.old.lo < v.old.centre && v.old.centre < v.old.hi);
-	CHECK_INT(ty_verdict_compute(b, 8, a, 8, TY_TEST_MANN_WHITNEY, 95, &v, &e), 0);
+	CHECK_INT(ty_verdict_compute(
+		      b, 8, a, 8, &(struct ty_verdict_opts){TY_TEST_MANN_WHITNEY, 95, NULL, NULL},
+		      &v, &e),
+		  0);
 	CHECK_INT(v.verdict, -1);
 	CHECK_NEAR(v.old.centre, 12.45, 1e-12);
 	/* Three runs a side: Mann-Whitney cannot prove anything at 95%. */
-	CHECK_INT(ty_verdict_compute(a, 3, b, 3, TY_TEST_MANN_WHITNEY, 95, &v, &e), 0);
+	CHECK_INT(ty_verdict_compute(
+		      a, 3, b, 3, &(struct ty_verdict_opts){TY_TEST_MANN_WHITNEY, 95, NULL, NULL},
+		      &v, &e),
+		  0);
 	CHECK_INT(v.too_few, 1);
 	CHECK_INT(v.verdict, 0);
 	CHECK_NEAR(v.min_p, 0.1, 1e-12);
 	/* One run: no test, but the change of the centres. */
-	CHECK_INT(ty_verdict_compute(one, 1, b, 8, TY_TEST_WELCH, 95, &v, &e), 0);
+	CHECK_INT(ty_verdict_compute(one, 1, b, 8,
+				     &(struct ty_verdict_opts){TY_TEST_WELCH, 95, NULL, NULL}, &v,
+				     &e),
+		  0);
 	CHECK_INT(v.too_few, 1);
 	CHECK_INT(v.verdict, 0);
 	CHECK_NEAR(v.c.rel, 100 * (12.4875 - 10) / 10, 1e-9);
 	CHECK(isnan(v.c.p_value));
-	CHECK_INT(ty_verdict_compute(a, 8, b, 8, TY_TEST_WELCH, 100, &v, &e), -EINVAL);
-	CHECK_INT(ty_verdict_compute(a, 0, b, 8, TY_TEST_WELCH, 95, &v, &e), -EINVAL);
+	CHECK_INT(ty_verdict_compute(a, 8, b, 8,
+				     &(struct ty_verdict_opts){TY_TEST_WELCH, 100, NULL, NULL}, &v,
+				     &e),
+		  -EINVAL);
+	CHECK_INT(ty_verdict_compute(
+		      a, 0, b, 8, &(struct ty_verdict_opts){TY_TEST_WELCH, 95, NULL, NULL}, &v, &e),
+		  -EINVAL);
 	b[2] = NAN;
-	CHECK_INT(ty_verdict_compute(a, 8, b, 8, TY_TEST_WELCH, 95, &v, &e), -EINVAL);
+	CHECK_INT(ty_verdict_compute(
+		      a, 8, b, 8, &(struct ty_verdict_opts){TY_TEST_WELCH, 95, NULL, NULL}, &v, &e),
+		  -EINVAL);
 }
 
 /* Share of comparisons of two samples of N draws (the second scaled by
@@ -160,7 +178,8 @@ proven(struct sim_rng *rng, enum sim_shape shape, enum ty_test test, size_t n, d
 			a[i] = sim_draw(rng, shape, 1.0, cv);
 			b[i] = sim_draw(rng, shape, 1.0 + shift, cv);
 		}
-		if (ty_verdict_compute(a, n, b, n, test, 95, &v, &e) != 0) {
+		if (ty_verdict_compute(a, n, b, n, &(struct ty_verdict_opts){test, 95, NULL, NULL},
+				       &v, &e) != 0) {
 			printf("     compute failed: %s\n", e.msg);
 			return -1;
 		}
@@ -172,7 +191,7 @@ proven(struct sim_rng *rng, enum sim_shape shape, enum ty_test test, size_t n, d
 static void
 test_false_positives(void)
 {
-	static const enum ty_test tests[] = {TY_TEST_WELCH, TY_TEST_MANN_WHITNEY};
+	static const enum ty_test tests[] = {TY_TEST_WELCH, TY_TEST_MANN_WHITNEY, TY_TEST_YUEN};
 	static const size_t sizes[] = {5, 10, 30};
 	/* With a true rate of 5%, more than LIMIT verdicts in 2,000 happen
 	 * with probability below 0.1%: beyond that the rate is not 5%. */
@@ -182,7 +201,7 @@ test_false_positives(void)
 
 	sim_seed(&rng, 20261129);
 	for (s = 0; s < SIM_NSHAPES; s++)
-		for (t = 0; t < 2; t++)
+		for (t = 0; t < 3; t++)
 			for (z = 0; z < 3; z++) {
 				k = proven(&rng, (enum sim_shape)s, tests[t], sizes[z], 0.02, 0,
 					   TRIALS);
@@ -194,7 +213,7 @@ test_false_positives(void)
 				total += k;
 				all += TRIALS;
 			}
-	/* Pooled over every case (48,000 comparisons): at most 5% too. */
+	/* Pooled over every case (72,000 comparisons): at most 5% too. */
 	printf("# pooled: %ld of %ld (%.2f%%)\n", total, all, 100.0 * total / all);
 	CHECK(total <= sim_binom_limit(all, 0.05, 0.001));
 }
@@ -214,9 +233,151 @@ test_power(void)
 	CHECK(k >= 490);
 }
 
+/* The new tests against values worked by hand. */
+static void
+test_exact_values(void)
+{
+	double a[10], b[10], d[] = {0.05, 0.01, 0.04, 0.02, 0.03};
+	struct ty_compare r;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		a[i] = i + 1;
+		b[i] = i + 2;
+	}
+	/* Yuen: trimmed means 5.5 and 6.5 (g = 2), winsorized variance 42.5/9,
+	 * d = 9 s_w^2 / (6 * 5) = 42.5/30 each side, df = 10 */
+	CHECK_INT(ty_stats_yuen(a, 10, b, 10, 95, &r), 0);
+	CHECK_NEAR(r.diff, 1, 1e-12);
+	CHECK_NEAR(r.df, 10, 1e-9);
+	CHECK_NEAR(r.p_value, 2 * ty_stats_t_cdf(-1 / sqrt(2 * 42.5 / 30), 10), 1e-12);
+	CHECK(!r.significant);
+	/* signed rank: all 5 positive, W+ = 15, exact p = 2/32; Hodges-Lehmann:
+	 * the median of the 15 Walsh averages is 0.03 */
+	CHECK_INT(ty_stats_signed_rank(d, 5, 95, &r), 0);
+	CHECK_NEAR(r.u, 15, 0);
+	CHECK_NEAR(r.p_value, 0.0625, 1e-12);
+	CHECK_NEAR(r.diff, 0.03, 1e-12);
+	CHECK(!r.significant);
+	CHECK_INT(ty_stats_signed_rank(d, 5, 90, &r), 0);
+	CHECK(r.significant && r.diff_lo > 0);
+	/* one-sample t: mean 0.03, sd 0.0158 */
+	CHECK_INT(ty_stats_one_sample_t(d, 5, 95, &r), 0);
+	CHECK_NEAR(r.diff, 0.03, 1e-12);
+	CHECK_NEAR(r.diff_hi - r.diff, ty_stats_t_quantile(0.975, 4) * sqrt(0.00025 / 5), 1e-12);
+}
+
+/* Paired rounds: drift that hits both commands of a round cancels. */
+static void
+test_paired(void)
+{
+	double a[20], b[20];
+	uint32_t ra[20], rb[20];
+	struct ty_verdict v;
+	struct ty_error e = {0};
+	struct sim_rng rng;
+	long hit = 0, fp = 0, hitu = 0, t;
+	int i, k;
+
+	sim_seed(&rng, 16);
+	for (t = 0; t < 400; t++)
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i < 20; i++) {
+				double level = 1 + 0.2 * i / 19.0; /* 20% drift over the rounds */
+				a[i] = sim_draw(&rng, SIM_OUTLIERS, level, 0.01);
+				b[i] = sim_draw(&rng, SIM_OUTLIERS, level * (k ? 1.03 : 1), 0.01);
+				ra[i] = rb[19 - i] = (uint32_t)i;
+			}
+			/* B's values in another order: pairing goes by round, not index */
+			for (i = 0; i < 10; i++) {
+				double x = b[i];
+				b[i] = b[19 - i];
+				b[19 - i] = x;
+			}
+			ty_verdict_compute(
+			    a, 20, b, 20,
+			    &(struct ty_verdict_opts){TY_TEST_MANN_WHITNEY, 95, ra, rb}, &v, &e);
+			CHECK_INT(v.pairs, 20);
+			if (k)
+				hit += v.verdict == 1;
+			else
+				fp += v.verdict != 0;
+			if (k) {
+				ty_verdict_compute(
+				    a, 20, b, 20,
+				    &(struct ty_verdict_opts){TY_TEST_MANN_WHITNEY, 95, NULL, NULL},
+				    &v, &e);
+				hitu += v.verdict == 1;
+			}
+		}
+	printf("# paired, 20%% drift, 20 rounds: 3%% found %ld/400 (unpaired %ld), A/A %ld/400\n",
+	       hit, hitu, fp);
+	CHECK(hit >= 390);
+	CHECK(fp <= sim_binom_limit(400, 0.05, 0.001));
+	/* too few shared rounds: unpaired */
+	for (i = 0; i < 20; i++)
+		rb[i] = (uint32_t)(100 + i);
+	ty_verdict_compute(a, 20, b, 20, &(struct ty_verdict_opts){TY_TEST_WELCH, 95, ra, rb}, &v,
+			   &e);
+	CHECK_INT(v.pairs, 0);
+}
+
+static void
+test_series(void)
+{
+	double x[60];
+	struct ty_verdict_series s;
+	struct sim_rng rng;
+	int i;
+
+	sim_seed(&rng, 7);
+	for (i = 0; i < 40; i++)
+		x[i] = sim_draw(&rng, SIM_NORMAL, i < 3 ? 2.0 : 1.0, 0.01);
+	CHECK_INT(ty_verdict_series(x, 40, &s), 0);
+	CHECK_INT(s.warmup, 3);
+	CHECK_NEAR(s.warmup_ratio, 2, 0.05);
+	CHECK_INT(s.shift_at, 0);
+	/* backwards: the first runs faster */
+	for (i = 0; i < 4; i++)
+		x[i] = 0.5;
+	CHECK_INT(ty_verdict_series(x, 40, &s), 0);
+	CHECK_INT(s.warmup, 4);
+	CHECK(s.warmup_ratio < 0.6);
+	/* a step in the middle: a level shift, no warm-up */
+	for (i = 0; i < 60; i++)
+		x[i] = sim_draw(&rng, SIM_NORMAL, i < 30 ? 1.0 : 1.2, 0.01);
+	CHECK_INT(ty_verdict_series(x, 60, &s), 0);
+	CHECK_INT(s.warmup, 0);
+	CHECK_INT(s.shift_at, 30);
+	CHECK_NEAR(s.after / s.before, 1.2, 0.02);
+	/* a straight drift is not a shift */
+	for (i = 0; i < 60; i++)
+		x[i] = sim_draw(&rng, SIM_NORMAL, 1.0 + 0.2 * i / 59, 0.01);
+	CHECK_INT(ty_verdict_series(x, 60, &s), 0);
+	CHECK_INT(s.shift_at, 0);
+	/* steady noise with outliers: neither, in 1000 series of 30 */
+	{
+		long warm = 0, shift = 0, t;
+		for (t = 0; t < 1000; t++) {
+			for (i = 0; i < 30; i++)
+				x[i] = sim_draw(&rng, SIM_OUTLIERS, 1.0, 0.01);
+			ty_verdict_series(x, 30, &s);
+			warm += s.warmup > 0;
+			shift += s.shift_at > 0;
+		}
+		printf("# steady series with outliers: warm-up found in %ld/1000, shift in %ld\n",
+		       warm, shift);
+		CHECK(warm <= 20);
+		CHECK(shift <= 5);
+	}
+}
+
 int
 main(void)
 {
+	test_exact_values();
+	test_paired();
+	test_series();
 	test_median_ci();
 	test_median_ci_linear();
 	test_basics();
