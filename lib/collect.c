@@ -13,7 +13,7 @@
 
 struct raw_sample {
 	uint64_t time, period;
-	uint32_t tid, cpu, stack;
+	uint32_t tid, cpu, stack, state;
 };
 
 struct tcomm {
@@ -199,7 +199,8 @@ on_sample(struct ty_collector *c, const struct ty_record *r)
 		c->oom = 1;
 		return;
 	}
-	c->samples[c->nsamples++] = (struct raw_sample){r->time, r->period, r->tid, r->cpu, s};
+	c->samples[c->nsamples++] =
+	    (struct raw_sample){r->time, r->period, r->tid, r->cpu, s, TY_STATE_CPU};
 }
 
 void
@@ -420,7 +421,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 			goto oom;
 	for (i = 0; i < c->nsamples; i++) {
 		const struct raw_sample *r = &c->samples[i];
-		struct ty_prof_sample s = {r->time, r->period, r->tid, r->cpu, map[r->stack]};
+		struct ty_prof_sample s = {r->time, r->period,	   r->tid,
+					   r->cpu,  map[r->stack], r->state};
 		if (ty_profile_sample(p, &s) < 0)
 			goto oom;
 	}
