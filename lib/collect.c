@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/profile.h"
 
 struct raw_sample {
@@ -159,8 +160,8 @@ intern_stack(struct ty_collector *c, uint64_t key, const uint64_t *ips, uint64_t
 	     j = (j + 1) & (c->nslots - 1))
 		if (stack_eq(c, c->slots[j], key, ips, n))
 			return c->slots[j];
-	if (ty_profile_grow(&c->words, 8, c->nwords + 2 + n, &c->capwords) < 0 ||
-	    ty_profile_grow(&c->stack_off, sizeof(size_t), c->nstacks + 1, &c->capstacks) < 0)
+	if (ty_array_grow(&c->words, 8, c->nwords + 2 + n, &c->capwords) < 0 ||
+	    ty_array_grow(&c->stack_off, sizeof(size_t), c->nstacks + 1, &c->capstacks) < 0)
 		return TY_NONE;
 	c->stack_off[c->nstacks] = c->nwords;
 	c->words[c->nwords++] = key;
@@ -179,7 +180,7 @@ thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
 	for (i = c->nthreads; i-- > 0;)
 		if (c->threads[i].tid == tid)
 			return &c->threads[i];
-	if (ty_profile_grow(&c->threads, sizeof(*c->threads), c->nthreads + 1, &c->capthreads) < 0)
+	if (ty_array_grow(&c->threads, sizeof(*c->threads), c->nthreads + 1, &c->capthreads) < 0)
 		return NULL;
 	memset(&c->threads[c->nthreads], 0, sizeof(*c->threads));
 	c->threads[c->nthreads].pid = pid;
@@ -194,8 +195,8 @@ on_sample(struct ty_collector *c, const struct ty_record *r)
 	uint64_t n = r->nr ? r->nr : 1;
 	uint32_t s = intern_stack(c, r->pid, ips, n);
 
-	if (s == TY_NONE || ty_profile_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1,
-					    &c->capsamples) < 0) {
+	if (s == TY_NONE ||
+	    ty_array_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1, &c->capsamples) < 0) {
 		c->oom = 1;
 		return;
 	}
@@ -295,7 +296,7 @@ split_epochs(struct ty_collector *c, uint32_t **epochs)
 	uint64_t ips[TY_SAMPLER_MAX_STACK];
 	int any = 0;
 
-	if (!mixed || ty_profile_grow(&ep, sizeof(*ep), nold ? nold : 1, &cap) < 0)
+	if (!mixed || ty_array_grow(&ep, sizeof(*ep), nold ? nold : 1, &cap) < 0)
 		goto oom;
 	memset(ep, 0xff, cap * sizeof(*ep));
 	for (i = 0; i < c->nsamples; i++) {
@@ -321,7 +322,7 @@ split_epochs(struct ty_collector *c, uint32_t **epochs)
 		n = (uint32_t)w[1];
 		memcpy(ips, w + 2, n * 8); /* interning may move the words */
 		if ((ns = intern_stack(c, pid | (uint64_t)(e + 1) << 32, ips, n)) == TY_NONE ||
-		    ty_profile_grow(&ep, sizeof(*ep), (size_t)ns + 1, &cap) < 0)
+		    ty_array_grow(&ep, sizeof(*ep), (size_t)ns + 1, &cap) < 0)
 			goto oom;
 		ep[ns] = e;
 		r->stack = ns;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
 
@@ -33,7 +34,7 @@ struct buf {
 static void
 put(struct buf *b, const void *v, size_t n)
 {
-	if (b->err || ty_profile_grow(&b->p, 1, b->n + n, &b->cap) < 0) {
+	if (b->err || ty_array_grow(&b->p, 1, b->n + n, &b->cap) < 0) {
 		b->err = 1;
 		return;
 	}
@@ -569,7 +570,7 @@ ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e)
 	if (!fp)
 		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
 	do {
-		if (ty_profile_grow(&buf, 1, len + 65536, &cap) < 0) {
+		if (ty_array_grow(&buf, 1, len + 65536, &cap) < 0) {
 			ret = ty_error_set(e, -ENOMEM, "cannot read '%s': out of memory", path);
 			goto out;
 		}

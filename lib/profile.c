@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
 
@@ -93,28 +94,6 @@ itab_put(struct itab *t, struct slot *s, uint32_t idx)
 	t->n++;
 }
 
-/* --- growing arrays ------------------------------------------------------- */
-
-int
-ty_profile_grow(void *pp, size_t elem, size_t need, size_t *cap)
-{
-	void **p = pp;
-	size_t nc;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc *= 2;
-	np = realloc(*p, nc * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 static int
 grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
 {
@@ -123,7 +102,7 @@ grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
 
 	if (need >= TY_NONE)
 		return -ENOMEM;
-	r = ty_profile_grow(pp, elem, need, &c);
+	r = ty_array_grow(pp, elem, need, &c);
 	*cap = (uint32_t)c;
 	return r;
 }
@@ -363,7 +342,7 @@ ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n)
 			return TY_NONE;
 	if (grow32(&p->stack_off, sizeof(uint32_t), p->nstacks + 2, &p->cap_stacks) < 0 ||
 	    p->nframes + n >= TY_NONE ||
-	    ty_profile_grow(&p->frames, sizeof(uint32_t), p->nframes + n, &p->cap_frames) < 0)
+	    ty_array_grow(&p->frames, sizeof(uint32_t), p->nframes + n, &p->cap_frames) < 0)
 		return TY_NONE;
 	memcpy(p->frames + p->nframes, locs, n * sizeof(uint32_t));
 	p->nframes += n;
@@ -411,7 +390,7 @@ ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s)
 {
 	if (s->stack >= p->nstacks || s->state >= TY_NSTATES)
 		return -EINVAL;
-	if (ty_profile_grow(&p->samples, sizeof(*s), p->nsamples + 1, &p->cap_samples) < 0)
+	if (ty_array_grow(&p->samples, sizeof(*s), p->nsamples + 1, &p->cap_samples) < 0)
 		return -ENOMEM;
 	p->samples[p->nsamples++] = *s;
 	p->weight += (double)s->period;
@@ -634,7 +613,7 @@ umap_get(struct umap *m, uint32_t key)
 static int
 add_row(struct ty_flat *f, size_t *cap, const char *name, const char *dso)
 {
-	if (ty_profile_grow(&f->rows, sizeof(*f->rows), f->nrows + 1, cap) < 0)
+	if (ty_array_grow(&f->rows, sizeof(*f->rows), f->nrows + 1, cap) < 0)
 		return -ENOMEM;
 	memset(&f->rows[f->nrows], 0, sizeof(*f->rows));
 	if (!(f->rows[f->nrows].name = strdup(name)))
@@ -1076,7 +1055,7 @@ struct fold {
 static int
 fold_put(struct fold *f, char c)
 {
-	if (ty_profile_grow(&f->path, 1, f->len + 1, &f->cap) < 0)
+	if (ty_array_grow(&f->path, 1, f->len + 1, &f->cap) < 0)
 		return -ENOMEM;
 	f->path[f->len++] = c;
 	return 0;
@@ -1100,7 +1079,7 @@ fold_node(const struct ty_tree *t, uint32_t i, struct fold *f)
 			if (fold_put(f, *c == ';' ? ':' : *c == '\n' || *c == '\r' ? ' ' : *c) < 0)
 				return -ENOMEM;
 		if (nd->self_n) {
-			if (ty_profile_grow(&f->lines, sizeof(*f->lines), f->n + 1, &f->lcap) < 0 ||
+			if (ty_array_grow(&f->lines, sizeof(*f->lines), f->n + 1, &f->lcap) < 0 ||
 			    !(f->lines[f->n].s = strndup(f->path, f->len)))
 				return -ENOMEM;
 			f->lines[f->n++].n = f->weights ? (uint64_t)(nd->self + 0.5) : nd->self_n;
@@ -1278,7 +1257,7 @@ ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, str
 		struct ty_flat_row *y = j < b.nrows ? &b.rows[j] : NULL;
 		int c = !x ? 1 : !y ? -1 : name_cmp(x, y);
 		struct ty_diff_row *d;
-		if (ty_profile_grow(&out->rows, sizeof(*out->rows), out->nrows + 1, &cap) < 0)
+		if (ty_array_grow(&out->rows, sizeof(*out->rows), out->nrows + 1, &cap) < 0)
 			goto done;
 		d = &out->rows[out->nrows];
 		memset(d, 0, sizeof(*d));

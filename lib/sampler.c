@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tachy/profile.h" /* ty_profile_grow */
+#include "tachy/array.h"
 #include "tachy/sampler.h"
 
 struct ring {
@@ -188,8 +188,7 @@ add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 
 	for (i = 0; i < s->nrings; i++) {
 		long fd;
-		if (ty_profile_grow(&s->extra, sizeof(int), (size_t)s->nextra + 1, &s->extracap) <
-		    0)
+		if (ty_array_grow(&s->extra, sizeof(int), (size_t)s->nextra + 1, &s->extracap) < 0)
 			return -ENOMEM;
 		if ((fd = perf_open((struct perf_event_attr *)a, tid, s->rings[i].cpu)) < 0)
 			return -errno;
@@ -391,7 +390,7 @@ ty_sampler_track_pid(struct ty_sampler *s, pid_t pid, struct ty_error *e)
 	struct tracked *t;
 	int err;
 
-	if (ty_profile_grow(&s->tp, sizeof(*s->tp), (size_t)s->ntp + 1, &s->tpcap) < 0)
+	if (ty_array_grow(&s->tp, sizeof(*s->tp), (size_t)s->ntp + 1, &s->tpcap) < 0)
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	t = &s->tp[s->ntp];
 	t->pid = pid;

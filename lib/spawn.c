@@ -78,7 +78,8 @@ child_main(void *arg)
 	long r;
 	int i;
 
-	raw_syscall(SYS_setpgid, 0, 0, 0, 0);
+	if (!o->same_group)
+		raw_syscall(SYS_setpgid, 0, 0, 0, 0);
 	for (i = 0; i < 3; i++) {
 		if (o->fd[i] < 0)
 			continue;
@@ -216,6 +217,8 @@ ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_
 				    strerror(errno));
 	sp->pid = pid;
 	sp->pidfd = o->want_pidfd ? pidfd : -1;
+	if (!o->same_group)
+		setpgid(pid, pid); /* also here: no race with the first kill of the group */
 	return pid;
 }
 
@@ -302,6 +305,54 @@ fill_usage(const struct rusage *ru, struct ty_usage *u)
 	u->nivcsw = ru->ru_nivcsw;
 }
 
+/* The child SP held ended with STATUS: forget it and fill U and X. */
+static void
+reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usage *u,
+       struct ty_exit *x)
+{
+	if (sp->opts->drain_fd >= 0)
+		drain(sp->opts->drain_fd);
+	if (sp->pidfd >= 0) {
+		close(sp->pidfd);
+		sp->pidfd = -1;
+	}
+	sp->pid = 0;
+	fill_usage(ru, u);
+	x->exit_code = -1;
+	if (WIFEXITED(status)) {
+		x->exit_code = WEXITSTATUS(status);
+		if (x->exit_code == 127 && sp->child_errno)
+			x->exec_errno = sp->child_errno;
+	} else if (WIFSIGNALED(status)) {
+		x->signal = WTERMSIG(status);
+		x->core_dumped = WCOREDUMP(status) != 0;
+	}
+}
+
+int
+ty_spawn_try_wait(struct ty_spawner *sp, struct ty_usage *u, struct ty_exit *x, struct ty_error *e)
+{
+	struct rusage ru;
+	int status, r;
+	pid_t got;
+
+	if (sp->pid <= 0)
+		return ty_error_set(e, -ECHILD, "no child to wait for");
+	do
+		got = wait4(sp->pid, &status, WNOHANG, &ru);
+	while (got < 0 && errno == EINTR);
+	if (got == 0)
+		return 0;
+	if (got < 0) {
+		r = -errno;
+		sp->pid = 0;
+		return ty_error_set(e, r, "cannot wait for the child: %s", strerror(-r));
+	}
+	memset(x, 0, sizeof(*x));
+	reaped(sp, status, &ru, u, x);
+	return 1;
+}
+
 int
 ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
 	      struct ty_exit *x, struct ty_error *e)
@@ -338,21 +389,6 @@ ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, str
 		sp->pid = 0;
 		return ty_error_set(e, r, "cannot wait for the child: %s", strerror(-r));
 	}
-	if (sp->opts->drain_fd >= 0)
-		drain(sp->opts->drain_fd);
-	if (sp->pidfd >= 0) {
-		close(sp->pidfd);
-		sp->pidfd = -1;
-	}
-	sp->pid = 0;
-	fill_usage(&ru, u);
-	x->exit_code = -1;
-	if (WIFEXITED(status)) {
-		x->exit_code = WEXITSTATUS(status);
-		if (x->exit_code == 127 && sp->child_errno)
-			x->exec_errno = sp->child_errno;
-	} else if (WIFSIGNALED(status)) {
-		x->signal = WTERMSIG(status);
-	}
+	reaped(sp, status, &ru, u, x);
 	return stopped || (stop && *stop) ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
@@ -69,10 +70,10 @@ lanes_build(const struct ty_profile *p, struct lanes *l)
 		const struct ty_prof_sample *s = &p->samples[l->order[i]];
 		if (i > 0 && p->samples[l->order[i - 1]].tid == s->tid)
 			continue;
-		if (ty_profile_grow(&l->tids, 4, l->n + 1, &cap) < 0 ||
+		if (ty_array_grow(&l->tids, 4, l->n + 1, &cap) < 0 ||
 		    !(l->pids = realloc(l->pids, (l->n + 1) * 4)) ||
 		    !(l->comms = realloc(l->comms, (l->n + 1) * 4)) ||
-		    ty_profile_grow(&l->start, sizeof(size_t), l->n + 2, &scap) < 0) {
+		    ty_array_grow(&l->start, sizeof(size_t), l->n + 2, &scap) < 0) {
 			lanes_release(l);
 			return -ENOMEM;
 		}
@@ -86,7 +87,7 @@ lanes_build(const struct ty_profile *p, struct lanes *l)
 			}
 		l->start[l->n++] = i;
 	}
-	if (ty_profile_grow(&l->start, sizeof(size_t), l->n + 1, &scap) < 0) {
+	if (ty_array_grow(&l->start, sizeof(size_t), l->n + 1, &scap) < 0) {
 		lanes_release(l);
 		return -ENOMEM;
 	}
@@ -288,7 +289,7 @@ ffthread_release(struct ffthread *t)
 static uint32_t
 push(uint32_t **a, size_t *n, size_t *c, uint32_t v)
 {
-	if (*n + 1 >= TY_NONE || ty_profile_grow(a, sizeof(**a), *n + 1, c) < 0)
+	if (*n + 1 >= TY_NONE || ty_array_grow(a, sizeof(**a), *n + 1, c) < 0)
 		return TY_NONE;
 	(*a)[*n] = v;
 	return (uint32_t)(*n)++;

@@ -324,8 +324,4 @@ int ty_speedscope_write(const struct ty_profile *p, const char *path, struct ty_
 int ty_firefox_write_fp(const struct ty_profile *p, FILE *fp);
 int ty_speedscope_write_fp(const struct ty_profile *p, FILE *fp);
 
-/* Make the array *PP (of elements of ELEM bytes, capacity *CAP) hold at
- * least NEED elements, doubling. Returns 0, or -ENOMEM (*PP then unchanged). */
-int ty_profile_grow(void *pp, size_t elem, size_t need, size_t *cap);
-
 #endif

@@ -29,6 +29,8 @@ struct ty_spawn_opts {
 	const cpu_set_t *cpus; /* sched_setaffinity() before exec, or NULL */
 	int drain_fd;	       /* >= 0: the parent reads and discards this pipe while waiting */
 	int want_pidfd;	       /* ask for a pidfd (needed for timeouts and draining) */
+	int same_group;	       /* stay in the parent's process group (a terminal's
+				  foreground job: Ctrl-C reaches the child directly) */
 };
 
 /* What wait4() said about one child. Times in nanoseconds. */
@@ -45,10 +47,11 @@ struct ty_usage {
 
 /* How the child ended. */
 struct ty_exit {
-	int exit_code;	/* exit status when exited, else -1 */
-	int signal;	/* terminating signal, else 0 */
-	int timed_out;	/* killed by the parent after the timeout */
-	int exec_errno; /* execve() (or set-up) failed in the child with this errno, else 0 */
+	int exit_code;	 /* exit status when exited, else -1 */
+	int signal;	 /* terminating signal, else 0 */
+	int timed_out;	 /* killed by the parent after the timeout */
+	int exec_errno;	 /* execve() (or set-up) failed in the child with this errno, else 0 */
+	int core_dumped; /* the terminating signal left a core dump */
 };
 
 struct ty_spawner {
@@ -92,6 +95,12 @@ void ty_spawn_go(struct ty_spawner *sp);
  * set. */
 int ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
 		  struct ty_exit *x, struct ty_error *e);
+
+/* Reap the child if it has ended, without waiting: returns 1 and fills U
+ * and X when it was reaped, 0 while it runs, or a negative errno with E
+ * set. */
+int ty_spawn_try_wait(struct ty_spawner *sp, struct ty_usage *u, struct ty_exit *x,
+		      struct ty_error *e);
 
 /* Kill the process group of the current child (and the child) with SIG. */
 void ty_spawn_kill(struct ty_spawner *sp, int sig);

@@ -1,0 +1,935 @@
+/* record.c - the recorder: a held child (ty_spawn_*), the sampler on it,
+ * the mappings kept known while it runs, its end reaped with wait4(). */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tachy/array.h"
+#include "tachy/record.h"
+#include "tachy/sampler.h"
+#include "tachy/spawn.h"
+#include "tachy/sysinfo.h"
+
+extern char **environ;
+
+struct cover {
+	uint32_t tid;
+	uint64_t since; /* its forks after this time inherit a tracker */
+};
+
+struct reread {
+	uint32_t pid;
+	uint64_t last;	   /* when its maps were last read */
+	uint64_t backoff;  /* the next read waits this long after it (ns) */
+	uint64_t periodic; /* when they were last read for the once-a-second look */
+	int due;	   /* a sample fell outside its known mappings */
+	int seen;	   /* sampled since the last read */
+};
+
+struct ty_recorder {
+	struct ty_record_opts o;
+	struct ty_sampler *s;
+	struct ty_collector *c;
+	struct ty_symbols *syms;
+	struct ty_event ev;
+	int exclude_kernel, kernel_refused;
+	struct ty_spawner sp;
+	struct ty_spawn_opts so; /* must outlive the held child */
+	int sp_init;
+	char path[PATH_MAX];
+	pid_t child;	  /* the command (0 when attached) */
+	int reaped;	  /* the child was waited for */
+	uint64_t stop_ns; /* when an interrupt was passed on to the child */
+	int interrupted;
+	struct ty_usage usage;
+	struct ty_exit exit;
+	uint64_t t0, t1;
+	char ename[TY_EVENT_NAME_MAX];
+	int fell_back;
+	enum ty_callgraph cg;
+	uint32_t stack_size;
+	/* Lazy mapping tracking (the default for a command, see lazy_step). */
+	int lazy, proc_maps;
+	uint64_t close_at; /* the first trackers close then, unless... */
+	int forked;	   /* ...the command started another process */
+	struct cover *cov; /* threads whose forks inherit trackers (after the close) */
+	size_t ncov, covcap;
+	uint32_t *todo; /* processes to track now (their parent was not tracked) */
+	size_t ntodo, todocap;
+	int want_all;	      /* track every thread of the first process (see track_all) */
+	unsigned long wcount; /* watcher records since wstart */
+	uint64_t wstart;
+	uint32_t *gone; /* tracked processes that exited */
+	size_t ngone, gonecap;
+	struct reread *rr; /* processes sampled since the close */
+	size_t nrr, rrlast, rrcap;
+	int track_warned;
+	int watch_lost; /* the watcher lost records: forks may have been missed */
+	char *pname;	/* attached: "-p PID (comm)" */
+	pid_t *tids;	/* attached: the threads it has */
+	int ntids;
+};
+
+static void warn(struct ty_recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+warn(struct ty_recorder *r, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!r->o.warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->o.warn(msg, r->o.warn_arg);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
+
+int
+ty_record_paranoid(void)
+{
+	char buf[32];
+	char *end;
+	long v;
+
+	if (ty_sysinfo_read(NULL, "/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
+		return 2;
+	v = strtol(buf, &end, 10);
+	return end == buf ? 2 : (int)v;
+}
+
+static int
+open_sampler(struct ty_recorder *r, struct ty_error *err)
+{
+	struct ty_sampler_opts so = {0};
+	int ret, explicit_ev = r->o.explicit_event;
+
+	so.use_freq = r->o.use_freq;
+	so.rate = r->o.rate;
+	so.callchain = r->cg != TY_CG_NONE;
+	so.pid = r->o.pid ? r->o.pid : r->child;
+	so.enable_on_exec = r->o.pid == 0;
+	so.mmap_pages = r->o.mmap_pages;
+	so.no_mmap_records = r->proc_maps;
+	so.lazy_mmap = r->lazy;
+	so.tids = r->tids;
+	so.ntids = r->ntids;
+	if (r->ev.flags & TY_EVENT_PRIV_GIVEN) /* :u or :k say it */
+		r->exclude_kernel = r->ev.attr.exclude_kernel;
+	else
+		r->exclude_kernel = r->o.user > 0;
+	for (;;) {
+		so.type = r->ev.attr.type;
+		so.config = r->ev.attr.config;
+		so.config1 = r->ev.attr.config1;
+		so.config2 = r->ev.attr.config2;
+		so.exclude_kernel = r->exclude_kernel;
+		so.exclude_user = r->ev.attr.exclude_user;
+		ret = ty_sampler_open(&r->s, &so, err);
+		if (ret == 0)
+			break;
+		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel && r->o.user == 0 &&
+		    !(r->ev.flags & TY_EVENT_PRIV_GIVEN)) {
+			r->exclude_kernel = 1; /* perf_event_paranoid >= 2: user space only */
+			r->kernel_refused = 1;
+			continue;
+		}
+		if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) && !explicit_ev &&
+		    r->ev.attr.type == PERF_TYPE_HARDWARE) {
+			ty_event_parse("cpu-clock", &r->ev, err);
+			r->fell_back = 1;
+			continue;
+		}
+		{
+			char msg[TY_ERROR_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			ty_error_set(err, ret == -ENOENT ? -ENODEV : ret, "event '%s': %s",
+				     r->ev.name, msg);
+		}
+		return ret == -ENOENT ? -ENODEV : ret;
+	}
+	snprintf(r->ename, sizeof(r->ename), "%s", r->ev.name);
+	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
+		warn(r,
+		     "cannot open the mapping trackers (%s): reading /proc/PID/maps "
+		     "every 50 ms instead (see --proc-maps)",
+		     strerror(-ret));
+		r->lazy = 0;
+		r->proc_maps = 1;
+	}
+	return 0;
+}
+
+/* --proc-maps: take the executable mappings of every process seen so far
+ * from /proc (those already known are skipped). */
+static void
+snapshot_maps(struct ty_recorder *r)
+{
+	uint32_t pids[256];
+	size_t n = ty_collector_pids(r->c, pids, 256), i;
+	struct ty_error err;
+
+	if (n > 256)
+		n = 256;
+	for (i = 0; i < n; i++)
+		ty_symbols_load_maps(r->syms, "/proc", pids[i], now_ns(), &err);
+	if (r->o.pid)
+		ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o.pid, now_ns(), &err);
+}
+
+/* Call TAKE for every thread in /proc/PID/task, and read the list again
+ * until TAKE takes none of it (it returns 1 for a thread it took): a thread
+ * created by one not yet taken when the list was read would be missed. At
+ * most 16 lists. */
+static void
+each_thread(struct ty_recorder *r, long pid, int (*take)(struct ty_recorder *r, long tid))
+{
+	char path[64];
+	int round, taken;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+	for (round = 0; round < 16; round++) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		if (!d)
+			return;
+		for (taken = 0; (de = readdir(d));) {
+			long tid = strtol(de->d_name, NULL, 10);
+			if (tid > 0)
+				taken += take(r, tid);
+		}
+		closedir(d);
+		if (!taken)
+			return;
+	}
+}
+
+/* --- lazy mapping tracking ------------------------------------------------
+ * mmap records cost every mmap(2) of every process something as long as one
+ * event asks for them (seed 002), so by default they are asked for only
+ * while they are needed: during the first 100 ms of the command (its loader
+ * maps its libraries), and for the whole run once it starts another process
+ * (fork and exec, the libraries of short-lived processes). A command that
+ * stays one process runs without them after 100 ms: a library it maps later
+ * is read from /proc/PID/maps when a sample falls outside the mappings
+ * known (at once, then less often while the reads find nothing new). If the
+ * command forks or execs after that, the watcher wakes tachy at once and the
+ * new process (or program) gets trackers of its own (the race is closed by
+ * reading its maps after they are open); its descendants inherit them. A
+ * fork also gets every thread of the first process tracked (track_all), so
+ * that nothing it starts later races, and the watcher closes; so does a
+ * storm of watcher records (thousands of threads a second). */
+
+#define LAZY_CLOSE_NS 100000000ull /* trackers stay this long after start */
+#define PERIODIC_NS 1000000000ull  /* the maps of a sampled process: once a second */
+#define REREAD_MAX_NS                                                                              \
+	2000000000ull /* a read that finds nothing new doubles the wait                            \
+			 for the next, up to this */
+
+static struct cover *
+cover_find(struct ty_recorder *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncov; i++)
+		if (r->cov[i].tid == tid)
+			return &r->cov[i];
+	return NULL;
+}
+
+static void
+cover_add(struct ty_recorder *r, uint32_t tid, uint64_t since)
+{
+	struct cover *c = cover_find(r, tid);
+
+	if (c) {
+		c->since = since;
+		return;
+	}
+	if (ty_array_grow(&r->cov, sizeof(*r->cov), r->ncov + 1, &r->covcap) == 0)
+		r->cov[r->ncov++] = (struct cover){tid, since};
+}
+
+static void
+cover_drop(struct ty_recorder *r, uint32_t tid)
+{
+	struct cover *c = cover_find(r, tid);
+
+	if (c)
+		*c = r->cov[--r->ncov];
+}
+
+static void
+push_pid(uint32_t **v, size_t *n, size_t *cap, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i] == pid)
+			return;
+	if (ty_array_grow(v, sizeof(**v), *n + 1, cap) == 0)
+		(*v)[(*n)++] = pid;
+}
+
+/* A FORK, EXIT or COMM record from the watcher. */
+static void
+on_watch(const struct ty_record *rec, void *arg)
+{
+	struct ty_recorder *r = arg;
+	struct cover *parent;
+
+	r->wcount++;
+	if (rec->type == TY_REC_EXIT) {
+		if (cover_find(r, rec->tid)) {
+			cover_drop(r, rec->tid);
+			push_pid(&r->gone, &r->ngone, &r->gonecap, rec->tid);
+		}
+		return;
+	}
+	if (rec->type == TY_REC_LOST)
+		r->watch_lost = 1;
+	if (rec->type == TY_REC_COMM && rec->exec && !ty_sampler_tracking(r->s)) {
+		/* A new program in an untracked process: its loader is about
+		 * to map its libraries. */
+		if (!cover_find(r, rec->tid))
+			push_pid(&r->todo, &r->ntodo, &r->todocap, rec->pid);
+		return;
+	}
+	if (rec->type != TY_REC_FORK)
+		return;
+	if (rec->pid != rec->ppid)
+		r->forked = 1;
+	if (ty_sampler_tracking(r->s))
+		return; /* the first trackers are inherited by everyone */
+	parent = cover_find(r, rec->ptid);
+	if (parent && parent->since <= rec->time) {
+		cover_add(r, rec->tid, rec->time); /* it inherited its parent's tracker */
+	} else if (rec->pid != rec->ppid) {
+		/* The new process now; then every thread of the command's
+		 * first process, so that what it starts next inherits a
+		 * tracker without a race. */
+		push_pid(&r->todo, &r->ntodo, &r->todocap, rec->pid);
+		r->want_all = 1;
+	}
+}
+
+/* Track the processes in r->todo, whose parent had no tracker when it
+ * forked them (or that exec'd untracked). Their maps are read after the
+ * trackers are open: what they mapped before is not lost. */
+static void
+track_new(struct ty_recorder *r)
+{
+	struct ty_error err;
+	size_t i;
+
+	for (i = 0; i < r->ntodo; i++) {
+		uint32_t pid = r->todo[i];
+		int ret = ty_sampler_track_pid(r->s, (pid_t)pid, &err);
+		if (ret == 0)
+			cover_add(r, pid, now_ns());
+		else if (ret != -ESRCH && !r->track_warned++)
+			warn(r, "%s: its libraries may show as raw addresses", err.msg);
+		if (ret != -ESRCH)
+			ty_symbols_load_maps(r->syms, "/proc", pid, now_ns(), &err);
+	}
+	r->ntodo = 0;
+	for (i = 0; i < r->ngone; i++)
+		ty_sampler_untrack_pid(r->s, (pid_t)r->gone[i]);
+	r->ngone = 0;
+}
+
+/* track_all: a thread of the command's first process gets trackers. */
+static int
+take_tracked(struct ty_recorder *r, long tid)
+{
+	struct ty_error err;
+
+	if (cover_find(r, (uint32_t)tid))
+		return 0;
+	if (ty_sampler_track_pid(r->s, (pid_t)tid, &err) < 0) {
+		if (err.code != -ESRCH && !r->track_warned++)
+			warn(r, "%s: libraries loaded later may show as raw addresses", err.msg);
+		return 0;
+	}
+	cover_add(r, (uint32_t)tid, now_ns());
+	return 1;
+}
+
+/* Trackers on every thread of the command's first process: from then on
+ * all it starts inherits them, and the watcher is no longer needed. For a
+ * command that starts processes after its first 100 ms, or creates threads
+ * by the thousand (the watcher would wake tachy for each). */
+static void
+track_all(struct ty_recorder *r)
+{
+	struct ty_error err;
+
+	each_thread(r, (long)r->child, take_tracked);
+	ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->child, now_ns(), &err);
+}
+
+/* Read the watcher until no process is left to track, then close the first
+ * trackers when their time is up and the command is still one process. */
+static int
+drain_watch(struct ty_recorder *r, struct ty_error *e)
+{
+	long ret;
+	int round;
+
+	for (round = 0; round < 16; round++) {
+		if ((ret = ty_sampler_drain_watch(r->s, on_watch, r, e)) < 0)
+			return (int)ret;
+		if (!r->ntodo && !r->ngone)
+			break;
+		track_new(r);
+	}
+	return 0;
+}
+
+static int
+lazy_step(struct ty_recorder *r, struct ty_error *e)
+{
+	uint64_t t = now_ns();
+
+	int ret;
+
+	if ((ret = drain_watch(r, e)) < 0)
+		return ret;
+	if (r->watch_lost) { /* processes we did not hear of: look at them all */
+		r->watch_lost = 0;
+		snapshot_maps(r);
+	}
+	if (!ty_sampler_tracking(r->s)) {
+		if (t - r->wstart >= 1000000000ull) {
+			r->wstart = t;
+			r->wcount = 0;
+		} else if (r->wcount > 1000) {
+			r->want_all = 1; /* a storm of threads or processes */
+		}
+		if (r->want_all) {
+			track_all(r);
+			if ((ret = drain_watch(r, e)) < 0) /* what came before the trackers */
+				return ret;
+			ty_sampler_watch_stop(r->s);
+			r->lazy = 0;
+		}
+		return 0;
+	}
+	if (t < r->close_at)
+		return 0;
+	if (r->forked) { /* several processes: tracking stays, the watcher goes */
+		ty_sampler_watch_stop(r->s);
+		r->lazy = 0;
+		return 0;
+	}
+	/* What the trackers saw is in the rings; what comes later, the next
+	 * look at the maps finds (reread_maps). */
+	ty_sampler_track_stop(r->s);
+	r->wstart = now_ns();
+	r->wcount = 0;
+	/* A fork between the last drain and the close lost its inherited
+	 * tracker with it: the watcher shows it, and it is not covered. */
+	return lazy_step(r, e);
+}
+
+/* After the close: a sample outside the mappings known for its process. */
+static void
+check_sample(struct ty_recorder *r, const struct ty_record *rec)
+{
+	uint64_t ip = rec->ip;
+	size_t i = r->rrlast;
+
+	if (!rec->user) {
+		for (i = 0, ip = 0; i < rec->nr; i++)
+			if (rec->chain[i] < TY_KERNEL_START) {
+				ip = rec->chain[i];
+				break;
+			}
+		if (!ip)
+			return;
+		i = r->rrlast;
+	}
+	if (i >= r->nrr || r->rr[i].pid != rec->pid) {
+		for (i = 0; i < r->nrr && r->rr[i].pid != rec->pid; i++)
+			;
+		if (i == r->nrr) {
+			if (ty_array_grow(&r->rr, sizeof(*r->rr), r->nrr + 1, &r->rrcap) < 0)
+				return;
+			r->rr[r->nrr++] = (struct reread){rec->pid, 0, 0, 0, 0, 0};
+		}
+		r->rrlast = i;
+	}
+	r->rr[i].seen = 1;
+	if (!r->rr[i].due && !ty_symbols_covers(r->syms, rec->pid, ip))
+		r->rr[i].due = 1;
+}
+
+/* Read the maps of the processes with samples outside their mappings, and
+ * once a second those of every process sampled: a library unloaded and
+ * another loaded at the same place would otherwise go unseen. */
+static void
+reread_maps(struct ty_recorder *r)
+{
+	struct ty_error err;
+	uint64_t t = now_ns();
+	size_t i;
+
+	for (i = 0; i < r->nrr; i++) {
+		struct reread *x = &r->rr[i];
+		int n;
+		if (x->seen && t - x->periodic >= PERIODIC_NS)
+			x->due = 1;
+		if (!x->due || (x->last && t - x->last < x->backoff))
+			continue;
+		x->due = x->seen = 0;
+		x->last = x->periodic = t;
+		/* New mappings: read again at the next sample outside them.
+		 * None (code outside any file, JIT): wait longer each time. */
+		if ((n = ty_symbols_load_maps(r->syms, "/proc", x->pid, t, &err)) > 0)
+			x->backoff = 0;
+		else if (n == 0)
+			x->backoff = x->backoff ? 2 * x->backoff : 100000000ull;
+		else
+			x->backoff = REREAD_MAX_NS; /* gone */
+		if (x->backoff > REREAD_MAX_NS)
+			x->backoff = REREAD_MAX_NS;
+	}
+}
+
+static void
+on_record(const struct ty_record *rec, void *arg)
+{
+	struct ty_recorder *r = arg;
+
+	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
+		check_sample(r, rec);
+	ty_collector_record(rec, r->c);
+}
+
+static int
+drain(struct ty_recorder *r, struct ty_error *e)
+{
+	long ret;
+
+	if ((ret = ty_sampler_drain(r->s, on_record, r, e)) < 0)
+		return (int)ret;
+	if (r->lazy && r->nrr)
+		reread_maps(r);
+	return 0;
+}
+
+static void
+signal_command(struct ty_recorder *r, int sig)
+{
+	if (r->reaped)
+		return;
+	ty_spawn_kill(&r->sp, sig);
+}
+
+/* Stopped: stop sampling and pass the signal on to the command (it may not
+ * have seen it). If the command is still there 2 s later, or a second
+ * signal comes, kill it (and again every 2 s, should a process escape). */
+static void
+stop_command(struct ty_recorder *r, const struct ty_record_stop *stop)
+{
+	struct ty_error err;
+	uint64_t t = now_ns();
+
+	if (!r->stop_ns) {
+		ty_sampler_disable(r->s, &err);
+		signal_command(r, stop->sig);
+		r->stop_ns = t;
+	} else if (stop->count > 1 || t - r->stop_ns > 2000000000ull) {
+		signal_command(r, SIGKILL);
+		r->stop_ns = t;
+	}
+}
+
+/* How long poll() may sleep. */
+static int
+poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
+{
+	if (r->proc_maps || stopping)
+		return 50;
+	if (r->lazy && ty_sampler_tracking(r->s)) {
+		uint64_t t = now_ns();
+		return t >= r->close_at ? 0 : (int)((r->close_at - t) / 1000000) + 1;
+	}
+	if (r->lazy)
+		return 100; /* samples outside known mappings are looked up soon */
+	return pidfd >= 0 ? 1000 : 100;
+}
+
+/* Has the command (or the process attached to) ended? */
+static int
+ended(struct ty_recorder *r, int pidfd, const struct pollfd *pfd, struct ty_error *e)
+{
+	int ret;
+
+	if (r->child) {
+		ret = ty_spawn_try_wait(&r->sp, &r->usage, &r->exit, e);
+		if (ret < 0)
+			return ret;
+		r->reaped = ret == 1;
+		return ret;
+	}
+	if (pidfd >= 0)
+		return (pfd->revents & POLLIN) != 0;
+	return kill(r->o.pid, 0) < 0 && errno == ESRCH;
+}
+
+int
+ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct ty_error *e)
+{
+	int n = ty_sampler_nrings(r->s), i, pidfd, own_pidfd = -1, done = 0, hup, nw, ret = 0;
+	struct pollfd *pfd = calloc((size_t)(2 * n) + 1, sizeof(*pfd));
+
+	if (!pfd)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	if (r->child) {
+		pidfd = r->sp.pidfd;
+	} else {
+		pidfd = own_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
+	}
+	for (i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
+	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
+	while (!done) {
+		int k, stopping = stop && stop->sig;
+		nw = r->lazy ? ty_sampler_nwatch(r->s) : 0;
+		for (i = 0; i < nw; i++)
+			pfd[n + 1 + i] = (struct pollfd){ty_sampler_watch_fd(r->s, i), POLLIN, 0};
+		k = poll(pfd, (nfds_t)(n + 1 + nw), poll_ms(r, pidfd, stopping));
+		if (k < 0 && errno != EINTR)
+			break;
+		if (r->lazy && (ret = lazy_step(r, e)) < 0)
+			break;
+		if ((ret = drain(r, e)) < 0)
+			break;
+		/* A ring whose task is gone hangs up: stop polling it, and stop
+		 * when every ring has hung up. */
+		for (i = 0, hup = 0; i < n; i++) {
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				pfd[i].fd = -1;
+			hup += pfd[i].fd < 0;
+		}
+		if (hup == n && !r->child)
+			done = 1;
+		if (r->proc_maps && !done)
+			snapshot_maps(r);
+		if ((ret = ended(r, pidfd, &pfd[n], e)) < 0)
+			break;
+		done |= ret;
+		ret = 0;
+		stopping = stop && stop->sig;
+		if (stopping) {
+			r->interrupted = 1;
+			if (!r->child)
+				done = 1;
+			else if (!done)
+				stop_command(r, stop);
+		}
+	}
+	if (own_pidfd >= 0)
+		close(own_pidfd);
+	free(pfd);
+	r->t1 = now_ns();
+	if (ret < 0)
+		return ret;
+	ty_sampler_disable(r->s, e);
+	return drain(r, e);
+}
+
+/* Attached: the kernel reports no names for threads that exist already. */
+static void
+name_thread(struct ty_recorder *r, long tid)
+{
+	char path[96], comm[64] = "";
+	struct ty_record rec;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/comm", (long)r->o.pid, tid);
+	if (!(fp = fopen(path, "r")))
+		return;
+	if (fgets(comm, sizeof(comm), fp)) {
+		comm[strcspn(comm, "\n")] = '\0';
+		memset(&rec, 0, offsetof(struct ty_record, chainbuf));
+		rec.type = TY_REC_COMM;
+		rec.pid = (uint32_t)r->o.pid;
+		rec.tid = (uint32_t)tid;
+		rec.name = comm;
+		ty_collector_record(&rec, r->c);
+	}
+	fclose(fp);
+}
+
+/* Attached: a thread of PID not in r->tids yet (later ones are inherited);
+ * with a sampler open, it is sampled at once. */
+static int
+take_sampled(struct ty_recorder *r, long tid)
+{
+	struct ty_error err;
+	size_t cap = (size_t)r->ntids;
+	int i;
+
+	for (i = 0; i < r->ntids; i++)
+		if (r->tids[i] == (pid_t)tid)
+			return 0;
+	if (r->s && ty_sampler_add_thread(r->s, (pid_t)tid, &err) < 0)
+		return 0; /* gone already (or no more fds: inherited or lost) */
+	if (ty_array_grow(&r->tids, sizeof(*r->tids), (size_t)r->ntids + 1, &cap) < 0)
+		return 0;
+	r->tids[r->ntids++] = (pid_t)tid;
+	name_thread(r, tid);
+	return 1;
+}
+
+static char *
+attached_name(long pid)
+{
+	char path[64], comm[64] = "?", *s;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if ((fp = fopen(path, "r"))) {
+		if (fgets(comm, sizeof(comm), fp))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(fp);
+	}
+	if (asprintf(&s, "-p %ld (%s)", pid, comm) < 0)
+		return NULL;
+	return s;
+}
+
+static int
+attach(struct ty_recorder *r, struct ty_error *e)
+{
+	int ret;
+
+	r->pname = attached_name(r->o.pid);
+	each_thread(r, r->o.pid, take_sampled);
+	if ((ret = ty_symbols_load_maps(r->syms, "/proc", (uint32_t)r->o.pid, 0, e)) < 0)
+		return ret;
+	if ((ret = open_sampler(r, e)) < 0 || (ret = ty_sampler_enable(r->s, e)) < 0)
+		return ret;
+	/* A thread created by one not yet sampled when it was listed
+	 * inherited nothing. */
+	each_thread(r, r->o.pid, take_sampled);
+	r->t0 = now_ns();
+	return 0;
+}
+
+static int
+launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
+{
+	struct ty_error ignore;
+	pid_t pid;
+	int ret;
+
+	if ((ret = ty_spawn_resolve(r->o.argv[0], r->path, sizeof(r->path), e)) < 0)
+		return ret == -ENOENT ? ret : -EACCES;
+	if ((ret = ty_spawn_init(&r->sp, e)) < 0)
+		return ret;
+	r->sp_init = 1;
+	so->path = r->path;
+	so->argv = r->o.argv;
+	so->envp = environ;
+	so->fd[0] = so->fd[2] = -1;
+	so->fd[1] = r->o.stdout_fd;
+	so->drain_fd = -1;
+	so->want_pidfd = 1;
+	so->same_group = r->o.same_group;
+	r->lazy = r->o.maps == TY_MAPS_LAZY;
+	r->proc_maps = r->o.maps == TY_MAPS_PROC;
+	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
+		return (int)pid;
+	r->child = pid;
+	if ((ret = open_sampler(r, e)) < 0) {
+		ty_spawn_kill(&r->sp, SIGKILL);
+		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
+		r->reaped = 1;
+		return ret;
+	}
+	r->t0 = now_ns();
+	r->close_at = r->t0 + LAZY_CLOSE_NS;
+	ty_spawn_go(&r->sp);
+	return 0;
+}
+
+int
+ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct ty_symbols *syms,
+		struct ty_error *e)
+{
+	struct ty_recorder *r = calloc(1, sizeof(*r));
+	int ret;
+
+	*out = NULL;
+	if (!r)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	r->o = *o;
+	r->ev = o->ev;
+	r->syms = syms;
+	r->proc_maps = o->maps == TY_MAPS_PROC;
+	r->cg = o->callgraph;
+	r->stack_size = o->stack_size;
+	if (!(r->c = ty_collector_new(syms))) {
+		free(r);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	ret = o->pid ? attach(r, e) : launch(r, &r->so, e);
+	if (ret < 0) {
+		ty_record_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+static char *
+join_argv(char *const *argv)
+{
+	size_t n = 1, i;
+	char *s;
+
+	for (i = 0; argv[i]; i++)
+		n += strlen(argv[i]) + 1;
+	if (!(s = calloc(1, n)))
+		return NULL;
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int
+ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e)
+{
+	struct rusage self;
+	size_t i;
+	int ret;
+
+	if ((ret = ty_collector_finish(r->c, p, e)) < 0)
+		return ret;
+	p->meta.event = strdup(r->ename);
+	p->meta.command = r->o.pid ? r->pname : join_argv(r->o.argv);
+	r->pname = NULL;
+	p->meta.use_freq = r->o.use_freq;
+	p->meta.rate = r->o.rate;
+	p->meta.callchain = r->cg != TY_CG_NONE;
+	p->meta.period_ns = r->ev.kind == TY_EVENT_TASK_CLOCK;
+	p->meta.wall_ns = r->t1 - r->t0;
+	p->meta.workload_cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;
+	p->meta.workload_sys_ns = (uint64_t)r->usage.system_ns;
+	p->meta.user_only = r->exclude_kernel;
+	p->meta.kernel_refused = r->kernel_refused;
+	p->meta.processes = (uint32_t)ty_collector_pids(r->c, NULL, 0);
+	getrusage(RUSAGE_SELF, &self);
+	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);
+	if (r->o.pid) { /* the workload's CPU time is not ours to wait for */
+		uint64_t sum = 0;
+		for (i = 0; i < p->nsamples; i++)
+			sum += p->samples[i].period;
+		p->meta.workload_cpu_ns = p->meta.period_ns ? sum : 0;
+		p->meta.workload_sys_ns = 0;
+	}
+	return 0;
+}
+
+const struct ty_exit *
+ty_record_exit(const struct ty_recorder *r)
+{
+	return r->child && r->reaped ? &r->exit : NULL;
+}
+
+int
+ty_record_interrupted(const struct ty_recorder *r)
+{
+	return r->interrupted;
+}
+
+const char *
+ty_record_event_name(const struct ty_recorder *r)
+{
+	return r->ename;
+}
+
+int
+ty_record_fell_back(const struct ty_recorder *r)
+{
+	return r->fell_back;
+}
+
+int
+ty_record_kernel_refused(const struct ty_recorder *r)
+{
+	return r->kernel_refused;
+}
+
+int
+ty_record_user_only(const struct ty_recorder *r)
+{
+	return r->exclude_kernel;
+}
+
+enum ty_callgraph
+ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size)
+{
+	if (stack_size)
+		*stack_size = r->stack_size;
+	return r->cg;
+}
+
+void
+ty_record_free(struct ty_recorder *r)
+{
+	struct ty_error ignore;
+
+	if (!r)
+		return;
+	if (r->child && !r->reaped) {
+		ty_spawn_kill(&r->sp, SIGKILL);
+		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
+	}
+	if (r->sp_init)
+		ty_spawn_release(&r->sp);
+	ty_sampler_free(r->s);
+	ty_collector_free(r->c);
+	free(r->pname);
+	free(r->tids);
+	free(r->cov);
+	free(r->todo);
+	free(r->gone);
+	free(r->rr);
+	free(r);
+}
