@@ -20,7 +20,8 @@
 
 static const char usage_text[] =
     "usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-    "                    [--proc-maps | --mmap-records] [--user | --kernel] [-q]\n"
+    "                    [--proc-maps | --mmap-records] [--user | --kernel]\n"
+    "                    [--off-cpu | --wall] [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
@@ -46,6 +47,12 @@ static const char usage_text[] =
     "      --kernel         kernel samples too, or fail (default: kernel samples\n"
     "                       where allowed -- root, CAP_PERFMON or\n"
     "                       perf_event_paranoid <= 1 -- else user space only)\n"
+    "      --off-cpu        off-CPU time instead of samples: every switch-out of\n"
+    "                       every thread with its call chain and how long the\n"
+    "                       thread stayed off the CPU (sleeping, I/O, lock,\n"
+    "                       runnable)\n"
+    "      --wall           on-CPU samples (a clock event, default cpu-clock) and\n"
+    "                       off-CPU time together: a wall-clock profile\n"
     "  -q, --quiet          no summary line\n"
     "  -h, --help           this help\n"
     "\n"
@@ -56,7 +63,7 @@ static const char usage_text[] =
 struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
-	int callchain, user, quiet, proc_maps, mmap_records;
+	int callchain, user, quiet, proc_maps, mmap_records, off_cpu;
 	char **argv;
 };
 
@@ -85,10 +92,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	    {"proc-maps", no_argument, NULL, 'M'},
 	    {"mmap-records", no_argument, NULL, 'R'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"off-cpu", no_argument, NULL, 'O'},
+	    {"wall", no_argument, NULL, 'W'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c, freq_given = 0, user_given = 0, kernel_given = 0;
+	int c, freq_given = 0, user_given = 0, kernel_given = 0, pages_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "tachy.prof";
@@ -125,6 +134,15 @@ parse_args(int argc, char **argv, struct opts *o)
 			if (o->pages & (o->pages - 1))
 				return cli_usage_error(
 				    "-m %ld: the ring size must be a power of two", o->pages);
+			pages_given = 1;
+			break;
+		case 'O':
+		case 'W':
+			if (o->off_cpu &&
+			    o->off_cpu != (c == 'O' ? TY_OFFCPU_ONLY : TY_OFFCPU_WALL))
+				return cli_usage_error("--off-cpu and --wall exclude each other "
+						       "(--wall has both)");
+			o->off_cpu = c == 'O' ? TY_OFFCPU_ONLY : TY_OFFCPU_WALL;
 			break;
 		case 'U':
 			o->user = 1, user_given = 1;
@@ -159,6 +177,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		return cli_usage_error("give either -p PID or a command, not both");
 	if (!o->pid && !o->argv[0])
 		return cli_usage_error("no command to record (tachy record [options] -- COMMAND)");
+	if (o->off_cpu == TY_OFFCPU_ONLY && (o->event || freq_given || o->period))
+		return cli_usage_error("--off-cpu samples at every switch-out: -e, -F and -c are "
+				       "--wall's (on-CPU samples beside the off-CPU time)");
+	if (o->off_cpu && !pages_given) /* two records and a sample per switch */
+		o->pages = 512;
 	return 0;
 }
 
@@ -216,6 +239,21 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 			 ty_record_paranoid());
 	else
 		snprintf(space, sizeof(space), " (user space only)");
+	if (p->meta.off_cpu) {
+		size_t i, off = 0;
+		for (i = 0; i < p->nsamples; i++)
+			off += p->samples[i].state != TY_STATE_CPU;
+		fprintf(stderr,
+			"tachy record: %zu on-CPU samples%s%s and %zu off-CPU intervals%s%s, "
+			"%llu lost; profiler CPU %.3f s = %.2f%% of the workload's %.3f s; "
+			"wrote %s\n",
+			p->nsamples - off, p->meta.off_cpu == TY_OFFCPU_WALL ? " " : "",
+			p->meta.off_cpu == TY_OFFCPU_WALL ? rate : "", off,
+			r->o->callchain ? " with call chains" : "", space,
+			(unsigned long long)p->meta.lost, me, work > 0 ? 100 * me / work : 0, work,
+			r->o->output);
+		return;
+	}
 	fprintf(stderr,
 		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
 		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
@@ -346,8 +384,15 @@ cmd_record(int argc, char **argv)
 		return ret < 0 ? cli_finish_stdout(EXIT_OK) : ret;
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
-	if (ty_event_parse(o.event ? o.event : "cycles", &ro.ev, &err) < 0)
+	if (ty_event_parse(o.event     ? o.event
+			   : o.off_cpu ? "cpu-clock"
+				       : "cycles",
+			   &ro.ev, &err) < 0)
 		return cli_usage_error("%s", err.msg);
+	if (o.off_cpu == TY_OFFCPU_WALL && ro.ev.kind != TY_EVENT_TASK_CLOCK)
+		return cli_usage_error("--wall adds on-CPU samples to off-CPU time in one unit: "
+				       "-e must be a clock event (cpu-clock, task-clock), not %s",
+				       o.event);
 	max = ty_sampler_max_rate();
 	if (!o.period && max && (uint64_t)o.freq > max)
 		return cli_usage_error("-F %ld is above the kernel's limit of %llu samples per "
@@ -375,6 +420,7 @@ cmd_record(int argc, char **argv)
 	ro.same_group = !o.pid && !own_group();
 	ro.mmap_pages = (unsigned)o.pages;
 	ro.maps = o.proc_maps ? TY_MAPS_PROC : o.mmap_records ? TY_MAPS_MMAP_RECORDS : TY_MAPS_LAZY;
+	ro.off_cpu = o.off_cpu;
 	ro.warn = on_warning;
 	ro.warn_arg = &o;
 	signal(SIGINT, on_signal);

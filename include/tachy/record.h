@@ -56,6 +56,8 @@ struct ty_record_opts {
 				foreground: Ctrl-C reaches it directly) */
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
 	enum ty_record_maps maps;
+	int off_cpu; /* TY_OFFCPU_*: switch records and context-switch samples;
+			TY_OFFCPU_WALL needs a clock event (EV) */
 	/* Called for what a user should hear of at once (MSG lives for the call). */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;
@@ -101,6 +103,9 @@ int ty_record_kernel_refused(const struct ty_recorder *r);
 int ty_record_user_only(const struct ty_recorder *r);
 /* The call graph used (AUTO resolved) and its stack copy size. */
 enum ty_callgraph ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size);
+
+/* What off-CPU recording could not have here (NULL: nothing missing). */
+const char *ty_record_off_cpu_limits(const struct ty_recorder *r);
 
 /* perf_event_paranoid of this machine (2 when unreadable). */
 int ty_record_paranoid(void);

@@ -38,6 +38,11 @@ struct ty_sampler_opts {
 	int lazy_mmap;	     /* MMAP records come from separate tracking events
 				that ty_sampler_track_stop closes, and a watcher
 				ring reports every fork at once (see below) */
+	int context_switch;  /* off-CPU time: the kernel's PERF_RECORD_SWITCH
+				records of every thread (TY_REC_SWITCH) */
+	int switch_samples;  /* and a context-switches event sampled at every
+				switch-out, with the call chain there
+				(TY_REC_SWITCH_SAMPLE), beside the sampling event */
 };
 
 enum ty_rec_type {
@@ -49,7 +54,9 @@ enum ty_rec_type {
 	TY_REC_LOST,	 /* .lost records were dropped: the ring was full */
 	TY_REC_THROTTLE, /* the kernel throttled the event (too many samples) */
 	TY_REC_UNTHROTTLE,
-	TY_REC_OTHER, /* anything else: skipped */
+	TY_REC_SWITCH,	      /* a thread went off the CPU (.out) or came back */
+	TY_REC_SWITCH_SAMPLE, /* a sample of the context-switches event */
+	TY_REC_OTHER,	      /* anything else: skipped */
 };
 
 /* One decoded record. Pointers point into the ring (or its scratch copy) and
@@ -68,6 +75,8 @@ struct ty_record {
 	int exec;		    /* COMM caused by exec */
 	int user;		    /* SAMPLE: the ip is in user space */
 	uint64_t lost;		    /* LOST */
+	int out, preempt;	    /* SWITCH: out (else in); out while runnable */
+	uint64_t id;		    /* SAMPLE: the event's id (PERF_SAMPLE_IDENTIFIER) */
 	uint64_t chainbuf[TY_SAMPLER_MAX_STACK];
 };
 
