@@ -508,11 +508,77 @@ test_off_cpu(void)
 	ty_profile_free(p);
 }
 
+/* Switch records become off-CPU samples: a switch-out with its thread's
+ * next switch-in (records from two rings, in any order), the chain of the
+ * context-switch sample at that switch-out, else the thread's last on-CPU
+ * sample; preempted is runnable; a switch-out never followed by a
+ * switch-in (the end, or a lost record) is dropped. */
+static void
+test_collector_switches(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_record r;
+	uint64_t chain[2] = {0x5000, 0x6000};
+	size_t i, off = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = 7;
+	r.type = TY_REC_SAMPLE; /* on-CPU at 100 */
+	r.ip = 0x1000;
+	r.period = 50;
+	r.time = 100;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SWITCH; /* back in at 301 (another ring, drained first) */
+	r.out = 0, r.time = 301, r.cpu = 1;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SWITCH_SAMPLE; /* the chain at the switch-out */
+	r.time = 200, r.cpu = 0, r.nr = 2, r.chain = chain;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SWITCH;
+	r.nr = 0, r.chain = NULL;
+	r.out = 1, r.time = 201;
+	ty_collector_record(&r, c);
+	r.out = 1, r.preempt = 1, r.time = 400; /* preempted, back at 450 */
+	ty_collector_record(&r, c);
+	r.out = 0, r.preempt = 0, r.time = 450;
+	ty_collector_record(&r, c);
+	r.out = 1, r.time = 500; /* never back */
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_INT(p->nsamples, 3);
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		uint32_t n = p->stack_off[s->stack + 1] - p->stack_off[s->stack];
+		if (s->state == TY_STATE_CPU)
+			continue;
+		off++;
+		if (s->time == 201) {
+			CHECK_INT(s->period, 100);
+			CHECK_INT(s->state, TY_STATE_BLOCKED); /* no kernel names here */
+			CHECK_INT(n, 2);
+		} else {
+			CHECK_INT(s->time, 400);
+			CHECK_INT(s->period, 50);
+			CHECK_INT(s->state, TY_STATE_RUNNABLE);
+			CHECK_INT(n, 1); /* the on-CPU sample's stack */
+			CHECK_INT(s->stack, p->samples[0].stack);
+		}
+	}
+	CHECK_INT(off, 2);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
 	struct ty_profile *p = synthetic();
 
+	test_collector_switches();
 	test_off_cpu();
 	test_views(p);
 	test_roundtrip(p);
