@@ -43,12 +43,17 @@ define probe
 $(shell printf '#include <$(2)>\nint main(void){return 0;}\n' | \
 	$(CC) -x c - -o /dev/null $(3) >/dev/null 2>&1 && echo $(1))
 endef
+PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 ifndef NO_OPTIONAL
 HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
 	$(call probe,LIBDW,elfutils/libdwfl.h,-ldw -lelf) \
 	$(call probe,LIBELF,gelf.h,-lelf) \
 	$(call probe,LIBPFM,perfmon/pfmlib_perf_event.h,-lpfm) \
-	$(call probe,ZLIB,zlib.h,-lz)
+	$(call probe,LZMA,lzma.h,-llzma) \
+	$(call probe,DEBUGINFOD,elfutils/debuginfod.h,-ldebuginfod) \
+	$(call probe,ZLIB,zlib.h,-lz) \
+	$(call probe,SQLITE3,sqlite3.h,-lsqlite3) \
+	$(call probe,LIBPQ,libpq-fe.h,$(PQ_CFLAGS) -lpq)
 endif
 HAVE := $(strip $(HAVE))
 CPPFLAGS += $(foreach h,$(HAVE),-DHAVE_$(h))
@@ -56,7 +61,12 @@ LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
 	$(if $(filter LIBDW,$(HAVE)),-ldw) \
 	$(if $(filter LIBELF,$(HAVE)),-lelf) \
 	$(if $(filter LIBPFM,$(HAVE)),-lpfm) \
-	$(if $(filter ZLIB,$(HAVE)),-lz)
+	$(if $(filter LZMA,$(HAVE)),-llzma) \
+	$(if $(filter DEBUGINFOD,$(HAVE)),-ldebuginfod) \
+	$(if $(filter ZLIB,$(HAVE)),-lz) \
+	$(if $(filter SQLITE3,$(HAVE)),-lsqlite3) \
+	$(if $(filter LIBPQ,$(HAVE)),-lpq)
+CPPFLAGS += $(if $(filter LIBPQ,$(HAVE)),$(PQ_CFLAGS))
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 SRC_SRC := $(sort $(wildcard src/*.c))
@@ -65,7 +75,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 SRC_OBJ := $(SRC_SRC:%.c=$(B)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-HDRS := $(wildcard include/tachy/*.h src/*.h tests/unit/*.h)
+HDRS := $(wildcard include/tachy/*.h lib/*.h src/*.h tests/unit/*.h)
 
 ifndef V
 Q = @
@@ -92,7 +102,22 @@ $(B)/%.o: %.c $(HDRS) $(B)/.flags
 
 $(B)/src/tachy.o: $(B)/cmdlist.h
 
-$(B)/libtachy.a: $(LIB_OBJ)
+# The spawner helper (lib/spawner/helper.c): a program without libc that
+# clones the measured runs from a tiny address space; linked into libtachy
+# as bytes. Where it cannot be built the blob is empty and tachy clones the
+# runs itself (their peak RSS is then floored at tachy's own).
+HELPER_CFLAGS = -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-pie -no-pie -fcf-protection=none \
+	-Wl,--build-id=none -Wl,-z,noexecstack -Ilib/spawner
+$(B)/spawner-helper: lib/spawner/helper.c lib/spawner/helper-proto.h $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(HELPER_CFLAGS) -o $@ $< 2>$@.log || : > $@
+
+$(B)/spawner-blob.o: $(B)/spawner-helper
+	$(Q)printf '\t.section .rodata\n\t.globl ty_spawner_blob\nty_spawner_blob:\n\t.incbin "%s"\n\t.globl ty_spawner_blob_end\nty_spawner_blob_end:\n\t.section .note.GNU-stack,"",%%progbits\n' \
+		$< | $(CC) -c -x assembler -o $@ -
+
+$(B)/libtachy.a: $(LIB_OBJ) $(B)/spawner-blob.o
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 lib/libtachy.a: $(B)/libtachy.a
@@ -144,7 +169,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tachy
 	for f in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#docs/}; done
 
-FMT_FILES = $(sort $(wildcard lib/*.c src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
+FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h lib/spawner/*.[ch] src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
 	tests/fuzz/*.c bench/*.c))
 fmt:
 	clang-format -i $(FMT_FILES)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-overhead.sh - harness overhead of `tachy run`: the total wall time of
-# 2000 runs of /bin/true by tachy, against the least a harness can do
+# 2000 runs of /bin/true by tachy (runs cloned by the spawner helper, and
+# from tachy itself: tachy-self), against the least a harness can do
 # (bench/spawnloop.c: posix_spawn + wait4 in a loop), hyperfine -N and
 # perf stat -r, measured in the same run, interleaved, REPS repetitions.
 # Prints the median time of each and its ratio to the loop.
@@ -15,7 +16,7 @@ cc -O2 -o "$out/spawnloop" bench/spawnloop.c || exit 1
 [ -x ./tachy ] || { echo "build tachy first (make)"; exit 1; }
 
 now() { date +%s%N; }
-peers="loop tachy tachy-bare"
+peers="loop tachy tachy-self tachy-bare"
 command -v hyperfine >/dev/null 2>&1 && peers="$peers hyperfine"
 perf stat -r 1 -o /dev/null /bin/true >/dev/null 2>&1 && peers="$peers perf"
 
@@ -23,6 +24,10 @@ one() {
 	case $1 in
 	loop) "$out/spawnloop" "$runs" /bin/true ;;
 	tachy) ./tachy run --style none -r "$runs" /bin/true >/dev/null 2>&1 ;;
+	# the runs cloned from tachy itself, not from the spawner helper (their
+	# peak RSS is then floored at tachy's own)
+	tachy-self) TACHY_SPAWN_HELPER=0 ./tachy run --style none -r "$runs" /bin/true \
+		>/dev/null 2>&1 ;;
 	# the harness alone: no counters, no machine facts (TSC calibration, /proc scan)
 	tachy-bare) TACHY_SYSROOT=/nonexistent ./tachy run --no-counters --style none \
 		-r "$runs" /bin/true >/dev/null 2>&1 ;;

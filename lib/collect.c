@@ -457,25 +457,60 @@ classify(const struct ty_profile *p, uint32_t stack)
 	return TY_STATE_BLOCKED;
 }
 
-/* (pid, epoch, address) -> location, for the resolution pass. */
+/* (pid, epoch, address) -> its locations, for the resolution pass: one,
+ * or the inlined callees first and then the function (run[loc .. loc+n)). */
 struct lockey {
 	uint64_t addr;
-	uint32_t pid, epoch, loc; /* loc TY_NONE: empty */
+	uint32_t pid, epoch, loc, n; /* loc TY_NONE: empty */
 };
 
-static uint32_t
-resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask, uint32_t pid,
-	uint32_t epoch, uint64_t addr, uint64_t time)
+struct runs {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+#define MAX_INLINE 16
+
+/* Add the location of R's frame FR (NAME, inlined or not) to RUNS. */
+static int
+add_frame(struct ty_profile *p, struct runs *runs, const struct ty_sym_result *r, const char *name,
+	  const struct ty_sym_frame *fr)
+{
+	char buf[600];
+	uint32_t f, l;
+
+	if (fr && fr->inlined) {
+		snprintf(buf, sizeof(buf), "%.500s (inlined)", fr->name);
+		name = buf;
+	}
+	if ((f = ty_profile_func(p, name, r->dso)) == TY_NONE ||
+	    (l = ty_profile_loc(p, r->addr, f)) == TY_NONE)
+		return -ENOMEM;
+	if (fr && fr->file && fr->line) {
+		snprintf(buf, sizeof(buf), "%.500s:%u", fr->file, fr->line);
+		if (ty_profile_loc_line(p, l, buf) < 0)
+			return -ENOMEM;
+	}
+	if (ty_array_grow(&runs->v, sizeof(*runs->v), runs->n + 1, &runs->cap) < 0)
+		return -ENOMEM;
+	runs->v[runs->n++] = l;
+	return 0;
+}
+
+static const struct lockey *
+resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask,
+	struct runs *runs, uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
 {
 	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & mask;
+	struct ty_sym_frame fr[MAX_INLINE];
 	struct ty_sym_result r;
+	size_t nfr, k, first;
 	char buf[512];
 	const char *name;
-	uint32_t f;
 
 	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
 		if (tab[j].addr == addr && tab[j].pid == pid && tab[j].epoch == epoch)
-			return tab[j].loc;
+			return &tab[j];
 	ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
 	name = r.name;
 	if (!name) {
@@ -483,11 +518,15 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 			 strrchr(r.dso, '/') ? strrchr(r.dso, '/') + 1 : r.dso);
 		name = buf;
 	}
-	f = ty_profile_func(p, name, r.dso);
-	if (f == TY_NONE)
-		return TY_NONE;
-	tab[j] = (struct lockey){addr, pid, epoch, ty_profile_loc(p, r.addr, f)};
-	return tab[j].loc;
+	first = runs->n;
+	nfr = r.name ? ty_symbols_frames(c->syms, &r, fr, MAX_INLINE) : 0;
+	if (nfr == 0 && add_frame(p, runs, &r, name, NULL) < 0)
+		return NULL;
+	for (k = 0; k < nfr; k++)
+		if (add_frame(p, runs, &r, name, &fr[k]) < 0)
+			return NULL;
+	tab[j] = (struct lockey){addr, pid, epoch, (uint32_t)first, (uint32_t)(runs->n - first)};
+	return &tab[j];
 }
 
 /* The epoch of each raw stack (TY_SYMBOLS: the addresses of a process
@@ -591,9 +630,10 @@ add_mappings(struct ty_collector *c, struct ty_profile *p)
 int
 ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
 {
-	size_t cap = 1024, i, j, mask;
+	size_t cap = 1024, i, j, k, mask;
 	struct lockey *tab;
-	uint32_t *map, locs[TY_SAMPLER_MAX_STACK], *epochs = NULL;
+	struct runs runs = {0};
+	uint32_t *map, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
 	uint64_t *times;
 
 	if (c->oom)
@@ -615,15 +655,21 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	for (i = 0; i < c->nstacks; i++) {
 		const uint64_t *w = c->words + c->stack_off[i];
 		uint32_t pid = (uint32_t)w[0], n = (uint32_t)w[1];
-		for (j = 0; j < n; j++) {
+		for (j = 0, nl = 0; j < n; j++) {
 			/* A caller's frame holds a return address: look up the
 			 * call instruction before it. */
 			uint64_t a = w[2 + j] - (j > 0 && w[2 + j] > 0);
 			uint32_t ep = epochs[i] == TY_NONE ? 0 : epochs[i];
-			if ((locs[j] = resolve(c, p, tab, mask, pid, ep, a, times[i])) == TY_NONE)
+			const struct lockey *key =
+			    resolve(c, p, tab, mask, &runs, pid, ep, a, times[i]);
+			if (!key)
 				goto oom;
+			/* Inlined callees add frames; a chain too long for the
+			 * buffer loses its outermost ones. */
+			for (k = 0; k < key->n && nl < sizeof(locs) / sizeof(*locs); k++)
+				locs[nl++] = runs.v[key->loc + k];
 		}
-		if ((map[i] = ty_profile_stack(p, locs, n)) == TY_NONE)
+		if ((map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
 			goto oom;
 	}
 	for (i = 0; i < c->nthreads; i++)
@@ -645,12 +691,14 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	p->meta.lost = c->lost;
 	p->meta.throttled = c->throttled;
 	p->meta.unthrottled = c->unthrottled;
+	free(runs.v);
 	free(tab);
 	free(map);
 	free(times);
 	free(epochs);
 	return 0;
 oom:
+	free(runs.v);
 	free(tab);
 	free(map);
 	free(times);

@@ -502,6 +502,46 @@ unmatched(struct ty_cmp_set *s, const struct pairing *p)
 	return rc;
 }
 
+/* How F's counters were counted: 0 it has none, 1 user and kernel space,
+ * 2 user space only (perf's ":u"), 3 both kinds. */
+static int
+counting_mode(const struct ty_saved *f)
+{
+	static const char *const builtin[] = {"wall",	"user",	  "system", "maxrss",
+					      "minflt", "majflt", "nvcsw",  "nivcsw"};
+	size_t i, j, k;
+	int mode = 0;
+
+	for (i = 0; i < f->nbenches; i++)
+		for (j = 0; j < f->benches[i].nfigs; j++) {
+			const struct ty_saved_figure *g = &f->benches[i].figs[j];
+			for (k = 0; k < sizeof(builtin) / sizeof(*builtin); k++)
+				if (strcmp(g->name, builtin[k]) == 0)
+					break;
+			if (k == sizeof(builtin) / sizeof(*builtin))
+				mode |= g->user_only ? 2 : 1;
+		}
+	return mode;
+}
+
+/* Two files whose counters were counted in different modes: said once. */
+static int
+mode_note(struct ty_cmp_table *c, const struct ty_cmp_set *s)
+{
+	static const char *const words[] = {"", "user and kernel space", "user space only (:u)",
+					    "partly in user space only (:u)"};
+	int a = counting_mode(s->old), b = counting_mode(s->new);
+	char buf[1024];
+
+	if (!a || !b || a == b)
+		return 0;
+	snprintf(buf, sizeof(buf),
+		 "the counters of %s were counted in %s, those of %s in %s: they count "
+		 "different things (a counter is compared only under the same name)",
+		 s->old->path, words[a], s->new->path, words[b]);
+	return note(c, buf) ? 0 : -ENOMEM;
+}
+
 static int
 build_set(struct ty_cmp_table *c, size_t set, struct ty_error *e)
 {
@@ -525,6 +565,8 @@ build_set(struct ty_cmp_table *c, size_t set, struct ty_error *e)
 		rc = unmatched(s, &p);
 	if (!rc && s->old != s->new)
 		rc = env_diffs(s);
+	if (!rc && s->old != s->new)
+		rc = mode_note(c, s);
 	for (i = 0; !rc && i < p.n; i++)
 		rc = pair_rows(c, set, p.old[i], p.new[i], e);
 out:

@@ -245,6 +245,25 @@ refused(struct ty_counters *c, size_t i, int err, struct ty_error *e)
 	return 0;
 }
 
+int
+ty_counters_user_only(const struct ty_counters *c, size_t i)
+{
+	const struct ty_counter *k = &c->c[i];
+
+	if (k->ev.flags & TY_EVENT_PRIV_GIVEN)
+		return k->ev.attr.exclude_kernel && !k->ev.attr.exclude_user;
+	return c->user_only;
+}
+
+void
+ty_counters_label(const struct ty_counters *c, size_t i, char *buf, size_t len)
+{
+	const struct ty_counter *k = &c->c[i];
+
+	snprintf(buf, len, "%s%s", k->ev.name,
+		 !(k->ev.flags & TY_EVENT_PRIV_GIVEN) && ty_counters_user_only(c, i) ? ":u" : "");
+}
+
 /* The first event of a kind turns a switch on in the kernel (a static
  * key: code is patched on every CPU), and closing the last one turns it
  * off again; in a virtual machine that costs ~30 us per event and per

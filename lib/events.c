@@ -539,3 +539,11 @@ ty_event_list_add_defaults(struct ty_event_list *l, struct ty_error *e)
 				 "cache-misses",
 				 e);
 }
+
+int
+ty_event_kernel_side(const struct ty_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE &&
+	       (ev->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		ev->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}

@@ -1,6 +1,8 @@
 /* flame.c - interactive flame graphs: one self-contained SVG with its own
- * CSS and JavaScript (hover for details, click to zoom, search). Every name
- * goes through ty_svg_escape. */
+ * CSS and JavaScript (hover for details, click to zoom, search). Every
+ * label is written into the SVG, cut to its box, so that viewers without
+ * scripts show the names; the script only refits them when zooming. Every
+ * name goes through ty_svg_escape. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -10,8 +12,10 @@
 
 #include "tachy/profile.h"
 #include "tachy/svg.h"
+#include "tachy/utf8.h"
 
 #define FRAME_H 16
+#define CHAR_W 7 /* pixels a character of a label takes */
 #define PAD 10
 #define TOP 54
 #define BOTTOM 34
@@ -141,6 +145,36 @@ colour(struct ctx *c, const struct ty_tree_node *n, char *buf, size_t len)
 	}
 }
 
+/* Write NAME, escaped, cut to what a box W pixels wide holds (7 px a
+ * character at 11 px, as the script fits it when zooming): the labels are
+ * in the SVG itself, for viewers that run no script. */
+static void
+label(FILE *fp, const char *name, double w)
+{
+	long room = (long)floor((w - 6) / CHAR_W);
+	size_t i = 0, len = strlen(name), chars = 0, cut = 0;
+	char *buf;
+
+	if (room < 3)
+		return;
+	while (i < len) { /* code points; a bad byte counts as one */
+		int n = ty_utf8_seqlen(name + i);
+		i += n > 0 ? (size_t)n : 1;
+		if (++chars == (size_t)room - 2)
+			cut = i;
+	}
+	if (chars <= (size_t)room) {
+		ty_svg_escape(fp, name);
+		return;
+	}
+	if (!(buf = malloc(cut + 3)))
+		return;
+	memcpy(buf, name, cut);
+	memcpy(buf + cut, "..", 3);
+	ty_svg_escape(fp, buf);
+	free(buf);
+}
+
 static void
 frame(struct ctx *c, const struct ty_tree_node *n, int depth, double x, double w)
 {
@@ -175,7 +209,9 @@ frame(struct ctx *c, const struct ty_tree_node *n, int depth, double x, double w
 	fputs(")</title>", c->fp);
 	fprintf(c->fp, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", x, y,
 		w, FRAME_H - 1, fill);
-	fprintf(c->fp, "<text x=\"%.2f\" y=\"%d\"></text></g>\n", x + 3, y + FRAME_H - 4);
+	fprintf(c->fp, "<text x=\"%.2f\" y=\"%d\">", x + 3, y + FRAME_H - 4);
+	label(c->fp, name, w);
+	fputs("</text></g>\n", c->fp);
 }
 
 static void

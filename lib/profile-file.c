@@ -19,11 +19,12 @@ enum {
 	SEC_THREADS,
 	SEC_SAMPLES,
 	SEC_MAPS,
+	SEC_LINES,
 	SEC_END = 0x454e44
-}; /* SEC_MAPS is optional (added later) */
+}; /* SEC_MAPS and SEC_LINES are optional (added later) */
 
 static const char *const sec_names[] = {"?",	  "meta",    "strings", "functions", "locations",
-					"stacks", "threads", "samples", "mappings"};
+					"stacks", "threads", "samples", "mappings",  "lines"};
 
 struct buf {
 	unsigned char *p;
@@ -155,6 +156,14 @@ encode(const struct ty_profile *p, struct buf *out)
 			    put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
 			    put64(&b, p->maps[i].offset);
 		section(out, SEC_MAPS, &b);
+	}
+	for (i = 0; i < p->nlocs && p->locs[i].line == TY_NONE; i++)
+		;
+	if (i < p->nlocs) { /* one string index per location, TY_NONE: none */
+		put32(&b, p->nlocs);
+		for (i = 0; i < p->nlocs; i++)
+			put32(&b, p->locs[i].line);
+		section(out, SEC_LINES, &b);
 	}
 	put64(&b, p->nsamples);
 	for (i = 0; i < p->nsamples; i++) {
@@ -355,8 +364,17 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			return;
 		}
 		for (i = 0; i < n; i++)
-			p->locs[i].addr = get64(r), p->locs[i].func = get32(r);
+			p->locs[i].addr = get64(r), p->locs[i].func = get32(r),
+			p->locs[i].line = TY_NONE;
 		p->nlocs = (uint32_t)n;
+		break;
+	case SEC_LINES: /* after the locations */
+		if (!count_ok(r, n = get32(r), 4) || n != p->nlocs) {
+			r->bad = r->bad ? r->bad : 1;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->locs[i].line = get32(r);
 		break;
 	case SEC_THREADS:
 		if (!count_ok(r, n = get32(r), 12) ||
@@ -450,6 +468,9 @@ check_refs(const struct ty_profile *p, struct ty_error *e)
 		if (p->locs[i].func >= p->nfuncs)
 			return ty_error_set(e, -EINVAL, "location %zu refers to function %u of %u",
 					    i, p->locs[i].func, p->nfuncs);
+		else if (p->locs[i].line != TY_NONE && p->locs[i].line >= p->nstrings)
+			return ty_error_set(e, -EINVAL, "location %zu names line string %u of %u",
+					    i, p->locs[i].line, p->nstrings);
 	for (i = 0; i < p->nframes; i++)
 		if (p->frames[i] >= p->nlocs)
 			return ty_error_set(e, -EINVAL, "a stack refers to location %u of %u",
@@ -488,10 +509,10 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 		if (len > (uint64_t)(r->end - r->p))
 			return ty_error_set(
 			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
-			    tag <= SEC_MAPS ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
+			    tag <= SEC_LINES ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
 		if (tag == SEC_END)
 			break;
-		if (tag >= 1 && tag <= SEC_MAPS) {
+		if (tag >= 1 && tag <= SEC_LINES) {
 			struct rd s = {r->p, r->p + len, sec_names[tag], 0, r->version};
 			if (seen & (1u << tag))
 				return ty_error_set(e, -EINVAL, "section %s appears twice",

@@ -310,7 +310,7 @@ ty_profile_func(struct ty_profile *p, const char *name, const char *dso)
 uint32_t
 ty_profile_loc(struct ty_profile *p, uint64_t addr, uint32_t func)
 {
-	struct ty_prof_loc l = {addr, func};
+	struct ty_prof_loc l = {addr, func, TY_NONE};
 	struct pindex *x = get_index(p);
 	struct slot *s;
 
@@ -323,6 +323,19 @@ ty_profile_loc(struct ty_profile *p, uint64_t addr, uint32_t func)
 	p->locs[p->nlocs] = l;
 	itab_put(&x->locs, s, p->nlocs);
 	return p->nlocs++;
+}
+
+int
+ty_profile_loc_line(struct ty_profile *p, uint32_t l, const char *line)
+{
+	uint32_t str;
+
+	if (l >= p->nlocs || p->locs[l].line != TY_NONE)
+		return 0;
+	if ((str = ty_profile_string(p, line)) == TY_NONE)
+		return -ENOMEM;
+	p->locs[l].line = str;
+	return 0;
 }
 
 uint32_t
@@ -623,13 +636,19 @@ add_row(struct ty_flat *f, size_t *cap, const char *name, const char *dso)
 	return 0;
 }
 
-/* Rows keyed by function (KEY_DSO = 0) or DSO string (1), self and total. */
+/* Rows keyed by function (BY symbol), DSO string or source line (a line
+ * string; a location without one by its function), self and total. */
 static int
-flat_by_key(const struct ty_profile *p, int key_dso, struct ty_flat *f, const struct sweights *sw)
+flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f,
+	    const struct sweights *sw)
 {
 	const double *w = sw->sum;
 	const uint64_t *n = sw->sn;
-	size_t nkeys = key_dso ? p->nstrings : p->nfuncs, cap = 0, s, i;
+	int key_dso = by == TY_BY_DSO;
+	size_t nkeys = by == TY_BY_DSO	  ? p->nstrings
+		       : by == TY_BY_LINE ? (size_t)p->nstrings + p->nfuncs
+					  : p->nfuncs,
+	       cap = 0, s, i;
 	uint32_t *mark = calloc(nkeys ? nkeys : 1, 4), *row = malloc((nkeys ? nkeys : 1) * 4);
 	int ret = -ENOMEM;
 
@@ -641,12 +660,18 @@ flat_by_key(const struct ty_profile *p, int key_dso, struct ty_flat *f, const st
 		if (!n[s] || leaf == TY_NONE)
 			continue;
 		for (i = p->stack_off[s]; i < p->stack_off[s + 1]; i++) {
-			uint32_t fn = p->locs[p->frames[i]].func;
-			k = key_dso ? p->funcs[fn].dso : fn;
+			uint32_t fn = p->locs[p->frames[i]].func, ln = p->locs[p->frames[i]].line;
+			k = key_dso	       ? p->funcs[fn].dso
+			    : by != TY_BY_LINE ? fn
+			    : ln != TY_NONE    ? ln
+					       : p->nstrings + fn;
 			if (row[k] == TY_NONE) {
+				const char *name = key_dso ? p->strings[k]
+						   : by == TY_BY_LINE && ln != TY_NONE
+						       ? p->strings[ln]
+						       : ty_profile_func_name(p, fn);
 				row[k] = (uint32_t)f->nrows;
-				if (add_row(f, &cap,
-					    key_dso ? p->strings[k] : ty_profile_func_name(p, fn),
+				if (add_row(f, &cap, name,
 					    key_dso ? NULL : ty_profile_func_dso(p, fn)) < 0)
 					goto out;
 			}
@@ -780,7 +805,7 @@ ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sor
 	} else {
 		if (stack_weights(p, &sw) < 0)
 			return -ENOMEM;
-		ret = flat_by_key(p, by == TY_BY_DSO, out, &sw);
+		ret = flat_by_key(p, by, out, &sw);
 		sweights_release(&sw);
 	}
 	if (ret < 0) {
@@ -1239,16 +1264,18 @@ diff_cmp(const void *a, const void *b)
 }
 
 int
-ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, struct ty_diff *out)
+ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, enum ty_prof_by by,
+		struct ty_diff *out)
 {
 	struct ty_flat a, b;
 	size_t i = 0, j = 0, cap = 0;
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (ty_profile_flat(old, TY_BY_SYMBOL, TY_SORT_NAME, &a) < 0)
+	/* The rows of each flat profile, matched by their keys (name and DSO). */
+	if (ty_profile_flat(old, by, TY_SORT_NAME, &a) < 0)
 		return -ENOMEM;
-	if (ty_profile_flat(new_, TY_BY_SYMBOL, TY_SORT_NAME, &b) < 0) {
+	if (ty_profile_flat(new_, by, TY_SORT_NAME, &b) < 0) {
 		ty_flat_release(&a);
 		return -ENOMEM;
 	}

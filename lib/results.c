@@ -146,7 +146,9 @@ ty_results_value(const struct ty_results *rs, const struct ty_result *r, size_t 
 		return (double)s->usage.user_ns / 1e9;
 	case TY_FIG_SYSTEM:
 		return (double)s->usage.system_ns / 1e9;
-	case TY_FIG_MAXRSS:
+	case TY_FIG_MAXRSS: /* not above the floor: the spawner's peak, not the run's */
+		if (s->usage.maxrss_floor_kb > 0 && s->usage.maxrss_kb <= s->usage.maxrss_floor_kb)
+			return NAN;
 		return (double)s->usage.maxrss_kb;
 	case TY_FIG_MINFLT:
 		return (double)s->usage.minflt;
@@ -158,6 +160,18 @@ ty_results_value(const struct ty_results *rs, const struct ty_result *r, size_t 
 		return (double)s->usage.nivcsw;
 	}
 	return r->values[i * rs->nvalues + (fig - TY_FIG_BUILTIN)];
+}
+
+long
+ty_result_tree_peak_kb(const struct ty_result *r)
+{
+	long m = 0;
+	size_t i;
+
+	for (i = 0; i < r->nruns; i++)
+		if (r->runs[i].usage.tree_peak_kb > m)
+			m = r->runs[i].usage.tree_peak_kb;
+	return m;
 }
 
 /* The finite values of FIG in R, into X (room for r->nruns). */
@@ -291,14 +305,15 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 		ty_result_warn(r, "%zu of %zu runs failed (non-zero exit, signal or timeout)", n,
 			       r->nruns);
 	r->maxrss_floor_kb = 0;
-	r->maxrss_measurable = r->nruns > 0;
+	r->maxrss_unmeasured = 0;
 	for (f = 0; f < r->nruns; f++) {
 		const struct ty_usage *u = &r->runs[f].usage;
 		if (u->maxrss_floor_kb > r->maxrss_floor_kb)
 			r->maxrss_floor_kb = u->maxrss_floor_kb;
 		if (u->maxrss_floor_kb > 0 && u->maxrss_kb <= u->maxrss_floor_kb)
-			r->maxrss_measurable = 0;
+			r->maxrss_unmeasured++;
 	}
+	r->maxrss_measurable = r->nruns > 0 && r->maxrss_unmeasured == 0;
 	n = figure_values(rs, r, TY_FIG_WALL, x);
 	if (n) {
 		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
@@ -418,6 +433,8 @@ json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struc
 	ty_jsonw_kint(w, "user_ns", s->usage.user_ns);
 	ty_jsonw_kint(w, "system_ns", s->usage.system_ns);
 	ty_jsonw_kint(w, "maxrss_kb", s->usage.maxrss_kb);
+	if (rs->tree_method)
+		ty_jsonw_kint(w, "tree_peak_kb", s->usage.tree_peak_kb);
 	ty_jsonw_kint(w, "minflt", s->usage.minflt);
 	ty_jsonw_kint(w, "majflt", s->usage.majflt);
 	ty_jsonw_kint(w, "nvcsw", s->usage.nvcsw);
@@ -473,8 +490,15 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 	ty_jsonw_object_begin(w);
 	ty_jsonw_kstring(w, "name", r->name);
 	ty_jsonw_kstring(w, "command", r->command);
+	if (rs->maxrss_method)
+		ty_jsonw_kstring(w, "maxrss_method", rs->maxrss_method);
 	ty_jsonw_kint(w, "maxrss_floor_kb", r->maxrss_floor_kb);
 	ty_jsonw_kbool(w, "maxrss_measurable", r->maxrss_measurable);
+	ty_jsonw_kint(w, "maxrss_unmeasured_runs", (int64_t)r->maxrss_unmeasured);
+	if (rs->tree_method) {
+		ty_jsonw_kstring(w, "tree_peak_method", rs->tree_method);
+		ty_jsonw_kint(w, "tree_peak_max_kb", ty_result_tree_peak_kb(r));
+	}
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_key(w, "runs");
@@ -493,6 +517,7 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 			ty_jsonw_kstring(w, "unit", rs->values[i].unit);
 			ty_jsonw_kbool(w, "scaled", rs->values[i].scaled);
 			ty_jsonw_kdouble(w, "running_share", rs->values[i].running_share);
+			ty_jsonw_kbool(w, "user_only", rs->values[i].user_only);
 			ty_jsonw_object_end(w);
 		}
 		ty_jsonw_object_end(w);

@@ -353,14 +353,16 @@ static const struct {
  * tachy.summary[NAME].unit, else "" (a count). */
 static int
 counter_unit(struct reader *rd, const json_t *tachy, const char *name, const char **unit,
-	     int *supported)
+	     int *supported, int *user_only)
 {
-	json_t *o, *c, *u = NULL, *s;
+	json_t *o, *c, *u = NULL, *s, *uo = NULL;
 	size_t l;
 	int rc = 0;
 
 	*unit = "";
 	*supported = 1;
+	/* perf's label says it (a file written before user_only was) */
+	*user_only = strlen(name) > 2 && strcmp(name + strlen(name) - 2, ":u") == 0;
 	if ((o = json_object_get(tachy, "counters")) && (c = json_object_get(o, name))) {
 		l = down(rd, "counters", 0);
 		down(rd, name, 0);
@@ -369,10 +371,14 @@ counter_unit(struct reader *rd, const json_t *tachy, const char *name, const cha
 			rc = bad(rd, "expected an object, found %s", type_name(c));
 		else if (s && !json_is_boolean(s))
 			rc = bad(rd, "\"supported\": expected a boolean, found %s", type_name(s));
+		else if ((uo = json_object_get(c, "user_only")) && !json_is_boolean(uo))
+			rc = bad(rd, "\"user_only\": expected a boolean, found %s", type_name(uo));
 		else if (!(rc = member(rd, c, "unit", JSON_STRING, 0, &u)) && u)
 			*unit = json_string_value(u);
 		if (!rc && s)
 			*supported = json_is_true(s);
+		if (!rc && uo)
+			*user_only = json_is_true(uo);
 		up(rd, l);
 		if (rc || u)
 			return rc;
@@ -391,7 +397,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 	const char *name, *unit;
 	struct ty_saved_figure *f;
 	size_t i, j, n = json_array_size(runs), l, l2;
-	int rc, supported;
+	int rc, supported, user_only;
 	double d;
 
 	json_array_foreach(runs, i, run)
@@ -402,12 +408,13 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 		{
 			if (ty_results_read_figure(b, name))
 				continue;
-			if ((rc = counter_unit(rd, tachy, name, &unit, &supported)))
+			if ((rc = counter_unit(rd, tachy, name, &unit, &supported, &user_only)))
 				return rc;
 			if (!supported)
 				continue;
 			if (!(f = add_figure(b, name, unit, n)))
 				return nomem(rd);
+			f->user_only = user_only;
 			for (j = 0; j < n; j++) {
 				json_t *c = json_object_get(json_array_get(runs, j), "counters");
 				json_t *x = c ? json_object_get(c, name) : NULL;

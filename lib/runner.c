@@ -33,6 +33,7 @@ void
 ty_runner_init(struct ty_runner *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->memcg.peak_fd = -1;
 	r->o.min_runs = 10;
 	r->o.precision = 1.0;
 	r->o.max_time = 10.0;
@@ -294,7 +295,8 @@ teardown(struct ty_runner *r)
 	r->fd[0] = r->fd[1] = r->fd[2] = r->drain[0] = r->drain[1] = -1;
 	free(r->envp);
 	r->envp = NULL;
-	ty_spawn_release(&r->sp);
+	ty_spawn_release(&r->sp); /* ends the helper: the group is empty then */
+	ty_memcg_close(&r->memcg);
 }
 
 /* The index given to the --prepare/--conclude hooks of a warm-up run. */
@@ -375,6 +377,28 @@ self_hwm_kb(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
 }
 
+/* The whole tree's peak, where a memory cgroup can be had: the helper goes
+ * into a group of our own, and so every run it clones (TACHY_MEMCG=0: not). */
+static void
+start_memcg(struct ty_runner *r, struct ty_results *rs)
+{
+	const char *v = getenv("TACHY_MEMCG");
+	char name[64];
+
+	memset(&r->memcg, 0, sizeof(r->memcg));
+	r->memcg.peak_fd = -1;
+	if (r->sp.helper_fd < 0 || (v && strcmp(v, "0") == 0))
+		return;
+	snprintf(name, sizeof(name), "tachy-%ld", (long)getpid());
+	if (ty_memcg_open(&r->memcg, "", name, NULL) < 0)
+		return;
+	if (ty_memcg_enter(&r->memcg, r->sp.helper_pid, NULL) < 0) {
+		ty_memcg_close(&r->memcg);
+		return;
+	}
+	rs->tree_method = ty_memcg_method(&r->memcg);
+}
+
 /* The real executor: a held child, the clock around release-to-reap. */
 static int
 real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
@@ -385,7 +409,6 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	struct ty_exit x;
 	int64_t t0, t1;
 	int measured = step == TY_STEP_RUN, rc;
-	long floor_kb = measured ? self_hwm_kb() : 0;
 	pid_t pid;
 
 	memset(&o, 0, sizeof(o));
@@ -417,6 +440,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 		ty_spawn_wait(&r->sp, 0, NULL, &u, &x, NULL);
 		return rc;
 	}
+	if (measured && r->memcg.version)
+		ty_memcg_reset(&r->memcg);
 	t0 = r->clock.now_ns(r->clock.ctx);
 	ty_spawn_go(&r->sp);
 	rc = ty_spawn_wait(
@@ -431,7 +456,14 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	s->start_ns = t0 - r->t0;
 	s->wall_ns = t1 - t0;
 	s->usage = u;
-	s->usage.maxrss_floor_kb = floor_kb;
+	if (measured && r->memcg.version) {
+		long kb = ty_memcg_peak_kb(&r->memcg);
+		s->usage.tree_peak_kb = kb > 0 ? kb : 0;
+	}
+	/* read after the run: our peak then is at least what it was at the
+	 * child's exec (we may have grown in between: counters, buffers) */
+	if (measured && r->sp.helper_fd < 0)
+		s->usage.maxrss_floor_kb = self_hwm_kb();
 	s->exit_code = x.exit_code;
 	s->signal = x.signal;
 	s->timed_out = x.timed_out;
@@ -962,8 +994,15 @@ prepare(struct ty_runner *r, struct ty_results *rs, struct sched *S, struct ty_e
 	rs->shell = r->o.shell != NULL;
 	rs->confidence = r->o.confidence;
 	if (!r->exec) {
+		const char *h = getenv("TACHY_SPAWN_HELPER");
+
 		if ((rc = ty_spawn_init(&r->sp, e)) < 0)
 			return rc;
+		/* without it, peak RSS is floored at ours: said in the results */
+		if (!h || strcmp(h, "0") != 0)
+			ty_spawn_start_helper(&r->sp, NULL);
+		rs->maxrss_method = ty_spawn_rss_method(&r->sp);
+		start_memcg(r, rs);
 		if ((rc = setup_io(r, e)) < 0)
 			return rc;
 		if ((rc = setup_env(r, e)) < 0)

@@ -10,13 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "spawner/helper-proto.h"
 #include "tachy/spawn.h"
 
 #ifndef CLONE_PIDFD
@@ -80,6 +83,8 @@ child_main(void *arg)
 
 	if (!o->same_group)
 		raw_syscall(SYS_setpgid, 0, 0, 0, 0);
+	if (o->pdeathsig)
+		raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, o->pdeathsig, 0, 0);
 	for (i = 0; i < 3; i++) {
 		if (o->fd[i] < 0)
 			continue;
@@ -104,11 +109,16 @@ child_main(void *arg)
 	return 127;
 }
 
+static void helper_stop(struct ty_spawner *sp);
+static pid_t helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o,
+			   struct ty_error *e);
+
 int
 ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 {
 	memset(sp, 0, sizeof(*sp));
 	sp->pidfd = -1;
+	sp->helper_fd = -1;
 	sp->stack_size = STACK_SIZE;
 	sp->stack = mmap(NULL, sp->stack_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -123,6 +133,7 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 void
 ty_spawn_release(struct ty_spawner *sp)
 {
+	helper_stop(sp);
 	if (sp->stack)
 		munmap(sp->stack, sp->stack_size);
 	sp->stack = NULL;
@@ -134,8 +145,8 @@ ty_spawn_release(struct ty_spawner *sp)
 static int
 check_exec(const char *path, struct stat *st)
 {
-	if (stat(path, st) != 0)
-		return -errno;
+	if (stat(path, st) != 0) /* a directory we may not search hides nothing we can run */
+		return errno == EACCES ? -ENOENT : -errno;
 	if (S_ISDIR(st->st_mode))
 		return -EISDIR;
 	if (!S_ISREG(st->st_mode) || access(path, X_OK) != 0)
@@ -207,6 +218,8 @@ ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_
 	pid_t pid;
 
 	sp->opts = o;
+	if (sp->helper_fd >= 0)
+		return helper_create(sp, o, e);
 	sp->child_errno = 0;
 	__atomic_store_n(&sp->go, 0, __ATOMIC_RELEASE);
 	if (o->want_pidfd)
@@ -225,8 +238,12 @@ ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_
 void
 ty_spawn_go(struct ty_spawner *sp)
 {
-	if (__atomic_exchange_n(&sp->go, 1, __ATOMIC_ACQ_REL) == 2)
-		syscall(SYS_futex, &sp->go, FUTEX_WAKE, 1, NULL, NULL, 0);
+	volatile uint32_t *go = &sp->go;
+
+	if (sp->helper_fd >= 0) /* a shared futex: the child is the helper's */
+		go = &((struct ty_helper_shm *)sp->helper_shm)->go;
+	if (__atomic_exchange_n(go, 1, __ATOMIC_ACQ_REL) == 2)
+		syscall(SYS_futex, go, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 void
@@ -305,6 +322,353 @@ fill_usage(const struct rusage *ru, struct ty_usage *u)
 	u->nivcsw = ru->ru_nivcsw;
 }
 
+/* ---- the helper ---- */
+
+/* The helper program, linked in by the Makefile (empty when it could not be
+ * built for this machine). */
+extern const unsigned char ty_spawner_blob[], ty_spawner_blob_end[];
+
+static void
+helper_stop(struct ty_spawner *sp)
+{
+	int status;
+
+	if (sp->helper_fd >= 0)
+		close(sp->helper_fd); /* EOF ends it */
+	sp->helper_fd = -1;
+	if (sp->helper_pid > 0)
+		while (waitpid(sp->helper_pid, &status, 0) < 0 && errno == EINTR)
+			;
+	sp->helper_pid = 0;
+	if (sp->helper_shm)
+		munmap(sp->helper_shm, 4096);
+	sp->helper_shm = NULL;
+	free(sp->req);
+	sp->req = NULL;
+	sp->req_cap = 0;
+	if (sp->launcher) {
+		ty_spawn_release(sp->launcher);
+		free(sp->launcher);
+		sp->launcher = NULL;
+	}
+}
+
+static int
+write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EPIPE;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Read N bytes from the helper; when *STOP becomes set on the way, kill
+ * the current child (its report still follows). */
+static int
+read_all(struct ty_spawner *sp, void *buf, size_t n, volatile int *stop, int *stopped)
+{
+	char *p = buf;
+	ssize_t r;
+
+	while (n) {
+		r = read(sp->helper_fd, p, n);
+		if (r < 0 && errno == EINTR) {
+			if (stop && *stop && stopped && !*stopped) {
+				*stopped = 1;
+				ty_spawn_kill(sp, SIGKILL);
+			}
+			continue;
+		}
+		if (r <= 0)
+			return r < 0 ? -errno : -EPIPE;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int
+memfd_with(const char *name, const void *data, size_t size)
+{
+	int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (write_all(fd, data, size) < 0 || ftruncate(fd, (off_t)size) < 0) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+int
+ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
+{
+	static char *const argv[] = {"tachy-spawner", NULL}, *const envp[] = {NULL};
+	size_t size = (size_t)(ty_spawner_blob_end - ty_spawner_blob);
+	struct ty_spawn_opts o;
+	struct ty_usage u;
+	struct ty_exit x;
+	char path[64], page[4096];
+	int exe = -1, mem = -1, sv[2] = {-1, -1}, rc;
+	pid_t pid;
+
+	if (size == 0)
+		return ty_error_set(e, -ENOSYS, "not built with the spawner helper");
+	memset(page, 0, sizeof(page));
+	if ((exe = memfd_with("tachy-spawner", ty_spawner_blob, size)) < 0 ||
+	    (mem = memfd_with("tachy-spawner-page", page, sizeof(page))) < 0) {
+		rc = exe < 0 ? exe : mem;
+		goto fail;
+	}
+	sp->helper_shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mem, 0);
+	if (sp->helper_shm == MAP_FAILED) {
+		sp->helper_shm = NULL;
+		rc = -errno;
+		goto fail;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	sp->launcher = malloc(sizeof(*sp->launcher));
+	if (!sp->launcher || (rc = ty_spawn_init(sp->launcher, e)) < 0) {
+		free(sp->launcher);
+		sp->launcher = NULL;
+		rc = -ENOMEM;
+		goto fail;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", exe);
+	memset(&o, 0, sizeof(o));
+	o.path = path;
+	o.argv = argv;
+	o.envp = envp;
+	o.fd[0] = sv[1];
+	o.fd[1] = mem;
+	o.fd[2] = 2;
+	o.drain_fd = -1;
+	o.pdeathsig = SIGKILL;
+	pid = ty_spawn_create(sp->launcher, &o, e);
+	if (pid < 0) {
+		rc = pid;
+		goto fail;
+	}
+	ty_spawn_go(sp->launcher);
+	close(sv[1]);
+	sv[1] = -1;
+	sp->helper_pid = pid;
+	sp->helper_fd = sv[0];
+	close(exe);
+	close(mem);
+	/* A first run of nothing proves it works: the exec may be refused
+	 * (vm.memfd_noexec, a noexec /proc). */
+	{
+		static char *const targv[] = {"true", NULL};
+		struct ty_spawn_opts t;
+
+		memset(&t, 0, sizeof(t));
+		t.path = "/proc/self/fd/-1"; /* fails in the child: exercises the round trip */
+		t.argv = targv;
+		t.envp = envp;
+		t.fd[0] = t.fd[1] = t.fd[2] = -1;
+		t.drain_fd = -1;
+		if ((rc = ty_spawn_create(sp, &t, e)) < 0)
+			goto stop;
+		ty_spawn_go(sp);
+		if ((rc = ty_spawn_wait(sp, 0, NULL, &u, &x, e)) < 0)
+			goto stop;
+		if (x.exec_errno != ENOENT) {
+			rc = ty_error_set(e, -EIO, "the spawner helper does not work");
+			goto stop;
+		}
+	}
+	return 0;
+fail:
+	if (exe >= 0)
+		close(exe);
+	if (mem >= 0)
+		close(mem);
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	helper_stop(sp);
+	return ty_error_set(e, rc, "cannot start the spawner helper: %s", strerror(-rc));
+stop:
+	helper_stop(sp);
+	return rc;
+}
+
+const char *
+ty_spawn_rss_method(const struct ty_spawner *sp)
+{
+	return sp->helper_fd >= 0 ? "helper" : "self";
+}
+
+static size_t
+strings_size(char *const *v, uint32_t *count)
+{
+	size_t n = 0;
+
+	for (*count = 0; v[*count]; (*count)++)
+		n += strlen(v[*count]) + 1;
+	return n;
+}
+
+static pid_t
+helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_error *e)
+{
+	struct ty_helper_req req;
+	struct ty_helper_pid hp;
+	struct iovec iov[2];
+	struct msghdr mh;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+	} cm;
+	size_t len, plen = strlen(o->path) + 1, off;
+	char *const *v;
+	char *p;
+	int i, fds[3], rc;
+	ssize_t w;
+
+	memset(&req, 0, sizeof(req));
+	req.magic = TY_HELPER_MAGIC;
+	req.flags = TY_HELPER_PDEATHSIG | (o->same_group ? TY_HELPER_SAME_GROUP : 0);
+	len = plen + strings_size(o->argv, &req.argc) + strings_size(o->envp, &req.envc);
+	if (len > (1u << 30))
+		return ty_error_set(e, -E2BIG, "cannot run '%s': arguments too long", o->path);
+	req.len = (uint32_t)len;
+	if (o->cpus) {
+		req.flags |= TY_HELPER_CPUS;
+		memcpy(req.cpus, o->cpus,
+		       sizeof(req.cpus) < sizeof(*o->cpus) ? sizeof(req.cpus) : sizeof(*o->cpus));
+	}
+	if (len > sp->req_cap) {
+		free(sp->req);
+		sp->req_cap = len + 4096;
+		if (!(sp->req = malloc(sp->req_cap))) {
+			sp->req_cap = 0;
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		}
+	}
+	p = sp->req;
+	memcpy(p, o->path, plen);
+	p += plen;
+	for (v = o->argv;; v = o->envp) {
+		for (i = 0; v[i]; i++) {
+			size_t n = strlen(v[i]) + 1;
+			memcpy(p, v[i], n);
+			p += n;
+		}
+		if (v == o->envp)
+			break;
+	}
+	for (i = 0; i < 3; i++)
+		fds[i] = o->fd[i] >= 0 ? o->fd[i] : i;
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	iov[0].iov_base = &req;
+	iov[0].iov_len = sizeof(req);
+	iov[1].iov_base = sp->req;
+	iov[1].iov_len = len;
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	cm.h.cmsg_level = SOL_SOCKET;
+	cm.h.cmsg_type = SCM_RIGHTS;
+	cm.h.cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(&cm.h), fds, sizeof(fds));
+	do
+		w = sendmsg(sp->helper_fd, &mh, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return ty_error_set(e, -errno, "cannot reach the spawner helper: %s",
+				    strerror(errno));
+	off = (size_t)w;
+	if (off < sizeof(req)) /* the fds went with the first byte */
+		rc = write_all(sp->helper_fd, (char *)&req + off, sizeof(req) - off) ||
+		     write_all(sp->helper_fd, sp->req, len);
+	else
+		rc = write_all(sp->helper_fd, sp->req + (off - sizeof(req)),
+			       len - (off - sizeof(req)));
+	if (rc || (rc = read_all(sp, &hp, sizeof(hp), NULL, NULL)) < 0)
+		return ty_error_set(e, -EPIPE, "the spawner helper went away");
+	if (hp.pid < 0)
+		return ty_error_set(e, hp.pid, "cannot create a process for '%s': %s", o->path,
+				    strerror(-hp.pid));
+	sp->pid = hp.pid;
+	/* Always a pidfd: the clock stops when the child ends, not when the
+	 * helper's report arrives. Without one (Linux < 5.3) the report does. */
+	sp->pidfd = (int)syscall(SYS_pidfd_open, hp.pid, 0);
+	if (sp->pidfd < 0)
+		sp->pidfd = -1;
+	return hp.pid;
+}
+
+static int
+helper_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
+	    struct ty_exit *x, struct ty_error *e)
+{
+	struct ty_helper_done d;
+	int r, stopped = 0, status;
+
+	memset(x, 0, sizeof(*x));
+	if (sp->pidfd >= 0) {
+		r = poll_child(sp, timeout_ns > 0 ? mono_ns() + timeout_ns : 0, stop);
+		if (r == 1) {
+			stopped = 1;
+			ty_spawn_kill(sp, SIGKILL);
+		} else if (r == 2) {
+			x->timed_out = 1;
+			ty_spawn_kill(sp, SIGKILL);
+		} else if (r < 0) {
+			ty_spawn_kill(sp, SIGKILL);
+		}
+	}
+	r = read_all(sp, &d, sizeof(d), stop, &stopped);
+	if (sp->opts->drain_fd >= 0)
+		drain(sp->opts->drain_fd);
+	if (sp->pidfd >= 0) {
+		close(sp->pidfd);
+		sp->pidfd = -1;
+	}
+	sp->pid = 0;
+	if (r < 0)
+		return ty_error_set(e, -EPIPE, "the spawner helper went away");
+	status = d.status;
+	u->user_ns = d.user_us * 1000;
+	u->system_ns = d.system_us * 1000;
+	u->maxrss_kb = (long)d.maxrss_kb;
+	u->maxrss_floor_kb = (long)d.floor_kb;
+	u->minflt = (long)d.minflt;
+	u->majflt = (long)d.majflt;
+	u->nvcsw = (long)d.nvcsw;
+	u->nivcsw = (long)d.nivcsw;
+	x->exit_code = -1;
+	if (status == -1)
+		return ty_error_set(e, -ECHILD, "the spawner helper could not wait for the child");
+	if (WIFEXITED(status)) {
+		x->exit_code = WEXITSTATUS(status);
+		if (x->exit_code == 127 && d.child_errno)
+			x->exec_errno = d.child_errno;
+	} else if (WIFSIGNALED(status)) {
+		x->signal = WTERMSIG(status);
+		x->core_dumped = WCOREDUMP(status) != 0;
+	}
+	return stopped || (stop && *stop) ? 1 : 0;
+}
+
 /* The child SP held ended with STATUS: forget it and fill U and X. */
 static void
 reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usage *u,
@@ -338,6 +702,8 @@ ty_spawn_try_wait(struct ty_spawner *sp, struct ty_usage *u, struct ty_exit *x, 
 
 	if (sp->pid <= 0)
 		return ty_error_set(e, -ECHILD, "no child to wait for");
+	if (sp->helper_fd >= 0) /* the helper reaps its children */
+		return ty_error_set(e, -EOPNOTSUPP, "no polling wait through the spawner helper");
 	do
 		got = wait4(sp->pid, &status, WNOHANG, &ru);
 	while (got < 0 && errno == EINTR);
@@ -361,6 +727,8 @@ ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, str
 	int status, r, stopped = 0;
 	pid_t got;
 
+	if (sp->helper_fd >= 0)
+		return helper_wait(sp, timeout_ns, stop, u, x, e);
 	memset(x, 0, sizeof(*x));
 	if (sp->pidfd >= 0) {
 		r = poll_child(sp, timeout_ns > 0 ? mono_ns() + timeout_ns : 0, stop);

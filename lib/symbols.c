@@ -16,12 +16,49 @@
 #include <gelf.h>
 #include <libelf.h>
 #endif
+#ifdef HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#endif
+#ifdef HAVE_LZMA
+#include <lzma.h>
+#endif
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
 
+#include "tachy/outfile.h"
 #include "tachy/symbols.h"
+
+/* Kinds of symbol, best first where several start at one address. */
+enum { K_FUNC, K_PLT, K_LABEL };
 
 struct sym {
 	uint64_t addr, size;
-	const char *name; /* in the DSO's name arena */
+	const char *name;		 /* in the DSO's name arena or pool */
+	uint64_t lim;			 /* a label's section end (0: none) */
+	uint32_t seq;			 /* reading order */
+	unsigned char kind, bind, under; /* bind: 0 global, 1 weak, 2 local */
+};
+
+/* Strings that never move: blocks chained. */
+struct pool_blk {
+	struct pool_blk *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* A function range of the call-frame information, named DSO+0xSTART. */
+struct fde_name {
+	uint64_t start;
+	const char *name;
+};
+
+/* One JIT region named in /tmp/perf-PID.map. */
+struct jit_sym {
+	uint64_t start, end;
+	const char *name;
+	uint32_t seq;
 };
 
 struct seg {
@@ -33,11 +70,21 @@ struct dso {
 	char *path;
 	int loaded;
 	struct sym *syms;
-	size_t nsyms;
+	size_t nsyms, capsyms;
 	struct seg *segs;
 	size_t nsegs;
-	char *names;	    /* arena of symbol names */
-	char build_id[130]; /* GNU build-id in hex, "" when none */
+	char *names;	       /* arena of symbol names (the kernel's) */
+	struct pool_blk *pool; /* names of the other DSOs */
+	char build_id[130];    /* GNU build-id in hex, "" when none */
+	const char *base;      /* basename of path */
+	/* Kept open for lookups after loading: the file, its CFI (function
+	 * ranges) and the DWARF of it or of its debug file (inline frames
+	 * and lines). */
+	int fd, dbg_fd;
+	void *elf, *dbg_elf, *cfi, *dwarf;
+	void *dbg_mem; /* decompressed MiniDebugInfo the dbg_elf reads */
+	struct fde_name *fdes;
+	size_t nfdes, capfdes; /* open addressing on start, 0 empty */
 	struct dso *next;
 };
 
@@ -54,6 +101,13 @@ struct space {
 	size_t nmaps, cap;
 	uint64_t *changes; /* times the same address began to mean something else */
 	size_t nchanges, capchanges;
+	uint64_t *execs; /* exec times, ascending */
+	size_t nexecs, capexecs;
+	int jit_tried;	     /* perf map read */
+	struct jit_sym *jit; /* sorted by start */
+	size_t njit;
+	char *jit_path;
+	struct pool_blk *jit_pool;
 	struct space *next;
 };
 
@@ -84,6 +138,10 @@ struct ty_symbols {
 	char **warnings;
 	size_t nwarnings;
 	int warned_noelf;
+	char *debug_root;   /* "/usr/lib/debug" unless set */
+	char *perf_map_dir; /* "/tmp" unless set */
+	void *debuginfod;   /* a debuginfod_client, when DEBUGINFOD_URLS is set */
+	int debuginfod_tried;
 };
 
 struct ty_symbols *
@@ -93,12 +151,56 @@ ty_symbols_new(void)
 }
 
 static void
+pool_free(struct pool_blk *b)
+{
+	while (b) {
+		struct pool_blk *n = b->next;
+		free(b);
+		b = n;
+	}
+}
+
+/* A copy of STR[N] (NUL added) in the pool *HEAD; NULL when out of memory. */
+static const char *
+pool_addn(struct pool_blk **head, const char *str, size_t n)
+{
+	struct pool_blk *b = *head;
+	char *out;
+
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+		if (!(b = malloc(sizeof(*b) + cap)))
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = *head;
+		*head = b;
+	}
+	out = b->data + b->used;
+	memcpy(out, str, n);
+	out[n] = '\0';
+	b->used += n + 1;
+	return out;
+}
+
+static const char *
+pool_add(struct pool_blk **head, const char *str)
+{
+	return pool_addn(head, str, strlen(str));
+}
+
+static void dso_close(struct dso *d);
+
+static void
 dso_release(struct dso *d)
 {
+	dso_close(d);
 	free(d->path);
 	free(d->syms);
 	free(d->segs);
 	free(d->names);
+	free(d->fdes);
+	pool_free(d->pool);
 }
 
 void
@@ -114,6 +216,10 @@ ty_symbols_free(struct ty_symbols *s)
 			n = sp->next;
 			free(sp->maps);
 			free(sp->changes);
+			free(sp->execs);
+			free(sp->jit);
+			free(sp->jit_path);
+			pool_free(sp->jit_pool);
 			free(sp);
 		}
 	}
@@ -130,6 +236,12 @@ ty_symbols_free(struct ty_symbols *s)
 	free(s->kallsyms_path);
 	free(s->cache_dir);
 	free(s->boot_id_path);
+	free(s->debug_root);
+	free(s->perf_map_dir);
+#ifdef HAVE_DEBUGINFOD
+	if (s->debuginfod)
+		debuginfod_end(s->debuginfod);
+#endif
 	if (s->kcache_map)
 		munmap(s->kcache_map, s->kcache_len);
 	free(s);
@@ -154,6 +266,20 @@ ty_symbols_set_boot_id(struct ty_symbols *s, const char *path)
 {
 	free(s->boot_id_path);
 	s->boot_id_path = path ? strdup(path) : NULL;
+}
+
+void
+ty_symbols_set_debug_root(struct ty_symbols *s, const char *dir)
+{
+	free(s->debug_root);
+	s->debug_root = dir ? strdup(dir) : NULL;
+}
+
+void
+ty_symbols_set_perf_map_dir(struct ty_symbols *s, const char *dir)
+{
+	free(s->perf_map_dir);
+	s->perf_map_dir = dir ? strdup(dir) : NULL;
 }
 
 unsigned
@@ -246,38 +372,63 @@ by_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1; /* sized first */
-	/* Then the first read (names are in the arena in reading order), so
-	 * that which of several aliases names an address does not depend on
-	 * qsort. */
-	return ((uintptr_t)x->name > (uintptr_t)y->name) -
-	       ((uintptr_t)x->name < (uintptr_t)y->name);
+	/* Of several names at one address: a function's before a PLT entry's
+	 * before a label's; then the global name before the weak alias before
+	 * the internal one (malloc, not __GI___libc_malloc); then the one with
+	 * fewer leading underscores (read, not __read); then a sized one; then
+	 * the first read, so that the choice does not depend on qsort. */
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->bind != y->bind)
+		return x->bind < y->bind ? -1 : 1;
+	if (x->under != y->under)
+		return x->under < y->under ? -1 : 1;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Give the size-less symbols of the sorted SYMS the room up to the next. */
+/* Give the size-less symbols of the sorted SYMS the room up to the next
+ * (and a label no more than to the end of its section). */
 static void
 fill_sizes(struct sym *syms, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (syms[i].size == 0)
-			syms[i].size = i + 1 < n ? syms[i + 1].addr - syms[i].addr : 4096;
+	for (i = 0; i < n; i++) {
+		if (syms[i].size != 0)
+			continue;
+		syms[i].size = i + 1 < n ? syms[i + 1].addr - syms[i].addr : 4096;
+		if (syms[i].lim > syms[i].addr && syms[i].lim - syms[i].addr < syms[i].size)
+			syms[i].size = syms[i].lim - syms[i].addr;
+	}
 }
 
-/* Sort, drop duplicates, and give size-less symbols the room up to the next. */
+/* Sort, keep one name per address (the best, with the largest size of its
+ * kind), drop labels inside sized functions (a local label is no function
+ * of its own), and give size-less symbols the room up to the next. */
 static void
 finish_syms(struct dso *d)
 {
 	size_t i, n = 0;
+	uint64_t cover = 0; /* end of the sized functions so far */
 
 	if (!d->nsyms)
 		return;
 	qsort(d->syms, d->nsyms, sizeof(*d->syms), by_addr);
-	for (i = 0; i < d->nsyms; i++)
-		if (n == 0 || d->syms[n - 1].addr != d->syms[i].addr)
-			d->syms[n++] = d->syms[i];
+	for (i = 0; i < d->nsyms; i++) {
+		struct sym *x = &d->syms[i];
+		if (n > 0 && d->syms[n - 1].addr == x->addr) {
+			if (d->syms[n - 1].kind == x->kind && x->size > d->syms[n - 1].size)
+				d->syms[n - 1].size = x->size;
+			continue;
+		}
+		if (x->kind == K_LABEL && x->addr < cover)
+			continue;
+		if (x->kind != K_LABEL && x->size && x->addr + x->size > cover)
+			cover = x->addr + x->size;
+		d->syms[n++] = *x;
+	}
 	d->nsyms = n;
 	fill_sizes(d->syms, n);
 }
@@ -326,6 +477,76 @@ arena_add(char **arena, size_t *len, size_t *cap, const char *name)
 	return off;
 }
 
+/* Add a symbol to D, its NAME copied (demangled) into D's pool. */
+static int
+add_sym(struct dso *d, uint64_t addr, uint64_t size, const char *name, int kind, int bind,
+	uint64_t lim)
+{
+	char *dm = ty_symbols_demangle(name);
+	const char *nm = pool_add(&d->pool, dm ? dm : name);
+	unsigned under = 0;
+
+	free(dm);
+	if (!nm)
+		return -1;
+	if (d->nsyms == d->capsyms) {
+		size_t nc = d->capsyms ? d->capsyms * 2 : 1024;
+		struct sym *ns = realloc(d->syms, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		d->syms = ns;
+		d->capsyms = nc;
+	}
+	while (name[under] == '_' && under < 9)
+		under++;
+	d->syms[d->nsyms] = (struct sym){addr,
+					 size,
+					 nm,
+					 lim,
+					 (uint32_t)d->nsyms,
+					 (unsigned char)kind,
+					 (unsigned char)bind,
+					 (unsigned char)under};
+	d->nsyms++;
+	return 0;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* CRC-32 (as .gnu_debuglink and zlib compute it) of the file FD. */
+static int
+file_crc32(int fd, uint32_t *out)
+{
+	static uint32_t tab[256];
+	unsigned char buf[65536];
+	uint32_t crc = 0xffffffffu;
+	ssize_t n;
+	size_t i;
+
+	if (!tab[1])
+		for (i = 0; i < 256; i++) {
+			uint32_t c = (uint32_t)i;
+			int k;
+			for (k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			tab[i] = c;
+		}
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < (size_t)n; i++)
+			crc = tab[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+	if (n < 0)
+		return -1;
+	*out = crc ^ 0xffffffffu;
+	return 0;
+}
+
 #ifdef HAVE_LIBELF
 static int
 read_segs(Elf *elf, struct dso *d)
@@ -350,11 +571,22 @@ read_segs(Elf *elf, struct dso *d)
 	return 0;
 }
 
-/* Add the function symbols of one symbol table section. Offsets into the
- * arena are kept in .name until the arena stops moving. */
+/* The end of section NDX when it holds code, else 0. */
+static uint64_t
+code_section_end(Elf *elf, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return 0;
+	return sh.sh_addr + sh.sh_size;
+}
+
+/* Add the function symbols (and code labels without a type, such as
+ * ld.so's _start and _dl_start_user) of one symbol table section. */
 static int
-read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct dso *d, char **arena, size_t *alen,
-	    size_t *acap, size_t *cap)
+read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct dso *d)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n;
@@ -365,46 +597,38 @@ read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct dso *d, char **arena, 
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < n; i++) {
 		const char *name;
-		size_t off;
-		int type;
+		uint64_t lim = 0;
+		int type, bind, b;
 
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    sym.st_value == 0)
+		bind = GELF_ST_BIND(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || sym.st_value == 0)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
 			continue;
-		if (d->nsyms == *cap) {
-			size_t nc = *cap ? *cap * 2 : 1024;
-			struct sym *ns = realloc(d->syms, nc * sizeof(*ns));
-			if (!ns)
-				return -1;
-			d->syms = ns;
-			*cap = nc;
-		}
-		if ((off = arena_add(arena, alen, acap, name)) == (size_t)-1)
+		if (type == STT_NOTYPE && !(lim = code_section_end(elf, sym.st_shndx)))
+			continue;
+		b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+		if (add_sym(d, sym.st_value, type == STT_NOTYPE ? 0 : sym.st_size, name,
+			    type == STT_NOTYPE ? K_LABEL : K_FUNC, b, lim) < 0)
 			return -1;
-		d->syms[d->nsyms].addr = sym.st_value;
-		d->syms[d->nsyms].size = sym.st_size;
-		d->syms[d->nsyms].name = (const char *)(uintptr_t)off;
-		d->nsyms++;
 	}
 	return 0;
 }
 
-/* Read the function symbols of ELF into D; returns 1 when it had a .symtab
- * (a full table), 0 when only .dynsym or nothing. SEGS: also read the
- * program headers (not for separate debug files, whose layout is the
- * stripped file's). */
+/* Add the symbols of ELF to D; returns 1 when it had a .symtab (a full
+ * table), 0 when only .dynsym or nothing. SEGS: also read the program
+ * headers (not for separate debug files, whose layout is the stripped
+ * file's). */
 static int
 read_elf_syms(struct ty_symbols *s, struct dso *d, Elf *elf, int segs)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t acap = 0, alen = 0, cap = 0, i;
 	int full = 0;
 
 	if (elf_kind(elf) != ELF_K_ELF || (segs && read_segs(elf, d) < 0)) {
@@ -418,12 +642,187 @@ read_elf_syms(struct ty_symbols *s, struct dso *d, Elf *elf, int segs)
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
 		full |= sh.sh_type == SHT_SYMTAB;
-		if (read_symtab(elf, scn, &sh, d, &d->names, &alen, &acap, &cap) < 0)
+		if (read_symtab(elf, scn, &sh, d) < 0)
 			break;
 	}
-	for (i = 0; i < d->nsyms; i++)
-		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
 	return full;
+}
+
+/* The section of ELF called NAME, with its header in *SH; NULL if none. */
+static Elf_Scn *
+section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstr, sh->sh_name)) &&
+		    strcmp(n, name) == 0)
+			return scn;
+	return NULL;
+}
+
+/* --- PLT entries -------------------------------------------------------- */
+
+struct got_slot {
+	uint64_t addr;
+	const char *name; /* in the ELF's string table */
+};
+
+struct plt_ctx {
+	struct got_slot *slots; /* from every dynamic relocation with a symbol */
+	size_t nslots;
+	const char **jump; /* .rela.plt's symbol names, in order (push index) */
+	size_t njump;
+};
+
+static int
+slot_cmp(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static const char *
+slot_name(const struct plt_ctx *c, uint64_t addr)
+{
+	struct got_slot key = {addr, NULL}, *hit;
+
+	hit = c->nslots ? bsearch(&key, c->slots, c->nslots, sizeof(key), slot_cmp) : NULL;
+	return hit ? hit->name : NULL;
+}
+
+/* Collect the relocations against the dynamic symbols: the GOT slot each
+ * fills, and the order of .rela.plt (lazy stubs push their index). */
+static int
+plt_relocs(Elf *elf, struct plt_ctx *c)
+{
+	Elf_Scn *scn = NULL, *symscn;
+	GElf_Shdr sh, symsh;
+	size_t shstr, cap = 0;
+
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data, *syms;
+		const char *sname;
+		size_t i, n;
+		int jump;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+		    sh.sh_entsize == 0 || !(symscn = elf_getscn(elf, sh.sh_link)) ||
+		    !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM ||
+		    !(data = elf_getdata(scn, NULL)) || !(syms = elf_getdata(symscn, NULL)))
+			continue;
+		sname = elf_strptr(elf, shstr, sh.sh_name);
+		jump = sname && (strcmp(sname, ".rela.plt") == 0 || strcmp(sname, ".rel.plt") == 0);
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela ra;
+			GElf_Rel rl;
+			GElf_Sym sym;
+			uint64_t off, info;
+			const char *name = NULL;
+			if (sh.sh_type == SHT_RELA) {
+				if (!gelf_getrela(data, (int)i, &ra))
+					break;
+				off = ra.r_offset, info = ra.r_info;
+			} else {
+				if (!gelf_getrel(data, (int)i, &rl))
+					break;
+				off = rl.r_offset, info = rl.r_info;
+			}
+			if (GELF_R_SYM(info) && gelf_getsym(syms, (int)GELF_R_SYM(info), &sym))
+				name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (name && !*name)
+				name = NULL;
+			if (jump) {
+				const char **nj = realloc(c->jump, (c->njump + 1) * sizeof(*nj));
+				if (!nj)
+					return -1;
+				c->jump = nj;
+				c->jump[c->njump++] = name;
+			}
+			if (!name)
+				continue;
+			if (c->nslots == cap) {
+				size_t nc = cap ? 2 * cap : 256;
+				struct got_slot *ns = realloc(c->slots, nc * sizeof(*ns));
+				if (!ns)
+					return -1;
+				c->slots = ns;
+				cap = nc;
+			}
+			c->slots[c->nslots++] = (struct got_slot){off, name};
+		}
+	}
+	if (c->nslots)
+		qsort(c->slots, c->nslots, sizeof(*c->slots), slot_cmp);
+	return 0;
+}
+
+/* Name the entries of the x86-64 PLT section NAME: an entry that jumps
+ * through a GOT slot (jmp *disp(%rip), with or without endbr64 and bnd)
+ * is named for the slot's symbol; a lazy stub that pushes a .rela.plt
+ * index (the IBT .plt beside .plt.sec) for that relocation's symbol. */
+static int
+plt_section(struct dso *d, Elf *elf, const char *secname, const struct plt_ctx *c)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_by_name(elf, secname, &sh);
+	Elf_Data *data;
+	uint64_t ent, off;
+	char buf[600];
+
+	if (!scn || sh.sh_type != SHT_PROGBITS || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf || data->d_size < sh.sh_size)
+		return 0;
+	ent = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+	for (off = 0; off + ent <= sh.sh_size; off += ent) {
+		const unsigned char *p = (const unsigned char *)data->d_buf + off;
+		const char *name = NULL;
+		uint64_t k;
+		int32_t v;
+		for (k = 0; k + 6 <= ent && !name; k++) {
+			if (p[k] == 0xff && p[k + 1] == 0x25) {
+				memcpy(&v, p + k + 2, 4);
+				name =
+				    slot_name(c, sh.sh_addr + off + k + 6 + (uint64_t)(int64_t)v);
+				break;
+			}
+			if (p[k] == 0x68 && k + 5 <= ent) { /* push $index */
+				memcpy(&v, p + k + 1, 4);
+				if (v >= 0 && (size_t)v < c->njump)
+					name = c->jump[v];
+				break;
+			}
+		}
+		if (!name)
+			continue;
+		snprintf(buf, sizeof(buf), "%.500s@plt", name);
+		if (add_sym(d, sh.sh_addr + off, ent, buf, K_PLT, 0, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+read_plt(struct dso *d, Elf *elf)
+{
+	struct plt_ctx c = {0};
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return;
+	if (plt_relocs(elf, &c) == 0 && (c.nslots || c.njump)) {
+		plt_section(d, elf, ".plt", &c);
+		plt_section(d, elf, ".plt.sec", &c);
+		plt_section(d, elf, ".plt.got", &c);
+	}
+	free(c.slots);
+	free(c.jump);
 }
 
 /* The GNU build-id of ELF as lowercase hex into HEX (at least 129 bytes). */
@@ -453,67 +852,251 @@ build_id(Elf *elf, char *hex)
 	return -1;
 }
 
-/* A stripped file: the full symbol table may be in a separate debug file
- * under /usr/lib/debug (by build-id, else by path). */
-static int
-read_debug_file(struct ty_symbols *s, struct dso *d, Elf *elf)
-{
-	char hex[130], path[4200];
-	int fd = -1, full = 0;
-	Elf *dbg;
+/* --- separate debug files ------------------------------------------------ */
 
-	if (build_id(elf, hex) == 0) {
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
-			 hex + 2);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/usr/lib/debug%s.debug", d->path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
+/* Open PATH as the debug file of D when it is a regular file other than D
+ * itself; WANT_CRC: its CRC-32 must be CRC (debuglink); WANT_ID: its
+ * build-id must be D's when both have one. */
+static int
+open_debug(struct ty_symbols *s, struct dso *d, const char *path, int want_crc, uint32_t crc,
+	   int want_id)
+{
+	struct stat st, self;
+	uint32_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
 	if (fd < 0)
-		return 0;
-	if ((dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		struct dso tmp = {.path = d->path};
-		if (read_elf_syms(s, &tmp, dbg, 0) && tmp.nsyms) { /* replaces .dynsym */
-			free(d->syms);
-			free(d->names);
-			d->syms = tmp.syms;
-			d->nsyms = tmp.nsyms;
-			d->names = tmp.names;
-			full = 1;
-		} else {
-			free(tmp.syms);
-			free(tmp.names);
-		}
-		elf_end(dbg);
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (stat(d->path, &self) == 0 && self.st_ino == st.st_ino && self.st_dev == st.st_dev))
+		goto no;
+	if (want_crc && (file_crc32(fd, &got) < 0 || got != crc)) {
+		warn(s, "debug file %s does not match %s (CRC differs): ignored", path, d->path);
+		goto no;
 	}
+	if (want_id && *d->build_id) {
+		char hex[130] = "";
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		int same = e && build_id(e, hex) == 0 ? strcmp(hex, d->build_id) == 0 : 1;
+		if (e)
+			elf_end(e);
+		if (!same) {
+			warn(s, "debug file %s does not match %s (build-id differs): ignored", path,
+			     d->path);
+			goto no;
+		}
+	}
+	return fd;
+no:
 	close(fd);
+	return -1;
+}
+
+/* The file named by .gnu_debuglink, looked for where gdb looks: beside D,
+ * in .debug/ beside it, and under the debug root (by D's directory). */
+static int
+debuglink(struct ty_symbols *s, struct dso *d, Elf *elf, const char *root)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_by_name(elf, ".gnu_debuglink", &sh);
+	Elf_Data *data;
+	const char *name, *slash = strrchr(d->path, '/');
+	size_t len, at;
+	uint32_t crc;
+	char path[4200], dir[4096];
+	int fd, i;
+
+	if (!scn)
+		return -1;
+	if (!(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < 8 ||
+	    !(name = data->d_buf) || !(len = strnlen(name, data->d_size)) || len == data->d_size ||
+	    strchr(name, '/') || strcmp(name, "..") == 0 || strcmp(name, ".") == 0 ||
+	    (at = (len + 4) & ~(size_t)3) + 4 > data->d_size) {
+		warn(s, "%s has a damaged .gnu_debuglink section: ignored", d->path);
+		return -1;
+	}
+	memcpy(&crc, (const char *)data->d_buf + at, 4);
+	if (elf_getident(elf, NULL) &&
+	    elf_getident(elf, NULL)[EI_DATA] !=
+		(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
+		crc = __builtin_bswap32(crc);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - d->path) : 0, d->path);
+	for (i = 0; i < 3; i++) {
+		if ((size_t)snprintf(path, sizeof(path),
+				     i == 0   ? "%s/%s"
+				     : i == 1 ? "%s/.debug/%s"
+					      : "%3$s%1$s/%2$s",
+				     dir, name, root) >= sizeof(path))
+			continue;
+		if ((fd = open_debug(s, d, path, 1, crc, 0)) >= 0)
+			return fd;
+	}
+	return -1;
+}
+
+/* A debug file for D: by build-id under the debug root, by .gnu_debuglink,
+ * by path under the debug root, or from debuginfod (DEBUGINFOD_URLS). */
+static int
+find_debug_file(struct ty_symbols *s, struct dso *d, Elf *elf)
+{
+	const char *root = s->debug_root ? s->debug_root : "/usr/lib/debug";
+	char path[4200];
+	int fd = -1;
+
+	if (*d->build_id && (size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root,
+					     d->build_id, d->build_id + 2) < sizeof(path))
+		fd = open_debug(s, d, path, 0, 0, 1);
+	if (fd < 0)
+		fd = debuglink(s, d, elf, root);
+	if (fd < 0 &&
+	    (size_t)snprintf(path, sizeof(path), "%s%s.debug", root, d->path) < sizeof(path))
+		fd = open_debug(s, d, path, 0, 0, 1);
+#ifdef HAVE_DEBUGINFOD
+	if (fd < 0 && *d->build_id && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS")) {
+		if (!s->debuginfod_tried) {
+			s->debuginfod_tried = 1;
+			s->debuginfod = debuginfod_begin();
+		}
+		if (s->debuginfod) {
+			fd = debuginfod_find_debuginfo(s->debuginfod,
+						       (const unsigned char *)d->build_id, 0, NULL);
+			if (fd < 0) {
+				warn(s, "debuginfod has no debug file for %s (build-id %s): %s",
+				     d->path, d->build_id, strerror(-fd));
+				fd = -1;
+			}
+		}
+	}
+#endif
+	return fd;
+}
+
+/* Read the symbols of a separate debug file FD into D, keeping it open
+ * for its DWARF. Returns 1 when it had a full symbol table. */
+static int
+read_debug_file(struct ty_symbols *s, struct dso *d, int fd)
+{
+	Elf *dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int full;
+
+	if (!dbg || elf_kind(dbg) != ELF_K_ELF) {
+		warn(s, "the debug file of %s is not a valid ELF file: ignored", d->path);
+		if (dbg)
+			elf_end(dbg);
+		close(fd);
+		return 0;
+	}
+	full = read_elf_syms(s, d, dbg, 0);
+	d->dbg_fd = fd;
+	d->dbg_elf = dbg;
 	return full;
+}
+
+/* MiniDebugInfo: the .gnu_debugdata section is an xz-compressed ELF file
+ * holding the symbols .dynsym lacks (Fedora's stripped binaries). */
+#define MINIDEBUG_MAX (256u << 20)
+static int
+read_minidebuginfo(struct ty_symbols *s, struct dso *d, Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_by_name(elf, ".gnu_debugdata", &sh);
+	Elf_Data *data;
+
+	if (!scn || sh.sh_type == SHT_NOBITS)
+		return 0;
+	if (!(data = elf_rawdata(scn, NULL)) || !data->d_buf || !data->d_size) {
+		warn(s, "%s has a damaged .gnu_debugdata section: ignored", d->path);
+		return 0;
+	}
+#ifdef HAVE_LZMA
+	{
+		lzma_stream z = LZMA_STREAM_INIT;
+		unsigned char *out = NULL;
+		size_t cap = 0;
+		lzma_ret r;
+		Elf *mini;
+		int full = 0;
+
+		if (lzma_stream_decoder(&z, MINIDEBUG_MAX, 0) != LZMA_OK)
+			return 0;
+		z.next_in = data->d_buf;
+		z.avail_in = data->d_size;
+		do {
+			if (z.avail_out == 0) {
+				size_t nc = cap ? 2 * cap : 4 * data->d_size + 4096;
+				unsigned char *no;
+				if (nc > MINIDEBUG_MAX || !(no = realloc(out, nc))) {
+					r = LZMA_MEM_ERROR;
+					break;
+				}
+				out = no;
+				z.next_out = out + cap;
+				z.avail_out = nc - cap;
+				cap = nc;
+			}
+			r = lzma_code(&z, LZMA_FINISH);
+		} while (r == LZMA_OK);
+		if (r != LZMA_STREAM_END) {
+			warn(s, "cannot decompress the MiniDebugInfo of %s (%s): ignored", d->path,
+			     r == LZMA_MEM_ERROR ? "too large" : "not valid xz data");
+			lzma_end(&z);
+			free(out);
+			return 0;
+		}
+		mini = elf_memory((char *)out, z.total_out);
+		if (mini && elf_kind(mini) == ELF_K_ELF) {
+			full = read_elf_syms(s, d, mini, 0);
+		} else {
+			warn(s, "the MiniDebugInfo of %s is not a valid ELF file: ignored",
+			     d->path);
+		}
+		if (mini)
+			elf_end(mini);
+		lzma_end(&z);
+		free(out);
+		return full;
+	}
+#else
+	warn(s, "%s has MiniDebugInfo (.gnu_debugdata), but tachy was not built with liblzma",
+	     d->path);
+	return 0;
+#endif
+}
+
+/* Does ELF carry DWARF of its own (a binary built with -g, not stripped)? */
+static int
+has_debug_info(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_by_name(elf, ".debug_info", &sh);
+
+	return scn && sh.sh_type != SHT_NOBITS;
 }
 
 static void
 read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 {
-	int full = read_elf_syms(s, d, elf, 1);
+	int full = read_elf_syms(s, d, elf, 1), fd, dbgfile = 0;
 
 	if (build_id(elf, d->build_id) < 0)
 		d->build_id[0] = '\0';
-	if (!full && debug)
-		full = read_debug_file(s, d, elf);
+	read_plt(d, elf);
+	if (debug && !has_debug_info(elf) && (fd = find_debug_file(s, d, elf)) >= 0) {
+		full |= read_debug_file(s, d, fd);
+		dbgfile = 1;
+	}
+	if (!full && !dbgfile)
+		full = read_minidebuginfo(s, d, elf);
+#ifdef HAVE_LIBDW
+	d->cfi = dwarf_getcfi_elf(elf);
+	d->dwarf = dwarf_begin_elf(d->dbg_elf ? (Elf *)d->dbg_elf : elf, DWARF_C_READ, NULL);
+#endif
 	finish_syms(d);
-	if (d->nsyms == 0 && !full)
+	if (!full && debug)
 		warn(s,
-		     "%s is stripped (no .symtab, no debug file, no exported functions): "
-		     "its addresses are shown raw",
-		     d->path);
-	else if (d->nsyms == 0)
-		warn(s, "no function symbols in %s: its addresses are shown raw", d->path);
-	else if (!full && debug)
-		warn(s,
-		     "%s is stripped (no .symtab, no debug file): only its exported functions "
-		     "are named",
-		     d->path);
+		     "%s is stripped (no .symtab, no debug file): functions it does not export "
+		     "are named %s+0xADDRESS",
+		     d->path, d->base);
 }
 
 static void
@@ -536,7 +1119,7 @@ load_vdso(struct ty_symbols *s, struct dso *d)
 			elf = elf_memory((char *)base, hi - lo);
 			if (elf) {
 				read_elf(s, d, elf, 0);
-				elf_end(elf);
+				d->elf = elf;
 			}
 			break;
 		}
@@ -554,7 +1137,7 @@ load_dso(struct ty_symbols *s, struct dso *d)
 		load_vdso(s, d);
 		return;
 	}
-	if (d->path[0] != '/')
+	if (d->path[0] != '/' || d->path[1] == '/') /* "//anon" */
 		return;
 	fd = open(d->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -566,11 +1149,33 @@ load_dso(struct ty_symbols *s, struct dso *d)
 	if (!elf) {
 		warn(s, "cannot read symbols of %s: %s; addresses shown raw", d->path,
 		     elf_errmsg(-1));
-	} else {
-		read_elf(s, d, elf, 1);
-		elf_end(elf);
+		close(fd);
+		return;
 	}
-	close(fd);
+	read_elf(s, d, elf, 1);
+	d->elf = elf;
+	d->fd = fd;
+}
+
+static void
+dso_close(struct dso *d)
+{
+#ifdef HAVE_LIBDW
+	if (d->dwarf)
+		dwarf_end(d->dwarf);
+	if (d->cfi)
+		dwarf_cfi_end(d->cfi);
+#endif
+	if (d->dbg_elf)
+		elf_end(d->dbg_elf);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->dbg_fd > 0)
+		close(d->dbg_fd);
+	if (d->fd > 0)
+		close(d->fd);
+	d->dwarf = d->cfi = d->dbg_elf = d->elf = NULL;
+	d->fd = d->dbg_fd = -1;
 }
 #else
 static void
@@ -580,7 +1185,63 @@ load_dso(struct ty_symbols *s, struct dso *d)
 		warn(s, "not built with elfutils: user-space addresses shown raw");
 	s->warned_noelf = 1;
 }
+
+static void
+dso_close(struct dso *d)
+{
+}
 #endif
+
+/* The name of the call-frame information's function range (an .eh_frame
+ * FDE) holding ADDR: DSO+0xSTART, one name per range; NULL when none. */
+static const char *
+fde_symbol(struct dso *d, uint64_t addr)
+{
+#ifdef HAVE_LIBDW
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr start, end;
+	bool sig;
+	size_t j;
+	char buf[600];
+
+	if (!d->cfi || dwarf_cfi_addrframe(d->cfi, addr, &fr) != 0 || !fr)
+		return NULL;
+	if (dwarf_frame_info(fr, &start, &end, &sig) < 0 || addr < start || addr >= end) {
+		free(fr);
+		return NULL;
+	}
+	free(fr);
+	if ((d->nfdes + 1) * 2 > d->capfdes) {
+		size_t nc = d->capfdes ? 2 * d->capfdes : 64, i;
+		struct fde_name *nt = calloc(nc, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (i = 0; i < d->capfdes; i++) {
+			if (!d->fdes[i].name)
+				continue;
+			for (j = (d->fdes[i].start * 0x9e3779b97f4a7c15ull) >> 20 & (nc - 1);
+			     nt[j].name; j = (j + 1) & (nc - 1))
+				;
+			nt[j] = d->fdes[i];
+		}
+		free(d->fdes);
+		d->fdes = nt;
+		d->capfdes = nc;
+	}
+	for (j = (start * 0x9e3779b97f4a7c15ull) >> 20 & (d->capfdes - 1); d->fdes[j].name;
+	     j = (j + 1) & (d->capfdes - 1))
+		if (d->fdes[j].start == start)
+			return d->fdes[j].name;
+	snprintf(buf, sizeof(buf), "%.500s+0x%" PRIx64, d->base, (uint64_t)start);
+	if (!(d->fdes[j].name = pool_add(&d->pool, buf)))
+		return NULL;
+	d->fdes[j].start = start;
+	d->nfdes++;
+	return d->fdes[j].name;
+#else
+	return NULL;
+#endif
+}
 
 static struct dso *
 get_dso(struct ty_symbols *s, const char *path)
@@ -595,6 +1256,8 @@ get_dso(struct ty_symbols *s, const char *path)
 		free(d);
 		return NULL;
 	}
+	d->base = base_name(d->path);
+	d->fd = d->dbg_fd = -1;
 	d->next = s->dsos;
 	s->dsos = d;
 	return d;
@@ -633,7 +1296,7 @@ dso_symbol(struct ty_symbols *s, struct dso *d, uint64_t addr)
 		load_dso(s, d);
 	}
 	sym = find_sym(d, addr);
-	return sym ? sym->name : NULL;
+	return sym ? sym->name : fde_symbol(d, addr);
 }
 
 const char *
@@ -770,22 +1433,40 @@ make_dirs(const char *dir)
 	return ret;
 }
 
+/* The cache directory DIR, opened; -1 when it is not ours, or reached
+ * through another user's symbolic link in a shared directory (where root
+ * would write the kernel's addresses, or read a planted table). */
+static int
+kcache_dir(const char *dir)
+{
+	struct stat st;
+	int dfd = ty_outfile_open_dir(dir, NULL);
+
+	if (dfd >= 0 && (fstat(dfd, &st) != 0 || st.st_uid != geteuid())) {
+		close(dfd);
+		dfd = -1;
+	}
+	return dfd;
+}
+
 /* Write LEN bytes of BUF to DIR/kallsyms: a temporary file, then a rename. */
 static void
 kcache_put(const char *dir, const char *buf, size_t len)
 {
-	char tmp[4200], dst[4200];
-	int fd, ok;
+	char *tmp = NULL;
+	int dfd, fd, ok;
 
-	if ((size_t)snprintf(dst, sizeof(dst), "%s/kallsyms", dir) >= sizeof(dst) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.kallsyms.XXXXXX", dir) >= sizeof(tmp) ||
-	    make_dirs(dir) < 0 || (fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+	if (make_dirs(dir) < 0 || (dfd = kcache_dir(dir)) < 0)
 		return;
-	ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
-	if (close(fd) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, dst) != 0)
-		unlink(tmp);
+	if ((fd = ty_outfile_tmpat(dfd, "kallsyms", 0600, &tmp)) >= 0) {
+		ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
+		if (close(fd) != 0)
+			ok = 0;
+		if (!ok || renameat(dfd, tmp, dfd, "kallsyms") != 0)
+			unlinkat(dfd, tmp, 0);
+	}
+	free(tmp);
+	close(dfd);
 }
 
 /* Write the sorted, duplicate-free core table SYMS[N] for boot ID. */
@@ -905,14 +1586,16 @@ kcache_parse(struct ty_symbols *s, const char *buf, size_t len, const char *id)
 static int
 kcache_load(struct ty_symbols *s)
 {
-	char id[KC_IDLEN], path[4200];
+	char id[KC_IDLEN];
 	struct stat st;
 	void *map;
-	int fd;
+	int fd, dfd;
 
-	if (!kcache_enabled(s) || boot_id(s, id) < 0 ||
-	    (size_t)snprintf(path, sizeof(path), "%s/kallsyms", s->cache_dir) >= sizeof(path) ||
-	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+	if (!kcache_enabled(s) || boot_id(s, id) < 0 || (dfd = kcache_dir(s->cache_dir)) < 0)
+		return -1;
+	fd = openat(dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct kc_head) ||
@@ -1004,9 +1687,8 @@ load_kallsyms(struct ty_symbols *s)
 		}
 		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
 			break;
-		d->syms[d->nsyms].addr = addr;
-		d->syms[d->nsyms].size = 0;
-		d->syms[d->nsyms].name = (const char *)(uintptr_t)off;
+		d->syms[d->nsyms] = (struct sym){
+		    .addr = addr, .name = (const char *)(uintptr_t)off, .seq = (uint32_t)d->nsyms};
 		core[d->nsyms] = (unsigned char)iscore;
 		d->nsyms++;
 	}
@@ -1160,11 +1842,45 @@ ty_symbols_exec(struct ty_symbols *s, uint32_t pid, uint64_t time)
 {
 	struct space *sp = get_space(s, pid, 1);
 
+	size_t i;
+
 	if (!sp || add_change(sp, time) < 0)
 		return -ENOMEM;
-	sp->exec_time = time;
-	sp->has_parent = 0; /* the parent's mappings are gone */
+	if (sp->nexecs == sp->capexecs) {
+		size_t nc = sp->capexecs ? 2 * sp->capexecs : 4;
+		uint64_t *n = realloc(sp->execs, nc * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		sp->execs = n;
+		sp->capexecs = nc;
+	}
+	for (i = sp->nexecs; i > 0 && sp->execs[i - 1] > time; i--)
+		sp->execs[i] = sp->execs[i - 1];
+	sp->execs[i] = time;
+	sp->nexecs++;
+	/* The parent's mappings are gone from then on (samples from before
+	 * still see them: see exec_window). */
+	sp->exec_time = sp->execs[sp->nexecs - 1];
 	return 0;
+}
+
+/* The exec epoch of SP holding TIME: [*LO, *HI) between its execs; returns
+ * 1 when an exec came at or before TIME (the parent's mappings are gone). */
+static int
+exec_window(const struct space *sp, uint64_t time, uint64_t *lo, uint64_t *hi)
+{
+	size_t a = 0, b = sp->nexecs;
+
+	while (a < b) { /* the first exec after TIME */
+		size_t mid = (a + b) / 2;
+		if (sp->execs[mid] <= time)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a > 0 ? sp->execs[a - 1] : 0;
+	*hi = a < sp->nexecs ? sp->execs[a] : UINT64_MAX;
+	return a > 0;
 }
 
 /* PID already has this mapping (since its last exec). */
@@ -1212,25 +1928,30 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 }
 
 /* The mapping of PID covering IP at TIME: the latest one mapped before TIME
- * (and after the last exec); else the first one seen after TIME (a mapping
- * read from /proc/PID/maps carries the time it was read, not the time it
- * was made); else the parent's at the fork; else any that covers it. */
+ * (and after the exec before TIME); else the first one seen after TIME and
+ * before the next exec (a mapping read from /proc/PID/maps carries the time
+ * it was read, not the time it was made); else, when no exec came before
+ * TIME, the parent's at the fork (a child's samples before its exec are in
+ * its parent's image); else any that covers it. */
 static const struct map *
 find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int depth)
 {
 	struct space *sp = get_space(s, pid, 0);
 	const struct map *best = NULL, *next = NULL, *any = NULL;
+	uint64_t lo, hi;
 	size_t i;
+	int execd;
 
 	if (!sp || depth > 64)
 		return NULL;
+	execd = exec_window(sp, time, &lo, &hi);
 	for (i = 0; i < sp->nmaps; i++) {
 		const struct map *m = &sp->maps[i];
 		if (ip < m->start || ip >= m->end)
 			continue;
-		if (m->time <= time && m->time >= sp->exec_time && (!best || m->time >= best->time))
+		if (m->time <= time && m->time >= lo && (!best || m->time >= best->time))
 			best = m;
-		if (m->time > time && m->time >= sp->exec_time && (!next || m->time < next->time))
+		if (m->time > time && m->time < hi && (!next || m->time < next->time))
 			next = m;
 		if (!any || m->time >= any->time)
 			any = m;
@@ -1239,7 +1960,7 @@ find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int dep
 		return best;
 	if (next)
 		return next;
-	if (sp->has_parent) {
+	if (sp->has_parent && !execd) {
 		const struct map *m = find_map(s, sp->ppid, ip, sp->fork_time, depth + 1);
 		if (m)
 			return m;
@@ -1265,7 +1986,7 @@ ty_symbols_covers(struct ty_symbols *s, uint32_t pid, uint64_t ip)
 			    (m->time >= sp->exec_time || sp->exec_time > until))
 				return 1;
 		}
-		if (!sp->has_parent)
+		if (!sp->has_parent || (sp->nexecs && sp->execs[0] <= until))
 			break;
 		until = sp->fork_time;
 		sp = get_space(s, sp->ppid, 0);
@@ -1282,6 +2003,204 @@ file_vaddr(const struct dso *d, uint64_t off)
 		if (off >= d->segs[i].off && off < d->segs[i].off + d->segs[i].filesz)
 			return off - d->segs[i].off + d->segs[i].vaddr;
 	return off;
+}
+
+/* --- JIT code: perf maps ------------------------------------------------- */
+
+/* A file we can read symbols from (not "//anon", "[heap]", "[anon:x]"). */
+static int
+is_file(const char *path)
+{
+	return (path[0] == '/' && path[1] != '/') || strcmp(path, "[vdso]") == 0;
+}
+
+static int
+jit_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->seq < y->seq) - (x->seq > y->seq); /* the latest first */
+}
+
+static int
+hex_field(const char **p, const char *end, uint64_t *out)
+{
+	const char *q = *p;
+	uint64_t v = 0;
+	int n = 0;
+
+	if (end - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+		q += 2;
+	for (; q < end; q++, n++) {
+		int c = *q, d = c >= '0' && c <= '9'   ? c - '0'
+				: c >= 'a' && c <= 'f' ? c - 'a' + 10
+				: c >= 'A' && c <= 'F' ? c - 'A' + 10
+						       : -1;
+		if (d < 0)
+			break;
+		if (n == 16)
+			return -1;
+		v = v << 4 | (unsigned)d;
+	}
+	if (n == 0)
+		return -1;
+	*p = q;
+	*out = v;
+	return 0;
+}
+
+/* One perf map line [P, END): "START SIZE name", hex numbers. */
+static int
+perf_map_line(const char *p, const char *end, uint64_t *start, uint64_t *size, const char **name,
+	      size_t *len)
+{
+	if (memchr(p, '\0', (size_t)(end - p)))
+		return -1;
+	if (end > p && end[-1] == '\r')
+		end--;
+	if (hex_field(&p, end, start) < 0 || p == end || (*p != ' ' && *p != '\t'))
+		return -1;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (hex_field(&p, end, size) < 0 || p == end || (*p != ' ' && *p != '\t'))
+		return -1;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *size == 0 || *start + *size < *start)
+		return -1;
+	*name = p;
+	*len = (size_t)(end - p) > 1024 ? 1024 : (size_t)(end - p);
+	return 0;
+}
+
+long
+ty_symbols_add_perf_map(struct ty_symbols *s, uint32_t pid, const char *buf, size_t len)
+{
+	struct space *sp = get_space(s, pid, 1);
+	const char *p = buf, *end = buf + len;
+	size_t cap = 0, i, n = 0;
+	long skipped = 0;
+	char path[4200];
+
+	if (!sp)
+		return -ENOMEM;
+	sp->jit_tried = 1;
+	free(sp->jit);
+	pool_free(sp->jit_pool);
+	free(sp->jit_path);
+	sp->jit = NULL;
+	sp->jit_pool = NULL;
+	sp->njit = 0;
+	snprintf(path, sizeof(path), "%s/perf-%u.map", s->perf_map_dir ? s->perf_map_dir : "/tmp",
+		 pid);
+	if (!(sp->jit_path = strdup(path)))
+		return -ENOMEM;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *name;
+		uint64_t start, size;
+		size_t nlen;
+		if (!nl)
+			nl = end;
+		if (nl == p || (nl - p == 1 && *p == '\r')) { /* empty line */
+			p = nl + 1;
+			continue;
+		}
+		if (perf_map_line(p, nl, &start, &size, &name, &nlen) < 0) {
+			skipped++;
+		} else {
+			if (sp->njit == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				struct jit_sym *nj = realloc(sp->jit, nc * sizeof(*nj));
+				if (!nj)
+					return -ENOMEM;
+				sp->jit = nj;
+				cap = nc;
+			}
+			if (!(sp->jit[sp->njit].name = pool_addn(&sp->jit_pool, name, nlen)))
+				return -ENOMEM;
+			sp->jit[sp->njit].start = start;
+			sp->jit[sp->njit].end = start + size;
+			sp->jit[sp->njit].seq = (uint32_t)sp->njit;
+			sp->njit++;
+		}
+		p = nl + 1;
+	}
+	if (sp->njit)
+		qsort(sp->jit, sp->njit, sizeof(*sp->jit), jit_cmp);
+	for (i = 0; i < sp->njit; i++) /* one entry per start: the latest */
+		if (n == 0 || sp->jit[n - 1].start != sp->jit[i].start)
+			sp->jit[n++] = sp->jit[i];
+	sp->njit = n;
+	return skipped;
+}
+
+#define PERF_MAP_MAX (256u << 20)
+
+/* Read /tmp/perf-PID.map once, when it is a regular file of ours (or
+ * root's), as perf does: another user's file could name our code. */
+static void
+load_perf_map(struct ty_symbols *s, struct space *sp)
+{
+	char path[4200], *buf;
+	struct stat st;
+	long skipped;
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	sp->jit_tried = 1;
+	snprintf(path, sizeof(path), "%s/perf-%u.map", s->perf_map_dir ? s->perf_map_dir : "/tmp",
+		 sp->pid);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)PERF_MAP_MAX) {
+		close(fd);
+		return;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		warn(s, "%s is not owned by this user or root: ignored", path);
+		close(fd);
+		return;
+	}
+	if (!(buf = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return;
+	}
+	while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	skipped = ty_symbols_add_perf_map(s, sp->pid, buf, got);
+	free(buf);
+	if (skipped > 0)
+		warn(s, "%s: %ld malformed line%s skipped", path, skipped, skipped == 1 ? "" : "s");
+}
+
+/* Name IP from PID's perf map (JIT code); 1 when it does. */
+static int
+jit_symbol(struct ty_symbols *s, uint32_t pid, uint64_t ip, struct ty_sym_result *r)
+{
+	struct space *sp = get_space(s, pid, 0);
+	size_t lo = 0, hi;
+
+	if (!sp)
+		return 0;
+	if (!sp->jit_tried)
+		load_perf_map(s, sp);
+	for (hi = sp->njit; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sp->jit[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || ip >= sp->jit[lo - 1].end)
+		return 0;
+	r->name = sp->jit[lo - 1].name;
+	r->dso = sp->jit_path;
+	r->addr = ip;
+	return 1;
 }
 
 void
@@ -1307,15 +2226,101 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 	}
 	m = find_map(s, pid, ip, time, 0);
 	if (!m) {
-		r->dso = "[unknown]";
+		if (!jit_symbol(s, pid, ip, r))
+			r->dso = "[unknown]";
 		return;
 	}
+	if (!is_file(m->dso->path) && jit_symbol(s, pid, ip, r))
+		return;
 	r->dso = m->dso->path;
+	r->handle = m->dso;
 	if (!m->dso->loaded) {
 		m->dso->loaded = 1;
 		load_dso(s, m->dso);
 	}
 	r->addr = file_vaddr(m->dso, ip - m->start + m->pgoff);
-	sym = find_sym(m->dso, r->addr);
-	r->name = sym ? sym->name : NULL;
+	r->name = dso_symbol(s, m->dso, r->addr);
+}
+
+/* --- inline frames and source lines ------------------------------------- */
+
+#ifdef HAVE_LIBDW
+/* The name of the function DIE (following its abstract origin):
+ * demangled linkage name, else DW_AT_name. */
+static const char *
+die_name(struct dso *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	char *dm;
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (n && (dm = ty_symbols_demangle(n))) {
+		const char *p = pool_add(&d->pool, dm);
+		free(dm);
+		if (p)
+			return p;
+	}
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+#endif
+
+size_t
+ty_symbols_frames(struct ty_symbols *s, const struct ty_sym_result *r, struct ty_sym_frame *frames,
+		  size_t max)
+{
+#ifdef HAVE_LIBDW
+	struct dso *d = (struct dso *)r->handle;
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Line *l;
+	const char *file = NULL;
+	size_t n = 0, nfiles = 0;
+	int nscopes, i, line = 0;
+
+	(void)s;
+	if (!d || !d->dwarf || !r->name || max == 0 || r->kernel ||
+	    !dwarf_addrdie(d->dwarf, r->addr, &cu))
+		return 0;
+	if ((l = dwarf_getsrc_die(&cu, r->addr))) {
+		file = dwarf_linesrc(l, NULL, NULL);
+		dwarf_lineno(l, &line);
+	}
+	nscopes = dwarf_getscopes(&cu, r->addr, &scopes);
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	for (i = 0; i < nscopes && n + 1 < max; i++) {
+		Dwarf_Attribute a;
+		Dwarf_Word cf = 0, cl = 0;
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		frames[n].name = die_name(d, &scopes[i]);
+		if (!frames[n].name)
+			frames[n].name = "?";
+		frames[n].file = file ? base_name(file) : NULL;
+		frames[n].line = line > 0 ? (unsigned)line : 0;
+		frames[n].inlined = 1;
+		n++;
+		/* The caller's line: where this callee was inlined. */
+		file = NULL;
+		line = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
+		    files && cf < nfiles)
+			file = dwarf_filesrc(files, cf, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
+			line = (int)cl;
+	}
+	free(scopes);
+	frames[n].name = r->name;
+	frames[n].file = file ? base_name(file) : NULL;
+	frames[n].line = line > 0 ? (unsigned)line : 0;
+	frames[n].inlined = 0;
+	return n + 1;
+#else
+	(void)s, (void)r, (void)frames, (void)max;
+	return 0;
+#endif
 }

@@ -1,15 +1,16 @@
 #!/bin/sh
 # deps.sh GROUP... - install what tachy's targets need, from Debian's packages.
 # Groups: build (optional libraries), test (peers the tests compare against,
-# and golang-go for go tool pprof, the reference reader of report --pprof),
+# golang-go for go tool pprof, the reference reader of report --pprof, and
+# postgresql for the history store's tests against a real server),
 # bench (peers the benchmarks measure). Only missing packages are installed:
 # with apt-get when root, with sudo otherwise; where neither works, the exact
 # command to run is printed and the script fails (build) or carries on (test,
 # bench: the tests that need a missing peer skip with a message).
 set -u
 
-pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev"
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go nodejs"
+pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev libsqlite3-dev libpq-dev"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 nodejs"
 pkgs_bench="ministat hyperfine linux-perf multitime time"
 
 want=""

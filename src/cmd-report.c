@@ -9,24 +9,28 @@
 #include "cli.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
+#include "term.h"
 
 static const char usage_text[] =
     "usage: tachy report [--sort KEY] [--limit N]\n"
-    "                    [--by symbol|thread|comm|dso|state] [FILE]\n"
+    "                    [--by symbol|thread|comm|dso|line|state | --lines]\n"
+    "                    [--on-cpu | --off-cpu] [FILE]\n"
     "       tachy report (--callers SYM | --callees SYM) [FILE]\n"
     "       tachy report --tree [--min PCT] [FILE]\n"
     "       tachy report --folded [FILE]\n"
     "       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
     "       tachy report --pprof OUT.pb.gz [FILE]\n"
     "       tachy report --firefox OUT.json | --speedscope OUT.json [FILE]\n"
-    "       tachy report --diff OLD NEW [--flame OUT.svg]\n"
+    "       tachy report --diff OLD NEW [--by WHAT] [--flame OUT.svg]\n"
     "\n"
     "Show a profile written by tachy record (FILE, default tachy.prof).\n"
     "\n"
     "  --sort KEY        flat profile order: self (default), total, samples, name\n"
     "  --limit N         show the first N rows only\n"
-    "  --by WHAT         flat profile per symbol (default), thread, comm, dso, or\n"
-    "                    state (on-CPU, sleeping, I/O, lock, runnable, blocked)\n"
+    "  --by WHAT         flat profile (and --diff) per symbol (default), thread,\n"
+    "                    comm, dso, line (file:line, from DWARF) or state\n"
+    "                    (on-CPU, sleeping, I/O, lock, runnable, blocked)\n"
+    "  --lines           the same as --by line\n"
     "  --callers SYM     who calls SYM, in how many samples\n"
     "  --callees SYM     what SYM calls, and its own time\n"
     "  --tree            the call tree from the root, nodes under --min PCT hidden\n"
@@ -80,7 +84,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		O_FIREFOX,
 		O_SPEEDSCOPE,
 		O_ON_CPU,
-		O_OFF_CPU
+		O_OFF_CPU,
+		O_LINES
 	};
 	static const struct option longopts[] = {
 	    {"sort", required_argument, NULL, O_SORT},
@@ -99,6 +104,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    {"speedscope", required_argument, NULL, O_SPEEDSCOPE},
 	    {"on-cpu", no_argument, NULL, O_ON_CPU},
 	    {"off-cpu", no_argument, NULL, O_OFF_CPU},
+	    {"lines", no_argument, NULL, O_LINES},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -137,11 +143,17 @@ parse_args(int argc, char **argv, struct opts *o)
 				o->by = TY_BY_COMM;
 			else if (strcmp(optarg, "dso") == 0)
 				o->by = TY_BY_DSO;
+			else if (strcmp(optarg, "line") == 0)
+				o->by = TY_BY_LINE;
 			else if (strcmp(optarg, "state") == 0)
 				o->by = TY_BY_STATE;
 			else
 				return cli_usage_error(
-				    "--by %s: expected symbol, thread, comm, dso or state", optarg);
+				    "--by %s: expected symbol, thread, comm, dso, line or state",
+				    optarg);
+			break;
+		case O_LINES:
+			o->by = TY_BY_LINE;
 			break;
 		case O_CALLERS:
 			o->mode = M_CALLERS, o->sym = optarg, modes++;
@@ -278,7 +290,7 @@ header_off_cpu(const struct ty_profile *p, const char *what, double total)
 		off += p->samples[i].state != TY_STATE_CPU;
 	printf("%s: %zu on-CPU samples", what, p->nsamples - off);
 	if (m->off_cpu != TY_OFFCPU_ONLY && m->event && *m->event)
-		printf(" of %s at %" PRIu64 " Hz", m->event, m->rate);
+		printf(" of %s at %" PRIu64 " Hz", term_safe(m->event), m->rate);
 	printf(" and %zu off-CPU intervals, %.3f s of thread time", off,
 	       ty_profile_seconds(p, total));
 	printf(", %" PRIu64 " lost\n", m->lost);
@@ -289,11 +301,11 @@ header_off_cpu(const struct ty_profile *p, const char *what, double total)
 			       ty_profile_seconds(p, w[st]), total > 0 ? 100 * w[st] / total : 0);
 	printf("\n");
 	if (m->command && *m->command)
-		printf("Command: %s\n", m->command);
+		printf("Command: %s\n", term_safe(m->command));
 	if (m->off_cpu_limits && *m->off_cpu_limits)
-		printf("Limits: %s\n", m->off_cpu_limits);
+		printf("Limits: %s\n", term_safe(m->off_cpu_limits));
 	if (off < p->nsamples && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
-		printf("Coverage: %s\n", cover);
+		printf("Coverage: %s\n", term_safe(cover));
 	if (m->lost)
 		printf("Warning: %" PRIu64 " records were lost; percentages may be off.\n",
 		       m->lost);
@@ -313,7 +325,8 @@ header(const struct ty_profile *p, const char *what)
 		header_off_cpu(p, what, total);
 		return;
 	}
-	printf("%s: %zu samples of %s", what, p->nsamples, m->event && *m->event ? m->event : "?");
+	printf("%s: %zu samples of %s", what, p->nsamples,
+	       m->event && *m->event ? term_safe(m->event) : "?");
 	if (m->use_freq)
 		printf(" at %" PRIu64 " Hz", m->rate);
 	else
@@ -324,12 +337,31 @@ header(const struct ty_profile *p, const char *what)
 		printf(", %.0f events", total);
 	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
 	if (m->command && *m->command)
-		printf("Command: %s\n", m->command);
+		printf("Command: %s\n", term_safe(m->command));
 	if (ty_profile_coverage(p, cover, sizeof(cover)) == 0)
-		printf("Coverage: %s\n", cover);
+		printf("Coverage: %s\n", term_safe(cover));
 	if (m->lost)
 		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n",
 		       m->lost);
+}
+
+static const char *
+by_heading(enum ty_prof_by by)
+{
+	switch (by) {
+	case TY_BY_THREAD:
+		return "thread";
+	case TY_BY_COMM:
+		return "command";
+	case TY_BY_DSO:
+		return "DSO";
+	case TY_BY_LINE:
+		return "line  DSO";
+	case TY_BY_STATE:
+		return "state";
+	default:
+		return "symbol  DSO";
+	}
 }
 
 static int
@@ -346,11 +378,7 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	printf("\n  %%    cumulative   self       self    total    total%s\n"
 	       " time    %s   %s   samples     %%    %s%s  %s\n",
 	       off ? "      self" : "", unit(p), unit(p), unit(p), off ? "   off-CPU" : "",
-	       o->by == TY_BY_SYMBOL   ? "symbol  DSO"
-	       : o->by == TY_BY_THREAD ? "thread"
-	       : o->by == TY_BY_COMM   ? "command"
-	       : o->by == TY_BY_STATE  ? "state"
-				       : "DSO");
+	       by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
@@ -365,8 +393,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		put_amount(p, 9, amount(p, r->total_weight));
 		if (off)
 			put_amount(p, 9, amount(p, r->self_off));
-		printf("  %s%s%s\n", o->by == TY_BY_DSO ? base(r->name) : r->name,
-		       r->dso ? "  " : "", base(r->dso));
+		printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
+		       r->dso ? "  " : "", term_safe(base(r->dso)));
 	}
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
@@ -384,12 +412,14 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 
 	r = ty_profile_neighbours(p, o->sym, up, &f, &m);
 	if (r == -ENOENT)
-		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", o->sym, o->file);
+		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", term_safe(o->sym),
+				 term_safe(o->file));
 	if (r < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, up ? "Callers" : "Callees");
-	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees", o->sym,
-	       m.total_samples, f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
+	printf("\n%s of %s: in %" PRIu64 " samples (%.2f%%), ", up ? "Callers" : "Callees",
+	       term_safe(o->sym), m.total_samples,
+	       f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
 	put_amount(p, 0, amount(p, m.total_weight));
 	printf("%s\n\n", p->meta.period_ns ? " s" : " events");
 	printf("      %%   %s   samples%s  %s  DSO\n", unit(p), off ? "   off-CPU" : "",
@@ -401,7 +431,7 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 		printf(" %9" PRIu64, x->self_samples);
 		if (off)
 			put_amount(p, 9, amount(p, x->self_off));
-		printf("  %s%s%s\n", x->name, x->dso ? "  " : "", base(x->dso));
+		printf("  %s%s%s\n", term_safe(x->name), x->dso ? "  " : "", term_safe(base(x->dso)));
 	}
 	ty_flat_release(&f);
 	return 0;
@@ -418,7 +448,7 @@ print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int 
 		if (all <= 0 || 100 * n->total / all < min)
 			return;
 		printf("%7.2f%% %7.2f%%  %*s%s  %s\n", 100 * n->total / all, 100 * n->self / all,
-		       2 * (depth - 1), "", n->name, base(n->dso));
+		       2 * (depth - 1), "", term_safe(n->name), term_safe(base(n->dso)));
 	}
 	for (k = n->child; k != TY_NONE; k = t->nodes[k].sibling)
 		print_node(p, t, k, depth + 1, min);
@@ -445,16 +475,17 @@ report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct
 	struct ty_diff d;
 	size_t i;
 
-	if (ty_profile_diff(a, b, &d) < 0)
+	if (ty_profile_diff(a, b, o->by, &d) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
-	       o->old, a->nsamples, o->new_, b->nsamples);
-	printf("  self%%:  old      new    delta  total%%: old     new  symbol  DSO\n");
+	       term_safe(o->old), a->nsamples, term_safe(o->new_), b->nsamples);
+	printf("  self%%:  old      new    delta  total%%: old     new  %s\n", by_heading(o->by));
 	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_diff_row *r = &d.rows[i];
-		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s  %s\n", r->old_self,
-		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total, r->name,
-		       base(r->dso));
+		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s%s%s\n", r->old_self,
+		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total,
+		       term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name), r->dso ? "  " : "",
+		       term_safe(base(r->dso)));
 	}
 	ty_diff_release(&d);
 	return 0;

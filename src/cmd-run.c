@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "runhist.h"
 #include "tachy/clock.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
@@ -78,6 +79,12 @@ static const char usage_text[] =
     "      --export-json FILE   hyperfine's JSON plus tachy's fields ('-' is stdout)\n"
     "      --export-csv FILE    hyperfine's CSV\n"
     "      --export-markdown FILE  a markdown table\n"
+    "      --history[=DB]       store the results in the history (tachy-history(1))\n"
+    "                           under git's HEAD\n"
+    "      --bisect BASE.json   compare with BASE and exit as git bisect run wants:\n"
+    "                           0 not proven slower, 1 proven slower by more than\n"
+    "                           --fail-if-slower P (default 0), 125 inconclusive or\n"
+    "                           the command failed, 128 bad usage, 130 interrupted\n"
     "Counters (see COUNTERS in tachy-run(1)):\n" COUNTERS_USAGE
     "  -h, --help               this help\n"
     "\n"
@@ -106,6 +113,8 @@ enum {
 	OPT_EXPORT_JSON,
 	OPT_EXPORT_CSV,
 	OPT_EXPORT_MARKDOWN,
+	OPT_HISTORY,
+	OPT_BISECT,
 };
 
 static const struct option longopts[] = {
@@ -144,6 +153,8 @@ static const struct option longopts[] = {
     {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
     {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
     {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
+    {"history", optional_argument, NULL, OPT_HISTORY},
+    {"bisect", required_argument, NULL, OPT_BISECT},
     {"help", no_argument, NULL, 'h'},
     COUNTERS_LONG_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -177,6 +188,7 @@ struct run_opts {
 	cpu_set_t cpus;
 	int have_cpus;
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
+	struct runhist hist;	      /* --history, --bisect */
 	char **argv_cmd;	      /* after -- */
 	int argc_cmd;
 };
@@ -476,6 +488,13 @@ parse_option(struct run_opts *o, int c, char **argv, int argc)
 	case OPT_EXPORT_JSON:
 		o->json = optarg;
 		return 0;
+	case OPT_HISTORY:
+		o->hist.history = 1;
+		o->hist.db = optarg;
+		return 0;
+	case OPT_BISECT:
+		o->hist.bisect = optarg;
+		return 0;
 	case OPT_EXPORT_CSV:
 		o->csv = optarg;
 		return 0;
@@ -748,13 +767,28 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean, unit);
 	fprintf(rep, "%s / %s\n", a, b);
 	label("Max RSS (max):");
-	if (r->maxrss_measurable || r->maxrss_floor_kb <= 0) {
+	if (r->maxrss_unmeasured < r->nruns || r->maxrss_floor_kb <= 0) {
 		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
-		fprintf(rep, "%s\n", a);
+		fprintf(rep, "%s", a);
+		if (r->maxrss_unmeasured) {
+			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
+			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
+				r->maxrss_unmeasured, r->nruns, term_sym(t, "le"), b);
+		}
+		fprintf(rep, "\n");
 	} else {
 		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
-		fprintf(rep, "%s %s: below tachy's own footprint, not measurable\n",
-			term_sym(t, "le"), a);
+		fprintf(rep, "%s %s: below %s own footprint, not measurable\n", term_sym(t, "le"),
+			a,
+			rs->maxrss_method && !strcmp(rs->maxrss_method, "helper") ? "the spawner's"
+										  : "tachy's");
+	}
+	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
+		label("Tree memory (max):");
+		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
+		fprintf(rep, "%s   (all processes, %s)\n", a,
+			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
+								  : "cgroup v2");
 	}
 	label("Page faults (mean):");
 	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
@@ -1091,34 +1125,6 @@ catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* S with its control characters shown (\e, \n, \xHH): a name must not
- * drive the terminal. NULL when S has none (or out of memory). */
-static char *
-shown(const char *s)
-{
-	const unsigned char *p;
-	char *out, *q;
-
-	for (p = (const unsigned char *)s; *p && *p >= 0x20 && *p != 0x7f; p++)
-		;
-	if (!*p || !(out = malloc(strlen(s) * 4 + 1)))
-		return NULL;
-	for (p = (const unsigned char *)s, q = out; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f)
-			*q++ = (char)*p;
-		else if (*p == 0x1b)
-			q += sprintf(q, "\\e");
-		else if (*p == '\n')
-			q += sprintf(q, "\\n");
-		else if (*p == '\t')
-			q += sprintf(q, "\\t");
-		else
-			q += sprintf(q, "\\x%02x", *p);
-	}
-	*q = '\0';
-	return out;
-}
-
 /* Swap the names and commands of RS with their shown forms (TO 1) and
  * back (TO 0); SAVED holds 2 per result. */
 static void
@@ -1129,8 +1135,8 @@ swap_shown(struct ty_results *rs, char **saved, int to)
 
 	for (i = 0; i < rs->n && saved; i++) {
 		if (to) {
-			saved[2 * i] = shown(rs->r[i].name);
-			saved[2 * i + 1] = shown(rs->r[i].command);
+			saved[2 * i] = term_shown(rs->r[i].name);
+			saved[2 * i + 1] = term_shown(rs->r[i].command);
 		}
 		if (saved[2 * i]) {
 			t = rs->r[i].name;
@@ -1245,6 +1251,8 @@ run_bench(struct bench *b)
 			 "own, which can bias the verdicts: use --order interleaved or -r N");
 	if ((st = exports_open(b->of, b->of_open, &b->o)))
 		return st;
+	if ((st = runhist_prepare(&b->o.hist)))
+		return st;
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running_pid = NULL;
@@ -1265,10 +1273,30 @@ run_bench(struct bench *b)
 	if (files_st)
 		st = files_st;
 	if (rc == -EINTR)
+		st = EXIT_INTERRUPTED;
+	if (b->o.hist.history || b->o.hist.bisect) {
+		struct runhist_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
+		st = runhist_finish(&b->o.hist, &b->rs, b->si ? env_json : NULL, b->si, &hs, st);
+		if (b->o.hist.bisect || st)
+			return cli_finish_stdout(st);
+	}
+	if (rc == -EINTR)
 		return cli_finish_stdout(EXIT_INTERRUPTED);
 	if (!st)
 		st = gate_shown(b);
 	return cli_finish_stdout(st);
+}
+
+/* Is --bisect among the options (for the exit status of a usage error)? */
+static int
+bisecting(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strncmp(argv[i], "--bisect", 8) == 0)
+			return 1;
+	return 0;
 }
 
 int
@@ -1294,6 +1322,9 @@ cmd_run(int argc, char **argv)
 		st = build_jobs(&b);
 	if (st == 0)
 		st = run_bench(&b);
+	if (st && !b.o.hist.done && bisecting(argc, argv))
+		st = runhist_bisect_status(st); /* git bisect run's codes */
+	runhist_release(&b.o.hist);
 	bench_release(&b);
 	return st;
 }

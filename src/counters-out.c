@@ -25,6 +25,7 @@ counters_cli_release(struct counters_cli *cc)
 	ty_event_list_release(&cc->user);
 	ty_event_list_release(&cc->events);
 	free(cc->desc);
+	free(cc->label);
 	free(cc->v);
 	free(cc->running_ns);
 	free(cc->nread);
@@ -117,6 +118,15 @@ tell_once(struct counters_cli *cc)
 	}
 }
 
+/* Event I counts only in the kernel and is counted in user space only:
+ * it can only say 0. */
+static int
+user_only_zero(const struct counters_cli *cc, size_t i)
+{
+	return cc->set.c[i].state == TY_COUNTER_OK && ty_counters_user_only(&cc->set, i) &&
+	       ty_event_kernel_side(&cc->set.c[i].ev);
+}
+
 static int
 probe_attach(void *ctx, pid_t pid, struct ty_error *e)
 {
@@ -127,8 +137,17 @@ probe_attach(void *ctx, pid_t pid, struct ty_error *e)
 	if (ret < 0)
 		return ret;
 	if (cc->attached++ == 0) {
-		for (i = 0; i < cc->set.n; i++)
+		for (i = 0; i < cc->set.n; i++) {
 			cc->desc[i].supported = !cc->set.off && cc->set.c[i].state == TY_COUNTER_OK;
+			if (cc->set.off)
+				continue;
+			/* perf's label; perf stat's layouts print the kernel-side
+			 * events as perf does (0), the report leaves them out */
+			ty_counters_label(&cc->set, i, cc->label[i], sizeof(cc->label[i]));
+			cc->desc[i].user_only = ty_counters_user_only(&cc->set, i);
+			if (user_only_zero(cc, i) && !cc->perf_stat)
+				cc->desc[i].supported = 0;
+		}
 	}
 	return 0;
 }
@@ -242,15 +261,17 @@ counters_cli_setup(struct counters_cli *cc, struct ty_runner *r)
 	cc->active = 1;
 	n = cc->events.n;
 	cc->desc = calloc(n, sizeof(*cc->desc));
+	cc->label = calloc(n, sizeof(*cc->label));
 	cc->v = calloc(n, sizeof(*cc->v));
 	cc->running_ns = calloc(n, sizeof(*cc->running_ns));
 	cc->nread = calloc(n, sizeof(*cc->nread));
-	if (!cc->desc || !cc->v || !cc->running_ns || !cc->nread)
+	if (!cc->desc || !cc->label || !cc->v || !cc->running_ns || !cc->nread)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	for (i = 0; i < n; i++) {
 		const struct ty_event *ev = &cc->events.ev[i];
 
-		cc->desc[i].name = ev->name;
+		snprintf(cc->label[i], sizeof(cc->label[i]), "%s", ev->name);
+		cc->desc[i].name = cc->label[i];
 		cc->desc[i].unit = ev->kind == TY_EVENT_TASK_CLOCK ? "ns" : "";
 		cc->desc[i].supported = 1;
 		cc->desc[i].running_share = 1;
@@ -444,11 +465,11 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 	if (!st[i].supported) {
 		fprintf(fp, "%18s %-4s %-25s%-35s\n",
 			cc->set.c[i].state == TY_COUNTER_OK ? "<not counted>" : "<not supported>",
-			"", ev->name, "");
+			"", cc->label[i], "");
 		return;
 	}
 	fprintf(fp, ev->scale != 1 ? "%18.2f %-4s %-32s" : "%18.0f %-4s %-32s",
-		st[i].mean * ev->scale, ev->unit, ev->name);
+		st[i].mean * ev->scale, ev->unit, cc->label[i]);
 	if (derived(cc, st, i, wall, &d)) {
 		char tmp[32];
 
@@ -479,14 +500,14 @@ csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t
 	if (!st[i].supported) {
 		fprintf(fp, "%s%s%s%s",
 			cc->set.c[i].state == TY_COUNTER_OK ? "<not counted>" : "<not supported>",
-			sep, sep, ev->name);
+			sep, sep, cc->label[i]);
 		if (runs > 1)
 			fprintf(fp, "%s0.00%%", sep);
 		fprintf(fp, "%s0%s100.00%s%s\n", sep, sep, sep, sep);
 		return;
 	}
 	fprintf(fp, ev->scale != 1 ? "%.2f%s%s%s%s" : "%.0f%s%s%s%s", st[i].mean * ev->scale, sep,
-		ev->unit, sep, ev->name);
+		ev->unit, sep, cc->label[i]);
 	if (runs > 1)
 		fprintf(fp, "%s%.2f%%", sep, rel_noise(st[i].sd, st[i].n, st[i].mean));
 	fprintf(fp, "%s%.0f%s%.2f", sep, st[i].running, sep, 100 * st[i].share);
@@ -670,6 +691,14 @@ counters_print_unsupported(const struct counters_cli *cc, const struct ty_result
 			continue;
 		fprintf(fp, "%s%s",
 			n++ ? ", " : "\nNot supported here (left out): ", cc->set.c[i].ev.name);
+	}
+	if (n)
+		fputc('\n', fp);
+	for (i = 0, n = 0; i < cc->set.n; i++) {
+		if (!user_only_zero(cc, i) || cc->perf_stat)
+			continue;
+		fprintf(fp, "%s%s", n++ ? ", " : "\nNot counted in user-only mode (left out): ",
+			cc->set.c[i].ev.name);
 	}
 	if (n)
 		fputc('\n', fp);

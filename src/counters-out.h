@@ -19,7 +19,10 @@ struct counters_cli {
 	struct ty_event_list user;   /* events named with -e */
 	struct ty_event_list events; /* what is counted */
 	struct ty_counters set;
-	struct ty_value_desc *desc; /* one per event: the probe's values */
+	struct ty_value_desc *desc;	      /* one per event: the probe's values */
+	char (*label)[TY_EVENT_NAME_MAX + 4]; /* per event: its name in every output,
+						 perf's "task-clock:u" in user-only
+						 mode (desc[i].name points here) */
 	struct ty_counter_value *v;
 	double *running_ns; /* per event: sum of running time (for -x) */
 	size_t *nread;	    /* per event: runs counted */
@@ -71,9 +74,11 @@ void counters_print_derived(const struct counters_cli *cc, const struct ty_resul
 			    size_t fig, FILE *fp);
 
 /* After the reports: the default events this machine does not have, in
- * one line ("Not supported here (left out): cycles, ..."); nothing when
- * all are counted or no run finished. (Events asked for with -e are
- * warned about on stderr.) */
+ * one line ("Not supported here (left out): cycles, ..."), and the ones
+ * that count only in the kernel when counting user space only ("Not
+ * counted in user-only mode (left out): context-switches, ..."); nothing
+ * when all are counted or no run finished. (Events asked for with -e and
+ * not supported are warned about on stderr.) */
 void counters_print_unsupported(const struct counters_cli *cc, const struct ty_results *rs,
 				FILE *fp);
 

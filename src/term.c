@@ -5,7 +5,81 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tachy/utf8.h"
 #include "term.h"
+
+/* The length of the harmless sequence at P (printable ASCII, or UTF-8
+ * that is not a C1 control), 0 when it must be shown escaped. */
+static int
+harmless(const unsigned char *p)
+{
+	int n;
+
+	if (*p >= 0x20 && *p < 0x7f)
+		return 1;
+	if (*p < 0x80 || !(n = ty_utf8_seqlen((const char *)p)))
+		return 0;
+	return p[0] == 0xc2 && p[1] < 0xa0 ? 0 : n;
+}
+
+static int
+needs_showing(const char *s)
+{
+	const unsigned char *p;
+	int n;
+
+	for (p = (const unsigned char *)s; *p && (n = harmless(p)); p += n)
+		;
+	return *p != '\0';
+}
+
+char *
+term_shown(const char *s)
+{
+	const unsigned char *p;
+	char *out, *q;
+	int n;
+
+	if (!needs_showing(s) || !(out = malloc(strlen(s) * 4 + 1)))
+		return NULL;
+	for (p = (const unsigned char *)s, q = out; *p;) {
+		if ((n = harmless(p))) {
+			memcpy(q, p, (size_t)n);
+			q += n;
+			p += n;
+			continue;
+		}
+		if (*p == 0x1b)
+			q += sprintf(q, "\\e");
+		else if (*p == '\n')
+			q += sprintf(q, "\\n");
+		else if (*p == '\t')
+			q += sprintf(q, "\\t");
+		else if (*p == '\r')
+			q += sprintf(q, "\\r");
+		else
+			q += sprintf(q, "\\x%02x", *p);
+		p++;
+	}
+	*q = '\0';
+	return out;
+}
+
+const char *
+term_safe(const char *s)
+{
+	static char *ring[8];
+	static unsigned next;
+	char *t;
+
+	if (!s || !needs_showing(s))
+		return s;
+	if (!(t = term_shown(s)))
+		return "?";
+	free(ring[next % 8]);
+	ring[next++ % 8] = t;
+	return t;
+}
 
 void
 term_init(struct term *t, enum term_color color, enum term_style style)

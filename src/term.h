@@ -17,6 +17,16 @@ struct term {
 	long long last_ns;
 };
 
+/* S with what could drive a terminal shown instead: control characters
+ * as \e \n \t \r \xHH, C1 controls and bytes that are not UTF-8 as
+ * \xHH. A newly allocated string, or NULL when S needs nothing (or
+ * memory ran out). */
+char *term_shown(const char *s);
+
+/* S itself when it needs nothing, else its shown form, valid until eight
+ * more calls: for names printed from a profile, a results file, argv. */
+const char *term_safe(const char *s);
+
 /* Decide colours (--color, NO_COLOR, whether stdout is a terminal), the
  * progress line (stderr is a terminal and STYLE is not none) and symbols. */
 void term_init(struct term *t, enum term_color color, enum term_style style);

@@ -147,6 +147,15 @@ int ty_counters_derived(const struct ty_event_list *l, const double *means, doub
  * returns the length. */
 int ty_counters_derived_format(const struct ty_derived *d, char *buf, size_t len);
 
+/* Whether event I of C counts user space only (exclude_kernel): the
+ * paranoid fallback, or a :u the user gave. Known once it was opened. */
+int ty_counters_user_only(const struct ty_counters *c, size_t i);
+
+/* Event I's name as perf stat prints it, into BUF: its name as written,
+ * with perf's ":u" added when it counts user space only and was given no
+ * modifier ("task-clock:u"). */
+void ty_counters_label(const struct ty_counters *c, size_t i, char *buf, size_t len);
+
 /* Name of state S: "ok", "not supported", ... */
 const char *ty_counters_state_name(enum ty_counter_state s);
 

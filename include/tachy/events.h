@@ -76,6 +76,11 @@ int ty_event_list_add(struct ty_event_list *l, const char *list, struct ty_error
  * branch-misses, cache-references, cache-misses. Returns 0 or -ENOMEM. */
 int ty_event_list_add_defaults(struct ty_event_list *l, struct ty_error *e);
 
+/* Whether EV counts only what the kernel does (context switches and CPU
+ * migrations happen in the scheduler): counted in user space only, it is
+ * always 0. */
+int ty_event_kernel_side(const struct ty_event *ev);
+
 /* Index of the event named NAME in L, or -1. */
 int ty_event_list_find(const struct ty_event_list *l, const char *name);
 

@@ -39,6 +39,7 @@ struct ty_prof_func {
 struct ty_prof_loc {
 	uint64_t addr; /* inside the DSO */
 	uint32_t func;
+	uint32_t line; /* string index of "file:line", TY_NONE when unknown */
 };
 
 /* Where a DSO's code lies, in the link-time addresses of the locations:
@@ -132,6 +133,9 @@ void ty_profile_free(struct ty_profile *p);
 uint32_t ty_profile_string(struct ty_profile *p, const char *s);
 uint32_t ty_profile_func(struct ty_profile *p, const char *name, const char *dso);
 uint32_t ty_profile_loc(struct ty_profile *p, uint64_t addr, uint32_t func);
+/* Give location L the source line LINE ("file:line"; its first one stays).
+ * Returns 0 or -ENOMEM. */
+int ty_profile_loc_line(struct ty_profile *p, uint32_t l, const char *line);
 uint32_t ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n);
 /* Set the command name of thread TID (adding the thread). */
 uint32_t ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *comm);
@@ -201,7 +205,9 @@ int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_
 
 /* --- views --------------------------------------------------------------- */
 
-enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO, TY_BY_STATE };
+/* TY_BY_LINE: per source line of the locations ("file:line"; a location
+ * without one counts under its function's name). TY_BY_STATE: per state. */
+enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO, TY_BY_STATE, TY_BY_LINE };
 enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
 
 struct ty_flat_row {
@@ -281,8 +287,11 @@ struct ty_diff {
 	struct ty_diff_row *rows;
 	size_t nrows;
 };
-/* Rows sorted by |new_self - old_self| descending. Returns 0 or -ENOMEM. */
-int ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_,
+/* The flat profiles of OLD and NEW by BY, their rows matched by key as
+ * the flat profile keys them (function name and DSO, DSO, thread, command,
+ * source line). Rows sorted by |new_self - old_self| descending. Returns 0
+ * or -ENOMEM. */
+int ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, enum ty_prof_by by,
 		    struct ty_diff *out);
 void ty_diff_release(struct ty_diff *d);
 

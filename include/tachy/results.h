@@ -42,6 +42,8 @@ struct ty_value_desc {
 	int scaled;	      /* the counter was multiplexed and scaled */
 	double running_share; /* time running / time enabled, 1.0 when not multiplexed */
 	int lower_is_better;  /* for verdict words; 1 for nearly everything */
+	int user_only;	      /* counted in user space only (exclude_kernel): the
+				 name carries perf's ":u" */
 };
 
 /* One measured run. */
@@ -81,11 +83,13 @@ struct ty_result {
 	char **warnings;
 	size_t nwarnings;
 	/* After ty_results_analyze(): per figure. */
-	struct ty_summary *sum; /* TY_FIG_BUILTIN + nvalues */
-	double *ci_half;	/* half-width of the CI of the mean, per figure */
-	long maxrss_floor_kb;	/* the highest usage.maxrss_floor_kb of the runs */
-	int maxrss_measurable;	/* every run's maxrss is above its floor (else the
-				   maxrss figures are the spawner's, not the command's) */
+	struct ty_summary *sum;	  /* TY_FIG_BUILTIN + nvalues */
+	double *ci_half;	  /* half-width of the CI of the mean, per figure */
+	long maxrss_floor_kb;	  /* the highest usage.maxrss_floor_kb of the runs */
+	int maxrss_measurable;	  /* every run's maxrss is above its floor (else the
+				     maxrss figures are the spawner's, not the command's) */
+	size_t maxrss_unmeasured; /* runs whose maxrss is not above their floor: left
+				     out of the maxrss figure (ty_results_value is NAN) */
 };
 
 /* One figure of one command against the reference. */
@@ -107,8 +111,12 @@ struct ty_results {
 					       owned (malloc'd, freed by release), the
 					       strings in it belong to the probes */
 	size_t nvalues;
-	int shell;	 /* --shell was used */
-	int interrupted; /* the benchmark was stopped by a signal */
+	int shell;		   /* --shell was used */
+	int interrupted;	   /* the benchmark was stopped by a signal */
+	const char *tree_method;   /* the runs' whole-tree peak: "cgroup-v1", "cgroup-v2",
+				      NULL when not measured (memcg.h) */
+	const char *maxrss_method; /* how peak RSS was measured (ty_spawn_rss_method),
+				      NULL when unknown (a file written elsewhere) */
 	struct ty_comparison *cmp;
 	size_t ncmp;
 };
@@ -127,6 +135,10 @@ int ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *
 		  size_t nvalues, struct ty_error *e);
 /* Add a printf-formatted warning to R. Returns 0 or -ENOMEM. */
 int ty_result_warn(struct ty_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The highest whole-tree peak (usage.tree_peak_kb) of R's runs, KiB; 0
+ * when none was measured. */
+long ty_result_tree_peak_kb(const struct ty_result *r);
 
 /* Number of figures, a figure's name ("wall", "maxrss", "task-clock"...) and unit. */
 size_t ty_results_nfigures(const struct ty_results *rs);

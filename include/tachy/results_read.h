@@ -27,6 +27,7 @@ struct ty_saved_figure {
 	double *values; /* per run, in run order, in UNIT; n of them */
 	size_t n;
 	size_t missing; /* runs without a value (null in the file): not in values */
+	int user_only;	/* a counter counted in user space only (its name ends in ":u") */
 };
 
 /* One benchmarked command. */

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "tachy/error.h"
+#include "tachy/memcg.h"
 #include "tachy/results.h"
 #include "tachy/spawn.h"
 
@@ -116,6 +117,7 @@ struct ty_runner {
 	void *exec_ctx;
 	/* Private. */
 	struct ty_spawner sp;
+	struct ty_memcg memcg; /* the runs' cgroup, version 0 when none */
 	int fd[3];
 	int drain[2];
 	char **envp;

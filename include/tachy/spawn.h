@@ -10,7 +10,15 @@
  * of that child alone (never RUSAGE_CHILDREN, which mixes children).
  *
  * One spawner holds at most one child at a time (the child borrows the
- * spawner's stack until it execs or exits). */
+ * spawner's stack until it execs or exits).
+ *
+ * Peak memory: at exec Linux folds the high-water RSS of the address space
+ * the child was cloned from into the child's ru_maxrss, so a child cloned
+ * from tachy never shows less than tachy's own peak (megabytes). After
+ * ty_spawn_start_helper() the children are cloned instead by a tiny helper
+ * process (lib/spawner/helper.c, no libc, a few dozen KiB) that tachy
+ * starts once: their ru_maxrss is then their own. The helper gets SIGKILL
+ * when tachy dies, and its children when the helper dies. */
 #ifndef TACHY_SPAWN_H
 #define TACHY_SPAWN_H
 
@@ -29,6 +37,7 @@ struct ty_spawn_opts {
 	const cpu_set_t *cpus; /* sched_setaffinity() before exec, or NULL */
 	int drain_fd;	       /* >= 0: the parent reads and discards this pipe while waiting */
 	int want_pidfd;	       /* ask for a pidfd (needed for timeouts and draining) */
+	int pdeathsig;	       /* > 0: the child gets this signal when its parent dies */
 	int same_group;	       /* stay in the parent's process group (a terminal's
 				  foreground job: Ctrl-C reaches the child directly) */
 };
@@ -37,10 +46,13 @@ struct ty_spawn_opts {
 struct ty_usage {
 	int64_t user_ns, system_ns;
 	long maxrss_kb;	      /* ru_maxrss, kilobytes */
-	long maxrss_floor_kb; /* the spawner's own peak RSS (VmHWM) at the spawn: Linux
-				 folds it into the child's ru_maxrss at exec, so a
-				 maxrss_kb not above it says nothing of the command;
-				 0 when unknown (set by the runner) */
+	long maxrss_floor_kb; /* the peak RSS (VmHWM) of the process the child was
+				 cloned from: Linux folds it into the child's
+				 ru_maxrss at exec, so a maxrss_kb not above it says
+				 nothing of the command; 0 when unknown (the helper's
+				 is set by ty_spawn_wait, tachy's by the runner) */
+	long tree_peak_kb;    /* the peak charge of the run's memory cgroup (the whole
+				 tree, see memcg.h), 0 when none (set by the runner) */
 	long minflt, majflt;  /* page faults without / with I/O */
 	long nvcsw, nivcsw;   /* voluntary / involuntary context switches */
 };
@@ -64,12 +76,31 @@ struct ty_spawner {
 	pid_t pid;
 	int pidfd; /* -1 unless asked for */
 	const struct ty_spawn_opts *opts;
+	/* The helper (ty_spawn_start_helper), else helper_fd is -1. */
+	pid_t helper_pid;
+	int helper_fd;	  /* stream socket to it */
+	void *helper_shm; /* the page shared with it and its children */
+	char *req;	  /* the strings of a request, grown as needed */
+	size_t req_cap;
+	struct ty_spawner *launcher; /* the held child that became the helper */
 };
 
 /* Set up SP (allocates the child stack). Returns 0 or -ENOMEM with E set. */
 int ty_spawn_init(struct ty_spawner *sp, struct ty_error *e);
 
-/* Free what SP holds. A held child must have been reaped first. */
+/* Start the helper that clones the children from now on (see above).
+ * Returns 0, or a negative errno with E set when it cannot be had (built
+ * without it, no memfd, an exec-forbidding sysctl): SP then goes on
+ * cloning the children itself. */
+int ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e);
+
+/* How the children's peak RSS is measured: "helper" (wait4 of a child of
+ * the helper: its floor is the helper's own peak, in usage.maxrss_floor_kb)
+ * or "self" (wait4 of a child cloned from tachy: the floor is tachy's). */
+const char *ty_spawn_rss_method(const struct ty_spawner *sp);
+
+/* Free what SP holds (and end the helper). A held child must have been
+ * reaped first. */
 void ty_spawn_release(struct ty_spawner *sp);
 
 /* Find NAME as execvp() would (PATH search when it has no slash) and check

@@ -1,7 +1,19 @@
 /* symbols.h - address -> symbol: the address spaces of sampled processes
- * (from mmap, fork and exec records), ELF .symtab and .dynsym through libelf
- * (elfutils), PIE and shared-library load bias, the vDSO, /proc/kallsyms,
- * and C++ demangling.
+ * (from mmap, fork and exec records, a child's samples before its exec in
+ * its parent's image), ELF .symtab and .dynsym through libelf (elfutils),
+ * PIE and shared-library load bias, the vDSO, /proc/kallsyms, and C++
+ * demangling.
+ *
+ * Names where the symbol table has none: untyped code labels (ld.so's
+ * _start), PLT entries ("malloc@plt", x86-64), separate debug files (by
+ * build-id, .gnu_debuglink with its CRC, path, and debuginfod when
+ * DEBUGINFOD_URLS is set and tachy is built with libdebuginfod),
+ * MiniDebugInfo (.gnu_debugdata, with liblzma), JIT code in perf maps, and
+ * else the function ranges of the call-frame information (.eh_frame FDEs,
+ * through libdw): "DSO+0xSTART", DSO the file's base name and START the
+ * range's link-time address. Of several names at one address the global
+ * one wins over weak and local aliases, then the one with fewer leading
+ * underscores ("malloc", not "__GI___libc_malloc").
  *
  * Without elfutils (no HAVE_LIBELF) every user address stays raw and one
  * warning says "not built with elfutils". A stripped, unreadable or corrupt
@@ -27,6 +39,7 @@ struct ty_sym_result {
 	const char *dso;  /* file of the mapping, "[kernel.kallsyms]", "[vdso]", "[unknown]" */
 	uint64_t addr;	  /* address inside the DSO (link-time vaddr), or the raw ip */
 	int kernel;
+	const void *handle; /* the DSO read (for ty_symbols_frames); NULL: none */
 };
 
 /* Allocate an empty set of address spaces. Returns NULL when out of memory. */
@@ -51,6 +64,23 @@ void ty_symbols_set_cache_dir(struct ty_symbols *s, const char *dir);
  * this also lets a kallsyms PATH other than the default use the cache
  * (tests). */
 void ty_symbols_set_boot_id(struct ty_symbols *s, const char *path);
+
+/* Look for separate debug files under DIR instead of /usr/lib/debug
+ * (by build-id: DIR/.build-id/xx/yyyy.debug; by .gnu_debuglink:
+ * DIR/<the binary's directory>/NAME; by path: DIR/<path>.debug). Tests. */
+void ty_symbols_set_debug_root(struct ty_symbols *s, const char *dir);
+
+/* Read JIT perf maps from DIR/perf-PID.map instead of /tmp (tests). */
+void ty_symbols_set_perf_map_dir(struct ty_symbols *s, const char *dir);
+
+/* Use BUF[LEN], text in perf's map format (lines "START SIZE name", START
+ * and SIZE in hex, 0x optional), as the perf map of process PID: addresses
+ * no file mapping covers resolve to its names (JIT code), the latest line
+ * winning for one START. Malformed lines are skipped. Returns the number
+ * of lines skipped, or -ENOMEM. ty_symbols_resolve reads
+ * /tmp/perf-PID.map itself, once per process, when it is a regular file
+ * owned by this user or root. */
+long ty_symbols_add_perf_map(struct ty_symbols *s, uint32_t pid, const char *buf, size_t len);
 
 /* How many times the whole of kallsyms was read so far (0 when the kernel
  * symbols came from the cache or were not needed yet; tests). */
@@ -88,6 +118,23 @@ int ty_symbols_covers(struct ty_symbols *s, uint32_t pid, uint64_t ip);
  * succeeds: unknown addresses give name NULL. */
 void ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int kernel,
 			struct ty_sym_result *r);
+
+/* One source-level frame of a resolved address. */
+struct ty_sym_frame {
+	const char *name; /* function (an inlined callee, or the symbol itself) */
+	const char *file; /* source file (base name), NULL when unknown */
+	unsigned line;	  /* 0 when unknown */
+	int inlined;	  /* an inlined callee */
+};
+
+/* The inline chain and source lines of R (a ty_symbols_resolve result),
+ * from the DWARF of its file or of its debug file (libdw): FRAMES[0] is
+ * the innermost inlined callee, each one's caller follows, and the last is
+ * the function R names (whose line is the one executing in it). At most
+ * MAX frames. Returns the number filled, 0 without DWARF for R's address
+ * (or not built with libdw). Strings live as long as S. */
+size_t ty_symbols_frames(struct ty_symbols *s, const struct ty_sym_result *r,
+			 struct ty_sym_frame *frames, size_t max);
 
 /* What a loaded DSO says of itself: its executable segment in link-time
  * addresses and the file offset it starts at, and its GNU build-id. */

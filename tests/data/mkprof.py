@@ -4,7 +4,8 @@ independently of the C writer, for the report tests.
 
 KIND: basic (main -> {a, b -> c}, hostile names), old (the same program with
 b shrunk), events (basic as page-faults sampled every 3 events), separators
-(basic with a ';' and a line break in a name), bad-version, bad-index, no-end,
+(basic with a ';' and a line break in a name), terminal (basic with ESC,
+OSC, CR and C1 controls in names, the DSO, the thread and the command), bad-version, bad-index, no-end,
 wall (format version 2: basic on-CPU plus off-CPU time in every state on two
 threads), bad-state (wall with a state out of range)."""
 import struct
@@ -21,6 +22,11 @@ def profile(kind):
     strings = [b'main', b'/bin/prog', b'a', b'b', b'c<&"\'>', b'libc.so.6', b'prog', b'helper']
     if kind == 'separators':
         strings[4] = b'c;d\ne'
+    if kind == 'terminal':
+        strings[2] = b'a\x1b[2J\x1b[H'
+        strings[4] = b'\x1b]0;pwned\x07c\rd'
+        strings[5] = b'lib\x9bc\xc2\x9b.so'
+        strings[6] = b'pr\x1b[31mog\x7f'
     funcs = [(0, 1), (2, 1), (3, 1), (4, 5), (7, 1)]  # main a b hostile helper
     locs = [(0x1000, 0), (0x1100, 1), (0x1200, 2), (0x2000, 3), (0x1300, 4)]
     # stacks, leaf first
@@ -33,6 +39,8 @@ def profile(kind):
             (b'rate', b'999'), (b'callchain', b'1'), (b'period_ns', b'1'), (b'lost', b'0'),
             (b'throttled', b'0'), (b'unthrottled', b'0'), (b'profiler_cpu_ns', b'1000'),
             (b'workload_cpu_ns', b'100000000'), (b'wall_ns', b'100000000')]
+    if kind == 'terminal':
+        meta[1] = (b'command', b'prog \x1b]2;title\x07 --fast')
     period = 1000000
     if kind == 'events':
         meta[0] = (b'event', b'page-faults')

@@ -174,6 +174,13 @@ with_pmu(void)
 	CHECK_NEAR(ty_counters_scale(&v[ins], &share), 1001, 0);
 	CHECK_NEAR(share, 1, 0);
 	CHECK_INT(ty_counters_note(&c, NULL), 0);
+	/* user and kernel: no ":u" on any label */
+	{
+		char lab[160];
+		CHECK_INT(ty_counters_user_only(&c, 0), 0);
+		ty_counters_label(&c, 0, lab, sizeof(lab));
+		CHECK_STR(lab, "task-clock");
+	}
 	/* a disabled copy of each event stays open on ourselves */
 	CHECK_INT(c.c[ins].keeper >= 0, 1);
 	CHECK_INT(f.fd[c.c[ins].keeper].pid, 0);
@@ -250,6 +257,31 @@ leader_missing(void)
 	ty_event_list_release(&l);
 }
 
+/* A :u the user gave: user-only, labelled as written (no second ":u"). */
+static void
+given_user(void)
+{
+	struct fake f = {.has_pmu = 1, .enabled = 1, .running = 1};
+	struct ty_counters_backend be = backend(&f);
+	struct ty_event_list l;
+	struct ty_counters c;
+	struct ty_error e;
+	char lab[160];
+
+	ty_event_list_init(&l);
+	CHECK_INT(ty_event_list_add(&l, "cycles:u,instructions", &e), 0);
+	ty_counters_init(&c, &l, &be, &e);
+	CHECK_INT(ty_counters_open(&c, 1, &e), 2);
+	CHECK_INT(ty_counters_user_only(&c, 0), 1);
+	ty_counters_label(&c, 0, lab, sizeof(lab));
+	CHECK_STR(lab, "cycles:u");
+	CHECK_INT(ty_counters_user_only(&c, 1), 0);
+	ty_counters_label(&c, 1, lab, sizeof(lab));
+	CHECK_STR(lab, "instructions");
+	ty_counters_release(&c);
+	ty_event_list_release(&l);
+}
+
 static void
 paranoid(void)
 {
@@ -276,6 +308,25 @@ paranoid(void)
 	CHECK_STR(msg, "kernel counting is not permitted (kernel.perf_event_paranoid is 2): "
 		       "counting user space only");
 	CHECK_INT(ty_counters_note(&c, &msg), 0);
+	/* user-only: perf's ":u" labels; the explicit :k keeps its name; the
+	 * scheduler's events are known to count nothing then */
+	{
+		char lab[160];
+		int cs = ty_event_list_find(&l, "context-switches");
+		int mig = ty_event_list_find(&l, "cpu-migrations");
+		CHECK_INT(ty_counters_user_only(&c, 0), 1);
+		ty_counters_label(&c, 0, lab, sizeof(lab));
+		CHECK_STR(lab, "task-clock:u");
+		ty_counters_label(&c, (size_t)cs, lab, sizeof(lab));
+		CHECK_STR(lab, "context-switches:u");
+		CHECK_INT(ty_counters_user_only(&c, 10), 0);
+		ty_counters_label(&c, 10, lab, sizeof(lab));
+		CHECK_STR(lab, "cycles:k");
+		CHECK_INT(ty_event_kernel_side(&c.c[cs].ev), 1);
+		CHECK_INT(ty_event_kernel_side(&c.c[mig].ev), 1);
+		CHECK_INT(ty_event_kernel_side(&c.c[0].ev), 0);
+		CHECK_INT(ty_event_kernel_side(&c.c[ty_event_list_find(&l, "page-faults")].ev), 0);
+	}
 	ty_counters_close(&c);
 	/* said once: the next run opens user-only at once and says nothing */
 	f.opens = 0;
@@ -490,6 +541,7 @@ main(void)
 	without_pmu(EOPNOTSUPP);
 	leader_missing();
 	paranoid();
+	given_user();
 	not_permitted();
 	multiplexed();
 	other_errors();

@@ -376,6 +376,49 @@ test_not_written(void)
 	CHECK(access(cfile, F_OK) != 0);
 }
 
+/* A cache directory reached through nobody's link in a sticky directory
+ * is neither written nor read; our own link there is followed. */
+static void
+test_planted_dir(void)
+{
+	char shared[128], link[192], target[128], file[192];
+	struct ty_symbols *s;
+
+	if (geteuid() != 0) {
+		printf("# skip: a link owned by nobody needs root\n");
+		return;
+	}
+	reset();
+	snprintf(shared, sizeof(shared), "%s/shared", top);
+	snprintf(target, sizeof(target), "%s/target", top);
+	snprintf(link, sizeof(link), "%s/cache", shared);
+	snprintf(file, sizeof(file), "%s/kallsyms", target);
+	CHECK_INT(mkdir(shared, 01777), 0);
+	CHECK_INT(chmod(shared, 01777), 0);
+	CHECK_INT(mkdir(target, 0700), 0);
+	CHECK_INT(symlink(target, link), 0);
+	CHECK_INT(lchown(link, 65534, 65534), 0);
+	s = ty_symbols_new();
+	ty_symbols_set_kallsyms(s, ksyms);
+	ty_symbols_set_boot_id(s, bootf);
+	ty_symbols_set_cache_dir(s, link);
+	CHECK_STR(name_at(s, 0xffffffff81000350ull), "other");
+	ty_symbols_free(s);
+	CHECK(access(file, F_OK) != 0);
+	CHECK_INT(lchown(link, 0, 0), 0);
+	s = ty_symbols_new();
+	ty_symbols_set_kallsyms(s, ksyms);
+	ty_symbols_set_boot_id(s, bootf);
+	ty_symbols_set_cache_dir(s, link);
+	CHECK_STR(name_at(s, 0xffffffff81000350ull), "other");
+	ty_symbols_free(s);
+	CHECK(access(file, F_OK) == 0);
+	unlink(file);
+	unlink(link);
+	rmdir(target);
+	rmdir(shared);
+}
+
 /* The live kernel: every core symbol named alike with and without it. */
 static void
 test_live(void)
@@ -450,6 +493,7 @@ main(void)
 	test_damaged();
 	test_new_boot();
 	test_not_written();
+	test_planted_dir();
 	test_live();
 	unlink(cfile);
 	unlink(ksyms);

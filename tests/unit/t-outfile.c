@@ -1,5 +1,7 @@
 /* t-outfile.c - output is whole or absent, and never replaces what is not a file. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,6 +77,154 @@ regular_files(void)
 	CHECK(strstr(e.msg, "no/such.json") != NULL);
 }
 
+/* Entries of DIR other than . and ..; the names go to LIST. */
+static int
+entries(const char *d, char *list, size_t len)
+{
+	DIR *dp = opendir(d);
+	struct dirent *de;
+	int n = 0;
+
+	list[0] = '\0';
+	if (!dp)
+		return -1;
+	while ((de = readdir(dp)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			n++;
+			snprintf(list + strlen(list), len - strlen(list), "%s ", de->d_name);
+		}
+	closedir(dp);
+	return n;
+}
+
+static mode_t
+mode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
+}
+
+static void
+modes(void)
+{
+	struct ty_error e;
+	char sub[128], path[256], list[512];
+	mode_t old = umask(077);
+
+	snprintf(sub, sizeof(sub), "%s/modes", dir);
+	CHECK(mkdir(sub, 0755) == 0);
+	/* New files: 0666 less the umask. */
+	snprintf(path, sizeof(path), "%s/u077.json", sub);
+	CHECK_INT(write_text(path, "a", &e), 0);
+	CHECK_INT(mode_of(path), 0600);
+	umask(022);
+	snprintf(path, sizeof(path), "%s/u022.json", sub);
+	CHECK_INT(write_text(path, "b", &e), 0);
+	CHECK_INT(mode_of(path), 0644);
+	/* A replaced file keeps its mode, under either umask. */
+	CHECK(chmod(path, 0640) == 0);
+	CHECK_INT(write_text(path, "c", &e), 0);
+	CHECK_INT(mode_of(path), 0640);
+	CHECK_STR(slurp(path), "c");
+	umask(077);
+	CHECK(chmod(path, 0664) == 0);
+	CHECK_INT(write_text(path, "d", &e), 0);
+	CHECK_INT(mode_of(path), 0664);
+	umask(old);
+	/* No temporary is left behind, committed or aborted. */
+	{
+		struct ty_outfile of;
+		CHECK_INT(ty_outfile_open(&of, path, &e), 0);
+		fputs("e", of.fp);
+		ty_outfile_abort(&of);
+	}
+	CHECK_INT(entries(sub, list, sizeof(list)), 2);
+	CHECK_STR(slurp(path), "d");
+}
+
+static void
+temp_names(void)
+{
+	char *tmp = NULL, sub[256], list[512];
+	int dfd, fd;
+
+	CHECK(ty_outfile_is_tmp(".a.json.tachy-Ab12cD"));
+	CHECK(!ty_outfile_is_tmp("a.json"));
+	CHECK(!ty_outfile_is_tmp(".a.json"));
+	CHECK(!ty_outfile_is_tmp(".tachy-Ab12cD"));
+	snprintf(sub, sizeof(sub), "%s/tmps", dir);
+	CHECK(mkdir(sub, 0700) == 0);
+	dfd = open(sub, O_PATH | O_DIRECTORY);
+	fd = ty_outfile_tmpat(dfd, "x.json", 0600, &tmp);
+	CHECK(fd >= 0 && tmp && strncmp(tmp, ".x.json.tachy-", 14) == 0 && strlen(tmp) == 20);
+	CHECK(tmp && ty_outfile_is_tmp(tmp));
+	CHECK_INT(entries(sub, list, sizeof(list)), 1);
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	free(tmp);
+}
+
+/* Links another user planted in a shared directory are not followed. */
+static void
+planted_links(void)
+{
+	struct ty_error e;
+	char shared[128], link[256], victim[256], path[256];
+	struct stat st;
+	int fd;
+
+	if (geteuid() != 0) {
+		printf("# skip planted links: needs root (a link owned by nobody)\n");
+		return;
+	}
+	snprintf(shared, sizeof(shared), "%s/shared", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	CHECK(mkdir(shared, 01777) == 0 && chmod(shared, 01777) == 0);
+	CHECK_INT(write_text(victim, "precious", &e), 0);
+
+	/* nobody's link to our file in a sticky directory: refused, named. */
+	snprintf(link, sizeof(link), "%s/x.json", shared);
+	CHECK(symlink(victim, link) == 0 && lchown(link, 65534, 65534) == 0);
+	CHECK_INT(write_text(link, "owned", &e), -EPERM);
+	CHECK(strstr(e.msg, "x.json") && strstr(e.msg, "symbolic link owned by another user"));
+	CHECK_STR(slurp(victim), "precious");
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+
+	/* ... also as a directory on the way, and for ty_outfile_open_dir. */
+	snprintf(link, sizeof(link), "%s/d", shared);
+	CHECK(symlink(dir, link) == 0 && lchown(link, 65534, 65534) == 0);
+	snprintf(path, sizeof(path), "%s/d/victim", shared);
+	CHECK_INT(write_text(path, "owned", &e), -EPERM);
+	CHECK_STR(slurp(victim), "precious");
+	CHECK_INT(ty_outfile_open_dir(link, &e), -EPERM);
+	CHECK(strstr(e.msg, "refusing to use") != NULL);
+
+	/* Without the sticky bit and world write, the same link is followed. */
+	CHECK(chmod(shared, 0755) == 0);
+	CHECK_INT(write_text(path, "mine", &e), 0);
+	CHECK_STR(slurp(victim), "mine");
+	fd = ty_outfile_open_dir(link, &e);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+
+	/* Our own link in a sticky directory is followed. */
+	CHECK(chmod(shared, 01777) == 0);
+	snprintf(link, sizeof(link), "%s/ours.json", shared);
+	CHECK(symlink(victim, link) == 0);
+	CHECK_INT(write_text(link, "ours", &e), 0);
+	CHECK_STR(slurp(victim), "ours");
+
+	/* nobody's plain file there is replaced, without lending its mode. */
+	snprintf(path, sizeof(path), "%s/plain.json", shared);
+	CHECK(close(open(path, O_CREAT | O_WRONLY, 0666)) == 0 && chmod(path, 0666) == 0 &&
+	      chown(path, 65534, 65534) == 0);
+	CHECK_INT(write_text(path, "root's", &e), 0);
+	CHECK(stat(path, &st) == 0 && st.st_uid == 0 && !(st.st_mode & 022));
+}
+
 static void
 special_files(void)
 {
@@ -120,6 +270,9 @@ main(void)
 		return 1;
 	}
 	regular_files();
+	modes();
+	temp_names();
+	planted_links();
 	special_files();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -259,6 +259,68 @@ test_flame(struct ty_profile *p)
 	free(buf);
 }
 
+/* The labels are in the SVG itself, cut to their boxes: every frame wider
+ * than 30 px has a text, and no text is wider than its box (7 px a
+ * character, 6 px of margin). */
+static void
+test_flame_labels(void)
+{
+	struct ty_profile *p = ty_profile_new();
+	uint32_t fl = ty_profile_func(
+	    p, "a_very_long_function_name_that_does_not_fit_in_a_small_box", "/bin/prog");
+	uint32_t fs = ty_profile_func(p, "main", "/bin/prog");
+	uint32_t fu = ty_profile_func(p,
+				      "\xc3\xa9t\xc3\xa9_\xc3\xa9t\xc3\xa9_\xc3\xa9t\xc3\xa9_"
+				      "\xc3\xa9t\xc3\xa9_\xc3\xa9t\xc3\xa9",
+				      "/bin/prog");
+	uint32_t ll = ty_profile_loc(p, 1, fl), ls = ty_profile_loc(p, 2, fs);
+	uint32_t lu = ty_profile_loc(p, 3, fu);
+	uint32_t a[] = {ll, ls}, b[] = {lu, ls}, c[] = {ls};
+	uint32_t sa = ty_profile_stack(p, a, 2), sb = ty_profile_stack(p, b, 2);
+	uint32_t sc = ty_profile_stack(p, c, 1);
+	struct ty_flame_opts o = {"t", 400, NULL};
+	char *buf = NULL, *q;
+	size_t len = 0;
+	int i, frames = 0, labelled = 0, cut = 0, fits = 1;
+	FILE *fp;
+
+	for (i = 0; i < 100; i++) {
+		struct ty_prof_sample s = {(uint64_t)i, 1, 1, 0, i < 10 ? sa : i < 25 ? sb : sc};
+		ty_profile_sample(p, &s);
+	}
+	fp = open_memstream(&buf, &len);
+	CHECK_INT(ty_flame_write(p, &o, fp), 0);
+	fclose(fp);
+	for (q = buf; (q = strstr(q, "<g class=\"f\"")); q++) {
+		double w = 0;
+		char *r = strstr(q, "width=\""), *t = strstr(q, "\">"), *text, *end;
+		size_t chars = 0;
+		if (!r || !(text = strstr(q, "<text")) || !(text = strchr(text, '>')) ||
+		    !(end = strstr(text, "</text>")))
+			break;
+		(void)t;
+		w = atof(r + 7);
+		frames++;
+		for (r = text + 1; r < end; r++)
+			if (((unsigned char)*r & 0xc0) != 0x80)
+				chars++;
+		if (w > 30 && end > text + 1)
+			labelled++;
+		if (chars * 7 > w - 6 + 1e-9 && end > text + 1)
+			fits = 0;
+		if (end - text > 3 && memcmp(end - 2, "..", 2) == 0)
+			cut++;
+	}
+	CHECK_INT(frames, 4); /* all, main, and the two callees */
+	CHECK_INT(labelled, 4);
+	CHECK(fits);
+	CHECK_INT(cut, 2); /* the long name, and the UTF-8 one cut on a character */
+	CHECK(strstr(buf, ">main</text>") != NULL);
+	CHECK(strstr(buf, ">all</text>") != NULL);
+	free(buf);
+	ty_profile_free(p);
+}
+
 /* A protobuf reader just good enough to check our encoding. */
 static uint64_t
 rv(const unsigned char **p, const unsigned char *end)
@@ -585,6 +647,7 @@ main(void)
 	test_mappings();
 	test_corruption(p);
 	test_flame(p);
+	test_flame_labels();
 	test_pprof(p);
 	test_collector();
 	test_collector_same_address();

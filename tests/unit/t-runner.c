@@ -508,7 +508,8 @@ p_attach(void *ctx, pid_t pid, struct ty_error *e)
 	m = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0 && m > 0) {
 		exe[n] = self[m] = '\0';
-		p->held_ok += strcmp(exe, self) == 0; /* not exec'd yet */
+		/* not exec'd yet: still us, or the spawner helper it was cloned from */
+		p->held_ok += strcmp(exe, self) == 0 || strstr(exe, "tachy-spawner") != NULL;
 	}
 	return 0;
 }

@@ -99,14 +99,18 @@ test_held(void)
 	o.drain_fd = -1;
 	pid = ty_spawn_create(&sp, &o, &e);
 	CHECK(pid > 0);
-	/* Held: it has not exec'd, so it is still this test program. */
+	/* Held: it has not exec'd, so it is still this test program (or the
+	 * helper it was cloned from). */
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	n = readlink(link, exe, sizeof(exe) - 1);
 	m = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	CHECK(n > 0 && m > 0);
 	if (n > 0 && m > 0) {
 		exe[n] = self[m] = '\0';
-		CHECK_STR(exe, self);
+		if (sp.helper_fd >= 0)
+			CHECK(strstr(exe, "tachy-spawner") != NULL);
+		else
+			CHECK_STR(exe, self);
 	}
 	usleep(20000);
 	CHECK_INT(kill(pid, 0), 0);
@@ -188,18 +192,50 @@ test_timeout_and_stop(void)
 	CHECK_INT(x.signal, SIGKILL);
 }
 
+/* With the helper, a small program's peak RSS is its own: far below ours
+ * (this test binary's), the floor a few dozen KiB. */
+static void
+test_helper_rss(void)
+{
+	char *argv[] = {"true", NULL};
+	struct ty_usage u;
+	struct ty_exit x;
+	int i;
+
+	CHECK_STR(ty_spawn_rss_method(&sp), "helper");
+	for (i = 0; i < 3; i++) {
+		CHECK_INT(run(argv, -1, 0, NULL, &u, &x), 0);
+		CHECK_INT(x.exit_code, 0);
+		CHECK(u.maxrss_floor_kb > 0 && u.maxrss_floor_kb < 256);
+		CHECK(u.maxrss_kb > u.maxrss_floor_kb);
+	}
+}
+
+static void
+all_tests(void)
+{
+	test_exit_status();
+	test_held();
+	test_exec_error();
+	test_output_and_cpus();
+	test_timeout_and_stop();
+}
+
 int
 main(void)
 {
 	struct ty_error e;
 
 	CHECK_INT(ty_spawn_init(&sp, &e), 0);
+	CHECK_STR(ty_spawn_rss_method(&sp), "self");
 	test_resolve();
-	test_exit_status();
-	test_held();
-	test_exec_error();
-	test_output_and_cpus();
-	test_timeout_and_stop();
+	all_tests();
+	/* the same through the helper */
+	CHECK_INT(ty_spawn_start_helper(&sp, &e), 0);
+	if (sp.helper_fd >= 0) {
+		all_tests();
+		test_helper_rss();
+	}
 	ty_spawn_release(&sp);
 	return check_done();
 }

@@ -13,6 +13,15 @@ main(void)
 
 	memset(&t, 0, sizeof(t));
 	t.unicode = 1;
+	/* What could drive a terminal is shown, the rest kept (UTF-8 too). */
+	CHECK(term_shown("plain name \xc2\xb5s") == NULL);
+	{
+		char *s = term_shown("a\x1b]0;t\x07\r\n\tb\x7f\x9b\xc2\x9b\xc3");
+		CHECK_STR(s, "a\\e]0;t\\x07\\r\\n\\tb\\x7f\\x9b\\xc2\\x9b\\xc3");
+		free(s);
+	}
+	CHECK_STR(term_safe("ok"), "ok");
+	CHECK_STR(term_safe("\x1b[2J"), "\\e[2J");
 	CHECK_STR(term_unit_for(2.5, NULL), "s");
 	CHECK_STR(term_unit_for(0.0125, NULL), "ms");
 	CHECK_STR(term_unit_for(2.5e-5, NULL), "us");

@@ -1,0 +1,153 @@
+/* history.h - results kept with their commits, and the commits where
+ * performance changed.
+ *
+ * Two halves. The store (ty_history_open ... ty_history_close) keeps every
+ * run of every benchmark with its commit, branch, commit time and order,
+ * machine, machine facts and tags, in SQLite (one file, HAVE_SQLITE3) or
+ * PostgreSQL (a "postgresql://" or "postgres://" URI, HAVE_LIBPQ), under
+ * one schema that tachy creates, versions and migrates. Change-point
+ * detection (ty_history_detect) is pure: E-Divisive means (Matteson and
+ * James 2014) located on per-commit centres, each candidate judged by a
+ * Welch t test weighted by run counts and corrected for the choice of the
+ * split (see tachy-history(1) for the method and its limits). */
+#ifndef TACHY_HISTORY_H
+#define TACHY_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tachy/error.h"
+#include "tachy/results_read.h"
+
+/* The schema this tachy writes; an older one is migrated, a newer one refused. */
+#define TY_HISTORY_SCHEMA 1
+
+/* ---- change points ---- */
+
+/* One commit of a series: the centre of its runs (their median), the
+ * weight (number of runs) and the interval of the centre. */
+struct ty_history_point {
+	double centre, lo, hi;
+	double weight;
+};
+
+struct ty_history_change {
+	size_t index;			     /* first point of the new level */
+	size_t n_before, n_after;	     /* points in the levels either side */
+	double before, before_lo, before_hi; /* weighted mean of the level before, interval */
+	double after, after_lo, after_hi;
+	double change_pct, ci_low, ci_high; /* (after / before - 1) * 100 with its interval */
+	double p;			    /* p-value, corrected for the choice of the split */
+	int single;			    /* the newest point alone against the level before it */
+};
+
+struct ty_history_detect_opts {
+	double max_p;	       /* change points kept have p below this (0.001) */
+	size_t window;	       /* points per window of the split step (50) */
+	double confidence;     /* of the intervals, percent (95) */
+	double min_change_pct; /* changes smaller than this are dropped (0) */
+};
+
+/* Defaults: max_p 0.001, window 50, confidence 95, min_change_pct 0. */
+void ty_history_detect_defaults(struct ty_history_detect_opts *o);
+
+/* Find the change points of X[0..N) (in commit order). Stores a malloc'd
+ * array in *OUT (the caller frees it) and its length in *NOUT, in index
+ * order. Returns 0, -EINVAL (E: a non-finite centre or weight) or -ENOMEM. */
+int ty_history_detect(const struct ty_history_point *x, size_t n,
+		      const struct ty_history_detect_opts *o, struct ty_history_change **out,
+		      size_t *nout, struct ty_error *e);
+
+/* The centre of VALUES[0..N) for a point (median; interval by
+ * ty_verdict_median_ci at CONFIDENCE, min..max when N is too small).
+ * Reorders VALUES. Returns 0 or -ENOMEM. */
+int ty_history_point_of(double *values, size_t n, double confidence, struct ty_history_point *p);
+
+/* ---- the store ---- */
+
+struct ty_history; /* an open store */
+
+/* Where the history lives when neither --db nor TACHY_DB says:
+ * $XDG_DATA_HOME/tachy/history.db, else $HOME/.local/share/tachy/history.db.
+ * Writes it to BUF. Returns 0, or -ENOENT when neither variable is set. */
+int ty_history_default_db(char *buf, size_t size);
+
+/* Open the store DB: a PostgreSQL URI, or a SQLite file. With CREATE the
+ * file (and its directory) and the schema are made when missing; without
+ * it a missing store is an error. An older schema is migrated. Returns 0;
+ * -ENOTSUP (not built with sqlite3 / libpq), -ENOENT (no such store),
+ * -EINVAL (not a tachy history, a corrupt file, a newer schema),
+ * -ECONNREFUSED (server unreachable), -EIO; E names DB. */
+int ty_history_open(struct ty_history **h, const char *db, int create, struct ty_error *e);
+void ty_history_close(struct ty_history *h);
+/* DB as shown in messages (a URI's password hidden). */
+const char *ty_history_name(const struct ty_history *h);
+
+/* What a result is stored with. Unknown fields are NULL / -1. */
+struct ty_history_meta {
+	const char *commit;   /* required */
+	const char *branch;   /* NULL: unknown */
+	int64_t commit_time;  /* seconds since the epoch, -1 unknown */
+	int64_t commit_order; /* git rev-list --count, -1 unknown (then the order added) */
+	const char *machine;  /* NULL: the files' hostname, else "unknown" */
+	const char *tags;     /* free text, NULL none */
+};
+
+/* Store every benchmark of FILES[0..N) (each with its runs and figures,
+ * the file's environment as the machine's facts) under META, in one
+ * transaction: all or nothing. Stores the number of results in *ADDED.
+ * Returns 0, -EINVAL (E: a file without a run) or a store error. */
+int ty_history_add(struct ty_history *h, const struct ty_history_meta *meta,
+		   const struct ty_saved *files, size_t n, size_t *added, struct ty_error *e);
+
+/* One commit of a series as stored: every run of every result of that
+ * benchmark, machine and figure at that commit, pooled. */
+struct ty_history_commit {
+	char *rev, *branch;  /* branch NULL when unknown */
+	int64_t time, order; /* -1 unknown */
+	double *values;
+	size_t nvalues;
+	size_t results;
+};
+
+/* The series of one benchmark on one machine for one figure, in commit order. */
+struct ty_history_series {
+	char *benchmark, *machine, *figure, *unit;
+	struct ty_history_commit *commits;
+	size_t n;
+};
+
+/* Load the series of FIGURE (NULL: "wall") of BENCH (NULL: every
+ * benchmark) on MACHINE (NULL: every machine), sorted by benchmark,
+ * machine, then commit order. Stores a malloc'd array in *OUT (free with
+ * ty_history_series_free). Returns 0, -EINVAL (a corrupt value) or a
+ * store error. */
+int ty_history_load(struct ty_history *h, const char *bench, const char *machine,
+		    const char *figure, struct ty_history_series **out, size_t *nout,
+		    struct ty_error *e);
+void ty_history_series_free(struct ty_history_series *s, size_t n);
+
+/* The figure names stored for BENCH (NULL: any), sorted, in a malloc'd
+ * NULL-ended vector (free each and the vector). Returns 0 or an error. */
+int ty_history_figures(struct ty_history *h, const char *bench, char ***out, struct ty_error *e);
+
+/* Parse the stored value list TEXT (numbers separated by spaces) into a
+ * malloc'd array. Returns the count, or -EINVAL for anything that is not a
+ * finite number, or -ENOMEM. */
+long ty_history_parse_values(const char *text, double **out);
+
+/* ---- git ---- */
+
+/* Describe REV (NULL: HEAD) of the git work tree in DIR (NULL: "."), by
+ * running git: the full commit id into REV_OUT, the branch (NULL when
+ * detached), the commit time and order (rev-list --count). Returns 0, or
+ * -ENOENT when DIR is no git work tree or REV no commit of it. */
+struct ty_history_git {
+	char rev[128];
+	char branch[256];
+	int has_branch;
+	int64_t time, order;
+};
+int ty_history_git_describe(const char *dir, const char *rev, struct ty_history_git *g);
+
+#endif

@@ -1,0 +1,821 @@
+/* history.c - the result store (history.h): schema, versions, adding and
+ * loading results, over a SQLite or PostgreSQL backend (store.h); and the
+ * git facts a result is stored with. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "tachy/history.h"
+#include "tachy/jsonw.h"
+
+extern char **environ;
+
+struct ty_history {
+	struct ty_store s;
+};
+
+/* ---- schema ---- */
+
+/* Version 1. Every run of a figure is kept, in run order, as one text list
+ * of numbers (samples.vals): a result adds a row per figure, not per run,
+ * so 10,000 results are a few tens of thousands of rows. */
+#define SCHEMA_V1(ID, BIG)                                                                         \
+	"CREATE TABLE tachy_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",                     \
+	    "CREATE TABLE machines (id " ID ", name TEXT NOT NULL UNIQUE)",                        \
+	    "CREATE TABLE commits (id " ID ", rev TEXT NOT NULL UNIQUE, branch TEXT, "             \
+	    "commit_time " BIG ", commit_order " BIG ")",                                          \
+	    "CREATE TABLE results (id " ID ", benchmark TEXT NOT NULL, command TEXT, "             \
+	    "commit_id " BIG " NOT NULL REFERENCES commits(id), "                                  \
+	    "machine_id " BIG " NOT NULL REFERENCES machines(id), added TEXT NOT NULL, "           \
+	    "source TEXT, environment TEXT, tags TEXT)",                                           \
+	    "CREATE TABLE samples (result_id " BIG " NOT NULL REFERENCES results(id), "            \
+	    "figure TEXT NOT NULL, unit TEXT NOT NULL, n INTEGER NOT NULL, vals TEXT NOT NULL, "   \
+	    "PRIMARY KEY (result_id, figure))",                                                    \
+	    "CREATE INDEX results_series ON results (benchmark, machine_id)",                      \
+	    "CREATE INDEX samples_figure ON samples (figure)",                                     \
+	    "INSERT INTO tachy_meta (key, value) VALUES ('schema_version', '1')"
+
+static const char *const schema_sqlite[] = {SCHEMA_V1("INTEGER PRIMARY KEY", "INTEGER"), NULL};
+static const char *const schema_pg[] = {SCHEMA_V1("BIGSERIAL PRIMARY KEY", "BIGINT"), NULL};
+
+/* Migrations: migrations[v - 1] takes a store from version v to v + 1.
+ * None yet: the first schema is the current one. */
+static const char *const *const migrations[] = {NULL};
+
+static const char sql_has_meta_sqlite[] =
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tachy_meta'";
+static const char sql_tables_sqlite[] = "SELECT count(*) FROM sqlite_master";
+static const char sql_has_meta_pg[] =
+    "SELECT count(*) FROM information_schema.tables WHERE table_name = 'tachy_meta' "
+    "AND table_schema = current_schema()";
+static const char sql_tables_pg[] =
+    "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()";
+static const char sql_version[] = "SELECT value FROM tachy_meta WHERE key = 'schema_version'";
+static const char sql_set_version[] =
+    "UPDATE tachy_meta SET value = $1 WHERE key = 'schema_version'";
+
+static int
+exec0(struct ty_history *h, const char *sql, struct ty_error *e)
+{
+	return h->s.exec(&h->s, sql, NULL, 0, NULL, NULL, e);
+}
+
+static int
+row_text(void *ctx, int ncols, const char *const *vals)
+{
+	char **out = ctx;
+
+	free(*out);
+	*out = strdup(ncols > 0 && vals[0] ? vals[0] : "");
+	return *out ? 0 : -ENOMEM;
+}
+
+static int
+query_text(struct ty_history *h, const char *sql, const char *const *p, int np, char **out,
+	   struct ty_error *e)
+{
+	int rc;
+
+	*out = NULL;
+	rc = h->s.exec(&h->s, sql, p, np, row_text, out, e);
+	if (rc == -ENOMEM)
+		ty_error_set(e, rc, "out of memory");
+	return rc;
+}
+
+static int
+begin(struct ty_history *h, int write, struct ty_error *e)
+{
+	if (h->s.kind == TY_STORE_SQLITE)
+		return exec0(h, write ? "BEGIN IMMEDIATE" : "BEGIN", e);
+	return exec0(h, "BEGIN", e);
+}
+
+static void
+rollback(struct ty_history *h)
+{
+	exec0(h, "ROLLBACK", NULL);
+}
+
+/* Check the schema version; create the schema (CREATE) or migrate an older one. */
+static int
+schema_check(struct ty_history *h, int create, struct ty_error *e)
+{
+	int pg = h->s.kind == TY_STORE_PG, rc;
+	const char *const *st;
+	char *txt = NULL, *end;
+	long v;
+
+	if ((rc = begin(h, create, e)) < 0)
+		return rc;
+	/* one tachy at a time creates or migrates a PostgreSQL schema */
+	if (pg && create && (rc = exec0(h, "SELECT pg_advisory_xact_lock(7447420)", e)) < 0)
+		goto fail;
+	if ((rc = query_text(h, pg ? sql_has_meta_pg : sql_has_meta_sqlite, NULL, 0, &txt, e)) < 0)
+		goto fail;
+	if (!txt || strcmp(txt, "0") == 0) {
+		free(txt);
+		if ((rc = query_text(h, pg ? sql_tables_pg : sql_tables_sqlite, NULL, 0, &txt, e)) <
+		    0)
+			goto fail;
+		if (txt && strcmp(txt, "0") != 0) {
+			rc = ty_error_set(
+			    e, -EINVAL,
+			    "database '%s' is not a tachy history (it has other tables)",
+			    h->s.name);
+			goto fail;
+		}
+		if (!create) {
+			rc = ty_error_set(e, -ENOENT,
+					  "database '%s' holds no history yet (add results first: "
+					  "tachy history add, or tachy run --history)",
+					  h->s.name);
+			goto fail;
+		}
+		for (st = pg ? schema_pg : schema_sqlite; *st; st++)
+			if ((rc = exec0(h, *st, e)) < 0)
+				goto fail;
+		free(txt);
+		return exec0(h, "COMMIT", e);
+	}
+	free(txt);
+	txt = NULL;
+	if ((rc = query_text(h, sql_version, NULL, 0, &txt, e)) < 0)
+		goto fail;
+	errno = 0;
+	v = txt ? strtol(txt, &end, 10) : 0;
+	if (!txt || errno || end == txt || *end || v < 1) {
+		rc = ty_error_set(e, -EINVAL, "database '%s' has no valid schema version ('%s')",
+				  h->s.name, txt ? txt : "");
+		goto fail;
+	}
+	if (v > TY_HISTORY_SCHEMA) {
+		rc = ty_error_set(e, -EINVAL,
+				  "database '%s' has schema version %ld, newer than this tachy's "
+				  "(%d): use a newer tachy",
+				  h->s.name, v, TY_HISTORY_SCHEMA);
+		goto fail;
+	}
+	if (v < TY_HISTORY_SCHEMA) {
+		char num[24];
+		const char *p[1] = {num};
+		if (!create) {
+			rc = ty_error_set(e, -EINVAL,
+					  "database '%s' has schema version %ld: add a result with "
+					  "this tachy to migrate it to %d",
+					  h->s.name, v, TY_HISTORY_SCHEMA);
+			goto fail;
+		}
+		for (; v < TY_HISTORY_SCHEMA; v++)
+			for (st = migrations[v - 1]; st && *st; st++)
+				if ((rc = exec0(h, *st, e)) < 0)
+					goto fail;
+		snprintf(num, sizeof(num), "%d", TY_HISTORY_SCHEMA);
+		if ((rc = h->s.exec(&h->s, sql_set_version, p, 1, NULL, NULL, e)) < 0)
+			goto fail;
+	}
+	free(txt);
+	return exec0(h, "COMMIT", e);
+fail:
+	free(txt);
+	rollback(h);
+	return rc;
+}
+
+/* ---- open ---- */
+
+int
+ty_history_default_db(char *buf, size_t size)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (x && x[0] == '/')
+		n = snprintf(buf, size, "%s/tachy/history.db", x);
+	else if (home && home[0])
+		n = snprintf(buf, size, "%s/.local/share/tachy/history.db", home);
+	else
+		return -ENOENT;
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+static int
+is_uri(const char *db)
+{
+	return strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres://", 11) == 0;
+}
+
+/* DB with the password of a URI (user:PASSWORD@) shown as "***". */
+static char *
+shown_name(const char *db)
+{
+	const char *p = strstr(db, "://"), *at, *colon;
+	char *out;
+
+	if (!is_uri(db) || !p)
+		return strdup(db);
+	p += 3;
+	at = strchr(p, '@');
+	colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+	if (!colon)
+		return strdup(db);
+	if (!(out = malloc(strlen(db) + 4)))
+		return NULL;
+	sprintf(out, "%.*s:***%s", (int)(colon - db), db, at);
+	return out;
+}
+
+/* Make the directories above PATH (mode 0700 for the ones made). */
+static void
+make_parents(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	if (strlen(path) >= sizeof(buf))
+		return;
+	strcpy(buf, path);
+	for (p = buf + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(buf, 0700);
+		*p = '/';
+	}
+}
+
+int
+ty_history_open(struct ty_history **out, const char *db, int create, struct ty_error *e)
+{
+	struct ty_history *h = calloc(1, sizeof(*h));
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (!h || !(h->s.name = shown_name(db))) {
+		free(h);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	if (is_uri(db)) {
+		rc = ty_store_pg_open(&h->s, db, e);
+	} else {
+		if (!create && stat(db, &st) < 0) {
+			rc = ty_error_set(e, -ENOENT, "database '%s': %s", h->s.name,
+					  strerror(errno));
+			goto fail;
+		}
+		if (stat(db, &st) == 0 && !S_ISREG(st.st_mode)) {
+			rc = ty_error_set(e, -EINVAL, "database '%s' is not a regular file",
+					  h->s.name);
+			goto fail;
+		}
+		if (create)
+			make_parents(db);
+		rc = ty_store_sqlite_open(&h->s, db, create, e);
+	}
+	if (rc < 0)
+		goto fail;
+	if ((rc = schema_check(h, create, e)) < 0)
+		goto fail;
+	*out = h;
+	return 0;
+fail:
+	if (h->s.db)
+		h->s.close(&h->s);
+	free(h->s.name);
+	free(h);
+	return rc;
+}
+
+void
+ty_history_close(struct ty_history *h)
+{
+	if (!h)
+		return;
+	if (h->s.db)
+		h->s.close(&h->s);
+	free(h->s.name);
+	free(h);
+}
+
+const char *
+ty_history_name(const struct ty_history *h)
+{
+	return h->s.name;
+}
+
+/* ---- add ---- */
+
+static const char sql_machine[] =
+    "INSERT INTO machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = "
+    "excluded.name RETURNING id";
+static const char sql_commit[] =
+    "INSERT INTO commits (rev, branch, commit_time, commit_order) VALUES ($1, $2, $3, $4) "
+    "ON CONFLICT (rev) DO UPDATE SET branch = COALESCE(excluded.branch, commits.branch), "
+    "commit_time = COALESCE(excluded.commit_time, commits.commit_time), "
+    "commit_order = COALESCE(excluded.commit_order, commits.commit_order) RETURNING id";
+static const char sql_result[] =
+    "INSERT INTO results (benchmark, command, commit_id, machine_id, added, source, "
+    "environment, tags) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
+static const char sql_sample[] =
+    "INSERT INTO samples (result_id, figure, unit, n, vals) VALUES ($1, $2, $3, $4, $5)";
+
+/* The file's environment as a JSON object (malloc'd), "{}" when it has none. */
+static char *
+env_json(const struct ty_saved *f)
+{
+	struct ty_jsonw w;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *fp = open_memstream(&buf, &len);
+
+	if (!fp)
+		return NULL;
+	ty_jsonw_init(&w, fp, 0);
+	ty_jsonw_object_begin(&w);
+	for (i = 0; i < f->nenv; i++)
+		ty_jsonw_kstring(&w, f->env_keys[i], f->env_values[i]);
+	ty_jsonw_object_end(&w);
+	if (fclose(fp) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* VALUES[0..N) as text, "%.17g" each, separated by spaces (malloc'd). */
+static char *
+values_text(const double *v, size_t n)
+{
+	char *buf = malloc(n * 26 + 1), *p = buf;
+	size_t i;
+
+	if (!buf)
+		return NULL;
+	*p = '\0';
+	for (i = 0; i < n; i++)
+		p += sprintf(p, i ? " %.17g" : "%.17g", v[i]);
+	return buf;
+}
+
+static int
+add_bench(struct ty_history *h, const char *commit_id, const char *machine_id, const char *added,
+	  const struct ty_saved *f, const struct ty_saved_bench *b, const char *env,
+	  const char *tags, struct ty_error *e)
+{
+	const char *p[8] = {b->label ? b->label : b->name,
+			    b->command,
+			    commit_id,
+			    machine_id,
+			    added,
+			    f->path,
+			    env,
+			    tags};
+	char *rid = NULL, num[24], *vals;
+	size_t k;
+	int rc;
+
+	if ((rc = query_text(h, sql_result, p, 8, &rid, e)) < 0)
+		return rc;
+	for (k = 0; k < b->nfigs; k++) {
+		const struct ty_saved_figure *g = &b->figs[k];
+		const char *q[5];
+		if (!g->n)
+			continue;
+		if (!(vals = values_text(g->values, g->n))) {
+			free(rid);
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		}
+		snprintf(num, sizeof(num), "%zu", g->n);
+		q[0] = rid;
+		q[1] = g->name;
+		q[2] = g->unit ? g->unit : "";
+		q[3] = num;
+		q[4] = vals;
+		rc = h->s.exec(&h->s, sql_sample, q, 5, NULL, NULL, e);
+		free(vals);
+		if (rc < 0)
+			break;
+	}
+	free(rid);
+	return rc;
+}
+
+int
+ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const struct ty_saved *files,
+	       size_t n, size_t *added, struct ty_error *e)
+{
+	char t[24], o[24], now[32], *mid = NULL, *cid = NULL, *env = NULL;
+	const char *p[4];
+	size_t i, j, count = 0;
+	time_t tt = time(NULL);
+	struct tm tm;
+	int rc;
+
+	*added = 0;
+	if (!m->commit || !m->commit[0])
+		return ty_error_set(e, -EINVAL, "no commit to store the results under");
+	for (i = 0; i < n; i++) {
+		size_t runs = 0;
+		for (j = 0; j < files[i].nbenches; j++)
+			runs += files[i].benches[j].nfigs ? files[i].benches[j].figs[0].n : 0;
+		if (!runs)
+			return ty_error_set(e, -EINVAL,
+					    "%s: no run to store (nothing written to '%s')",
+					    files[i].path, h->s.name);
+	}
+	gmtime_r(&tt, &tm);
+	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(t, sizeof(t), "%" PRId64, m->commit_time);
+	snprintf(o, sizeof(o), "%" PRId64, m->commit_order);
+	if ((rc = begin(h, 1, e)) < 0)
+		return rc;
+	p[0] = m->commit;
+	p[1] = m->branch;
+	p[2] = m->commit_time >= 0 ? t : NULL;
+	p[3] = m->commit_order >= 0 ? o : NULL;
+	if ((rc = query_text(h, sql_commit, p, 4, &cid, e)) < 0)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const char *mach = m->machine;
+		if (!mach || !mach[0])
+			mach = ty_results_read_env(&files[i], "hostname");
+		if (!mach || !mach[0])
+			mach = "unknown";
+		free(mid);
+		p[0] = mach;
+		if ((rc = query_text(h, sql_machine, p, 1, &mid, e)) < 0)
+			goto fail;
+		free(env);
+		if (!(env = env_json(&files[i]))) {
+			rc = ty_error_set(e, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (j = 0; j < files[i].nbenches; j++, count++)
+			if ((rc = add_bench(h, cid, mid, now, &files[i], &files[i].benches[j], env,
+					    m->tags, e)) < 0)
+				goto fail;
+	}
+	if ((rc = exec0(h, "COMMIT", e)) < 0)
+		goto fail;
+	*added = count;
+	free(mid);
+	free(cid);
+	free(env);
+	return 0;
+fail:
+	rollback(h);
+	free(mid);
+	free(cid);
+	free(env);
+	return rc;
+}
+
+/* ---- load ---- */
+
+long
+ty_history_parse_values(const char *text, double **out)
+{
+	size_t n = 0, cap = 0;
+	double *v = NULL, x;
+	const char *p = text;
+	char *end;
+
+	*out = NULL;
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (!(*p == '-' || *p == '+' || *p == '.' || (*p >= '0' && *p <= '9')))
+			goto bad;
+		errno = 0;
+		x = strtod(p, &end);
+		if (end == p || errno == ERANGE || !isfinite(x) || (*end && *end != ' '))
+			goto bad;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			double *nv;
+			if (nc > (size_t)LONG_MAX / 2 || !(nv = realloc(v, nc * sizeof(*v)))) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[n++] = x;
+		p = end;
+	}
+	*out = v;
+	return (long)n;
+bad:
+	free(v);
+	return -EINVAL;
+}
+
+static const char sql_load[] =
+    "SELECT r.benchmark, m.name, s.figure, s.unit, c.rev, c.branch, c.commit_time, "
+    "c.commit_order, s.vals FROM samples s JOIN results r ON r.id = s.result_id "
+    "JOIN commits c ON c.id = r.commit_id JOIN machines m ON m.id = r.machine_id "
+    "WHERE s.figure = $1 AND (CAST($2 AS TEXT) IS NULL OR r.benchmark = $2) "
+    "AND (CAST($3 AS TEXT) IS NULL OR m.name = $3) "
+    "ORDER BY r.benchmark, m.name, (c.commit_order IS NULL), c.commit_order, c.id, r.id";
+
+struct loader {
+	struct ty_history_series *s;
+	size_t n, cap;
+	const char *name;
+	struct ty_error *e;
+};
+
+static int64_t
+int_or(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno || end == s || *end ? -1 : (int64_t)v;
+}
+
+static int
+load_row(void *ctx, int ncols, const char *const *v)
+{
+	struct loader *L = ctx;
+	struct ty_history_series *s;
+	struct ty_history_commit *c;
+	double *vals;
+	long nv;
+	size_t k;
+
+	if (ncols < 9 || !v[0] || !v[1] || !v[2] || !v[4] || !v[8])
+		return ty_error_set(L->e, -EINVAL, "database '%s': a result with a missing field",
+				    L->name);
+	nv = ty_history_parse_values(v[8], &vals);
+	if (nv == -ENOMEM)
+		return ty_error_set(L->e, -ENOMEM, "out of memory");
+	if (nv < 0)
+		return ty_error_set(L->e, -EINVAL,
+				    "database '%s': the values of '%s' at %s are not numbers",
+				    L->name, v[0], v[4]);
+	s = L->n ? &L->s[L->n - 1] : NULL;
+	if (!s || strcmp(s->benchmark, v[0]) || strcmp(s->machine, v[1])) {
+		if (L->n == L->cap) {
+			size_t cap = L->cap ? 2 * L->cap : 16;
+			struct ty_history_series *ns = realloc(L->s, cap * sizeof(*ns));
+			if (!ns)
+				goto oom;
+			L->s = ns;
+			L->cap = cap;
+		}
+		s = &L->s[L->n++];
+		memset(s, 0, sizeof(*s));
+		s->benchmark = strdup(v[0]);
+		s->machine = strdup(v[1]);
+		s->figure = strdup(v[2]);
+		s->unit = strdup(v[3] ? v[3] : "");
+		if (!s->benchmark || !s->machine || !s->figure || !s->unit)
+			goto oom;
+	}
+	c = s->n ? &s->commits[s->n - 1] : NULL;
+	if (!c || strcmp(c->rev, v[4])) {
+		/* a commit per 16 grows the array: commits arrive in order */
+		if ((s->n & 15) == 0) {
+			struct ty_history_commit *nc =
+			    realloc(s->commits, (s->n + 16) * sizeof(*nc));
+			if (!nc)
+				goto oom;
+			s->commits = nc;
+		}
+		c = &s->commits[s->n++];
+		memset(c, 0, sizeof(*c));
+		c->rev = strdup(v[4]);
+		c->branch = v[5] ? strdup(v[5]) : NULL;
+		c->time = int_or(v[6]);
+		c->order = int_or(v[7]);
+		if (!c->rev || (v[5] && !c->branch))
+			goto oom;
+	}
+	{
+		double *nvv = realloc(c->values, (c->nvalues + (size_t)nv + 1) * sizeof(double));
+		if (!nvv)
+			goto oom;
+		c->values = nvv;
+		for (k = 0; k < (size_t)nv; k++)
+			c->values[c->nvalues++] = vals[k];
+		c->results++;
+	}
+	free(vals);
+	return 0;
+oom:
+	free(vals);
+	return ty_error_set(L->e, -ENOMEM, "out of memory");
+}
+
+static int
+cmp_series(const void *a, const void *b)
+{
+	const struct ty_history_series *x = a, *y = b;
+	int c = strcmp(x->benchmark, y->benchmark);
+	return c ? c : strcmp(x->machine, y->machine);
+}
+
+void
+ty_history_series_free(struct ty_history_series *s, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; s && i < n; i++) {
+		for (k = 0; k < s[i].n; k++) {
+			free(s[i].commits[k].rev);
+			free(s[i].commits[k].branch);
+			free(s[i].commits[k].values);
+		}
+		free(s[i].commits);
+		free(s[i].benchmark);
+		free(s[i].machine);
+		free(s[i].figure);
+		free(s[i].unit);
+	}
+	free(s);
+}
+
+int
+ty_history_load(struct ty_history *h, const char *bench, const char *machine, const char *figure,
+		struct ty_history_series **out, size_t *nout, struct ty_error *e)
+{
+	struct loader L = {.name = h->s.name, .e = e};
+	const char *p[3] = {figure ? figure : "wall", bench, machine};
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	if ((rc = begin(h, 0, e)) < 0)
+		return rc;
+	rc = h->s.exec(&h->s, sql_load, p, 3, load_row, &L, e);
+	exec0(h, "COMMIT", NULL);
+	if (rc < 0) {
+		ty_history_series_free(L.s, L.n);
+		return rc;
+	}
+	if (L.n > 1)
+		qsort(L.s, L.n, sizeof(*L.s), cmp_series);
+	*out = L.s;
+	*nout = L.n;
+	return 0;
+}
+
+struct strv {
+	char **v;
+	size_t n;
+};
+
+static int
+figure_row(void *ctx, int ncols, const char *const *vals)
+{
+	struct strv *s = ctx;
+	char **nv;
+
+	if (ncols < 1 || !vals[0])
+		return 0;
+	if (!(nv = realloc(s->v, (s->n + 2) * sizeof(*nv))))
+		return -ENOMEM;
+	s->v = nv;
+	if (!(s->v[s->n] = strdup(vals[0])))
+		return -ENOMEM;
+	s->v[++s->n] = NULL;
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+ty_history_figures(struct ty_history *h, const char *bench, char ***out, struct ty_error *e)
+{
+	static const char sql[] = "SELECT DISTINCT s.figure FROM samples s JOIN results r ON "
+				  "r.id = s.result_id WHERE CAST($1 AS TEXT) IS NULL OR "
+				  "r.benchmark = $1";
+	struct strv s = {0};
+	const char *p[1] = {bench};
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	rc = h->s.exec(&h->s, sql, p, 1, figure_row, &s, e);
+	if (rc == -ENOMEM)
+		ty_error_set(e, rc, "out of memory");
+	if (rc < 0) {
+		for (i = 0; i < s.n; i++)
+			free(s.v[i]);
+		free(s.v);
+		return rc;
+	}
+	if (!s.v && !(s.v = calloc(1, sizeof(char *))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	qsort(s.v, s.n, sizeof(char *), cmp_str);
+	*out = s.v;
+	return 0;
+}
+
+/* ---- git ---- */
+
+/* Run git -C DIR ARGS... and read the first line of its output into BUF.
+ * Returns 0, or -ENOENT when git fails or says nothing. */
+static int
+git_line(const char *dir, const char *const *args, char *buf, size_t size)
+{
+	const char *argv[12];
+	int fds[2], status, k = 0, devnull;
+	posix_spawn_file_actions_t fa;
+	ssize_t got;
+	size_t len = 0;
+	pid_t pid;
+
+	argv[k++] = "git";
+	argv[k++] = "-C";
+	argv[k++] = dir ? dir : ".";
+	while (*args && k < 11)
+		argv[k++] = *args++;
+	argv[k] = NULL;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -ENOENT;
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	if (devnull >= 0) {
+		posix_spawn_file_actions_adddup2(&fa, devnull, 0);
+		posix_spawn_file_actions_adddup2(&fa, devnull, 2);
+	}
+	status = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (devnull >= 0)
+		close(devnull);
+	if (status != 0) {
+		close(fds[0]);
+		return -ENOENT;
+	}
+	while (len + 1 < size && (got = read(fds[0], buf + len, size - 1 - len)) != 0) {
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += (size_t)got;
+	}
+	/* drain whatever is left so git never blocks on a full pipe */
+	{
+		char sink[256];
+		while (read(fds[0], sink, sizeof(sink)) > 0)
+			;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !buf[0])
+		return -ENOENT;
+	return 0;
+}
+
+int
+ty_history_git_describe(const char *dir, const char *rev, struct ty_history_git *g)
+{
+	char spec[300], buf[64];
+	const char *a1[] = {"rev-parse", "--verify", "--quiet", spec, NULL};
+	const char *a2[] = {"symbolic-ref", "--quiet", "--short", "HEAD", NULL};
+	const char *a3[] = {"show", "-s", "--format=%ct", g->rev, NULL};
+	const char *a4[] = {"rev-list", "--count", g->rev, NULL};
+
+	memset(g, 0, sizeof(*g));
+	g->time = g->order = -1;
+	if (snprintf(spec, sizeof(spec), "%s^{commit}", rev ? rev : "HEAD") >= (int)sizeof(spec))
+		return -ENOENT;
+	if (rev && rev[0] == '-')
+		return -ENOENT;
+	if (git_line(dir, a1, g->rev, sizeof(g->rev)) < 0)
+		return -ENOENT;
+	if (!rev && git_line(dir, a2, g->branch, sizeof(g->branch)) == 0)
+		g->has_branch = 1;
+	if (git_line(dir, a3, buf, sizeof(buf)) == 0)
+		g->time = int_or(buf);
+	if (git_line(dir, a4, buf, sizeof(buf)) == 0)
+		g->order = int_or(buf);
+	return 0;
+}

@@ -1,0 +1,443 @@
+/* helper.c - tachy's spawner: a tiny process that clones the measured runs.
+ *
+ * Linux folds the high-water RSS of the address space a process execs from
+ * into that process's ru_maxrss, so a run cloned from tachy (megabytes) can
+ * never show less than tachy's own peak. This program is built without libc
+ * (a few pages of text, data and stack), started once by lib/spawn.c from an
+ * in-memory copy, and clones every run from its own tiny address space: the
+ * runs' ru_maxrss is then their own down to a few dozen KiB.
+ *
+ * Protocol (fd 0 is a stream socket to tachy, fd 1 a shared page):
+ *   tachy -> helper: struct ty_helper_req, three fds (SCM_RIGHTS), then
+ *                    req.len bytes: path, argv strings, envp strings (NUL-ended)
+ *   helper -> tachy: struct ty_helper_pid (the held child's pid or -errno)
+ *   tachy releases the child through the futex word in the shared page
+ *   helper -> tachy: struct ty_helper_done when wait4() reaped it
+ * EOF on fd 0 ends the helper. Only raw system calls; nothing here may call
+ * into a library. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <asm/unistd.h>
+#include <linux/fcntl.h>
+#include <linux/futex.h>
+#include <linux/mman.h>
+#include <linux/prctl.h>
+#include <linux/sched.h>
+
+#include "helper-proto.h"
+
+#define SIGKILL 9
+#define SIGCHLD 17
+#define SOL_SOCKET 1
+#define SCM_RIGHTS 1
+#define MSG_CMSG_CLOEXEC 0x40000000
+#define STACK_SIZE (32 * 1024)
+
+struct k_iovec {
+	void *base;
+	size_t len;
+};
+
+struct k_msghdr {
+	void *name;
+	int namelen;
+	struct k_iovec *iov;
+	size_t iovlen;
+	void *control;
+	size_t controllen;
+	unsigned flags;
+};
+
+struct k_cmsghdr {
+	size_t len;
+	int level;
+	int type;
+	int fds[3];
+};
+
+struct k_timeval {
+	long sec, usec;
+};
+
+struct k_rusage {
+	struct k_timeval utime, stime;
+	long maxrss, ixrss, idrss, isrss, minflt, majflt, nswap, inblock, oublock, msgsnd, msgrcv,
+	    nsignals, nvcsw, nivcsw;
+};
+
+#if defined(__x86_64__)
+static long
+sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+__asm__(".text\n"
+	".globl _start\n"
+	"_start:\n"
+	"	xor %ebp, %ebp\n"
+	"	and $-16, %rsp\n"
+	"	call helper_main\n"
+	"	mov %eax, %edi\n"
+	"	mov $231, %eax\n"
+	"	syscall\n"
+	"	hlt\n"
+	/* long clone_run(flags, stack_top, fn, arg): the child calls fn(arg)
+	   on its own stack and exits with its value */
+	".globl clone_run\n"
+	"clone_run:\n"
+	"	sub $16, %rsi\n"
+	"	mov %rdx, 0(%rsi)\n"
+	"	mov %rcx, 8(%rsi)\n"
+	"	xor %edx, %edx\n"
+	"	xor %r10d, %r10d\n"
+	"	xor %r8d, %r8d\n"
+	"	mov $56, %eax\n"
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xor %ebp, %ebp\n"
+	"	pop %rax\n"
+	"	pop %rdi\n"
+	"	call *%rax\n"
+	"	mov %eax, %edi\n"
+	"	mov $60, %eax\n"
+	"	syscall\n"
+	"	hlt\n"
+	"1:	ret\n");
+#elif defined(__aarch64__)
+static long
+sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+
+__asm__(".text\n"
+	".globl _start\n"
+	"_start:\n"
+	"	mov x29, xzr\n"
+	"	bl helper_main\n"
+	"	mov x8, #94\n"
+	"	svc 0\n"
+	".globl clone_run\n"
+	"clone_run:\n"
+	"	stp x2, x3, [x1, #-16]!\n"
+	"	mov x8, #220\n"
+	"	mov x2, xzr\n"
+	"	mov x3, xzr\n"
+	"	mov x4, xzr\n"
+	"	svc 0\n"
+	"	cbnz x0, 1f\n"
+	"	ldp x1, x0, [sp], #16\n"
+	"	mov x29, xzr\n"
+	"	blr x1\n"
+	"	mov x8, #93\n"
+	"	svc 0\n"
+	"1:	ret\n");
+#else
+#error "the spawner helper knows x86_64 and aarch64"
+#endif
+
+#define sys(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+long clone_run(long flags, void *stack_top, int (*fn)(void *), void *arg);
+int helper_main(void);
+
+/* The compiler may call these for struct copies. */
+void *memset(void *d, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+
+void *
+memset(void *d, int c, size_t n)
+{
+	unsigned char *p = d;
+
+	while (n--)
+		*p++ = (unsigned char)c;
+	return d;
+}
+
+void *
+memcpy(void *d, const void *s, size_t n)
+{
+	unsigned char *p = d;
+	const unsigned char *q = s;
+
+	while (n--)
+		*p++ = *q++;
+	return d;
+}
+
+static unsigned char child_stack[STACK_SIZE] __attribute__((aligned(16)));
+
+struct run {
+	struct ty_helper_req req;
+	struct ty_helper_shm *shm;
+	int fds[3];
+	const char *path;
+	char **argv, **envp;
+};
+
+static int
+child_main(void *arg)
+{
+	struct run *R = arg;
+	uint32_t zero = 0;
+	long r;
+	int i;
+
+	if (!(R->req.flags & TY_HELPER_SAME_GROUP))
+		sys(__NR_setpgid, 0, 0, 0);
+	if (R->req.flags & TY_HELPER_PDEATHSIG)
+		sys(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0);
+	for (i = 0; i < 3; i++) {
+		r = sys(__NR_dup3, R->fds[i], i, 0);
+		if (r < 0)
+			goto fail;
+	}
+	if (R->req.flags & TY_HELPER_CPUS) {
+		r = sys(__NR_sched_setaffinity, 0, sizeof(R->req.cpus), R->req.cpus);
+		if (r < 0)
+			goto fail;
+	}
+	if (__atomic_compare_exchange_n(&R->shm->go, &zero, 2, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&R->shm->go, __ATOMIC_ACQUIRE) == 2)
+			sys6(__NR_futex, (long)&R->shm->go, FUTEX_WAIT, 2, 0, 0, 0);
+	r = sys(__NR_execve, R->path, R->argv, R->envp);
+fail:
+	R->shm->child_errno = (int)-r;
+	sys(__NR_exit_group, 127, 0, 0);
+	return 127;
+}
+
+static int
+write_all(const void *buf, size_t n)
+{
+	const char *p = buf;
+	long r;
+
+	while (n) {
+		r = sys(__NR_write, 0, p, n);
+		if (r == -4) /* EINTR */
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int
+read_all(void *buf, size_t n)
+{
+	char *p = buf;
+	long r;
+
+	while (n) {
+		r = sys(__NR_read, 0, p, n);
+		if (r == -4)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Our own peak RSS (VmHWM of /proc/self/status) in KiB, 0 when unknown:
+ * the floor under every run's ru_maxrss. */
+static long
+own_hwm_kb(void)
+{
+	static char buf[4096];
+	long fd, n, kb = 0;
+	char *p, *end;
+
+	fd = sys6(__NR_openat, -100, (long)"/proc/self/status", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return 0;
+	n = sys(__NR_read, fd, buf, sizeof(buf) - 1);
+	sys(__NR_close, fd, 0, 0);
+	if (n <= 0)
+		return 0;
+	end = buf + n;
+	for (p = buf; p + 6 < end; p++) {
+		if ((p == buf || p[-1] == '\n') && p[0] == 'V' && p[1] == 'm' && p[2] == 'H' &&
+		    p[3] == 'W' && p[4] == 'M' && p[5] == ':') {
+			for (p += 6; p < end && (*p == ' ' || *p == '\t'); p++)
+				;
+			for (; p < end && *p >= '0' && *p <= '9'; p++)
+				kb = kb * 10 + (*p - '0');
+			return kb;
+		}
+	}
+	return 0;
+}
+
+/* The request's strings, and the pointer arrays to them, in one mapping
+ * that grows when a request needs more. */
+static char *area;
+static size_t area_size;
+
+static int
+area_fit(size_t need)
+{
+	long p;
+
+	if (need <= area_size)
+		return 0;
+	need = (need + 65535) & ~(size_t)65535;
+	if (area)
+		sys(__NR_munmap, area, area_size, 0);
+	p = sys6(__NR_mmap, 0, (long)need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0);
+	if (p < 0 && p > -4096) {
+		area = 0;
+		area_size = 0;
+		return -1;
+	}
+	area = (char *)p;
+	area_size = need;
+	return 1;
+}
+
+static int
+recv_req(struct run *R)
+{
+	struct k_cmsghdr cm;
+	struct k_iovec iov = {&R->req, sizeof(R->req)};
+	struct k_msghdr mh;
+	long r;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	mh.iov = &iov;
+	mh.iovlen = 1;
+	mh.control = &cm;
+	mh.controllen = sizeof(cm);
+	do
+		r = sys(__NR_recvmsg, 0, &mh, MSG_CMSG_CLOEXEC);
+	while (r == -4);
+	if (r <= 0)
+		return -1;
+	if (cm.level != SOL_SOCKET || cm.type != SCM_RIGHTS ||
+	    cm.len != offsetof(struct k_cmsghdr, fds) + sizeof(cm.fds))
+		return -1;
+	R->fds[0] = cm.fds[0];
+	R->fds[1] = cm.fds[1];
+	R->fds[2] = cm.fds[2];
+	if ((size_t)r < sizeof(R->req) && read_all((char *)&R->req + r, sizeof(R->req) - (size_t)r))
+		return -1;
+	return 0;
+}
+
+int
+helper_main(void)
+{
+	struct ty_helper_shm *shm;
+	struct ty_helper_pid hp;
+	struct ty_helper_done d;
+	struct k_rusage ru;
+	struct run R;
+	long r, pid;
+	int i, status, grew = 1;
+	char **v;
+	char *s;
+
+	r = sys6(__NR_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 1, 0);
+	if (r < 0 && r > -4096)
+		return 1;
+	shm = (struct ty_helper_shm *)r;
+	for (;;) {
+		memset(&R, 0, sizeof(R));
+		R.shm = shm;
+		if (recv_req(&R) < 0)
+			return 0;
+		if (R.req.magic != TY_HELPER_MAGIC || R.req.len > (1u << 30) ||
+		    R.req.argc + R.req.envc > (1u << 24))
+			return 1;
+		r = area_fit(((R.req.len + 15) & ~(size_t)15) +
+			     ((size_t)R.req.argc + R.req.envc + 2) * sizeof(char *));
+		if (r < 0)
+			return 1;
+		grew |= (int)r;
+		if (read_all(area, R.req.len) < 0)
+			return 1;
+		/* path\0 argv[0]\0 ... argv[argc-1]\0 envp[0]\0 ... */
+		v = (char **)(area + ((R.req.len + 15) & ~(size_t)15));
+		s = area;
+		for (i = -1; i < (int)(R.req.argc + R.req.envc); i++) {
+			char *end = area + R.req.len;
+			if (i == -1)
+				R.path = s;
+			else if ((uint32_t)i < R.req.argc)
+				v[i] = s;
+			else
+				v[i + 1] = s;
+			while (s < end && *s)
+				s++;
+			if (s >= end)
+				return 1;
+			s++;
+		}
+		v[R.req.argc] = 0;
+		v[R.req.argc + 1 + R.req.envc] = 0;
+		R.argv = v;
+		R.envp = v + R.req.argc + 1;
+		__atomic_store_n(&shm->go, 0, __ATOMIC_RELEASE);
+		shm->child_errno = 0;
+		pid = clone_run(CLONE_VM | SIGCHLD, child_stack + STACK_SIZE, child_main, &R);
+		for (i = 0; i < 3; i++)
+			sys(__NR_close, R.fds[i], 0, 0);
+		hp.pid = (int32_t)pid;
+		if (write_all(&hp, sizeof(hp)) < 0)
+			return 1;
+		if (pid < 0)
+			continue;
+		do
+			r = sys6(__NR_wait4, pid, (long)&status, 0, (long)&ru, 0, 0);
+		while (r == -4);
+		memset(&d, 0, sizeof(d));
+		d.status = r == pid ? status : -1;
+		d.child_errno = shm->child_errno;
+		d.user_us = ru.utime.sec * 1000000 + ru.utime.usec;
+		d.system_us = ru.stime.sec * 1000000 + ru.stime.usec;
+		d.maxrss_kb = ru.maxrss;
+		d.minflt = ru.minflt;
+		d.majflt = ru.majflt;
+		d.nvcsw = ru.nvcsw;
+		d.nivcsw = ru.nivcsw;
+		if (grew) { /* the run's stack and strings are in our peak from now on */
+			shm->floor_kb = own_hwm_kb();
+			grew = 0;
+		}
+		d.floor_kb = shm->floor_kb;
+		if (write_all(&d, sizeof(d)) < 0)
+			return 1;
+	}
+}

@@ -1,0 +1,102 @@
+/* store-pg.c - the history in a PostgreSQL database (store.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+#ifdef HAVE_LIBPQ
+#include <libpq-fe.h>
+
+/* The first line of libpq's message, without its trailing newline. */
+static int
+pg_error(struct ty_store *s, int code, const char *what, const char *msg, struct ty_error *e)
+{
+	size_t len = strcspn(msg ? msg : "", "\n");
+
+	return ty_error_set(e, code, "database '%s': %s%.*s", s->name, what, (int)len,
+			    msg ? msg : "");
+}
+
+static int
+pg_exec(struct ty_store *s, const char *sql, const char *const *params, int nparams,
+	ty_store_row_fn fn, void *ctx, struct ty_error *e)
+{
+	PGresult *res = PQexecParams(s->db, sql, nparams, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = PQresultStatus(res);
+	const char *vals[64];
+	int rows, cols, i, k, ret = 0;
+
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		int code = -EIO;
+		if (PQstatus(s->db) != CONNECTION_OK)
+			code = -ECONNRESET;
+		else if (state && strncmp(state, "42", 2) == 0)
+			code = -EINVAL; /* the schema is not what tachy wrote */
+		ret = pg_error(s, code, "", PQerrorMessage(s->db), e);
+		PQclear(res);
+		return ret;
+	}
+	rows = PQntuples(res);
+	cols = PQnfields(res);
+	if (cols > 64)
+		cols = 64;
+	for (i = 0; i < rows && fn && !ret; i++) {
+		for (k = 0; k < cols; k++)
+			vals[k] = PQgetisnull(res, i, k) ? NULL : PQgetvalue(res, i, k);
+		ret = fn(ctx, cols, vals);
+	}
+	PQclear(res);
+	return ret;
+}
+
+static void
+pg_quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+static void
+pg_close(struct ty_store *s)
+{
+	if (s->db)
+		PQfinish(s->db);
+	s->db = NULL;
+}
+
+int
+ty_store_pg_open(struct ty_store *s, const char *uri, struct ty_error *e)
+{
+	PGconn *c;
+	int rc;
+
+	s->kind = TY_STORE_PG;
+	s->exec = pg_exec;
+	s->close = pg_close;
+	c = PQconnectdb(uri);
+	s->db = c;
+	if (!c)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	if (PQstatus(c) != CONNECTION_OK) {
+		rc = pg_error(s, -ECONNREFUSED, "cannot connect: ", PQerrorMessage(c), e);
+		pg_close(s);
+		return rc;
+	}
+	PQsetNoticeProcessor(c, pg_quiet, NULL);
+	return 0;
+}
+
+#else
+
+int
+ty_store_pg_open(struct ty_store *s, const char *uri, struct ty_error *e)
+{
+	(void)s;
+	(void)uri;
+	return ty_error_set(e, -ENOTSUP, "not built with libpq (install libpq-dev and rebuild)");
+}
+
+#endif

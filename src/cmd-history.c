@@ -1,0 +1,877 @@
+/* cmd-history.c - tachy history: results kept with their commits, change
+ * points found where they began, trends drawn. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "histcli.h"
+#include "resfmt.h"
+#include "resopt.h"
+#include "tachy/history.h"
+#include "tachy/jsonw.h"
+#include "tachy/outfile.h"
+#include "tachy/results.h"
+#include "tachy/results_read.h"
+#include "tachy/svg.h"
+
+int cmd_history(int argc, char **argv);
+
+static const char usage[] =
+    "usage: tachy history add [--db DB] [--commit REV] [--branch B] [--machine M]\n"
+    "                         [--tag T] FILE.json...\n"
+    "       tachy history list [--db DB]\n"
+    "       tachy history show [--db DB] [--figure F] [--machine M] BENCH\n"
+    "       tachy history detect [--db DB] [--figure F] [--machine M] [--since REV]\n"
+    "                            [--format text|json|csv] [--fail-if-slower P]\n"
+    "                            [--max-p P] [BENCH...]\n"
+    "       tachy history plot [--db DB] [--figure F] [--machine M] [-o FILE]\n"
+    "                          [BENCH...]\n"
+    "\n"
+    "Keep every result with its commit, and find the commits where performance\n"
+    "changed (E-Divisive means with a t test on per-commit medians, each machine\n"
+    "apart; see tachy-history(1)).\n"
+    "\n"
+    "  add      store tachy's or hyperfine's --export-json files under a commit\n"
+    "           (default: git's HEAD here, with its branch, time and order)\n"
+    "  list     the benchmarks, machines and commits stored\n"
+    "  show     a benchmark's table per commit: runs, median, interval, change\n"
+    "  detect   the change points per benchmark, machine and figure\n"
+    "  plot     each series with its intervals and change points (.html or .svg)\n"
+    "\n"
+    "      --db DB             SQLite file or postgresql://... URI (default:\n"
+    "                          $TACHY_DB, else $XDG_DATA_HOME/tachy/history.db,\n"
+    "                          else ~/.local/share/tachy/history.db)\n"
+    "      --commit REV        the commit of the results (resolved by git if it can)\n"
+    "      --branch B          its branch\n"
+    "      --machine M         the machine (default: the file's hostname)\n"
+    "      --tag T             a free tag, stored with the results\n"
+    "  -F, --figure F          wall (default), user, system, maxrss or a counter\n"
+    "      --since REV         detect: only change points from REV on\n"
+    "  -f, --format FORMAT     detect: text (default), json or csv\n"
+    "      --fail-if-slower P  detect: exit 3 when the newest commit of a series\n"
+    "                          starts a proven slowdown of more than P percent\n"
+    "      --max-p P           detect: the p-value a change point must beat (0.001)\n"
+    "  -o, --output FILE       plot: trend.html (default) or a .svg file;\n"
+    "                          detect: a file instead of standard output\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input, 3 --fail-if-slower\n"
+    "tripped.\n";
+
+enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+struct opts {
+	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output;
+	enum format format;
+	double fail_if_slower, max_p;
+};
+
+enum {
+	OPT_DB = 256,
+	OPT_COMMIT,
+	OPT_BRANCH,
+	OPT_MACHINE,
+	OPT_TAG,
+	OPT_SINCE,
+	OPT_FAIL,
+	OPT_MAXP,
+};
+
+static const struct option longopts[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"commit", required_argument, NULL, OPT_COMMIT},
+    {"branch", required_argument, NULL, OPT_BRANCH},
+    {"machine", required_argument, NULL, OPT_MACHINE},
+    {"tag", required_argument, NULL, OPT_TAG},
+    {"figure", required_argument, NULL, 'F'},
+    {"since", required_argument, NULL, OPT_SINCE},
+    {"format", required_argument, NULL, 'f'},
+    {"fail-if-slower", required_argument, NULL, OPT_FAIL},
+    {"max-p", required_argument, NULL, OPT_MAXP},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* ---- shared with tachy run ---- */
+
+int
+histcli_db(const char *db, char *buf, size_t size)
+{
+	const char *env = getenv("TACHY_DB");
+
+	if (!db || !db[0])
+		db = env && env[0] ? env : NULL;
+	if (db) {
+		if (strlen(db) >= size)
+			return cli_usage_error("--db: name too long");
+		strcpy(buf, db);
+		return 0;
+	}
+	if (ty_history_default_db(buf, size) < 0)
+		return cli_usage_error("no history database: give --db DB or set TACHY_DB "
+				       "(HOME and XDG_DATA_HOME are unset)");
+	return 0;
+}
+
+static int
+store_status(int rc)
+{
+	return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+static int
+open_store(const char *db, int create, struct ty_history **h)
+{
+	struct ty_error e = {0};
+	char path[4096];
+	int st, rc;
+
+	if ((st = histcli_db(db, path, sizeof(path))))
+		return st;
+	if ((rc = ty_history_open(h, path, create, &e)) < 0)
+		return cli_error(store_status(rc), "%s", e.msg);
+	return 0;
+}
+
+int
+histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
+	      const char *tags, const struct ty_saved *files, size_t n, int quiet)
+{
+	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
+	struct ty_history_git g;
+	struct ty_history *h;
+	struct ty_error e = {0};
+	size_t added;
+	int rc, st;
+
+	if (ty_history_git_describe(NULL, commit, &g) == 0) {
+		m.commit = g.rev;
+		m.commit_time = g.time;
+		m.commit_order = g.order;
+		m.branch = g.has_branch ? g.branch : NULL;
+	} else if (commit) {
+		m.commit = commit; /* not a commit git knows here: kept as given */
+	} else {
+		return cli_usage_error("not in a git work tree: give --commit REV");
+	}
+	if (branch)
+		m.branch = branch;
+	m.machine = machine;
+	m.tags = tags;
+	if ((st = open_store(db, 1, &h)))
+		return st;
+	rc = ty_history_add(h, &m, files, n, &added, &e);
+	if (rc == 0 && !quiet)
+		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %.12s\n", cli_cmd, added,
+			added == 1 ? "" : "s", ty_history_name(h), m.commit);
+	ty_history_close(h);
+	if (rc < 0)
+		return cli_error(store_status(rc), "%s", e.msg);
+	return EXIT_OK;
+}
+
+/* ---- helpers ---- */
+
+/* S with control characters shown as '?' (for a terminal), into BUF. */
+static const char *
+clean(char *buf, size_t size, const char *s)
+{
+	size_t i;
+
+	snprintf(buf, size, "%s", s ? s : "");
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	return buf;
+}
+
+static int
+point_of(struct ty_history_commit *c, struct ty_history_point *p)
+{
+	double *tmp = malloc((c->nvalues + 1) * sizeof(double));
+	int rc;
+
+	if (!tmp)
+		return -ENOMEM;
+	memcpy(tmp, c->values, c->nvalues * sizeof(double));
+	rc = ty_history_point_of(tmp, c->nvalues, 95, p);
+	free(tmp);
+	return rc;
+}
+
+/* Points of S (malloc'd); NULL when out of memory. */
+static struct ty_history_point *
+points_of(struct ty_history_series *s)
+{
+	struct ty_history_point *p = calloc(s->n + 1, sizeof(*p));
+	size_t i;
+
+	for (i = 0; p && i < s->n; i++)
+		if (point_of(&s->commits[i], &p[i]) < 0) {
+			free(p);
+			return NULL;
+		}
+	return p;
+}
+
+static int
+load(struct ty_history *h, const char *bench, const struct opts *o, struct ty_history_series **s,
+     size_t *n)
+{
+	struct ty_error e = {0};
+	int rc = ty_history_load(h, bench, o->machine, o->figure, s, n, &e);
+
+	if (rc < 0)
+		return cli_error(store_status(rc), "%s", e.msg);
+	return 0;
+}
+
+/* ---- add ---- */
+
+static int
+do_add(const struct opts *o, char **paths, int n)
+{
+	struct ty_saved *files;
+	int st, i;
+
+	if (n < 1)
+		return cli_usage_error("add: no results file given");
+	if (!(files = calloc((size_t)n, sizeof(*files))))
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	/* every file is read before the store is touched: a bad one writes nothing */
+	if ((st = resopt_read(files, paths, n))) {
+		free(files);
+		return st;
+	}
+	st = histcli_store(o->db, o->commit, o->branch, o->machine, o->tag, files, (size_t)n, 0);
+	for (i = 0; i < n; i++)
+		ty_results_read_release(&files[i]);
+	free(files);
+	return st;
+}
+
+/* ---- list ---- */
+
+static int
+do_list(const struct opts *o, int argc)
+{
+	struct ty_history_series *s;
+	struct ty_history *h;
+	size_t n, i, k, runs;
+	char b1[256], b2[256];
+	int st;
+
+	if (argc)
+		return cli_usage_error("list takes no arguments");
+	if ((st = open_store(o->db, 0, &h)))
+		return st;
+	st = load(h, NULL, o, &s, &n);
+	if (!st) {
+		printf("%-32s %-20s %7s %7s  %-12s  %-12s\n", "benchmark", "machine", "commits",
+		       "runs", "first", "last");
+		for (i = 0; i < n; i++) {
+			for (k = 0, runs = 0; k < s[i].n; k++)
+				runs += s[i].commits[k].nvalues;
+			printf("%-32s %-20s %7zu %7zu  %-12.12s  %-12.12s\n",
+			       clean(b1, sizeof(b1), s[i].benchmark),
+			       clean(b2, sizeof(b2), s[i].machine), s[i].n, runs,
+			       s[i].commits[0].rev, s[i].commits[s[i].n - 1].rev);
+		}
+		if (!n)
+			printf("(no results of figure '%s')\n", o->figure ? o->figure : "wall");
+		ty_history_series_free(s, n);
+	}
+	ty_history_close(h);
+	return cli_finish_stdout(st);
+}
+
+/* ---- detect ---- */
+
+struct found {
+	struct ty_history_series *s;
+	struct ty_history_change c;
+};
+
+static int
+detect_series(struct ty_history_series *s, const struct opts *o, struct found **out, size_t *nout,
+	      size_t *cap)
+{
+	struct ty_history_detect_opts d;
+	struct ty_history_point *p = points_of(s);
+	struct ty_history_change *ch;
+	struct ty_error e = {0};
+	size_t nch, k, since = 0;
+	int rc;
+
+	if (!p)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	ty_history_detect_defaults(&d);
+	if (!isnan(o->max_p))
+		d.max_p = o->max_p;
+	rc = ty_history_detect(p, s->n, &d, &ch, &nch, &e);
+	free(p);
+	if (rc < 0)
+		return cli_error(EXIT_RUNTIME, "%s: %s", s->benchmark, e.msg);
+	if (o->since) {
+		size_t len = strlen(o->since);
+		since = s->n;
+		for (k = 0; k < s->n; k++)
+			if (strncmp(s->commits[k].rev, o->since, len) == 0) {
+				since = k;
+				break;
+			}
+	}
+	for (k = 0; k < nch; k++) {
+		if (ch[k].index < since)
+			continue;
+		if (*nout == *cap) {
+			size_t nc = *cap ? 2 * *cap : 16;
+			struct found *nf = realloc(*out, nc * sizeof(*nf));
+			if (!nf) {
+				free(ch);
+				return cli_error(EXIT_RUNTIME, "out of memory");
+			}
+			*out = nf;
+			*cap = nc;
+		}
+		(*out)[*nout].s = s;
+		(*out)[(*nout)++].c = ch[k];
+	}
+	free(ch);
+	return 0;
+}
+
+static void
+p_text(char *buf, size_t size, double p)
+{
+	if (p < 1e-300)
+		snprintf(buf, size, "<1e-300");
+	else if (p < 0.001)
+		snprintf(buf, size, "%.1e", p);
+	else
+		snprintf(buf, size, "%.4f", p);
+}
+
+static void
+write_detect_text(FILE *fp, const struct found *f, size_t n)
+{
+	char b[256], m[256], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32], pc[32], pl[32], ph[32],
+	    pp[32];
+	size_t i;
+
+	if (!n) {
+		fprintf(fp, "no change points\n");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ty_history_change *c = &f[i].c;
+		const struct ty_history_series *s = f[i].s;
+		double ref = c->before;
+		resfmt_value(v1, sizeof(v1), c->before, ref, s->unit);
+		resfmt_value(l1, sizeof(l1), c->before_lo, ref, s->unit);
+		resfmt_value(h1, sizeof(h1), c->before_hi, ref, s->unit);
+		resfmt_value(v2, sizeof(v2), c->after, ref, s->unit);
+		resfmt_value(l2, sizeof(l2), c->after_lo, ref, s->unit);
+		resfmt_value(h2, sizeof(h2), c->after_hi, ref, s->unit);
+		resfmt_pct(pc, sizeof(pc), c->change_pct);
+		resfmt_pct(pl, sizeof(pl), c->ci_low);
+		resfmt_pct(ph, sizeof(ph), c->ci_high);
+		p_text(pp, sizeof(pp), c->p);
+		fprintf(fp, "%s on %s, %s: at %.12s (commit %zu of %zu%s)\n",
+			clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
+			s->figure, s->commits[c->index].rev, c->index + 1, s->n,
+			c->single ? ", the newest alone" : "");
+		fprintf(fp, "  %s [%s, %s] over %zu commits -> %s [%s, %s] over %zu\n", v1, l1, h1,
+			c->n_before, v2, l2, h2, c->n_after);
+		fprintf(fp, "  change %s [%s, %s], p = %s\n", pc, pl, ph, pp);
+	}
+}
+
+static void
+write_detect_json(FILE *fp, const struct found *f, size_t n)
+{
+	struct ty_jsonw w;
+	size_t i;
+
+	ty_jsonw_init(&w, fp, 1);
+	ty_jsonw_array_begin(&w);
+	for (i = 0; i < n; i++) {
+		const struct ty_history_change *c = &f[i].c;
+		const struct ty_history_series *s = f[i].s;
+		const struct ty_history_commit *k = &s->commits[c->index];
+		ty_jsonw_object_begin(&w);
+		ty_jsonw_kstring(&w, "benchmark", s->benchmark);
+		ty_jsonw_kstring(&w, "figure", s->figure);
+		ty_jsonw_kstring(&w, "unit", s->unit);
+		ty_jsonw_kstring(&w, "machine", s->machine);
+		ty_jsonw_kstring(&w, "commit", k->rev);
+		ty_jsonw_key(&w, "branch");
+		if (k->branch)
+			ty_jsonw_string(&w, k->branch);
+		else
+			ty_jsonw_null(&w);
+		ty_jsonw_kuint(&w, "index", c->index);
+		ty_jsonw_kuint(&w, "commits", s->n);
+		ty_jsonw_kdouble(&w, "before", c->before);
+		ty_jsonw_kdouble(&w, "before_low", c->before_lo);
+		ty_jsonw_kdouble(&w, "before_high", c->before_hi);
+		ty_jsonw_kuint(&w, "commits_before", c->n_before);
+		ty_jsonw_kdouble(&w, "after", c->after);
+		ty_jsonw_kdouble(&w, "after_low", c->after_lo);
+		ty_jsonw_kdouble(&w, "after_high", c->after_hi);
+		ty_jsonw_kuint(&w, "commits_after", c->n_after);
+		ty_jsonw_kdouble(&w, "change_pct", c->change_pct);
+		ty_jsonw_kdouble(&w, "ci_low", c->ci_low);
+		ty_jsonw_kdouble(&w, "ci_high", c->ci_high);
+		ty_jsonw_kdouble(&w, "p", c->p);
+		ty_jsonw_kbool(&w, "newest", c->index + 1 == s->n);
+		ty_jsonw_kbool(&w, "single", c->single);
+		ty_jsonw_object_end(&w);
+	}
+	ty_jsonw_array_end(&w);
+	fputc('\n', fp);
+}
+
+static void
+write_detect_csv(FILE *fp, const struct found *f, size_t n)
+{
+	size_t i;
+
+	fprintf(fp, "benchmark,figure,machine,commit,index,before,before_low,before_high,after,"
+		    "after_low,after_high,change_pct,ci_low,ci_high,p\n");
+	for (i = 0; i < n; i++) {
+		const struct ty_history_change *c = &f[i].c;
+		const struct ty_history_series *s = f[i].s;
+		ty_results_csv_field(fp, s->benchmark);
+		fputc(',', fp);
+		ty_results_csv_field(fp, s->figure);
+		fputc(',', fp);
+		ty_results_csv_field(fp, s->machine);
+		fputc(',', fp);
+		ty_results_csv_field(fp, s->commits[c->index].rev);
+		fprintf(fp, ",%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+			c->index, c->before, c->before_lo, c->before_hi, c->after, c->after_lo,
+			c->after_hi, c->change_pct, c->ci_low, c->ci_high, c->p);
+	}
+}
+
+/* The series of BENCHES (every benchmark when none), loaded into *S. */
+static int
+load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
+	     struct ty_history_series **s, size_t *n)
+{
+	struct ty_history_series *all = NULL, *one;
+	size_t nall = 0, none;
+	int st, i;
+
+	if (nb == 0)
+		return load(h, NULL, o, s, n);
+	for (i = 0; i < nb; i++) {
+		if ((st = load(h, benches[i], o, &one, &none))) {
+			ty_history_series_free(all, nall);
+			return st;
+		}
+		if (!none) {
+			char b[256];
+			ty_history_series_free(all, nall);
+			free(one);
+			return cli_error(EXIT_USAGE, "no benchmark '%s' with figure '%s' in '%s'",
+					 clean(b, sizeof(b), benches[i]),
+					 o->figure ? o->figure : "wall", ty_history_name(h));
+		}
+		struct ty_history_series *na = realloc(all, (nall + none) * sizeof(*na));
+		if (!na) {
+			ty_history_series_free(all, nall);
+			ty_history_series_free(one, none);
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		}
+		all = na;
+		memcpy(all + nall, one, none * sizeof(*one));
+		nall += none;
+		free(one);
+	}
+	*s = all;
+	*n = nall;
+	return 0;
+}
+
+static int
+do_detect(const struct opts *o, char **benches, int nb)
+{
+	struct ty_history_series *s = NULL;
+	struct found *f = NULL;
+	struct ty_history *h;
+	struct ty_outfile of;
+	struct ty_error e = {0};
+	size_t n = 0, nf = 0, cap = 0, i, k;
+	int st;
+
+	if ((st = open_store(o->db, 0, &h)))
+		return st;
+	if ((st = load_benches(h, o, benches, nb, &s, &n)))
+		goto out;
+	if (o->since) {
+		int seen = 0;
+		for (i = 0; i < n && !seen; i++)
+			for (k = 0; k < s[i].n && !seen; k++)
+				seen =
+				    strncmp(s[i].commits[k].rev, o->since, strlen(o->since)) == 0;
+		if (!seen) {
+			char b[256];
+			st = cli_error(EXIT_USAGE, "--since: no commit '%s' in '%s'",
+				       clean(b, sizeof(b), o->since), ty_history_name(h));
+			goto out;
+		}
+	}
+	for (i = 0; i < n && !st; i++)
+		st = detect_series(&s[i], o, &f, &nf, &cap);
+	if (st)
+		goto out;
+	if (ty_outfile_open(&of, o->output ? o->output : "-", &e) < 0) {
+		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+		goto out;
+	}
+	if (o->format == FMT_JSON)
+		write_detect_json(of.fp, f, nf);
+	else if (o->format == FMT_CSV)
+		write_detect_csv(of.fp, f, nf);
+	else
+		write_detect_text(of.fp, f, nf);
+	if (of.is_stdout) {
+		ty_outfile_abort(&of);
+		st = cli_finish_stdout(0);
+	} else if (ty_outfile_commit(&of, &e) < 0) {
+		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	}
+	if (st || isnan(o->fail_if_slower))
+		goto out;
+	for (k = 0; k < nf; k++) {
+		const struct ty_history_change *c = &f[k].c;
+		char b[256], m[256];
+		if (c->index + 1 != f[k].s->n || !(c->change_pct > o->fail_if_slower) ||
+		    !(c->ci_low > 0))
+			continue;
+		cli_error(EXIT_REGRESSION,
+			  "'%s' on %s: the newest commit %.12s is %.1f%% slower (more than %g%%)",
+			  clean(b, sizeof(b), f[k].s->benchmark),
+			  clean(m, sizeof(m), f[k].s->machine), f[k].s->commits[c->index].rev,
+			  c->change_pct, o->fail_if_slower);
+		st = EXIT_REGRESSION;
+	}
+out:
+	free(f);
+	ty_history_series_free(s, n);
+	ty_history_close(h);
+	return st;
+}
+
+/* ---- show ---- */
+
+static int
+do_show(const struct opts *o, char **args, int n)
+{
+	struct ty_history_series *s = NULL;
+	struct ty_history *h;
+	size_t ns = 0, i, k, j;
+	int st;
+
+	if (n != 1)
+		return cli_usage_error("show takes one benchmark name");
+	if ((st = open_store(o->db, 0, &h)))
+		return st;
+	if ((st = load_benches(h, o, args, 1, &s, &ns)))
+		goto out;
+	for (i = 0; i < ns; i++) {
+		struct ty_history_point *p = points_of(&s[i]);
+		struct ty_history_change *ch = NULL;
+		struct ty_error e = {0};
+		size_t nch = 0;
+		char b[256], m[256], v[32], l[32], hi[32], pc[32], br[64];
+		if (!p) {
+			st = cli_error(EXIT_RUNTIME, "out of memory");
+			break;
+		}
+		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
+			nch = 0;
+		printf("%s on %s, %s (%zu commit%s)\n", clean(b, sizeof(b), s[i].benchmark),
+		       clean(m, sizeof(m), s[i].machine), s[i].figure, s[i].n,
+		       s[i].n == 1 ? "" : "s");
+		printf("  %-12s %-16s %5s %12s %25s %9s\n", "commit", "branch", "runs", "median",
+		       "95% interval", "change");
+		for (k = 0; k < s[i].n; k++) {
+			double ref = p[0].centre;
+			const char *mark = "";
+			for (j = 0; j < nch; j++)
+				if (ch[j].index == k)
+					mark = "  <- change point";
+			resfmt_value(v, sizeof(v), p[k].centre, ref, s[i].unit);
+			resfmt_value(l, sizeof(l), p[k].lo, ref, s[i].unit);
+			resfmt_value(hi, sizeof(hi), p[k].hi, ref, s[i].unit);
+			if (k)
+				resfmt_pct(pc, sizeof(pc),
+					   (p[k].centre / p[k - 1].centre - 1) * 100);
+			else
+				snprintf(pc, sizeof(pc), "-");
+			snprintf(b, sizeof(b), "[%s, %s]", l, hi);
+			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n", s[i].commits[k].rev,
+			       clean(br, sizeof(br),
+				     s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
+			       s[i].commits[k].nvalues, v, b, pc, mark);
+		}
+		if (i + 1 < ns)
+			putchar('\n');
+		free(p);
+		free(ch);
+	}
+out:
+	ty_history_series_free(s, ns);
+	ty_history_close(h);
+	return cli_finish_stdout(st);
+}
+
+/* ---- plot ---- */
+
+#define PW 900.0
+#define PH 260.0
+
+static void
+plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_history_point *p,
+	    const struct ty_history_change *ch, size_t nch)
+{
+	double lo = INFINITY, hi = -INFINITY, x0 = 70, w = PW - 90, top = y0 + 40, h = PH - 80;
+	double scale, span;
+	const char *suffix;
+	char title[600], b[256], m[256], lab[64];
+	size_t k, j;
+
+	for (k = 0; k < s->n; k++) {
+		double a = isfinite(p[k].lo) ? p[k].lo : p[k].centre;
+		double z = isfinite(p[k].hi) ? p[k].hi : p[k].centre;
+		if (a < lo)
+			lo = a;
+		if (z > hi)
+			hi = z;
+	}
+	if (!(hi > lo)) {
+		hi = lo + fabs(lo) * 0.01 + 1e-12;
+	}
+	span = hi - lo;
+	lo -= span * 0.05;
+	hi += span * 0.05;
+	resfmt_scale(p[0].centre, s->unit, &scale, &suffix);
+#define X(i) (x0 + (s->n > 1 ? w * (double)(i) / (double)(s->n - 1) : w / 2))
+#define Y(v) (top + h - h * ((v)-lo) / (hi - lo))
+	snprintf(title, sizeof(title), "%s on %s: %s, %zu commits, %zu change point%s",
+		 clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine), s->figure,
+		 s->n, nch, nch == 1 ? "" : "s");
+	ty_svg_text(fp, 10, y0 + 20, "start", 15, 1, title);
+	fprintf(fp,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+		"stroke=\"#ccc\"/>\n",
+		x0, top, w, h);
+	for (j = 0; j <= 4; j++) {
+		double v = lo + (hi - lo) * (double)j / 4;
+		snprintf(lab, sizeof(lab), "%.4g%s", v * scale, suffix);
+		ty_svg_text(fp, x0 - 5, Y(v) + 4, "end", 10, 0, lab);
+	}
+	for (k = 0; k < s->n; k++)
+		if (isfinite(p[k].lo) && isfinite(p[k].hi))
+			fprintf(fp,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#9ab\" stroke-width=\"1\"/>\n",
+				X(k), Y(p[k].lo), X(k), Y(p[k].hi));
+	fprintf(fp, "<polyline fill=\"none\" stroke=\"#246\" stroke-width=\"1.2\" points=\"");
+	for (k = 0; k < s->n; k++)
+		fprintf(fp, "%.1f,%.1f ", X(k), Y(p[k].centre));
+	fprintf(fp, "\"/>\n");
+	for (j = 0; j < nch; j++) {
+		const struct ty_history_change *c = &ch[j];
+		double xx = X(c->index);
+		char pc[32], label[128];
+		fprintf(fp,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-dasharray=\"4 3\"/>\n",
+			xx, top, xx, top + h, c->change_pct > 0 ? "#c22" : "#2a2");
+		resfmt_pct(pc, sizeof(pc), c->change_pct);
+		snprintf(label, sizeof(label), "%s at %.8s", pc, s->commits[c->index].rev);
+		ty_svg_text(fp, xx + 3, top + 12 + 12 * (double)(j % 3), "start", 10, 1, label);
+	}
+	snprintf(lab, sizeof(lab), "%.12s", s->commits[0].rev);
+	ty_svg_text(fp, x0, top + h + 14, "start", 10, 0, lab);
+	snprintf(lab, sizeof(lab), "%.12s", s->commits[s->n - 1].rev);
+	ty_svg_text(fp, x0 + w, top + h + 14, "end", 10, 0, lab);
+#undef X
+#undef Y
+}
+
+static int
+do_plot(const struct opts *o, char **benches, int nb)
+{
+	const char *out = o->output ? o->output : "trend.html";
+	const char *dot = strrchr(out, '.');
+	struct ty_history_series *s = NULL;
+	struct ty_history *h;
+	struct ty_outfile of;
+	struct ty_error e = {0};
+	size_t n = 0, i;
+	int st, html;
+
+	if (dot && strcmp(dot, ".svg") == 0)
+		html = 0;
+	else if (dot && (strcmp(dot, ".html") == 0 || strcmp(dot, ".htm") == 0))
+		html = 1;
+	else
+		return cli_usage_error("plot: -o must name a .html or .svg file");
+	if ((st = open_store(o->db, 0, &h)))
+		return st;
+	if ((st = load_benches(h, o, benches, nb, &s, &n)))
+		goto out;
+	if (ty_outfile_open(&of, out, &e) < 0) {
+		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+		goto out;
+	}
+	if (html) {
+		fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		      "<title>tachy history: ",
+		      of.fp);
+		ty_svg_escape(of.fp, ty_history_name(h));
+		fputs("</title>\n<style>body{font-family:sans-serif;margin:1em}</style>\n</head>\n"
+		      "<body>\n<h1>tachy history</h1>\n<p>",
+		      of.fp);
+		ty_svg_escape(of.fp, ty_history_name(h));
+		fputs(": medians per commit with their 95% intervals; dashed lines mark the "
+		      "change points (red slower, green faster).</p>\n",
+		      of.fp);
+	}
+	ty_svg_begin(of.fp, PW, PH * (double)(n ? n : 1));
+	if (!n)
+		ty_svg_text(of.fp, 10, 30, "start", 14, 0, "no results");
+	for (i = 0; i < n; i++) {
+		struct ty_history_point *p = points_of(&s[i]);
+		struct ty_history_change *ch = NULL;
+		size_t nch = 0;
+		if (!p) {
+			st = cli_error(EXIT_RUNTIME, "out of memory");
+			break;
+		}
+		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
+			nch = 0;
+		plot_series(of.fp, PH * (double)i, &s[i], p, ch, nch);
+		free(p);
+		free(ch);
+	}
+	ty_svg_end(of.fp);
+	if (html)
+		fputs("</body>\n</html>\n", of.fp);
+	if (st) {
+		ty_outfile_abort(&of);
+	} else if (of.is_stdout) {
+		ty_outfile_abort(&of);
+		st = cli_finish_stdout(0);
+	} else if (ty_outfile_commit(&of, &e) < 0) {
+		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
+	}
+out:
+	ty_history_series_free(s, n);
+	ty_history_close(h);
+	return st;
+}
+
+/* ---- main ---- */
+
+int
+cmd_history(int argc, char **argv)
+{
+	struct opts o = {.fail_if_slower = NAN, .max_p = NAN};
+	const char *sub;
+	int c;
+
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		fputs(usage, stdout);
+		return cli_finish_stdout(EXIT_OK);
+	}
+	if (argc < 2)
+		return cli_usage_error("which one: add, list, show, detect or plot?");
+	sub = argv[1];
+	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "show") &&
+	    strcmp(sub, "detect") && strcmp(sub, "plot"))
+		return cli_usage_error("unknown subcommand '%s': add, list, show, detect or plot",
+				       sub);
+	argc--;
+	argv++;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":F:f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DB:
+			o.db = optarg;
+			break;
+		case OPT_COMMIT:
+			o.commit = optarg;
+			break;
+		case OPT_BRANCH:
+			o.branch = optarg;
+			break;
+		case OPT_MACHINE:
+			o.machine = optarg;
+			break;
+		case OPT_TAG:
+			o.tag = optarg;
+			break;
+		case 'F':
+			o.figure = optarg;
+			break;
+		case OPT_SINCE:
+			o.since = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				o.format = FMT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o.format = FMT_JSON;
+			else if (strcmp(optarg, "csv") == 0)
+				o.format = FMT_CSV;
+			else
+				return cli_usage_error("unknown format '%s': text, json or csv",
+						       optarg);
+			break;
+		case OPT_FAIL:
+			if (cli_parse_double("--fail-if-slower", optarg, 0, 1e9, &o.fail_if_slower))
+				return EXIT_USAGE;
+			break;
+		case OPT_MAXP:
+			if (cli_parse_double("--max-p", optarg, 1e-300, 0.5, &o.max_p))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return cli_finish_stdout(EXIT_OK);
+		case ':':
+			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (strcmp(sub, "add") == 0)
+		return do_add(&o, argv, argc);
+	if (strcmp(sub, "list") == 0)
+		return do_list(&o, argc);
+	if (strcmp(sub, "show") == 0)
+		return do_show(&o, argv, argc);
+	if (strcmp(sub, "detect") == 0)
+		return do_detect(&o, argv, argc);
+	return do_plot(&o, argv, argc);
+}
+
+const struct cmd_info cmd_info_history = {
+    "history", 75, "results kept with their commits; change points, bisect verdicts", cmd_history};

@@ -1,0 +1,146 @@
+/* run-history.c - tachy run's --history and --bisect (runhist.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "histcli.h"
+#include "resfmt.h"
+#include "runhist.h"
+#include "tachy/comparison.h"
+
+int
+runhist_prepare(struct runhist *h)
+{
+	struct ty_error e = {0};
+	int rc;
+
+	if (!h->bisect)
+		return 0;
+	if ((rc = ty_results_read_file(&h->base, h->bisect, &e)) < 0)
+		return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE,
+				 "--bisect: %s", e.msg);
+	h->base_read = 1;
+	return 0;
+}
+
+void
+runhist_release(struct runhist *h)
+{
+	if (h->base_read)
+		ty_results_read_release(&h->base);
+	h->base_read = 0;
+}
+
+/* RS as the export would read back (so history and bisect see exactly
+ * what --export-json writes). Returns 0 or an exit status. */
+static int
+as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx, struct ty_saved *out)
+{
+	struct ty_error e = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	int rc;
+
+	if (!fp)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	rc = ty_results_write_json(rs, fp, env, ctx);
+	if (fclose(fp) != 0 || rc < 0) {
+		free(buf);
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	rc = ty_results_read_text(out, buf, "this run", &e);
+	free(buf);
+	if (rc < 0)
+		return cli_error(rc == -ENOTSUP ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
+	return 0;
+}
+
+/* git bisect's word for a status that is not a verdict: 128 or more
+ * aborts the bisect (usage, Ctrl-C), 125 skips the commit. */
+int
+runhist_bisect_status(int st)
+{
+	if (st == EXIT_USAGE)
+		return 128;
+	if (st == EXIT_INTERRUPTED)
+		return 130;
+	return 125;
+}
+
+static int
+bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhist_stats *s)
+{
+	struct ty_cmp_options opt = {
+	    .test = s->test, .confidence = s->confidence, .figures = "wall"};
+	struct ty_saved files[2];
+	struct ty_cmp_table c;
+	struct ty_error e = {0};
+	double p = isnan(s->fail_if_slower) ? 0 : s->fail_if_slower;
+	size_t i;
+	int rc, st = 0;
+
+	char pair[2048], *pairs[1] = {pair};
+
+	memcpy(&files[0], &h->base, sizeof(files[0]));
+	memcpy(&files[1], now, sizeof(files[1]));
+	/* one benchmark each side: they pair whatever their names (a bisected
+	 * command may have been renamed) */
+	if (h->base.nbenches == 1 && now->nbenches == 1 &&
+	    snprintf(pair, sizeof(pair), "%s=%s", h->base.benches[0].label, now->benches[0].label) <
+		(int)sizeof(pair) &&
+	    strcmp(h->base.benches[0].label, now->benches[0].label) != 0) {
+		opt.match.pairs = pairs;
+		opt.match.npairs = 1;
+	}
+	if ((rc = ty_comparison_build(&c, files, 2, &opt, &e)) < 0)
+		return cli_error(128, "--bisect: %s", e.msg);
+	for (i = 0; i < c.nrows; i++) {
+		const struct ty_cmp_row *r = &c.rows[i];
+		char pc[32], lo[32], hi[32];
+		int word;
+		resfmt_pct(pc, sizeof(pc), r->v.c.rel);
+		resfmt_pct(lo, sizeof(lo), r->v.c.rel_lo);
+		resfmt_pct(hi, sizeof(hi), r->v.c.rel_hi);
+		if (r->v.verdict > 0 && r->v.c.rel > p)
+			word = 1; /* proven slower by more than P */
+		else if (r->v.too_few || (p > 0 && r->v.c.rel_hi > p && r->v.verdict >= 0))
+			word = 125; /* the interval cannot tell */
+		else
+			word = 0;
+		fprintf(stderr, "tachy run: --bisect: '%s' %s [%s, %s] against %s: %s\n",
+			r->new->label, pc, lo, hi, h->bisect,
+			word == 1     ? "bad (proven slower)"
+			: word == 125 ? "skip (inconclusive)"
+				      : "good (not proven slower)");
+		if (word == 1 || (word == 125 && st == 0))
+			st = word;
+	}
+	ty_comparison_release(&c);
+	return st;
+}
+
+int
+runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn env, void *ctx,
+	       const struct runhist_stats *s, int st)
+{
+	struct ty_saved now;
+	int rc;
+
+	if (!h->history && !h->bisect)
+		return st;
+	h->done = 1;
+	if (st) /* a command failed, an export could not be written, Ctrl-C */
+		return h->bisect ? runhist_bisect_status(st) : st;
+	if ((rc = as_saved(rs, env, ctx, &now)))
+		return h->bisect ? runhist_bisect_status(rc) : rc;
+	if (h->history)
+		st = histcli_store(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
+	if (h->bisect)
+		st = st ? runhist_bisect_status(st) : bisect_verdict(h, &now, s);
+	ty_results_read_release(&now);
+	return st;
+}

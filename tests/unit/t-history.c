@@ -1,0 +1,255 @@
+/* t-history.c - change points (history-detect.c) and the SQLite store (history.c). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tachy/history.h"
+
+static uint64_t rng = 42;
+
+static double
+uniform(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double
+normal(void)
+{
+	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+/* N commits of 10 runs with 1% noise; the level is multiplied by 1 + STEP
+ * from commit AT on; OUTLIER_AT gets one run 5 times slower. */
+static void
+series(struct ty_history_point *p, size_t n, size_t at, double step, size_t outlier_at)
+{
+	double runs[10];
+	size_t i, r;
+
+	for (i = 0; i < n; i++) {
+		double level = i >= at ? 1 + step : 1;
+		for (r = 0; r < 10; r++)
+			runs[r] = level * (1 + 0.01 * normal());
+		if (i == outlier_at)
+			runs[3] *= 5;
+		ty_history_point_of(runs, 10, 95, &p[i]);
+	}
+}
+
+static size_t
+detect(const struct ty_history_point *p, size_t n, struct ty_history_change **ch)
+{
+	struct ty_error e = {0};
+	size_t nch = 0;
+
+	CHECK_INT(ty_history_detect(p, n, NULL, ch, &nch, &e), 0);
+	return nch;
+}
+
+static void
+test_detect(void)
+{
+	struct ty_history_point p[300];
+	struct ty_history_change *ch;
+	size_t n, trial, found = 0, false_cp = 0;
+
+	/* a 5% step at 120 of 300 */
+	series(p, 300, 120, 0.05, (size_t)-1);
+	n = detect(p, 300, &ch);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		CHECK_INT(ch[0].index, 120);
+		CHECK_NEAR(ch[0].change_pct, 5, 0.5);
+		CHECK(ch[0].ci_low < ch[0].change_pct && ch[0].change_pct < ch[0].ci_high);
+		CHECK(ch[0].ci_low > 0);
+		CHECK(ch[0].p < 0.001);
+		CHECK_INT(ch[0].n_before, 120);
+		CHECK_INT(ch[0].n_after, 180);
+		CHECK(!ch[0].single);
+	}
+	free(ch);
+
+	/* flat noise, with an outlier run and a single odd commit: nothing */
+	for (trial = 0; trial < 20; trial++) {
+		series(p, 300, 1000, 0, 77);
+		p[150].centre *= 1.08; /* one commit alone, 8% off */
+		n = detect(p, 300, &ch);
+		false_cp += n;
+		free(ch);
+	}
+	CHECK_INT(false_cp, 0);
+
+	/* 20 steps of -5% at random places: found within one commit */
+	for (trial = 0; trial < 20; trial++) {
+		size_t at = 30 + (size_t)(uniform() * 240), k;
+		series(p, 300, at, -0.05, at + 7);
+		n = detect(p, 300, &ch);
+		for (k = 0; k < n; k++)
+			found += ch[k].index + 1 >= at && ch[k].index <= at + 1;
+		CHECK_INT(n, 1);
+		free(ch);
+	}
+	CHECK_INT(found, 20);
+
+	/* the newest commit alone, 10% slower */
+	series(p, 100, 99, 0.10, (size_t)-1);
+	n = detect(p, 100, &ch);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		CHECK_INT(ch[0].index, 99);
+		CHECK(ch[0].single);
+		CHECK_NEAR(ch[0].change_pct, 10, 1.5);
+		CHECK(ch[0].ci_low > 0);
+	}
+	free(ch);
+
+	/* too short, and bad input */
+	n = detect(p, 1, &ch);
+	CHECK_INT(n, 0);
+	{
+		struct ty_error e = {0};
+		size_t nch;
+		p[3].centre = NAN;
+		CHECK_INT(ty_history_detect(p, 10, NULL, &ch, &nch, &e), -EINVAL);
+		CHECK(strstr(e.msg, "commit 4") != NULL);
+	}
+}
+
+static void
+test_parse(void)
+{
+	double *v;
+
+	CHECK_INT(ty_history_parse_values("1 2.5 -3e-3", &v), 3);
+	CHECK_NEAR(v[1], 2.5, 0);
+	CHECK_NEAR(v[2], -3e-3, 0);
+	free(v);
+	CHECK_INT(ty_history_parse_values("", &v), 0);
+	free(v);
+	CHECK_INT(ty_history_parse_values("1 x", &v), -EINVAL);
+	CHECK_INT(ty_history_parse_values("1 nan", &v), -EINVAL);
+	CHECK_INT(ty_history_parse_values("1e999", &v), -EINVAL);
+	CHECK_INT(ty_history_parse_values("1,2", &v), -EINVAL);
+	CHECK_INT(ty_history_parse_values("inf", &v), -EINVAL);
+}
+
+#ifdef HAVE_SQLITE3
+static void
+test_store(void)
+{
+	char dir[] = "/tmp/t-history-XXXXXX", db[256], bad[256];
+	struct ty_history *h;
+	struct ty_error e = {0};
+	struct ty_history_series *s;
+	size_t n, added;
+	double vals[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
+	struct ty_saved_figure figs[2] = {{"wall", "s", vals[0], 4, 0},
+					  {"task-clock", "ns", vals[1], 4, 0}};
+	struct ty_saved_bench bench = {
+	    .command = "cmd", .name = "b1", .figs = figs, .nfigs = 2, .label = "b1"};
+	struct ty_saved file = {.path = "x.json", .benches = &bench, .nbenches = 1};
+	struct ty_history_meta m = {"abc123", "main", 1700000000, 5, "m1", NULL};
+	FILE *fp;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(db, sizeof(db), "%s/sub/h.db", dir);
+	/* no history yet: reading fails, names the database */
+	CHECK_INT(ty_history_open(&h, db, 0, &e), -ENOENT);
+	CHECK(strstr(e.msg, db) != NULL);
+	CHECK_INT(ty_history_open(&h, db, 1, &e), 0);
+	CHECK_INT(ty_history_add(h, &m, &file, 1, &added, &e), 0);
+	CHECK_INT(added, 1);
+	m.commit = "def456";
+	m.commit_order = 6;
+	vals[0][0] = 10;
+	CHECK_INT(ty_history_add(h, &m, &file, 1, &added, &e), 0);
+	ty_history_close(h);
+
+	CHECK_INT(ty_history_open(&h, db, 0, &e), 0);
+	CHECK_INT(ty_history_load(h, NULL, NULL, NULL, &s, &n, &e), 0);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		CHECK_STR(s[0].benchmark, "b1");
+		CHECK_STR(s[0].machine, "m1");
+		CHECK_INT(s[0].n, 2);
+		CHECK_STR(s[0].commits[0].rev, "abc123");
+		CHECK_STR(s[0].commits[0].branch, "main");
+		CHECK_INT(s[0].commits[0].order, 5);
+		CHECK_INT(s[0].commits[0].time, 1700000000);
+		CHECK_INT(s[0].commits[1].nvalues, 4);
+		CHECK_NEAR(s[0].commits[1].values[0], 10, 0);
+		CHECK_NEAR(s[0].commits[0].values[3], 4, 0);
+	}
+	ty_history_series_free(s, n);
+	CHECK_INT(ty_history_load(h, "b1", NULL, "task-clock", &s, &n, &e), 0);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK_STR(s[0].unit, "ns");
+	ty_history_series_free(s, n);
+	{
+		char **f;
+		CHECK_INT(ty_history_figures(h, NULL, &f, &e), 0);
+		CHECK_STR(f[0], "task-clock");
+		CHECK_STR(f[1], "wall");
+		CHECK(f[2] == NULL);
+		free(f[0]);
+		free(f[1]);
+		free(f);
+	}
+	/* a file without a run: nothing written */
+	figs[0].n = 0;
+	CHECK_INT(ty_history_add(h, &m, &file, 1, &added, &e), -EINVAL);
+	CHECK(strstr(e.msg, "no run") != NULL);
+	ty_history_close(h);
+
+	/* a corrupt file */
+	snprintf(bad, sizeof(bad), "%s/bad.db", dir);
+	fp = fopen(bad, "w");
+	fputs("this is not a database, not at all, and it goes on for a while\n", fp);
+	for (n = 0; n < 100; n++)
+		fputs("garbage garbage garbage garbage\n", fp);
+	fclose(fp);
+	CHECK_INT(ty_history_open(&h, bad, 1, &e), -EINVAL);
+	CHECK(strstr(e.msg, bad) != NULL);
+	unlink(bad);
+	unlink(db);
+	snprintf(bad, sizeof(bad), "%s/sub", dir);
+	rmdir(bad);
+	rmdir(dir);
+}
+#endif
+
+static void
+test_default_db(void)
+{
+	char buf[256];
+
+	setenv("XDG_DATA_HOME", "/x/data", 1);
+	CHECK_INT(ty_history_default_db(buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "/x/data/tachy/history.db");
+	unsetenv("XDG_DATA_HOME");
+	setenv("HOME", "/home/u", 1);
+	CHECK_INT(ty_history_default_db(buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "/home/u/.local/share/tachy/history.db");
+}
+
+int
+main(void)
+{
+	test_detect();
+	test_parse();
+#ifdef HAVE_SQLITE3
+	test_store();
+#endif
+	test_default_db();
+	return check_done();
+}
