@@ -431,7 +431,8 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 		printf(" %9" PRIu64, x->self_samples);
 		if (off)
 			put_amount(p, 9, amount(p, x->self_off));
-		printf("  %s%s%s\n", term_safe(x->name), x->dso ? "  " : "", term_safe(base(x->dso)));
+		printf("  %s%s%s\n", term_safe(x->name), x->dso ? "  " : "",
+		       term_safe(base(x->dso)));
 	}
 	ty_flat_release(&f);
 	return 0;
