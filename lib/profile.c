@@ -357,7 +357,8 @@ ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n)
 	    p->nframes + n >= TY_NONE ||
 	    ty_array_grow(&p->frames, sizeof(uint32_t), p->nframes + n, &p->cap_frames) < 0)
 		return TY_NONE;
-	memcpy(p->frames + p->nframes, locs, n * sizeof(uint32_t));
+	if (n) /* an empty stack: off-CPU time with no chain */
+		memcpy(p->frames + p->nframes, locs, n * sizeof(uint32_t));
 	p->nframes += n;
 	p->stack_off[p->nstacks + 1] = (uint32_t)p->nframes;
 	itab_put(&x->stacks, s, p->nstacks);
