@@ -184,10 +184,11 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.config2 = r->ev.attr.config2;
 		so.exclude_kernel = r->exclude_kernel;
 		so.exclude_user = r->ev.attr.exclude_user;
-		so.switch_samples = r->o.off_cpu != TY_OFFCPU_NONE;
-		if (r->o.off_cpu == TY_OFFCPU_ONLY) { /* no on-CPU sampling: a dummy carries */
-			so.type = PERF_TYPE_SOFTWARE; /* the switch records */
-			so.config = PERF_COUNT_SW_DUMMY;
+		so.switch_samples = r->o.off_cpu == TY_OFFCPU_WALL;
+		if (r->o.off_cpu == TY_OFFCPU_ONLY) { /* no on-CPU sampling: the sampling */
+			so.type = PERF_TYPE_SOFTWARE; /* event is context-switches */
+			so.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+			so.samples_are_switches = 1;
 			so.use_freq = 0;
 			so.rate = 1;
 		}

@@ -49,9 +49,11 @@ struct ty_sampler {
 	int ntp;
 	size_t tpcap;
 	int lazy_err; /* why the trackers or watchers could not be opened */
+	int samples_are_switches;
 	/* switch_samples: the context-switches events, one per ring and thread */
 	struct perf_event_attr sw_attr;
-	uint64_t *sw_ids;
+	uint64_t *sw_ids; /* the ids of every event whose samples are switch-outs */
+	int nswid;
 	int *sw_fds, nsw;
 	size_t swcap, swidcap;
 };
@@ -99,9 +101,9 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 			 PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (o->switch_samples) /* which event a sample is from */
+	if (o->switch_samples || o->samples_are_switches) /* which event a sample is from */
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-	a->context_switch = o->context_switch || o->switch_samples;
+	a->context_switch = o->context_switch || o->switch_samples || o->samples_are_switches;
 	a->disabled = 1;
 	a->inherit = 1;
 	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
@@ -136,26 +138,36 @@ switch_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling)
 	a->context_switch = 0; /* the sampling event carries the records */
 }
 
+static int
+add_switch_id(struct ty_sampler *s, int fd)
+{
+	uint64_t id = 0;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (ty_array_grow(&s->sw_ids, sizeof(uint64_t), (size_t)s->nswid + 1, &s->swidcap) < 0)
+		return -ENOMEM;
+	s->sw_ids[s->nswid++] = id;
+	return 0;
+}
+
 /* Open the context-switches event of thread or process PID on ring I,
  * writing into that ring, and learn its id. */
 static int
 open_switch(struct ty_sampler *s, const struct perf_event_attr *a, pid_t pid, int i)
 {
 	long fd;
-	uint64_t id = 0;
+	int err;
 
-	if (ty_array_grow(&s->sw_fds, sizeof(int), (size_t)s->nsw + 1, &s->swcap) < 0 ||
-	    ty_array_grow(&s->sw_ids, sizeof(uint64_t), (size_t)s->nsw + 1, &s->swidcap) < 0)
+	if (ty_array_grow(&s->sw_fds, sizeof(int), (size_t)s->nsw + 1, &s->swcap) < 0)
 		return -ENOMEM;
 	if ((fd = perf_open((struct perf_event_attr *)a, pid, s->rings[i].cpu)) < 0)
 		return -errno;
-	s->sw_fds[s->nsw] = (int)fd;
-	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &id) < 0 ||
-	    ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0) {
-		close((int)fd);
+	s->sw_fds[s->nsw++] = (int)fd;
+	if ((err = add_switch_id(s, (int)fd)) < 0)
+		return err;
+	if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
 		return -errno;
-	}
-	s->sw_ids[s->nsw++] = id;
 	return 0;
 }
 
@@ -164,7 +176,7 @@ is_switch_sample(const struct ty_sampler *s, uint64_t id)
 {
 	int i;
 
-	for (i = 0; i < s->nsw; i++)
+	for (i = 0; i < s->nswid; i++)
 		if (s->sw_ids[i] == id)
 			return 1;
 	return 0;
@@ -250,6 +262,8 @@ add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 			return -errno;
 		s->extra[s->nextra++] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
+			return -errno;
+		if (s->samples_are_switches && add_switch_id(s, (int)fd) < 0)
 			return -errno;
 		if (s->nsw) {
 			struct perf_event_attr sa = s->sw_attr;
@@ -373,6 +387,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	}
 	fill_attr(&a, o, pages);
 	s->attr = a;
+	s->samples_are_switches = o->samples_are_switches;
 	s->layout.sample_type = a.sample_type;
 	s->layout.sample_id_all = 1;
 	s->map_len = (pages + 1) * page;
@@ -397,6 +412,11 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 					    "cannot map a %zu KiB sample buffer for CPU %d: %s "
 					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
 					    s->map_len / 1024, i, strerror(-err));
+		}
+		if (o->samples_are_switches && (err = add_switch_id(s, r->fd)) < 0) {
+			ty_sampler_free(s);
+			return ty_error_set(e, err, "cannot sample context switches: %s",
+					    strerror(-err));
 		}
 		if (o->switch_samples) {
 			switch_attr(&s->sw_attr, &a);
@@ -807,7 +827,8 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 			p = r->scratch;
 		}
 		if (ty_sampler_decode(p, h.size, l, &rec) == 0 && rec.type != TY_REC_OTHER) {
-			if (rec.type == TY_REC_SAMPLE && s && s->nsw && is_switch_sample(s, rec.id))
+			if (rec.type == TY_REC_SAMPLE && s && s->nswid &&
+			    is_switch_sample(s, rec.id))
 				rec.type = TY_REC_SWITCH_SAMPLE;
 			fn(&rec, arg);
 		}
