@@ -4,6 +4,8 @@
 #   make demo       install what is missing, build, run a real example
 #   make bench      run the benchmarks against peers (figures go in BENCHMARKS.md)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make fuzz       build a libFuzzer target per tests/fuzz/fuzz-*.c (clang)
+#   make fuzz-smoke run each a few seconds over its corpus (fails on a crash)
 # Knobs: DEVELOPER=1 (warnings are errors), SANITIZE=address,undefined,
 #        NO_OPTIONAL=1 (build with libc and libm only), V=1.
 
@@ -25,7 +27,17 @@ else
 ALL_CFLAGS += -Wall
 endif
 
-ifdef SANITIZE
+FUZZ_CC ?= clang
+ifdef FUZZ
+# make fuzz: libtachy built with clang, coverage for libFuzzer and the
+# sanitizers, in its own build directory; the targets add -fsanitize=fuzzer.
+CC := $(FUZZ_CC)
+FUZZ_SAN = address,undefined
+ALL_CFLAGS += -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(FUZZ_SAN)
+CFG := fuzz
+else ifdef SANITIZE
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
 CFG := san
@@ -83,7 +95,7 @@ QCC = @echo "  CC      $<";
 QLD = @echo "  LINK    $@";
 endif
 
-.PHONY: all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt fmt-check FORCE
+.PHONY: fuzz fuzz-smoke fuzz-targets all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt fmt-check FORCE
 all: tachy lib/libtachy.a
 
 # Rebuild everything when the flags change.
@@ -132,6 +144,28 @@ tachy: $(B)/tachy FORCE
 $(B)/tests/%: tests/unit/%.c $(B)/libtachy.a $(HDRS) $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(QLD)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libtachy.a $(LDLIBS)
+
+# Fuzz targets: every tests/fuzz/fuzz-NAME.c, linked against the fuzz
+# build's libtachy, into build/fuzz/fuzz-NAME; its seeds are in
+# tests/fuzz/corpus/NAME/ (fuzz-smoke works on a copy: libFuzzer adds the
+# inputs it finds to the first corpus directory).
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_SECONDS ?= 5
+
+fuzz:
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-targets
+
+fuzz-targets: $(FUZZ_BIN)
+
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(B)/libtachy.a $(HDRS) $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(QLD)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) $(LDFLAGS) -o $@ $< \
+		$(B)/libtachy.a $(LDLIBS)
+
+fuzz-smoke: deps-test
+	$(Q)$(MAKE) --no-print-directory fuzz
+	$(Q)sh tests/fuzz/smoke.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
 # Test peers (ministat, hyperfine, perf...) are installed when missing;
 # tests that need one that could not be had skip with a message.

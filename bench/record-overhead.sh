@@ -11,6 +11,8 @@
 # command's first 100 ms, and processes it starts later); the --mmap-records
 # rows ask for them all along, as perf does: every mmap(2) of the workload
 # pays for them (seed 002).
+# First, the cost of -g (CFI unwinding) on a program without frame pointers
+# against perf --call-graph dwarf (ONLY_UNWIND=1: that alone).
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -54,5 +56,43 @@ for name, r in res.items():
     print(f"  {name:<24} {wall(r)/wall(base):>9.3f}x {cpu(r)/cpu(base):>9.3f}x")
 PY
 }
+# Unwinding from CFI (issue 12): the -O2 program without frame pointers,
+# record -g (--call-graph auto = dwarf) at 999 and 3999 Hz against perf
+# --call-graph dwarf; then what the samples lost and the unwinding cost.
+bench_unwind() { # NAME PROG ARG
+	name=$1 prog=$2 arg=$3
+	set -- -n unprofiled "$prog $arg" \
+		-n tachy-F999-g "$T record -q -F 999 -g -o $out/u1.prof -- $prog $arg" \
+		-n tachy-F3999-g "$T record -q -F 3999 -g -o $out/u2.prof -- $prog $arg"
+	if [ $have_perf = 1 ]; then
+		set -- "$@" -n perf-F999-dwarf "perf record -q -e cpu-clock -F 999 --call-graph dwarf -o $out/p3.data -- $prog $arg" \
+			-n perf-F3999-dwarf "perf record -q -e cpu-clock -F 3999 --call-graph dwarf -o $out/p4.data -- $prog $arg"
+	fi
+	"$T" run -r "$RUNS" -w 1 --style none --export-json "$out/$name.json" "$@" >/dev/null || return 1
+	python3 - "$out/$name.json" "$name" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+res = {r['tachy']['name']: r for r in d['results']}
+base = res['unprofiled']
+def wall(r): return statistics.median(x['wall_ns'] for x in r['tachy']['runs'])
+def cpu(r): return statistics.median(x['user_ns'] + x['system_ns'] for x in r['tachy']['runs'])
+print(f"{sys.argv[2]}: unprofiled median wall {wall(base)/1e9:.3f} s, CPU {cpu(base)/1e9:.3f} s")
+print(f"  {'command':<24} {'wall ratio':>10} {'CPU ratio':>10}")
+for name, r in res.items():
+    if name == 'unprofiled':
+        continue
+    print(f"  {name:<24} {wall(r)/wall(base):>9.3f}x {cpu(r)/cpu(base):>9.3f}x")
+PY
+	for hz in 999 3999; do
+		"$T" record -F $hz -g -o "$out/u.prof" -- "$prog" "$arg" 2>&1 >/dev/null |
+			awk -v hz=$hz '/samples of/ {for (i = 1; i <= NF; i++) {if ($(i+1) == "samples") n = $i; if ($(i+1) == "lost,") l = $i}
+				 sub(/.*profiler CPU /, ""); cpu = $0}
+			     /unwound/ {sub(/.*unwound: /, ""); u = $0}
+			     END {printf "  -F %s -g: %s samples, %s lost (%.3f%%); profiler CPU %s; unwinding: %s\n", hz, n, l, 100 * l / (n + l), cpu, u}'
+	done
+}
+cc -O2 -fomit-frame-pointer -o "$out/wnofp" bench/workload-nofp.c || exit 1
+bench_unwind cpu-bound-nofp "$out/wnofp" "${NOFP_N:-2000000000}"
+[ "${ONLY_UNWIND:-0}" = 1 ] && exit 0
 bench cpu-bound "$out/wcpu" "$CPU_N"
 bench mmap-heavy "$out/wmmap" "$MMAP_N"

@@ -511,7 +511,13 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
 		if (tab[j].addr == addr && tab[j].pid == pid && tab[j].epoch == epoch)
 			return &tab[j];
-	ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
+	if (addr == TY_FRAME_TRUNCATED) { /* the stack copy ended the chain */
+		memset(&r, 0, sizeof(r));
+		r.name = "[truncated]";
+		r.dso = "[truncated]";
+	} else {
+		ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
+	}
 	name = r.name;
 	if (!name) {
 		snprintf(buf, sizeof(buf), "[unknown] 0x%" PRIx64 " in %s", r.addr,
@@ -519,7 +525,8 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 		name = buf;
 	}
 	first = runs->n;
-	nfr = r.name ? ty_symbols_frames(c->syms, &r, fr, MAX_INLINE) : 0;
+	nfr = r.name && addr != TY_FRAME_TRUNCATED ? ty_symbols_frames(c->syms, &r, fr, MAX_INLINE)
+						   : 0;
 	if (nfr == 0 && add_frame(p, runs, &r, name, NULL) < 0)
 		return NULL;
 	for (k = 0; k < nfr; k++)
@@ -659,6 +666,12 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 			/* A caller's frame holds a return address: look up the
 			 * call instruction before it. */
 			uint64_t a = w[2 + j] - (j > 0 && w[2 + j] > 0);
+			/* Unwound by tachy: an interrupted pc (the sample's, or
+			 * one a signal frame saved) is looked up as it is. */
+			if (w[2 + j] < TY_KERNEL_START && (w[2 + j] & TY_FRAME_EXACT))
+				a = w[2 + j] & ~TY_FRAME_EXACT;
+			else if (w[2 + j] == TY_FRAME_TRUNCATED)
+				a = TY_FRAME_TRUNCATED;
 			uint32_t ep = epochs[i] == TY_NONE ? 0 : epochs[i];
 			const struct lockey *key =
 			    resolve(c, p, tab, mask, &runs, pid, ep, a, times[i]);

@@ -355,6 +355,31 @@ run_warnings(struct ty_cmp_table *c, struct ty_cmp_row *r)
 		row_note(c, r, "%s: '%s': %s", s->new->path, r->new->label, r->new->warnings[i]);
 }
 
+/* Asked for (-F all, -F maxrss), maxrss missing on a side: say why. */
+static void
+missing_maxrss(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
+	       const struct ty_saved_bench *nb)
+{
+	const struct ty_cmp_set *s = &c->sets[set];
+	const struct ty_saved_bench *b[2] = {ob, nb};
+	const char *path[2] = {s->old->path, s->new->path};
+	char buf[1024];
+	int k;
+
+	if (!c->opt.figures || !figure_wanted("maxrss", c->opt.figures))
+		return;
+	for (k = 0; k < 2; k++) {
+		if (ty_results_read_figure(b[k], "maxrss"))
+			continue;
+		snprintf(buf, sizeof(buf), "%s: '%s' has no maxrss: %s", path[k], b[k]->label,
+			 b[k]->maxrss_why ? b[k]->maxrss_why
+					  : "the file records no peak RSS (memory_usage_byte)");
+		note(c, buf);
+		if (ob == nb)
+			break;
+	}
+}
+
 static int
 pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 	  const struct ty_saved_bench *nb, struct ty_error *e)
@@ -384,6 +409,7 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 	}
 	if (c->nrows > first && strcmp(c->rows[first].figure, "wall") == 0)
 		run_warnings(c, &c->rows[first]);
+	missing_maxrss(c, set, ob, nb);
 	return 0;
 }
 

@@ -465,7 +465,8 @@ ty_history_detect(const struct ty_history_point *x, size_t n,
 		if (end == n)
 			break;
 	}
-	qsort(c.v, c.n, sizeof(*c.v), cmp_size);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_size);
 	merge(&P, &c, n, o->max_p, o->min_change_pct);
 	for (k = 0; k < c.n; k++) {
 		size_t a = k ? c.v[k - 1] : 0, b = k + 1 < c.n ? c.v[k + 1] : n;

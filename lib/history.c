@@ -18,6 +18,7 @@
 #include "store.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
+#include "tachy/numparse.h"
 
 extern char **environ;
 
@@ -351,18 +352,30 @@ env_json(const struct ty_saved *f)
 	return buf;
 }
 
-/* VALUES[0..N) as text, "%.17g" each, separated by spaces (malloc'd). */
+/* VALUES[0..N) as text separated by spaces (malloc'd), each in the
+ * fewest digits that read back to the same double (so that most take
+ * ty_numparse's exact fast path when loaded). */
 static char *
 values_text(const double *v, size_t n)
 {
 	char *buf = malloc(n * 26 + 1), *p = buf;
 	size_t i;
+	int prec;
 
 	if (!buf)
 		return NULL;
 	*p = '\0';
-	for (i = 0; i < n; i++)
-		p += sprintf(p, i ? " %.17g" : "%.17g", v[i]);
+	for (i = 0; i < n; i++) {
+		if (i)
+			*p++ = ' ';
+		for (prec = 15; prec < 17; prec++) {
+			char tmp[32];
+			snprintf(tmp, sizeof(tmp), "%.*g", prec, v[i]);
+			if (strtod(tmp, NULL) == v[i])
+				break;
+		}
+		p += sprintf(p, "%.*g", prec, v[i]);
+	}
 	return buf;
 }
 
@@ -448,6 +461,8 @@ ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const stru
 		const char *mach = m->machine;
 		if (!mach || !mach[0])
 			mach = ty_results_read_env(&files[i], "hostname");
+		if ((!mach || !mach[0]) && !files[i].nenv)
+			mach = m->env_machine;
 		if (!mach || !mach[0])
 			mach = "unknown";
 		free(mid);
@@ -455,7 +470,8 @@ ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const stru
 		if ((rc = query_text(h, sql_machine, p, 1, &mid, e)) < 0)
 			goto fail;
 		free(env);
-		if (!(env = env_json(&files[i]))) {
+		env = files[i].nenv || !m->env_json ? env_json(&files[i]) : strdup(m->env_json);
+		if (!env) {
 			rc = ty_error_set(e, -ENOMEM, "out of memory");
 			goto fail;
 		}
@@ -497,9 +513,8 @@ ty_history_parse_values(const char *text, double **out)
 			break;
 		if (!(*p == '-' || *p == '+' || *p == '.' || (*p >= '0' && *p <= '9')))
 			goto bad;
-		errno = 0;
-		x = strtod(p, &end);
-		if (end == p || errno == ERANGE || !isfinite(x) || (*end && *end != ' '))
+		end = (char *)p + strcspn(p, " ");
+		if (ty_numparse(p, (size_t)(end - p), &x) < 0 || !isfinite(x))
 			goto bad;
 		if (n == cap) {
 			size_t nc = cap ? 2 * cap : 16;

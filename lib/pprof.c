@@ -189,6 +189,12 @@ ty_pprof_encode(const struct ty_profile *p, unsigned char **out, size_t *outlen)
 		field_varint(&m, 2, (uint64_t)p->funcs[p->locs[i].func].dso + 1);
 		field_varint(&m, 3, p->locs[i].addr);
 		field_varint(&line, 1, (uint64_t)p->locs[i].func + 1);
+		if (p->locs[i].line != TY_NONE) { /* "file:line": Line.line */
+			const char *c = strrchr(p->strings[p->locs[i].line], ':');
+			unsigned long ln = c ? strtoul(c + 1, NULL, 10) : 0;
+			if (ln)
+				field_varint(&line, 2, ln);
+		}
 		field_msg(&m, 4, &line);
 		free(line.p);
 		field_msg(&b, 4, &m);

@@ -637,6 +637,22 @@ add_row(struct ty_flat *f, size_t *cap, const char *name, const char *dso)
 	return 0;
 }
 
+/* Which functions are inlined callees (named "NAME (inlined)" by the
+ * collector); NULL when out of memory. */
+static unsigned char *
+inlined_funcs(const struct ty_profile *p)
+{
+	unsigned char *v = calloc(p->nfuncs ? p->nfuncs : 1, 1);
+	size_t i, n;
+
+	for (i = 0; v && i < p->nfuncs; i++) {
+		const char *name = ty_profile_func_name(p, (uint32_t)i);
+		n = strlen(name);
+		v[i] = n > 10 && strcmp(name + n - 10, " (inlined)") == 0;
+	}
+	return v;
+}
+
 /* Rows keyed by function (BY symbol), DSO string or source line (a line
  * string; a location without one by its function), self and total. */
 static int
@@ -651,17 +667,24 @@ flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f,
 					  : p->nfuncs,
 	       cap = 0, s, i;
 	uint32_t *mark = calloc(nkeys ? nkeys : 1, 4), *row = malloc((nkeys ? nkeys : 1) * 4);
+	unsigned char *inl = by == TY_BY_LINE ? NULL : inlined_funcs(p);
 	int ret = -ENOMEM;
 
-	if (!mark || !row)
+	if (!mark || !row || (by != TY_BY_LINE && !inl))
 		goto out;
 	memset(row, 0xff, (nkeys ? nkeys : 1) * 4);
 	for (s = 0; s < p->nstacks; s++) {
 		uint32_t leaf = leaf_func(p, (uint32_t)s), k;
+		int self = 1;
 		if (!n[s] || leaf == TY_NONE)
 			continue;
 		for (i = p->stack_off[s]; i < p->stack_off[s + 1]; i++) {
 			uint32_t fn = p->locs[p->frames[i]].func, ln = p->locs[p->frames[i]].line;
+			/* Per function or DSO, an inlined callee's time is its
+			 * caller's (as perf and the symbol table count it); per
+			 * line, the leaf's line is where the time went. */
+			if (inl && inl[fn])
+				continue;
 			k = key_dso	       ? p->funcs[fn].dso
 			    : by != TY_BY_LINE ? fn
 			    : ln != TY_NONE    ? ln
@@ -676,10 +699,11 @@ flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f,
 					    key_dso ? NULL : ty_profile_func_dso(p, fn)) < 0)
 					goto out;
 			}
-			if (i == p->stack_off[s]) {
+			if (self) {
 				f->rows[row[k]].self_weight += w[s];
 				f->rows[row[k]].self_samples += n[s];
 				f->rows[row[k]].self_off += w[s] - sw->w[s * TY_NSTATES];
+				self = 0;
 			}
 			if (mark[k] != s + 1) {
 				mark[k] = (uint32_t)s + 1;
@@ -692,6 +716,7 @@ flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f,
 out:
 	free(mark);
 	free(row);
+	free(inl);
 	return ret;
 }
 

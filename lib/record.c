@@ -22,6 +22,7 @@
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
 #include "tachy/sysinfo.h"
+#include "tachy/unwind.h"
 
 extern char **environ;
 
@@ -61,6 +62,12 @@ struct ty_recorder {
 	int fell_back;
 	enum ty_callgraph cg;
 	uint32_t stack_size;
+	struct ty_unwinder *uw;	  /* TY_CG_DWARF */
+	struct ty_record scratch; /* a sample with its unwound chain */
+	struct ty_record_unwind_stats ust;
+	uint32_t last_load_pid; /* the maps last read for a lost chain */
+	uint64_t last_load_ns;
+	unsigned pages; /* data pages per ring */
 	/* Lazy mapping tracking (the default for a command, see lazy_step). */
 	int lazy, proc_maps;
 	uint64_t close_at; /* the first trackers close then, unless... */
@@ -169,6 +176,14 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	so.pid = r->o.pid ? r->o.pid : r->child;
 	so.enable_on_exec = r->o.pid == 0;
 	so.mmap_pages = r->o.mmap_pages;
+	if (r->cg == TY_CG_DWARF) {
+		so.regs_user = TY_UNWIND_REGS_MASK;
+		so.stack_user = r->stack_size;
+		if (!r->o.mmap_pages)
+			so.mmap_pages = 512; /* stack copies fill a ring fast */
+	}
+	if (r->o.off_cpu != TY_OFFCPU_NONE && !r->o.mmap_pages)
+		so.mmap_pages = 512; /* two records and a sample per switch */
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;
@@ -193,8 +208,13 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 			so.rate = 1;
 		}
 		ret = ty_sampler_open(&r->s, &so, err);
+		r->pages = so.mmap_pages ? so.mmap_pages : 128;
 		if (ret == 0)
 			break;
+		if ((ret == -EPERM || ret == -ENOMEM) && !r->o.mmap_pages && so.mmap_pages > 128) {
+			so.mmap_pages = 128; /* over the locked-memory limit of a user */
+			continue;
+		}
 		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel && r->o.user == 0 &&
 		    !(r->ev.flags & TY_EVENT_PRIV_GIVEN)) {
 			r->exclude_kernel = 1; /* perf_event_paranoid >= 2: user space only */
@@ -566,6 +586,78 @@ reread_maps(struct ty_recorder *r)
 	}
 }
 
+static uint64_t
+thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A sample with a user stack: its chain is the kernel's part, then the
+ * user frames unwound from the copy, and [truncated] where the copy ended
+ * it. A chain lost in code outside the mappings known reads the maps of
+ * the process again (at most every 20 ms) and is unwound once more. */
+static const struct ty_record *
+unwind(struct ty_recorder *r, const struct ty_record *rec)
+{
+	struct ty_record *out = &r->scratch;
+	struct ty_unwind_sample us;
+	enum ty_unwind_end end;
+	size_t room, n, k;
+	uint64_t t0 = thread_ns();
+	int again;
+
+	memcpy(out, rec, sizeof(*out));
+	out->chain = out->chainbuf;
+	k = rec->nr;
+	if (k > TY_SAMPLER_MAX_STACK - 2)
+		k = TY_SAMPLER_MAX_STACK - 2;
+	room = TY_SAMPLER_MAX_STACK - 1 - k;
+	us.pid = rec->pid;
+	us.time = rec->time;
+	memcpy(us.regs, rec->regs, sizeof(us.regs));
+	us.mask = TY_UNWIND_REGS_MASK;
+	us.stack = rec->stack;
+	us.stack_len = rec->stack_dyn;
+	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
+	for (again = 0;; again++) {
+		n = ty_unwind_sample(r->uw, &us, out->chainbuf + k, room, &end);
+		if (end != TY_UNWIND_LOST || again || !n ||
+		    (out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) >= (1ull << 47) ||
+		    ty_symbols_covers(r->syms, rec->pid,
+				      out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) ||
+		    (r->last_load_pid == rec->pid && t0 / 1000 - r->last_load_ns / 1000 < 20000))
+			break;
+		{
+			struct ty_error err;
+			r->last_load_pid = rec->pid;
+			r->last_load_ns = t0;
+			if (ty_symbols_load_maps(r->syms, "/proc", rec->pid, now_ns(), &err) <= 0)
+				break;
+			ty_unwind_forget(r->uw);
+		}
+	}
+	r->ust.samples++;
+	if (end == TY_UNWIND_COMPLETE) {
+		struct ty_unwind_stats st;
+		int b = 0;
+		r->ust.complete++;
+		ty_unwind_stats(r->uw, &st);
+		while (b < 7 && st.depth > (1024ull << b))
+			b++;
+		r->ust.depth[b]++;
+	}
+	if (end == TY_UNWIND_TRUNCATED) {
+		r->ust.truncated++;
+		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
+	}
+	out->nr = k + n;
+	r->ust.unwind_ns += thread_ns() - t0;
+	return out;
+}
+
 static void
 on_record(const struct ty_record *rec, void *arg)
 {
@@ -573,6 +665,10 @@ on_record(const struct ty_record *rec, void *arg)
 
 	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		check_sample(r, rec);
+	if (r->uw && rec->type == TY_REC_SAMPLE && rec->regs_abi)
+		rec = unwind(r, rec);
+	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
+		ty_unwind_forget(r->uw);
 	ty_collector_record(rec, r->c);
 }
 
@@ -581,6 +677,8 @@ drain(struct ty_recorder *r, struct ty_error *e)
 {
 	long ret;
 
+	if (r->uw)
+		ty_unwind_forget(r->uw); /* /proc may have been read since */
 	if ((ret = ty_sampler_drain(r->s, on_record, r, e)) < 0)
 		return (int)ret;
 	if (r->lazy && r->nrr)
@@ -809,6 +907,7 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	so->drain_fd = -1;
 	so->want_pidfd = 1;
 	so->same_group = r->o.same_group;
+	so->pdeathsig = SIGKILL; /* no command left running when tachy dies */
 	r->lazy = r->o.maps == TY_MAPS_LAZY;
 	r->proc_maps = r->o.maps == TY_MAPS_PROC;
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
@@ -841,7 +940,24 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 	r->syms = syms;
 	r->proc_maps = o->maps == TY_MAPS_PROC;
 	r->cg = o->callgraph;
-	r->stack_size = o->stack_size;
+	r->stack_size = o->stack_size ? (o->stack_size + 7) & ~7u : TY_RECORD_STACK_DEFAULT;
+	if (r->stack_size > TY_RECORD_STACK_MAX)
+		r->stack_size = TY_RECORD_STACK_MAX;
+#if defined(__x86_64__)
+	if (r->cg == TY_CG_AUTO)
+		r->cg = TY_CG_DWARF;
+#else
+	if (r->cg == TY_CG_AUTO || r->cg == TY_CG_DWARF)
+		r->cg = TY_CG_FP; /* the unwinder knows x86-64 only */
+#endif
+	/* Off-CPU: a stack copy at every switch-out would cost more than the
+	 * switch; and every event of a ring shares one sample layout. */
+	if (o->off_cpu != TY_OFFCPU_NONE && r->cg != TY_CG_NONE)
+		r->cg = TY_CG_FP;
+	if (r->cg == TY_CG_DWARF && !(r->uw = ty_unwind_new(syms))) {
+		free(r);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
 	if (!(r->c = ty_collector_new(syms))) {
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
@@ -955,12 +1071,30 @@ ty_record_user_only(const struct ty_recorder *r)
 	return r->exclude_kernel;
 }
 
+unsigned
+ty_record_ring_pages(const struct ty_recorder *r)
+{
+	return r->pages;
+}
+
 enum ty_callgraph
 ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size)
 {
 	if (stack_size)
 		*stack_size = r->stack_size;
 	return r->cg;
+}
+
+void
+ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st)
+{
+	struct ty_unwind_stats us = {0, 0, 0, 0};
+
+	*st = r->ust;
+	if (r->uw)
+		ty_unwind_stats(r->uw, &us);
+	st->cfi_frames = us.cfi_frames;
+	st->fp_frames = us.fp_frames;
 }
 
 void
@@ -978,6 +1112,7 @@ ty_record_free(struct ty_recorder *r)
 		ty_spawn_release(&r->sp);
 	ty_sampler_free(r->s);
 	ty_collector_free(r->c);
+	ty_unwind_free(r->uw);
 	free(r->pname);
 	free(r->limits);
 	free(r->tids);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tachy/jsonw.h"
+#include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/tachy.h"
@@ -206,11 +207,55 @@ warn_outliers(struct ty_result *r, const double *x, size_t n, const struct ty_su
 			       "%zu outlier%s among %zu runs (modified z-score > 3.5): "
 			       "another program or the system may have disturbed the benchmark",
 			       k, k == 1 ? "" : "s", n);
-	if (fabs(0.6745 * (x[0] - s->median) / mad) > 3.5 && x[0] > 1.5 * s->median)
+	if (fabs(0.6745 * (x[0] - s->median) / mad) > 3.5 && x[0] > 1.5 * s->median &&
+	    x[0] < 10 * s->median)
 		ty_result_warn(r,
 			       "the first run took %.1fx the median: caches were cold; "
 			       "consider -w/--warmup or --prepare",
 			       x[0] / s->median);
+}
+
+/* Runs that differ by orders of magnitude did different work: say what
+ * usually makes them (a hook that runs once, a first run that built what
+ * the later ones found done, or one that found it done), not cold caches. */
+static int
+warn_orders(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s)
+{
+	static const char each[] = "to start every run alike, clean up around every run with "
+				   "--prepare or --conclude (perf's --pre/--post)";
+
+	if (n < 3 || !(s->median > 0) || !(s->min > 0))
+		return 0;
+	if (x[0] >= 10 * s->median && r->hooks_once && !r->hooks_each)
+		ty_result_warn(r,
+			       "the first run took %.0fx the median: it did work the later runs "
+			       "did not, and --setup/--cleanup run once, before the first run "
+			       "and after the last; %s",
+			       x[0] / s->median, each);
+	else if (x[0] >= 10 * s->median)
+		ty_result_warn(r,
+			       "the first run took %.0fx the median: it did work the later runs "
+			       "found done (a build, a cache it filled); %s, or leave it out "
+			       "with -w/--warmup",
+			       x[0] / s->median, each);
+	else if (s->median >= 10 * x[0])
+		ty_result_warn(r,
+			       "the first run took 1/%.0f of the median: it found its work done "
+			       "(a build already up to date?) while the later runs did it; "
+			       "clean before the first run too (--setup or --prepare)",
+			       s->median / x[0]);
+	else if (s->max >= 10 * s->min)
+		ty_result_warn(r,
+			       "the runs differ by orders of magnitude (the slowest took %.0fx "
+			       "the fastest): some did work the others did not%s; %s",
+			       s->max / s->min,
+			       r->hooks_once && !r->hooks_each
+				   ? " (--setup and --cleanup run once, not around every run)"
+				   : "",
+			       each);
+	else
+		return 0;
+	return 1;
 }
 
 /* A trend of the wall time over the run order (Pearson's r, t test at 1%). */
@@ -316,7 +361,9 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 	r->maxrss_measurable = r->nruns > 0 && r->maxrss_unmeasured == 0;
 	n = figure_values(rs, r, TY_FIG_WALL, x);
 	if (n) {
-		warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
+		/* the cause of runs orders of magnitude apart is named, not "outliers" */
+		if (!warn_orders(r, x, n, &r->sum[TY_FIG_WALL]))
+			warn_outliers(r, x, n, &r->sum[TY_FIG_WALL]);
 		warn_drift(r, x, n, &r->sum[TY_FIG_WALL]);
 		if (rs->shell && r->sum[TY_FIG_WALL].mean < 0.005)
 			ty_result_warn(r,
@@ -740,21 +787,60 @@ unit_scale(const char *unit)
 	return 1;
 }
 
+/* A name in an AsciiDoc table cell, as text: '|' would end the cell and
+ * the punctuation of inline markup (* _ ` # ~ ^ + [ ] { } < > & \ : ' ")
+ * or of a replacement (-- -> ... (C) =>) is written as a character
+ * reference, which Asciidoctor shows as the character itself. */
 static void
-md_text(FILE *fp, const char *s)
+asciidoc_text(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|' || *s == '`')
-			fputc('\\', fp);
-		fputc(*s == '\n' ? ' ' : *s, fp);
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t')
+			fputc(' ', fp);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', fp);
+		else if (strchr("|*_`#~^+[]{}<>&\\:'\"()!$%;@", c) ||
+			 ((c == '-' || c == '.' || c == '=') && s[1] && strchr("-.>", s[1])))
+			fprintf(fp, "&#%d;", c);
+		else
+			fputc(c, fp);
+	}
+}
+
+/* A name in an Org table cell, as text: '|' would end the cell (\vert{}
+ * is Org's entity for it); a zero-width space on each side of the
+ * characters of markup (* / _ = ~ + [ ] < > ^ { }) and after a backslash
+ * keeps them from opening emphasis, a link, a target, a script or an
+ * entity: it is the escape Org's manual gives. */
+static void
+orgmode_text(FILE *fp, const char *s)
+{
+	static const char zwsp[] = "\xe2\x80\x8b";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t')
+			fputc(' ', fp);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', fp);
+		else if (c == '|')
+			fputs("\\vert{}", fp);
+		else if (c == '\\')
+			fprintf(fp, "\\%s", zwsp);
+		else if (strchr("*/_=~+[]<>^{}", c))
+			fprintf(fp, "%s%c%s", zwsp, c, zwsp);
+		else
+			fputc(c, fp);
 	}
 }
 
 int
-ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt, const char *unit,
+		       const size_t *order)
 {
 	double scale, best = INFINITY, best_sd = 0;
-	size_t i;
+	size_t k, i;
 
 	for (i = 0; i < rs->n; i++)
 		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
@@ -765,25 +851,49 @@ ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *uni
 	if (!unit)
 		unit = !(best < 1) ? "s" : best >= 1e-3 ? "ms" : best >= 1e-6 ? "µs" : "ns";
 	scale = unit_scale(unit);
-	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", unit, unit, unit);
-	fputs("|:---|---:|---:|---:|---:|\n", fp);
-	for (i = 0; i < rs->n; i++) {
-		const struct ty_summary *w = &rs->r[i].sum[TY_FIG_WALL];
-		double rel = w->mean / best, sd = w->n >= 2 ? w->stddev : 0;
+	if (fmt == TY_TABLE_ASCIIDOC)
+		fputs("[cols=\"<,>,>,>,>\",options=\"header\"]\n|===\n", fp);
+	fprintf(fp, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative%s\n", unit, unit, unit,
+		fmt == TY_TABLE_ASCIIDOC ? "" : " |");
+	if (fmt == TY_TABLE_MARKDOWN)
+		fputs("|:---|---:|---:|---:|---:|\n", fp);
+	else if (fmt == TY_TABLE_ORGMODE)
+		fputs("|---------+-----------+----------+----------+----------|\n", fp);
+	for (k = 0; k < rs->n; k++) {
+		const struct ty_summary *w;
+		double rel, sd;
+		i = order ? order[k] : k;
+		w = &rs->r[i].sum[TY_FIG_WALL];
+		rel = w->mean / best;
+		sd = w->n >= 2 ? w->stddev : 0;
 		if (rs->r[i].nruns == 0 ||
 		    !isfinite(w->mean)) /* interrupted before its first run */
 			continue;
-		fputs("| `", fp);
-		md_text(fp, rs->r[i].name);
-		fprintf(fp, "` | %.1f ± %.1f | %.1f | %.1f | ", w->mean * scale, sd * scale,
-			w->min * scale, w->max * scale);
-		if (w->mean == best)
-			fprintf(fp, "%.2f |\n", 1.0);
+		fputs("| ", fp);
+		if (fmt == TY_TABLE_MARKDOWN)
+			ty_markdown_escape(fp, rs->r[i].name);
+		else if (fmt == TY_TABLE_ASCIIDOC)
+			asciidoc_text(fp, rs->r[i].name);
 		else
-			fprintf(fp, "%.2f ± %.2f |\n", rel,
+			orgmode_text(fp, rs->r[i].name);
+		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
+			" | ", w->min * scale, " | ", w->max * scale, " | ");
+		if (w->mean == best)
+			fprintf(fp, "%.2f", 1.0);
+		else
+			fprintf(fp, "%.2f ± %.2f", rel,
 				rel * sqrt(pow(sd / w->mean, 2) + pow(best_sd / best, 2)));
+		fputs(fmt == TY_TABLE_ASCIIDOC ? "\n" : " |\n", fp);
 	}
+	if (fmt == TY_TABLE_ASCIIDOC)
+		fputs("|===\n", fp);
 	return ferror(fp) ? -EIO : 0;
+}
+
+int
+ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit)
+{
+	return ty_results_write_table(rs, fp, TY_TABLE_MARKDOWN, unit, NULL);
 }
 
 int
@@ -802,6 +912,8 @@ ty_results_export(const struct ty_results *rs, enum ty_export kind, const char *
 	else
 		rc = ty_results_write_markdown(rs, of.fp, unit);
 	if (rc < 0) {
+		if (rc == -EIO && of.werr) /* the write's own reason */
+			rc = -of.werr;
 		ty_outfile_abort(&of);
 		return ty_error_set(e, rc, "cannot write '%s': %s", path, strerror(-rc));
 	}

@@ -533,8 +533,13 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 	mm = json_object_get(tachy, "maxrss_measurable");
 	if (mm && json_is_false(mm)) /* the spawner's footprint, not the command's */
 		for (i = first; i < b->nfigs; i++)
-			if (strcmp(b->figs[i].name, "maxrss") == 0)
+			if (strcmp(b->figs[i].name, "maxrss") == 0) {
+				b->maxrss_why =
+				    "some runs' peak RSS was not above the floor of the process "
+				    "they were cloned from (tachy.maxrss_measurable is false): "
+				    "not measurable";
 				b->figs[i].n = 0;
+			}
 	drop_empty_figures(b);
 	if (warn) {
 		b->warnings = calloc(json_array_size(warn) + 1, sizeof(char *));
@@ -879,8 +884,18 @@ read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 		}
 	}
 	if ((n = json_array_size(results)) == 0) {
+		json_t *it = tachy ? json_object_get(tachy, "interrupted") : NULL;
+		json_t *nr = tachy ? json_object_get(tachy, "not_run") : NULL;
 		l = down(rd, "results", 0);
-		rc = bad(rd, "no results (the array is empty)");
+		if (json_is_true(it) || json_array_size(nr))
+			/* what an interrupted run leaves when no run had ended */
+			rc = bad(rd,
+				 "no benchmark has a finished run (the run was interrupted "
+				 "before the first one ended; %zu command%s in tachy.not_run "
+				 "left out)",
+				 json_array_size(nr), json_array_size(nr) == 1 ? "" : "s");
+		else
+			rc = bad(rd, "no results (the array is empty)");
 		up(rd, l);
 		return rc;
 	}

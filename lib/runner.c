@@ -1,4 +1,5 @@
 /* runner.c - the schedule: warm-ups, rounds, hooks, adaptive stopping. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -68,111 +69,213 @@ ty_runner_signame(int sig, char *buf)
 	return buf;
 }
 
-/* ---- word splitting ---- */
+/* ---- word splitting ----
+ *
+ * Words as POSIX sh tokenizes them (XCU 2.3): blanks separate words, a
+ * backslash-newline is removed wherever it is (a line continuation, also
+ * between words and inside double quotes), '#' at the start of a word
+ * begins a comment up to the end of the line, quotes and backslashes
+ * quote as in sh (a backslash at the very end stays, as dash keeps it).
+ * What the shell would give a meaning we do not (operators, expansions,
+ * patterns, a leading ~, assignments and reserved words as the first
+ * word, a line break between two commands) is refused with the --shell
+ * hint: the same string then runs exactly as sh runs it. */
+
+struct splitter {
+	const char *s;
+	char *out;    /* bytes, NULL on the counting pass */
+	char **words; /* NULL on the counting pass */
+	size_t nb, nw;
+	struct ty_error *e;
+};
 
 static int
-split_error(const char *s, const char *why, struct ty_error *e)
+split_error(const struct splitter *sp, const char *why)
 {
-	return ty_error_set(e, -EINVAL, "cannot split command '%s': %s", s, why);
+	return ty_error_set(sp->e, -EINVAL, "cannot split command '%s': %s", sp->s, why);
 }
 
-/* One pass: count words and bytes (OUT NULL) or write them. */
 static int
-split_pass(const char *s, char *out, char **words, size_t *nbytes, struct ty_error *e)
+needs_shell(const struct splitter *sp, const char *what)
 {
-	const char *p = s;
-	size_t nw = 0, nb = 0;
-	int in_word = 0;
+	char why[160];
 
+	snprintf(why, sizeof(why),
+		 "%s is shell syntax, and commands run without a shell: quote it or use --shell",
+		 what);
+	return split_error(sp, why);
+}
+
+static void
+put(struct splitter *sp, char c)
+{
+	if (sp->out)
+		sp->out[sp->nb] = c;
+	sp->nb++;
+}
+
+/* A '[' at P opens a pattern when a ']' follows in the same word. */
+static int
+opens_pattern(const char *p)
+{
+	for (p++; *p && !strchr(" \t\n", *p); p++)
+		if (*p == ']')
+			return 1;
+	return 0;
+}
+
+static int
+is_reserved(const char *w, size_t n)
+{
+	static const char *const words[] = {"!",    "{",    "}",     "case", "do",  "done",
+					    "elif", "else", "esac",  "fi",   "for", "if",
+					    "in",   "then", "until", "while"};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && memcmp(w, words[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The rest of a double-quoted string after its opening quote at *P. */
+static int
+split_dquote(struct splitter *sp, const char **pp)
+{
+	const char *p = *pp + 1;
+
+	for (; *p != '"'; p++) {
+		if (!*p)
+			return split_error(sp, "unterminated double quote");
+		if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
+			if (*++p == '\n')
+				continue;
+		} else if (*p == '$' || *p == '`') {
+			return needs_shell(sp, *p == '$' ? "'$' (an expansion)"
+							 : "'`' (a command substitution)");
+		}
+		put(sp, *p);
+	}
+	*pp = p + 1;
+	return 0;
+}
+
+/* One pass: count words and bytes (SP->out NULL) or write them. */
+static int
+split_pass(struct splitter *sp)
+{
+	const char *p = sp->s, *q, *raw = p;
+	int in_word = 0, quoted = 0, name = 0, assign_ok = 1, line_ended = 0, rc;
+	size_t start = 0;
+	char c, what[48];
+
+	sp->nb = sp->nw = 0;
 	for (;;) {
-		char c = *p;
+		c = *p;
+		if (c == '\\' && p[1] == '\n') { /* a line continuation */
+			p += 2;
+			continue;
+		}
 		if (c == '\0' || c == ' ' || c == '\t' || c == '\n') {
 			if (in_word) {
-				if (out)
-					out[nb] = '\0';
-				nb++;
+				put(sp, '\0');
 				in_word = 0;
+				if (sp->nw == 1 && !quoted && is_reserved(raw, (size_t)(p - raw))) {
+					snprintf(what, sizeof(what), "'%.*s' (a reserved word)",
+						 (int)(p - raw), raw);
+					return needs_shell(sp, what);
+				}
+				assign_ok = 0;
 			}
+			if (c == '\n' && sp->nw > 0)
+				line_ended = 1;
 			if (c == '\0')
 				break;
 			p++;
 			continue;
 		}
 		if (!in_word) {
-			if (words)
-				words[nw] = out + nb;
-			nw++;
+			if (c == '#') { /* a comment, to the end of the line */
+				while (*p && *p != '\n')
+					p++;
+				continue;
+			}
+			if (line_ended)
+				return needs_shell(sp, "a line break between two commands");
+			if (c == '~')
+				return needs_shell(sp, "a leading '~' (the home directory)");
+			if (sp->words)
+				sp->words[sp->nw] = sp->out + sp->nb;
+			start = sp->nb;
+			raw = p;
+			sp->nw++;
 			in_word = 1;
+			quoted = 0;
+			name = 0;
 		}
 		if (c == '\'') {
-			const char *q = strchr(p + 1, '\'');
-			if (!q)
-				return split_error(s, "unterminated single quote", e);
-			if (out)
-				memcpy(out + nb, p + 1, (size_t)(q - p - 1));
-			nb += (size_t)(q - p - 1);
-			p = q + 1;
-		} else if (c == '"') {
-			for (p++; *p != '"'; p++) {
-				if (!*p)
-					return split_error(s, "unterminated double quote", e);
-				if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
-					p++;
-					if (*p == '\n')
-						continue;
-				} else if (*p == '$' || *p == '`') {
-					return split_error(
-					    s, "'$' and '`' need a shell: use --shell", e);
-				}
-				if (out)
-					out[nb] = *p;
-				nb++;
-			}
+			if (!(q = strchr(p + 1, '\'')))
+				return split_error(sp, "unterminated single quote");
+			for (p++; p < q; p++)
+				put(sp, *p);
 			p++;
+			quoted = 1;
+		} else if (c == '"') {
+			if ((rc = split_dquote(sp, &p)) < 0)
+				return rc;
+			quoted = 1;
 		} else if (c == '\\') {
-			if (!p[1])
-				return split_error(s, "backslash at the end", e);
-			if (p[1] != '\n') {
-				if (out)
-					out[nb] = p[1];
-				nb++;
-			}
-			p += 2;
-		} else if (strchr("|&;<>$`()", c)) {
-			char why[96];
-			snprintf(why, sizeof(why),
-				 "'%c' is shell syntax, and commands run without a shell: "
-				 "quote it or use --shell",
-				 c);
-			return split_error(s, why, e);
+			if (p[1]) /* else a backslash at the end is itself, as in dash */
+				p++;
+			put(sp, *p++);
+			quoted = 1;
+		} else if (strchr("|&;<>()", c)) {
+			snprintf(what, sizeof(what), "'%c'", c);
+			return needs_shell(sp, what);
+		} else if (c == '$' || c == '`') {
+			return needs_shell(sp, c == '$' ? "'$' (an expansion)"
+							: "'`' (a command substitution)");
+		} else if (c == '*' || c == '?' || (c == '[' && opens_pattern(p))) {
+			snprintf(what, sizeof(what), "'%c' (a file name pattern)", c);
+			return needs_shell(sp, what);
 		} else {
-			if (out)
-				out[nb] = c;
-			nb++;
+			/* NAME=... before any other word is an assignment. */
+			if (c == '=' && assign_ok && !quoted && name > 0 &&
+			    name == (int)(sp->nb - start))
+				return needs_shell(sp,
+						   "an assignment (NAME=value) as the first word");
+			if (!quoted && name == (int)(sp->nb - start) &&
+			    (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			     (name > 0 && c >= '0' && c <= '9')))
+				name++;
+			put(sp, c);
 			p++;
 		}
 	}
-	if (nbytes)
-		*nbytes = nb;
-	return (int)nw;
+	return (int)sp->nw;
 }
 
 int
 ty_runner_split(const char *s, char ***argv, struct ty_error *e)
 {
-	size_t nb;
+	struct splitter sp = {.s = s, .e = e};
 	int nw;
 	char **v;
 
-	nw = split_pass(s, NULL, NULL, &nb, e);
+	nw = split_pass(&sp);
 	if (nw < 0)
 		return nw;
 	if (nw == 0)
 		return ty_error_set(e, -EINVAL, "cannot run an empty command");
-	v = malloc((size_t)(nw + 1) * sizeof(char *) + nb + 1);
+	v = malloc((size_t)(nw + 1) * sizeof(char *) + sp.nb + 1);
 	if (!v)
 		return ty_error_set(e, -ENOMEM, "out of memory");
-	split_pass(s, (char *)(v + nw + 1), v, NULL, e);
+	sp.out = (char *)(v + nw + 1);
+	sp.words = v;
+	if (split_pass(&sp) != nw) { /* cannot happen: the same pass twice */
+		free(v);
+		return ty_error_set(e, -EINVAL, "cannot split command '%s'", s);
+	}
 	v[nw] = NULL;
 	*argv = v;
 	return nw;
@@ -189,9 +292,12 @@ ty_runner_join(char *const *argv, size_t argc)
 		len += 4 * strlen(argv[k]) + 3;
 	p = s = malloc(len);
 	for (k = 0; s && k < argc; k++) {
-		int plain = argv[k][0] != '\0' &&
-			    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					    "0123456789_./:=,+-@%^") == strlen(argv[k]);
+		int plain =
+		    argv[k][0] != '\0' &&
+		    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_./:=,+-@%^") == strlen(argv[k]) &&
+		    /* NAME=x or a reserved word first would be sh syntax */
+		    !(k == 0 && (strchr(argv[k], '=') || is_reserved(argv[k], strlen(argv[k]))));
 		if (k)
 			*p++ = ' ';
 		if (plain) {
@@ -399,6 +505,82 @@ start_memcg(struct ty_runner *r, struct ty_results *rs)
 	rs->tree_method = ty_memcg_method(&r->memcg);
 }
 
+/* ---- processes left behind ---- */
+
+/* How many live processes are in the process group PGID (a reaped run's;
+ * a zombie waiting for init to reap it counts for kill() but not here). */
+static long
+group_members(pid_t pgid)
+{
+	char path[300], buf[512], *p;
+	struct dirent *de;
+	long n = 0, g;
+	char state;
+	DIR *d;
+	int fd;
+	ssize_t len;
+
+	if (kill(-pgid, 0) != 0 && errno == ESRCH)
+		return 0;
+	if (!(d = opendir("/proc")))
+		return 1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* pid (comm) state ppid pgrp: comm may hold anything but ')' last */
+		if ((p = strrchr(buf, ')')) && sscanf(p + 1, " %c %*d %ld", &state, &g) == 2 &&
+		    g == pgid && state != 'Z' && state != 'X')
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Wait until the group PGID has no live process; with KILL, SIGKILL it
+ * first. Interrupted (*r->stop): kill. */
+static void
+group_wait(struct ty_runner *r, pid_t pgid, int kill_it)
+{
+	struct timespec ts = {0, 1000000};
+
+	if (kill_it)
+		kill(-pgid, SIGKILL);
+	while (group_members(pgid) > 0) {
+		if (!kill_it && r->stop && *r->stop)
+			kill(-pgid, SIGKILL), kill_it = 1;
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < 50000000)
+			ts.tv_nsec *= 2;
+	}
+}
+
+/* After a run (its process reaped): what is left in its group PGID. */
+static void
+leftovers(struct ty_runner *r, struct ty_job *job, pid_t pgid)
+{
+	long n;
+
+	if (kill(-pgid, 0) != 0 && errno == ESRCH)
+		return; /* the usual case: one system call */
+	if (r->o.leftovers != TY_LEFTOVERS_WARN) {
+		group_wait(r, pgid, r->o.leftovers == TY_LEFTOVERS_KILL);
+		return;
+	}
+	if ((n = group_members(pgid)) > 0) {
+		job->leftover_runs++;
+		if (n > job->leftover_max)
+			job->leftover_max = n;
+	}
+}
+
 /* The real executor: a held child, the clock around release-to-reap. */
 static int
 real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
@@ -426,6 +608,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	o.fd[0] = r->fd[0];
 	o.envp = r->envp;
 	o.cpus = r->o.cpus;
+	o.pdeathsig = SIGKILL; /* a SIGKILLed tachy leaves no benchmark running */
 	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK) ||
 		       (r->o.hook_timeout > 0 && step == TY_STEP_HOOK);
 	set_iteration(r, step, index);
@@ -467,6 +650,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	s->exit_code = x.exit_code;
 	s->signal = x.signal;
 	s->timed_out = x.timed_out;
+	if (step != TY_STEP_HOOK && !x.exec_errno) /* a hook may start a server on purpose */
+		leftovers(r, job, pid);
 	if (x.exec_errno) {
 		if (measured)
 			probes_detach(r, pid, 0, r->nprobes);
@@ -572,7 +757,7 @@ sub_count(long a, long b)
 	return a > b ? a - b : 0;
 }
 
-/* Take the shell's mean start-up off a run: wall, user and system time,
+/* Take the shell's start-up (its median) off a run: wall, user and system time,
  * page faults and context switches (not the probes' counters). */
 static void
 subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
@@ -659,6 +844,10 @@ rel_halfwidth(struct sched *S, size_t j)
 	return 100 * S->t * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean;
 }
 
+/* Fewer runs than this cannot estimate the spread (two equal runs are no
+ * proof of a narrow interval): the precision is not judged from them. */
+#define PRECISION_MIN_RUNS 5
+
 /* Is J's mean within the precision? The normal quantile is smaller than
  * t's and cheap: when it already says "too wide", t is not needed. */
 static int
@@ -667,6 +856,8 @@ precise(struct sched *S, size_t j)
 	const struct ty_welford *w = &S->st[j].w;
 	double z = ty_stats_normal_quantile(1 - (1 - S->r->o.confidence / 100) / 2);
 
+	if (w->n < PRECISION_MIN_RUNS)
+		return 0;
 	if (w->n >= 2 && w->mean > 0 &&
 	    100 * z * sqrt(ty_stats_welford_var(w) / (double)w->n) / w->mean > S->r->o.precision)
 		return 0;
@@ -756,7 +947,14 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 	S->st[j].finished = 1;
 	if (r->o.runs == 0 && res->stop != TY_STOP_PRECISION) {
 		hw = rel_halfwidth(S, j);
-		if (isfinite(hw))
+		if (S->st[j].w.n < PRECISION_MIN_RUNS)
+			ty_result_warn(
+			    res,
+			    "%ld runs are too few to estimate the spread: the precision "
+			    "(%g%%) needs %d or more; stopped at %s (-m, -M, --max-time)",
+			    (long)S->st[j].w.n, r->o.precision, PRECISION_MIN_RUNS,
+			    res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
+		else if (isfinite(hw))
 			ty_result_warn(res,
 				       "the mean is known to within %.*f%% only, not %g%%: "
 				       "stopped at %s; more runs are needed (-M, --max-time)",
@@ -768,6 +966,13 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
 	}
+	if (S->jobs[j].leftover_runs)
+		ty_result_warn(res,
+			       "%ld run%s left processes running in the command's process group "
+			       "after it exited (%ld at most; they ran on during later runs): "
+			       "--leftovers=wait waits for them, --leftovers=kill kills them",
+			       S->jobs[j].leftover_runs, S->jobs[j].leftover_runs == 1 ? "" : "s",
+			       S->jobs[j].leftover_max);
 	return run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
 }
 
@@ -909,50 +1114,82 @@ resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
 	return 0;
 }
 
-/* Measure the shell's own start-up: the mean of SHELL -c '' runs. */
 static int
-measure_shell(struct sched *S, struct ty_sample *mean, struct ty_error *e)
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of V[0..N) (N > 0; V is sorted). */
+static int64_t
+median_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+enum { SH_WALL, SH_USER, SH_SYS, SH_MINFLT, SH_MAJFLT, SH_NVCSW, SH_NIVCSW, SH_FIGS };
+
+/* Measure the shell's own start-up: the median of SHELL -c '' runs, each
+ * figure apart (a robust centre: a mean is inflated by the few runs that
+ * the machine's noise slows down). */
+static int
+measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	char *argv[] = {(char *)r->o.shell, "-c", "", NULL};
+	size_t n = r->o.shell_runs > 0 ? (size_t)r->o.shell_runs : 0, i;
+	int64_t *v;
 	struct ty_job job;
 	struct ty_sample s;
-	long i;
-	int rc;
+	int rc = 0, f;
 
 	memset(&job, 0, sizeof(job));
-	memset(mean, 0, sizeof(*mean));
+	memset(centre, 0, sizeof(*centre));
 	job.argv = argv;
 	if ((rc = ty_spawn_resolve(r->o.shell, job.path, sizeof(job.path), e)) < 0)
 		return rc;
-	for (i = 0; i < r->o.shell_runs; i++) {
+	if (n == 0)
+		return 0;
+	if (!(v = malloc(n * SH_FIGS * sizeof(*v))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < n && !rc; i++) {
 		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
-		if (r->stop && *r->stop)
-			return 1;
+		if (r->stop && *r->stop) {
+			rc = 1;
+			break;
+		}
 		memset(&s, 0, sizeof(s));
-		if ((rc = fn(r, &job, (size_t)i, TY_STEP_SHELL, 0, &s, NULL, e)))
-			return rc;
-		if (failed(&s))
-			return ty_error_set(e, -ECHILD, "the shell '%s' failed to start",
-					    r->o.shell);
-		mean->wall_ns += s.wall_ns;
-		mean->usage.user_ns += s.usage.user_ns;
-		mean->usage.system_ns += s.usage.system_ns;
-		mean->usage.minflt += s.usage.minflt;
-		mean->usage.majflt += s.usage.majflt;
-		mean->usage.nvcsw += s.usage.nvcsw;
-		mean->usage.nivcsw += s.usage.nivcsw;
+		if ((rc = fn(r, &job, i, TY_STEP_SHELL, 0, &s, NULL, e)))
+			break;
+		if (failed(&s)) {
+			rc = ty_error_set(e, -ECHILD, "the shell '%s' failed to start", r->o.shell);
+			break;
+		}
+		v[SH_WALL * n + i] = s.wall_ns;
+		v[SH_USER * n + i] = s.usage.user_ns;
+		v[SH_SYS * n + i] = s.usage.system_ns;
+		v[SH_MINFLT * n + i] = s.usage.minflt;
+		v[SH_MAJFLT * n + i] = s.usage.majflt;
+		v[SH_NVCSW * n + i] = s.usage.nvcsw;
+		v[SH_NIVCSW * n + i] = s.usage.nivcsw;
 	}
-	if (r->o.shell_runs > 0) {
-		mean->wall_ns /= r->o.shell_runs;
-		mean->usage.user_ns /= r->o.shell_runs;
-		mean->usage.system_ns /= r->o.shell_runs;
-		mean->usage.minflt /= r->o.shell_runs;
-		mean->usage.majflt /= r->o.shell_runs;
-		mean->usage.nvcsw /= r->o.shell_runs;
-		mean->usage.nivcsw /= r->o.shell_runs;
+	if (!rc) {
+		int64_t m[SH_FIGS];
+		for (f = 0; f < SH_FIGS; f++)
+			m[f] = median_i64(v + (size_t)f * n, n);
+		centre->wall_ns = m[SH_WALL];
+		centre->usage.user_ns = m[SH_USER];
+		centre->usage.system_ns = m[SH_SYS];
+		centre->usage.minflt = (long)m[SH_MINFLT];
+		centre->usage.majflt = (long)m[SH_MAJFLT];
+		centre->usage.nvcsw = (long)m[SH_NVCSW];
+		centre->usage.nivcsw = (long)m[SH_NIVCSW];
 	}
-	return 0;
+	free(v);
+	return rc;
 }
 
 /* The probes' value descriptors, concatenated (again at the end: a probe
@@ -1027,6 +1264,8 @@ ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_resu
 	S.jobs = jobs;
 	S.n = n;
 	S.rs = rs;
+	for (j = 0; j < n; j++)
+		jobs[j].leftover_runs = jobs[j].leftover_max = 0;
 	if (!r->exec && (rc = resolve_all(jobs, n, e)) < 0)
 		return rc;
 	rc = prepare(r, rs, &S, e);

@@ -101,6 +101,12 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 			 PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->regs_user && o->stack_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = o->regs_user;
+		a->sample_stack_user = o->stack_user;
+		a->exclude_callchain_user = 1; /* the user chain is unwound from the copy */
+	}
 	if (o->switch_samples || o->samples_are_switches) /* which event a sample is from */
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->context_switch = o->context_switch || o->switch_samples || o->samples_are_switches;
@@ -194,6 +200,8 @@ sideband_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling,
 	a->config = PERF_COUNT_SW_DUMMY;
 	a->sample_period = 1;
 	a->sample_type = sampling->sample_type;
+	a->sample_regs_user = sampling->sample_regs_user;
+	a->sample_stack_user = sampling->sample_stack_user;
 	a->disabled = sampling->disabled;
 	a->enable_on_exec = sampling->enable_on_exec;
 	a->inherit = 1;
@@ -389,6 +397,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	s->attr = a;
 	s->samples_are_switches = o->samples_are_switches;
 	s->layout.sample_type = a.sample_type;
+	s->layout.regs_user = a.sample_regs_user;
 	s->layout.sample_id_all = 1;
 	s->map_len = (pages + 1) * page;
 	for (i = 0; i < ncpu; i++) {
@@ -690,22 +699,53 @@ decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_record
 		r->period = get64(c);
 	if (c->bad)
 		return -EINVAL;
-	if (!(t & PERF_SAMPLE_CALLCHAIN))
-		return 0;
-	nr = get64(c);
-	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8)
-		return -EINVAL;
-
-	/* Copy, dropping the PERF_CONTEXT_* markers. */
-	chain = c->p;
-	for (i = 0; i < nr && kept < TY_SAMPLER_MAX_STACK; i++) {
-		memcpy(&v, chain + 8 * i, 8);
-		if (v < (uint64_t)PERF_CONTEXT_MAX)
-			r->chainbuf[kept++] = v;
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		nr = get64(c);
+		if (c->bad || nr > (uint64_t)(c->end - c->p) / 8)
+			return -EINVAL;
+		/* Copy, dropping the PERF_CONTEXT_* markers. */
+		chain = c->p;
+		for (i = 0; i < nr && kept < TY_SAMPLER_MAX_STACK; i++) {
+			memcpy(&v, chain + 8 * i, 8);
+			if (v < (uint64_t)PERF_CONTEXT_MAX)
+				r->chainbuf[kept++] = v;
+		}
+		c->p += 8 * nr;
+		r->nr = kept;
+		r->chain = kept ? r->chainbuf : NULL;
 	}
-	c->p += 8 * nr;
-	r->nr = kept;
-	r->chain = kept ? r->chainbuf : NULL;
+	if (t & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_READ))
+		return 0; /* not asked for by the sampler: nothing further is decoded */
+	if (t & PERF_SAMPLE_REGS_USER) {
+		r->regs_abi = get64(c);
+		if (c->bad)
+			return -EINVAL;
+		if (r->regs_abi) {
+			for (i = 0; i < 64; i++) {
+				if (!(l->regs_user & (1ull << i)))
+					continue;
+				v = get64(c);
+				if (i < TY_SAMPLER_REGS)
+					r->regs[i] = v;
+			}
+			if (c->bad)
+				return -EINVAL;
+		}
+	}
+	if (t & PERF_SAMPLE_STACK_USER) {
+		r->stack_size = get64(c);
+		if (c->bad || r->stack_size > (uint64_t)(c->end - c->p))
+			return -EINVAL;
+		if (r->stack_size) {
+			r->stack = c->p;
+			c->p += r->stack_size;
+			r->stack_dyn = get64(c);
+			if (c->bad)
+				return -EINVAL;
+			if (r->stack_dyn > r->stack_size)
+				r->stack_dyn = r->stack_size;
+		}
+	}
 	return 0;
 }
 

@@ -83,8 +83,11 @@ child_main(void *arg)
 
 	if (!o->same_group)
 		raw_syscall(SYS_setpgid, 0, 0, 0, 0);
-	if (o->pdeathsig)
-		raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, o->pdeathsig, 0, 0);
+	/* The parent may have died before the prctl (the classic race): then
+	 * no signal comes, and the child is already another's. */
+	if (o->pdeathsig && (raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, o->pdeathsig, 0, 0) < 0 ||
+			     raw_syscall(SYS_getppid, 0, 0, 0, 0) != sp->parent))
+		raw_syscall(SYS_exit_group, 127, 0, 0, 0);
 	for (i = 0; i < 3; i++) {
 		if (o->fd[i] < 0)
 			continue;
@@ -221,6 +224,7 @@ ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_
 	if (sp->helper_fd >= 0)
 		return helper_create(sp, o, e);
 	sp->child_errno = 0;
+	sp->parent = getpid();
 	__atomic_store_n(&sp->go, 0, __ATOMIC_RELEASE);
 	if (o->want_pidfd)
 		flags |= CLONE_PIDFD;

@@ -153,11 +153,14 @@ tick_label(char *buf, size_t size, double v, double step, const char *unit)
 /* Ticks along the x axis of the plot area (X0..X1 at baseline Y) for
  * values LO..HI; vertical grid lines up to TOP when TOP < Y. */
 static void
-x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double hi, const char *unit)
+x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double hi, const char *unit,
+       int whole)
 {
 	double step = nice_step(hi - lo, 5), v, px;
 	char buf[64];
 
+	if (whole && step < 1) /* run numbers: 1, 2, 3, never 1.5 */
+		step = 1;
 	line(fp, x0, y, x1, y, C_AXIS, 1, NULL);
 	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
 		px = x0 + (v - lo) / (hi - lo) * (x1 - x0);
@@ -196,6 +199,10 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 	size_t *count, k, i, b, cmax = 1;
 
 	range_of(x, n, &dlo, &dhi);
+	if (f->xlo < f->xhi) {
+		dlo = f->xlo;
+		dhi = f->xhi;
+	}
 	pad = (dhi - dlo) * 0.05;
 	dlo -= pad;
 	dhi += pad;
@@ -234,7 +241,7 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 			"fill-opacity=\"0.22\"/>\n",
 			px0 + (fmax(lo, dlo) - dlo) * sx, py1,
 			fmax(1, (fmin(hi, dhi) - fmax(lo, dlo)) * sx), py0 - py1, C_MEDIAN);
-	x_axis(fp, px0, px1, py0, py0, dlo, dhi, unit);
+	x_axis(fp, px0, px1, py0, py0, dlo, dhi, unit, 0);
 	if (isfinite(mean))
 		line(fp, px0 + (mean - dlo) * sx, py1, px0 + (mean - dlo) * sx, py0, C_MEAN, 1.5,
 		     "5,3");
@@ -262,7 +269,7 @@ ty_svg_runs(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n, d
 	sy = (py0 - py1) / (dhi - dlo);
 	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 11, 0, title);
 	y_axis(fp, px0, py0, py1, px1, dlo, dhi, unit, 0);
-	x_axis(fp, px0, px1, py0, py0, 1, n > 1 ? (double)n : 2, "");
+	x_axis(fp, px0, px1, py0, py0, 1, n > 1 ? (double)n : 2, "", 1);
 	if (n > 1)
 		sx = (px1 - px0) / (double)(n - 1);
 	if (isfinite(median))
@@ -317,7 +324,7 @@ ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_chang
 	hi += pad;
 	sx = (px1 - px0) / (hi - lo);
 	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 13, 1, title);
-	x_axis(fp, px0, px1, bottom, top, lo, hi, "%");
+	x_axis(fp, px0, px1, bottom, top, lo, hi, "%", 0);
 	line(fp, px0 + (0 - lo) * sx, top, px0 + (0 - lo) * sx, bottom, C_AXIS, 1.5, NULL);
 	for (i = 0; i < n; i++) {
 		y = top + 22 * (double)i + 11;

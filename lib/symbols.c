@@ -85,6 +85,8 @@ struct dso {
 	void *dbg_mem; /* decompressed MiniDebugInfo the dbg_elf reads */
 	struct fde_name *fdes;
 	size_t nfdes, capfdes; /* open addressing on start, 0 empty */
+	uint64_t *fde_starts;  /* from .eh_frame_hdr's table, ascending */
+	size_t nfde_starts;
 	struct dso *next;
 };
 
@@ -183,11 +185,13 @@ pool_addn(struct pool_blk **head, const char *str, size_t n)
 	return out;
 }
 
+#ifdef HAVE_LIBELF
 static const char *
 pool_add(struct pool_blk **head, const char *str)
 {
 	return pool_addn(head, str, strlen(str));
 }
+#endif
 
 static void dso_close(struct dso *d);
 
@@ -200,6 +204,7 @@ dso_release(struct dso *d)
 	free(d->segs);
 	free(d->names);
 	free(d->fdes);
+	free(d->fde_starts);
 	pool_free(d->pool);
 }
 
@@ -477,6 +482,14 @@ arena_add(char **arena, size_t *len, size_t *cap, const char *name)
 	return off;
 }
 
+static const char *
+base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+#ifdef HAVE_LIBELF
 /* Add a symbol to D, its NAME copied (demangled) into D's pool. */
 static int
 add_sym(struct dso *d, uint64_t addr, uint64_t size, const char *name, int kind, int bind,
@@ -511,13 +524,6 @@ add_sym(struct dso *d, uint64_t addr, uint64_t size, const char *name, int kind,
 	return 0;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
 /* CRC-32 (as .gnu_debuglink and zlib compute it) of the file FD. */
 static int
 file_crc32(int fd, uint32_t *out)
@@ -547,7 +553,6 @@ file_crc32(int fd, uint32_t *out)
 	return 0;
 }
 
-#ifdef HAVE_LIBELF
 static int
 read_segs(Elf *elf, struct dso *d)
 {
@@ -1063,6 +1068,53 @@ read_minidebuginfo(struct ty_symbols *s, struct dso *d, Elf *elf)
 #endif
 }
 
+#ifdef HAVE_LIBDW
+static int
+u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The start addresses of the FDEs, from the binary-search table of
+ * .eh_frame_hdr (libdw's frame lookups give the range of a CFI row, not
+ * of its FDE). Only the table encoding GNU ld writes, datarel sdata4;
+ * anything else or damaged leaves the table empty (rows name then). */
+static void
+read_fde_starts(struct dso *d, Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_by_name(elf, ".eh_frame_hdr", &sh);
+	Elf_Data *data;
+	const unsigned char *p;
+	size_t len, at = 4, i, n;
+	uint32_t count;
+	int32_t loc;
+
+	if (!scn || sh.sh_type == SHT_NOBITS || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+		return;
+	p = data->d_buf;
+	len = data->d_size;
+	/* version 1; eh_frame_ptr: pcrel or absolute 4 bytes (sdata4/udata4);
+	 * fde_count udata4; table datarel sdata4. */
+	if (len < 12 || p[0] != 1 || ((p[1] & 0x0f) != 0x0b && (p[1] & 0x0f) != 0x03) ||
+	    p[2] != 0x03 || p[3] != 0x3b)
+		return;
+	at += 4;
+	memcpy(&count, p + at, 4);
+	at += 4;
+	if (count == 0 || count > (len - at) / 8 || !(d->fde_starts = malloc(count * 8ull)))
+		return;
+	for (i = 0, n = 0; i < count; i++, at += 8) {
+		memcpy(&loc, p + at, 4);
+		d->fde_starts[n++] = sh.sh_addr + (uint64_t)(int64_t)loc;
+	}
+	qsort(d->fde_starts, n, sizeof(*d->fde_starts), u64_cmp);
+	d->nfde_starts = n;
+}
+
+#endif
+
 /* Does ELF carry DWARF of its own (a binary built with -g, not stripped)? */
 static int
 has_debug_info(Elf *elf)
@@ -1089,6 +1141,7 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 		full = read_minidebuginfo(s, d, elf);
 #ifdef HAVE_LIBDW
 	d->cfi = dwarf_getcfi_elf(elf);
+	read_fde_starts(d, elf);
 	d->dwarf = dwarf_begin_elf(d->dbg_elf ? (Elf *)d->dbg_elf : elf, DWARF_C_READ, NULL);
 #endif
 	finish_syms(d);
@@ -1211,6 +1264,18 @@ fde_symbol(struct dso *d, uint64_t addr)
 		return NULL;
 	}
 	free(fr);
+	if (d->nfde_starts) { /* the FDE's start: the last one at or below ADDR */
+		size_t lo = 0, hi = d->nfde_starts;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (d->fde_starts[mid] <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && d->fde_starts[lo - 1] <= start)
+			start = d->fde_starts[lo - 1];
+	}
 	if ((d->nfdes + 1) * 2 > d->capfdes) {
 		size_t nc = d->capfdes ? 2 * d->capfdes : 64, i;
 		struct fde_name *nt = calloc(nc, sizeof(*nt));
@@ -2323,4 +2388,19 @@ ty_symbols_frames(struct ty_symbols *s, const struct ty_sym_result *r, struct ty
 	(void)s, (void)r, (void)frames, (void)max;
 	return 0;
 #endif
+}
+
+int
+ty_symbols_find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
+		    struct ty_sym_map *out)
+{
+	const struct map *m = find_map(s, pid, ip, time, 0);
+
+	if (!m)
+		return -1;
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	out->path = m->dso->path;
+	return 0;
 }

@@ -5,7 +5,6 @@
  * (rooted at --root or $TACHY_SYSROOT, for fixture trees); the costs,
  * steps and cross-CPU checks are always measured on this machine, and
  * --no-measure leaves them out. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +27,7 @@ static const char usage_text[] =
     "and quartiles), the smallest step seen, and whether readings went\n"
     "backwards from one CPU to another. Takes about a second.\n"
     "\n"
-    "Options:\n"
-    "  --json         write JSON on stdout\n"
-    "  --no-measure   only what the kernel and CPU flags say (exact, quick)\n"
-    "  --root DIR     read /proc and /sys under DIR instead of / (also\n"
-    "                 $TACHY_SYSROOT); measurements are still of this machine\n"
-    "  -h, --help     show this help\n";
+    "Options:\n";
 
 static int
 slow_source(const char *cs)
@@ -272,44 +266,30 @@ print_json(const struct ty_sysinfo *si, const struct ty_tick_clock *tick,
 static int
 cmd_clocks(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"no-measure", no_argument, NULL, 'n'},
-	    {"root", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct ty_clock_report *rep = NULL;
 	struct ty_sysinfo *si;
 	struct ty_tick_clock tick;
 	struct ty_error err;
 	const char *root = getenv("TACHY_SYSROOT");
-	int json = 0, measure = 1, c;
+	int json = 0, no_measure = 0, measure, rc;
+	struct cli_option options[] = {
+	    OPT_FLAG(0, "json", &json, "write JSON on stdout"),
+	    OPT_FLAG(0, "no-measure", &no_measure,
+		     "only what the kernel and CPU flags say (exact, quick)"),
+	    OPT_STRING(0, "root", &root, "DIR",
+		       "read /proc and /sys under DIR instead of / (also\n"
+		       "$TACHY_SYSROOT); measurements are still of this machine"),
+	    OPT_HELP('h', "help", "show this help"),
+	    OPT_END(),
+	};
+	const struct cli_parser parser = {usage_text, options, NULL, 0, 17};
+	struct cli_args args;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'n':
-			measure = 0;
-			break;
-		case 'r':
-			root = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return cli_finish_stdout(EXIT_OK);
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&parser, argc, argv, &args)))
+		return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;
+	if (args.n)
+		return cli_usage_error("unexpected argument '%s'", args.v[0]);
+	measure = !no_measure;
 	if (root && !root[0])
 		root = NULL;
 	si = malloc(sizeof(*si));

@@ -1,6 +1,5 @@
 /* cmd-compare.c - tachy compare: saved results side by side, with verdicts. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include "resopt.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
+#include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/results_read.h"
@@ -29,30 +29,17 @@ static const char usage[] =
     "old and new centre with its interval, the change with its interval, the\n"
     "p-value and the verdict; '~' where no difference is proven. A file named\n"
     "'-' is read from standard input (one at most).\n"
-    "\n"
-    "  -t, --test TEST         welch (default, on means), student, or mann-whitney\n"
-    "                          (on medians)\n"
-    "  -c, --confidence P      confidence level in percent (default 95)\n"
-    "  -m, --match RULE        pair benchmarks: OLD=NEW pairs two names; /REGEX/\n"
-    "                          pairs names whose matches (first group) are equal;\n"
-    "                          repeatable; unpaired names then pair by name\n"
-    "  -r, --reference NAME    with one FILE: compare against NAME\n"
-    "  -F, --figures LIST      figures to compare: names separated by commas, or\n"
-    "                          'all' (adds maxrss, minflt, majflt, nvcsw, nivcsw)\n"
-    "  -f, --format FORMAT     text (default), csv, markdown, or json\n"
-    "  -o, --output FILE       write the table to FILE (default: standard output)\n"
-    "      --fail-if-slower P  exit 3 when a benchmark's wall time is proven slower\n"
-    "                          by more than P percent\n"
-    "  -h, --help              show this help\n"
-    "\n"
-    "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
-    "3 a proven regression beyond --fail-if-slower.\n";
+    "\n";
+
+static const char footer[] = "\n"
+			     "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
+			     "3 a proven regression beyond --fail-if-slower.\n";
 
 enum format { FMT_TEXT, FMT_CSV, FMT_MARKDOWN, FMT_JSON };
 
 struct options {
 	struct ty_cmp_options cmp;
-	enum format format;
+	int format; /* enum format */
 	const char *output;
 	double fail_if_slower; /* NAN: no gate */
 };
@@ -120,23 +107,6 @@ table_free(struct table *t)
 }
 
 static void
-md_cell(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("|*_`\\", *s))
-			fprintf(fp, "\\%c", *s);
-		else if (*s == '<')
-			fputs("&lt;", fp);
-		else if (*s == '>')
-			fputs("&gt;", fp);
-		else if (*s == '&')
-			fputs("&amp;", fp);
-		else
-			fputc(*s, fp);
-	}
-}
-
-static void
 table_print(FILE *fp, const struct table *t, int markdown)
 {
 	size_t w[NCOL] = {0}, i, j, k;
@@ -152,7 +122,7 @@ table_print(FILE *fp, const struct table *t, int markdown)
 		for (j = 0; j < last; j++) {
 			if (markdown) {
 				fputs(j ? " | " : "| ", fp);
-				md_cell(fp, t->cells[i][j]);
+				ty_markdown_escape(fp, t->cells[i][j]);
 				continue;
 			}
 			fputs(t->cells[i][j], fp);
@@ -265,7 +235,7 @@ line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
 	sanitize(s);
 	if (markdown) {
 		fputs(md, fp);
-		md_cell(fp, s);
+		ty_markdown_escape(fp, s);
 		fputs(strcmp(md, "**") == 0 ? "**\n" : "\n", fp);
 	} else {
 		fprintf(fp, "%s\n", s);
@@ -518,56 +488,37 @@ gate(const struct ty_cmp_table *c, double limit)
 /* ---- options ---- */
 
 static int
-parse_format(const char *s, enum format *f)
+parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 {
-	static const char *names[] = {"text", "csv", "markdown", "json"};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(s, names[i]) == 0) {
-			*f = (enum format)i;
-			return 0;
-		}
-	return cli_usage_error("unknown format '%s': text, csv, markdown, or json", s);
-}
-
-static int
-parse_options(int argc, char **argv, struct options *o)
-{
-	static const struct option longopts[] = {
-	    RESOPT_CMP_LONG,
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"fail-if-slower", required_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	static const char *const formats[] = {"text", "csv", "markdown", "json", NULL};
+	struct cli_option options[] = {
+	    OPT_TEST('t', &o->cmp.test,
+		     "welch (default, on means), student, or mann-whitney\n(on medians)"),
+	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
+			 "confidence level in percent (default 95)", resopt_opt_confidence),
+	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
+			 "pair benchmarks: OLD=NEW pairs two names; /REGEX/\n"
+			 "pairs names whose matches (first group) are equal;\n"
+			 "repeatable; unpaired names then pair by name",
+			 resopt_opt_match),
+	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
+		       "with one FILE: compare against NAME"),
+	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
+		       "figures to compare: names separated by commas, or\n"
+		       "'all' (adds maxrss, minflt, majflt, nvcsw, nivcsw)"),
+	    OPT_CHOICE('f', "format", &o->format, "FORMAT", formats,
+		       "text (default), csv, markdown, or json"),
+	    OPT_STRING('o', "output", &o->output, "FILE",
+		       "write the table to FILE (default: standard output)"),
+	    OPT_DOUBLE(0, "fail-if-slower", &o->fail_if_slower, "P", 0, 1e9,
+		       "exit 3 when a benchmark's wall time is proven slower\n"
+		       "by more than P percent"),
+	    OPT_HELP('h', "help", "show this help"),
+	    OPT_END(),
 	};
-	int ch, rc = 0;
+	const struct cli_parser parser = {usage, options, footer, 0, 26};
 
-	while (!rc &&
-	       (ch = getopt_long(argc, argv, RESOPT_CMP_SHORT "f:o:h", longopts, NULL)) != -1) {
-		if ((rc = resopt_cmp_option(ch, optarg, &o->cmp)) != -1)
-			continue;
-		rc = 0;
-		switch (ch) {
-		case 'f':
-			rc = parse_format(optarg, &o->format);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'S':
-			rc = cli_parse_double("--fail-if-slower", optarg, 0, 1e9,
-					      &o->fail_if_slower);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cli_usage_error("bad option");
-		}
-	}
-	return rc;
+	return cli_parse(&parser, argc, argv, args);
 }
 
 static int
@@ -605,11 +556,12 @@ cmd_compare(int argc, char **argv)
 	struct ty_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
+	struct cli_args args;
 	int n, i, rc;
 
-	if ((rc = parse_options(argc, argv, &o)))
+	if ((rc = parse_options(argc, argv, &o, &args)))
 		goto out;
-	n = argc - optind;
+	n = args.n;
 	if (n < 1) {
 		rc = cli_usage_error("expected one or more results files");
 		goto out;
@@ -622,7 +574,7 @@ cmd_compare(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = resopt_read(files, argv + optind, n)))
+	if ((rc = resopt_read(files, args.v, n)))
 		goto out;
 	if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
 		rc = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
@@ -637,7 +589,7 @@ cmd_compare(int argc, char **argv)
 out:
 	free(files);
 	free(o.cmp.match.pairs);
-	return rc < 0 ? EXIT_OK : rc;
+	return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;
 }
 
 const struct cmd_info cmd_info_compare = {

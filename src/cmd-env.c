@@ -4,7 +4,6 @@
  * tests use fixture trees), prints each with its state and, where it is
  * not ideal, the advice and the command that would fix it. Changes
  * nothing. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +25,7 @@ static const char usage_text[] =
     "where it is not ideal, the advice and the command (for root) that would\n"
     "fix it. tachy env never changes the machine.\n"
     "\n"
-    "Options:\n"
-    "  --json       write the facts as JSON on stdout\n"
-    "  --root DIR   read /proc and /sys under DIR instead of / (also\n"
-    "               $TACHY_SYSROOT)\n"
-    "  -h, --help   show this help\n";
+    "Options:\n";
 
 /* SOURCE_DATE_EPOCH, when set, fixes the recorded date (reproducible output). */
 static void
@@ -142,40 +137,26 @@ print_json(const struct ty_sysinfo *si, const struct ty_fact *facts, size_t n)
 static int
 cmd_env(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"root", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct ty_fact facts[TY_SYSINFO_FACTS];
 	struct ty_sysinfo *si;
 	struct ty_error err;
 	const char *root = getenv("TACHY_SYSROOT");
-	int json = 0, c;
+	int json = 0, rc;
 	size_t n;
+	struct cli_option options[] = {
+	    OPT_FLAG(0, "json", &json, "write the facts as JSON on stdout"),
+	    OPT_STRING(0, "root", &root, "DIR",
+		       "read /proc and /sys under DIR instead of / (also\n$TACHY_SYSROOT)"),
+	    OPT_HELP('h', "help", "show this help"),
+	    OPT_END(),
+	};
+	const struct cli_parser parser = {usage_text, options, NULL, 0, 15};
+	struct cli_args args;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'r':
-			root = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return cli_finish_stdout(EXIT_OK);
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&parser, argc, argv, &args)))
+		return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;
+	if (args.n)
+		return cli_usage_error("unexpected argument '%s'", args.v[0]);
 	si = malloc(sizeof(*si));
 	if (!si)
 		return cli_error(EXIT_RUNTIME, "out of memory");

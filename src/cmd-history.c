@@ -1,7 +1,6 @@
 /* cmd-history.c - tachy history: results kept with their commits, change
  * points found where they began, trends drawn. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "tachy/results.h"
 #include "tachy/results_read.h"
 #include "tachy/svg.h"
+#include "tachy/sysinfo.h"
 
 int cmd_history(int argc, char **argv);
 
@@ -41,23 +41,9 @@ static const char usage[] =
     "  show     a benchmark's table per commit: runs, median, interval, change\n"
     "  detect   the change points per benchmark, machine and figure\n"
     "  plot     each series with its intervals and change points (.html or .svg)\n"
-    "\n"
-    "      --db DB             SQLite file or postgresql://... URI (default:\n"
-    "                          $TACHY_DB, else $XDG_DATA_HOME/tachy/history.db,\n"
-    "                          else ~/.local/share/tachy/history.db)\n"
-    "      --commit REV        the commit of the results (resolved by git if it can)\n"
-    "      --branch B          its branch\n"
-    "      --machine M         the machine (default: the file's hostname)\n"
-    "      --tag T             a free tag, stored with the results\n"
-    "  -F, --figure F          wall (default), user, system, maxrss or a counter\n"
-    "      --since REV         detect: only change points from REV on\n"
-    "  -f, --format FORMAT     detect: text (default), json or csv\n"
-    "      --fail-if-slower P  detect: exit 3 when the newest commit of a series\n"
-    "                          starts a proven slowdown of more than P percent\n"
-    "      --max-p P           detect: the p-value a change point must beat (0.001)\n"
-    "  -o, --output FILE       plot: trend.html (default) or a .svg file;\n"
-    "                          detect: a file instead of standard output\n"
-    "  -h, --help              show this help\n"
+    "\n";
+
+static const char footer[] =
     "\n"
     "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input, 3 --fail-if-slower\n"
     "tripped.\n";
@@ -66,35 +52,8 @@ enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct opts {
 	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output;
-	enum format format;
+	int format; /* enum format */
 	double fail_if_slower, max_p;
-};
-
-enum {
-	OPT_DB = 256,
-	OPT_COMMIT,
-	OPT_BRANCH,
-	OPT_MACHINE,
-	OPT_TAG,
-	OPT_SINCE,
-	OPT_FAIL,
-	OPT_MAXP,
-};
-
-static const struct option longopts[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"commit", required_argument, NULL, OPT_COMMIT},
-    {"branch", required_argument, NULL, OPT_BRANCH},
-    {"machine", required_argument, NULL, OPT_MACHINE},
-    {"tag", required_argument, NULL, OPT_TAG},
-    {"figure", required_argument, NULL, 'F'},
-    {"since", required_argument, NULL, OPT_SINCE},
-    {"format", required_argument, NULL, 'f'},
-    {"fail-if-slower", required_argument, NULL, OPT_FAIL},
-    {"max-p", required_argument, NULL, OPT_MAXP},
-    {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
 };
 
 /* ---- shared with tachy run ---- */
@@ -138,12 +97,42 @@ open_store(const char *db, int create, struct ty_history **h)
 	return 0;
 }
 
+/* The facts of this machine (as tachy env reads them, under
+ * $TACHY_SYSROOT) as a JSON object, for files that carry none (hyperfine's);
+ * NULL when every file has its own, or they cannot be read. */
+static char *
+this_machine(const struct ty_saved *files, size_t n, struct ty_sysinfo *si)
+{
+	const char *root = getenv("TACHY_SYSROOT");
+	struct ty_error e = {0};
+	struct ty_jsonw w;
+	char *buf = NULL;
+	size_t i, len = 0;
+	FILE *fp;
+
+	for (i = 0; i < n && files[i].nenv; i++)
+		;
+	if (i == n || ty_sysinfo_collect_quick(root && root[0] ? root : NULL, si, &e) < 0)
+		return NULL;
+	if (!(fp = open_memstream(&buf, &len)))
+		return NULL;
+	ty_jsonw_init(&w, fp, 0);
+	ty_sysinfo_write_json(&w, si);
+	if (fclose(fp) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int
 histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
 	      const char *tags, const struct ty_saved *files, size_t n, int quiet)
 {
 	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
 	struct ty_history_git g;
+	struct ty_sysinfo si;
+	char *envj = NULL;
 	struct ty_history *h;
 	struct ty_error e = {0};
 	size_t added;
@@ -163,9 +152,12 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 		m.branch = branch;
 	m.machine = machine;
 	m.tags = tags;
+	if (!machine && (envj = this_machine(files, n, &si)))
+		m.env_json = envj, m.env_machine = si.hostname;
 	if ((st = open_store(db, 1, &h)))
 		return st;
 	rc = ty_history_add(h, &m, files, n, &added, &e);
+	free(envj);
 	if (rc == 0 && !quiet)
 		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %.12s\n", cli_cmd, added,
 			added == 1 ? "" : "s", ty_history_name(h), m.commit);
@@ -263,7 +255,7 @@ do_list(const struct opts *o, int argc)
 	struct ty_history_series *s;
 	struct ty_history *h;
 	size_t n, i, k, runs;
-	char b1[256], b2[256];
+	char b1[256], b2[256], r1[64], r2[64];
 	int st;
 
 	if (argc)
@@ -280,7 +272,8 @@ do_list(const struct opts *o, int argc)
 			printf("%-32s %-20s %7zu %7zu  %-12.12s  %-12.12s\n",
 			       clean(b1, sizeof(b1), s[i].benchmark),
 			       clean(b2, sizeof(b2), s[i].machine), s[i].n, runs,
-			       s[i].commits[0].rev, s[i].commits[s[i].n - 1].rev);
+			       clean(r1, sizeof(r1), s[i].commits[0].rev),
+			       clean(r2, sizeof(r2), s[i].commits[s[i].n - 1].rev));
 		}
 		if (!n)
 			printf("(no results of figure '%s')\n", o->figure ? o->figure : "wall");
@@ -360,8 +353,8 @@ p_text(char *buf, size_t size, double p)
 static void
 write_detect_text(FILE *fp, const struct found *f, size_t n)
 {
-	char b[256], m[256], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32], pc[32], pl[32], ph[32],
-	    pp[32];
+	char b[256], m[256], fg[256], rv[64], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32],
+	    pc[32], pl[32], ph[32], pp[32];
 	size_t i;
 
 	if (!n) {
@@ -384,7 +377,8 @@ write_detect_text(FILE *fp, const struct found *f, size_t n)
 		p_text(pp, sizeof(pp), c->p);
 		fprintf(fp, "%s on %s, %s: at %.12s (commit %zu of %zu%s)\n",
 			clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
-			s->figure, s->commits[c->index].rev, c->index + 1, s->n,
+			clean(fg, sizeof(fg), s->figure),
+			clean(rv, sizeof(rv), s->commits[c->index].rev), c->index + 1, s->n,
 			c->single ? ", the newest alone" : "");
 		fprintf(fp, "  %s [%s, %s] over %zu commits -> %s [%s, %s] over %zu\n", v1, l1, h1,
 			c->n_before, v2, l2, h2, c->n_after);
@@ -501,8 +495,9 @@ load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
 }
 
 static int
-do_detect(const struct opts *o, char **benches, int nb)
+do_detect(struct opts *o, char **benches, int nb)
 {
+	struct ty_history_git g;
 	struct ty_history_series *s = NULL;
 	struct found *f = NULL;
 	struct ty_history *h;
@@ -511,6 +506,8 @@ do_detect(const struct opts *o, char **benches, int nb)
 	size_t n = 0, nf = 0, cap = 0, i, k;
 	int st;
 
+	if (o->since && ty_history_git_describe(NULL, o->since, &g) == 0)
+		o->since = g.rev; /* a name git knows: its commit id */
 	if ((st = open_store(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, benches, nb, &s, &n)))
@@ -552,15 +549,16 @@ do_detect(const struct opts *o, char **benches, int nb)
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char b[256], m[256];
+		char b[256], m[256], rv[64];
 		if (c->index + 1 != f[k].s->n || !(c->change_pct > o->fail_if_slower) ||
 		    !(c->ci_low > 0))
 			continue;
 		cli_error(EXIT_REGRESSION,
 			  "'%s' on %s: the newest commit %.12s is %.1f%% slower (more than %g%%)",
 			  clean(b, sizeof(b), f[k].s->benchmark),
-			  clean(m, sizeof(m), f[k].s->machine), f[k].s->commits[c->index].rev,
-			  c->change_pct, o->fail_if_slower);
+			  clean(m, sizeof(m), f[k].s->machine),
+			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), c->change_pct,
+			  o->fail_if_slower);
 		st = EXIT_REGRESSION;
 	}
 out:
@@ -591,7 +589,7 @@ do_show(const struct opts *o, char **args, int n)
 		struct ty_history_change *ch = NULL;
 		struct ty_error e = {0};
 		size_t nch = 0;
-		char b[256], m[256], v[32], l[32], hi[32], pc[32], br[64];
+		char b[256], m[256], fg[256], rv[64], v[32], l[32], hi[32], pc[32], br[64];
 		if (!p) {
 			st = cli_error(EXIT_RUNTIME, "out of memory");
 			break;
@@ -599,8 +597,8 @@ do_show(const struct opts *o, char **args, int n)
 		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
 			nch = 0;
 		printf("%s on %s, %s (%zu commit%s)\n", clean(b, sizeof(b), s[i].benchmark),
-		       clean(m, sizeof(m), s[i].machine), s[i].figure, s[i].n,
-		       s[i].n == 1 ? "" : "s");
+		       clean(m, sizeof(m), s[i].machine), clean(fg, sizeof(fg), s[i].figure),
+		       s[i].n, s[i].n == 1 ? "" : "s");
 		printf("  %-12s %-16s %5s %12s %25s %9s\n", "commit", "branch", "runs", "median",
 		       "95% interval", "change");
 		for (k = 0; k < s[i].n; k++) {
@@ -618,7 +616,8 @@ do_show(const struct opts *o, char **args, int n)
 			else
 				snprintf(pc, sizeof(pc), "-");
 			snprintf(b, sizeof(b), "[%s, %s]", l, hi);
-			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n", s[i].commits[k].rev,
+			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n",
+			       clean(rv, sizeof(rv), s[i].commits[k].rev),
 			       clean(br, sizeof(br),
 				     s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
 			       s[i].commits[k].nvalues, v, b, pc, mark);
@@ -689,6 +688,16 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 	for (k = 0; k < s->n; k++)
 		fprintf(fp, "%.1f,%.1f ", X(k), Y(p[k].centre));
 	fprintf(fp, "\"/>\n");
+	/* the levels between change points, as detect measured them */
+	for (j = 0; j <= nch && nch; j++) {
+		size_t a = j ? ch[j - 1].index : 0, e = j < nch ? ch[j].index : s->n;
+		double v = j < nch ? ch[j].before : ch[nch - 1].after;
+		if (e > a && isfinite(v))
+			fprintf(fp,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#e90\" stroke-width=\"2\" opacity=\"0.7\"/>\n",
+				X(a), Y(v), X(e - 1), Y(v));
+	}
 	for (j = 0; j < nch; j++) {
 		const struct ty_history_change *c = &ch[j];
 		double xx = X(c->index);
@@ -745,7 +754,8 @@ do_plot(const struct opts *o, char **benches, int nb)
 		      of.fp);
 		ty_svg_escape(of.fp, ty_history_name(h));
 		fputs(": medians per commit with their 95% intervals; dashed lines mark the "
-		      "change points (red slower, green faster).</p>\n",
+		      "change points (red slower, green faster), orange lines the levels "
+		      "between them.</p>\n",
 		      of.fp);
 	}
 	ty_svg_begin(of.fp, PW, PH * (double)(n ? n : 1));
@@ -787,12 +797,43 @@ out:
 int
 cmd_history(int argc, char **argv)
 {
+	static const char *const formats[] = {"text", "json", "csv", NULL};
 	struct opts o = {.fail_if_slower = NAN, .max_p = NAN};
+	struct cli_option options[] = {
+	    OPT_STRING(0, "db", &o.db, "DB",
+		       "SQLite file or postgresql://... URI (default:\n"
+		       "$TACHY_DB, else $XDG_DATA_HOME/tachy/history.db,\n"
+		       "else ~/.local/share/tachy/history.db)"),
+	    OPT_STRING(0, "commit", &o.commit, "REV",
+		       "the commit of the results (resolved by git if it can)"),
+	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
+	    OPT_STRING(0, "machine", &o.machine, "M",
+		       "the machine (default: the file's hostname, else\n"
+		       "this machine's, with its facts, for hyperfine's files)"),
+	    OPT_STRING(0, "tag", &o.tag, "T", "a free tag, stored with the results"),
+	    OPT_STRING('F', "figure", &o.figure, "F",
+		       "wall (default), user, system, maxrss or a counter"),
+	    OPT_STRING(0, "since", &o.since, "REV", "detect: only change points from REV on"),
+	    OPT_CHOICE('f', "format", &o.format, "FORMAT", formats,
+		       "detect: text (default), json or csv"),
+	    OPT_DOUBLE(0, "fail-if-slower", &o.fail_if_slower, "P", 0, 1e9,
+		       "detect: exit 3 when the newest commit of a series\n"
+		       "starts a proven slowdown of more than P percent"),
+	    OPT_DOUBLE(0, "max-p", &o.max_p, "P", 1e-300, 0.5,
+		       "detect: the p-value a change point must beat (0.001)"),
+	    OPT_STRING('o', "output", &o.output, "FILE",
+		       "plot: trend.html (default) or a .svg file;\n"
+		       "detect: a file instead of standard output"),
+	    OPT_HELP('h', "help", "show this help"),
+	    OPT_END(),
+	};
+	const struct cli_parser parser = {usage, options, footer, 0, 26};
+	struct cli_args args;
 	const char *sub;
 	int c;
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		fputs(usage, stdout);
+		cli_help(&parser, stdout);
 		return cli_finish_stdout(EXIT_OK);
 	}
 	if (argc < 2)
@@ -804,64 +845,10 @@ cmd_history(int argc, char **argv)
 				       sub);
 	argc--;
 	argv++;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":F:f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DB:
-			o.db = optarg;
-			break;
-		case OPT_COMMIT:
-			o.commit = optarg;
-			break;
-		case OPT_BRANCH:
-			o.branch = optarg;
-			break;
-		case OPT_MACHINE:
-			o.machine = optarg;
-			break;
-		case OPT_TAG:
-			o.tag = optarg;
-			break;
-		case 'F':
-			o.figure = optarg;
-			break;
-		case OPT_SINCE:
-			o.since = optarg;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				o.format = FMT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = FMT_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				o.format = FMT_CSV;
-			else
-				return cli_usage_error("unknown format '%s': text, json or csv",
-						       optarg);
-			break;
-		case OPT_FAIL:
-			if (cli_parse_double("--fail-if-slower", optarg, 0, 1e9, &o.fail_if_slower))
-				return EXIT_USAGE;
-			break;
-		case OPT_MAXP:
-			if (cli_parse_double("--max-p", optarg, 1e-300, 0.5, &o.max_p))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return cli_finish_stdout(EXIT_OK);
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	argc -= optind;
-	argv += optind;
+	if ((c = cli_parse(&parser, argc, argv, &args)))
+		return c == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : c;
+	argc = args.n;
+	argv = args.v;
 	if (strcmp(sub, "add") == 0)
 		return do_add(&o, argv, argc);
 	if (strcmp(sub, "list") == 0)

@@ -1,6 +1,5 @@
 /* cmd-plot.c - tachy plot: saved results as plain SVG, or one HTML page. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +27,7 @@ static const char usage[] =
     "its interval. SVG is plain (no scripts); HTML is one self-contained page with\n"
     "the pictures and a table of the numbers. A FILE named '-' is read from\n"
     "standard input (one at most).\n"
-    "\n"
-    "  -o, --output FILE       where to write (required); .svg or .html by name\n"
-    "      --format FORMAT     svg or html (default: from the name of the output)\n"
-    "      --title TEXT        the title of the page\n"
-    "  -t, --test TEST         welch (default), student, or mann-whitney\n"
-    "  -c, --confidence P      confidence level in percent (default 95)\n"
-    "  -m, --match RULE        pair benchmarks across files, as in tachy compare\n"
-    "  -r, --reference NAME    with one FILE: compare against NAME\n"
-    "  -F, --figures LIST      figures in the change plot (as in tachy compare)\n"
-    "  -h, --help              show this help\n";
+    "\n";
 
 #define WIDTH 960.0
 #define ROW_H 250.0
@@ -100,12 +90,63 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 	return resfmt_truncate(buf, size, full, 52);
 }
 
+/* The benchmark B is paired with in another file (its old or new side),
+ * or NULL: the two histograms share an x axis. */
+static const struct ty_saved_bench *
+partner(const struct plot *p, const struct ty_saved_bench *b)
+{
+	size_t i;
+
+	for (i = 0; p->cmp && i < p->cmp->nrows; i++) {
+		const struct ty_cmp_row *r = &p->cmp->rows[i];
+		if (strcmp(r->figure, "wall") != 0 ||
+		    p->cmp->sets[r->set].old == p->cmp->sets[r->set].new)
+			continue;
+		if (r->old == b)
+			return r->new;
+		if (r->new == b)
+			return r->old;
+	}
+	return NULL;
+}
+
+/* The x range of B's histogram (display units of SCALE) shared with its
+ * partner, into FRAME; its scale reference (the old side's) into *REF. */
+static void
+shared_axis(const struct plot *p, const struct ty_saved_bench *b, double *ref,
+	    struct ty_svg_frame *frame)
+{
+	const struct ty_saved_bench *o = partner(p, b), *side[2] = {b, o};
+	struct bench_stats st;
+	const char *suffix;
+	double scale, lo = INFINITY, hi = -INFINITY;
+	size_t i, k;
+
+	if (!o)
+		return;
+	for (i = 0; i < p->cmp->nrows; i++) /* the old side sets the unit for both */
+		if (p->cmp->rows[i].new == b &&
+		    p->cmp->rows[i].old ==
+			o &&bench_stats(&o->figs[0], p->o->cmp.confidence, &st) == 0)
+			*ref = scale_ref(&st.s);
+	resfmt_scale(*ref, b->figs[0].unit, &scale, &suffix);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < side[k]->figs[0].n; i++) {
+			lo = fmin(lo, side[k]->figs[0].values[i] * scale);
+			hi = fmax(hi, side[k]->figs[0].values[i] * scale);
+		}
+	if (isfinite(lo) && lo < hi) {
+		frame->xlo = lo;
+		frame->xhi = hi;
+	}
+}
+
 static int
 bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct ty_saved_bench *b)
 {
 	const struct ty_saved_figure *f = &b->figs[0];
-	struct ty_svg_frame left = {10, y, WIDTH / 2 - 15, ROW_H - 20};
-	struct ty_svg_frame right = {WIDTH / 2 + 5, y, WIDTH / 2 - 15, ROW_H - 20};
+	struct ty_svg_frame left = {10, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
+	struct ty_svg_frame right = {WIDTH / 2 + 5, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
 	char title[1024], sub[256], m[32], l[32], h[32], mean[32];
 	struct bench_stats st;
 	const char *suffix;
@@ -118,6 +159,7 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 	if (!(x = malloc(f->n * sizeof(*x))))
 		return -ENOMEM;
 	ref = scale_ref(&st.s);
+	shared_axis(p, b, &ref, &left);
 	resfmt_scale(ref, f->unit, &scale, &suffix);
 	for (i = 0; i < f->n; i++)
 		x[i] = f->values[i] * scale;
@@ -126,10 +168,11 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 	resfmt_value(h, sizeof(h), st.hi, ref, f->unit);
 	resfmt_value(mean, sizeof(mean), st.s.mean, ref, f->unit);
 	if (st.has_ci)
-		snprintf(sub, sizeof(sub), "%zu runs: median %s [%s, %s], mean %s", f->n, m, l, h,
-			 mean);
+		snprintf(sub, sizeof(sub), "%zu run%s: median %s [%s, %s], mean %s", f->n,
+			 f->n == 1 ? "" : "s", m, l, h, mean);
 	else
-		snprintf(sub, sizeof(sub), "%zu runs: median %s, mean %s", f->n, m, mean);
+		snprintf(sub, sizeof(sub), "%zu run%s: median %s, mean %s", f->n,
+			 f->n == 1 ? "" : "s", m, mean);
 	bench_title(title, sizeof(title), p, file, b);
 	ty_svg_text(fp, 15, y + 4, "start", 15, 1, title);
 	ty_svg_text(fp, WIDTH - 15, y + 4, "end", 12, 0, sub);
@@ -147,14 +190,24 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 
 /* ---- the changes of a comparison ---- */
 
-/* Is row I the first of its figure? */
+/* Is row R drawn? Not when both sides are 0 (no change to show: a
+ * counter this machine counts as nothing). */
+static int
+row_drawn(const struct ty_cmp_row *r)
+{
+	return !(r->v.old.centre == 0 && r->v.new.centre == 0);
+}
+
+/* Is row I the first drawn row of its figure? */
 static int
 first_of_figure(const struct ty_cmp_table *c, size_t i)
 {
 	size_t j;
 
+	if (!row_drawn(&c->rows[i]))
+		return 0;
 	for (j = 0; j < i; j++)
-		if (strcmp(c->rows[j].figure, c->rows[i].figure) == 0)
+		if (row_drawn(&c->rows[j]) && strcmp(c->rows[j].figure, c->rows[i].figure) == 0)
 			return 0;
 	return 1;
 }
@@ -168,7 +221,8 @@ change_height(const struct ty_cmp_table *c)
 	size_t i;
 
 	for (i = 0; i < c->nrows; i++)
-		h += 22 + (first_of_figure(c, i) ? 65 : 0);
+		if (row_drawn(&c->rows[i]))
+			h += 22 + (first_of_figure(c, i) ? 65 : 0);
 	return h + 10;
 }
 
@@ -178,7 +232,7 @@ figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 	const struct ty_cmp_table *c = p->cmp;
 	const char *fig = c->rows[first].figure;
 	struct ty_svg_change *ch;
-	struct ty_svg_frame f;
+	struct ty_svg_frame f = {0};
 	char **labels, title[512], name[160];
 	size_t i, n = 0;
 	int rc = 0;
@@ -191,7 +245,7 @@ figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 	}
 	for (i = first; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
-		if (strcmp(r->figure, fig) != 0)
+		if (strcmp(r->figure, fig) != 0 || !row_drawn(r))
 			continue;
 		resfmt_truncate(name, sizeof(name), r->new->label, c->nsets > 1 ? 28 : 44);
 		if (asprintf(&labels[n], "%s%s%s", name, c->nsets > 1 ? " in " : "",
@@ -438,6 +492,19 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		td(fp, strcmp(v, "~") == 0 ? "l" : v, v);
 		fputs("</tr>\n", fp);
 	}
+	for (i = 0; i < c->ngeo; i++) { /* as tachy compare prints them */
+		const struct ty_cmp_geomean *g = &c->geo[i];
+		fputs("<tr>", fp);
+		td(fp, "n", "geomean");
+		td(fp, "n", c->nsets > 1 ? c->sets[g->set].new->path : "");
+		td(fp, "l", g->figure);
+		td(fp, NULL, resfmt_value(o, sizeof(o), g->old, g->old, g->unit));
+		td(fp, NULL, resfmt_value(n, sizeof(n), g->new, g->old, g->unit));
+		td(fp, NULL, resfmt_pct(ch, sizeof(ch), g->rel));
+		td(fp, NULL, "");
+		td(fp, "l", "");
+		fputs("</tr>\n", fp);
+	}
 	fputs("</table>\n", fp);
 	for (i = 0; i < c->nsets; i++) {
 		size_t j;
@@ -516,42 +583,33 @@ write_html(FILE *fp, const struct plot *p)
 /* ---- options and main ---- */
 
 static int
-parse_options(int argc, char **argv, struct options *o)
+parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-	    {"title", required_argument, NULL, 'T'},  RESOPT_CMP_LONG,
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	static const char *const formats[] = {"svg", "html", NULL};
+	int format = -1, rc;
+	struct cli_option options[] = {
+	    OPT_STRING('o', "output", &o->output, "FILE",
+		       "where to write (required); .svg or .html by name"),
+	    OPT_CHOICE(0, "format", &format, "FORMAT", formats,
+		       "svg or html (default: from the name of the output)"),
+	    OPT_STRING(0, "title", &o->title, "TEXT", "the title of the page"),
+	    OPT_TEST('t', &o->cmp.test, "welch (default), student, or mann-whitney"),
+	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
+			 "confidence level in percent (default 95)", resopt_opt_confidence),
+	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
+			 "pair benchmarks across files, as in tachy compare", resopt_opt_match),
+	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
+		       "with one FILE: compare against NAME"),
+	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
+		       "figures in the change plot (as in tachy compare)"),
+	    OPT_HELP('h', "help", "show this help"),
+	    OPT_END(),
 	};
-	int ch, rc = 0;
+	const struct cli_parser parser = {usage, options, NULL, 0, 26};
 
-	while (!rc &&
-	       (ch = getopt_long(argc, argv, "o:" RESOPT_CMP_SHORT "h", longopts, NULL)) != -1) {
-		if ((rc = resopt_cmp_option(ch, optarg, &o->cmp)) != -1)
-			continue;
-		rc = 0;
-		switch (ch) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "svg") == 0)
-				o->format = FMT_SVG;
-			else if (strcmp(optarg, "html") == 0)
-				o->format = FMT_HTML;
-			else
-				rc = cli_usage_error("unknown format '%s': svg or html", optarg);
-			break;
-		case 'T':
-			o->title = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cli_usage_error("bad option");
-		}
-	}
+	rc = cli_parse(&parser, argc, argv, args);
+	if (format >= 0)
+		o->format = format == 0 ? FMT_SVG : FMT_HTML;
 	return rc;
 }
 
@@ -603,11 +661,12 @@ cmd_plot(int argc, char **argv)
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	struct plot p = {.o = &o};
+	struct cli_args args;
 	int n = 0, i, rc, have_cmp = 0;
 
-	if ((rc = parse_options(argc, argv, &o)) || (rc = pick_format(&o)))
+	if ((rc = parse_options(argc, argv, &o, &args)) || (rc = pick_format(&o)))
 		goto out;
-	n = argc - optind;
+	n = args.n;
 	if (n < 1) {
 		rc = cli_usage_error("expected one or more results files");
 		goto out;
@@ -616,7 +675,7 @@ cmd_plot(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = resopt_read(files, argv + optind, n))) {
+	if ((rc = resopt_read(files, args.v, n))) {
 		n = 0;
 		goto out;
 	}
@@ -638,7 +697,7 @@ out:
 		ty_results_read_release(&files[i]);
 	free(files);
 	free(o.cmp.match.pairs);
-	return rc < 0 ? EXIT_OK : rc;
+	return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;
 }
 
 const struct cmd_info cmd_info_plot = {"plot", 40, "draw saved results as SVG or HTML", cmd_plot};

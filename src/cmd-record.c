@@ -1,7 +1,6 @@
 /* cmd-record.c - tachy record: sample where a command spends its time. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,42 +18,16 @@
 #include "tachy/symbols.h"
 
 static const char usage_text[] =
-    "usage: tachy record [-g] [-F HZ | -c PERIOD] [-e EVENT] [-o FILE] [-m PAGES]\n"
-    "                    [--proc-maps | --mmap-records] [--user | --kernel]\n"
-    "                    [--off-cpu | --wall] [-q]\n"
+    "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
+    "                    [-o FILE] [-m PAGES] [--proc-maps | --mmap-records]\n"
+    "                    [--user | --kernel] [--off-cpu | --wall] [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
     "process PID spends its time, and write a self-contained profile.\n"
-    "\n"
-    "  -F, --freq HZ        samples per second (default 999)\n"
-    "  -c, --period N       one sample every N events instead of -F\n"
-    "  -e, --event EVENT    what to sample, as tachy run -e names it; default\n"
-    "                       cycles where the CPU has it, else cpu-clock\n"
-    "  -g, --call-graph     record call chains (frame pointers)\n"
-    "  -o, --output FILE    profile file (default tachy.prof, - for stdout: the\n"
-    "                       command's stdout then goes to stderr)\n"
-    "  -p, --pid PID        attach to a running process (all its threads) until it\n"
-    "                       exits or Ctrl-C\n"
-    "  -m, --mmap-pages N   ring buffer pages per CPU, a power of two (default 128)\n"
-    "      --proc-maps      no mmap records at all: read /proc/PID/maps every\n"
-    "                       50 ms instead (processes that live less than that\n"
-    "                       keep raw addresses)\n"
-    "      --mmap-records   mmap records for the whole run (by default they stop\n"
-    "                       100 ms after start when the command has started no\n"
-    "                       other process: every mmap(2) pays for them)\n"
-    "      --user           user space only\n"
-    "      --kernel         kernel samples too, or fail (default: kernel samples\n"
-    "                       where allowed -- root, CAP_PERFMON or\n"
-    "                       perf_event_paranoid <= 1 -- else user space only)\n"
-    "      --off-cpu        off-CPU time instead of samples: every switch-out of\n"
-    "                       every thread with its call chain and how long the\n"
-    "                       thread stayed off the CPU (sleeping, I/O, lock,\n"
-    "                       runnable)\n"
-    "      --wall           on-CPU samples (a clock event, default cpu-clock) and\n"
-    "                       off-CPU time together: a wall-clock profile\n"
-    "  -q, --quiet          no summary line\n"
-    "  -h, --help           this help\n"
+    "\n";
+
+static const char footer[] =
     "\n"
     "At the end one line says how many samples were taken and lost, and the CPU\n"
     "time the profiler used against the workload's; a second line what share of\n"
@@ -63,7 +36,10 @@ static const char usage_text[] =
 struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
-	int callchain, user, quiet, proc_maps, mmap_records, off_cpu;
+	int off_cpu; /* TY_OFFCPU_* */
+	int callchain, user, quiet, proc_maps, mmap_records;
+	enum ty_callgraph cg;
+	long stack_size;
 	char **argv;
 };
 
@@ -76,112 +52,135 @@ on_signal(int sig)
 	stop.count++;
 }
 
+/* --call-graph fp | dwarf[,SIZE] | auto, in perf's spelling. */
+static int
+parse_callgraph(const char *arg, struct opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	o->callchain = 1;
+	if (n == 2 && strncmp(arg, "fp", 2) == 0 && !comma)
+		o->cg = TY_CG_FP;
+	else if (n == 4 && strncmp(arg, "auto", 4) == 0 && !comma)
+		o->cg = TY_CG_AUTO;
+	else if (n == 5 && strncmp(arg, "dwarf", 5) == 0)
+		o->cg = TY_CG_DWARF;
+	else
+		return cli_usage_error("--call-graph %s: give fp, dwarf[,SIZE] or auto", arg);
+	if (comma) {
+		if (cli_parse_long("--call-graph dwarf,SIZE", comma + 1, 8, TY_RECORD_STACK_MAX,
+				   &o->stack_size))
+			return EXIT_USAGE;
+		if (o->stack_size & 7)
+			return cli_usage_error(
+			    "--call-graph dwarf,%ld: the size must be a multiple "
+			    "of 8",
+			    o->stack_size);
+	}
+	return 0;
+}
+
+/* -g: call chains, --call-graph auto. */
+static int
+opt_g(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct opts *o = opt->value;
+
+	o->callchain = 1;
+	o->cg = TY_CG_AUTO;
+	return 0;
+}
+
+static int
+opt_callgraph(const struct cli_option *opt, const char *typed, char **args)
+{
+	return parse_callgraph(args[0], opt->value);
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-	    {"freq", required_argument, NULL, 'F'},
-	    {"period", required_argument, NULL, 'c'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"call-graph", no_argument, NULL, 'g'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"mmap-pages", required_argument, NULL, 'm'},
-	    {"user", no_argument, NULL, 'U'},
-	    {"kernel", no_argument, NULL, 'K'},
-	    {"proc-maps", no_argument, NULL, 'M'},
-	    {"mmap-records", no_argument, NULL, 'R'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"off-cpu", no_argument, NULL, 'O'},
-	    {"wall", no_argument, NULL, 'W'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	int user = 0, kernel = 0, offcpu = 0, wall = 0, rc;
+	struct cli_option options[] = {
+	    OPT_LONG('F', "freq", &o->freq, "HZ", 1, 10000000, "samples per second (default 999)"),
+	    OPT_LONG('c', "period", &o->period, "N", 1, (double)(1L << 62),
+		     "one sample every N events instead of -F"),
+	    OPT_STRING('e', "event", &o->event, "EVENT",
+		       "what to sample, as tachy run -e names it; default\n"
+		       "cycles where the CPU has it, else cpu-clock"),
+	    OPT_CALLBACK_NOARG('g', NULL, o, "record call chains (--call-graph auto)", opt_g),
+	    OPT_CALLBACK(0, "call-graph", o, "MODE",
+			 "fp: the kernel follows frame pointers; dwarf[,SIZE]:\n"
+			 "a copy of SIZE bytes of each user stack (default\n"
+			 "16384, at most 65528) unwound with the binaries'\n"
+			 "call-frame information (.eh_frame) while recording,\n"
+			 "the frame pointer where none covers a pc; auto:\n"
+			 "dwarf on x86-64, else fp",
+			 opt_callgraph),
+	    OPT_STRING('o', "output", &o->output, "FILE",
+		       "profile file (default tachy.prof, - for stdout: the\n"
+		       "command's stdout then goes to stderr)"),
+	    OPT_LONG('p', "pid", &o->pid, "PID", 1, 1L << 22,
+		     "attach to a running process (all its threads) until it\n"
+		     "exits or Ctrl-C"),
+	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
+		     "ring buffer pages per CPU, a power of two (default 128,\n"
+		     "512 with dwarf)"),
+	    OPT_FLAG(0, "proc-maps", &o->proc_maps,
+		     "no mmap records at all: read /proc/PID/maps every\n"
+		     "50 ms instead (processes that live less than that\n"
+		     "keep raw addresses)"),
+	    OPT_FLAG(0, "mmap-records", &o->mmap_records,
+		     "mmap records for the whole run (by default they stop\n"
+		     "100 ms after start when the command has started no\n"
+		     "other process: every mmap(2) pays for them)"),
+	    OPT_FLAG(0, "user", &user, "user space only"),
+	    OPT_FLAG(0, "kernel", &kernel,
+		     "kernel samples too, or fail (default: kernel samples\n"
+		     "where allowed -- root, CAP_PERFMON or\n"
+		     "perf_event_paranoid <= 1 -- else user space only)"),
+	    OPT_FLAG(0, "off-cpu", &offcpu,
+		     "off-CPU time instead of samples: every switch-out of\n"
+		     "every thread with its call chain (-g: frame pointers)\n"
+		     "and how long the thread stayed off the CPU (sleeping,\n"
+		     "I/O, lock, runnable)"),
+	    OPT_FLAG(0, "wall", &wall,
+		     "on-CPU samples (a clock event, default cpu-clock) and\n"
+		     "off-CPU time together: a wall-clock profile"),
+	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
+	    OPT_HELP('h', "help", "this help"),
+	    OPT_END(),
 	};
-	int c, freq_given = 0, user_given = 0, kernel_given = 0, pages_given = 0;
+	const struct cli_parser parser = {usage_text, options, footer, CLI_STOP_AT_OPERAND, 23};
+	struct cli_args args;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "tachy.prof";
-	o->freq = 999;
-	o->pages = 128;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:c:e:go:p:m:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (cli_parse_long("-F", optarg, 1, 10000000, &o->freq))
-				return EXIT_USAGE;
-			freq_given = 1;
-			break;
-		case 'c':
-			if (cli_parse_long("-c", optarg, 1, 1L << 62, &o->period))
-				return EXIT_USAGE;
-			break;
-		case 'e':
-			o->event = optarg;
-			break;
-		case 'g':
-			o->callchain = 1;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'p':
-			if (cli_parse_long("-p", optarg, 1, 1L << 22, &o->pid))
-				return EXIT_USAGE;
-			break;
-		case 'm':
-			if (cli_parse_long("-m", optarg, 1, 1L << 20, &o->pages))
-				return EXIT_USAGE;
-			if (o->pages & (o->pages - 1))
-				return cli_usage_error(
-				    "-m %ld: the ring size must be a power of two", o->pages);
-			pages_given = 1;
-			break;
-		case 'O':
-		case 'W':
-			if (o->off_cpu &&
-			    o->off_cpu != (c == 'O' ? TY_OFFCPU_ONLY : TY_OFFCPU_WALL))
-				return cli_usage_error("--off-cpu and --wall exclude each other "
-						       "(--wall has both)");
-			o->off_cpu = c == 'O' ? TY_OFFCPU_ONLY : TY_OFFCPU_WALL;
-			break;
-		case 'U':
-			o->user = 1, user_given = 1;
-			break;
-		case 'K':
-			o->user = -1, kernel_given = 1;
-			break;
-		case 'M':
-			o->proc_maps = 1;
-			break;
-		case 'R':
-			o->mmap_records = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		default:
-			return cli_usage_error("unknown or incomplete option");
-		}
-	}
-	o->argv = argv + optind;
-	if (freq_given && o->period)
+	if ((rc = cli_parse(&parser, argc, argv, &args)))
+		return rc;
+	o->argv = args.v;
+	if (o->pages & (o->pages - 1))
+		return cli_usage_error("-m %ld: the ring size must be a power of two", o->pages);
+	if (o->freq && o->period)
 		return cli_usage_error("-F and -c exclude each other (a frequency or a period)");
+	if (offcpu && wall)
+		return cli_usage_error("--off-cpu and --wall exclude each other (--wall has both)");
+	o->off_cpu = offcpu ? TY_OFFCPU_ONLY : wall ? TY_OFFCPU_WALL : TY_OFFCPU_NONE;
+	if (offcpu && (o->event || o->freq || o->period))
+		return cli_usage_error("--off-cpu samples at every switch-out: -e, -F and -c are "
+				       "--wall's (on-CPU samples beside the off-CPU time)");
+	if (!o->freq)
+		o->freq = 999;
 	if (o->proc_maps && o->mmap_records)
 		return cli_usage_error("--proc-maps and --mmap-records exclude each other");
-	if (user_given && kernel_given)
+	if (user && kernel)
 		return cli_usage_error("--user and --kernel exclude each other");
+	o->user = user ? 1 : kernel ? -1 : 0;
 	if (o->pid && o->argv[0])
 		return cli_usage_error("give either -p PID or a command, not both");
 	if (!o->pid && !o->argv[0])
 		return cli_usage_error("no command to record (tachy record [options] -- COMMAND)");
-	if (o->off_cpu == TY_OFFCPU_ONLY && (o->event || freq_given || o->period))
-		return cli_usage_error("--off-cpu samples at every switch-out: -e, -F and -c are "
-				       "--wall's (on-CPU samples beside the off-CPU time)");
-	if (o->off_cpu && !pages_given) /* two records and a sample per switch */
-		o->pages = 512;
 	return 0;
 }
 
@@ -227,6 +226,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
 	char rate[64], space[96], cover[512];
+	uint32_t stack;
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
@@ -264,6 +264,26 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
+	if (ty_record_callgraph(r->rec, &stack) == TY_CG_DWARF) {
+		struct ty_record_unwind_stats st;
+		ty_record_unwind_stats(r->rec, &st);
+		fprintf(stderr,
+			"tachy record: user stacks of %u bytes unwound: %.1f%% of %llu chains "
+			"complete, %.1f%% cut by the copy; %.3f s of CPU\n",
+			stack, st.samples ? 100.0 * (double)st.complete / (double)st.samples : 0.0,
+			(unsigned long long)st.samples,
+			st.samples ? 100.0 * (double)st.truncated / (double)st.samples : 0.0,
+			(double)st.unwind_ns / 1e9);
+		if (getenv("TACHY_UNWIND_DEPTHS")) /* bench/: what stack size real chains need */
+			fprintf(
+			    stderr,
+			    "tachy record: complete chains by stack bytes: <=1K %llu, 2K %llu, 4K "
+			    "%llu, 8K %llu, 16K %llu, 32K %llu, 64K %llu, more %llu\n",
+			    (unsigned long long)st.depth[0], (unsigned long long)st.depth[1],
+			    (unsigned long long)st.depth[2], (unsigned long long)st.depth[3],
+			    (unsigned long long)st.depth[4], (unsigned long long)st.depth[5],
+			    (unsigned long long)st.depth[6], (unsigned long long)st.depth[7]);
+	}
 }
 
 static int
@@ -295,7 +315,8 @@ finish(struct run *r, struct ty_error *err)
 	if (!r->o->quiet) {
 		if (p->meta.lost)
 			cli_warn("%llu samples were lost: the ring buffers filled up (try -m %ld)",
-				 (unsigned long long)p->meta.lost, r->o->pages * 4);
+				 (unsigned long long)p->meta.lost,
+				 4l * ty_record_ring_pages(r->rec));
 		if (p->meta.throttled)
 			cli_warn(
 			    "the kernel throttled sampling %llu times (perf_event_max_sample_rate "
@@ -412,7 +433,8 @@ cmd_record(int argc, char **argv)
 	ro.explicit_event = o.event != NULL;
 	ro.use_freq = o.period == 0;
 	ro.rate = ro.use_freq ? (uint64_t)o.freq : (uint64_t)o.period;
-	ro.callgraph = o.callchain ? TY_CG_FP : TY_CG_NONE;
+	ro.callgraph = o.callchain ? o.cg : TY_CG_NONE;
+	ro.stack_size = (uint32_t)o.stack_size;
 	ro.user = o.user;
 	ro.pid = (pid_t)o.pid;
 	ro.argv = o.argv;

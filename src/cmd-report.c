@@ -1,7 +1,7 @@
 /* cmd-report.c - tachy report: show a recorded profile. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,33 +24,11 @@ static const char usage_text[] =
     "       tachy report --diff OLD NEW [--by WHAT] [--flame OUT.svg]\n"
     "\n"
     "Show a profile written by tachy record (FILE, default tachy.prof).\n"
-    "\n"
-    "  --sort KEY        flat profile order: self (default), total, samples, name\n"
-    "  --limit N         show the first N rows only\n"
-    "  --by WHAT         flat profile (and --diff) per symbol (default), thread,\n"
-    "                    comm, dso, line (file:line, from DWARF) or state\n"
-    "                    (on-CPU, sleeping, I/O, lock, runnable, blocked)\n"
-    "  --lines           the same as --by line\n"
-    "  --callers SYM     who calls SYM, in how many samples\n"
-    "  --callees SYM     what SYM calls, and its own time\n"
-    "  --tree            the call tree from the root, nodes under --min PCT hidden\n"
-    "  --min PCT         tree cut-off in percent of all samples (default 0.5)\n"
-    "  --folded          FlameGraph's folded stacks (\"a;b;c 123\") on stdout\n"
-    "  --flame OUT.svg   an interactive flame graph (hover, click to zoom, search)\n"
-    "  --title TEXT      the flame graph's title\n"
-    "  --diff OLD NEW    the change per symbol from OLD to NEW (in percent of each\n"
-    "                    profile's samples); with --flame a differential flame\n"
-    "                    graph of NEW (red grew, blue shrank)\n"
-    "  --pprof OUT       pprof's protobuf format, gzip-compressed\n"
-    "  --firefox OUT     the Firefox Profiler's format (processed profile, version\n"
-    "                    57): a timeline per thread, off-CPU intervals as markers\n"
-    "  --speedscope OUT  speedscope's format: one sampled profile per thread\n"
-    "  --on-cpu          keep the on-CPU samples only\n"
-    "  --off-cpu         keep the off-CPU time only (record --off-cpu, --wall)\n"
-    "  -h, --help        this help\n"
-    "\n"
-    "A file that is not a valid tachy profile is an error (exit 2). See\n"
-    "tachy-report(1).\n";
+    "\n";
+
+static const char footer[] = "\n"
+			     "A file that is not a valid tachy profile is an error (exit 2). See\n"
+			     "tachy-report(1).\n";
 
 enum mode { M_FLAT, M_CALLERS, M_CALLEES, M_TREE, M_FOLDED, M_DIFF };
 
@@ -66,143 +44,77 @@ struct opts {
 };
 
 static int
+opt_lines(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)typed, (void)args;
+	*(int *)opt->value = TY_BY_LINE;
+	return 0;
+}
+
+static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	enum {
-		O_SORT = 256,
-		O_LIMIT,
-		O_BY,
-		O_CALLERS,
-		O_CALLEES,
-		O_TREE,
-		O_MIN,
-		O_FOLDED,
-		O_FLAME,
-		O_TITLE,
-		O_DIFF,
-		O_PPROF,
-		O_FIREFOX,
-		O_SPEEDSCOPE,
-		O_ON_CPU,
-		O_OFF_CPU,
-		O_LINES
+	static const char *const sorts[] = {"self", "total", "name", "samples", NULL};
+	static const char *const bys[] = {"symbol", "thread", "comm", "dso", "line", "state", NULL};
+	const char *callers = NULL, *callees = NULL;
+	int tree = 0, folded = 0, diff = 0, sort = 0, by = 0, modes, rc;
+	double min = NAN;
+	struct cli_option options[] = {
+	    OPT_CHOICE(0, "sort", &sort, "KEY", sorts,
+		       "flat profile order: self (default), total, samples, name"),
+	    OPT_LONG(0, "limit", &o->limit, "N", 1, 1L << 30, "show the first N rows only"),
+	    OPT_CHOICE(0, "by", &by, "WHAT", bys,
+		       "flat profile (and --diff) per symbol (default), thread,\n"
+		       "comm, dso, line (file:line, from DWARF) or state\n"
+		       "(on-CPU, sleeping, I/O, lock, runnable, blocked)"),
+	    OPT_CALLBACK_NOARG(0, "lines", &by, "the same as --by line", opt_lines),
+	    OPT_STRING(0, "callers", &callers, "SYM", "who calls SYM, in how many samples"),
+	    OPT_STRING(0, "callees", &callees, "SYM", "what SYM calls, and its own time"),
+	    OPT_FLAG(0, "tree", &tree, "the call tree from the root, nodes under --min PCT hidden"),
+	    OPT_DOUBLE(0, "min", &min, "PCT", 0, 100,
+		       "tree cut-off in percent of all samples (default 0.5)"),
+	    OPT_FLAG(0, "folded", &folded, "FlameGraph's folded stacks (\"a;b;c 123\") on stdout"),
+	    OPT_STRING(0, "flame", &o->flame, "OUT.svg",
+		       "an interactive flame graph (hover, click to zoom, search)"),
+	    OPT_STRING(0, "title", &o->title, "TEXT", "the flame graph's title"),
+	    OPT_FLAG_OPERANDS(0, "diff", &diff, "OLD NEW",
+			      "the change per symbol from OLD to NEW (in percent of each\n"
+			      "profile's samples); with --flame a differential flame\n"
+			      "graph of NEW (red grew, blue shrank)"),
+	    OPT_STRING(0, "pprof", &o->pprof, "OUT", "pprof's protobuf format, gzip-compressed"),
+	    OPT_STRING(0, "firefox", &o->firefox, "OUT",
+		       "the Firefox Profiler's format (processed profile, version\n"
+		       "57): a timeline per thread, off-CPU intervals as markers"),
+	    OPT_STRING(0, "speedscope", &o->speedscope, "OUT",
+		       "speedscope's format: one sampled profile per thread"),
+	    OPT_FLAG(0, "on-cpu", &o->on_cpu, "keep the on-CPU samples only"),
+	    OPT_FLAG(0, "off-cpu", &o->off_cpu,
+		     "keep the off-CPU time only (record --off-cpu, --wall)"),
+	    OPT_HELP('h', "help", "this help"),
+	    OPT_END(),
 	};
-	static const struct option longopts[] = {
-	    {"sort", required_argument, NULL, O_SORT},
-	    {"limit", required_argument, NULL, O_LIMIT},
-	    {"by", required_argument, NULL, O_BY},
-	    {"callers", required_argument, NULL, O_CALLERS},
-	    {"callees", required_argument, NULL, O_CALLEES},
-	    {"tree", no_argument, NULL, O_TREE},
-	    {"min", required_argument, NULL, O_MIN},
-	    {"folded", no_argument, NULL, O_FOLDED},
-	    {"flame", required_argument, NULL, O_FLAME},
-	    {"title", required_argument, NULL, O_TITLE},
-	    {"diff", no_argument, NULL, O_DIFF},
-	    {"pprof", required_argument, NULL, O_PPROF},
-	    {"firefox", required_argument, NULL, O_FIREFOX},
-	    {"speedscope", required_argument, NULL, O_SPEEDSCOPE},
-	    {"on-cpu", no_argument, NULL, O_ON_CPU},
-	    {"off-cpu", no_argument, NULL, O_OFF_CPU},
-	    {"lines", no_argument, NULL, O_LINES},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c, modes = 0, min_given = 0;
+	const struct cli_parser parser = {usage_text, options, footer, 0, 20};
+	struct cli_args args;
 
 	memset(o, 0, sizeof(*o));
-	o->min = 0.5;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_SORT:
-			if (strcmp(optarg, "self") == 0)
-				o->sort = TY_SORT_SELF;
-			else if (strcmp(optarg, "total") == 0)
-				o->sort = TY_SORT_TOTAL;
-			else if (strcmp(optarg, "samples") == 0)
-				o->sort = TY_SORT_SAMPLES;
-			else if (strcmp(optarg, "name") == 0)
-				o->sort = TY_SORT_NAME;
-			else
-				return cli_usage_error(
-				    "--sort %s: expected self, total, samples or "
-				    "name",
-				    optarg);
-			break;
-		case O_LIMIT:
-			if (cli_parse_long("--limit", optarg, 1, 1L << 30, &o->limit))
-				return EXIT_USAGE;
-			break;
-		case O_BY:
-			if (strcmp(optarg, "symbol") == 0)
-				o->by = TY_BY_SYMBOL;
-			else if (strcmp(optarg, "thread") == 0)
-				o->by = TY_BY_THREAD;
-			else if (strcmp(optarg, "comm") == 0)
-				o->by = TY_BY_COMM;
-			else if (strcmp(optarg, "dso") == 0)
-				o->by = TY_BY_DSO;
-			else if (strcmp(optarg, "line") == 0)
-				o->by = TY_BY_LINE;
-			else if (strcmp(optarg, "state") == 0)
-				o->by = TY_BY_STATE;
-			else
-				return cli_usage_error(
-				    "--by %s: expected symbol, thread, comm, dso, line or state",
-				    optarg);
-			break;
-		case O_LINES:
-			o->by = TY_BY_LINE;
-			break;
-		case O_CALLERS:
-			o->mode = M_CALLERS, o->sym = optarg, modes++;
-			break;
-		case O_CALLEES:
-			o->mode = M_CALLEES, o->sym = optarg, modes++;
-			break;
-		case O_TREE:
-			o->mode = M_TREE, modes++;
-			break;
-		case O_MIN:
-			if (cli_parse_double("--min", optarg, 0, 100, &o->min))
-				return EXIT_USAGE;
-			min_given = 1;
-			break;
-		case O_FOLDED:
-			o->mode = M_FOLDED, modes++;
-			break;
-		case O_FLAME:
-			o->flame = optarg;
-			break;
-		case O_TITLE:
-			o->title = optarg;
-			break;
-		case O_DIFF:
-			o->mode = M_DIFF, modes++;
-			break;
-		case O_PPROF:
-			o->pprof = optarg;
-			break;
-		case O_FIREFOX:
-			o->firefox = optarg;
-			break;
-		case O_SPEEDSCOPE:
-			o->speedscope = optarg;
-			break;
-		case O_ON_CPU:
-			o->on_cpu = 1;
-			break;
-		case O_OFF_CPU:
-			o->off_cpu = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		default:
-			return cli_usage_error("unknown or incomplete option");
-		}
-	}
+	if ((rc = cli_parse(&parser, argc, argv, &args)))
+		return rc;
+	o->sort = (enum ty_prof_sort)sort;
+	o->by = (enum ty_prof_by)by;
+	o->min = isnan(min) ? 0.5 : min;
+	modes = !!callers + !!callees + tree + folded + diff;
+	if (callers)
+		o->mode = M_CALLERS, o->sym = callers;
+	if (callees)
+		o->mode = M_CALLEES, o->sym = callees;
+	if (tree)
+		o->mode = M_TREE;
+	if (folded)
+		o->mode = M_FOLDED;
+	if (diff)
+		o->mode = M_DIFF;
+	argv = args.v;
+	argc = args.n;
 	if (modes > 1)
 		return cli_usage_error("--callers, --callees, --tree, --folded and --diff exclude "
 				       "each other");
@@ -211,12 +123,15 @@ parse_args(int argc, char **argv, struct opts *o)
 				       "neither for both)");
 	if ((o->on_cpu || o->off_cpu) && o->mode == M_DIFF)
 		return cli_usage_error("--on-cpu and --off-cpu do not apply to --diff");
+	if (o->on_cpu && o->off_cpu)
+		return cli_usage_error("--on-cpu and --off-cpu exclude each other (give "
+				       "neither for both)");
+	if ((o->on_cpu || o->off_cpu) && o->mode == M_DIFF)
+		return cli_usage_error("--on-cpu and --off-cpu do not apply to --diff");
 	if (o->title && !o->flame)
 		return cli_usage_error("--title is the flame graph's: give --flame OUT.svg too");
-	if (min_given && o->mode != M_TREE)
+	if (!isnan(min) && o->mode != M_TREE)
 		return cli_usage_error("--min is the call tree's cut-off: give --tree too");
-	argv += optind;
-	argc -= optind;
 	if (o->mode == M_DIFF) {
 		if (argc != 2)
 			return cli_usage_error("--diff needs two profiles: OLD NEW");

@@ -1,6 +1,5 @@
 /* cmd-run.c - tachy run: benchmark commands, compare them, export results. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,6 +19,11 @@
 #include "term.h"
 
 #define MAX_PARAMS 8
+#define NEXPORTS 5
+#define EXPORT_PATHS(o)                                                                            \
+	{                                                                                          \
+		(o)->json, (o)->csv, (o)->md, (o)->adoc, (o)->org                                  \
+	}
 
 int cmd_run(int argc, char **argv);
 #define MAX_COMBOS 100000
@@ -31,134 +35,12 @@ static const char usage_text[] =
     "Run each command many times and report its time with a confidence interval;\n"
     "compare each command against the reference with a statistical test.\n"
     "Each CMD is split into words as a shell would and run without a shell.\n"
-    "\n"
-    "Runs:\n"
-    "  -r, --runs N             exactly N runs per command (default: adaptive)\n"
-    "  -m, --min-runs N         adaptive: at least N runs (default 10)\n"
-    "  -M, --max-runs N         adaptive: at most N runs\n"
-    "      --precision P        adaptive: stop when each CI of the mean is within\n"
-    "                           P% (default 1)\n"
-    "      --max-time S         adaptive: stop once a command has had S seconds\n"
-    "                           (default 10)\n"
-    "  -w, --warmup N           N unmeasured runs of each command first\n"
-    "      --order ORDER        interleaved (default), sequential or random\n"
-    "      --seed N             seed of the random orders\n"
-    "Hooks (not measured; once for all commands or once per command):\n"
-    "  -s, --setup CMD          before the first run of a command\n"
-    "  -p, --prepare CMD        before every run\n"
-    "      --conclude CMD       after every run\n"
-    "  -c, --cleanup CMD        after the last run of a command\n"
-    "Commands:\n"
-    "  -n, --name NAME          name of the next command (the first names go to the\n"
-    "                           first commands; the rest are named by their command)\n"
-    "      --reference CMD      compare against CMD (default: the first command)\n"
-    "  -P, --parameter-scan VAR MIN MAX   run with {VAR} = MIN..MAX\n"
-    "  -D, --parameter-step-size STEP     step of the last -P (default 1)\n"
-    "  -L, --parameter-list VAR A,B,...   run with {VAR} = each value\n"
-    "  -S, --shell[=SH]         run commands with SH -c (default sh; -S needs SH);\n"
-    "                           its start-up is measured and subtracted\n"
-    "  -N                       no shell (the default)\n"
-    "      --input FILE         standard input of the commands (default /dev/null)\n"
-    "      --output WHERE       null (default), pipe, inherit or a FILE\n"
-    "      --show-output        same as --output inherit\n"
-    "      --cpu LIST           pin commands and hooks to CPUs (e.g. 0,2-3)\n"
-    "      --timeout S          kill a run after S seconds (it counts as failed)\n"
-    "      --hook-timeout S     kill a setup/prepare/conclude/cleanup command after\n"
-    "                           S seconds (the benchmark stops with an error)\n"
-    "  -i, --ignore-failure     record failing runs and go on\n"
-    "Statistics:\n"
-    "      --test TEST          welch (default), student or mann-whitney\n"
-    "      --confidence C       confidence level in percent (default 95)\n"
-    "      --fail-if-slower P   exit 3 when a command is significantly slower than\n"
-    "                           the reference by more than P%\n"
-    "Output:\n"
-    "  -u, --time-unit UNIT     s, ms, us or ns (default: per command)\n"
-    "      --style STYLE        full (default), basic (no colours, ASCII) or none\n"
-    "                           (also no progress line)\n"
-    "      --color WHEN         auto (default), always or never\n"
-    "      --export-json FILE   hyperfine's JSON plus tachy's fields ('-' is stdout)\n"
-    "      --export-csv FILE    hyperfine's CSV\n"
-    "      --export-markdown FILE  a markdown table\n"
-    "      --history[=DB]       store the results in the history (tachy-history(1))\n"
-    "                           under git's HEAD\n"
-    "      --bisect BASE.json   compare with BASE and exit as git bisect run wants:\n"
-    "                           0 not proven slower, 1 proven slower by more than\n"
-    "                           --fail-if-slower P (default 0), 125 inconclusive or\n"
-    "                           the command failed, 128 bad usage, 130 interrupted\n"
-    "Counters (see COUNTERS in tachy-run(1)):\n" COUNTERS_USAGE
-    "  -h, --help               this help\n"
+    "\n";
+
+static const char footer[] =
     "\n"
     "Exit status: 0 ok, 1 a command failed, 2 bad usage, 3 --fail-if-slower tripped,\n"
     "130 interrupted (the finished runs are still reported and exported).\n";
-
-enum {
-	OPT_PRECISION = 256,
-	OPT_SHELL,
-	OPT_MAX_TIME,
-	OPT_ORDER,
-	OPT_SEED,
-	OPT_CONCLUDE,
-	OPT_REFERENCE,
-	OPT_INPUT,
-	OPT_OUTPUT,
-	OPT_SHOW_OUTPUT,
-	OPT_CPU,
-	OPT_TIMEOUT,
-	OPT_HOOK_TIMEOUT,
-	OPT_TEST,
-	OPT_CONFIDENCE,
-	OPT_FAIL_IF_SLOWER,
-	OPT_STYLE,
-	OPT_COLOR,
-	OPT_EXPORT_JSON,
-	OPT_EXPORT_CSV,
-	OPT_EXPORT_MARKDOWN,
-	OPT_HISTORY,
-	OPT_BISECT,
-};
-
-static const struct option longopts[] = {
-    {"runs", required_argument, NULL, 'r'},
-    {"min-runs", required_argument, NULL, 'm'},
-    {"max-runs", required_argument, NULL, 'M'},
-    {"precision", required_argument, NULL, OPT_PRECISION},
-    {"max-time", required_argument, NULL, OPT_MAX_TIME},
-    {"warmup", required_argument, NULL, 'w'},
-    {"order", required_argument, NULL, OPT_ORDER},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"setup", required_argument, NULL, 's'},
-    {"prepare", required_argument, NULL, 'p'},
-    {"conclude", required_argument, NULL, OPT_CONCLUDE},
-    {"cleanup", required_argument, NULL, 'c'},
-    {"name", required_argument, NULL, 'n'},
-    {"command-name", required_argument, NULL, 'n'}, /* hyperfine's spelling */
-    {"reference", required_argument, NULL, OPT_REFERENCE},
-    {"parameter-scan", required_argument, NULL, 'P'},
-    {"parameter-step-size", required_argument, NULL, 'D'},
-    {"parameter-list", required_argument, NULL, 'L'},
-    {"shell", optional_argument, NULL, OPT_SHELL},
-    {"input", required_argument, NULL, OPT_INPUT},
-    {"output", required_argument, NULL, OPT_OUTPUT},
-    {"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
-    {"cpu", required_argument, NULL, OPT_CPU},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"hook-timeout", required_argument, NULL, OPT_HOOK_TIMEOUT},
-    {"ignore-failure", no_argument, NULL, 'i'},
-    {"test", required_argument, NULL, OPT_TEST},
-    {"confidence", required_argument, NULL, OPT_CONFIDENCE},
-    {"fail-if-slower", required_argument, NULL, OPT_FAIL_IF_SLOWER},
-    {"time-unit", required_argument, NULL, 'u'},
-    {"style", required_argument, NULL, OPT_STYLE},
-    {"color", required_argument, NULL, OPT_COLOR},
-    {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-    {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-    {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
-    {"history", optional_argument, NULL, OPT_HISTORY},
-    {"bisect", required_argument, NULL, OPT_BISECT},
-    {"help", no_argument, NULL, 'h'},
-    COUNTERS_LONG_OPTIONS,
-    {NULL, 0, NULL, 0},
-};
 
 struct param {
 	const char *name;
@@ -168,10 +50,7 @@ struct param {
 };
 
 /* Strings given per command or once for all. */
-struct list {
-	const char **v;
-	size_t n;
-};
+#define list cli_strings
 
 struct run_opts {
 	struct ty_runner_opts ro;
@@ -179,11 +58,15 @@ struct run_opts {
 	const char *reference;
 	struct param params[MAX_PARAMS];
 	size_t nparams;
-	const char *json, *csv, *md;
+	const char *json, *csv, *md, *adoc, *org; /* the exports */
+	int sort_mean;				  /* --sort mean-time */
+	int quiet;				  /* --quiet: no environment warnings */
+	const char *report_file;		  /* -o FILE */
 	enum ty_test test;
 	double fail_if_slower; /* NAN: off */
 	enum term_color color;
 	enum term_style style;
+	int order, color_choice; /* --order, --color (-1: not given) */
 	const char *unit;
 	cpu_set_t cpus;
 	int have_cpus;
@@ -225,7 +108,7 @@ list_add(struct list *l, const char *s)
 /* ---- option values ---- */
 
 static int
-parse_cpus(const char *s, cpu_set_t *set)
+parse_cpus(const char *typed, const char *s, cpu_set_t *set)
 {
 	cpu_set_t allowed;
 	const char *p = s;
@@ -248,8 +131,8 @@ parse_cpus(const char *s, cpu_set_t *set)
 		}
 		for (i = a; i <= b; i++) {
 			if (!CPU_ISSET((int)i, &allowed))
-				return cli_usage_error(
-				    "CPU %ld in --cpu '%s' is not available here", i, s);
+				return cli_usage_error("CPU %ld in %s '%s' is not available here",
+						       i, typed, s);
 			CPU_SET((int)i, set);
 		}
 		if (*p == ',')
@@ -261,20 +144,7 @@ parse_cpus(const char *s, cpu_set_t *set)
 		goto bad;
 	return 0;
 bad:
-	return cli_usage_error("invalid CPU list '%s' for --cpu: expected e.g. 0,2-3", s);
-}
-
-static int
-parse_enum(const char *opt, const char *s, const char *const *names, int *out)
-{
-	int i;
-
-	for (i = 0; names[i]; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	return cli_usage_error("invalid value '%s' for %s", s, opt);
+	return cli_bad_value(typed, s, "a list of CPUs such as 0,2-3");
 }
 
 static int
@@ -321,14 +191,11 @@ expand_scan(struct param *p)
 	int dec;
 	size_t n, i;
 
-	if (cli_parse_double("-P/--parameter-scan", p->min, -1e15, 1e15, &a) ||
-	    cli_parse_double("-P/--parameter-scan", p->max, -1e15, 1e15, &b))
-		return EXIT_USAGE;
-	if (p->step && cli_parse_double("-D/--parameter-step-size", p->step, 1e-12, 1e15, &st))
-		return EXIT_USAGE;
-	if (b < a)
-		return cli_usage_error("-P %s %s %s: MIN is greater than MAX", p->name, p->min,
-				       p->max);
+	/* the values were checked when given */
+	a = strtod(p->min, NULL);
+	b = strtod(p->max, NULL);
+	if (p->step)
+		st = strtod(p->step, NULL);
 	dec = decimals(p->min);
 	if (p->step && decimals(p->step) > dec)
 		dec = decimals(p->step);
@@ -349,199 +216,397 @@ expand_scan(struct param *p)
 	return 0;
 }
 
-static int
-parse_option(struct run_opts *o, int c, char **argv, int argc)
-{
-	static const char *const orders[] = {"interleaved", "sequential", "random", NULL};
-	static const char *const tests[] = {"student", "welch", "mann-whitney", NULL};
-	/* hyperfine's auto, nocolor and color are accepted too */
-	static const char *const styles[] = {"full",	"basic", "none", "auto",
-					     "nocolor", "color", NULL};
-	static const char *const colors[] = {"auto", "always", "never", NULL};
-	static const char *const units[] = {"s", "ms", "us", "ns", NULL};
-	struct ty_runner_opts *r = &o->ro;
-	int v = 0, rc = 0;
+/* ---- options ---- */
 
-	switch (c) {
-	case 'r':
-		return cli_parse_long("-r/--runs", optarg, 1, 100000000, &r->runs);
-	case 'm':
-		return cli_parse_long("-m/--min-runs", optarg, 1, 100000000, &r->min_runs);
-	case 'M':
-		return cli_parse_long("-M/--max-runs", optarg, 1, 100000000, &r->max_runs);
-	case 'w':
-		return cli_parse_long("-w/--warmup", optarg, 0, 100000000, &r->warmup);
-	case OPT_PRECISION:
-		return cli_parse_double("--precision", optarg, 1e-6, 1000, &r->precision);
-	case OPT_MAX_TIME:
-		return cli_parse_double("--max-time", optarg, 0, 1e9, &r->max_time);
-	case OPT_TIMEOUT:
-		return cli_parse_double("--timeout", optarg, 1e-6, 1e9, &r->timeout);
-	case OPT_HOOK_TIMEOUT:
-		return cli_parse_double("--hook-timeout", optarg, 1e-6, 1e9, &r->hook_timeout);
-	case OPT_CONFIDENCE:
-		return cli_parse_double("--confidence", optarg, 50, 99.9999, &r->confidence);
-	case OPT_FAIL_IF_SLOWER:
-		return cli_parse_double("--fail-if-slower", optarg, 0, 1e9, &o->fail_if_slower);
-	case OPT_SEED: {
-		long s;
-		rc = cli_parse_long("--seed", optarg, 1, 0x7fffffffL, &s);
-		r->seed = (uint64_t)s;
-		return rc;
-	}
-	case OPT_ORDER:
-		rc = parse_enum("--order", optarg, orders, &v);
-		r->order = (enum ty_order)v;
-		return rc;
-	case OPT_TEST:
-		rc = parse_enum("--test", optarg, tests, &v);
-		o->test = (enum ty_test)v;
-		return rc;
-	case OPT_STYLE:
-		rc = parse_enum("--style", optarg, styles, &v);
-		o->style = v <= TERM_STYLE_NONE ? (enum term_style)v : TERM_STYLE_FULL;
-		if (v == 4)
-			o->color = TERM_COLOR_NEVER;
-		else if (v == 5)
-			o->color = TERM_COLOR_ALWAYS;
-		return rc;
-	case OPT_COLOR:
-		rc = parse_enum("--color", optarg, colors, &v);
-		o->color = (enum term_color)v;
-		return rc;
-	case 'u':
-		rc = parse_enum("-u/--time-unit", optarg, units, &v);
-		o->unit = rc ? NULL : units[v];
-		return rc;
-	case 's':
-		return list_add(&o->hooks[TY_HOOK_SETUP], optarg);
-	case 'p':
-		return list_add(&o->hooks[TY_HOOK_PREPARE], optarg);
-	case OPT_CONCLUDE:
-		return list_add(&o->hooks[TY_HOOK_CONCLUDE], optarg);
-	case 'c':
-		return list_add(&o->hooks[TY_HOOK_CLEANUP], optarg);
-	case 'n':
-		if (!*optarg)
-			return cli_usage_error("-n/--name: a name cannot be empty");
-		return list_add(&o->names, optarg);
-	case OPT_REFERENCE:
-		o->reference = optarg;
-		return 0;
-	case 'P':
-		if (optind + 1 >= argc)
-			return cli_usage_error("-P/--parameter-scan needs VAR MIN MAX");
-		if (o->nparams >= MAX_PARAMS)
-			return cli_usage_error("too many parameters (at most %d)", MAX_PARAMS);
-		memset(&o->params[o->nparams], 0, sizeof(o->params[0]));
-		o->params[o->nparams].name = optarg;
-		o->params[o->nparams].min = argv[optind];
-		o->params[o->nparams].max = argv[optind + 1];
-		o->nparams++;
-		optind += 2;
-		return 0;
-	case 'D':
-		if (o->nparams == 0 || !o->params[o->nparams - 1].min)
-			return cli_usage_error("-D/--parameter-step-size needs a -P before it");
-		o->params[o->nparams - 1].step = optarg;
-		return 0;
-	case 'L':
-		if (optind >= argc)
-			return cli_usage_error("-L/--parameter-list needs VAR and VALUES");
-		rc = add_list_param(o, optarg, argv[optind]);
-		optind++;
-		return rc;
-	case 'S': /* -S SH, as hyperfine's; --shell[=SH] */
-	case OPT_SHELL:
-		r->shell = optarg && *optarg ? optarg : "sh";
-		if (strcmp(r->shell, "none") == 0)
-			r->shell = NULL;
-		return 0;
-	case 'N':
-		r->shell = NULL;
-		return 0;
-	case OPT_INPUT:
-		r->input_file = optarg;
-		return 0;
-	case OPT_OUTPUT:
-		if (strcmp(optarg, "null") == 0) {
-			r->output = TY_OUTPUT_NULL;
-		} else if (strcmp(optarg, "pipe") == 0) {
-			r->output = TY_OUTPUT_PIPE;
-		} else if (strcmp(optarg, "inherit") == 0) {
-			r->output = TY_OUTPUT_INHERIT;
-		} else {
-			r->output = TY_OUTPUT_FILE;
-			r->output_file = optarg;
+static int
+opt_name(const struct cli_option *opt, const char *typed, char **args)
+{
+	if (!*args[0])
+		return cli_bad_value(typed, args[0], "a name, not an empty string");
+	return list_add(opt->value, args[0]);
+}
+
+static int
+opt_seed(const struct cli_option *opt, const char *typed, char **args)
+{
+	long s;
+	int rc = cli_parse_long(typed, args[0], 1, 0x7fffffffL, &s);
+
+	if (!rc)
+		*(uint64_t *)opt->value = (uint64_t)s;
+	return rc;
+}
+
+static int
+opt_style(const struct cli_option *opt, const char *typed, char **args)
+{
+	/* hyperfine's auto, nocolor and color are accepted too */
+	static const char *const styles[] = {"full", "basic", "none", "auto", "nocolor", "color"};
+	struct run_opts *o = opt->value;
+	size_t v;
+
+	for (v = 0; v < sizeof(styles) / sizeof(styles[0]); v++)
+		if (strcmp(args[0], styles[v]) == 0)
+			break;
+	if (v == sizeof(styles) / sizeof(styles[0]))
+		return cli_bad_value(typed, args[0],
+				     "full, basic or none (or hyperfine's auto, "
+				     "nocolor or color)");
+	o->style = v <= TERM_STYLE_NONE ? (enum term_style)v : TERM_STYLE_FULL;
+	if (o->style == TERM_STYLE_NONE)
+		o->quiet = 1;
+	if (v == 4)
+		o->color = TERM_COLOR_NEVER;
+	else if (v == 5)
+		o->color = TERM_COLOR_ALWAYS;
+	return 0;
+}
+
+static int
+opt_unit(const struct cli_option *opt, const char *typed, char **args)
+{
+	/* hyperfine's names too */
+	static const char *const units[] = {
+	    "s", "ms", "us", "ns", "second", "millisecond", "microsecond", "nanosecond", NULL};
+	size_t i;
+
+	for (i = 0; units[i]; i++)
+		if (strcmp(args[0], units[i]) == 0) {
+			*(const char **)opt->value = units[i % 4];
+			return 0;
 		}
-		return 0;
-	case OPT_SHOW_OUTPUT:
+	return cli_bad_value(typed, args[0],
+			     "s, ms, us or ns (or second, millisecond, microsecond, nanosecond)");
+}
+
+static int
+opt_scan(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct run_opts *o = opt->value;
+	struct param *p;
+	double a, b;
+
+	if (o->nparams >= MAX_PARAMS)
+		return cli_usage_error("too many parameters (at most %d)", MAX_PARAMS);
+	if (cli_parse_double(typed, args[1], -1e15, 1e15, &a) ||
+	    cli_parse_double(typed, args[2], -1e15, 1e15, &b))
+		return EXIT_USAGE;
+	if (b < a)
+		return cli_usage_error("%s %s %s %s: MIN is greater than MAX", typed, args[0],
+				       args[1], args[2]);
+	p = &o->params[o->nparams++];
+	memset(p, 0, sizeof(*p));
+	p->name = args[0];
+	p->min = args[1];
+	p->max = args[2];
+	return 0;
+}
+
+static int
+opt_step(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct run_opts *o = opt->value;
+	double st;
+
+	if (o->nparams == 0 || !o->params[o->nparams - 1].min)
+		return cli_usage_error("%s needs a -P before it", typed);
+	if (cli_parse_double(typed, args[0], 1e-12, 1e15, &st))
+		return EXIT_USAGE;
+	o->params[o->nparams - 1].step = args[0];
+	return 0;
+}
+
+static int
+opt_list(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)typed;
+	return add_list_param(opt->value, args[0], args[1]);
+}
+
+static int
+opt_shell(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct ty_runner_opts *r = opt->value;
+
+	if (!*args[0])
+		return cli_bad_value(typed, args[0], "a shell such as sh or bash, or none");
+	r->shell = strcmp(args[0], "none") == 0 ? NULL : args[0];
+	return 0;
+}
+
+static int
+opt_no_shell(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)typed, (void)args;
+	((struct ty_runner_opts *)opt->value)->shell = NULL;
+	return 0;
+}
+
+static int
+opt_output(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct ty_runner_opts *r = opt->value;
+	const char *s = args[0] ? args[0] : "inherit"; /* --show-output: no value */
+
+	(void)typed;
+	if (strcmp(s, "null") == 0) {
+		r->output = TY_OUTPUT_NULL;
+	} else if (strcmp(s, "pipe") == 0) {
+		r->output = TY_OUTPUT_PIPE;
+	} else if (strcmp(s, "inherit") == 0) {
 		r->output = TY_OUTPUT_INHERIT;
-		return 0;
-	case OPT_CPU:
-		if ((rc = parse_cpus(optarg, &o->cpus)) == 0)
-			o->have_cpus = 1;
-		return rc;
-	case 'i':
-		r->ignore_failure = 1;
-		return 0;
-	case OPT_EXPORT_JSON:
-		o->json = optarg;
-		return 0;
-	case OPT_HISTORY:
-		o->hist.history = 1;
-		o->hist.db = optarg;
-		return 0;
-	case OPT_BISECT:
-		o->hist.bisect = optarg;
-		return 0;
-	case OPT_EXPORT_CSV:
-		o->csv = optarg;
-		return 0;
-	case OPT_EXPORT_MARKDOWN:
-		o->md = optarg;
+	} else {
+		r->output = TY_OUTPUT_FILE;
+		r->output_file = s;
+	}
+	return 0;
+}
+
+static int
+opt_cpu(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct run_opts *o = opt->value;
+	int rc = parse_cpus(typed, args[0], &o->cpus);
+
+	if (!rc)
+		o->have_cpus = 1;
+	return rc;
+}
+
+static int
+opt_history(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct runhist *h = opt->value;
+
+	(void)typed;
+	h->history = 1;
+	h->db = args[0];
+	return 0;
+}
+
+static int
+opt_sort(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct run_opts *o = opt->value;
+
+	if (strcmp(args[0], "mean-time") == 0)
+		o->sort_mean = 1;
+	else if (strcmp(args[0], "auto") == 0 || strcmp(args[0], "command") == 0)
+		o->sort_mean = 0;
+	else
+		return cli_bad_value(typed, args[0], "auto, command or mean-time");
+	return 0;
+}
+
+static int
+opt_version(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)opt, (void)typed, (void)args;
+	printf("tachy %s\n", TY_VERSION);
+	return CLI_HELP_SHOWN;
+}
+
+/* The option table of tachy run; O receives the values. */
+#define RUN_OPTIONS(o)                                                                             \
+	OPT_GROUP("Runs:"),                                                                        \
+	    OPT_LONG('r', "runs", &(o)->ro.runs, "N", 1, 100000000,                                \
+		     "exactly N runs per command (default: adaptive)"),                            \
+	    OPT_LONG('m', "min-runs", &(o)->ro.min_runs, "N", 1, 100000000,                        \
+		     "adaptive: at least N runs (default 10)"),                                    \
+	    OPT_LONG('M', "max-runs", &(o)->ro.max_runs, "N", 1, 100000000,                        \
+		     "adaptive: at most N runs"),                                                  \
+	    OPT_DOUBLE(0, "precision", &(o)->ro.precision, "P", 1e-6, 1000,                        \
+		       "adaptive: stop when each CI of the mean is within\nP% (default 1)"),       \
+	    OPT_DOUBLE(0, "max-time", &(o)->ro.max_time, "S", 0, 1e9,                              \
+		       "adaptive: stop once a command has had S seconds\n(default 10)"),           \
+	    OPT_LONG('w', "warmup", &(o)->ro.warmup, "N", 0, 100000000,                            \
+		     "N unmeasured runs of each command first"),                                   \
+	    OPT_CHOICE(0, "order", &(o)->order, "ORDER", run_orders,                               \
+		       "interleaved (default), sequential or random"),                             \
+	    OPT_CALLBACK(0, "seed", &(o)->ro.seed, "N", "seed of the random orders", opt_seed),    \
+	    OPT_GROUP("Hooks (not measured; once for all commands or once per command):"),         \
+	    OPT_STRINGS('s', "setup", &(o)->hooks[TY_HOOK_SETUP], "CMD",                           \
+			"before the first run of a command"),                                      \
+	    OPT_STRINGS('p', "prepare", &(o)->hooks[TY_HOOK_PREPARE], "CMD",                       \
+			"before every run (perf's --pre)"),                                        \
+	    OPT_STRINGS(0, "pre", &(o)->hooks[TY_HOOK_PREPARE], "CMD", NULL),                      \
+	    OPT_STRINGS(0, "conclude", &(o)->hooks[TY_HOOK_CONCLUDE], "CMD",                       \
+			"after every run (perf's --post)"),                                        \
+	    OPT_STRINGS(0, "post", &(o)->hooks[TY_HOOK_CONCLUDE], "CMD", NULL),                    \
+	    OPT_STRINGS('c', "cleanup", &(o)->hooks[TY_HOOK_CLEANUP], "CMD",                       \
+			"after the last run of a command"),                                        \
+	    OPT_GROUP("Commands:"),                                                                \
+	    OPT_CALLBACK('n', "name", &(o)->names, "NAME",                                         \
+			 "name of the next command (the first names go to the\n"                   \
+			 "first commands; the rest are named by their command)",                   \
+			 opt_name),                                                                \
+	    OPT_CALLBACK(0, "command-name", &(o)->names, "NAME", NULL, opt_name),                  \
+	    OPT_STRING(0, "reference", &(o)->reference, "CMD",                                     \
+		       "compare against CMD (default: the first command)"),                        \
+	    OPT_CALLBACK_N('P', "parameter-scan", (o), "VAR MIN MAX", 3,                           \
+			   "run with {VAR} = MIN..MAX", opt_scan),                                 \
+	    OPT_CALLBACK('D', "parameter-step-size", (o), "STEP",                                  \
+			 "step of the last -P (default 1)", opt_step),                             \
+	    OPT_CALLBACK_N('L', "parameter-list", (o), "VAR A,B,...", 2,                           \
+			   "run with {VAR} = each value", opt_list),                               \
+	    OPT_CALLBACK('S', "shell", &(o)->ro, "SH",                                             \
+			 "run commands with SH -c ('none': without); its\n"                        \
+			 "start-up (the median of 50 runs) is subtracted",                         \
+			 opt_shell),                                                               \
+	    OPT_CALLBACK_NOARG('N', NULL, &(o)->ro, "no shell (the default)", opt_no_shell),       \
+	    OPT_STRING(0, "input", &(o)->ro.input_file, "FILE",                                    \
+		       "standard input of the commands (default /dev/null)"),                      \
+	    OPT_CALLBACK(0, "output", &(o)->ro, "WHERE",                                           \
+			 "null (default), pipe, inherit or a FILE", opt_output),                   \
+	    OPT_CALLBACK_NOARG(0, "show-output", &(o)->ro, "same as --output inherit",             \
+			       opt_output),                                                        \
+	    OPT_CALLBACK(0, "cpu", (o), "LIST", "pin commands and hooks to CPUs (e.g. 0,2-3)",     \
+			 opt_cpu),                                                                 \
+	    OPT_DOUBLE(0, "timeout", &(o)->ro.timeout, "S", 1e-6, 1e9,                             \
+		       "kill a run after S seconds (it counts as failed)"),                        \
+	    OPT_DOUBLE(0, "hook-timeout", &(o)->ro.hook_timeout, "S", 1e-6, 1e9,                   \
+		       "kill a setup/prepare/conclude/cleanup command after\n"                     \
+		       "S seconds (the benchmark stops with an error)"),                           \
+	    OPT_CHOICE(0, "leftovers", &(o)->ro.leftovers, "WHAT", run_leftovers,                  \
+		       "processes a run leaves in its process group: warn\n"                       \
+		       "(default), wait for them, or kill them"),                                  \
+	    OPT_FLAG('i', "ignore-failure", &(o)->ro.ignore_failure,                               \
+		     "record failing runs and go on"),                                             \
+	    OPT_GROUP("Statistics:"),                                                              \
+	    OPT_TEST(0, &(o)->test, "welch (default), student or mann-whitney"),                   \
+	    OPT_DOUBLE(0, "confidence", &(o)->ro.confidence, "C", 50, 99.9999,                     \
+		       "confidence level in percent (default 95)"),                                \
+	    OPT_DOUBLE(0, "fail-if-slower", &(o)->fail_if_slower, "P", 0, 1e9,                     \
+		       "exit 3 when a command is significantly slower than\n"                      \
+		       "the reference by more than P%"),                                           \
+	    OPT_GROUP("Output:"),                                                                  \
+	    OPT_CALLBACK('u', "time-unit", &(o)->unit, "UNIT",                                     \
+			 "s, ms, us or ns, or hyperfine's second, millisecond,\n"                  \
+			 "microsecond, nanosecond (default: per command)",                         \
+			 opt_unit),                                                                \
+	    OPT_CALLBACK(0, "sort", (o), "ORDER",                                                  \
+			 "auto (default) or command: the summary and tables in\n"                  \
+			 "the order given; mean-time: fastest first",                              \
+			 opt_sort),                                                                \
+	    OPT_CALLBACK(0, "style", (o), "STYLE",                                                 \
+			 "full (default), basic (no colours, ASCII) or none\n"                     \
+			 "(also no progress line, and --quiet)",                                   \
+			 opt_style),                                                               \
+	    OPT_STRING('o', "report-file", &(o)->report_file, "FILE",                              \
+		       "the report to FILE, as perf stat -o writes it\n"                           \
+		       "(default: stdout; stderr with --perf-stat, as perf's)"),                   \
+	    OPT_FLAG('q', "quiet", &(o)->quiet,                                                    \
+		     "no warnings about the machine (tachy env tells them)"),                      \
+	    OPT_CHOICE(0, "color", &(o)->color_choice, "WHEN", run_colors,                         \
+		       "auto (default), always or never"),                                         \
+	    OPT_STRING(0, "export-json", &(o)->json, "FILE",                                       \
+		       "hyperfine's JSON plus tachy's fields ('-' is stdout)"),                    \
+	    OPT_STRING(0, "export-csv", &(o)->csv, "FILE", "hyperfine's CSV"),                     \
+	    OPT_STRING(0, "export-markdown", &(o)->md, "FILE", "a markdown table"),                \
+	    OPT_STRING(0, "export-asciidoc", &(o)->adoc, "FILE", "the table in AsciiDoc"),         \
+	    OPT_STRING(0, "export-orgmode", &(o)->org, "FILE", "the table in Org mode"),           \
+	    {CLI_T_CALLBACK,                                                                       \
+	     0,                                                                                    \
+	     "history",                                                                            \
+	     &(o)->hist,                                                                           \
+	     "DB",                                                                                 \
+	     "store the results in the history (tachy-history(1))\n"                               \
+	     "under git's HEAD",                                                                   \
+	     CLI_OPTARG,                                                                           \
+	     0,                                                                                    \
+	     0,                                                                                    \
+	     0,                                                                                    \
+	     NULL,                                                                                 \
+	     1,                                                                                    \
+	     opt_history},                                                                         \
+	    OPT_STRING(0, "bisect", &(o)->hist.bisect, "BASE.json",                                \
+		       "compare with BASE and exit as git bisect run wants:\n"                     \
+		       "0 not proven slower, 1 proven slower by more than\n"                       \
+		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
+		       "the command failed, 128 bad usage, 130 interrupted"),                      \
+	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
+	    COUNTERS_OPTIONS(&(o)->counters),                                                      \
+	    OPT_CALLBACK_NOARG('V', "version", NULL, "tachy's version", opt_version),              \
+	    OPT_HELP('h', "help", "this help"), OPT_END()
+
+static const char *const run_orders[] = {"interleaved", "sequential", "random", NULL};
+static const char *const run_colors[] = {"auto", "always", "never", NULL};
+static const char *const run_leftovers[] = {"warn", "wait", "kill", NULL};
+
+/* Is S one word, a program's name rather than a command line? */
+static int
+one_word(const char *s)
+{
+	return !strpbrk(s, " \t\n");
+}
+
+/* The commands after the options: strings, one per command (hyperfine's
+ * way), with options allowed between them; or one program and its
+ * arguments (perf stat's way): after "--"; or when the first is one word
+ * and the first word after it that starts with '-' is not an option of
+ * ours (tachy run make -j4); or with --perf-stat given before them. */
+static int
+take_commands(const struct cli_parser *p, struct run_opts *o, struct cli_args *a, char *argv0)
+{
+	struct cli_parser again = *p;
+	struct cli_args b;
+	char **sub;
+	int i, rc, dashes = 0;
+
+	if (a->dashdash == 0) {
+		o->argv_cmd = a->v;
+		o->argc_cmd = a->n;
+		return a->n ? 0 : cli_usage_error("'--' must be followed by a program to run");
+	}
+	/* the first word after the first that starts with '-' decides */
+	for (i = 1; i < a->n && a->dashdash < 0 && !dashes; i++)
+		if (a->v[i][0] == '-' && a->v[i][1])
+			dashes = strcmp(a->v[i], "--") == 0 || cli_is_option(p, a->v[i]) ? -1 : 1;
+	if (a->dashdash < 0 && a->n > 1 && one_word(a->v[0]) &&
+	    (dashes > 0 || o->counters.perf_stat)) {
+		o->argv_cmd = a->v;
+		o->argc_cmd = a->n;
 		return 0;
 	}
-	if ((rc = counters_cli_option(&o->counters, c, optarg)) >= 0)
-		return rc;
-	return cli_usage_error("unknown option");
+	/* command strings: the options between them are options still */
+	if (!(sub = calloc((size_t)a->n + 2, sizeof(*sub))))
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	sub[0] = argv0;
+	memcpy(sub + 1, a->v, (size_t)a->n * sizeof(*sub));
+	again.flags &= ~CLI_STOP_AT_OPERAND;
+	rc = cli_parse(&again, a->n + 1, sub, &b);
+	for (i = 0; !rc && i < b.n; i++) {
+		if (b.dashdash >= 0 && i >= b.dashdash) {
+			rc = cli_usage_error("give commands as strings or after '--', not both");
+			break;
+		}
+		rc = list_add(&o->cmds, b.v[i]);
+	}
+	free(sub);
+	return rc;
 }
 
 static int
 parse_args(struct run_opts *o, int argc, char **argv)
 {
-	int c, i, rc, end = argc;
+	struct cli_option options[] = {RUN_OPTIONS(o)};
+	const struct cli_parser parser = {usage_text, options, footer, CLI_STOP_AT_OPERAND, 27};
+	struct cli_args a;
+	char *argv0 = argv[0];
+	int rc;
 	size_t k;
 
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			end = i;
-			o->argv_cmd = argv + i + 1;
-			o->argc_cmd = argc - i - 1;
-			if (o->argc_cmd == 0)
-				return cli_usage_error("'--' must be followed by a program to run");
-			break;
-		}
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(end, argv, ":r:m:M:w:s:p:c:n:P:D:L:S:Niu:h" COUNTERS_SHORT_OPTIONS,
-				longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return -1;
-		}
-		if (c == '?')
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		if (c == ':')
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		if ((rc = parse_option(o, c, argv, end)))
-			return rc;
-	}
-	for (i = optind; i < end; i++)
-		if ((rc = list_add(&o->cmds, argv[i])))
-			return rc;
-	if (o->argv_cmd && o->cmds.n)
-		return cli_usage_error("give commands as strings or after '--', not both");
+	o->color_choice = -1;
+	if ((rc = cli_parse(&parser, argc, argv, &a)) ||
+	    (rc = take_commands(&parser, o, &a, argv0)))
+		return rc;
+	o->ro.order = (enum ty_order)o->order;
+	if (o->color_choice >= 0)
+		o->color = (enum term_color)o->color_choice;
+	if (!o->argv_cmd && o->cmds.n == 0 && o->ro.shell && !one_word(o->ro.shell))
+		return cli_usage_error("no command to benchmark: --shell takes the shell, and "
+				       "'%s' was taken for it (tachy run --shell bash 'CMD')",
+				       o->ro.shell);
 	if (!o->argv_cmd && o->cmds.n == 0)
 		return cli_usage_error("no command to benchmark");
 	if (o->ro.max_runs && o->ro.max_runs < o->ro.min_runs && !o->ro.runs) {
@@ -663,6 +728,10 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 		const char *t = per_command(&o->hooks[h], c);
 		if (!t)
 			continue;
+		if (h == TY_HOOK_SETUP || h == TY_HOOK_CLEANUP)
+			res->hooks_once = 1;
+		else
+			res->hooks_each = 1;
 		hook_text[h] = substitute(t, o, pick);
 		job->hook_text[h] = hook_text[h];
 		if (!hook_text[h] || !(job->hook[h] = make_argv(hook_text[h], o->ro.shell, &e)))
@@ -842,30 +911,88 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	fprintf(rep, "  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
 		fprintf(rep, " [%s]", ty_results_figure_name(rs, c->figure));
-	fprintf(rep, ": %.3f%s %s [%.3f, %.3f], %+.1f%% [%+.1f%%, %+.1f%%], %s: %s%s%s%s\n", ratio,
-		term_sym(t, "times"), faster ? "faster" : "slower", lo, hi, x->rel, x->rel_lo,
-		x->rel_hi, p, term_c(t, color),
+	if (!isfinite(ratio) || !isfinite(x->rel)) { /* against a zero reference */
+		fprintf(rep, ": the reference is 0: no ratio, %s: %s%s%s%s\n", p, term_c(t, color),
+			strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+			c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
+		return;
+	}
+	fprintf(rep, ": %.3f%s %s [%.3f, ", ratio, term_sym(t, "times"),
+		faster ? "faster" : "slower", lo);
+	if (isfinite(hi)) /* the interval of a "faster" can reach -100%: no bound */
+		fprintf(rep, "%.3f], ", hi);
+	else
+		fprintf(rep, "unbounded], ");
+	fprintf(rep, "%+.1f%% [%+.1f%%, ", x->rel, x->rel_lo);
+	if (isfinite(x->rel_hi))
+		fprintf(rep, "%+.1f%%], ", x->rel_hi);
+	else
+		fprintf(rep, "unbounded], ");
+	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color),
 		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 }
 
+/* The commands by mean wall time, fastest first (those without a finished
+ * run last; ties in the order run), for --sort mean-time. Freed by the
+ * caller; NULL when out of memory. */
+static const struct ty_results *by_mean_rs;
+
+static int
+by_mean(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	double x = by_mean_rs->r[i].nruns ? by_mean_rs->r[i].sum[TY_FIG_WALL].mean : INFINITY;
+	double y = by_mean_rs->r[j].nruns ? by_mean_rs->r[j].sum[TY_FIG_WALL].mean : INFINITY;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static size_t *
+mean_order(const struct ty_results *rs)
+{
+	size_t *order = malloc((rs->n ? rs->n : 1) * sizeof(*order)), i;
+
+	for (i = 0; order && i < rs->n; i++)
+		order[i] = i;
+	if (order) {
+		by_mean_rs = rs;
+		qsort(order, rs->n, sizeof(*order), by_mean);
+	}
+	return order;
+}
+
+/* The verdicts against the reference, in the order run or (ORDER) by
+ * mean time. */
 static void
-print_summary(struct term *t, const struct ty_results *rs)
+print_summary(struct term *t, const struct ty_results *rs, const size_t *order)
 {
 	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U"};
-	size_t i;
+	const struct ty_comparison *c;
+	size_t k, i;
 
 	if (rs->n < 2)
 		return;
 	fprintf(rep, "\n%sSummary%s (%s test, %g%% confidence)\n", term_c(t, "bold"),
 		term_c(t, "reset"), tests[rs->test], rs->confidence);
 	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
-	for (i = 0; i < rs->ncmp; i++)
-		if (rs->cmp[i].figure == TY_FIG_WALL) /* counters: counters_print_comparisons */
-			print_comparison(t, rs, &rs->cmp[i]);
-	for (i = 0; i < rs->n; i++)
-		if (i != rs->reference && !ty_results_comparison(rs, i, TY_FIG_WALL))
+	if (!order) {
+		for (i = 0; i < rs->ncmp; i++)
+			if (rs->cmp[i].figure ==
+			    TY_FIG_WALL) /* counters: counters_print_comparisons */
+				print_comparison(t, rs, &rs->cmp[i]);
+	}
+	for (k = 0; k < rs->n; k++) {
+		i = order ? order[k] : k;
+		if (i == rs->reference)
+			continue;
+		if (!(c = ty_results_comparison(rs, i, TY_FIG_WALL)))
 			fprintf(rep, "  %s: too few runs to compare\n", rs->r[i].name);
+		else if (order)
+			print_comparison(t, rs, c);
+	}
 }
 
 static void
@@ -900,11 +1027,11 @@ env_json(struct ty_jsonw *w, void *ctx)
 }
 
 /* Read the machine's facts (under $TACHY_SYSROOT, for tests), warn about
- * the settings known to spoil results, and time with the TSC where it is
+ * the settings known to spoil results (unless QUIET), and time with the TSC where it is
  * safe (constant, nonstop, still a kernel clock source). Returns the facts
  * for the export (NULL: the default environment). */
 static struct ty_sysinfo *
-env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
+env_setup(struct ty_runner *r, struct ty_tick_clock *tick, int quiet)
 {
 	const char *root = getenv("TACHY_SYSROOT");
 	struct ty_sysinfo *si = malloc(sizeof(*si));
@@ -921,7 +1048,7 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 		free(si);
 		si = NULL;
 	}
-	if (si)
+	if (si && !quiet)
 		ty_sysinfo_warnings(si, env_warn, NULL);
 	if (ty_clock_init_calibrated(tick, root, &cal, &e) == 0 && tick->kind == TY_CLOCK_TSC) {
 		r->clock.name = ty_clock_name(tick);
@@ -936,11 +1063,11 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick)
 static int
 exports_open(struct ty_outfile *of, int *open, const struct run_opts *o)
 {
-	const char *path[3] = {o->json, o->csv, o->md};
+	const char *path[NEXPORTS] = EXPORT_PATHS(o);
 	struct ty_error e;
 	int k, j;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NEXPORTS; k++) {
 		if (!path[k])
 			continue;
 		ty_error_clear(&e);
@@ -948,7 +1075,7 @@ exports_open(struct ty_outfile *of, int *open, const struct run_opts *o)
 			for (j = 0; j < k; j++)
 				if (open[j])
 					ty_outfile_abort(&of[j]);
-			memset(open, 0, 3 * sizeof(*open));
+			memset(open, 0, NEXPORTS * sizeof(*open));
 			return cli_error(EXIT_RUNTIME, "%s", e.msg);
 		}
 		open[k] = 1;
@@ -962,10 +1089,10 @@ exports_abort(struct ty_outfile *of, int *open)
 {
 	int k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < NEXPORTS; k++)
 		if (open[k])
 			ty_outfile_abort(&of[k]);
-	memset(open, 0, 3 * sizeof(*open));
+	memset(open, 0, NEXPORTS * sizeof(*open));
 }
 
 /* Write and commit the open exports that go to files (TO_STDOUT 0) or to
@@ -975,11 +1102,12 @@ static int
 exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 	      const struct run_opts *o, struct ty_sysinfo *si, int to_stdout)
 {
-	const char *path[3] = {o->json, o->csv, o->md};
+	const char *path[NEXPORTS] = EXPORT_PATHS(o);
+	size_t *order = o->sort_mean ? mean_order(rs) : NULL;
 	struct ty_error e;
 	int st = 0, k, rc;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NEXPORTS; k++) {
 		if (!open[k] || of[k].is_stdout != to_stdout)
 			continue;
 		open[k] = 0;
@@ -987,10 +1115,21 @@ exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 			rc = ty_results_write_json(rs, of[k].fp, si ? env_json : NULL, si);
 		else if (k == 1)
 			rc = ty_results_write_csv(rs, of[k].fp);
-		else
+		else if (k == 2 && !o->sort_mean)
 			rc = ty_results_write_markdown(rs, of[k].fp, o->unit);
+		else
+			rc = ty_results_write_table(rs, of[k].fp, (enum ty_table)(k - 2), o->unit,
+						    o->sort_mean ? order : NULL);
 		if (rc < 0) {
+			/* the writer sees only the stream's error flag: the
+			 * write's own reason (ENOSPC, EPIPE...) is the file's */
+			if (rc == -EIO && of[k].werr)
+				rc = -of[k].werr;
 			ty_outfile_abort(&of[k]);
+			if (rc == -EIO && of[k].is_stdout) { /* said with its reason at exit */
+				st = EXIT_RUNTIME;
+				continue;
+			}
 			st = cli_error(EXIT_RUNTIME, "cannot write '%s': %s", path[k],
 				       strerror(-rc));
 			continue;
@@ -999,6 +1138,7 @@ exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 		if (ty_outfile_commit(&of[k], &e) < 0)
 			st = cli_error(EXIT_RUNTIME, "%s", e.msg);
 	}
+	free(order);
 	return st;
 }
 
@@ -1035,8 +1175,10 @@ struct bench {
 	struct term term;
 	char *argv_text; /* the command after --, as text */
 	struct ty_sysinfo *si;
-	struct ty_outfile of[3]; /* the exports: JSON, CSV, markdown */
-	int of_open[3];
+	struct ty_outfile of[NEXPORTS]; /* the exports: JSON, CSV, markdown, AsciiDoc, Org */
+	int of_open[NEXPORTS];
+	struct ty_outfile rof; /* -o FILE: the report */
+	int rof_open;
 };
 
 static int
@@ -1100,6 +1242,8 @@ bench_release(struct bench *b)
 	free(b->hook_text);
 	free(b->si);
 	exports_abort(b->of, b->of_open);
+	if (b->rof_open)
+		ty_outfile_abort(&b->rof);
 	ty_results_release(&b->rs);
 	counters_cli_release(&b->o.counters);
 	free(b->o.cmds.v);
@@ -1158,10 +1302,10 @@ swap_shown(struct ty_results *rs, char **saved, int to)
 static int
 export_to_stdout(const struct run_opts *o)
 {
-	const char *path[3] = {o->json, o->csv, o->md};
+	const char *path[NEXPORTS] = EXPORT_PATHS(o);
 	int k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < NEXPORTS; k++)
 		if (path[k] && strcmp(path[k], "-") == 0)
 			return 1;
 	return 0;
@@ -1198,7 +1342,9 @@ print_report_body(struct bench *b)
 	}
 	if (!b->o.counters.perf_stat) {
 		counters_print_unsupported(&b->o.counters, &b->rs, rep);
-		print_summary(&b->term, &b->rs);
+		size_t *order = b->o.sort_mean ? mean_order(&b->rs) : NULL;
+		print_summary(&b->term, &b->rs, order);
+		free(order);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
 	}
 }
@@ -1217,15 +1363,55 @@ gate_shown(struct bench *b)
 	return st;
 }
 
+/* -o FILE: the report is written to FILE (through outfile.c: whole or
+ * not at all), opened before the first run as the exports are. */
+static int
+report_open(struct bench *b, int color_stdout)
+{
+	struct ty_error e;
+
+	if (!b->o.report_file)
+		return 0;
+	if (strcmp(b->o.report_file, "-") == 0 && export_to_stdout(&b->o))
+		return cli_usage_error("-o - and an export to '-': standard output holds one");
+	ty_error_clear(&e);
+	if (ty_outfile_open(&b->rof, b->o.report_file, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	b->rof_open = 1;
+	rep = b->rof.fp;
+	if (!b->rof.is_stdout && b->o.color != TERM_COLOR_ALWAYS)
+		b->term.color = 0;
+	else if (b->rof.is_stdout && b->o.color == TERM_COLOR_AUTO)
+		b->term.color = color_stdout;
+	return 0;
+}
+
+static int
+report_commit(struct bench *b)
+{
+	struct ty_error e;
+
+	b->rof_open = 0;
+	ty_error_clear(&e);
+	if (fflush(b->rof.fp) != 0 || ferror(b->rof.fp)) {
+		ty_outfile_abort(&b->rof);
+		return cli_error(EXIT_RUNTIME, "cannot write '%s': %s", b->o.report_file,
+				 strerror(errno ? errno : EIO));
+	}
+	if (ty_outfile_commit(&b->rof, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	return 0;
+}
+
 static int
 run_bench(struct bench *b)
 {
 	struct ty_tick_clock tick;
 	struct ty_error e;
-	int rc, st, files_st;
+	int rc, st, files_st, color_stdout;
 
 	ty_runner_init(&b->runner);
-	b->si = env_setup(&b->runner, &tick);
+	b->si = env_setup(&b->runner, &tick, b->o.quiet);
 	b->runner.o = b->o.ro;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;
@@ -1235,12 +1421,15 @@ run_bench(struct bench *b)
 	if (b->o.ro.output == TY_OUTPUT_INHERIT)
 		b->term.progress = 0; /* it would be drawn between the command's lines */
 	rep = stdout;
-	if (export_to_stdout(&b->o)) {
-		/* stdout holds only the export: the report goes to stderr */
+	color_stdout = b->term.color;
+	if (export_to_stdout(&b->o) || b->o.counters.perf_stat) {
+		/* stdout holds only the export; perf stat's report is on stderr */
 		rep = stderr;
 		if (b->o.color == TERM_COLOR_AUTO)
 			b->term.color = b->term.color_stderr;
 	}
+	if ((st = report_open(b, color_stdout)))
+		return st;
 	b->runner.stop = &stop_flag;
 	b->runner.progress = progress;
 	b->runner.progress_ctx = &b->term;
@@ -1269,6 +1458,8 @@ run_bench(struct bench *b)
 	files_st = exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 0);
 	if (b->o.style != TERM_STYLE_NONE)
 		print_report(b);
+	if (b->rof_open && (st = report_commit(b)))
+		files_st = st;
 	st = exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 1);
 	if (files_st)
 		st = files_st;
@@ -1303,7 +1494,7 @@ int
 cmd_run(int argc, char **argv)
 {
 	struct bench b;
-	int st;
+	int st, bis = bisecting(argc, argv); /* before argv is reordered */
 
 	memset(&b, 0, sizeof(b));
 	b.o.ro.min_runs = 10;
@@ -1322,7 +1513,7 @@ cmd_run(int argc, char **argv)
 		st = build_jobs(&b);
 	if (st == 0)
 		st = run_bench(&b);
-	if (st && !b.o.hist.done && bisecting(argc, argv))
+	if (st && !b.o.hist.done && bis)
 		st = runhist_bisect_status(st); /* git bisect run's codes */
 	runhist_release(&b.o.hist);
 	bench_release(&b);

@@ -7,7 +7,6 @@
  * run of the sorted data, since a value's column is monotone in it). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -151,6 +150,7 @@ struct opts {
 	int json;
 	int level; /* index in conf_levels, or -1 with --confidence */
 	double confidence;
+	int conf_set; /* 1: -c given, 2: --confidence given */
 	enum ty_test test;
 };
 
@@ -520,33 +520,13 @@ print_json(struct set *sets, int nsets, const struct opts *o)
 
 /* ---- options and input ---- */
 
-static void
-usage(FILE *fp)
-{
-	int i;
-
-	fprintf(fp,
-		"usage: tachy stat [-Anqs] [-C column] [-c confidence] [-d delimiters] [-w width]\n"
-		"                  [--test student|welch|mann-whitney] [--confidence P] [--json]\n"
-		"                  [file ...]\n"
-		"Compare data sets of numbers, one per line (FreeBSD ministat's output).\n"
-		"\tconfidence = {");
-	for (i = 0; i < NCONF; i++)
-		fprintf(fp, "%s%g%%", i ? ", " : "", conf_levels[i]);
-	fprintf(fp, "}\n"
-		    "\t-A : print statistics only. suppress the graph.\n"
-		    "\t-C : column number to extract (starts and defaults to 1)\n"
-		    "\t-c : confidence level of the test (default 95)\n"
-		    "\t-d : delimiter(s) string, default to \" \\t\"\n"
-		    "\t-n : print summary statistics only, no graph/test\n"
-		    "\t-q : suppress printing summary-statistics headers and data-set names\n"
-		    "\t-s : print avg/median/stddev bars on separate lines\n"
-		    "\t-w : width of graph/test output (default 74 or terminal width)\n"
-		    "\t--test T       : student (pooled, default), welch, or mann-whitney\n"
-		    "\t--confidence P : any confidence level in (0, 100), t computed\n"
-		    "\t--json         : print every figure as JSON instead of text\n"
-		    "With no file, or with -, the numbers are read from standard input.\n");
-}
+static const char usage_text[] =
+    "usage: tachy stat [-Anqs] [-C column] [-c confidence] [-d delimiters] [-w width]\n"
+    "                  [--test student|welch|mann-whitney] [--confidence P] [--json]\n"
+    "                  [file ...]\n"
+    "Compare data sets of numbers, one per line (FreeBSD ministat's output).\n"
+    "With no file, or with -, the numbers are read from standard input.\n"
+    "\n";
 
 /* The default width: 74, or COLUMNS, or the terminal's width less 2. */
 static int
@@ -574,132 +554,123 @@ parse_int_option(const char *s, long *v)
 	return *end == '\0' && errno != ERANGE && *v >= INT_MIN && *v <= INT_MAX;
 }
 
-enum { OPT_TEST = 256, OPT_CONFIDENCE, OPT_JSON, OPT_HELP };
+/* The options of ministat keep its messages. */
 
 static int
-parse_long_option(int c, const char *arg, struct opts *o, int *conf_set)
+opt_column(const struct cli_option *opt, const char *typed, char **args)
 {
-	if (c == OPT_TEST) {
-		if (!strcmp(arg, "student"))
-			o->test = TY_TEST_STUDENT;
-		else if (!strcmp(arg, "welch"))
-			o->test = TY_TEST_WELCH;
-		else if (!strcmp(arg, "mann-whitney"))
-			o->test = TY_TEST_MANN_WHITNEY;
-		else
-			return cli_usage_error("unknown test '%s': student, welch or mann-whitney",
-					       arg);
-		return 0;
-	}
-	if (c == OPT_CONFIDENCE) {
-		char *end;
-		double v = strtod(arg, &end);
+	struct opts *o = opt->value;
+	long v;
 
-		if (end == arg || *end != '\0' || !(v > 0 && v < 100))
-			return cli_usage_error("invalid confidence '%s': a level in (0, 100)", arg);
-		if (*conf_set & 1)
-			return cli_usage_error("-c and --confidence exclude each other");
-		o->confidence = v;
-		o->level = -1;
-		*conf_set |= 2;
-		return 0;
-	}
-	o->json = 1;
+	(void)typed;
+	if (!parse_int_option(args[0], &v))
+		return cli_usage_error("Invalid column number.");
+	if (v <= 0)
+		return cli_usage_error("Column number should be positive.");
+	o->column = (int)v;
 	return 0;
 }
 
-/* Parse the options into O; returns -1 to go on, else an exit status. */
 static int
-parse_options(int argc, char **argv, struct opts *o)
+opt_level(const struct cli_option *opt, const char *typed, char **args)
 {
-	static const struct option longopts[] = {
-	    {"test", required_argument, NULL, OPT_TEST},
-	    {"confidence", required_argument, NULL, OPT_CONFIDENCE},
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"help", no_argument, NULL, OPT_HELP},
-	    {NULL, 0, NULL, 0},
-	};
-	int c, i, ci, conf_set = 0;
-	long v;
+	struct opts *o = opt->value;
 	char *end;
-	double a;
+	double a = strtod(args[0], &end);
+	int i, ci;
+
+	(void)typed;
+	if (*end != '\0')
+		return cli_usage_error("Not a floating point number");
+	for (ci = -1, i = 0; i < NCONF; i++)
+		if (a == conf_levels[i])
+			ci = i;
+	if (ci < 0)
+		return cli_usage_error("No support for confidence level");
+	if (o->conf_set & 2)
+		return cli_usage_error("-c and --confidence exclude each other");
+	o->level = ci;
+	o->conf_set |= 1;
+	o->confidence = a;
+	return 0;
+}
+
+static int
+opt_confidence(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct opts *o = opt->value;
+	char *end;
+	double v = strtod(args[0], &end);
+
+	if (end == args[0] || *end != '\0' || !(v > 0 && v < 100))
+		return cli_bad_value(typed, args[0], "a level between 0 and 100, exclusive");
+	if (o->conf_set & 1)
+		return cli_usage_error("-c and --confidence exclude each other");
+	o->confidence = v;
+	o->level = -1;
+	o->conf_set |= 2;
+	return 0;
+}
+
+static int
+opt_delim(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)typed;
+	if (*args[0] == '\0')
+		return cli_usage_error("Can't use empty delimiter string");
+	((struct opts *)opt->value)->delim = args[0];
+	return 0;
+}
+
+static int
+opt_width(const struct cli_option *opt, const char *typed, char **args)
+{
+	long v;
+
+	(void)typed;
+	if (!parse_int_option(args[0], &v))
+		return cli_usage_error("Invalid width, not a number.");
+	if (v < 0)
+		return cli_usage_error("Unable to move beyond left margin.");
+	if (v < 2)
+		return cli_usage_error("Invalid width, the plot needs 2 columns.");
+	((struct opts *)opt->value)->width = (int)v;
+	return 0;
+}
+
+/* Parse the options into O; returns 0 with the files in ARGS, else the
+ * exit status. */
+static int
+parse_options(int argc, char **argv, struct opts *o, struct cli_args *args)
+{
+	struct cli_option options[] = {
+	    OPT_FLAG('A', NULL, &o->no_plot, "print statistics only. suppress the graph."),
+	    OPT_CALLBACK('C', NULL, o, "column",
+			 "column number to extract (starts and defaults to 1)", opt_column),
+	    OPT_CALLBACK('c', NULL, o, "confidence",
+			 "confidence level of the test: 80, 90, 95 (default), 98,\n"
+			 "99 or 99.5 percent",
+			 opt_level),
+	    OPT_CALLBACK('d', NULL, o, "delimiters", "delimiter(s) string, default to \" \\t\"",
+			 opt_delim),
+	    OPT_FLAG('n', NULL, &o->summary_only, "print summary statistics only, no graph/test"),
+	    OPT_FLAG('q', NULL, &o->quiet,
+		     "suppress printing summary-statistics headers and\ndata-set names"),
+	    OPT_FLAG('s', NULL, &o->separate, "print avg/median/stddev bars on separate lines"),
+	    OPT_CALLBACK('w', NULL, o, "width",
+			 "width of graph/test output (default 74 or terminal width)", opt_width),
+	    OPT_TEST(0, &o->test, "student (pooled, default), welch, or mann-whitney"),
+	    OPT_CALLBACK(0, "confidence", o, "P", "any confidence level in (0, 100), t computed",
+			 opt_confidence),
+	    OPT_FLAG(0, "json", &o->json, "print every figure as JSON instead of text"),
+	    OPT_HELP(0, "help", "this help"),
+	    OPT_END(),
+	};
+	/* stop at the first file, as BSD getopt does */
+	const struct cli_parser parser = {usage_text, options, NULL, CLI_STOP_AT_OPERAND, 22};
 
 	o->width = default_width();
-	opterr = 0;
-	optind = 1;
-	/* '+': stop at the first file, as BSD getopt does */
-	while ((c = getopt_long(argc, argv, "+AC:c:d:nqsw:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'A':
-			o->no_plot = 1;
-			break;
-		case 'C':
-			if (!parse_int_option(optarg, &v))
-				return cli_usage_error("Invalid column number.");
-			if (v <= 0)
-				return cli_usage_error("Column number should be positive.");
-			o->column = (int)v;
-			break;
-		case 'c':
-			a = strtod(optarg, &end);
-			if (*end != '\0')
-				return cli_usage_error("Not a floating point number");
-			for (ci = -1, i = 0; i < NCONF; i++)
-				if (a == conf_levels[i])
-					ci = i;
-			if (ci < 0)
-				return cli_usage_error("No support for confidence level");
-			o->level = ci;
-			if (conf_set & 2)
-				return cli_usage_error("-c and --confidence exclude each other");
-			conf_set |= 1;
-			o->confidence = a;
-			break;
-		case 'd':
-			if (*optarg == '\0')
-				return cli_usage_error("Can't use empty delimiter string");
-			o->delim = optarg;
-			break;
-		case 'n':
-			o->summary_only = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 's':
-			o->separate = 1;
-			break;
-		case 'w':
-			if (!parse_int_option(optarg, &v))
-				return cli_usage_error("Invalid width, not a number.");
-			if (v < 0)
-				return cli_usage_error("Unable to move beyond left margin.");
-			if (v < 2)
-				return cli_usage_error("Invalid width, the plot needs 2 columns.");
-			o->width = (int)v;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return cli_finish_stdout(EXIT_OK);
-		case OPT_TEST:
-		case OPT_CONFIDENCE:
-		case OPT_JSON:
-			if (parse_long_option(c, optarg, o, &conf_set))
-				return EXIT_USAGE;
-			break;
-		default:
-			if (optopt == OPT_TEST || optopt == OPT_CONFIDENCE)
-				return cli_usage_error("option %s needs an argument",
-						       argv[optind - 1]);
-			if (optopt == OPT_JSON || optopt == OPT_HELP)
-				return cli_usage_error("option %s takes no argument",
-						       argv[optind - 1]);
-			if (optopt > 0 && optopt < 256 && strchr("Ccdw", optopt))
-				return cli_usage_error("option -%c needs an argument", optopt);
-			return cli_usage_error("Unknown option %s", argv[optind - 1]);
-		}
-	}
-	return -1;
+	return cli_parse(&parser, argc, argv, args);
 }
 
 /* Open every file first, as ministat does, so that a missing file is
@@ -789,18 +760,19 @@ cmd_stat(int argc, char **argv)
 {
 	struct opts o = {.column = 1, .delim = " \t", .level = 2, .confidence = 95};
 	struct set sets[MAX_SETS];
+	struct cli_args args;
 	int rc, i, nfiles;
 
 	memset(sets, 0, sizeof(sets));
-	rc = parse_options(argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-	nfiles = argc - optind;
+	rc = parse_options(argc, argv, &o, &args);
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;
+	nfiles = args.n;
 	if (nfiles > MAX_SETS)
 		return cli_usage_error("Too many datasets.");
 	for (i = 0; i < MAX_SETS; i++)
 		ty_numbers_init(&sets[i].nums);
-	rc = run(argv + optind, nfiles, sets, &o);
+	rc = run(args.v, nfiles, sets, &o);
 	for (i = 0; i < MAX_SETS; i++)
 		ty_numbers_release(&sets[i].nums);
 	return rc;

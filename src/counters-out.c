@@ -1,6 +1,5 @@
 /* counters-out.c - performance counters in `tachy run` (see counters-out.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,37 +32,33 @@ counters_cli_release(struct counters_cli *cc)
 }
 
 int
-counters_cli_option(struct counters_cli *cc, int opt, const char *arg)
+counters_opt_events(const struct cli_option *opt, const char *typed, char **args)
 {
+	struct counters_cli *cc = opt->value;
+	const char *arg = args[0];
 	struct ty_error e;
 
-	switch (opt) {
-	case 'e':
-		if (*arg == '+') {
-			cc->add = 1;
-			arg++;
-		} else {
-			cc->replace = 1;
-		}
-		if (ty_event_list_add(&cc->user, arg, &e) < 0) {
-			if (e.code == -ENOTSUP) /* "not built with libpfm4" */
-				return cli_error(EXIT_RUNTIME, "-e: %s", e.msg);
-			return cli_usage_error("-e: %s", e.msg);
-		}
-		return 0;
-	case 'x':
-		if (!*arg)
-			return cli_usage_error("-x: the separator is empty");
-		cc->csv_sep = arg;
-		return 0;
-	case COUNTERS_OPT_NO_COUNTERS:
-		cc->off = 1;
-		return 0;
-	case COUNTERS_OPT_PERF_STAT:
-		cc->perf_stat = 1;
-		return 0;
+	if (*arg == '+') {
+		cc->add = 1;
+		arg++;
+	} else {
+		cc->replace = 1;
 	}
-	return -1;
+	if (ty_event_list_add(&cc->user, arg, &e) < 0) {
+		if (e.code == -ENOTSUP) /* "not built with libpfm4" */
+			return cli_error(EXIT_RUNTIME, "%s: %s", typed, e.msg);
+		return cli_usage_error("%s: %s", typed, e.msg);
+	}
+	return 0;
+}
+
+int
+counters_opt_separator(const struct cli_option *opt, const char *typed, char **args)
+{
+	if (!*args[0])
+		return cli_bad_value(typed, args[0], "a separator, not an empty string");
+	((struct counters_cli *)opt->value)->csv_sep = args[0];
+	return 0;
 }
 
 /* The probe. */

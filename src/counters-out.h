@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "cli.h"
 #include "tachy/counters.h"
 #include "tachy/results.h"
 #include "tachy/runner.h"
@@ -30,34 +31,24 @@ struct counters_cli {
 	int active;	    /* the probe was added */
 };
 
-/* Long options of the counters, for cmd-run.c's getopt table. */
-enum {
-	COUNTERS_OPT_NO_COUNTERS = 0x1100,
-	COUNTERS_OPT_PERF_STAT,
-};
-#define COUNTERS_LONG_OPTIONS                                                                      \
-	{"events", required_argument, NULL, 'e'},                                                  \
-	    {"no-counters", no_argument, NULL, COUNTERS_OPT_NO_COUNTERS},                          \
-	    {"perf-stat", no_argument, NULL, COUNTERS_OPT_PERF_STAT},                              \
-	{                                                                                          \
-		"field-separator", required_argument, NULL, 'x'                                    \
-	}
-#define COUNTERS_SHORT_OPTIONS "e:x:"
-#define COUNTERS_USAGE                                                                             \
-	"  -e, --events LIST        count these events instead of the defaults; +LIST\n"           \
-	"                           adds them (perf's names, L1-dcache-load-misses,\n"             \
-	"                           rNNNN, :u :k)\n"                                               \
-	"      --no-counters        count no events\n"                                             \
-	"      --perf-stat          print perf stat's layout instead of the report\n"              \
-	"  -x, --field-separator SEP  with --perf-stat: perf stat's CSV layout\n"
+/* The counters' options, as entries of tachy run's option table (cli.h):
+ * -e/--events LIST, --no-counters, --perf-stat, -x/--field-separator SEP. */
+int counters_opt_events(const struct cli_option *opt, const char *typed, char **args);
+int counters_opt_separator(const struct cli_option *opt, const char *typed, char **args);
+#define COUNTERS_OPTIONS(cc)                                                                       \
+	OPT_CALLBACK('e', "events", (cc), "LIST",                                                  \
+		     "count these events instead of the defaults; +LIST\n"                         \
+		     "adds them (perf's names, L1-dcache-load-misses,\n"                           \
+		     "rNNNN, :u :k)",                                                              \
+		     counters_opt_events),                                                         \
+	    OPT_FLAG(0, "no-counters", &(cc)->off, "count no events"),                             \
+	    OPT_FLAG(0, "perf-stat", &(cc)->perf_stat,                                             \
+		     "print perf stat's layout instead of the report"),                            \
+	    OPT_CALLBACK('x', "field-separator", (cc), "SEP",                                      \
+			 "with --perf-stat: perf stat's CSV layout", counters_opt_separator)
 
 void counters_cli_init(struct counters_cli *cc);
 void counters_cli_release(struct counters_cli *cc);
-
-/* Handle option OPT (one of COUNTERS_SHORT_OPTIONS or COUNTERS_OPT_*) with
- * ARG. Returns 0 when it was a counters option, -1 when it is not ours,
- * or an exit status after printing why (EXIT_USAGE for a bad argument). */
-int counters_cli_option(struct counters_cli *cc, int opt, const char *arg);
 
 /* Build the event list and add the counting probe to R (unless off).
  * Returns 0, or an exit status after printing why. */

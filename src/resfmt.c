@@ -150,6 +150,10 @@ resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r)
 {
 	char a[32], b[32], c[32];
 
+	if (r->v.old.centre == 0) { /* no relative change against a zero reference */
+		snprintf(buf, size, r->v.new.centre == 0 ? "none (both 0)" : "from 0");
+		return buf;
+	}
 	resfmt_pct(a, sizeof(a), r->v.c.rel);
 	if (!isfinite(r->v.c.rel_lo) || !isfinite(r->v.c.rel_hi))
 		snprintf(buf, size, "%s", a);

@@ -7,46 +7,36 @@
 #include "resopt.h"
 
 int
-resopt_test(const char *s, enum ty_test *t)
+resopt_opt_confidence(const struct cli_option *opt, const char *typed, char **args)
 {
-	if (strcmp(s, "welch") == 0)
-		*t = TY_TEST_WELCH;
-	else if (strcmp(s, "student") == 0)
-		*t = TY_TEST_STUDENT;
-	else if (strcmp(s, "mann-whitney") == 0 || strcmp(s, "u") == 0)
-		*t = TY_TEST_MANN_WHITNEY;
-	else
-		return cli_usage_error("unknown test '%s': welch, student, or mann-whitney", s);
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(args[0], &end);
+	if (end == args[0] || *end != '\0' || errno == ERANGE || !(v > 0 && v < 100))
+		return cli_bad_value(typed, args[0], "a percentage between 0 and 100, exclusive");
+	*(double *)opt->value = v;
 	return 0;
 }
 
 int
-resopt_confidence(const char *s, double *conf)
+resopt_opt_match(const struct cli_option *opt, const char *typed, char **args)
 {
-	int rc = cli_parse_double("--confidence", s, 0, 100, conf);
-
-	if (!rc && (*conf <= 0 || *conf >= 100))
-		rc = cli_usage_error("invalid value '%s' for --confidence: expected a percentage "
-				     "between 0 and 100, exclusive",
-				     s);
-	return rc;
-}
-
-int
-resopt_match(struct ty_match *m, char *rule)
-{
+	struct ty_match *m = opt->value;
+	char *rule = args[0];
 	size_t len = strlen(rule);
 	char **p;
 
 	if (len >= 2 && rule[0] == '/' && rule[len - 1] == '/') {
 		if (m->key_re)
-			return cli_usage_error("--match /REGEX/ given twice");
+			return cli_usage_error("%s /REGEX/ given twice", typed);
 		rule[len - 1] = '\0';
 		m->key_re = rule + 1;
 		return 0;
 	}
 	if (!strchr(rule, '='))
-		return cli_usage_error("--match '%s': expected OLD=NEW or /REGEX/", rule);
+		return cli_bad_value(typed, rule, "OLD=NEW or /REGEX/");
 	if (!(p = realloc(m->pairs, (m->npairs + 1) * sizeof(*p))))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	m->pairs = p;
@@ -78,24 +68,4 @@ resopt_read(struct ty_saved *files, char **paths, int n)
 		}
 	}
 	return 0;
-}
-
-int
-resopt_cmp_option(int ch, char *arg, struct ty_cmp_options *cmp)
-{
-	switch (ch) {
-	case 't':
-		return resopt_test(arg, &cmp->test);
-	case 'c':
-		return resopt_confidence(arg, &cmp->confidence);
-	case 'm':
-		return resopt_match(&cmp->match, arg);
-	case 'r':
-		cmp->reference = arg;
-		return 0;
-	case 'F':
-		cmp->figures = arg;
-		return 0;
-	}
-	return -1;
 }

@@ -2,26 +2,16 @@
 #ifndef TACHY_RESOPT_H
 #define TACHY_RESOPT_H
 
+#include "cli.h"
 #include "tachy/comparison.h"
 #include "tachy/results_read.h"
 
-/* Each returns 0, or prints a usage error and returns EXIT_USAGE. */
-int resopt_test(const char *s, enum ty_test *t);    /* --test */
-int resopt_confidence(const char *s, double *conf); /* --confidence */
-int resopt_match(struct ty_match *m, char *rule);   /* --match (keeps RULE) */
-
-/* The comparison options compare and plot share, as getopt letters and
- * their long forms: -t/--test, -c/--confidence, -m/--match, -r/--reference,
- * -F/--figures. Handle option CH with ARG into CMP: returns 0 when done,
- * EXIT_USAGE after printing a usage error, or -1 when CH is not one of them. */
-#define RESOPT_CMP_SHORT "t:c:m:r:F:"
-#define RESOPT_CMP_LONG                                                                            \
-	{"test", required_argument, NULL, 't'}, {"confidence", required_argument, NULL, 'c'},      \
-	    {"match", required_argument, NULL, 'm'}, {"reference", required_argument, NULL, 'r'},  \
-	{                                                                                          \
-		"figures", required_argument, NULL, 'F'                                            \
-	}
-int resopt_cmp_option(int ch, char *arg, struct ty_cmp_options *cmp);
+/* Callbacks of the options compare and plot share (see cli.h):
+ * -c/--confidence P, a percentage in (0, 100), into a double;
+ * -m/--match RULE (OLD=NEW, or /REGEX/ once; RULE is kept) into a struct
+ * ty_match. The test is cli.h's OPT_TEST. */
+int resopt_opt_confidence(const struct cli_option *opt, const char *typed, char **args);
+int resopt_opt_match(const struct cli_option *opt, const char *typed, char **args);
 
 /* How a results file read from standard input is named. */
 #define RESOPT_STDIN "(standard input)"

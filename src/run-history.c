@@ -10,6 +10,7 @@
 #include "resfmt.h"
 #include "runhist.h"
 #include "tachy/comparison.h"
+#include "tachy/history.h"
 
 int
 runhist_prepare(struct runhist *h)
@@ -17,6 +18,26 @@ runhist_prepare(struct runhist *h)
 	struct ty_error e = {0};
 	int rc;
 
+#ifndef HAVE_JANSSON
+	if (h->history || h->bisect)
+		return cli_error(h->bisect ? 128 : EXIT_RUNTIME, "%s: not built with jansson",
+				 h->bisect ? "--bisect" : "--history");
+#endif
+	if (h->history) {
+		/* the store must take the results before anything is measured */
+		struct ty_history *store;
+		struct ty_history_git g;
+		char path[4096];
+		if (ty_history_git_describe(NULL, NULL, &g) < 0)
+			return cli_usage_error("--history: not in a git work tree (export with "
+					       "--export-json and store it with tachy history add "
+					       "--commit REV)");
+		if ((rc = histcli_db(h->db, path, sizeof(path))))
+			return rc;
+		if ((rc = ty_history_open(&store, path, 1, &e)) < 0)
+			return cli_error(rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
+		ty_history_close(store);
+	}
 	if (!h->bisect)
 		return 0;
 	if ((rc = ty_results_read_file(&h->base, h->bisect, &e)) < 0)
@@ -107,8 +128,8 @@ bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhi
 		resfmt_pct(hi, sizeof(hi), r->v.c.rel_hi);
 		if (r->v.verdict > 0 && r->v.c.rel > p)
 			word = 1; /* proven slower by more than P */
-		else if (r->v.too_few || (p > 0 && r->v.c.rel_hi > p && r->v.verdict >= 0))
-			word = 125; /* the interval cannot tell */
+		else if (r->v.too_few || (p > 0 && r->v.verdict == 0 && r->v.c.rel > p))
+			word = 125; /* looks slower by more than P, not proven */
 		else
 			word = 0;
 		fprintf(stderr, "tachy run: --bisect: '%s' %s [%s, %s] against %s: %s\n",

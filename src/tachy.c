@@ -41,7 +41,7 @@ list_commands(FILE *fp)
 	size_t i;
 
 	qsort(commands, ncommands(), sizeof(commands[0]), by_rank);
-	fprintf(fp, "usage: tachy [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(fp, "usage: tachy [-V | --version] [-h | --help] COMMAND [ARGS]\n\n"
 		    "tachy measures programs: it runs them, counts what they do, samples where\n"
 		    "their time goes, and says with statistics what changed.\n\nCommands:\n");
 	for (i = 0; i < ncommands(); i++)
@@ -70,7 +70,8 @@ main(int argc, char **argv)
 		list_commands(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+	    strcmp(argv[1], "version") == 0) {
 		printf("tachy %s\n", TY_VERSION);
 		return cli_finish_stdout(EXIT_OK);
 	}

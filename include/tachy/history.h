@@ -91,6 +91,9 @@ struct ty_history_meta {
 	int64_t commit_order; /* git rev-list --count, -1 unknown (then the order added) */
 	const char *machine;  /* NULL: the files' hostname, else "unknown" */
 	const char *tags;     /* free text, NULL none */
+	/* For files without an environment (hyperfine's): the machine's facts
+	 * as a JSON object and its name, NULL: "{}" and "unknown". */
+	const char *env_json, *env_machine;
 };
 
 /* Store every benchmark of FILES[0..N) (each with its runs and figures,

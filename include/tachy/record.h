@@ -101,8 +101,20 @@ const char *ty_record_event_name(const struct ty_recorder *r);
 int ty_record_fell_back(const struct ty_recorder *r);
 int ty_record_kernel_refused(const struct ty_recorder *r);
 int ty_record_user_only(const struct ty_recorder *r);
+/* The data pages per ring used (the default depends on the call graph). */
+unsigned ty_record_ring_pages(const struct ty_recorder *r);
 /* The call graph used (AUTO resolved) and its stack copy size. */
 enum ty_callgraph ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size);
+
+/* What unwinding did (TY_CG_DWARF): samples with a user stack, chains that
+ * reached the outermost frame, chains cut by the stack copy, frames found
+ * by CFI and by the frame pointer, and the profiler CPU it took (ns, of
+ * the thread time of the drain). */
+struct ty_record_unwind_stats {
+	uint64_t samples, complete, truncated, cfi_frames, fp_frames, unwind_ns;
+	uint64_t depth[8]; /* complete chains whose stack took up to 1, 2, 4 ... 128 KiB */
+};
+void ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st);
 
 /* What off-CPU recording could not have here (NULL: nothing missing). */
 const char *ty_record_off_cpu_limits(const struct ty_recorder *r);

@@ -90,6 +90,9 @@ struct ty_result {
 				     maxrss figures are the spawner's, not the command's) */
 	size_t maxrss_unmeasured; /* runs whose maxrss is not above their floor: left
 				     out of the maxrss figure (ty_results_value is NAN) */
+	int hooks_once;		  /* it had a hook that runs once (setup, cleanup) */
+	int hooks_each;		  /* it had a hook that runs around every run (prepare,
+				     conclude): the warnings name the likely cause */
 };
 
 /* One figure of one command against the reference. */
@@ -174,6 +177,14 @@ int ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_
 int ty_results_write_csv(const struct ty_results *rs, FILE *fp);
 /* A markdown table in UNIT ("s", "ms", "us", "ns"), relative to the fastest. */
 int ty_results_write_markdown(const struct ty_results *rs, FILE *fp, const char *unit);
+
+/* The table of ty_results_write_markdown in markdown, AsciiDoc or Org
+ * (hyperfine's --export-asciidoc and --export-orgmode), its rows in ORDER
+ * (indices into RS->r, RS->n of them; NULL: as run), each name escaped as
+ * text for the format. Returns 0 or -EIO. */
+enum ty_table { TY_TABLE_MARKDOWN, TY_TABLE_ASCIIDOC, TY_TABLE_ORGMODE };
+int ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
+			   const char *unit, const size_t *order);
 
 enum ty_export { TY_EXPORT_JSON, TY_EXPORT_CSV, TY_EXPORT_MARKDOWN };
 /* Write RS to PATH ("-" is stdout) whole or not at all (outfile.h).

@@ -38,10 +38,12 @@ struct ty_saved_bench {
 	size_t nfigs;
 	char **warnings; /* tachy.warnings, as written by run */
 	size_t nwarnings;
-	size_t dup;  /* 0: the name is unique in the file; else k when it is
-			the k-th benchmark of that name (1-based) */
-	char *label; /* to show: the name, "NAME #k" when not unique (set by
-			the reader) */
+	size_t dup;		/* 0: the name is unique in the file; else k when it is
+				   the k-th benchmark of that name (1-based) */
+	char *label;		/* to show: the name, "NAME #k" when not unique (set by
+				   the reader) */
+	const char *maxrss_why; /* why it has no maxrss figure when the file said
+				   so (a static sentence), else NULL */
 };
 
 /* One results file. */

@@ -71,6 +71,17 @@ struct ty_job {
 	const char *hook_text[TY_HOOKS]; /* as given, for messages */
 	char path[4096];		 /* resolved argv[0] (ty_runner_run fills it) */
 	char hook_path[TY_HOOKS][4096];
+	/* Filled by ty_runner_run: runs after which processes were left in
+	 * the run's process group, and the most left at once. */
+	long leftover_runs, leftover_max;
+};
+
+/* What to do with processes a run leaves in its process group (a daemon
+ * started by the command) once the command has exited. */
+enum ty_leftovers {
+	TY_LEFTOVERS_WARN, /* let them run; a warning says how many */
+	TY_LEFTOVERS_WAIT, /* wait until they are gone (not timed) */
+	TY_LEFTOVERS_KILL, /* SIGKILL the group, wait until gone (not timed) */
 };
 
 struct ty_runner_opts {
@@ -92,6 +103,7 @@ struct ty_runner_opts {
 	const char *shell;	 /* commands run through SHELL -c; shell start-up is subtracted */
 	long shell_runs;	 /* runs to measure shell start-up (default 50) */
 	uint64_t seed;		 /* for the random orders; 0: from the clock */
+	enum ty_leftovers leftovers;
 };
 
 struct ty_runner;

@@ -17,6 +17,14 @@
 
 #define TY_SAMPLER_MAX_STACK 256 /* frames kept per sample */
 
+/* User frames of a chain unwound by tachy (no user address reaches these
+ * bits, nor is one in the kernel half): an address with TY_FRAME_EXACT is
+ * an interrupted pc, not a return address (no "call before it" look-up);
+ * TY_FRAME_TRUNCATED alone says the stack copy ended the chain there. */
+#define TY_FRAME_EXACT (1ull << 56)
+#define TY_FRAME_TRUNCATED (1ull << 57)
+#define TY_SAMPLER_REGS 24 /* PERF_REG_X86_* slots of ty_record.regs */
+
 /* What to sample and how. */
 struct ty_sampler_opts {
 	uint32_t type;	 /* PERF_TYPE_* */
@@ -24,12 +32,15 @@ struct ty_sampler_opts {
 	uint64_t config1, config2;
 	int use_freq; /* 1: sample_freq = rate (Hz); 0: sample_period = rate */
 	uint64_t rate;
-	int callchain;	    /* record frame-pointer call chains */
-	int exclude_kernel; /* user space only */
-	int exclude_user;   /* kernel only (an event's :k) */
-	pid_t pid;	    /* the process sampled (with its threads and children) */
-	const pid_t *tids;  /* attaching: the other threads PID already has; their
-			       samples go to the same per-CPU rings */
+	int callchain;	     /* record frame-pointer call chains */
+	uint64_t regs_user;  /* PERF_SAMPLE_REGS_USER mask (0: none) */
+	uint32_t stack_user; /* PERF_SAMPLE_STACK_USER bytes (0: none); with CALLCHAIN,
+				the kernel's chain is then the kernel part only */
+	int exclude_kernel;  /* user space only */
+	int exclude_user;    /* kernel only (an event's :k) */
+	pid_t pid;	     /* the process sampled (with its threads and children) */
+	const pid_t *tids;   /* attaching: the other threads PID already has; their
+				samples go to the same per-CPU rings */
 	int ntids;
 	int enable_on_exec;	  /* start counting when PID execs (a spawned, held child) */
 	unsigned mmap_pages;	  /* data pages per ring, a power of two (0: 128) */
@@ -70,15 +81,19 @@ struct ty_record {
 	uint64_t time;	     /* ns of CLOCK_MONOTONIC */
 	uint32_t cpu;
 	uint64_t ip, period;
-	uint64_t nr;		    /* call chain length, context markers removed */
-	const uint64_t *chain;	    /* leaf first, points to chainbuf; NULL when nr == 0 */
-	uint64_t start, len, pgoff; /* MMAP */
-	const char *name;	    /* MMAP file name, COMM name */
-	int exec;		    /* COMM caused by exec */
-	int user;		    /* SAMPLE: the ip is in user space */
-	uint64_t lost;		    /* LOST */
-	int out, preempt;	    /* SWITCH: out (else in); out while runnable */
-	uint64_t id;		    /* SAMPLE: the event's id (PERF_SAMPLE_IDENTIFIER) */
+	uint64_t nr;			/* call chain length, context markers removed */
+	const uint64_t *chain;		/* leaf first, points to chainbuf; NULL when nr == 0 */
+	uint64_t start, len, pgoff;	/* MMAP */
+	const char *name;		/* MMAP file name, COMM name */
+	int exec;			/* COMM caused by exec */
+	int user;			/* SAMPLE: the ip is in user space */
+	uint64_t lost;			/* LOST */
+	uint64_t regs_abi;		/* SAMPLE with regs_user: PERF_SAMPLE_REGS_ABI_*, 0: none */
+	uint64_t regs[TY_SAMPLER_REGS]; /* by PERF_REG_X86_*, those of the mask */
+	const unsigned char *stack;	/* SAMPLE with stack_user: the copy (in the ring) */
+	uint64_t stack_size, stack_dyn; /* bytes reserved and bytes valid */
+	int out, preempt;		/* SWITCH: out (else in); out while runnable */
+	uint64_t id;			/* SAMPLE: the event's id (PERF_SAMPLE_IDENTIFIER) */
 	uint64_t chainbuf[TY_SAMPLER_MAX_STACK];
 };
 
@@ -86,6 +101,7 @@ struct ty_record {
 struct ty_sampler_layout {
 	uint64_t sample_type;
 	int sample_id_all;
+	uint64_t regs_user; /* the mask of PERF_SAMPLE_REGS_USER */
 };
 
 /* Decode the record REC (LEN bytes, a whole perf_event_header record) laid

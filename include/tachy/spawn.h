@@ -72,6 +72,7 @@ struct ty_spawner {
 	/* Shared with the held child (same address space until exec). */
 	volatile uint32_t go;	  /* futex word: 0 hold, 1 go */
 	volatile int child_errno; /* set by the child when a set-up step or execve fails */
+	pid_t parent;		  /* who clones: the child's check after PR_SET_PDEATHSIG */
 	/* The current child. */
 	pid_t pid;
 	int pidfd; /* -1 unless asked for */

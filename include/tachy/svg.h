@@ -20,6 +20,8 @@ void ty_svg_escape(FILE *fp, const char *s);
 /* Where a plot goes in the SVG: the outer box, labels included. */
 struct ty_svg_frame {
 	double x, y, w, h;
+	double xlo, xhi; /* histograms: the x range to draw (when xlo < xhi), so two
+			    can share an axis; else the data's */
 };
 
 /* Open an SVG document of W x H pixels (with its XML namespace) / close it. */

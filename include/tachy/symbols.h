@@ -151,6 +151,17 @@ int ty_symbols_dso_info(struct ty_symbols *s, const char *path, struct ty_dso_in
  * ty_symbols_resolve would name it, or NULL (tests and tools). */
 const char *ty_symbols_lookup_file(struct ty_symbols *s, const char *path, uint64_t addr);
 
+/* The mapping of the user address IP in PID at TIME, as ty_symbols_resolve
+ * would pick it (the unwinder's look-up). PATH is the mapped file,
+ * "[vdso]" or another bracketed name, owned by S. Returns 0, or -1 when no
+ * mapping is known. */
+struct ty_sym_map {
+	uint64_t start, end, pgoff;
+	const char *path;
+};
+int ty_symbols_find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
+			struct ty_sym_map *out);
+
 /* Warnings gathered while reading symbols ("no symbols in /bin/x (stripped?):
  * addresses shown raw"), each once. */
 size_t ty_symbols_nwarnings(const struct ty_symbols *s);

@@ -198,6 +198,7 @@ struct run {
 	int fds[3];
 	const char *path;
 	char **argv, **envp;
+	long parent; /* the helper's pid */
 };
 
 static int
@@ -210,8 +211,12 @@ child_main(void *arg)
 
 	if (!(R->req.flags & TY_HELPER_SAME_GROUP))
 		sys(__NR_setpgid, 0, 0, 0);
-	if (R->req.flags & TY_HELPER_PDEATHSIG)
-		sys(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0);
+	/* After the prctl, the parent must still be the helper (it may have
+	 * died just before: then no signal would ever come). */
+	if ((R->req.flags & TY_HELPER_PDEATHSIG) &&
+	    (sys(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0) < 0 ||
+	     sys(__NR_getppid, 0, 0, 0) != R->parent))
+		sys(__NR_exit_group, 127, 0, 0);
 	for (i = 0; i < 3; i++) {
 		r = sys(__NR_dup3, R->fds[i], i, 0);
 		if (r < 0)
@@ -411,6 +416,7 @@ helper_main(void)
 		R.envp = v + R.req.argc + 1;
 		__atomic_store_n(&shm->go, 0, __ATOMIC_RELEASE);
 		shm->child_errno = 0;
+		R.parent = sys(__NR_getpid, 0, 0, 0);
 		pid = clone_run(CLONE_VM | SIGCHLD, child_stack + STACK_SIZE, child_main, &R);
 		for (i = 0; i < 3; i++)
 			sys(__NR_close, R.fds[i], 0, 0);

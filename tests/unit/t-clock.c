@@ -145,7 +145,10 @@ test_measure(void)
 		}
 		if (strcmp(p->name, "CLOCK_MONOTONIC_COARSE") == 0) {
 			saw_coarse = 1;
-			CHECK(p->step_ns >= p->getres_ns * 0.5);
+			/* It advances; its smallest step is not bounded by its
+			 * resolution: a late tick followed by one on time makes a
+			 * short step (seen under load in a VM). */
+			CHECK(p->step_ns > 0);
 		}
 	}
 	CHECK(saw_mono && saw_coarse && mono_step > 0);

@@ -131,6 +131,83 @@ test_roundtrip(struct ty_profile *p)
 	unlink(path);
 }
 
+/* Source lines: the optional lines section survives a round trip, the flat
+ * profile by line keys on it (a location without one by its function),
+ * the diff honours the key, and a line naming a string out of range is
+ * rejected. */
+static void
+test_lines(void)
+{
+	struct ty_profile *p = ty_profile_new(), *q = NULL;
+	uint32_t fa = ty_profile_func(p, "a", "/bin/prog"),
+		 fb = ty_profile_func(p, "b", "/bin/prog");
+	uint32_t l1 = ty_profile_loc(p, 0x10, fa), l2 = ty_profile_loc(p, 0x14, fa);
+	uint32_t l3 = ty_profile_loc(p, 0x20, fb);
+	uint32_t s1[] = {l1}, s2[] = {l2}, s3[] = {l3}, st[3];
+	struct ty_error e = {0};
+	struct ty_flat f;
+	struct ty_diff d;
+	FILE *fp;
+	char *buf = NULL;
+	size_t len = 0, i, at;
+	int k;
+
+	CHECK_INT(ty_profile_loc_line(p, l1, "a.c:10"), 0);
+	CHECK_INT(ty_profile_loc_line(p, l2, "a.c:11"), 0);
+	CHECK_INT(ty_profile_loc_line(p, l2, "a.c:99"), 0); /* the first stays */
+	st[0] = ty_profile_stack(p, s1, 1);
+	st[1] = ty_profile_stack(p, s2, 1);
+	st[2] = ty_profile_stack(p, s3, 1);
+	for (k = 0; k < 10; k++) {
+		struct ty_prof_sample s = {(uint64_t)k, 1, 1, 0, st[k < 5 ? 0 : k < 8 ? 1 : 2]};
+		ty_profile_sample(p, &s);
+	}
+	fp = open_memstream(&buf, &len);
+	CHECK_INT(ty_profile_write_fp(p, fp, "mem", &e), 0);
+	fclose(fp);
+	CHECK_INT(ty_profile_parse(buf, len, &q, &e), 0);
+	if (q) {
+		CHECK_INT(ty_profile_flat(q, TY_BY_LINE, TY_SORT_SELF, &f), 0);
+		CHECK_INT(f.nrows, 3);
+		if (f.nrows == 3) {
+			CHECK_STR(f.rows[0].name, "a.c:10");
+			CHECK_INT(f.rows[0].self_samples, 5);
+			CHECK_STR(f.rows[1].name, "a.c:11");
+			CHECK_STR(f.rows[2].name, "b"); /* no line */
+		}
+		ty_flat_release(&f);
+		CHECK_INT(ty_profile_diff(p, q, TY_BY_LINE, &d), 0);
+		CHECK_INT(d.nrows, 3);
+		for (i = 0; i < d.nrows; i++)
+			CHECK_NEAR(d.rows[i].old_self, d.rows[i].new_self, 1e-9);
+		ty_diff_release(&d);
+		CHECK_INT(ty_profile_diff(p, q, TY_BY_DSO, &d), 0);
+		CHECK_INT(d.nrows, 1);
+		ty_diff_release(&d);
+		ty_profile_free(q);
+		q = NULL;
+	}
+	/* The lines section (tag 9): point its first entry past the strings. */
+	for (at = 16; at + 16 <= len;) {
+		uint32_t tag;
+		uint64_t n;
+		memcpy(&tag, buf + at, 4);
+		memcpy(&n, buf + at + 8, 8);
+		if (tag == 9) {
+			uint32_t bad = 1000;
+			memcpy(buf + at + 16 + 4, &bad, 4);
+			break;
+		}
+		at += 16 + n;
+	}
+	CHECK(at + 16 <= len);
+	CHECK_INT(ty_profile_parse(buf, len, &q, &e), -EINVAL);
+	CHECK(strstr(e.msg, "line string") != NULL);
+	ty_profile_free(q);
+	free(buf);
+	ty_profile_free(p);
+}
+
 /* Mappings and the newer meta keys survive a round trip; a mapping naming
  * a string out of range is rejected. */
 static void
@@ -648,6 +725,7 @@ main(void)
 	test_corruption(p);
 	test_flame(p);
 	test_flame_labels();
+	test_lines();
 	test_pprof(p);
 	test_collector();
 	test_collector_same_address();

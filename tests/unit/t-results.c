@@ -112,8 +112,8 @@ test_summary_and_compare(void)
 	s = render(&rs, 1);
 	CHECK_STR(s, "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |\n"
 		     "|:---|---:|---:|---:|---:|\n"
-		     "| `a` | 10.0 ± 0.1 | 9.8 | 10.2 | 1.00 |\n"
-		     "| `b, \"quoted\" \\| piped` | 20.0 ± 0.2 | 19.6 | 20.4 | 2.00 ± 0.03 |\n");
+		     "| a | 10.0 ± 0.1 | 9.8 | 10.2 | 1.00 |\n"
+		     "| b, \"quoted\" \\| piped | 20.0 ± 0.2 | 19.6 | 20.4 | 2.00 ± 0.03 |\n");
 	free(s);
 	s = render(&rs, 2);
 	CHECK(strstr(s, "\"results\": [") != NULL);
@@ -191,6 +191,66 @@ test_warnings(void)
 	ty_results_release(&rs);
 }
 
+/* Runs orders of magnitude apart: the warning names the likely cause. */
+static void
+test_orders(void)
+{
+	const double build[] = {500, 2, 2.1, 2, 2.2, 2}, up_to_date[] = {2, 500, 510, 505, 500};
+	const double mixed[] = {500, 2, 505, 2.1, 500, 2};
+	const char *names[] = {"once", "none", "first-fast", "mixed", "table"};
+	struct ty_results rs;
+	struct ty_error e;
+	size_t order[2] = {1, 0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	make(&rs, 5, names);
+	add_runs(&rs.r[0], build, 6);
+	rs.r[0].hooks_once = 1; /* --setup 'make clean': the first run builds */
+	add_runs(&rs.r[1], build, 6);
+	add_runs(&rs.r[2], up_to_date, 5);
+	rs.r[2].hooks_each = 1;
+	add_runs(&rs.r[3], mixed, 6);
+	rs.r[3].hooks_once = 1;
+	add_runs(&rs.r[4], build + 1, 5);
+	CHECK_INT(ty_results_analyze(&rs, &e), 0);
+	CHECK(has_warning(&rs.r[0], "the first run took 244x the median: it did work the later "
+				    "runs did not, and --setup/--cleanup run once"));
+	CHECK(!has_warning(&rs.r[0], "outlier"));
+	CHECK(!has_warning(&rs.r[0], "caches were cold"));
+	CHECK(has_warning(&rs.r[1], "the first run took 244x the median: it did work the later "
+				    "runs found done"));
+	CHECK(has_warning(&rs.r[2], "the first run took 1/250 of the median: it found its work "
+				    "done"));
+	CHECK(has_warning(&rs.r[3],
+			  "the runs differ by orders of magnitude (the slowest took "
+			  "252x the fastest): some did work the others did not (--setup"));
+	CHECK_INT(rs.r[4].nwarnings, 0);
+
+	/* the AsciiDoc and Org tables, rows in a given order */
+	fp = open_memstream(&buf, &len);
+	ty_results_write_table(&rs, fp, TY_TABLE_ORGMODE, "ms", NULL);
+	fclose(fp);
+	CHECK(strstr(buf, "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |\n"
+			  "|---------+-----------+----------+----------+----------|\n"
+			  "| once | 85.0 ± 203.3 | 2.0 | 500.0 | ") == buf);
+	free(buf);
+	rs.n = 2;
+	buf = NULL;
+	fp = open_memstream(&buf, &len);
+	ty_results_write_table(&rs, fp, TY_TABLE_ASCIIDOC, "ms", order);
+	fclose(fp);
+	CHECK(strstr(buf,
+		     "[cols=\"<,>,>,>,>\",options=\"header\"]\n|===\n"
+		     "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative\n| none | ") == buf);
+	CHECK(strstr(buf, "\n| once | ") != NULL);
+	CHECK(len > 5 && strcmp(buf + len - 5, "|===\n") == 0);
+	free(buf);
+	rs.n = 5;
+	ty_results_release(&rs);
+}
+
 static void
 test_params_csv(void)
 {
@@ -248,6 +308,7 @@ main(void)
 	test_summary_and_compare();
 	test_mann_whitney_and_same();
 	test_warnings();
+	test_orders();
 	test_params_csv();
 	test_export_file();
 	return check_done();

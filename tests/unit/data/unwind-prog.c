@@ -1,0 +1,204 @@
+/* unwind-prog.c - built by t-unwind with -O2 -fomit-frame-pointer: takes
+ * snapshots of its registers and stack (as a sample would carry them) in
+ * known call chains, and writes each with a copy of its maps to
+ * DIR/N/snap and DIR/N/maps. 1: alloca in the chain; 2: a signal handler;
+ * 3, 4: two threads; 5: a library loaded with dlopen (argv[2]). */
+#define _GNU_SOURCE
+#include <alloca.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SNAP_STACK 16384
+
+struct snap {
+	uint64_t regs[24]; /* PERF_REG_X86_* order */
+	uint64_t len;
+	unsigned char stack[SNAP_STACK];
+};
+
+struct snap g_snap;
+uint64_t g_stack_end;
+static const char *g_dir;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The state of its caller right after the call: pc = the return address,
+ * sp above it; the stack from there up to g_stack_end (at most
+ * SNAP_STACK bytes) is copied. */
+void tsnap(void);
+__asm__(".text\n"
+	".globl tsnap\n"
+	".type tsnap,@function\n"
+	"tsnap:\n"
+	".cfi_startproc\n"
+	"movq %rax, g_snap+0(%rip)\n"
+	"movq %rbx, g_snap+8(%rip)\n"
+	"movq %rcx, g_snap+16(%rip)\n"
+	"movq %rdx, g_snap+24(%rip)\n"
+	"movq %rsi, g_snap+32(%rip)\n"
+	"movq %rdi, g_snap+40(%rip)\n"
+	"movq %rbp, g_snap+48(%rip)\n"
+	"leaq 8(%rsp), %rax\n"
+	"movq %rax, g_snap+56(%rip)\n"
+	"movq (%rsp), %rax\n"
+	"movq %rax, g_snap+64(%rip)\n"
+	"movq %r8, g_snap+128(%rip)\n"
+	"movq %r9, g_snap+136(%rip)\n"
+	"movq %r10, g_snap+144(%rip)\n"
+	"movq %r11, g_snap+152(%rip)\n"
+	"movq %r12, g_snap+160(%rip)\n"
+	"movq %r13, g_snap+168(%rip)\n"
+	"movq %r14, g_snap+176(%rip)\n"
+	"movq %r15, g_snap+184(%rip)\n"
+	"movq g_stack_end(%rip), %rcx\n"
+	"subq g_snap+56(%rip), %rcx\n"
+	"cmpq $16384, %rcx\n"
+	"jbe 1f\n"
+	"movq $16384, %rcx\n"
+	"1:\n"
+	"movq %rcx, g_snap+192(%rip)\n"
+	"movq g_snap+56(%rip), %rsi\n"
+	"leaq g_snap+200(%rip), %rdi\n"
+	"rep movsb\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size tsnap, .-tsnap\n");
+
+void
+tsave(int n)
+{
+	char path[4096], buf[65536];
+	ssize_t k;
+	int in, out;
+
+	snprintf(path, sizeof(path), "%s/%d", g_dir, n);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%d/snap", g_dir, n);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (out < 0 || write(out, &g_snap, sizeof(g_snap)) != (ssize_t)sizeof(g_snap))
+		exit(3);
+	close(out);
+	snprintf(path, sizeof(path), "%s/%d/maps", g_dir, n);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	in = open("/proc/self/maps", O_RDONLY);
+	while ((k = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)k) != k)
+			exit(3);
+	close(in);
+	close(out);
+}
+
+/* The end of the stack the calling thread runs on. */
+static uint64_t
+stack_end(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	pthread_getattr_np(pthread_self(), &a);
+	pthread_attr_getstack(&a, &addr, &size);
+	pthread_attr_destroy(&a);
+	return (uint64_t)(uintptr_t)addr + size;
+}
+
+volatile int sink;
+
+__attribute__((noinline)) void
+t1_leaf(int n)
+{
+	g_stack_end = stack_end();
+	tsnap();
+	tsave(n);
+	sink++;
+}
+
+__attribute__((noinline)) void
+t1_mid(int n)
+{
+	char *p = alloca(40 + (size_t)(sink & 7) * 100);
+	memset(p, n, 40);
+	sink += p[1];
+	t1_leaf(n);
+	sink++;
+}
+
+__attribute__((noinline)) void
+t1_top(int n)
+{
+	t1_mid(n);
+	sink++;
+}
+
+__attribute__((noinline)) void
+t2_handler(int sig)
+{
+	tsnap();
+	tsave(2);
+	sink += sig;
+}
+
+__attribute__((noinline)) void
+t2_raise(void)
+{
+	g_stack_end = stack_end();
+	kill(getpid(), SIGUSR1);
+	sink++;
+}
+
+__attribute__((noinline)) void
+t3_leaf(long n)
+{
+	pthread_mutex_lock(&lock);
+	g_stack_end = stack_end();
+	tsnap();
+	tsave((int)n);
+	pthread_mutex_unlock(&lock);
+	sink++;
+}
+
+__attribute__((noinline)) void *
+t3_thread(void *arg)
+{
+	t3_leaf((long)arg);
+	sink++;
+	return NULL;
+}
+
+__attribute__((noinline)) void
+t4_call(void (*fn)(void))
+{
+	g_stack_end = stack_end();
+	fn();
+	sink++;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t a, b;
+	void *lib;
+	void (*fn)(void);
+
+	if (argc < 3)
+		return 2;
+	g_dir = argv[1];
+	t1_top(1);
+	signal(SIGUSR1, t2_handler);
+	t2_raise();
+	pthread_create(&a, NULL, t3_thread, (void *)3L);
+	pthread_join(a, NULL);
+	pthread_create(&b, NULL, t3_thread, (void *)4L);
+	pthread_join(b, NULL);
+	if (!(lib = dlopen(argv[2], RTLD_NOW)) || !(fn = (void (*)(void))dlsym(lib, "lib_fn")))
+		return 4;
+	t4_call(fn);
+	return 0;
+}
