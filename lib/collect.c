@@ -14,7 +14,17 @@
 
 struct raw_sample {
 	uint64_t time, period;
-	uint32_t tid, cpu, stack;
+	uint32_t tid, cpu, stack, state;
+};
+
+/* Off-CPU bookkeeping: switch records and context-switch samples, paired
+ * per thread at the end (a thread leaves one CPU and comes back on another:
+ * its records are in two rings, drained in any order). */
+enum { SW_SAMPLE, SW_OUT, SW_IN };
+struct sw {
+	uint64_t time;
+	uint32_t tid, cpu, stack; /* stack: SW_SAMPLE's */
+	uint8_t kind, preempt;
 };
 
 struct tcomm {
@@ -38,6 +48,10 @@ struct ty_collector {
 	size_t nthreads, capthreads;
 	uint64_t lost, throttled, unthrottled;
 	int oom;
+	struct sw *sw;
+	size_t nsw, capsw;
+	size_t first_off;	   /* samples from here on are off-CPU (after pairing) */
+	unsigned char *from_chain; /* per off-CPU sample: its stack is the switch-out's */
 };
 
 struct ty_collector *
@@ -60,6 +74,8 @@ ty_collector_free(struct ty_collector *c)
 	free(c->slots);
 	free(c->samples);
 	free(c->threads);
+	free(c->sw);
+	free(c->from_chain);
 	free(c);
 }
 
@@ -189,6 +205,30 @@ thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
 }
 
 static void
+on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t stack)
+{
+	if (ty_array_grow(&c->sw, sizeof(*c->sw), c->nsw + 1, &c->capsw) < 0) {
+		c->oom = 1;
+		return;
+	}
+	c->sw[c->nsw++] =
+	    (struct sw){r->time, r->tid, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
+}
+
+static void
+on_switch_sample(struct ty_collector *c, const struct ty_record *r)
+{
+	const uint64_t *ips = r->nr ? r->chain : &r->ip;
+	uint64_t n = r->nr ? r->nr : 1;
+	uint32_t s = intern_stack(c, r->pid, ips, n);
+
+	if (s == TY_NONE)
+		c->oom = 1;
+	else
+		on_switch(c, r, SW_SAMPLE, s);
+}
+
+static void
 on_sample(struct ty_collector *c, const struct ty_record *r)
 {
 	const uint64_t *ips = r->nr ? r->chain : &r->ip;
@@ -200,7 +240,8 @@ on_sample(struct ty_collector *c, const struct ty_record *r)
 		c->oom = 1;
 		return;
 	}
-	c->samples[c->nsamples++] = (struct raw_sample){r->time, r->period, r->tid, r->cpu, s};
+	c->samples[c->nsamples++] =
+	    (struct raw_sample){r->time, r->period, r->tid, r->cpu, s, TY_STATE_CPU};
 }
 
 void
@@ -212,6 +253,12 @@ ty_collector_record(const struct ty_record *r, void *arg)
 	switch (r->type) {
 	case TY_REC_SAMPLE:
 		on_sample(c, r);
+		break;
+	case TY_REC_SWITCH:
+		on_switch(c, r, r->out ? SW_OUT : SW_IN, TY_NONE);
+		break;
+	case TY_REC_SWITCH_SAMPLE:
+		on_switch_sample(c, r);
 		break;
 	case TY_REC_MMAP:
 		if (ty_symbols_add_mmap(c->syms, r->pid, r->start, r->len, r->pgoff, r->name,
@@ -246,6 +293,168 @@ ty_collector_record(const struct ty_record *r, void *arg)
 	default:
 		break;
 	}
+}
+
+static int
+sw_cmp(const void *a, const void *b)
+{
+	const struct sw *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static const struct raw_sample *sort_samples;
+
+static int
+idx_cmp(const void *a, const void *b)
+{
+	const struct raw_sample *x = &sort_samples[*(const size_t *)a];
+	const struct raw_sample *y = &sort_samples[*(const size_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* The stack of TID's last on-CPU sample before T (ORDER: the on-CPU
+ * samples sorted by thread and time), or TY_NONE. */
+static uint32_t
+last_sample(const struct ty_collector *c, const size_t *order, size_t n, uint32_t tid, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first sample not before (tid, t) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct raw_sample *m = &c->samples[order[mid]];
+		if (m->tid < tid || (m->tid == tid && m->time < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || c->samples[order[lo - 1]].tid != tid)
+		return TY_NONE;
+	return c->samples[order[lo - 1]].stack;
+}
+
+/* Turn the switch records into off-CPU samples: each switch-out with the
+ * next switch-in of its thread, its time off the CPU as the weight; the
+ * stack is the context-switch sample taken at that switch-out, or else the
+ * thread's last on-CPU sample (from_chain 0), or else none. The state is
+ * runnable when the kernel says it was preempted; the others are told
+ * apart from the kernel's call chain once it is resolved (classify). */
+static int
+pair_switches(struct ty_collector *c)
+{
+	size_t i, non = c->nsamples, *order = NULL, cap = 0;
+	uint32_t empty = TY_NONE;
+
+	c->first_off = c->nsamples;
+	if (!c->nsw)
+		return 0;
+	if (c->nsw > 1)
+		qsort(c->sw, c->nsw, sizeof(*c->sw), sw_cmp);
+	if (!(order = malloc((non ? non : 1) * sizeof(*order))))
+		return -ENOMEM;
+	for (i = 0; i < non; i++)
+		order[i] = i;
+	sort_samples = c->samples;
+	if (non > 1)
+		qsort(order, non, sizeof(*order), idx_cmp);
+	for (i = 0; i < c->nsw; i++) {
+		const struct sw *o = &c->sw[i], *in = NULL, *smp = NULL;
+		struct raw_sample rs;
+		size_t j;
+		if (o->kind != SW_OUT)
+			continue;
+		for (j = i + 1; j < c->nsw && c->sw[j].tid == o->tid; j++) {
+			if (c->sw[j].kind == SW_IN) {
+				in = &c->sw[j];
+				break;
+			}
+			if (c->sw[j].kind == SW_OUT) /* its switch-in was lost */
+				break;
+		}
+		if (!in)
+			continue;
+		/* the context-switch sample comes just before its switch-out */
+		for (j = i; j-- > 0 && c->sw[j].tid == o->tid && c->sw[j].kind != SW_IN;)
+			if (c->sw[j].kind == SW_SAMPLE) {
+				smp = &c->sw[j];
+				break;
+			}
+		rs.time = o->time;
+		rs.period = in->time - o->time;
+		rs.tid = o->tid;
+		rs.cpu = o->cpu;
+		rs.state = o->preempt ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED;
+		rs.stack = smp ? smp->stack : last_sample(c, order, non, o->tid, o->time);
+		if (rs.stack == TY_NONE) {
+			if (empty == TY_NONE &&
+			    (empty = intern_stack(c, 0, &rs.time, 0)) == TY_NONE)
+				goto oom;
+			rs.stack = empty;
+		}
+		if (ty_array_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1,
+				  &c->capsamples) < 0 ||
+		    ty_array_grow(&c->from_chain, 1, c->nsamples - non + 1, &cap) < 0)
+			goto oom;
+		c->from_chain[c->nsamples - non] = smp != NULL;
+		c->samples[c->nsamples++] = rs;
+	}
+	free(order);
+	return 0;
+oom:
+	free(order);
+	return -ENOMEM;
+}
+
+/* What a thread that went off the CPU in the kernel's STACK (resolved,
+ * leaf first) waited for: a lock (a futex, a kernel mutex or semaphore),
+ * I/O (a pipe, a socket, a terminal, a disk, poll), or a sleep (nanosleep,
+ * a timer, a child), in that order of precedence; else it is blocked on
+ * something not told apart. */
+static uint32_t
+classify(const struct ty_profile *p, uint32_t stack)
+{
+	static const char *const lock[] = {
+	    "futex_wait", "__futex_wait", "futex_q_lock", "mutex_lock",	  "__mutex_lock",
+	    "rwsem_down", "__down",	  "rt_mutex",	  "percpu_rwsem", NULL};
+	static const char *const io[] = {
+	    "io_schedule",  "pipe_read",    "pipe_write",  "pipe_wait",	       "wait_for_partner",
+	    "sk_wait_data", "unix_stream_", "tcp_recvmsg", "inet_csk_accept",  "do_select",
+	    "do_sys_poll",  "do_poll",	    "ep_poll",	   "n_tty_read",       "wait_woken",
+	    "folio_wait",   "wait_on_page", "__lock_page", "bit_wait_io",      "blk_",
+	    "jbd2_",	    "nfs_",	    "fuse_",	   "__wait_on_buffer", NULL};
+	static const char *const sleep[] = {"do_nanosleep",
+					    "hrtimer_nanosleep",
+					    "schedule_hrtimeout",
+					    "schedule_timeout",
+					    "do_wait",
+					    "kernel_wait4",
+					    "sigsuspend",
+					    "sys_pause",
+					    "do_sigtimedwait",
+					    NULL};
+	static const char *const *const kinds[] = {lock, io, sleep};
+	static const uint32_t states[] = {TY_STATE_LOCK, TY_STATE_IO, TY_STATE_SLEEP};
+	uint32_t k, i;
+	int j;
+
+	for (k = 0; k < 3; k++)
+		for (i = p->stack_off[stack]; i < p->stack_off[stack + 1]; i++) {
+			uint32_t f = p->locs[p->frames[i]].func;
+			const char *name = ty_profile_func_name(p, f);
+			if (ty_profile_func_dso(p, f)[0] != '[') /* the kernel's frames only */
+				continue;
+			for (j = 0; kinds[k][j]; j++)
+				if (strstr(name, kinds[k][j]))
+					return states[k];
+		}
+	return TY_STATE_BLOCKED;
 }
 
 /* (pid, epoch, address) -> its locations, for the resolution pass: one,
@@ -436,6 +645,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 
 	if (c->oom)
 		return ty_error_set(e, -ENOMEM, "out of memory while recording");
+	if (pair_switches(c) < 0)
+		return ty_error_set(e, -ENOMEM, "out of memory while pairing context switches");
 	if (split_epochs(c, &epochs) < 0)
 		return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
 	while (cap < (c->nwords + 16) * 2)
@@ -480,7 +691,11 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 			goto oom;
 	for (i = 0; i < c->nsamples; i++) {
 		const struct raw_sample *r = &c->samples[i];
-		struct ty_prof_sample s = {r->time, r->period, r->tid, r->cpu, map[r->stack]};
+		struct ty_prof_sample s = {r->time, r->period,	   r->tid,
+					   r->cpu,  map[r->stack], r->state};
+		if (i >= c->first_off && s.state == TY_STATE_BLOCKED &&
+		    c->from_chain[i - c->first_off])
+			s.state = classify(p, s.stack);
 		if (ty_profile_sample(p, &s) < 0)
 			goto oom;
 	}

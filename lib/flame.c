@@ -120,6 +120,22 @@ colour(struct ctx *c, const struct ty_tree_node *n, char *buf, size_t len)
 		snprintf(buf, len, "rgb(240,200,160)");
 		return;
 	}
+	if (n->state != TY_STATE_CPU) { /* off-CPU pseudo-frames: one blue per state */
+		static const char *const blues[TY_NSTATES] = {"",
+							      "rgb(110,160,230)",
+							      "rgb(60,110,210)",
+							      "rgb(120,90,200)",
+							      "rgb(150,190,240)",
+							      "rgb(140,150,170)"};
+		snprintf(buf, len, "%s", n->state < TY_NSTATES ? blues[n->state] : "rgb(0,0,255)");
+		return;
+	}
+	if (n->off > 0 && n->off * 2 >= n->total) { /* mostly off the CPU: blue */
+		unsigned h = hash_name(n->name);
+		int v = (int)(h % 60);
+		snprintf(buf, len, "rgb(%d,%d,%d)", 80 + v, 140 + v, 220 + (int)((h >> 8) % 35));
+		return;
+	}
 	{
 		unsigned h = hash_name(n->name);
 		int r = 205 + (int)(h % 50), g = (int)((h >> 8) % 190), b = (int)((h >> 16) % 55);

@@ -157,6 +157,7 @@ ty_profile_free(struct ty_profile *p)
 	free(p->samples);
 	free(p->meta.event);
 	free(p->meta.command);
+	free(p->meta.off_cpu_limits);
 	index_free(p->index);
 	free(p);
 }
@@ -356,7 +357,8 @@ ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n)
 	    p->nframes + n >= TY_NONE ||
 	    ty_array_grow(&p->frames, sizeof(uint32_t), p->nframes + n, &p->cap_frames) < 0)
 		return TY_NONE;
-	memcpy(p->frames + p->nframes, locs, n * sizeof(uint32_t));
+	if (n) /* an empty stack: off-CPU time with no chain */
+		memcpy(p->frames + p->nframes, locs, n * sizeof(uint32_t));
 	p->nframes += n;
 	p->stack_off[p->nstacks + 1] = (uint32_t)p->nframes;
 	itab_put(&x->stacks, s, p->nstacks);
@@ -400,13 +402,74 @@ ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m)
 int
 ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s)
 {
-	if (s->stack >= p->nstacks)
+	if (s->stack >= p->nstacks || s->state >= TY_NSTATES)
 		return -EINVAL;
 	if (ty_array_grow(&p->samples, sizeof(*s), p->nsamples + 1, &p->cap_samples) < 0)
 		return -ENOMEM;
 	p->samples[p->nsamples++] = *s;
 	p->weight += (double)s->period;
 	return 0;
+}
+
+static const char *const state_names[TY_NSTATES] = {"on-CPU", "sleeping", "I/O",
+						    "lock",   "runnable", "blocked"};
+static const char *const state_frames[TY_NSTATES] = {NULL,
+						     "[off-CPU: sleeping]",
+						     "[off-CPU: I/O]",
+						     "[off-CPU: lock]",
+						     "[off-CPU: runnable]",
+						     "[off-CPU: blocked]"};
+
+const char *
+ty_profile_state_name(uint32_t state)
+{
+	return state < TY_NSTATES ? state_names[state] : "?";
+}
+
+const char *
+ty_profile_state_frame(uint32_t state)
+{
+	return state < TY_NSTATES ? state_frames[state] : NULL;
+}
+
+int
+ty_profile_has_off_cpu(const struct ty_profile *p)
+{
+	size_t i;
+
+	if (p->meta.off_cpu != TY_OFFCPU_NONE)
+		return 1;
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].state != TY_STATE_CPU)
+			return 1;
+	return 0;
+}
+
+void
+ty_profile_keep(struct ty_profile *p, int on, int off)
+{
+	size_t i, n = 0;
+
+	p->weight = 0;
+	for (i = 0; i < p->nsamples; i++) {
+		int cpu = p->samples[i].state == TY_STATE_CPU;
+		if (cpu ? !on : !off)
+			continue;
+		p->samples[n++] = p->samples[i];
+		p->weight += (double)p->samples[i].period;
+	}
+	p->nsamples = n;
+}
+
+void
+ty_profile_state_weights(const struct ty_profile *p, double *w)
+{
+	size_t i;
+
+	memset(w, 0, TY_NSTATES * sizeof(*w));
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].state < TY_NSTATES)
+			w[p->samples[i].state] += (double)p->samples[i].period;
 }
 
 const char *
@@ -437,10 +500,11 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 	double got = 0, share;
 	size_t i, n;
 
-	if (!m->period_ns || m->workload_cpu_ns == 0 || len == 0)
+	if (!m->period_ns || m->workload_cpu_ns == 0 || len == 0 || m->off_cpu == TY_OFFCPU_ONLY)
 		return -1;
 	for (i = 0; i < p->nsamples; i++)
-		got += (double)p->samples[i].period / 1e9;
+		if (p->samples[i].state == TY_STATE_CPU)
+			got += (double)p->samples[i].period / 1e9;
 	share = got / cpu;
 	n = (size_t)snprintf(buf, len,
 			     "samples cover %.3f s of the workload's %.3f s CPU time "
@@ -474,618 +538,41 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 	return 0;
 }
 
-/* --- the file format --------------------------------------------------------- */
-
-enum {
-	SEC_META = 1,
-	SEC_STRINGS,
-	SEC_FUNCS,
-	SEC_LOCS,
-	SEC_STACKS,
-	SEC_THREADS,
-	SEC_SAMPLES,
-	SEC_MAPS,
-	SEC_LINES,
-	SEC_END = 0x454e44
-}; /* SEC_MAPS and SEC_LINES are optional (added later) */
-
-static const char *const sec_names[] = {"?",	  "meta",    "strings", "functions", "locations",
-					"stacks", "threads", "samples", "mappings",  "lines"};
-
-struct buf {
-	unsigned char *p;
-	size_t n, cap;
-	int err;
-};
-
-static void
-put(struct buf *b, const void *v, size_t n)
-{
-	if (b->err || ty_array_grow(&b->p, 1, b->n + n, &b->cap) < 0) {
-		b->err = 1;
-		return;
-	}
-	memcpy(b->p + b->n, v, n);
-	b->n += n;
-}
-
-static void
-put32(struct buf *b, uint32_t v)
-{
-	unsigned char x[4] = {v, v >> 8, v >> 16, v >> 24};
-	put(b, x, 4);
-}
-
-static void
-put64(struct buf *b, uint64_t v)
-{
-	put32(b, (uint32_t)v);
-	put32(b, (uint32_t)(v >> 32));
-}
-
-static void
-putstr(struct buf *b, const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	put32(b, (uint32_t)n);
-	put(b, s, n);
-}
-
-static void
-putkv(struct buf *b, const char *k, const char *v)
-{
-	putstr(b, k);
-	putstr(b, v);
-}
-
-static void
-putku(struct buf *b, const char *k, uint64_t v)
-{
-	char s[32];
-	snprintf(s, sizeof(s), "%" PRIu64, v);
-	putkv(b, k, s);
-}
-
-static void
-section(struct buf *out, uint32_t tag, struct buf *b)
-{
-	put32(out, tag);
-	put32(out, 0);
-	put64(out, b->n);
-	put(out, b->p, b->n);
-	if (b->err)
-		out->err = 1;
-	b->n = 0;
-}
-
-static void
-encode(const struct ty_profile *p, struct buf *out)
-{
-	const struct ty_prof_meta *m = &p->meta;
-	struct buf b = {0};
-	size_t i;
-
-	put(out, TY_PROFILE_MAGIC, 8);
-	put32(out, TY_PROFILE_VERSION);
-	put32(out, 0);
-	put32(&b, 17);
-	putkv(&b, "event", m->event ? m->event : "");
-	putkv(&b, "command", m->command ? m->command : "");
-	putku(&b, "use_freq", (uint64_t)m->use_freq);
-	putku(&b, "rate", m->rate);
-	putku(&b, "callchain", (uint64_t)m->callchain);
-	putku(&b, "period_ns", (uint64_t)m->period_ns);
-	putku(&b, "lost", m->lost);
-	putku(&b, "throttled", m->throttled);
-	putku(&b, "unthrottled", m->unthrottled);
-	putku(&b, "profiler_cpu_ns", m->profiler_cpu_ns);
-	putku(&b, "workload_cpu_ns", m->workload_cpu_ns);
-	putku(&b, "wall_ns", m->wall_ns);
-	putku(&b, "samples", p->nsamples);
-	putku(&b, "workload_sys_ns", m->workload_sys_ns);
-	putku(&b, "user_only", (uint64_t)m->user_only);
-	putku(&b, "kernel_refused", (uint64_t)m->kernel_refused);
-	putku(&b, "processes", m->processes);
-	section(out, SEC_META, &b);
-	put32(&b, p->nstrings);
-	for (i = 0; i < p->nstrings; i++)
-		putstr(&b, p->strings[i]);
-	section(out, SEC_STRINGS, &b);
-	put32(&b, p->nfuncs);
-	for (i = 0; i < p->nfuncs; i++)
-		put32(&b, p->funcs[i].name), put32(&b, p->funcs[i].dso);
-	section(out, SEC_FUNCS, &b);
-	put32(&b, p->nlocs);
-	for (i = 0; i < p->nlocs; i++)
-		put64(&b, p->locs[i].addr), put32(&b, p->locs[i].func);
-	section(out, SEC_LOCS, &b);
-	put32(&b, p->nstacks);
-	for (i = 0; i < p->nstacks; i++) {
-		uint32_t j, n = p->stack_off[i + 1] - p->stack_off[i];
-		put32(&b, n);
-		for (j = 0; j < n; j++)
-			put32(&b, p->frames[p->stack_off[i] + j]);
-	}
-	section(out, SEC_STACKS, &b);
-	put32(&b, p->nthreads);
-	for (i = 0; i < p->nthreads; i++)
-		put32(&b, p->threads[i].pid), put32(&b, p->threads[i].tid),
-		    put32(&b, p->threads[i].comm);
-	section(out, SEC_THREADS, &b);
-	if (p->nmaps) {
-		put32(&b, p->nmaps);
-		for (i = 0; i < p->nmaps; i++)
-			put32(&b, p->maps[i].dso), put32(&b, p->maps[i].build_id),
-			    put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
-			    put64(&b, p->maps[i].offset);
-		section(out, SEC_MAPS, &b);
-	}
-	for (i = 0; i < p->nlocs && p->locs[i].line == TY_NONE; i++)
-		;
-	if (i < p->nlocs) { /* one string index per location, TY_NONE: none */
-		put32(&b, p->nlocs);
-		for (i = 0; i < p->nlocs; i++)
-			put32(&b, p->locs[i].line);
-		section(out, SEC_LINES, &b);
-	}
-	put64(&b, p->nsamples);
-	for (i = 0; i < p->nsamples; i++) {
-		const struct ty_prof_sample *s = &p->samples[i];
-		put64(&b, s->time), put64(&b, s->period);
-		put32(&b, s->tid), put32(&b, s->cpu), put32(&b, s->stack);
-	}
-	section(out, SEC_SAMPLES, &b);
-	section(out, SEC_END, &b);
-	free(b.p);
-}
-
-int
-ty_profile_write_fp(const struct ty_profile *p, FILE *out, const char *path, struct ty_error *e)
-{
-	struct buf b = {0};
-
-	encode(p, &b);
-	if (b.err) {
-		free(b.p);
-		return ty_error_set(e, -ENOMEM, "cannot write '%s': out of memory", path);
-	}
-	fwrite(b.p, 1, b.n, out);
-	free(b.p);
-	return 0;
-}
-
-int
-ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e)
-{
-	struct ty_outfile of;
-	struct buf b = {0};
-	int r;
-
-	encode(p, &b);
-	if (b.err) {
-		free(b.p);
-		return ty_error_set(e, -ENOMEM, "cannot write '%s': out of memory", path);
-	}
-	if ((r = ty_outfile_open(&of, path, e)) < 0) {
-		free(b.p);
-		return r;
-	}
-	fwrite(b.p, 1, b.n, of.fp);
-	free(b.p);
-	return ty_outfile_commit(&of, e);
-}
-
-/* Reading: a bounds-checked cursor; the first problem wins. */
-struct rd {
-	const unsigned char *p, *end;
-	const char *what; /* the section being read */
-	int bad;
-};
-
-static uint32_t
-get32(struct rd *r)
-{
-	uint32_t v;
-
-	if (r->bad || r->end - r->p < 4) {
-		r->bad = 1;
-		return 0;
-	}
-	v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
-	    (uint32_t)r->p[3] << 24;
-	r->p += 4;
-	return v;
-}
-
-static uint64_t
-get64(struct rd *r)
-{
-	uint64_t lo = get32(r);
-	return lo | (uint64_t)get32(r) << 32;
-}
-
-static char *
-getstr(struct rd *r)
-{
-	uint32_t n = get32(r);
-	char *s;
-
-	if (r->bad || (size_t)(r->end - r->p) < n || memchr(r->p, '\0', n)) {
-		r->bad = 1;
-		return NULL;
-	}
-	if (!(s = malloc(n + 1))) {
-		r->bad = 2;
-		return NULL;
-	}
-	memcpy(s, r->p, n);
-	s[n] = '\0';
-	r->p += n;
-	return s;
-}
-
-/* A count of items of at least MIN bytes each that must fit in the section. */
-static int
-count_ok(struct rd *r, uint64_t n, size_t min)
-{
-	if (r->bad || n >= TY_NONE || n > (uint64_t)(r->end - r->p) / min) {
-		r->bad = r->bad ? r->bad : 1;
-		return 0;
-	}
-	return 1;
-}
-
-static void
-read_meta(struct rd *r, struct ty_profile *p)
-{
-	uint32_t n = get32(r), i;
-	struct ty_prof_meta *m = &p->meta;
-
-	if (!count_ok(r, n, 8))
-		return;
-	for (i = 0; i < n && !r->bad; i++) {
-		char *k = getstr(r), *v = getstr(r);
-		uint64_t u = v ? strtoull(v, NULL, 10) : 0;
-		if (!k || !v) {
-		} else if (strcmp(k, "event") == 0 && !m->event) {
-			m->event = v, v = NULL;
-		} else if (strcmp(k, "command") == 0 && !m->command) {
-			m->command = v, v = NULL;
-		} else if (strcmp(k, "use_freq") == 0) {
-			m->use_freq = u != 0;
-		} else if (strcmp(k, "rate") == 0) {
-			m->rate = u;
-		} else if (strcmp(k, "callchain") == 0) {
-			m->callchain = u != 0;
-		} else if (strcmp(k, "period_ns") == 0) {
-			m->period_ns = u != 0;
-		} else if (strcmp(k, "lost") == 0) {
-			m->lost = u;
-		} else if (strcmp(k, "throttled") == 0) {
-			m->throttled = u;
-		} else if (strcmp(k, "unthrottled") == 0) {
-			m->unthrottled = u;
-		} else if (strcmp(k, "profiler_cpu_ns") == 0) {
-			m->profiler_cpu_ns = u;
-		} else if (strcmp(k, "workload_cpu_ns") == 0) {
-			m->workload_cpu_ns = u;
-		} else if (strcmp(k, "wall_ns") == 0) {
-			m->wall_ns = u;
-		} else if (strcmp(k, "workload_sys_ns") == 0) {
-			m->workload_sys_ns = u;
-		} else if (strcmp(k, "user_only") == 0) {
-			m->user_only = u != 0;
-		} else if (strcmp(k, "kernel_refused") == 0) {
-			m->kernel_refused = u != 0;
-		} else if (strcmp(k, "processes") == 0) {
-			m->processes = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-		}
-		free(k);
-		free(v);
-	}
-}
-
-static void
-read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
-{
-	uint64_t n, i;
-
-	switch (tag) {
-	case SEC_META:
-		read_meta(r, p);
-		break;
-	case SEC_STRINGS:
-		if (!count_ok(r, n = get32(r), 4) ||
-		    !(p->strings = calloc(n ? n : 1, sizeof(char *)))) {
-			r->bad = r->bad ? r->bad : 2;
-			return;
-		}
-		for (i = 0; i < n && !r->bad; i++, p->nstrings++)
-			p->strings[i] = getstr(r);
-		if (r->bad && p->nstrings && !p->strings[p->nstrings - 1])
-			p->nstrings--;
-		break;
-	case SEC_FUNCS:
-		if (!count_ok(r, n = get32(r), 8) || !(p->funcs = calloc(n ? n : 1, 8))) {
-			r->bad = r->bad ? r->bad : 2;
-			return;
-		}
-		for (i = 0; i < n; i++)
-			p->funcs[i].name = get32(r), p->funcs[i].dso = get32(r);
-		p->nfuncs = (uint32_t)n;
-		break;
-	case SEC_LOCS:
-		if (!count_ok(r, n = get32(r), 12) ||
-		    !(p->locs = calloc(n ? n : 1, sizeof(*p->locs)))) {
-			r->bad = r->bad ? r->bad : 2;
-			return;
-		}
-		for (i = 0; i < n; i++)
-			p->locs[i].addr = get64(r), p->locs[i].func = get32(r),
-			p->locs[i].line = TY_NONE;
-		p->nlocs = (uint32_t)n;
-		break;
-	case SEC_LINES: /* after the locations */
-		if (!count_ok(r, n = get32(r), 4) || n != p->nlocs) {
-			r->bad = r->bad ? r->bad : 1;
-			return;
-		}
-		for (i = 0; i < n; i++)
-			p->locs[i].line = get32(r);
-		break;
-	case SEC_THREADS:
-		if (!count_ok(r, n = get32(r), 12) ||
-		    !(p->threads = calloc(n ? n : 1, sizeof(*p->threads)))) {
-			r->bad = r->bad ? r->bad : 2;
-			return;
-		}
-		for (i = 0; i < n; i++)
-			p->threads[i].pid = get32(r), p->threads[i].tid = get32(r),
-			p->threads[i].comm = get32(r);
-		p->nthreads = (uint32_t)n;
-		break;
-	case SEC_MAPS:
-		if (!count_ok(r, n = get32(r), 32) ||
-		    !(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
-			r->bad = r->bad ? r->bad : 2;
-			return;
-		}
-		for (i = 0; i < n; i++) {
-			p->maps[i].dso = get32(r), p->maps[i].build_id = get32(r);
-			p->maps[i].start = get64(r), p->maps[i].limit = get64(r);
-			p->maps[i].offset = get64(r);
-		}
-		p->nmaps = (uint32_t)n;
-		break;
-	case SEC_SAMPLES:
-		if (!count_ok(r, n = get64(r), 28) ||
-		    !(p->samples = malloc((n ? n : 1) * sizeof(*p->samples)))) {
-			r->bad = r->bad ? r->bad : 2;
-			return;
-		}
-		for (i = 0; i < n; i++) {
-			struct ty_prof_sample *s = &p->samples[i];
-			s->time = get64(r), s->period = get64(r);
-			s->tid = get32(r), s->cpu = get32(r), s->stack = get32(r);
-			p->weight += (double)s->period;
-		}
-		p->nsamples = n;
-		break;
-	}
-}
-
-static void
-read_stacks(struct rd *r, struct ty_profile *p)
-{
-	uint32_t n = get32(r), i, j, d;
-	const unsigned char *start;
-
-	if (!count_ok(r, n, 4))
-		return;
-	/* First pass: count frames, so both arrays are allocated once. */
-	start = r->p;
-	for (i = 0; i < n && !r->bad; i++) {
-		d = get32(r);
-		if (!count_ok(r, d, 4))
-			return;
-		r->p += 4 * (size_t)d;
-		p->nframes += d;
-	}
-	if (r->bad || p->nframes >= TY_NONE ||
-	    !(p->stack_off = realloc(p->stack_off, (n + 1) * 4)) ||
-	    !(p->frames = malloc((p->nframes ? p->nframes : 1) * 4))) {
-		r->bad = r->bad ? r->bad : 2;
-		p->nframes = 0;
-		return;
-	}
-	r->p = start;
-	p->stack_off[0] = 0;
-	for (i = 0; i < n; i++) {
-		d = get32(r);
-		for (j = 0; j < d; j++)
-			p->frames[p->stack_off[i] + j] = get32(r);
-		p->stack_off[i + 1] = p->stack_off[i] + d;
-	}
-	p->nstacks = n;
-}
-
-static int
-check_refs(const struct ty_profile *p, struct ty_error *e)
-{
-	size_t i;
-
-	for (i = 0; i < p->nfuncs; i++)
-		if (p->funcs[i].name >= p->nstrings || p->funcs[i].dso >= p->nstrings)
-			return ty_error_set(e, -EINVAL, "function %zu names string %u of %u", i,
-					    p->funcs[i].name, p->nstrings);
-	for (i = 0; i < p->nlocs; i++)
-		if (p->locs[i].func >= p->nfuncs)
-			return ty_error_set(e, -EINVAL, "location %zu refers to function %u of %u",
-					    i, p->locs[i].func, p->nfuncs);
-		else if (p->locs[i].line != TY_NONE && p->locs[i].line >= p->nstrings)
-			return ty_error_set(e, -EINVAL, "location %zu names line string %u of %u",
-					    i, p->locs[i].line, p->nstrings);
-	for (i = 0; i < p->nframes; i++)
-		if (p->frames[i] >= p->nlocs)
-			return ty_error_set(e, -EINVAL, "a stack refers to location %u of %u",
-					    p->frames[i], p->nlocs);
-	for (i = 0; i < p->nthreads; i++)
-		if (p->threads[i].comm >= p->nstrings)
-			return ty_error_set(e, -EINVAL, "thread %u names string %u of %u",
-					    p->threads[i].tid, p->threads[i].comm, p->nstrings);
-	for (i = 0; i < p->nmaps; i++)
-		if (p->maps[i].dso >= p->nstrings ||
-		    (p->maps[i].build_id != TY_NONE && p->maps[i].build_id >= p->nstrings) ||
-		    p->maps[i].limit < p->maps[i].start)
-			return ty_error_set(e, -EINVAL, "mapping %zu is out of range", i);
-	for (i = 0; i < p->nsamples; i++)
-		if (p->samples[i].stack >= p->nstacks)
-			return ty_error_set(e, -EINVAL, "sample %zu refers to stack %u of %u", i,
-					    p->samples[i].stack, p->nstacks);
-	return 0;
-}
-
-static int
-parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
-{
-	unsigned seen = 0;
-	uint32_t tag;
-	uint64_t len;
-
-	for (;;) {
-		if (r->end - r->p < 16)
-			return ty_error_set(e, -EINVAL,
-					    "truncated: the file ends before its END "
-					    "section");
-		tag = get32(r);
-		get32(r);
-		len = get64(r);
-		if (len > (uint64_t)(r->end - r->p))
-			return ty_error_set(
-			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
-			    tag <= SEC_LINES ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
-		if (tag == SEC_END)
-			break;
-		if (tag >= 1 && tag <= SEC_LINES) {
-			struct rd s = {r->p, r->p + len, sec_names[tag], 0};
-			if (seen & (1u << tag))
-				return ty_error_set(e, -EINVAL, "section %s appears twice",
-						    sec_names[tag]);
-			seen |= 1u << tag;
-			if (tag == SEC_STACKS)
-				read_stacks(&s, p);
-			else
-				read_section(&s, tag, p);
-			if (s.bad == 2)
-				return ty_error_set(e, -ENOMEM, "out of memory");
-			if (s.bad || s.p != s.end)
-				return ty_error_set(e, -EINVAL, "corrupt %s section", s.what);
-		}
-		r->p += len; /* unknown sections are skipped: newer minor additions */
-	}
-	if ((seen & 0xfe) != 0xfe)
-		return ty_error_set(e, -EINVAL, "a required section is missing");
-	return check_refs(p, e);
-}
-
-int
-ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty_error *e)
-{
-	struct rd r = {buf, (const unsigned char *)buf + len, "header", 0};
-	struct ty_profile *p;
-	uint32_t version;
-	int ret;
-
-	*out = NULL;
-	if (len < 16 || memcmp(buf, TY_PROFILE_MAGIC, 8) != 0)
-		return ty_error_set(e, -EINVAL, "not a tachy profile (no TACHYPRF magic)");
-	r.p += 8;
-	version = get32(&r);
-	get32(&r);
-	if (version != TY_PROFILE_VERSION)
-		return ty_error_set(e, -EINVAL,
-				    "profile format version %u is not supported "
-				    "(this tachy reads version %d)",
-				    version, TY_PROFILE_VERSION);
-	if (!(p = ty_profile_new()))
-		return ty_error_set(e, -ENOMEM, "out of memory");
-	free(p->stack_off);
-	p->stack_off = NULL;
-	if ((ret = parse_sections(&r, p, e)) < 0) {
-		if (!p->stack_off)
-			p->stack_off = calloc(1, 4);
-		ty_profile_free(p);
-		return ret;
-	}
-	if (!p->stack_off && !(p->stack_off = calloc(1, 4))) {
-		ty_profile_free(p);
-		return ty_error_set(e, -ENOMEM, "out of memory");
-	}
-	p->cap_strings = p->nstrings;
-	p->cap_funcs = p->nfuncs;
-	p->cap_locs = p->nlocs;
-	p->cap_stacks = p->nstacks + 1;
-	p->cap_frames = p->nframes;
-	p->cap_threads = p->nthreads;
-	p->cap_samples = p->nsamples;
-	*out = p;
-	return 0;
-}
-
-int
-ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e)
-{
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	int ret;
-
-	*out = NULL;
-	if (!fp)
-		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
-	do {
-		if (ty_array_grow(&buf, 1, len + 65536, &cap) < 0) {
-			ret = ty_error_set(e, -ENOMEM, "cannot read '%s': out of memory", path);
-			goto out;
-		}
-		n = fread(buf + len, 1, cap - len, fp);
-		len += n;
-	} while (n > 0);
-	if (ferror(fp)) {
-		ret = ty_error_set(e, -EIO, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	ret = ty_profile_parse(buf, len, out, e);
-	if (ret < 0) {
-		char msg[TY_ERROR_MAX];
-		snprintf(msg, sizeof(msg), "%s", e ? e->msg : "");
-		ty_error_set(e, ret, "%s: %s", path, msg);
-	}
-out:
-	free(buf);
-	if (fp != stdin)
-		fclose(fp);
-	return ret;
-}
-
 /* --- views ------------------------------------------------------------------ */
 
-/* Weight and sample count of every stack. */
+/* Weight and sample count of every stack in every state: W[s * TY_NSTATES
+ * + state], and their sums over the states in W[s] of *SUM (SN: counts). */
+struct sweights {
+	double *w, *sum;
+	uint64_t *n, *sn;
+};
+
+static void
+sweights_release(struct sweights *sw)
+{
+	free(sw->w), free(sw->sum), free(sw->n), free(sw->sn);
+}
+
 static int
-stack_weights(const struct ty_profile *p, double **w, uint64_t **n)
+stack_weights(const struct ty_profile *p, struct sweights *sw)
 {
 	size_t i, ns = p->nstacks ? p->nstacks : 1;
 
-	*w = calloc(ns, sizeof(**w));
-	*n = calloc(ns, sizeof(**n));
-	if (!*w || !*n) {
-		free(*w);
-		free(*n);
+	sw->w = calloc(ns * TY_NSTATES, sizeof(*sw->w));
+	sw->n = calloc(ns * TY_NSTATES, sizeof(*sw->n));
+	sw->sum = calloc(ns, sizeof(*sw->sum));
+	sw->sn = calloc(ns, sizeof(*sw->sn));
+	if (!sw->w || !sw->n || !sw->sum || !sw->sn) {
+		sweights_release(sw);
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->nsamples; i++) {
-		(*w)[p->samples[i].stack] += (double)p->samples[i].period;
-		(*n)[p->samples[i].stack]++;
+		const struct ty_prof_sample *x = &p->samples[i];
+		size_t k = (size_t)x->stack * TY_NSTATES + x->state;
+		sw->w[k] += (double)x->period;
+		sw->n[k]++;
+		sw->sum[x->stack] += (double)x->period;
+		sw->sn[x->stack]++;
 	}
 	return 0;
 }
@@ -1169,9 +656,11 @@ inlined_funcs(const struct ty_profile *p)
 /* Rows keyed by function (BY symbol), DSO string or source line (a line
  * string; a location without one by its function), self and total. */
 static int
-flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f, const double *w,
-	    const uint64_t *n)
+flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f,
+	    const struct sweights *sw)
 {
+	const double *w = sw->sum;
+	const uint64_t *n = sw->sn;
 	int key_dso = by == TY_BY_DSO;
 	size_t nkeys = by == TY_BY_DSO	  ? p->nstrings
 		       : by == TY_BY_LINE ? (size_t)p->nstrings + p->nfuncs
@@ -1213,6 +702,7 @@ flat_by_key(const struct ty_profile *p, enum ty_prof_by by, struct ty_flat *f, c
 			if (self) {
 				f->rows[row[k]].self_weight += w[s];
 				f->rows[row[k]].self_samples += n[s];
+				f->rows[row[k]].self_off += w[s] - sw->w[s * TY_NSTATES];
 				self = 0;
 			}
 			if (mark[k] != s + 1) {
@@ -1239,7 +729,7 @@ find_thread(const struct ty_profile *p, struct umap *tids, uint32_t tid)
 
 /* Rows per thread or per command: self only (total = self). */
 static int
-flat_by_thread(const struct ty_profile *p, int comm, struct ty_flat *f)
+flat_by_thread(const struct ty_profile *p, int comm, int state, struct ty_flat *f)
 {
 	struct umap tids = {0}, rows = {0};
 	size_t cap = 0, i;
@@ -1254,14 +744,16 @@ flat_by_thread(const struct ty_profile *p, int comm, struct ty_flat *f)
 	for (i = 0; i < p->nsamples; i++) {
 		const struct ty_prof_sample *s = &p->samples[i];
 		const struct ty_prof_thread *t = find_thread(p, &tids, s->tid);
-		uint32_t key = comm ? (t ? t->comm : TY_NONE - 1) : s->tid, *r;
+		uint32_t key = state ? s->state : comm ? (t ? t->comm : TY_NONE - 1) : s->tid, *r;
 		struct ty_flat_row *row;
 		if (!(r = umap_get(&rows, key)))
 			goto out;
 		if (*r == TY_NONE) {
 			char name[512];
 			const char *c = t ? p->strings[t->comm] : "?";
-			if (comm)
+			if (state)
+				snprintf(name, sizeof(name), "%s", ty_profile_state_name(s->state));
+			else if (comm)
 				snprintf(name, sizeof(name), "%s", c);
 			else
 				snprintf(name, sizeof(name), "%s [%u]", c, s->tid);
@@ -1272,6 +764,8 @@ flat_by_thread(const struct ty_profile *p, int comm, struct ty_flat *f)
 		row = &f->rows[*r];
 		row->self_weight += (double)s->period;
 		row->total_weight += (double)s->period;
+		if (s->state != TY_STATE_CPU)
+			row->self_off += (double)s->period;
 		row->self_samples++;
 		row->total_samples++;
 	}
@@ -1324,8 +818,7 @@ int
 ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sort sort,
 		struct ty_flat *out)
 {
-	double *w = NULL;
-	uint64_t *n = NULL;
+	struct sweights sw;
 	size_t i;
 	int ret;
 
@@ -1333,14 +826,13 @@ ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sor
 	for (i = 0; i < p->nsamples; i++)
 		out->weight += (double)p->samples[i].period;
 	out->samples = p->nsamples;
-	if (by == TY_BY_THREAD || by == TY_BY_COMM) {
-		ret = flat_by_thread(p, by == TY_BY_COMM, out);
+	if (by == TY_BY_THREAD || by == TY_BY_COMM || by == TY_BY_STATE) {
+		ret = flat_by_thread(p, by == TY_BY_COMM, by == TY_BY_STATE, out);
 	} else {
-		if (stack_weights(p, &w, &n) < 0)
+		if (stack_weights(p, &sw) < 0)
 			return -ENOMEM;
-		ret = flat_by_key(p, by, out, w, n);
-		free(w);
-		free(n);
+		ret = flat_by_key(p, by, out, &sw);
+		sweights_release(&sw);
 	}
 	if (ret < 0) {
 		ty_flat_release(out);
@@ -1414,17 +906,50 @@ tree_child(struct ty_tree *t, uint32_t parent, const char *name, const char *dso
 	return t->n++;
 }
 
+/* The pseudo-frames of stack S's off-CPU time, under its leaf NODE. */
+static int
+tree_add_off(struct ty_tree *t, const struct sweights *sw, size_t s, uint32_t node, int old,
+	     double scale)
+{
+	uint32_t st, k;
+
+	for (st = TY_STATE_CPU + 1; st < TY_NSTATES; st++) {
+		double w = sw->w[s * TY_NSTATES + st];
+		if (!sw->n[s * TY_NSTATES + st])
+			continue;
+		if ((k = tree_child(t, node, ty_profile_state_frame(st), "")) == TY_NONE)
+			return -ENOMEM;
+		t->nodes[k].state = st;
+		if (old) {
+			t->nodes[k].old_total += w * scale;
+			t->nodes[k].old_self += w * scale;
+		} else {
+			t->nodes[k].total += w;
+			t->nodes[k].self += w;
+			t->nodes[k].off += w;
+			t->nodes[k].total_n += sw->n[s * TY_NSTATES + st];
+			t->nodes[k].self_n += sw->n[s * TY_NSTATES + st];
+		}
+	}
+	return 0;
+}
+
 static int
 tree_add(struct ty_tree *t, const struct ty_profile *p, int old, double scale)
 {
-	double *w;
-	uint64_t *n;
+	struct sweights sw;
+	const double *w;
+	const uint64_t *n;
 	size_t s, i;
 
-	if (stack_weights(p, &w, &n) < 0)
+	if (stack_weights(p, &sw) < 0)
 		return -ENOMEM;
+	w = sw.sum;
+	n = sw.sn;
 	for (s = 0; s < p->nstacks; s++) {
 		uint32_t node = 0;
+		double on = sw.w[s * TY_NSTATES];
+		uint64_t on_n = sw.n[s * TY_NSTATES];
 		if (!n[s])
 			continue;
 		for (i = p->stack_off[s + 1]; i-- > p->stack_off[s];) {
@@ -1432,7 +957,7 @@ tree_add(struct ty_tree *t, const struct ty_profile *p, int old, double scale)
 			node = tree_child(t, node, ty_profile_func_name(p, fn),
 					  ty_profile_func_dso(p, fn));
 			if (node == TY_NONE) {
-				free(w), free(n);
+				sweights_release(&sw);
 				return -ENOMEM;
 			}
 			if (old) {
@@ -1440,20 +965,25 @@ tree_add(struct ty_tree *t, const struct ty_profile *p, int old, double scale)
 			} else {
 				t->nodes[node].total += w[s];
 				t->nodes[node].total_n += n[s];
+				t->nodes[node].off += w[s] - on;
 			}
 		}
 		if (old) {
-			t->nodes[node].old_self += w[s] * scale;
+			t->nodes[node].old_self += on * scale;
 			t->nodes[0].old_total += w[s] * scale;
 		} else {
-			t->nodes[node].self += w[s];
-			t->nodes[node].self_n += n[s];
+			t->nodes[node].self += on;
+			t->nodes[node].self_n += on_n;
 			t->nodes[0].total += w[s];
 			t->nodes[0].total_n += n[s];
+			t->nodes[0].off += w[s] - on;
+		}
+		if (on_n < n[s] && tree_add_off(t, &sw, s, node, old, scale) < 0) {
+			sweights_release(&sw);
+			return -ENOMEM;
 		}
 	}
-	free(w);
-	free(n);
+	sweights_release(&sw);
 	return 0;
 }
 
@@ -1565,35 +1095,51 @@ fline_cmp(const void *a, const void *b)
 	return strcmp(((const struct fline *)a)->s, ((const struct fline *)b)->s);
 }
 
+struct fold {
+	char *path;
+	size_t len, cap;
+	struct fline *lines;
+	size_t n, lcap;
+	int weights; /* counts are self weights (ns), not samples */
+};
+
+static int
+fold_put(struct fold *f, char c)
+{
+	if (ty_array_grow(&f->path, 1, f->len + 1, &f->cap) < 0)
+		return -ENOMEM;
+	f->path[f->len++] = c;
+	return 0;
+}
+
 /* Collect "a;b;c" for every node with samples of its own. */
 static int
-fold_node(const struct ty_tree *t, uint32_t i, struct buf *path, struct fline **lines, size_t *n,
-	  size_t *cap)
+fold_node(const struct ty_tree *t, uint32_t i, struct fold *f)
 {
-	size_t mark = path->n;
+	size_t mark = f->len;
 	uint32_t k;
 
 	if (i != 0) {
+		const struct ty_tree_node *nd = &t->nodes[i];
 		const char *c;
-		if (mark)
-			put(path, ";", 1);
+		if (mark && fold_put(f, ';') < 0)
+			return -ENOMEM;
 		/* The format has no escapes: a ';' would split the frame and a
 		 * line break the line. */
-		for (c = t->nodes[i].name; *c; c++)
-			put(path, *c == ';' ? ":" : *c == '\n' || *c == '\r' ? " " : c, 1);
-		if (path->err)
-			return -ENOMEM;
-		if (t->nodes[i].self_n) {
-			if (ty_array_grow(lines, sizeof(**lines), *n + 1, cap) < 0 ||
-			    !((*lines)[*n].s = strndup((char *)path->p, path->n)))
+		for (c = nd->name; *c; c++)
+			if (fold_put(f, *c == ';' ? ':' : *c == '\n' || *c == '\r' ? ' ' : *c) < 0)
 				return -ENOMEM;
-			(*lines)[(*n)++].n = t->nodes[i].self_n;
+		if (nd->self_n) {
+			if (ty_array_grow(&f->lines, sizeof(*f->lines), f->n + 1, &f->lcap) < 0 ||
+			    !(f->lines[f->n].s = strndup(f->path, f->len)))
+				return -ENOMEM;
+			f->lines[f->n++].n = f->weights ? (uint64_t)(nd->self + 0.5) : nd->self_n;
 		}
 	}
 	for (k = t->nodes[i].child; k != TY_NONE; k = t->nodes[k].sibling)
-		if (fold_node(t, k, path, lines, n, cap) < 0)
+		if (fold_node(t, k, f) < 0)
 			return -ENOMEM;
-	path->n = mark;
+	f->len = mark;
 	return 0;
 }
 
@@ -1601,14 +1147,17 @@ int
 ty_profile_folded(const struct ty_profile *p, FILE *fp)
 {
 	struct ty_tree t;
-	struct buf path = {0};
-	struct fline *lines = NULL;
-	size_t n = 0, cap = 0, i, j;
+	struct fold f = {0};
+	struct fline *lines;
+	size_t n, i, j;
 	int ret;
 
 	if (ty_tree_build(&t, p, NULL) < 0)
 		return -ENOMEM;
-	ret = fold_node(&t, 0, &path, &lines, &n, &cap);
+	f.weights = ty_profile_has_off_cpu(p);
+	ret = fold_node(&t, 0, &f);
+	lines = f.lines;
+	n = f.n;
 	if (ret == 0 && n > 1)
 		qsort(lines, n, sizeof(*lines), fline_cmp);
 	for (i = 0; ret == 0 && i < n; i = j) {
@@ -1620,7 +1169,7 @@ ty_profile_folded(const struct ty_profile *p, FILE *fp)
 	for (i = 0; i < n; i++)
 		free(lines[i].s);
 	free(lines);
-	free(path.p);
+	free(f.path);
 	ty_tree_release(&t);
 	if (ret == 0 && ferror(fp))
 		ret = -EIO;
@@ -1633,16 +1182,19 @@ int
 ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up, struct ty_flat *out,
 		      struct ty_flat_row *matched)
 {
-	double *w;
-	uint64_t *n;
+	struct sweights sw;
+	const double *w;
+	const uint64_t *n;
 	uint32_t *mark, *row, self_row = TY_NONE, edge_row = TY_NONE;
 	size_t s, i, cap = 0, nf = p->nfuncs ? p->nfuncs : 1;
 	int found = 0, ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	memset(matched, 0, sizeof(*matched));
-	if (stack_weights(p, &w, &n) < 0)
+	if (stack_weights(p, &sw) < 0)
 		return -ENOMEM;
+	w = sw.sum;
+	n = sw.sn;
 	mark = calloc(nf, 4);
 	row = malloc(nf * 4);
 	if (!mark || !row)
@@ -1687,11 +1239,13 @@ ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up, struc
 					goto done;
 			}
 			out->rows[*r].self_weight += w[s];
+			out->rows[*r].self_off += w[s] - sw.w[s * TY_NSTATES];
 			out->rows[*r].self_samples += n[s];
 			out->rows[*r].total_weight += w[s];
 			out->rows[*r].total_samples += n[s];
 		}
 		if (hit) {
+			matched->self_off += w[s] - sw.w[s * TY_NSTATES];
 			matched->total_weight += w[s];
 			matched->total_samples += n[s];
 		}
@@ -1703,7 +1257,8 @@ ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up, struc
 done:
 	if (ret < 0)
 		ty_flat_release(out);
-	free(w), free(n), free(mark), free(row);
+	sweights_release(&sw);
+	free(mark), free(row);
 	return ret;
 }
 

@@ -85,6 +85,7 @@ struct ty_recorder {
 	size_t nrr, rrlast, rrcap;
 	int track_warned;
 	int watch_lost; /* the watcher lost records: forks may have been missed */
+	char *limits;	/* what off-CPU recording is missing here */
 	char *pname;	/* attached: "-p PID (comm)" */
 	pid_t *tids;	/* attached: the threads it has */
 	int ntids;
@@ -134,6 +135,35 @@ ty_record_paranoid(void)
 	return end == buf ? 2 : (int)v;
 }
 
+/* User space only: the context-switch event samples in the kernel, so it
+ * gives no sample at all; the switch records still come. Say so, once. */
+static void
+off_cpu_limits(struct ty_recorder *r)
+{
+	char why[128];
+
+	if (r->kernel_refused)
+		snprintf(why, sizeof(why),
+			 "perf_event_paranoid is %d here, and tachy has no CAP_PERFMON",
+			 ty_record_paranoid());
+	else
+		snprintf(why, sizeof(why), "%s", "user space only was asked for");
+	free(r->limits);
+	if (asprintf(&r->limits,
+		     "%s: the kernel gives no call chain at a switch-out in user-space-only mode. "
+		     "Off-CPU time per thread is exact (from the kernel's switch records), but "
+		     "each interval is attributed to %s, and sleeping, I/O and lock waits are "
+		     "not told apart (\"blocked\"); preemption is (\"runnable\")",
+		     why,
+		     r->o.off_cpu == TY_OFFCPU_WALL
+			 ? "the thread's last on-CPU sample before it (not the call where it "
+			   "blocked)"
+			 : "no function (add on-CPU samples with --wall to attribute it)") < 0)
+		r->limits = NULL;
+	else
+		warn(r, "%s", r->limits);
+}
+
 static int
 open_sampler(struct ty_recorder *r, struct ty_error *err)
 {
@@ -152,6 +182,8 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		if (!r->o.mmap_pages)
 			so.mmap_pages = 512; /* stack copies fill a ring fast */
 	}
+	if (r->o.off_cpu != TY_OFFCPU_NONE && !r->o.mmap_pages)
+		so.mmap_pages = 512; /* two records and a sample per switch */
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;
@@ -167,6 +199,14 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.config2 = r->ev.attr.config2;
 		so.exclude_kernel = r->exclude_kernel;
 		so.exclude_user = r->ev.attr.exclude_user;
+		so.switch_samples = r->o.off_cpu == TY_OFFCPU_WALL;
+		if (r->o.off_cpu == TY_OFFCPU_ONLY) { /* no on-CPU sampling: the sampling */
+			so.type = PERF_TYPE_SOFTWARE; /* event is context-switches */
+			so.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+			so.samples_are_switches = 1;
+			so.use_freq = 0;
+			so.rate = 1;
+		}
 		ret = ty_sampler_open(&r->s, &so, err);
 		r->pages = so.mmap_pages ? so.mmap_pages : 128;
 		if (ret == 0)
@@ -195,7 +235,10 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		}
 		return ret == -ENOENT ? -ENODEV : ret;
 	}
-	snprintf(r->ename, sizeof(r->ename), "%s", r->ev.name);
+	snprintf(r->ename, sizeof(r->ename), "%s",
+		 r->o.off_cpu == TY_OFFCPU_ONLY ? "context-switches" : r->ev.name);
+	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel)
+		off_cpu_limits(r);
 	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
 		warn(r,
 		     "cannot open the mapping trackers (%s): reading /proc/PID/maps "
@@ -907,6 +950,10 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 	if (r->cg == TY_CG_AUTO || r->cg == TY_CG_DWARF)
 		r->cg = TY_CG_FP; /* the unwinder knows x86-64 only */
 #endif
+	/* Off-CPU: a stack copy at every switch-out would cost more than the
+	 * switch; and every event of a ring shares one sample layout. */
+	if (o->off_cpu != TY_OFFCPU_NONE && r->cg != TY_CG_NONE)
+		r->cg = TY_CG_FP;
 	if (r->cg == TY_CG_DWARF && !(r->uw = ty_unwind_new(syms))) {
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
@@ -957,7 +1004,12 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	p->meta.use_freq = r->o.use_freq;
 	p->meta.rate = r->o.rate;
 	p->meta.callchain = r->cg != TY_CG_NONE;
-	p->meta.period_ns = r->ev.kind == TY_EVENT_TASK_CLOCK;
+	p->meta.period_ns = r->ev.kind == TY_EVENT_TASK_CLOCK || r->o.off_cpu == TY_OFFCPU_ONLY;
+	p->meta.off_cpu = r->o.off_cpu;
+	if (r->limits)
+		p->meta.off_cpu_limits = strdup(r->limits);
+	if (r->o.off_cpu == TY_OFFCPU_ONLY)
+		p->meta.use_freq = 0, p->meta.rate = 1;
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.workload_cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;
 	p->meta.workload_sys_ns = (uint64_t)r->usage.system_ns;
@@ -969,7 +1021,8 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.pid) { /* the workload's CPU time is not ours to wait for */
 		uint64_t sum = 0;
 		for (i = 0; i < p->nsamples; i++)
-			sum += p->samples[i].period;
+			if (p->samples[i].state == TY_STATE_CPU)
+				sum += p->samples[i].period;
 		p->meta.workload_cpu_ns = p->meta.period_ns ? sum : 0;
 		p->meta.workload_sys_ns = 0;
 	}
@@ -1004,6 +1057,12 @@ int
 ty_record_kernel_refused(const struct ty_recorder *r)
 {
 	return r->kernel_refused;
+}
+
+const char *
+ty_record_off_cpu_limits(const struct ty_recorder *r)
+{
+	return r->limits;
 }
 
 int
@@ -1055,6 +1114,7 @@ ty_record_free(struct ty_recorder *r)
 	ty_collector_free(r->c);
 	ty_unwind_free(r->uw);
 	free(r->pname);
+	free(r->limits);
 	free(r->tids);
 	free(r->cov);
 	free(r->todo);

@@ -49,6 +49,13 @@ struct ty_sampler {
 	int ntp;
 	size_t tpcap;
 	int lazy_err; /* why the trackers or watchers could not be opened */
+	int samples_are_switches;
+	/* switch_samples: the context-switches events, one per ring and thread */
+	struct perf_event_attr sw_attr;
+	uint64_t *sw_ids; /* the ids of every event whose samples are switch-outs */
+	int nswid;
+	int *sw_fds, nsw;
+	size_t swcap, swidcap;
 };
 
 static long
@@ -100,6 +107,9 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 		a->sample_stack_user = o->stack_user;
 		a->exclude_callchain_user = 1; /* the user chain is unwound from the copy */
 	}
+	if (o->switch_samples || o->samples_are_switches) /* which event a sample is from */
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+	a->context_switch = o->context_switch || o->switch_samples || o->samples_are_switches;
 	a->disabled = 1;
 	a->inherit = 1;
 	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
@@ -118,6 +128,64 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->sample_id_all = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(pages * (size_t)getpagesize() / 2);
+}
+
+/* The context-switches event beside the sampling one: a sample at every
+ * switch-out (period 1), its call chain where the thread went to sleep. */
+static void
+switch_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling)
+{
+	*a = *sampling;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->freq = 0;
+	a->sample_period = 1;
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
+	a->context_switch = 0; /* the sampling event carries the records */
+}
+
+static int
+add_switch_id(struct ty_sampler *s, int fd)
+{
+	uint64_t id = 0;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (ty_array_grow(&s->sw_ids, sizeof(uint64_t), (size_t)s->nswid + 1, &s->swidcap) < 0)
+		return -ENOMEM;
+	s->sw_ids[s->nswid++] = id;
+	return 0;
+}
+
+/* Open the context-switches event of thread or process PID on ring I,
+ * writing into that ring, and learn its id. */
+static int
+open_switch(struct ty_sampler *s, const struct perf_event_attr *a, pid_t pid, int i)
+{
+	long fd;
+	int err;
+
+	if (ty_array_grow(&s->sw_fds, sizeof(int), (size_t)s->nsw + 1, &s->swcap) < 0)
+		return -ENOMEM;
+	if ((fd = perf_open((struct perf_event_attr *)a, pid, s->rings[i].cpu)) < 0)
+		return -errno;
+	s->sw_fds[s->nsw++] = (int)fd;
+	if ((err = add_switch_id(s, (int)fd)) < 0)
+		return err;
+	if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int
+is_switch_sample(const struct ty_sampler *s, uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < s->nswid; i++)
+		if (s->sw_ids[i] == id)
+			return 1;
+	return 0;
 }
 
 /* A dummy software event carrying only side-band records: MMAP (a
@@ -203,6 +271,16 @@ add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 		s->extra[s->nextra++] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
 			return -errno;
+		if (s->samples_are_switches && add_switch_id(s, (int)fd) < 0)
+			return -errno;
+		if (s->nsw) {
+			struct perf_event_attr sa = s->sw_attr;
+			int err;
+			sa.disabled = a->disabled;
+			sa.enable_on_exec = a->enable_on_exec;
+			if ((err = open_switch(s, &sa, tid, i)) < 0)
+				return err;
+		}
 	}
 	return 0;
 }
@@ -317,6 +395,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	}
 	fill_attr(&a, o, pages);
 	s->attr = a;
+	s->samples_are_switches = o->samples_are_switches;
 	s->layout.sample_type = a.sample_type;
 	s->layout.regs_user = a.sample_regs_user;
 	s->layout.sample_id_all = 1;
@@ -342,6 +421,19 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 					    "cannot map a %zu KiB sample buffer for CPU %d: %s "
 					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
 					    s->map_len / 1024, i, strerror(-err));
+		}
+		if (o->samples_are_switches && (err = add_switch_id(s, r->fd)) < 0) {
+			ty_sampler_free(s);
+			return ty_error_set(e, err, "cannot sample context switches: %s",
+					    strerror(-err));
+		}
+		if (o->switch_samples) {
+			switch_attr(&s->sw_attr, &a);
+			if ((err = open_switch(s, &s->sw_attr, o->pid, s->nrings - 1)) < 0) {
+				ty_sampler_free(s);
+				return ty_error_set(e, err, "cannot sample context switches: %s",
+						    strerror(-err));
+			}
 		}
 	}
 	if (o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
@@ -471,6 +563,10 @@ ioctl_all(struct ty_sampler *s, unsigned long req, const char *what, struct ty_e
 		if (ioctl(i < s->nrings ? s->rings[i].fd : s->extra[i - s->nrings], req, 0) < 0)
 			return ty_error_set(e, -errno, "cannot %s sampling: %s", what,
 					    strerror(errno));
+	for (i = 0; i < s->nsw; i++)
+		if (ioctl(s->sw_fds[i], req, 0) < 0)
+			return ty_error_set(e, -errno, "cannot %s sampling: %s", what,
+					    strerror(errno));
 	return 0;
 }
 
@@ -584,7 +680,7 @@ decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_record
 	const unsigned char *chain;
 
 	if (t & PERF_SAMPLE_IDENTIFIER)
-		get64(c);
+		r->id = get64(c);
 	if (t & PERF_SAMPLE_IP)
 		r->ip = get64(c);
 	if (t & PERF_SAMPLE_TID)
@@ -700,6 +796,11 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 		get64(&c);
 		r->lost = get64(&c);
 		break;
+	case PERF_RECORD_SWITCH:
+		r->type = TY_REC_SWITCH;
+		r->out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+		r->preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		r->type = h->type == PERF_RECORD_THROTTLE ? TY_REC_THROTTLE : TY_REC_UNTHROTTLE;
@@ -722,10 +823,11 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 	return 0;
 }
 
-/* Decode and hand over every record between tail and head of one ring. */
+/* Decode and hand over every record between tail and head of one ring;
+ * S (may be NULL) tells the context-switches event's samples apart. */
 static long
-drain_ring(struct ring *r, const struct ty_sampler_layout *l, ty_record_fn fn, void *arg,
-	   struct ty_error *e)
+drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_layout *l,
+	   ty_record_fn fn, void *arg, struct ty_error *e)
 {
 	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->pg->data_tail;
@@ -764,8 +866,12 @@ drain_ring(struct ring *r, const struct ty_sampler_layout *l, ty_record_fn fn, v
 			memcpy(r->scratch + first, r->data, h.size - first);
 			p = r->scratch;
 		}
-		if (ty_sampler_decode(p, h.size, l, &rec) == 0 && rec.type != TY_REC_OTHER)
+		if (ty_sampler_decode(p, h.size, l, &rec) == 0 && rec.type != TY_REC_OTHER) {
+			if (rec.type == TY_REC_SAMPLE && s && s->nswid &&
+			    is_switch_sample(s, rec.id))
+				rec.type = TY_REC_SWITCH_SAMPLE;
 			fn(&rec, arg);
+		}
 		tail += h.size;
 		n++;
 	}
@@ -774,14 +880,14 @@ drain_ring(struct ring *r, const struct ty_sampler_layout *l, ty_record_fn fn, v
 }
 
 static long
-drain_rings(struct ring *rings, int n, const struct ty_sampler_layout *l, ty_record_fn fn,
-	    void *arg, struct ty_error *e)
+drain_rings(const struct ty_sampler *s, struct ring *rings, int n,
+	    const struct ty_sampler_layout *l, ty_record_fn fn, void *arg, struct ty_error *e)
 {
 	long total = 0, k;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if ((k = drain_ring(&rings[i], l, fn, arg, e)) < 0)
+		if ((k = drain_ring(s, &rings[i], l, fn, arg, e)) < 0)
 			return k;
 		total += k;
 	}
@@ -791,13 +897,13 @@ drain_rings(struct ring *rings, int n, const struct ty_sampler_layout *l, ty_rec
 long
 ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
 {
-	return drain_rings(s->rings, s->nrings, &s->layout, fn, arg, e);
+	return drain_rings(s, s->rings, s->nrings, &s->layout, fn, arg, e);
 }
 
 long
 ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
 {
-	return drain_rings(s->watch, s->nwatch, &s->layout, fn, arg, e);
+	return drain_rings(NULL, s->watch, s->nwatch, &s->layout, fn, arg, e);
 }
 
 void
@@ -816,5 +922,9 @@ ty_sampler_free(struct ty_sampler *s)
 	for (i = 0; i < s->nextra; i++)
 		close(s->extra[i]);
 	free(s->extra);
+	for (i = 0; i < s->nsw; i++)
+		close(s->sw_fds[i]);
+	free(s->sw_fds);
+	free(s->sw_ids);
 	free(s);
 }

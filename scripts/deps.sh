@@ -15,7 +15,7 @@ set -u
 pkgs_build="pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev libsqlite3-dev libpq-dev"
 # (TACHY_DEPS_BUILD replaces the build group: tests/cli/deps-no-root)
 pkgs_build=${TACHY_DEPS_BUILD:-$pkgs_build}
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 clang libclang-rt-14-dev"
+pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 clang libclang-rt-14-dev nodejs"
 pkgs_bench="ministat hyperfine linux-perf multitime time sqlite3"
 
 want=""
@@ -40,7 +40,18 @@ for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# speedscope's page (the report --speedscope viewer test), pinned, from npm
+# into build/npm: only where node and npm are, and only once.
+npm_test() {
+	case " $want " in *" chromium "*) ;; *) return 0 ;; esac
+	[ -f build/npm/node_modules/speedscope/package.json ] &&
+		grep -q '"version": "1.25.0"' build/npm/node_modules/speedscope/package.json && return 0
+	command -v npm >/dev/null 2>&1 || return 0
+	npm install --silent --no-audit --no-fund --prefix build/npm speedscope@1.25.0 >/dev/null 2>&1 ||
+		echo "deps.sh: could not install speedscope from npm (its viewer test skips)" >&2
+}
+
+[ -z "$missing" ] && { npm_test; exit 0; }
 
 if [ "$(id -u)" = 0 ]; then
 	SUDO=""
@@ -72,4 +83,5 @@ if ! $SUDO apt-get install -y -qq $missing >/dev/null 2>&1; then
 		done
 	fi
 fi
+npm_test
 exit 0

@@ -20,7 +20,7 @@
 static const char usage_text[] =
     "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
     "                    [-o FILE] [-m PAGES] [--proc-maps | --mmap-records]\n"
-    "                    [--user | --kernel] [-q]\n"
+    "                    [--user | --kernel] [--off-cpu | --wall] [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
@@ -36,6 +36,7 @@ static const char footer[] =
 struct opts {
 	const char *event, *output;
 	long freq, period, pid, pages;
+	int off_cpu; /* TY_OFFCPU_* */
 	int callchain, user, quiet, proc_maps, mmap_records;
 	enum ty_callgraph cg;
 	long stack_size;
@@ -100,7 +101,7 @@ opt_callgraph(const struct cli_option *opt, const char *typed, char **args)
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	int user = 0, kernel = 0, rc;
+	int user = 0, kernel = 0, offcpu = 0, wall = 0, rc;
 	struct cli_option options[] = {
 	    OPT_LONG('F', "freq", &o->freq, "HZ", 1, 10000000, "samples per second (default 999)"),
 	    OPT_LONG('c', "period", &o->period, "N", 1, (double)(1L << 62),
@@ -139,6 +140,14 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "kernel samples too, or fail (default: kernel samples\n"
 		     "where allowed -- root, CAP_PERFMON or\n"
 		     "perf_event_paranoid <= 1 -- else user space only)"),
+	    OPT_FLAG(0, "off-cpu", &offcpu,
+		     "off-CPU time instead of samples: every switch-out of\n"
+		     "every thread with its call chain (-g: frame pointers)\n"
+		     "and how long the thread stayed off the CPU (sleeping,\n"
+		     "I/O, lock, runnable)"),
+	    OPT_FLAG(0, "wall", &wall,
+		     "on-CPU samples (a clock event, default cpu-clock) and\n"
+		     "off-CPU time together: a wall-clock profile"),
 	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
@@ -155,6 +164,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		return cli_usage_error("-m %ld: the ring size must be a power of two", o->pages);
 	if (o->freq && o->period)
 		return cli_usage_error("-F and -c exclude each other (a frequency or a period)");
+	if (offcpu && wall)
+		return cli_usage_error("--off-cpu and --wall exclude each other (--wall has both)");
+	o->off_cpu = offcpu ? TY_OFFCPU_ONLY : wall ? TY_OFFCPU_WALL : TY_OFFCPU_NONE;
+	if (offcpu && (o->event || o->freq || o->period))
+		return cli_usage_error("--off-cpu samples at every switch-out: -e, -F and -c are "
+				       "--wall's (on-CPU samples beside the off-CPU time)");
 	if (!o->freq)
 		o->freq = 999;
 	if (o->proc_maps && o->mmap_records)
@@ -224,6 +239,21 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 			 ty_record_paranoid());
 	else
 		snprintf(space, sizeof(space), " (user space only)");
+	if (p->meta.off_cpu) {
+		size_t i, off = 0;
+		for (i = 0; i < p->nsamples; i++)
+			off += p->samples[i].state != TY_STATE_CPU;
+		fprintf(stderr,
+			"tachy record: %zu on-CPU samples%s%s and %zu off-CPU intervals%s%s, "
+			"%llu lost; profiler CPU %.3f s = %.2f%% of the workload's %.3f s; "
+			"wrote %s\n",
+			p->nsamples - off, p->meta.off_cpu == TY_OFFCPU_WALL ? " " : "",
+			p->meta.off_cpu == TY_OFFCPU_WALL ? rate : "", off,
+			r->o->callchain ? " with call chains" : "", space,
+			(unsigned long long)p->meta.lost, me, work > 0 ? 100 * me / work : 0, work,
+			r->o->output);
+		return;
+	}
 	fprintf(stderr,
 		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
 		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
@@ -375,8 +405,15 @@ cmd_record(int argc, char **argv)
 		return ret < 0 ? cli_finish_stdout(EXIT_OK) : ret;
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
-	if (ty_event_parse(o.event ? o.event : "cycles", &ro.ev, &err) < 0)
+	if (ty_event_parse(o.event     ? o.event
+			   : o.off_cpu ? "cpu-clock"
+				       : "cycles",
+			   &ro.ev, &err) < 0)
 		return cli_usage_error("%s", err.msg);
+	if (o.off_cpu == TY_OFFCPU_WALL && ro.ev.kind != TY_EVENT_TASK_CLOCK)
+		return cli_usage_error("--wall adds on-CPU samples to off-CPU time in one unit: "
+				       "-e must be a clock event (cpu-clock, task-clock), not %s",
+				       o.event);
 	max = ty_sampler_max_rate();
 	if (!o.period && max && (uint64_t)o.freq > max)
 		return cli_usage_error("-F %ld is above the kernel's limit of %llu samples per "
@@ -405,6 +442,7 @@ cmd_record(int argc, char **argv)
 	ro.same_group = !o.pid && !own_group();
 	ro.mmap_pages = (unsigned)o.pages;
 	ro.maps = o.proc_maps ? TY_MAPS_PROC : o.mmap_records ? TY_MAPS_MMAP_RECORDS : TY_MAPS_LAZY;
+	ro.off_cpu = o.off_cpu;
 	ro.warn = on_warning;
 	ro.warn_arg = &o;
 	signal(SIGINT, on_signal);

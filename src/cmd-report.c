@@ -13,12 +13,14 @@
 
 static const char usage_text[] =
     "usage: tachy report [--sort KEY] [--limit N]\n"
-    "                    [--by symbol|thread|comm|dso|line | --lines] [FILE]\n"
+    "                    [--by symbol|thread|comm|dso|line|state | --lines]\n"
+    "                    [--on-cpu | --off-cpu] [FILE]\n"
     "       tachy report (--callers SYM | --callees SYM) [FILE]\n"
     "       tachy report --tree [--min PCT] [FILE]\n"
     "       tachy report --folded [FILE]\n"
     "       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
     "       tachy report --pprof OUT.pb.gz [FILE]\n"
+    "       tachy report --firefox OUT.json | --speedscope OUT.json [FILE]\n"
     "       tachy report --diff OLD NEW [--by WHAT] [--flame OUT.svg]\n"
     "\n"
     "Show a profile written by tachy record (FILE, default tachy.prof).\n"
@@ -37,6 +39,8 @@ struct opts {
 	long limit;
 	double min;
 	const char *sym, *flame, *pprof, *title, *file, *old, *new_;
+	const char *firefox, *speedscope;
+	int on_cpu, off_cpu;
 };
 
 static int
@@ -51,7 +55,7 @@ static int
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const char *const sorts[] = {"self", "total", "name", "samples", NULL};
-	static const char *const bys[] = {"symbol", "thread", "comm", "dso", "line", NULL};
+	static const char *const bys[] = {"symbol", "thread", "comm", "dso", "line", "state", NULL};
 	const char *callers = NULL, *callees = NULL;
 	int tree = 0, folded = 0, diff = 0, sort = 0, by = 0, modes, rc;
 	double min = NAN;
@@ -61,7 +65,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_LONG(0, "limit", &o->limit, "N", 1, 1L << 30, "show the first N rows only"),
 	    OPT_CHOICE(0, "by", &by, "WHAT", bys,
 		       "flat profile (and --diff) per symbol (default), thread,\n"
-		       "comm, dso or line (file:line, from DWARF)"),
+		       "comm, dso, line (file:line, from DWARF) or state\n"
+		       "(on-CPU, sleeping, I/O, lock, runnable, blocked)"),
 	    OPT_CALLBACK_NOARG(0, "lines", &by, "the same as --by line", opt_lines),
 	    OPT_STRING(0, "callers", &callers, "SYM", "who calls SYM, in how many samples"),
 	    OPT_STRING(0, "callees", &callees, "SYM", "what SYM calls, and its own time"),
@@ -77,6 +82,14 @@ parse_args(int argc, char **argv, struct opts *o)
 			      "profile's samples); with --flame a differential flame\n"
 			      "graph of NEW (red grew, blue shrank)"),
 	    OPT_STRING(0, "pprof", &o->pprof, "OUT", "pprof's protobuf format, gzip-compressed"),
+	    OPT_STRING(0, "firefox", &o->firefox, "OUT",
+		       "the Firefox Profiler's format (processed profile, version\n"
+		       "57): a timeline per thread, off-CPU intervals as markers"),
+	    OPT_STRING(0, "speedscope", &o->speedscope, "OUT",
+		       "speedscope's format: one sampled profile per thread"),
+	    OPT_FLAG(0, "on-cpu", &o->on_cpu, "keep the on-CPU samples only"),
+	    OPT_FLAG(0, "off-cpu", &o->off_cpu,
+		     "keep the off-CPU time only (record --off-cpu, --wall)"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
 	};
@@ -105,6 +118,16 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (modes > 1)
 		return cli_usage_error("--callers, --callees, --tree, --folded and --diff exclude "
 				       "each other");
+	if (o->on_cpu && o->off_cpu)
+		return cli_usage_error("--on-cpu and --off-cpu exclude each other (give "
+				       "neither for both)");
+	if ((o->on_cpu || o->off_cpu) && o->mode == M_DIFF)
+		return cli_usage_error("--on-cpu and --off-cpu do not apply to --diff");
+	if (o->on_cpu && o->off_cpu)
+		return cli_usage_error("--on-cpu and --off-cpu exclude each other (give "
+				       "neither for both)");
+	if ((o->on_cpu || o->off_cpu) && o->mode == M_DIFF)
+		return cli_usage_error("--on-cpu and --off-cpu do not apply to --diff");
 	if (o->title && !o->flame)
 		return cli_usage_error("--title is the flame graph's: give --flame OUT.svg too");
 	if (!isnan(min) && o->mode != M_TREE)
@@ -167,6 +190,42 @@ put_amount(const struct ty_profile *p, int width, double v)
 	printf(p->meta.period_ns ? "%*.3f" : "%*.0f", width, v);
 }
 
+/* The header of a profile with off-CPU time: its wall time per state. */
+static void
+header_off_cpu(const struct ty_profile *p, const char *what, double total)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	double w[TY_NSTATES];
+	size_t i, off = 0;
+	uint32_t st;
+	char cover[512];
+
+	ty_profile_state_weights(p, w);
+	for (i = 0; i < p->nsamples; i++)
+		off += p->samples[i].state != TY_STATE_CPU;
+	printf("%s: %zu on-CPU samples", what, p->nsamples - off);
+	if (m->off_cpu != TY_OFFCPU_ONLY && m->event && *m->event)
+		printf(" of %s at %" PRIu64 " Hz", term_safe(m->event), m->rate);
+	printf(" and %zu off-CPU intervals, %.3f s of thread time", off,
+	       ty_profile_seconds(p, total));
+	printf(", %" PRIu64 " lost\n", m->lost);
+	printf("States:");
+	for (st = 0; st < TY_NSTATES; st++)
+		if (w[st] > 0 || st == TY_STATE_CPU)
+			printf("%s %s %.3f s (%.1f%%)", st ? "," : "", ty_profile_state_name(st),
+			       ty_profile_seconds(p, w[st]), total > 0 ? 100 * w[st] / total : 0);
+	printf("\n");
+	if (m->command && *m->command)
+		printf("Command: %s\n", term_safe(m->command));
+	if (m->off_cpu_limits && *m->off_cpu_limits)
+		printf("Limits: %s\n", term_safe(m->off_cpu_limits));
+	if (off < p->nsamples && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
+		printf("Coverage: %s\n", term_safe(cover));
+	if (m->lost)
+		printf("Warning: %" PRIu64 " records were lost; percentages may be off.\n",
+		       m->lost);
+}
+
 static void
 header(const struct ty_profile *p, const char *what)
 {
@@ -177,6 +236,10 @@ header(const struct ty_profile *p, const char *what)
 
 	for (i = 0; i < p->nsamples; i++)
 		total += (double)p->samples[i].period;
+	if (ty_profile_has_off_cpu(p)) {
+		header_off_cpu(p, what, total);
+		return;
+	}
 	printf("%s: %zu samples of %s", what, p->nsamples,
 	       m->event && *m->event ? term_safe(m->event) : "?");
 	if (m->use_freq)
@@ -209,6 +272,8 @@ by_heading(enum ty_prof_by by)
 		return "DSO";
 	case TY_BY_LINE:
 		return "line  DSO";
+	case TY_BY_STATE:
+		return "state";
 	default:
 		return "symbol  DSO";
 	}
@@ -220,13 +285,15 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	struct ty_flat f;
 	double cum = 0;
 	size_t i, n;
+	int off = ty_profile_has_off_cpu(p);
 
 	if (ty_profile_flat(p, o->by, o->sort, &f) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
-	printf("\n  %%    cumulative   self       self    total    total\n"
-	       " time    %s   %s   samples     %%    %s  %s\n",
-	       unit(p), unit(p), unit(p), by_heading(o->by));
+	printf("\n  %%    cumulative   self       self    total    total%s\n"
+	       " time    %s   %s   samples     %%    %s%s  %s\n",
+	       off ? "      self" : "", unit(p), unit(p), unit(p), off ? "   off-CPU" : "",
+	       by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
@@ -239,6 +306,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		put_amount(p, 10, self);
 		printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
 		put_amount(p, 9, amount(p, r->total_weight));
+		if (off)
+			put_amount(p, 9, amount(p, r->self_off));
 		printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
 		       r->dso ? "  " : "", term_safe(base(r->dso)));
 	}
@@ -253,7 +322,7 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 {
 	struct ty_flat f;
 	struct ty_flat_row m;
-	int up = o->mode == M_CALLERS, r;
+	int up = o->mode == M_CALLERS, r, off = ty_profile_has_off_cpu(p);
 	size_t i;
 
 	r = ty_profile_neighbours(p, o->sym, up, &f, &m);
@@ -268,13 +337,17 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 	       f.weight > 0 ? 100 * m.total_weight / f.weight : 0);
 	put_amount(p, 0, amount(p, m.total_weight));
 	printf("%s\n\n", p->meta.period_ns ? " s" : " events");
-	printf("      %%   %s   samples  %s  DSO\n", unit(p), up ? "caller" : "callee");
+	printf("      %%   %s   samples%s  %s  DSO\n", unit(p), off ? "   off-CPU" : "",
+	       up ? "caller" : "callee");
 	for (i = 0; i < f.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_flat_row *x = &f.rows[i];
 		printf("%7.2f ", m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0);
 		put_amount(p, 9, amount(p, x->self_weight));
-		printf(" %9" PRIu64 "  %s%s%s\n", x->self_samples, term_safe(x->name),
-		       x->dso ? "  " : "", term_safe(base(x->dso)));
+		printf(" %9" PRIu64, x->self_samples);
+		if (off)
+			put_amount(p, 9, amount(p, x->self_off));
+		printf("  %s%s%s\n", term_safe(x->name), x->dso ? "  " : "",
+		       term_safe(base(x->dso)));
 	}
 	ty_flat_release(&f);
 	return 0;
@@ -397,7 +470,9 @@ run(const struct opts *o)
 	struct ty_error e = {0};
 	int r = 0;
 
-	if ((r = check_output("--flame", o->flame)) || (r = check_output("--pprof", o->pprof)))
+	if ((r = check_output("--flame", o->flame)) || (r = check_output("--pprof", o->pprof)) ||
+	    (r = check_output("--firefox", o->firefox)) ||
+	    (r = check_output("--speedscope", o->speedscope)))
 		return r;
 
 	if (o->mode == M_DIFF) {
@@ -406,15 +481,33 @@ run(const struct opts *o)
 	} else if ((r = load(o->file, &p))) {
 		goto out;
 	}
+	if (o->on_cpu || o->off_cpu) {
+		if (o->off_cpu && !ty_profile_has_off_cpu(p)) {
+			r = cli_error(EXIT_USAGE,
+				      "%s has no off-CPU time (record it with --off-cpu or "
+				      "--wall)",
+				      o->file);
+			goto out;
+		}
+		ty_profile_keep(p, o->on_cpu, o->off_cpu);
+	}
 	if (o->flame && (r = write_flame(p, old, o)))
 		goto out;
+	if (o->firefox && ty_firefox_write(p, o->firefox, &e) < 0) {
+		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
+		goto out;
+	}
+	if (o->speedscope && ty_speedscope_write(p, o->speedscope, &e) < 0) {
+		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
+		goto out;
+	}
 	if (o->pprof && ty_pprof_write(p, o->pprof, &e) < 0) {
 		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
 		goto out;
 	}
 	switch (o->mode) {
 	case M_FLAT:
-		if (!o->flame && !o->pprof)
+		if (!o->flame && !o->pprof && !o->firefox && !o->speedscope)
 			r = report_flat(p, o);
 		break;
 	case M_CALLERS:

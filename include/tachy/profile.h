@@ -5,10 +5,17 @@
  * A profile holds resolved names only (function and DSO strings), so it can
  * be reported on another machine or after the binaries changed.
  *
- * File format, version 1, little-endian: the magic "TACHYPRF", u32 version,
+ * A sample is on-CPU time (a clock event's period, or a count of another
+ * event) or off-CPU time: how long a thread stayed off the CPU after a
+ * switch-out, in nanoseconds, with the state it waited in. Both kinds add up
+ * to wall time per thread in a --wall profile.
+ *
+ * File format, version 2, little-endian: the magic "TACHYPRF", u32 version,
  * u32 zero, then sections {u32 tag, u32 zero, u64 length, payload} ending
- * with an END section; see profile.c for each payload. Readers reject a bad
- * magic, another version, truncation, and any index out of range. */
+ * with an END section; see profile-file.c for each payload. Version 2 adds
+ * the state of every sample; version 1 files (all on-CPU) are read too.
+ * Readers reject a bad magic, another version, truncation, and any index
+ * out of range. */
 #ifndef TACHY_PROFILE_H
 #define TACHY_PROFILE_H
 
@@ -21,7 +28,8 @@
 #include "tachy/symbols.h"
 
 #define TY_PROFILE_MAGIC "TACHYPRF"
-#define TY_PROFILE_VERSION 1
+#define TY_PROFILE_VERSION 2
+#define TY_PROFILE_VERSION_MIN 1 /* the oldest version read */
 #define TY_NONE UINT32_MAX
 
 struct ty_prof_func {
@@ -46,10 +54,35 @@ struct ty_prof_thread {
 	uint32_t pid, tid, comm; /* comm: string index */
 };
 
-struct ty_prof_sample {
-	uint64_t time, period;
-	uint32_t tid, cpu, stack;
+/* What a thread was doing during a sample's weight. */
+enum ty_prof_state {
+	TY_STATE_CPU,	   /* on the CPU */
+	TY_STATE_SLEEP,	   /* sleeping: nanosleep, a timer, a wait for a child */
+	TY_STATE_IO,	   /* waiting for I/O: a pipe, a socket, a disk, poll */
+	TY_STATE_LOCK,	   /* waiting on a lock: a futex, a kernel mutex */
+	TY_STATE_RUNNABLE, /* preempted: runnable, not waiting, off the CPU */
+	TY_STATE_BLOCKED,  /* off the CPU, waiting for something not known */
+	TY_NSTATES
 };
+
+struct ty_prof_sample {
+	uint64_t time;	 /* ns of CLOCK_MONOTONIC: the sample, or the switch-out */
+	uint64_t period; /* weight: the period, or ns off the CPU */
+	uint32_t tid, cpu, stack;
+	uint32_t state; /* enum ty_prof_state */
+};
+
+/* "on-CPU", "sleeping", "I/O", "lock", "runnable", "blocked"; "?" when out
+ * of range. */
+const char *ty_profile_state_name(uint32_t state);
+/* The pseudo-frame that ends an off-CPU stack in trees, folded stacks and
+ * flame graphs: "[off-CPU: sleeping]"...; NULL for TY_STATE_CPU. */
+const char *ty_profile_state_frame(uint32_t state);
+
+/* meta.off_cpu */
+#define TY_OFFCPU_NONE 0
+#define TY_OFFCPU_ONLY 1 /* record --off-cpu */
+#define TY_OFFCPU_WALL 2 /* record --wall: on-CPU samples and off-CPU time */
 
 /* Facts about the recording. */
 struct ty_prof_meta {
@@ -65,6 +98,8 @@ struct ty_prof_meta {
 	int user_only;		  /* kernel samples were not taken */
 	int kernel_refused;	  /* ... because the kernel refused them */
 	uint32_t processes;	  /* processes seen */
+	int off_cpu;		  /* TY_OFFCPU_* */
+	char *off_cpu_limits;	  /* what the kernel did not give (NULL: nothing) */
 };
 
 struct ty_profile {
@@ -107,6 +142,13 @@ uint32_t ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, con
 int ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s);
 /* Add the mapping M (its strings already interned). Returns 0 or -ENOMEM. */
 int ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m);
+
+/* Does P hold off-CPU samples (or was it recorded for them)? */
+int ty_profile_has_off_cpu(const struct ty_profile *p);
+/* Keep only the on-CPU (ON) and/or off-CPU (OFF) samples of P. */
+void ty_profile_keep(struct ty_profile *p, int on, int off);
+/* Total weight of P's samples in each state into W[TY_NSTATES]. */
+void ty_profile_state_weights(const struct ty_profile *p, double *w);
 
 /* Name of function F / location L's function, and their DSO. */
 const char *ty_profile_func_name(const struct ty_profile *p, uint32_t f);
@@ -164,8 +206,8 @@ int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_
 /* --- views --------------------------------------------------------------- */
 
 /* TY_BY_LINE: per source line of the locations ("file:line"; a location
- * without one counts under its function's name). */
-enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO, TY_BY_LINE };
+ * without one counts under its function's name). TY_BY_STATE: per state. */
+enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO, TY_BY_LINE, TY_BY_STATE };
 enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
 
 struct ty_flat_row {
@@ -173,6 +215,7 @@ struct ty_flat_row {
 	const char *dso; /* NULL for thread, comm and dso rows */
 	uint64_t self_samples, total_samples;
 	double self_weight, total_weight; /* sums of periods */
+	double self_off;		  /* of self_weight, off the CPU */
 };
 
 struct ty_flat {
@@ -195,6 +238,8 @@ struct ty_tree_node {
 	uint32_t parent, child, sibling;
 	double self, total;	    /* weights */
 	double old_self, old_total; /* second profile of a diff, normalised */
+	double off;		    /* of total, off the CPU */
+	uint32_t state;		    /* a pseudo-frame's state (TY_STATE_CPU: a function) */
 	uint64_t self_n, total_n;   /* samples */
 };
 
@@ -205,7 +250,9 @@ struct ty_tree {
 	size_t nslots;
 };
 
-/* Build the top-down call tree of P (root -> leaf). With OLD (may be NULL),
+/* Build the top-down call tree of P (root -> leaf); off-CPU time ends in a
+ * pseudo-frame per state under the function it was spent in (its name is
+ * ty_profile_state_frame's, its dso ""). With OLD (may be NULL),
  * also add OLD's weights into old_* scaled to P's total weight, merging
  * nodes by function name and DSO. Returns 0 or -ENOMEM. */
 int ty_tree_build(struct ty_tree *t, const struct ty_profile *p, const struct ty_profile *old);
@@ -216,8 +263,10 @@ void ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p);
  * totals by name): the order of a call tree read from the top. */
 void ty_tree_sort_by_total(struct ty_tree *t);
 
-/* Write FlameGraph's folded stacks ("root;...;leaf COUNT", counts in
- * samples, lines sorted) to FP. Returns 0, or -EIO when FP fails. */
+/* Write FlameGraph's folded stacks ("root;...;leaf COUNT", lines sorted)
+ * to FP: counts in samples, or in nanoseconds when P has off-CPU time (so
+ * that on- and off-CPU time share one unit). Returns 0, or -EIO when FP
+ * fails. */
 int ty_profile_folded(const struct ty_profile *p, FILE *fp);
 
 /* Callers (UP = 1) or callees (UP = 0) of the functions named SYM: one row
@@ -267,5 +316,21 @@ int ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FI
 int ty_pprof_write(const struct ty_profile *p, const char *path, struct ty_error *e);
 /* Encode P as an uncompressed profile.proto into a malloc'd buffer. */
 int ty_pprof_encode(const struct ty_profile *p, unsigned char **buf, size_t *len);
+
+/* --- timelines (timeline.c) ------------------------------------------------- */
+
+/* The Firefox Profiler's processed profile format version written. */
+#define TY_FIREFOX_VERSION 57
+
+/* Write P as a Firefox Profiler processed profile (one thread per tid, its
+ * samples with their times and weights, off-CPU intervals as markers,
+ * libraries, categories per state) / as speedscope's file format (one
+ * sampled profile per thread, weights in nanoseconds or events) to PATH
+ * through ty_outfile. Returns 0, or a negative errno with E filled. */
+int ty_firefox_write(const struct ty_profile *p, const char *path, struct ty_error *e);
+int ty_speedscope_write(const struct ty_profile *p, const char *path, struct ty_error *e);
+/* The same into an open stream; -EIO when FP fails, -ENOMEM. */
+int ty_firefox_write_fp(const struct ty_profile *p, FILE *fp);
+int ty_speedscope_write_fp(const struct ty_profile *p, FILE *fp);
 
 #endif

@@ -56,6 +56,8 @@ struct ty_record_opts {
 				foreground: Ctrl-C reaches it directly) */
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
 	enum ty_record_maps maps;
+	int off_cpu; /* TY_OFFCPU_*: switch records and context-switch samples;
+			TY_OFFCPU_WALL needs a clock event (EV) */
 	/* Called for what a user should hear of at once (MSG lives for the call). */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;
@@ -113,6 +115,9 @@ struct ty_record_unwind_stats {
 	uint64_t depth[8]; /* complete chains whose stack took up to 1, 2, 4 ... 128 KiB */
 };
 void ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st);
+
+/* What off-CPU recording could not have here (NULL: nothing missing). */
+const char *ty_record_off_cpu_limits(const struct ty_recorder *r);
 
 /* perf_event_paranoid of this machine (2 when unreadable). */
 int ty_record_paranoid(void);

@@ -42,13 +42,20 @@ struct ty_sampler_opts {
 	const pid_t *tids;   /* attaching: the other threads PID already has; their
 				samples go to the same per-CPU rings */
 	int ntids;
-	int enable_on_exec;  /* start counting when PID execs (a spawned, held child) */
-	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
-	int no_mmap_records; /* no MMAP records at all: the caller reads
-				/proc/PID/maps instead (see tachy-record(1)) */
-	int lazy_mmap;	     /* MMAP records come from separate tracking events
-				that ty_sampler_track_stop closes, and a watcher
-				ring reports every fork at once (see below) */
+	int enable_on_exec;	  /* start counting when PID execs (a spawned, held child) */
+	unsigned mmap_pages;	  /* data pages per ring, a power of two (0: 128) */
+	int no_mmap_records;	  /* no MMAP records at all: the caller reads
+				     /proc/PID/maps instead (see tachy-record(1)) */
+	int lazy_mmap;		  /* MMAP records come from separate tracking events
+				     that ty_sampler_track_stop closes, and a watcher
+				     ring reports every fork at once (see below) */
+	int context_switch;	  /* off-CPU time: the kernel's PERF_RECORD_SWITCH
+				     records of every thread (TY_REC_SWITCH) */
+	int switch_samples;	  /* and a context-switches event sampled at every
+				     switch-out, with the call chain there
+				     (TY_REC_SWITCH_SAMPLE), beside the sampling event */
+	int samples_are_switches; /* the sampling event is context-switches
+				     itself: its samples are TY_REC_SWITCH_SAMPLE */
 };
 
 enum ty_rec_type {
@@ -60,7 +67,9 @@ enum ty_rec_type {
 	TY_REC_LOST,	 /* .lost records were dropped: the ring was full */
 	TY_REC_THROTTLE, /* the kernel throttled the event (too many samples) */
 	TY_REC_UNTHROTTLE,
-	TY_REC_OTHER, /* anything else: skipped */
+	TY_REC_SWITCH,	      /* a thread went off the CPU (.out) or came back */
+	TY_REC_SWITCH_SAMPLE, /* a sample of the context-switches event */
+	TY_REC_OTHER,	      /* anything else: skipped */
 };
 
 /* One decoded record. Pointers point into the ring (or its scratch copy) and
@@ -83,6 +92,8 @@ struct ty_record {
 	uint64_t regs[TY_SAMPLER_REGS]; /* by PERF_REG_X86_*, those of the mask */
 	const unsigned char *stack;	/* SAMPLE with stack_user: the copy (in the ring) */
 	uint64_t stack_size, stack_dyn; /* bytes reserved and bytes valid */
+	int out, preempt;		/* SWITCH: out (else in); out while runnable */
+	uint64_t id;			/* SAMPLE: the event's id (PERF_SAMPLE_IDENTIFIER) */
 	uint64_t chainbuf[TY_SAMPLER_MAX_STACK];
 };
 

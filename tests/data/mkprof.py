@@ -5,7 +5,9 @@ independently of the C writer, for the report tests.
 KIND: basic (main -> {a, b -> c}, hostile names), old (the same program with
 b shrunk), events (basic as page-faults sampled every 3 events), separators
 (basic with a ';' and a line break in a name), terminal (basic with ESC,
-OSC, CR and C1 controls in names, the DSO, the thread and the command), bad-version, bad-index, no-end."""
+OSC, CR and C1 controls in names, the DSO, the thread and the command), bad-version, bad-index, no-end,
+wall (format version 2: basic on-CPU plus off-CPU time in every state on two
+threads), bad-state (wall with a state out of range)."""
 import struct
 import sys
 
@@ -46,7 +48,10 @@ def profile(kind):
         meta[3] = (b'rate', b'3')
         meta[5] = (b'period_ns', b'0')
         period = 3
-    out = b'TACHYPRF' + s32(2 if kind == 'bad-version' else 1) + s32(0)
+    v2 = kind in ('wall', 'bad-state')
+    if v2:
+        meta.append((b'off_cpu', b'2'))
+    out = b'TACHYPRF' + s32(99 if kind == 'bad-version' else 2 if v2 else 1) + s32(0)
     out += section(1, s32(len(meta)) + b''.join(sstr(k) + sstr(v) for k, v in meta))
     out += section(2, s32(len(strings)) + b''.join(sstr(x) for x in strings))
     out += section(3, s32(len(funcs)) + b''.join(s32(a) + s32(b) for a, b in funcs))
@@ -55,12 +60,27 @@ def profile(kind):
     for s in stacks:
         st += s32(len(s)) + b''.join(s32(x if kind != 'bad-index' else x + 7) for x in s)
     out += section(5, st)
-    out += section(6, s32(1) + s32(100) + s32(100) + s32(6))
+    threads = s32(1) + s32(100) + s32(100) + s32(6)
+    if v2:
+        threads = s32(2) + s32(100) + s32(100) + s32(6) + s32(100) + s32(101) + s32(7)
+    out += section(6, threads)
     samples = b''
     n = 0
     for i, c in enumerate(counts):
         for j in range(c):
             samples += s64(n * 1000) + s64(period) + s32(100) + s32(0) + s32(i)
+            if v2:
+                samples += s32(0)
+            n += 1
+    if v2:
+        # (time, ns off the CPU, tid, stack, state): sleeping 30 ms in b,
+        # I/O 20 ms in a, lock 10 ms in main, runnable 5 ms in c.
+        off = [(200000, 10000000, 100, 2, 1), (300000, 10000000, 100, 2, 1),
+               (400000, 10000000, 100, 2, 1), (500000, 20000000, 101, 0, 2),
+               (600000, 10000000, 101, 3, 3),
+               (700000, 5000000, 101, 1, 9 if kind == 'bad-state' else 4)]
+        for t, w, tid, st, state in off:
+            samples += s64(t) + s64(w) + s32(tid) + s32(1) + s32(st) + s32(state)
             n += 1
     out += section(7, s64(n) + samples)
     if kind != 'no-end':

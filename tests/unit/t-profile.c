@@ -33,11 +33,12 @@ synthetic(void)
 	ty_profile_thread(p, 5, 5, "prog");
 	ty_profile_thread(p, 5, 6, "worker");
 	for (i = 0; i < 100; i++) {
-		struct ty_prof_sample s = {(uint64_t)i, 1000, i % 2 ? 5 : 6, 0,
-					   st[i < 40   ? 0
-					      : i < 70 ? 1
-					      : i < 90 ? 2
-						       : 3]};
+		struct ty_prof_sample s = {(uint64_t)i,
+					   1000,
+					   i % 2 ? 5 : 6,
+					   0,
+					   st[i < 40 ? 0 : i < 70 ? 1 : i < 90 ? 2 : 3],
+					   TY_STATE_CPU};
 		CHECK_INT(ty_profile_sample(p, &s), 0);
 	}
 	p->meta.event = strdup("cpu-clock");
@@ -563,11 +564,161 @@ test_collector_same_address(void)
 	ty_symbols_free(syms);
 }
 
+/* Off-CPU samples: their states survive a round trip; trees end them in a
+ * pseudo-frame per state, folded counts turn to nanoseconds, flat rows
+ * split their off-CPU self time, and keep() leaves one side. */
+static void
+test_off_cpu(void)
+{
+	struct ty_profile *p = synthetic(), *q = NULL;
+	struct ty_error e = {0};
+	struct ty_flat f;
+	struct ty_tree t;
+	double w[TY_NSTATES];
+	char path[] = "/tmp/t-profile-XXXXXX";
+	int fd = mkstemp(path);
+	uint32_t la = p->frames[p->stack_off[0]], k;
+	struct ty_prof_sample s = {500, 3000, 5, 0, 0, TY_STATE_IO};
+	char *txt;
+
+	close(fd);
+	CHECK_STR(ty_profile_state_name(TY_STATE_LOCK), "lock");
+	CHECK_STR(ty_profile_state_name(99), "?");
+	CHECK(ty_profile_state_frame(TY_STATE_CPU) == NULL);
+	CHECK_INT(ty_profile_has_off_cpu(p), 0);
+	CHECK_INT(ty_profile_sample(p, &s), 0); /* stack 0: main -> a */
+	s.state = TY_STATE_SLEEP, s.period = 7000, s.time = 600;
+	CHECK_INT(ty_profile_sample(p, &s), 0);
+	s.state = TY_NSTATES;
+	CHECK_INT(ty_profile_sample(p, &s), -EINVAL);
+	CHECK_INT(ty_profile_has_off_cpu(p), 1);
+	ty_profile_state_weights(p, w);
+	CHECK_NEAR(w[TY_STATE_CPU], 100000, 1e-9);
+	CHECK_NEAR(w[TY_STATE_IO], 3000, 1e-9);
+	CHECK_NEAR(w[TY_STATE_SLEEP], 7000, 1e-9);
+	p->meta.off_cpu = TY_OFFCPU_WALL;
+	p->meta.off_cpu_limits = strdup("none, really");
+	txt = folded(p);
+	CHECK_STR(txt, "main 10000\n"
+		       "main;a 40000\n"
+		       "main;a;[off-CPU: I/O] 3000\n"
+		       "main;a;[off-CPU: sleeping] 7000\n"
+		       "main;a;b<&\"'> 50000\n");
+	free(txt);
+	CHECK_INT(ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_NAME, &f), 0);
+	CHECK_STR(f.rows[0].name, "a");
+	CHECK_NEAR(f.rows[0].self_weight, 50000, 1e-9);
+	CHECK_NEAR(f.rows[0].self_off, 10000, 1e-9);
+	ty_flat_release(&f);
+	CHECK_INT(ty_profile_flat(p, TY_BY_STATE, TY_SORT_SELF, &f), 0);
+	CHECK_INT(f.nrows, 3);
+	CHECK_STR(f.rows[0].name, "on-CPU");
+	CHECK_STR(f.rows[1].name, "sleeping");
+	CHECK_STR(f.rows[2].name, "I/O");
+	CHECK_NEAR(f.rows[2].self_off, 3000, 1e-9);
+	ty_flat_release(&f);
+	CHECK_INT(ty_tree_build(&t, p, NULL), 0);
+	for (k = 1; k < t.n && t.nodes[k].state != TY_STATE_SLEEP; k++)
+		;
+	CHECK(k < t.n);
+	if (k < t.n) {
+		CHECK_STR(t.nodes[k].name, "[off-CPU: sleeping]");
+		CHECK_STR(t.nodes[t.nodes[k].parent].name, "a");
+		CHECK_NEAR(t.nodes[t.nodes[k].parent].off, 10000, 1e-9);
+	}
+	ty_tree_release(&t);
+	CHECK_INT(ty_profile_write(p, path, &e), 0);
+	CHECK_INT(ty_profile_read(path, &q, &e), 0);
+	if (q) {
+		CHECK_INT(q->nsamples, 102);
+		CHECK_INT(q->samples[101].state, TY_STATE_SLEEP);
+		CHECK_INT(q->samples[101].stack, q->samples[100].stack);
+		CHECK_INT(q->meta.off_cpu, TY_OFFCPU_WALL);
+		CHECK_STR(q->meta.off_cpu_limits, "none, really");
+		ty_profile_keep(q, 0, 1);
+		CHECK_INT(q->nsamples, 2);
+		CHECK_NEAR(q->weight, 10000, 1e-9);
+		ty_profile_keep(q, 1, 0);
+		CHECK_INT(q->nsamples, 0);
+		ty_profile_free(q);
+	}
+	(void)la;
+	unlink(path);
+	ty_profile_free(p);
+}
+
+/* Switch records become off-CPU samples: a switch-out with its thread's
+ * next switch-in (records from two rings, in any order), the chain of the
+ * context-switch sample at that switch-out, else the thread's last on-CPU
+ * sample; preempted is runnable; a switch-out never followed by a
+ * switch-in (the end, or a lost record) is dropped. */
+static void
+test_collector_switches(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_record r;
+	uint64_t chain[2] = {0x5000, 0x6000};
+	size_t i, off = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = 7;
+	r.type = TY_REC_SAMPLE; /* on-CPU at 100 */
+	r.ip = 0x1000;
+	r.period = 50;
+	r.time = 100;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SWITCH; /* back in at 301 (another ring, drained first) */
+	r.out = 0, r.time = 301, r.cpu = 1;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SWITCH_SAMPLE; /* the chain at the switch-out */
+	r.time = 200, r.cpu = 0, r.nr = 2, r.chain = chain;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SWITCH;
+	r.nr = 0, r.chain = NULL;
+	r.out = 1, r.time = 201;
+	ty_collector_record(&r, c);
+	r.out = 1, r.preempt = 1, r.time = 400; /* preempted, back at 450 */
+	ty_collector_record(&r, c);
+	r.out = 0, r.preempt = 0, r.time = 450;
+	ty_collector_record(&r, c);
+	r.out = 1, r.time = 500; /* never back */
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_INT(p->nsamples, 3);
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		uint32_t n = p->stack_off[s->stack + 1] - p->stack_off[s->stack];
+		if (s->state == TY_STATE_CPU)
+			continue;
+		off++;
+		if (s->time == 201) {
+			CHECK_INT(s->period, 100);
+			CHECK_INT(s->state, TY_STATE_BLOCKED); /* no kernel names here */
+			CHECK_INT(n, 2);
+		} else {
+			CHECK_INT(s->time, 400);
+			CHECK_INT(s->period, 50);
+			CHECK_INT(s->state, TY_STATE_RUNNABLE);
+			CHECK_INT(n, 1); /* the on-CPU sample's stack */
+			CHECK_INT(s->stack, p->samples[0].stack);
+		}
+	}
+	CHECK_INT(off, 2);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
 	struct ty_profile *p = synthetic();
 
+	test_collector_switches();
+	test_off_cpu();
 	test_views(p);
 	test_roundtrip(p);
 	test_mappings();

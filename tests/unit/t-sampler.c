@@ -144,9 +144,55 @@ test_others(void)
 	CHECK(ty_sampler_max_rate() > 0);
 }
 
+/* PERF_RECORD_SWITCH: out or in, preempted or not, its thread, time and
+ * CPU from the sample_id trailer; a sample's PERF_SAMPLE_IDENTIFIER. */
+static void
+test_switch(void)
+{
+	static const struct ty_sampler_layout id_layout = {
+	    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+	    1,
+	};
+	unsigned char b[128];
+	size_t o = 8;
+	struct ty_record r;
+
+	o = put32x2(b, o, 40, 41); /* trailer: pid, tid */
+	o = put64(b, o, 5000);	   /* time */
+	o = put32x2(b, o, 1, 0);   /* cpu */
+	header(b, PERF_RECORD_SWITCH,
+	       PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, o);
+	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
+	CHECK_INT(r.type, TY_REC_SWITCH);
+	CHECK_INT(r.out, 1);
+	CHECK_INT(r.preempt, 1);
+	CHECK_INT(r.tid, 41);
+	CHECK_INT(r.time, 5000);
+	CHECK_INT(r.cpu, 1);
+	header(b, PERF_RECORD_SWITCH, 0, o);
+	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
+	CHECK_INT(r.out, 0);
+	CHECK_INT(r.preempt, 0);
+	o = 8;
+	o = put64(b, o, 0xabc); /* identifier */
+	o = put64(b, o, 0x1234);
+	o = put32x2(b, o, 40, 41);
+	o = put64(b, o, 6000);
+	o = put32x2(b, o, 0, 0);
+	o = put64(b, o, 1);
+	header(b, PERF_RECORD_SAMPLE, 0, o);
+	CHECK_INT(ty_sampler_decode(b, o, &id_layout, &r), 0);
+	CHECK_INT(r.type, TY_REC_SAMPLE);
+	CHECK_INT(r.id, 0xabc);
+	CHECK_INT(r.ip, 0x1234);
+	CHECK_INT(r.time, 6000);
+}
+
 int
 main(void)
 {
+	test_switch();
 	test_sample();
 	test_mmap2();
 	test_others();

@@ -1,0 +1,112 @@
+#!/bin/sh
+# offcpu.sh - the figures of record --off-cpu and --wall (BENCHMARKS.md):
+# 1. shares: a program that computes 40% of its wall time, sleeps 35% and
+#    blocks 25% on a pipe, recorded with --wall: each share against the
+#    program's own clock, as root and (when runuser and nobody exist) as an
+#    unprivileged user (user space only: the waits as one share).
+# 2. overhead: two threads ping-ponging on pipes (~100,000 switches/s here),
+#    unprofiled vs tachy record --off-cpu (-g and not) vs perf record -e
+#    context-switches -g (every switch: -c 1, as tachy; and perf's default
+#    rate), interleaved in one tachy run (RUNS rounds); wall and CPU ratios.
+# 3. make: a --wall profile of make -j2 on 20 C files: where make and the
+#    compiler drivers wait.
+set -u
+cd "$(dirname "$0")/.."
+TOP=$(pwd)
+T="$TOP/tachy"
+RUNS=${RUNS:-7}
+ROUNDS=${ROUNDS:-100000}
+WORK=${WORK:-1200}
+out="$TOP/bench/out/offcpu"
+mkdir -p "$out"
+[ -x "$T" ] || { echo "offcpu: build tachy first (make)"; exit 1; }
+cc -O2 -fno-omit-frame-pointer -o "$out/mix" tests/data/offcpu-mix.c || exit 1
+cc -O2 -pthread -fno-omit-frame-pointer -o "$out/pingpong" bench/pingpong.c || exit 1
+
+shares() { # LABEL [runuser -u nobody --]
+	label=$1
+	shift
+	"$@" "$T" record --wall -g -q -o "$out/mix-$label.prof" -- "$out/mix" 100 > "$out/mix-$label.txt" || return 1
+	"$@" "$T" report --by state "$out/mix-$label.prof" > "$out/mix-$label.report" || return 1
+	python3 - "$out/mix-$label.txt" "$out/mix-$label.report" "$label" <<'PY'
+import re, sys
+own = {k: float(v) for k, v in re.findall(r'(\w+) ([0-9.]+)%', open(sys.argv[1]).read())}
+rep = open(sys.argv[2]).read()
+st = {k: float(v) for k, v in re.findall(r'(on-CPU|sleeping|I/O|lock|runnable|blocked) [0-9.]+ s \(([0-9.]+)%\)', rep)}
+print(f"shares ({sys.argv[3]}): own clock compute {own['compute']:.1f}% sleep {own['sleep']:.1f}% pipe {own['pipe']:.1f}%")
+print(f"  profile: " + ', '.join(f"{k} {v:.1f}%" for k, v in st.items()))
+c = st.get('on-CPU', 0) + st.get('runnable', 0)
+print(f"  compute vs on-CPU+runnable: {c - own['compute']:+.1f} points")
+if 'Limits:' in rep:
+    w = st.get('blocked', 0)
+    print(f"  sleep+pipe vs blocked: {w - own['sleep'] - own['pipe']:+.1f} points (user space only)")
+else:
+    print(f"  sleep vs sleeping: {st.get('sleeping', 0) - own['sleep']:+.1f} points; pipe vs I/O: {st.get('I/O', 0) - own['pipe']:+.1f} points")
+PY
+}
+
+shares root
+if command -v runuser >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	chmod 755 "$out" "$out/mix"
+	chown nobody "$out"
+	shares nobody runuser -u nobody --
+fi
+
+have_perf=0
+perf record -q -e context-switches -c 1 -o "$out/probe.data" true >/dev/null 2>&1 && have_perf=1
+pp="$out/pingpong $ROUNDS $WORK"
+"$out/pingpong" "$ROUNDS" "$WORK"
+set -- -n unprofiled "$pp" \
+	-n tachy-off-cpu-g "$T record -q --off-cpu -g -o $out/pp1.prof -- $pp" \
+	-n tachy-off-cpu "$T record -q --off-cpu -o $out/pp2.prof -- $pp"
+if [ $have_perf = 1 ]; then
+	set -- "$@" -n perf-cs-c1-g "perf record -q -e context-switches -c 1 -g -o $out/pp1.data -- $pp" \
+		-n perf-cs-g "perf record -q -e context-switches -g -o $out/pp2.data -- $pp"
+else
+	echo "offcpu: perf record -e context-switches does not work here: perf rows skipped"
+fi
+"$T" run -r "$RUNS" -w 1 --style none --export-json "$out/pingpong.json" "$@" >/dev/null 2>&1 || exit 1
+python3 - "$out/pingpong.json" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+res = {r['tachy']['name']: r for r in d['results']}
+base = res['unprofiled']
+def wall(r): return statistics.median(x['wall_ns'] for x in r['tachy']['runs'])
+def cpu(r): return statistics.median(x['user_ns'] + x['system_ns'] for x in r['tachy']['runs'])
+def rng(r): 
+    w = sorted(x['wall_ns'] / wall(base) for x in r['tachy']['runs'])
+    return f"{w[0]:.2f}-{w[-1]:.2f}"
+print(f"pingpong: unprofiled median wall {wall(base)/1e9:.3f} s, CPU {cpu(base)/1e9:.3f} s")
+print(f"  {'command':<20} {'wall ratio':>10} {'range':>10} {'CPU ratio':>10}")
+for name, r in res.items():
+    if name != 'unprofiled':
+        print(f"  {name:<20} {wall(r)/wall(base):>9.3f}x {rng(r):>10} {cpu(r)/cpu(base):>9.3f}x")
+PY
+"$T" report "$out/pp1.prof" | sed -n 2p
+
+# make -j2 on 20 C files
+src="$out/make20"
+rm -rf "$src"
+mkdir -p "$src"
+i=1
+while [ $i -le 20 ]; do
+	{
+		echo "#include <stdio.h>"
+		j=0
+		while [ $j -lt 60 ]; do
+			echo "static int f${j}(int x) { int s = 0; for (int k = 0; k < x; k++) s += k * $j; return s; }"
+			j=$((j + 1))
+		done
+		echo "int file$i(void) { return f1(3) + f59($i); }"
+	} > "$src/f$i.c"
+	i=$((i + 1))
+done
+printf 'OBJS = %s\nall: $(OBJS)\n%%.o: %%.c\n\tcc -O2 -c -o $@ $<\n' \
+	"$(i=1; while [ $i -le 20 ]; do printf 'f%d.o ' $i; i=$((i + 1)); done)" > "$src/Makefile"
+"$T" record --wall -g -q -o "$out/make.prof" -- make -s -j2 -C "$src" || exit 1
+echo "make -j2, 20 files: thread time by command and state"
+"$T" report --by state "$out/make.prof" | sed -n 2p
+"$T" report --by comm --limit 8 "$out/make.prof" | sed -n '/^ *%/,$p'
+echo "where make and the drivers wait (off-CPU, folded, largest first):"
+"$T" report --off-cpu --folded "$out/make.prof" | awk '{n=$NF; $NF=""; print n, $0}' | sort -rn | head -n 6 |
+	awk '{printf "  %8.3f s  ", $1 / 1e9; $1=""; s=$0; if (length(s) > 150) s="..." substr(s, length(s) - 147); print s}'

@@ -1,0 +1,616 @@
+/* profile-file.c - the profile's self-contained file format: writing and
+ * reading (bounds-checked, every index validated). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachy/array.h"
+#include "tachy/outfile.h"
+#include "tachy/profile.h"
+
+enum {
+	SEC_META = 1,
+	SEC_STRINGS,
+	SEC_FUNCS,
+	SEC_LOCS,
+	SEC_STACKS,
+	SEC_THREADS,
+	SEC_SAMPLES,
+	SEC_MAPS,
+	SEC_LINES,
+	SEC_END = 0x454e44
+}; /* SEC_MAPS and SEC_LINES are optional (added later) */
+
+static const char *const sec_names[] = {"?",	  "meta",    "strings", "functions", "locations",
+					"stacks", "threads", "samples", "mappings",  "lines"};
+
+struct buf {
+	unsigned char *p;
+	size_t n, cap;
+	int err;
+};
+
+static void
+put(struct buf *b, const void *v, size_t n)
+{
+	if (b->err || ty_array_grow(&b->p, 1, b->n + n, &b->cap) < 0) {
+		b->err = 1;
+		return;
+	}
+	memcpy(b->p + b->n, v, n);
+	b->n += n;
+}
+
+static void
+put32(struct buf *b, uint32_t v)
+{
+	unsigned char x[4] = {v, v >> 8, v >> 16, v >> 24};
+	put(b, x, 4);
+}
+
+static void
+put64(struct buf *b, uint64_t v)
+{
+	put32(b, (uint32_t)v);
+	put32(b, (uint32_t)(v >> 32));
+}
+
+static void
+putstr(struct buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	put32(b, (uint32_t)n);
+	put(b, s, n);
+}
+
+static void
+putkv(struct buf *b, const char *k, const char *v)
+{
+	putstr(b, k);
+	putstr(b, v);
+}
+
+static void
+putku(struct buf *b, const char *k, uint64_t v)
+{
+	char s[32];
+	snprintf(s, sizeof(s), "%" PRIu64, v);
+	putkv(b, k, s);
+}
+
+static void
+section(struct buf *out, uint32_t tag, struct buf *b)
+{
+	put32(out, tag);
+	put32(out, 0);
+	put64(out, b->n);
+	put(out, b->p, b->n);
+	if (b->err)
+		out->err = 1;
+	b->n = 0;
+}
+
+static void
+encode(const struct ty_profile *p, struct buf *out)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	struct buf b = {0};
+	size_t i;
+
+	put(out, TY_PROFILE_MAGIC, 8);
+	put32(out, TY_PROFILE_VERSION);
+	put32(out, 0);
+	put32(&b, m->off_cpu_limits ? 19 : 18);
+	putkv(&b, "event", m->event ? m->event : "");
+	putkv(&b, "command", m->command ? m->command : "");
+	putku(&b, "use_freq", (uint64_t)m->use_freq);
+	putku(&b, "rate", m->rate);
+	putku(&b, "callchain", (uint64_t)m->callchain);
+	putku(&b, "period_ns", (uint64_t)m->period_ns);
+	putku(&b, "lost", m->lost);
+	putku(&b, "throttled", m->throttled);
+	putku(&b, "unthrottled", m->unthrottled);
+	putku(&b, "profiler_cpu_ns", m->profiler_cpu_ns);
+	putku(&b, "workload_cpu_ns", m->workload_cpu_ns);
+	putku(&b, "wall_ns", m->wall_ns);
+	putku(&b, "samples", p->nsamples);
+	putku(&b, "workload_sys_ns", m->workload_sys_ns);
+	putku(&b, "user_only", (uint64_t)m->user_only);
+	putku(&b, "kernel_refused", (uint64_t)m->kernel_refused);
+	putku(&b, "processes", m->processes);
+	putku(&b, "off_cpu", (uint64_t)m->off_cpu);
+	if (m->off_cpu_limits)
+		putkv(&b, "off_cpu_limits", m->off_cpu_limits);
+	section(out, SEC_META, &b);
+	put32(&b, p->nstrings);
+	for (i = 0; i < p->nstrings; i++)
+		putstr(&b, p->strings[i]);
+	section(out, SEC_STRINGS, &b);
+	put32(&b, p->nfuncs);
+	for (i = 0; i < p->nfuncs; i++)
+		put32(&b, p->funcs[i].name), put32(&b, p->funcs[i].dso);
+	section(out, SEC_FUNCS, &b);
+	put32(&b, p->nlocs);
+	for (i = 0; i < p->nlocs; i++)
+		put64(&b, p->locs[i].addr), put32(&b, p->locs[i].func);
+	section(out, SEC_LOCS, &b);
+	put32(&b, p->nstacks);
+	for (i = 0; i < p->nstacks; i++) {
+		uint32_t j, n = p->stack_off[i + 1] - p->stack_off[i];
+		put32(&b, n);
+		for (j = 0; j < n; j++)
+			put32(&b, p->frames[p->stack_off[i] + j]);
+	}
+	section(out, SEC_STACKS, &b);
+	put32(&b, p->nthreads);
+	for (i = 0; i < p->nthreads; i++)
+		put32(&b, p->threads[i].pid), put32(&b, p->threads[i].tid),
+		    put32(&b, p->threads[i].comm);
+	section(out, SEC_THREADS, &b);
+	if (p->nmaps) {
+		put32(&b, p->nmaps);
+		for (i = 0; i < p->nmaps; i++)
+			put32(&b, p->maps[i].dso), put32(&b, p->maps[i].build_id),
+			    put64(&b, p->maps[i].start), put64(&b, p->maps[i].limit),
+			    put64(&b, p->maps[i].offset);
+		section(out, SEC_MAPS, &b);
+	}
+	for (i = 0; i < p->nlocs && p->locs[i].line == TY_NONE; i++)
+		;
+	if (i < p->nlocs) { /* one string index per location, TY_NONE: none */
+		put32(&b, p->nlocs);
+		for (i = 0; i < p->nlocs; i++)
+			put32(&b, p->locs[i].line);
+		section(out, SEC_LINES, &b);
+	}
+	put64(&b, p->nsamples);
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		put64(&b, s->time), put64(&b, s->period);
+		put32(&b, s->tid), put32(&b, s->cpu), put32(&b, s->stack);
+		put32(&b, s->state);
+	}
+	section(out, SEC_SAMPLES, &b);
+	section(out, SEC_END, &b);
+	free(b.p);
+}
+
+int
+ty_profile_write_fp(const struct ty_profile *p, FILE *out, const char *path, struct ty_error *e)
+{
+	struct buf b = {0};
+
+	encode(p, &b);
+	if (b.err) {
+		free(b.p);
+		return ty_error_set(e, -ENOMEM, "cannot write '%s': out of memory", path);
+	}
+	fwrite(b.p, 1, b.n, out);
+	free(b.p);
+	return 0;
+}
+
+int
+ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e)
+{
+	struct ty_outfile of;
+	struct buf b = {0};
+	int r;
+
+	encode(p, &b);
+	if (b.err) {
+		free(b.p);
+		return ty_error_set(e, -ENOMEM, "cannot write '%s': out of memory", path);
+	}
+	if ((r = ty_outfile_open(&of, path, e)) < 0) {
+		free(b.p);
+		return r;
+	}
+	fwrite(b.p, 1, b.n, of.fp);
+	free(b.p);
+	return ty_outfile_commit(&of, e);
+}
+
+/* Reading: a bounds-checked cursor; the first problem wins. */
+struct rd {
+	const unsigned char *p, *end;
+	const char *what; /* the section being read */
+	int bad;
+	uint32_t version;
+};
+
+static uint32_t
+get32(struct rd *r)
+{
+	uint32_t v;
+
+	if (r->bad || r->end - r->p < 4) {
+		r->bad = 1;
+		return 0;
+	}
+	v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+	    (uint32_t)r->p[3] << 24;
+	r->p += 4;
+	return v;
+}
+
+static uint64_t
+get64(struct rd *r)
+{
+	uint64_t lo = get32(r);
+	return lo | (uint64_t)get32(r) << 32;
+}
+
+static char *
+getstr(struct rd *r)
+{
+	uint32_t n = get32(r);
+	char *s;
+
+	if (r->bad || (size_t)(r->end - r->p) < n || memchr(r->p, '\0', n)) {
+		r->bad = 1;
+		return NULL;
+	}
+	if (!(s = malloc(n + 1))) {
+		r->bad = 2;
+		return NULL;
+	}
+	memcpy(s, r->p, n);
+	s[n] = '\0';
+	r->p += n;
+	return s;
+}
+
+/* A count of items of at least MIN bytes each that must fit in the section. */
+static int
+count_ok(struct rd *r, uint64_t n, size_t min)
+{
+	if (r->bad || n >= TY_NONE || n > (uint64_t)(r->end - r->p) / min) {
+		r->bad = r->bad ? r->bad : 1;
+		return 0;
+	}
+	return 1;
+}
+
+static void
+read_meta(struct rd *r, struct ty_profile *p)
+{
+	uint32_t n = get32(r), i;
+	struct ty_prof_meta *m = &p->meta;
+
+	if (!count_ok(r, n, 8))
+		return;
+	for (i = 0; i < n && !r->bad; i++) {
+		char *k = getstr(r), *v = getstr(r);
+		uint64_t u = v ? strtoull(v, NULL, 10) : 0;
+		if (!k || !v) {
+		} else if (strcmp(k, "event") == 0 && !m->event) {
+			m->event = v, v = NULL;
+		} else if (strcmp(k, "command") == 0 && !m->command) {
+			m->command = v, v = NULL;
+		} else if (strcmp(k, "use_freq") == 0) {
+			m->use_freq = u != 0;
+		} else if (strcmp(k, "rate") == 0) {
+			m->rate = u;
+		} else if (strcmp(k, "callchain") == 0) {
+			m->callchain = u != 0;
+		} else if (strcmp(k, "period_ns") == 0) {
+			m->period_ns = u != 0;
+		} else if (strcmp(k, "lost") == 0) {
+			m->lost = u;
+		} else if (strcmp(k, "throttled") == 0) {
+			m->throttled = u;
+		} else if (strcmp(k, "unthrottled") == 0) {
+			m->unthrottled = u;
+		} else if (strcmp(k, "profiler_cpu_ns") == 0) {
+			m->profiler_cpu_ns = u;
+		} else if (strcmp(k, "workload_cpu_ns") == 0) {
+			m->workload_cpu_ns = u;
+		} else if (strcmp(k, "wall_ns") == 0) {
+			m->wall_ns = u;
+		} else if (strcmp(k, "workload_sys_ns") == 0) {
+			m->workload_sys_ns = u;
+		} else if (strcmp(k, "user_only") == 0) {
+			m->user_only = u != 0;
+		} else if (strcmp(k, "kernel_refused") == 0) {
+			m->kernel_refused = u != 0;
+		} else if (strcmp(k, "processes") == 0) {
+			m->processes = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		} else if (strcmp(k, "off_cpu") == 0) {
+			m->off_cpu = u <= TY_OFFCPU_WALL ? (int)u : TY_OFFCPU_NONE;
+		} else if (strcmp(k, "off_cpu_limits") == 0 && !m->off_cpu_limits) {
+			m->off_cpu_limits = v, v = NULL;
+		}
+		free(k);
+		free(v);
+	}
+}
+
+static void
+read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
+{
+	uint64_t n, i;
+
+	switch (tag) {
+	case SEC_META:
+		read_meta(r, p);
+		break;
+	case SEC_STRINGS:
+		if (!count_ok(r, n = get32(r), 4) ||
+		    !(p->strings = calloc(n ? n : 1, sizeof(char *)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n && !r->bad; i++, p->nstrings++)
+			p->strings[i] = getstr(r);
+		if (r->bad && p->nstrings && !p->strings[p->nstrings - 1])
+			p->nstrings--;
+		break;
+	case SEC_FUNCS:
+		if (!count_ok(r, n = get32(r), 8) || !(p->funcs = calloc(n ? n : 1, 8))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->funcs[i].name = get32(r), p->funcs[i].dso = get32(r);
+		p->nfuncs = (uint32_t)n;
+		break;
+	case SEC_LOCS:
+		if (!count_ok(r, n = get32(r), 12) ||
+		    !(p->locs = calloc(n ? n : 1, sizeof(*p->locs)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->locs[i].addr = get64(r), p->locs[i].func = get32(r),
+			p->locs[i].line = TY_NONE;
+		p->nlocs = (uint32_t)n;
+		break;
+	case SEC_LINES: /* after the locations */
+		if (!count_ok(r, n = get32(r), 4) || n != p->nlocs) {
+			r->bad = r->bad ? r->bad : 1;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->locs[i].line = get32(r);
+		break;
+	case SEC_THREADS:
+		if (!count_ok(r, n = get32(r), 12) ||
+		    !(p->threads = calloc(n ? n : 1, sizeof(*p->threads)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->threads[i].pid = get32(r), p->threads[i].tid = get32(r),
+			p->threads[i].comm = get32(r);
+		p->nthreads = (uint32_t)n;
+		break;
+	case SEC_MAPS:
+		if (!count_ok(r, n = get32(r), 32) ||
+		    !(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			p->maps[i].dso = get32(r), p->maps[i].build_id = get32(r);
+			p->maps[i].start = get64(r), p->maps[i].limit = get64(r);
+			p->maps[i].offset = get64(r);
+		}
+		p->nmaps = (uint32_t)n;
+		break;
+	case SEC_SAMPLES:
+		if (!count_ok(r, n = get64(r), r->version >= 2 ? 32 : 28) ||
+		    !(p->samples = malloc((n ? n : 1) * sizeof(*p->samples)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			struct ty_prof_sample *s = &p->samples[i];
+			s->time = get64(r), s->period = get64(r);
+			s->tid = get32(r), s->cpu = get32(r), s->stack = get32(r);
+			s->state = r->version >= 2 ? get32(r) : TY_STATE_CPU;
+			if (s->state >= TY_NSTATES)
+				r->bad = 1;
+			p->weight += (double)s->period;
+		}
+		p->nsamples = n;
+		break;
+	}
+}
+
+static void
+read_stacks(struct rd *r, struct ty_profile *p)
+{
+	uint32_t n = get32(r), i, j, d;
+	const unsigned char *start;
+
+	if (!count_ok(r, n, 4))
+		return;
+	/* First pass: count frames, so both arrays are allocated once. */
+	start = r->p;
+	for (i = 0; i < n && !r->bad; i++) {
+		d = get32(r);
+		if (!count_ok(r, d, 4))
+			return;
+		r->p += 4 * (size_t)d;
+		p->nframes += d;
+	}
+	if (r->bad || p->nframes >= TY_NONE ||
+	    !(p->stack_off = realloc(p->stack_off, (n + 1) * 4)) ||
+	    !(p->frames = malloc((p->nframes ? p->nframes : 1) * 4))) {
+		r->bad = r->bad ? r->bad : 2;
+		p->nframes = 0;
+		return;
+	}
+	r->p = start;
+	p->stack_off[0] = 0;
+	for (i = 0; i < n; i++) {
+		d = get32(r);
+		for (j = 0; j < d; j++)
+			p->frames[p->stack_off[i] + j] = get32(r);
+		p->stack_off[i + 1] = p->stack_off[i] + d;
+	}
+	p->nstacks = n;
+}
+
+static int
+check_refs(const struct ty_profile *p, struct ty_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].name >= p->nstrings || p->funcs[i].dso >= p->nstrings)
+			return ty_error_set(e, -EINVAL, "function %zu names string %u of %u", i,
+					    p->funcs[i].name, p->nstrings);
+	for (i = 0; i < p->nlocs; i++)
+		if (p->locs[i].func >= p->nfuncs)
+			return ty_error_set(e, -EINVAL, "location %zu refers to function %u of %u",
+					    i, p->locs[i].func, p->nfuncs);
+		else if (p->locs[i].line != TY_NONE && p->locs[i].line >= p->nstrings)
+			return ty_error_set(e, -EINVAL, "location %zu names line string %u of %u",
+					    i, p->locs[i].line, p->nstrings);
+	for (i = 0; i < p->nframes; i++)
+		if (p->frames[i] >= p->nlocs)
+			return ty_error_set(e, -EINVAL, "a stack refers to location %u of %u",
+					    p->frames[i], p->nlocs);
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].comm >= p->nstrings)
+			return ty_error_set(e, -EINVAL, "thread %u names string %u of %u",
+					    p->threads[i].tid, p->threads[i].comm, p->nstrings);
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].dso >= p->nstrings ||
+		    (p->maps[i].build_id != TY_NONE && p->maps[i].build_id >= p->nstrings) ||
+		    p->maps[i].limit < p->maps[i].start)
+			return ty_error_set(e, -EINVAL, "mapping %zu is out of range", i);
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].stack >= p->nstacks)
+			return ty_error_set(e, -EINVAL, "sample %zu refers to stack %u of %u", i,
+					    p->samples[i].stack, p->nstacks);
+	return 0;
+}
+
+static int
+parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
+{
+	unsigned seen = 0;
+	uint32_t tag;
+	uint64_t len;
+
+	for (;;) {
+		if (r->end - r->p < 16)
+			return ty_error_set(e, -EINVAL,
+					    "truncated: the file ends before its END "
+					    "section");
+		tag = get32(r);
+		get32(r);
+		len = get64(r);
+		if (len > (uint64_t)(r->end - r->p))
+			return ty_error_set(
+			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
+			    tag <= SEC_LINES ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
+		if (tag == SEC_END)
+			break;
+		if (tag >= 1 && tag <= SEC_LINES) {
+			struct rd s = {r->p, r->p + len, sec_names[tag], 0, r->version};
+			if (seen & (1u << tag))
+				return ty_error_set(e, -EINVAL, "section %s appears twice",
+						    sec_names[tag]);
+			seen |= 1u << tag;
+			if (tag == SEC_STACKS)
+				read_stacks(&s, p);
+			else
+				read_section(&s, tag, p);
+			if (s.bad == 2)
+				return ty_error_set(e, -ENOMEM, "out of memory");
+			if (s.bad || s.p != s.end)
+				return ty_error_set(e, -EINVAL, "corrupt %s section", s.what);
+		}
+		r->p += len; /* unknown sections are skipped: newer minor additions */
+	}
+	if ((seen & 0xfe) != 0xfe)
+		return ty_error_set(e, -EINVAL, "a required section is missing");
+	return check_refs(p, e);
+}
+
+int
+ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty_error *e)
+{
+	struct rd r = {buf, (const unsigned char *)buf + len, "header", 0, 0};
+	struct ty_profile *p;
+	uint32_t version;
+	int ret;
+
+	*out = NULL;
+	if (len < 16 || memcmp(buf, TY_PROFILE_MAGIC, 8) != 0)
+		return ty_error_set(e, -EINVAL, "not a tachy profile (no TACHYPRF magic)");
+	r.p += 8;
+	version = get32(&r);
+	get32(&r);
+	if (version < TY_PROFILE_VERSION_MIN || version > TY_PROFILE_VERSION)
+		return ty_error_set(e, -EINVAL,
+				    "profile format version %u is not supported "
+				    "(this tachy reads versions %d to %d)",
+				    version, TY_PROFILE_VERSION_MIN, TY_PROFILE_VERSION);
+	r.version = version;
+	if (!(p = ty_profile_new()))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	free(p->stack_off);
+	p->stack_off = NULL;
+	if ((ret = parse_sections(&r, p, e)) < 0) {
+		if (!p->stack_off)
+			p->stack_off = calloc(1, 4);
+		ty_profile_free(p);
+		return ret;
+	}
+	if (!p->stack_off && !(p->stack_off = calloc(1, 4))) {
+		ty_profile_free(p);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	p->cap_strings = p->nstrings;
+	p->cap_funcs = p->nfuncs;
+	p->cap_locs = p->nlocs;
+	p->cap_stacks = p->nstacks + 1;
+	p->cap_frames = p->nframes;
+	p->cap_threads = p->nthreads;
+	p->cap_samples = p->nsamples;
+	*out = p;
+	return 0;
+}
+
+int
+ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int ret;
+
+	*out = NULL;
+	if (!fp)
+		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
+	do {
+		if (ty_array_grow(&buf, 1, len + 65536, &cap) < 0) {
+			ret = ty_error_set(e, -ENOMEM, "cannot read '%s': out of memory", path);
+			goto out;
+		}
+		n = fread(buf + len, 1, cap - len, fp);
+		len += n;
+	} while (n > 0);
+	if (ferror(fp)) {
+		ret = ty_error_set(e, -EIO, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ret = ty_profile_parse(buf, len, out, e);
+	if (ret < 0) {
+		char msg[TY_ERROR_MAX];
+		snprintf(msg, sizeof(msg), "%s", e ? e->msg : "");
+		ty_error_set(e, ret, "%s: %s", path, msg);
+	}
+out:
+	free(buf);
+	if (fp != stdin)
+		fclose(fp);
+	return ret;
+}
