@@ -85,7 +85,8 @@ tell_once(struct counters_cli *cc)
 	size_t i, j;
 
 	while (ty_counters_note(&cc->set, &msg))
-		cli_warn("%s", msg);
+		if (!cc->quiet)
+			cli_warn("%s", msg);
 	if (cc->set.off)
 		return;
 	for (i = 0; i < cc->set.n; i++) {

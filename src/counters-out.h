@@ -16,6 +16,7 @@ struct counters_cli {
 	int replace;		     /* -e LIST given without '+': no defaults */
 	int add;		     /* -e +LIST given */
 	int perf_stat;		     /* --perf-stat */
+	int quiet;		     /* --quiet: not the machine's notes (user-only counting) */
 	const char *csv_sep;	     /* -x SEP: perf stat's CSV layout */
 	struct ty_event_list user;   /* events named with -e */
 	struct ty_event_list events; /* what is counted */
