@@ -1413,6 +1413,7 @@ run_bench(struct bench *b)
 	ty_runner_init(&b->runner);
 	b->si = env_setup(&b->runner, &tick, b->o.quiet);
 	b->runner.o = b->o.ro;
+	b->o.counters.quiet = b->o.quiet;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;
 	if (b->o.have_cpus)

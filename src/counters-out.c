@@ -82,10 +82,13 @@ static void
 tell_once(struct counters_cli *cc)
 {
 	const char *msg;
+	unsigned note;
 	size_t i, j;
 
-	while (ty_counters_note(&cc->set, &msg))
-		cli_warn("%s", msg);
+	while ((note = ty_counters_note(&cc->set, &msg)))
+		/* perf stat says nothing of it: its ":u" labels do, and ours */
+		if (note != TY_COUNTERS_NOTE_USER_ONLY || !(cc->perf_stat || cc->quiet))
+			cli_warn("%s", msg);
 	if (cc->set.off)
 		return;
 	for (i = 0; i < cc->set.n; i++) {

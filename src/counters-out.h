@@ -16,6 +16,8 @@ struct counters_cli {
 	int replace;		     /* -e LIST given without '+': no defaults */
 	int add;		     /* -e +LIST given */
 	int perf_stat;		     /* --perf-stat */
+	int quiet;		     /* --quiet: the user-only fallback is not said (the
+					":u" labels say it), as under --perf-stat */
 	const char *csv_sep;	     /* -x SEP: perf stat's CSV layout */
 	struct ty_event_list user;   /* events named with -e */
 	struct ty_event_list events; /* what is counted */
