@@ -53,7 +53,7 @@ run() { # NAME COMMAND...
 	"$T" report --folded "$out/$name.prof" > "$out/$name.t.folded"
 	perf script -i "$out/$name.data" -F comm,ip,sym,dso 2>/dev/null > "$out/$name.p.script"
 	"$T" report "$out/$name.prof" > "$out/$name.t.flat"
-	perf report -i "$out/$name.data" --comms "$(comms "$name")" --no-children --sort sym --stdio \
+	perf report -i "$out/$name.data" --comms "$(comms "$name")" --no-children --sort dso,sym --stdio \
 		-q -g none --percentage relative 2>/dev/null > "$out/$name.p.flat"
 	python3 - "$out" "$name" <<'PY'
 import os, re, sys
@@ -89,26 +89,45 @@ pch = [([s for s, _ in f], c, u) for f, c, u in [(fr, c, u) for fr, c, u in pch]
 # perf's frames are (sym, dso) tuples reversed above; unmapped judged on dso
 tc, tu, tn = judge(tch)
 pc, pu, pn = judge(pch)
-def key(sym):  # one spelling for both tools: raw addresses as numbers, no C++ arguments
-    m = re.match(r"\[unknown\] 0x([0-9a-f]+) in ", sym) or re.match(r"^0x([0-9a-f]+)$", sym)
-    if m:
-        return "0x%x" % int(m.group(1), 16)
+def key(sym):  # one spelling for both tools: no C++ arguments
     return re.sub(r"\(.*\)( const)?$", "", sym)
+starts = {}  # tachy names code without symbols DSO+0xSTART (its FDE's range)
 def flat_t():
     rows = {}
     for l in open(f"{out}/{name}.t.flat"):
         p = l.split()
         if len(p) >= 8 and re.match(r"^[0-9.]+$", p[0]) and re.match(r"^[0-9.]+$", p[4]):
             k = key(" ".join(p[6:-1]))
+            m = re.match(r"^(.*)\+0x([0-9a-f]+)$", k)
+            if m:
+                starts.setdefault(m.group(1), []).append(int(m.group(2), 16))
             rows[k] = rows.get(k, 0) + float(p[0])
     return rows
-def flat_p():
+def base(dso, cache={}):  # perf's raw addresses are from the first segment of a non-PIE
+    if dso not in cache:
+        cache[dso] = 0
+        for d in ("/usr/bin", "/usr/lib/x86_64-linux-gnu", "/usr/lib/gcc/x86_64-linux-gnu/12"):
+            path = os.path.join(d, dso)
+            if os.path.exists(path):
+                import subprocess
+                ph = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout
+                v = [int(l.split()[2], 16) for l in ph.splitlines() if l.strip().startswith("LOAD")]
+                cache[dso] = min(v) if v else 0
+                break
+    return cache[dso]
+def flat_p():  # perf names such code per address: grouped into tachy's ranges
     rows = {}
     for l in open(f"{out}/{name}.p.flat"):
-        m = re.match(r"\s*([0-9.]+)%\s+\[[.k]\]\s+(.*?)\s*$", l)
-        if m:
-            k = key(m.group(2))
-            rows[k] = rows.get(k, 0) + float(m.group(1))
+        m = re.match(r"\s*([0-9.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*?)\s*$", l)
+        if not m:
+            continue
+        dso, sym = m.group(2), key(m.group(3))
+        a = re.match(r"^0x([0-9a-f]+)$", sym)
+        if a:
+            addr = int(a.group(1), 16) + base(dso)
+            st = [x for x in starts.get(dso, []) if x <= addr]
+            sym = f"{dso}+0x{max(st):x}" if st else sym
+        rows[sym] = rows.get(sym, 0) + float(m.group(1))
     return rows
 ft, fp = flat_t(), flat_p()
 top = sorted(fp.items(), key=lambda kv: -kv[1])[:5]

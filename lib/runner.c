@@ -96,14 +96,19 @@ split_error(const struct splitter *sp, const char *why)
 }
 
 static int
+needs_shell_hint(const struct splitter *sp, const char *what, const char *hint)
+{
+	char why[200];
+
+	snprintf(why, sizeof(why), "%s is shell syntax, and commands run without a shell: %s", what,
+		 hint);
+	return split_error(sp, why);
+}
+
+static int
 needs_shell(const struct splitter *sp, const char *what)
 {
-	char why[160];
-
-	snprintf(why, sizeof(why),
-		 "%s is shell syntax, and commands run without a shell: quote it or use --shell",
-		 what);
-	return split_error(sp, why);
+	return needs_shell_hint(sp, what, "quote it or use --shell");
 }
 
 static void
@@ -151,8 +156,7 @@ split_dquote(struct splitter *sp, const char **pp)
 			if (*++p == '\n')
 				continue;
 		} else if (*p == '$' || *p == '`') {
-			return needs_shell(sp, *p == '$' ? "'$' (an expansion)"
-							 : "'`' (a command substitution)");
+			return needs_shell(sp, *p == '$' ? "'$'" : "'`'");
 		}
 		put(sp, *p);
 	}
@@ -203,7 +207,7 @@ split_pass(struct splitter *sp)
 			if (line_ended)
 				return needs_shell(sp, "a line break between two commands");
 			if (c == '~')
-				return needs_shell(sp, "a leading '~' (the home directory)");
+				return needs_shell(sp, "'~'");
 			if (sp->words)
 				sp->words[sp->nw] = sp->out + sp->nb;
 			start = sp->nb;
@@ -233,17 +237,19 @@ split_pass(struct splitter *sp)
 			snprintf(what, sizeof(what), "'%c'", c);
 			return needs_shell(sp, what);
 		} else if (c == '$' || c == '`') {
-			return needs_shell(sp, c == '$' ? "'$' (an expansion)"
-							: "'`' (a command substitution)");
+			return needs_shell(sp, c == '$' ? "'$'" : "'`'");
 		} else if (c == '*' || c == '?' || (c == '[' && opens_pattern(p))) {
-			snprintf(what, sizeof(what), "'%c' (a file name pattern)", c);
+			snprintf(what, sizeof(what), "'%c'", c);
 			return needs_shell(sp, what);
 		} else {
 			/* NAME=... before any other word is an assignment. */
 			if (c == '=' && assign_ok && !quoted && name > 0 &&
-			    name == (int)(sp->nb - start))
-				return needs_shell(sp,
-						   "an assignment (NAME=value) as the first word");
+			    name == (int)(sp->nb - start)) {
+				snprintf(what, sizeof(what), "'%.*s", 40, raw);
+				what[strcspn(what + 1, " \t\n") + 1] = '\0';
+				strcat(what, "'");
+				return needs_shell_hint(sp, what, "run it with env or use --shell");
+			}
 			if (!quoted && name == (int)(sp->nb - start) &&
 			    (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 			     (name > 0 && c >= '0' && c <= '9')))

@@ -154,8 +154,10 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 	m.tags = tags;
 	if (!machine && (envj = this_machine(files, n, &si)))
 		m.env_json = envj, m.env_machine = si.hostname;
-	if ((st = open_store(db, 1, &h)))
+	if ((st = open_store(db, 1, &h))) {
+		free(envj);
 		return st;
+	}
 	rc = ty_history_add(h, &m, files, n, &added, &e);
 	free(envj);
 	if (rc == 0 && !quiet)

@@ -131,6 +131,32 @@ check_chain(int n, const char *want)
 	CHECK_INT(unmapped, 0);
 }
 
+/* The PLT's FDE carries the standard expression: a PLT rule, and the CFA
+ * it gives depends on where in its 16-byte entry the pc is. */
+static void
+plt_rows(const struct ty_unwind_table *t, const unsigned char *img, size_t len)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	const char *names = (const char *)img + sh[eh->e_shstrndx].sh_offset;
+	const struct ty_unwind_row *row;
+	int i, found = 0;
+
+	if (eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > len)
+		return;
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (strcmp(names + sh[i].sh_name, ".plt") != 0)
+			continue;
+		found = 1;
+		/* The second entry (the first is PLT0) */
+		row = ty_unwind_table_find(t, sh[i].sh_addr + 16 + 4);
+		CHECK(row && row->cfa_kind == TY_CFA_PLT && row->cfa_reg == 7);
+		if (row)
+			CHECK(row->cfa_off == 8 && row->plt_arg >= 10 && row->plt_arg <= 11);
+	}
+	CHECK(found);
+}
+
 /* Damaged copies of a real table: bytes of .eh_frame changed at random
  * (a fixed seed), built and looked up: never a crash. */
 static void
@@ -153,6 +179,7 @@ damaged(const char *path)
 	close(fd);
 	CHECK_INT(ty_unwind_table_build(img, (size_t)st.st_size, &t, &e), 0);
 	CHECK(ty_unwind_table_rows(t) > 10);
+	plt_rows(t, img, (size_t)st.st_size);
 	ty_unwind_table_free(t);
 	for (round = 0; round < 300; round++) {
 		unsigned char *copy = malloc((size_t)st.st_size);
