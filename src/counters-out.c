@@ -82,10 +82,12 @@ static void
 tell_once(struct counters_cli *cc)
 {
 	const char *msg;
+	unsigned note;
 	size_t i, j;
 
-	while (ty_counters_note(&cc->set, &msg))
-		if (!cc->quiet)
+	while ((note = ty_counters_note(&cc->set, &msg)))
+		/* perf stat says nothing of user-only counting: its ":u" labels do, and ours */
+		if (!cc->quiet && (note != TY_COUNTERS_NOTE_USER_ONLY || !cc->perf_stat))
 			cli_warn("%s", msg);
 	if (cc->set.off)
 		return;
