@@ -1133,7 +1133,9 @@ fold_node(const struct ty_tree *t, uint32_t i, struct fold *f)
 			if (ty_array_grow(&f->lines, sizeof(*f->lines), f->n + 1, &f->lcap) < 0 ||
 			    !(f->lines[f->n].s = strndup(f->path, f->len)))
 				return -ENOMEM;
-			f->lines[f->n++].n = f->weights ? (uint64_t)(nd->self + 0.5) : nd->self_n;
+			f->lines[f->n++].n = !f->weights	 ? nd->self_n
+					     : nd->self < 0x1p64 ? (uint64_t)(nd->self + 0.5)
+								 : UINT64_MAX;
 		}
 	}
 	for (k = t->nodes[i].child; k != TY_NONE; k = t->nodes[k].sibling)

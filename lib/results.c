@@ -293,7 +293,7 @@ warn_orders(struct ty_result *r, const double *x, size_t n, const struct ty_summ
 static void
 warn_drift(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s)
 {
-	double sx = 0, sxx = 0, sxy = 0, syy = 0, mx, b, rr, t, p, change;
+	double sxx = 0, sxy = 0, syy = 0, mx, b, rr, t, p, change;
 	size_t i;
 
 	if (n < 8 || !(s->mean > 0))
@@ -301,7 +301,6 @@ warn_drift(struct ty_result *r, const double *x, size_t n, const struct ty_summa
 	mx = (double)(n - 1) / 2;
 	for (i = 0; i < n; i++) {
 		double dx = (double)i - mx, dy = x[i] - s->mean;
-		sx += dx;
 		sxx += dx * dx;
 		sxy += dx * dy;
 		syy += dy * dy;
