@@ -314,6 +314,15 @@ reg_expr(struct state *st, int i, const unsigned char *p, size_t n)
 
 #define STACK_DEPTH 16
 
+/* A factored offset, V times the CIE's data alignment, as a wrapping product:
+ * a damaged table gives a wrong offset (which the unwinder's bounded reads
+ * refuse), never an overflow. */
+static int64_t
+factored(uint64_t v, int64_t align)
+{
+	return (int64_t)(v * (uint64_t)align);
+}
+
 /* Run the CFA instructions [P, END) from location *LOC, emitting a row at
  * each advance (FDE programs; INIT is the state after the CIE's). A CIE
  * program (T NULL) only sets ST. Returns 0, or -ENOMEM. Bad or unknown
@@ -336,7 +345,7 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 		if (hi == 0x40) {
 			adv = lo * c->code_align, has_adv = 1;
 		} else if (hi == 0x80) {
-			off = (int64_t)rd_uleb(&r) * c->data_align;
+			off = factored(rd_uleb(&r), c->data_align);
 			if ((i = slot_of(lo, c->ra_reg)) >= 0)
 				st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
 		} else if (hi == 0xc0) {
@@ -370,7 +379,7 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 				break;
 			case 0x05: /* offset_extended */
 				reg = rd_uleb(&r);
-				off = (int64_t)rd_uleb(&r) * c->data_align;
+				off = factored(rd_uleb(&r), c->data_align);
 				if ((i = slot_of(reg, c->ra_reg)) >= 0)
 					st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
 				break;
@@ -445,27 +454,27 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 			}
 			case 0x11: /* offset_extended_sf */
 				reg = rd_uleb(&r);
-				off = rd_sleb(&r) * c->data_align;
+				off = factored((uint64_t)rd_sleb(&r), c->data_align);
 				if ((i = slot_of(reg, c->ra_reg)) >= 0)
 					st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
 				break;
 			case 0x12: /* def_cfa_sf */
 				st->cfa_reg = (uint8_t)rd_uleb(&r);
-				st->cfa_off = rd_sleb(&r) * c->data_align;
+				st->cfa_off = factored((uint64_t)rd_sleb(&r), c->data_align);
 				st->cfa_kind = st->cfa_reg < DW_NREGS ? TY_CFA_REG : TY_CFA_NONE;
 				break;
 			case 0x13: /* def_cfa_offset_sf */
-				st->cfa_off = rd_sleb(&r) * c->data_align;
+				st->cfa_off = factored((uint64_t)rd_sleb(&r), c->data_align);
 				break;
 			case 0x14: /* val_offset */
 				reg = rd_uleb(&r);
-				off = (int64_t)rd_uleb(&r) * c->data_align;
+				off = factored(rd_uleb(&r), c->data_align);
 				if ((i = slot_of(reg, c->ra_reg)) >= 0)
 					st->kind[i] = TY_RULE_VAL, st->off[i] = off;
 				break;
 			case 0x15: /* val_offset_sf */
 				reg = rd_uleb(&r);
-				off = rd_sleb(&r) * c->data_align;
+				off = factored((uint64_t)rd_sleb(&r), c->data_align);
 				if ((i = slot_of(reg, c->ra_reg)) >= 0)
 					st->kind[i] = TY_RULE_VAL, st->off[i] = off;
 				break;
@@ -474,7 +483,7 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 				break;
 			case 0x2f: /* GNU_negative_offset_extended */
 				reg = rd_uleb(&r);
-				off = -(int64_t)rd_uleb(&r) * c->data_align;
+				off = factored(0 - rd_uleb(&r), c->data_align);
 				if ((i = slot_of(reg, c->ra_reg)) >= 0)
 					st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
 				break;
