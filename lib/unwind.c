@@ -314,6 +314,27 @@ reg_expr(struct state *st, int i, const unsigned char *p, size_t n)
 
 #define STACK_DEPTH 16
 
+/* Register REG's rule becomes KIND with offset OFF (a register we do not
+ * track is ignored). */
+static void
+set_rule(struct state *st, const struct cie *c, uint64_t reg, uint8_t kind, int64_t off)
+{
+	int i = slot_of(reg, c->ra_reg);
+
+	if (i >= 0)
+		st->kind[i] = kind, st->off[i] = off;
+}
+
+/* Register REG's rule goes back to the CIE's initial one (none without it). */
+static void
+restore_rule(struct state *st, const struct cie *c, uint64_t reg, const struct state *init)
+{
+	int i = slot_of(reg, c->ra_reg);
+
+	if (i >= 0 && init)
+		st->kind[i] = init->kind[i], st->off[i] = init->off[i];
+}
+
 /* A factored offset, V times the CIE's data alignment, as a wrapping product:
  * a damaged table gives a wrong offset (which the unwinder's bounded reads
  * refuse), never an overflow. */
@@ -339,18 +360,14 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 	while (r.p < r.end && !r.bad) {
 		uint8_t op = (uint8_t)rd_u(&r, 1), hi = op & 0xc0, lo = op & 0x3f;
 		uint64_t reg = 0, adv = 0;
-		int64_t off = 0;
 		int has_adv = 0;
 
 		if (hi == 0x40) {
 			adv = lo * c->code_align, has_adv = 1;
 		} else if (hi == 0x80) {
-			off = factored(rd_uleb(&r), c->data_align);
-			if ((i = slot_of(lo, c->ra_reg)) >= 0)
-				st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
+			set_rule(st, c, lo, TY_RULE_OFFSET, factored(rd_uleb(&r), c->data_align));
 		} else if (hi == 0xc0) {
-			if ((i = slot_of(lo, c->ra_reg)) >= 0 && init)
-				st->kind[i] = init->kind[i], st->off[i] = init->off[i];
+			restore_rule(st, c, lo, init);
 		} else {
 			switch (op) {
 			case 0x00: /* nop */
@@ -379,14 +396,12 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 				break;
 			case 0x05: /* offset_extended */
 				reg = rd_uleb(&r);
-				off = factored(rd_uleb(&r), c->data_align);
-				if ((i = slot_of(reg, c->ra_reg)) >= 0)
-					st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
+				set_rule(st, c, reg, TY_RULE_OFFSET,
+					 factored(rd_uleb(&r), c->data_align));
 				break;
 			case 0x06: /* restore_extended */
 				reg = rd_uleb(&r);
-				if ((i = slot_of(reg, c->ra_reg)) >= 0 && init)
-					st->kind[i] = init->kind[i], st->off[i] = init->off[i];
+				restore_rule(st, c, reg, init);
 				break;
 			case 0x07: /* undefined */
 				if ((i = slot_of(rd_uleb(&r), c->ra_reg)) >= 0)
@@ -454,9 +469,8 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 			}
 			case 0x11: /* offset_extended_sf */
 				reg = rd_uleb(&r);
-				off = factored((uint64_t)rd_sleb(&r), c->data_align);
-				if ((i = slot_of(reg, c->ra_reg)) >= 0)
-					st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
+				set_rule(st, c, reg, TY_RULE_OFFSET,
+					 factored((uint64_t)rd_sleb(&r), c->data_align));
 				break;
 			case 0x12: /* def_cfa_sf */
 				st->cfa_reg = (uint8_t)rd_uleb(&r);
@@ -468,24 +482,21 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 				break;
 			case 0x14: /* val_offset */
 				reg = rd_uleb(&r);
-				off = factored(rd_uleb(&r), c->data_align);
-				if ((i = slot_of(reg, c->ra_reg)) >= 0)
-					st->kind[i] = TY_RULE_VAL, st->off[i] = off;
+				set_rule(st, c, reg, TY_RULE_VAL,
+					 factored(rd_uleb(&r), c->data_align));
 				break;
 			case 0x15: /* val_offset_sf */
 				reg = rd_uleb(&r);
-				off = factored((uint64_t)rd_sleb(&r), c->data_align);
-				if ((i = slot_of(reg, c->ra_reg)) >= 0)
-					st->kind[i] = TY_RULE_VAL, st->off[i] = off;
+				set_rule(st, c, reg, TY_RULE_VAL,
+					 factored((uint64_t)rd_sleb(&r), c->data_align));
 				break;
 			case 0x2e: /* GNU_args_size */
 				rd_uleb(&r);
 				break;
 			case 0x2f: /* GNU_negative_offset_extended */
 				reg = rd_uleb(&r);
-				off = factored(0 - rd_uleb(&r), c->data_align);
-				if ((i = slot_of(reg, c->ra_reg)) >= 0)
-					st->kind[i] = TY_RULE_OFFSET, st->off[i] = off;
+				set_rule(st, c, reg, TY_RULE_OFFSET,
+					 factored(0 - rd_uleb(&r), c->data_align));
 				break;
 			default:
 				return 0; /* unknown: what follows cannot be trusted */
