@@ -40,6 +40,9 @@ struct reread {
 	int seen;	   /* sampled since the last read */
 };
 
+struct uwdiag; /* see "unwind diagnostics" */
+struct uwproc;
+
 struct ty_recorder {
 	struct ty_record_opts o;
 	struct ty_sampler *s;
@@ -84,10 +87,14 @@ struct ty_recorder {
 	struct reread *rr; /* processes sampled since the close */
 	size_t nrr, rrlast, rrcap;
 	int track_warned;
-	int watch_lost; /* the watcher lost records: forks may have been missed */
-	char *limits;	/* what off-CPU recording is missing here */
-	char *pname;	/* attached: "-p PID (comm)" */
-	pid_t *tids;	/* attached: the threads it has */
+	int watch_lost;	   /* the watcher lost records: forks may have been missed */
+	char *limits;	   /* what off-CPU recording is missing here */
+	struct uwdiag *dg; /* unwind_log: every sample's chain, judged at the end */
+	size_t ndg, dgcap;
+	struct uwproc *dp; /* unwind_log: comm, fork and exec of each process seen */
+	size_t ndp, dpcap;
+	char *pname; /* attached: "-p PID (comm)" */
+	pid_t *tids; /* attached: the threads it has */
 	int ntids;
 };
 
@@ -595,6 +602,208 @@ thread_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* --- unwind diagnostics (TACHY_UNWIND_DEBUG) --------------------------------
+ * Every sample's chain is kept with why it ended; at the end each one that
+ * is incomplete or has a frame in no mapping (judged with the mappings
+ * known then, as the profile's names are) is printed with the program it
+ * was in, where it was relative to the process's fork and exec, the
+ * mapping of its leaf and of its last frame and the cause, then the counts
+ * by program and cause. */
+
+#define DIAG_MAX 200000 /* samples kept */
+
+struct uwdiag {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t n, stack_dyn, stack_size;
+	uint8_t end, stop, user, retried;
+	uint64_t *frames; /* innermost first */
+};
+
+struct uwproc {
+	uint32_t pid, ppid;
+	uint64_t fork_time, exec_time; /* 0: none seen */
+	char comm[16], old[16];	       /* after and before the last exec */
+};
+
+static struct uwproc *
+diag_proc(struct ty_recorder *r, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndp; i++)
+		if (r->dp[i].pid == pid)
+			return &r->dp[i];
+	if (ty_array_grow(&r->dp, sizeof(*r->dp), r->ndp + 1, &r->dpcap) < 0)
+		return NULL;
+	memset(&r->dp[r->ndp], 0, sizeof(*r->dp));
+	r->dp[r->ndp].pid = pid;
+	return &r->dp[r->ndp++];
+}
+
+static void
+diag_record(struct ty_recorder *r, const struct ty_record *rec)
+{
+	struct uwproc *p, *pp;
+
+	if (rec->type == TY_REC_FORK && rec->pid != rec->ppid && (p = diag_proc(r, rec->pid))) {
+		p->ppid = rec->ppid;
+		p->fork_time = rec->time;
+		if ((pp = diag_proc(r, rec->ppid)) && !p->comm[0]) {
+			p = diag_proc(r, rec->pid); /* (the array may have moved) */
+			memcpy(p->comm, pp->comm, sizeof(p->comm));
+		}
+	} else if (rec->type == TY_REC_COMM && rec->pid == rec->tid &&
+		   (p = diag_proc(r, rec->pid))) {
+		if (rec->exec) {
+			memcpy(p->old, p->comm, sizeof(p->old));
+			p->exec_time = rec->time;
+		}
+		snprintf(p->comm, sizeof(p->comm), "%s", rec->name);
+	}
+}
+
+#define DIAG_NOREGS 9 /* a stop reason of diag_sample: the sample has no user registers */
+
+static void
+diag_sample(struct ty_recorder *r, const struct ty_record *rec, size_t k, enum ty_unwind_end end,
+	    int retried)
+{
+	struct ty_unwind_stats st = {0, 0, 0, 0, TY_STOP_END};
+	struct uwdiag *d;
+
+	if (r->ndg >= DIAG_MAX || ty_array_grow(&r->dg, sizeof(*r->dg), r->ndg + 1, &r->dgcap) < 0)
+		return;
+	if (r->uw && rec->regs_abi)
+		ty_unwind_stats(r->uw, &st);
+	else
+		st.stop = DIAG_NOREGS;
+	d = &r->dg[r->ndg];
+	*d = (struct uwdiag){rec->pid,
+			     rec->tid,
+			     (uint64_t)rec->time,
+			     (uint32_t)(rec->nr - k),
+			     (uint32_t)rec->stack_dyn,
+			     (uint32_t)rec->stack_size,
+			     (uint8_t)end,
+			     (uint8_t)st.stop,
+			     (uint8_t)rec->user,
+			     (uint8_t)retried,
+			     NULL};
+	if (!(d->frames = malloc(d->n * sizeof(*d->frames))))
+		return;
+	memcpy(d->frames, rec->chain + k, d->n * sizeof(*d->frames));
+	r->ndg++;
+}
+
+/* "FILE+0xOFFSET" (a file offset), or why there is none; in BUF. */
+static const char *
+map_name(struct ty_recorder *r, uint32_t pid, uint64_t ip, uint64_t time, char *buf, size_t len)
+{
+	struct ty_sym_map m;
+	const char *slash;
+
+	ip &= ~TY_FRAME_EXACT;
+	if (ip == TY_FRAME_TRUNCATED)
+		return "[truncated]";
+	if (ip >= (1ull << 47))
+		return "(not a user address)";
+	if (ty_symbols_find_map(r->syms, pid, ip, time, &m) < 0)
+		return "(no mapping)";
+	slash = strrchr(m.path, '/');
+	snprintf(buf, len, "%s+%#llx", slash ? slash + 1 : m.path,
+		 (unsigned long long)(ip - m.start + m.pgoff));
+	return buf;
+}
+
+struct diag_count {
+	char key[96];
+	unsigned long n;
+};
+
+static void
+diag_report(struct ty_recorder *r)
+{
+	static const char *const ends[] = {"complete", "truncated", "lost", "maxed"};
+	static const char *const stops[] = {"end",
+					    "no mapping",
+					    "no CFI in the file",
+					    "no CFI row here",
+					    "CFA/RA unreadable",
+					    "sp not moving up",
+					    "kernel address",
+					    "above the copy",
+					    "above a short copy",
+					    "no user registers"};
+	struct diag_count *cnt = NULL;
+	size_t ncnt = 0, cap = 0, i, j, bad = 0;
+	FILE *f = r->o.unwind_log;
+
+	for (i = 0; i < r->ndg; i++) {
+		struct uwdiag *d = &r->dg[i];
+		struct uwproc *p = diag_proc(r, d->pid);
+		const char *phase, *comm;
+		char key[96], b1[128], b2[128];
+		long unm = -1;
+		for (j = 0; j < d->n; j++) {
+			uint64_t ip = d->frames[j] & ~TY_FRAME_EXACT;
+			struct ty_sym_map m;
+			if (ip != TY_FRAME_TRUNCATED && ip < (1ull << 47) &&
+			    ty_symbols_find_map(r->syms, d->pid, ip, d->time, &m) < 0) {
+				unm = (long)j;
+				break;
+			}
+		}
+		if (d->end == TY_UNWIND_COMPLETE && unm < 0)
+			continue;
+		bad++;
+		if (!p)
+			phase = "unknown pid", comm = "?";
+		else if (p->exec_time && d->time < p->exec_time)
+			phase = "pre-exec", comm = p->old[0] ? p->old : "?";
+		else if (p->exec_time)
+			phase = "after exec", comm = p->comm;
+		else if (p->fork_time)
+			phase = "forked, no exec", comm = p->comm;
+		else
+			phase = d->pid == (uint32_t)r->child ? "the command" : "unknown pid",
+			comm = p->comm;
+		fprintf(
+		    f,
+		    "unwind: pid %u tid %u %s (%s) t+%.3fs %s: %s, stopped: %s; %u frames, leaf "
+		    "%#llx in %s, last %#llx in %s; stack copy %u/%u bytes",
+		    d->pid, d->tid, comm, phase, (double)(d->time - r->t0) / 1e9,
+		    d->user ? "user" : "kernel", ends[d->end & 3], stops[d->stop % 10], d->n,
+		    d->n ? (unsigned long long)(d->frames[0] & ~TY_FRAME_EXACT) : 0ull,
+		    d->n ? map_name(r, d->pid, d->frames[0], d->time, b1, sizeof(b1)) : "-",
+		    d->n ? (unsigned long long)(d->frames[d->n - 1] & ~TY_FRAME_EXACT) : 0ull,
+		    d->n ? map_name(r, d->pid, d->frames[d->n - 1], d->time, b2, sizeof(b2)) : "-",
+		    d->stack_dyn, d->stack_size);
+		if (unm >= 0)
+			fprintf(f, "; frame #%ld %#llx in no mapping", unm,
+				(unsigned long long)(d->frames[unm] & ~TY_FRAME_EXACT));
+		fprintf(f, "%s\n", d->retried ? " (maps read again)" : "");
+		snprintf(key, sizeof(key), "%s %s: %s%s", comm, phase,
+			 d->end == TY_UNWIND_COMPLETE ? "complete" : stops[d->stop % 10],
+			 unm >= 0 ? ", frame in no mapping" : "");
+		for (j = 0; j < ncnt && strcmp(cnt[j].key, key) != 0; j++)
+			;
+		if (j == ncnt) {
+			if (ty_array_grow(&cnt, sizeof(*cnt), ncnt + 1, &cap) < 0)
+				continue;
+			snprintf(cnt[ncnt].key, sizeof(cnt[ncnt].key), "%s", key);
+			cnt[ncnt++].n = 0;
+		}
+		cnt[j].n++;
+	}
+	fprintf(f, "unwind: %zu of %zu samples incomplete or with a frame in no mapping\n", bad,
+		r->ndg);
+	for (j = 0; j < ncnt; j++)
+		fprintf(f, "unwind: %6lu  %s\n", cnt[j].n, cnt[j].key);
+	fflush(f);
+	free(cnt);
+}
+
 /* A sample with a user stack: its chain is the kernel's part, then the
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
@@ -655,6 +864,8 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 	}
 	out->nr = k + n;
 	r->ust.unwind_ns += thread_ns() - t0;
+	if (r->o.unwind_log)
+		diag_sample(r, out, k, end, again);
 	return out;
 }
 
@@ -663,10 +874,15 @@ on_record(const struct ty_record *rec, void *arg)
 {
 	struct ty_recorder *r = arg;
 
+	if (r->o.unwind_log)
+		diag_record(r, rec);
 	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		check_sample(r, rec);
 	if (r->uw && rec->type == TY_REC_SAMPLE && rec->regs_abi)
 		rec = unwind(r, rec);
+	else if (r->o.unwind_log && rec->type == TY_REC_SAMPLE)
+		diag_sample(r, rec, 0, r->cg == TY_CG_DWARF ? TY_UNWIND_LOST : TY_UNWIND_COMPLETE,
+			    0);
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
 		ty_unwind_forget(r->uw);
 	ty_collector_record(rec, r->c);
@@ -998,6 +1214,8 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 
 	if ((ret = ty_collector_finish(r->c, p, e)) < 0)
 		return ret;
+	if (r->o.unwind_log)
+		diag_report(r);
 	p->meta.event = strdup(r->ename);
 	p->meta.command = r->o.pid ? r->pname : join_argv(r->o.argv);
 	r->pname = NULL;
@@ -1088,7 +1306,7 @@ ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size)
 void
 ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st)
 {
-	struct ty_unwind_stats us = {0, 0, 0, 0};
+	struct ty_unwind_stats us = {0, 0, 0, 0, TY_STOP_END};
 
 	*st = r->ust;
 	if (r->uw)
@@ -1101,6 +1319,7 @@ void
 ty_record_free(struct ty_recorder *r)
 {
 	struct ty_error ignore;
+	size_t i;
 
 	if (!r)
 		return;
@@ -1120,5 +1339,9 @@ ty_record_free(struct ty_recorder *r)
 	free(r->todo);
 	free(r->gone);
 	free(r->rr);
+	for (i = 0; i < r->ndg; i++)
+		free(r->dg[i].frames);
+	free(r->dg);
+	free(r->dp);
 	free(r);
 }

@@ -1997,7 +1997,9 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
  * before the next exec (a mapping read from /proc/PID/maps carries the time
  * it was read, not the time it was made); else, when no exec came before
  * TIME, the parent's at the fork (a child's samples before its exec are in
- * its parent's image); else any that covers it. */
+ * its parent's image); else, after an exec, the image before it (the
+ * kernel samples the old program's registers while it runs the exec); else
+ * any that covers it. */
 static const struct map *
 find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int depth)
 {
@@ -2027,6 +2029,14 @@ find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int dep
 		return next;
 	if (sp->has_parent && !execd) {
 		const struct map *m = find_map(s, sp->ppid, ip, sp->fork_time, depth + 1);
+		if (m)
+			return m;
+	}
+	if (execd && lo > 0) {
+		/* In no mapping of the new program: the user registers of a
+		 * sample taken while the kernel ran the exec are still the old
+		 * program's (its execve call), the stack already gone. */
+		const struct map *m = find_map(s, pid, ip, lo - 1, depth + 1);
 		if (m)
 			return m;
 	}

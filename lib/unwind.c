@@ -411,12 +411,16 @@ run_cfa(struct ty_unwind_table *t, const struct cie *c, const struct state *init
 				if ((i = slot_of(rd_uleb(&r), c->ra_reg)) >= 0)
 					st->kind[i] = TY_RULE_SAME;
 				break;
-			case 0x09: /* register */
+			case 0x09: { /* register: its value is in another register */
+				uint64_t in;
 				reg = rd_uleb(&r);
-				rd_uleb(&r);
-				if ((i = slot_of(reg, c->ra_reg)) >= 0)
-					st->kind[i] = TY_RULE_UNKNOWN;
+				in = rd_uleb(&r);
+				if ((i = slot_of(reg, c->ra_reg)) >= 0) {
+					st->kind[i] = in < DW_NREGS ? TY_RULE_REG : TY_RULE_UNKNOWN;
+					st->off[i] = (int64_t)in;
+				}
 				break;
+			}
 			case 0x0a: /* remember_state */
 				if (depth == STACK_DEPTH)
 					return 0;
@@ -1063,6 +1067,7 @@ struct ty_unwinder {
 	const void *vdso;
 	size_t vdso_len;
 	int vdso_set;
+	int miss; /* the last look-up found no mapping */
 	struct ty_unwind_stats st;
 };
 
@@ -1208,6 +1213,7 @@ lookup(struct ty_unwinder *u, uint32_t pid, uint64_t time, uint64_t pc, uint64_t
 	struct ty_sym_map sm;
 	size_t i;
 
+	u->miss = 0;
 	if (!(m->valid && m->pid == pid && pc >= m->start && pc < m->end)) {
 		for (i = 0; i < NMAPCACHE; i++) { /* another slot may hold it */
 			struct mapcache *o = &u->mc[i];
@@ -1218,8 +1224,10 @@ lookup(struct ty_unwinder *u, uint32_t pid, uint64_t time, uint64_t pc, uint64_t
 		}
 	}
 	if (!(m->valid && m->pid == pid && pc >= m->start && pc < m->end)) {
-		if (ty_symbols_find_map(u->syms, pid, pc, time, &sm) < 0)
+		if (ty_symbols_find_map(u->syms, pid, pc, time, &sm) < 0) {
+			u->miss = 1;
 			return NULL;
+		}
 		m->valid = 1;
 		m->pid = pid;
 		m->start = sm.start;
@@ -1238,7 +1246,7 @@ struct walk {
 	uint32_t valid; /* bit per DWARF register */
 	const unsigned char *stack;
 	uint64_t sp0, len;
-	int full, truncated;
+	int full, truncated, short_read;
 };
 
 /* Read 8 bytes at ADDR from the stack copy. */
@@ -1248,6 +1256,8 @@ peek(struct walk *w, uint64_t addr, uint64_t *out)
 	if (addr < w->sp0 || addr - w->sp0 > w->len || w->len - (addr - w->sp0) < 8) {
 		if (addr >= w->sp0 + w->len && w->full)
 			w->truncated = 1;
+		else if (addr >= w->sp0 + w->len)
+			w->short_read = 1;
 		return -1;
 	}
 	memcpy(out, w->stack + (addr - w->sp0), 8);
@@ -1302,6 +1312,16 @@ step_cfi(struct walk *w, const struct ty_unwind_row *row)
 			v[i] = cfa + (uint64_t)(int64_t)row->off[i];
 			valid |= 1u << dw[i];
 			continue;
+		case TY_RULE_REG:
+			if (row->off[i] >= 0 && row->off[i] < DW_NREGS && has(w, row->off[i])) {
+				v[i] = w->v[row->off[i]];
+				valid |= 1u << dw[i];
+				continue;
+			}
+			if (i == TY_UW_RA)
+				return -1;
+			valid &= ~(1u << dw[i]);
+			continue;
 		default:
 			valid &= ~(1u << dw[i]);
 			continue;
@@ -1340,6 +1360,41 @@ step_fp(struct walk *w)
 	return ra == 0 ? 0 : 1;
 }
 
+/* Is the instruction before the link-time address VA of T a syscall
+ * (0f 05), read from the file T keeps mapped? */
+static int
+after_syscall(const struct ty_unwind_table *t, uint64_t va)
+{
+	size_t i;
+
+	if (!t->map || va < 2)
+		return 0;
+	for (i = 0; i < t->nsegs; i++) {
+		const struct seg *sg = &t->segs[i];
+		if (va - 2 >= sg->vaddr && va - sg->vaddr <= sg->filesz) {
+			uint64_t off = sg->off + (va - 2 - sg->vaddr);
+			const unsigned char *c = (const unsigned char *)t->map + off;
+			return off + 2 <= t->maplen && c[0] == 0x0f && c[1] == 0x05;
+		}
+	}
+	return 0;
+}
+
+/* No row covers the sampled pc VA: glibc's clone and clone3 end their FDE
+ * just before the syscall (in the child the rules would be wrong), so the
+ * parent, in the kernel for the syscall, is sampled 2 bytes past an FDE's
+ * end. The syscall changed no register the rules use: the last row before
+ * it holds. NULL when VA is not such a place. */
+static const struct ty_unwind_row *
+syscall_gap(const struct ty_unwind_table *t, uint64_t va)
+{
+	const struct ty_unwind_row *row;
+
+	if (va < 3 || ty_unwind_table_find(t, va - 2) || !(row = ty_unwind_table_find(t, va - 3)))
+		return NULL;
+	return after_syscall(t, va) ? row : NULL;
+}
+
 /* PERF_REG_X86_* -> DWARF register. */
 static const int8_t perf_to_dw[TY_UNWIND_PERF_REGS] = {
     0, 3, 2, 1, 4, 5, 6, 7, DW_RA, -1, -1, -1, -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -1350,7 +1405,7 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 {
 	struct walk w;
 	size_t n = 0;
-	int i, exact = 1;
+	int i, exact = 1, guessed = 0;
 
 	memset(&w, 0, sizeof(w));
 	for (i = 0; i < TY_UNWIND_PERF_REGS; i++) {
@@ -1364,6 +1419,7 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 	w.len = s->stack ? s->stack_len : 0;
 	w.full = s->stack_full;
 	*end = TY_UNWIND_LOST;
+	u->st.stop = TY_STOP_CFA;
 	if (!has(&w, DW_RA) || !has(&w, DW_RSP))
 		return 0;
 	while (n < max) {
@@ -1373,32 +1429,60 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 		int r;
 
 		out[n++] = pc | (exact ? TY_FRAME_EXACT : 0);
-		if (pc >= (1ull << 47))
+		if (pc >= (1ull << 47)) {
+			if (guessed)
+				n--; /* a guess that led nowhere: not a frame */
+			u->st.stop = TY_STOP_KERNEL;
 			return n; /* not a user address: lost */
+		}
 		t = lookup(u, s->pid, s->time, exact ? pc : pc - 1, &va);
+		if (guessed && !t && u->miss) {
+			n--; /* a return address guessed in a CFI gap, in no mapping */
+			u->st.stop = TY_STOP_NOROW;
+			return n;
+		}
+		guessed = 0;
 		if (t)
 			row = ty_unwind_table_find(t, va);
+		if (t && !row && exact && (row = syscall_gap(t, va)))
+			guessed = 1;
 		exact = 0;
 		if (row) {
 			u->st.cfi_frames++;
 			exact = row->signal;
 			r = step_cfi(&w, row);
+			u->st.stop = TY_STOP_CFA;
 		} else if (t && va - t->entry < 0x40) {
 			r = 0; /* in the entry code (ld.so's _start has no CFI): outermost */
 		} else {
 			u->st.fp_frames++;
 			r = step_fp(&w);
+			u->st.stop = t ? TY_STOP_NOROW : u->miss ? TY_STOP_NOMAP : TY_STOP_NOCFI;
+			guessed = t != NULL; /* a file with CFI, but none here */
 		}
 		u->st.depth = w.v[DW_RSP] - w.sp0;
 		if (r == 0) {
 			*end = TY_UNWIND_COMPLETE;
+			u->st.stop = TY_STOP_END;
 			return n;
 		}
-		if (r < 0 || (w.v[DW_RSP] <= prev_sp && !(row && row->signal))) {
+		/* The stack pointer moves up, but for a signal frame and a return
+		 * address kept in a register (vfork popped it: the caller's sp is
+		 * the sampled one; the register is not known after one step). */
+		if (r < 0 ||
+		    (w.v[DW_RSP] <= prev_sp && !(row && row->signal) &&
+		     !(row && row->kind[TY_UW_RA] == TY_RULE_REG && w.v[DW_RSP] == prev_sp))) {
 			*end = w.truncated ? TY_UNWIND_TRUNCATED : TY_UNWIND_LOST;
+			if (w.truncated)
+				u->st.stop = TY_STOP_COPY;
+			else if (w.short_read && u->st.stop == TY_STOP_CFA)
+				u->st.stop = TY_STOP_SHORT;
+			else if (r > 0)
+				u->st.stop = TY_STOP_SP;
 			return n;
 		}
 	}
+	u->st.stop = TY_STOP_END;
 	*end = TY_UNWIND_MAXED;
 	return n;
 }

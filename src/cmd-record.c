@@ -381,6 +381,23 @@ set_cache_dir(struct ty_symbols *s)
 
 int cmd_record(int argc, char **argv);
 
+/* TACHY_UNWIND_DEBUG=FILE (or 1: stderr): why each incomplete chain ended
+ * (bench/record-unwind.sh's classification of the failing samples). */
+static FILE *
+unwind_log(void)
+{
+	const char *v = getenv("TACHY_UNWIND_DEBUG");
+	FILE *f;
+
+	if (!v || !*v || strcmp(v, "0") == 0)
+		return NULL;
+	if (strcmp(v, "1") == 0 || strcmp(v, "-") == 0)
+		return stderr;
+	if (!(f = fopen(v, "w")))
+		cli_warn("TACHY_UNWIND_DEBUG: cannot write %s: %s", v, strerror(errno));
+	return f;
+}
+
 static void
 on_warning(const char *msg, void *arg)
 {
@@ -445,6 +462,7 @@ cmd_record(int argc, char **argv)
 	ro.off_cpu = o.off_cpu;
 	ro.warn = on_warning;
 	ro.warn_arg = &o;
+	ro.unwind_log = unwind_log();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	ret = ty_record_start(&r.rec, &ro, r.syms, &err);
@@ -463,6 +481,8 @@ cmd_record(int argc, char **argv)
 		ty_outfile_abort(&r.out);
 	ty_record_free(r.rec);
 	ty_symbols_free(r.syms);
+	if (ro.unwind_log && ro.unwind_log != stderr)
+		fclose(ro.unwind_log);
 	return ret;
 }
 

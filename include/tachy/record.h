@@ -15,6 +15,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "tachy/error.h"
@@ -61,6 +62,10 @@ struct ty_record_opts {
 	/* Called for what a user should hear of at once (MSG lives for the call). */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;
+	/* Diagnostics (TACHY_UNWIND_DEBUG): at the end, one line per sample
+	 * whose chain is incomplete or has a frame in no mapping, saying why,
+	 * then counts by program and cause. NULL: none. */
+	FILE *unwind_log;
 };
 
 /* Stop word: a signal handler sets SIG (the signal) and counts in COUNT. */

@@ -46,6 +46,7 @@ enum ty_unwind_rule {
 	TY_RULE_VAL,	  /* its value is CFA + off */
 	TY_RULE_AT_SP,	  /* saved at rsp + off (signal frames: DW_OP_breg7) */
 	TY_RULE_UNKNOWN,  /* an expression we do not follow: the value is lost */
+	TY_RULE_REG, /* its value is in DWARF register off (vfork: the return address in rdi) */
 };
 /* Rule slots: RBX RBP R12 R13 R14 R15 and the return address. */
 enum { TY_UW_RBX, TY_UW_RBP, TY_UW_R12, TY_UW_R13, TY_UW_R14, TY_UW_R15, TY_UW_RA, TY_UW_NRULES };
@@ -118,9 +119,23 @@ size_t ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s,
 
 /* Counters since ty_unwind_new: frames found with CFI, with the frame
  * pointer, and tables built (tests, statistics). */
+/* Why the last sample's chain stopped where it did (diagnostics). */
+enum ty_unwind_stop {
+	TY_STOP_END = 0, /* the outermost frame (or MAX frames) */
+	TY_STOP_NOMAP,	 /* its last pc is in no mapping known for the process */
+	TY_STOP_NOCFI,	 /* in a file without CFI (or unreadable), frame pointer unusable */
+	TY_STOP_NOROW,	 /* the file's CFI covers no row there, frame pointer unusable */
+	TY_STOP_CFA,	 /* a CFI row whose CFA or return address could not be read */
+	TY_STOP_SP,	 /* the stack pointer did not move up */
+	TY_STOP_KERNEL,	 /* the next address is not a user-space one */
+	TY_STOP_COPY,	 /* the next frame is above the stack copy */
+	TY_STOP_SHORT,	 /* above a copy the kernel cut short (a stack page not present:
+			    a frame not touched yet, or the exec's new image) */
+};
 struct ty_unwind_stats {
 	uint64_t cfi_frames, fp_frames, tables;
-	uint64_t depth; /* the last sample: stack bytes from its sp to its last frame's */
+	uint64_t depth;		  /* the last sample: stack bytes from its sp to its last frame's */
+	enum ty_unwind_stop stop; /* the last sample: why its chain ended */
 };
 void ty_unwind_stats(const struct ty_unwinder *u, struct ty_unwind_stats *st);
 

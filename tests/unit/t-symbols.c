@@ -63,6 +63,22 @@ test_fork_exec(void)
 	CHECK_STR(r.dso, "/nonexistent/b");
 	CHECK(r.name == NULL);
 	CHECK(ty_symbols_nwarnings(s) >= 1); /* cannot read it: a warning, not a crash */
+	/* A sample taken while the kernel ran the exec carries the old
+	 * program's registers (its execve call, in the parent's libc): after
+	 * the exec, an address no mapping of the new program covers is the
+	 * old image's; one the new program maps stays the new program's. */
+	ty_symbols_add_mmap(s, 10, 0x7000000, 0x1000, 0, "/nonexistent/libc", 5);
+	ty_symbols_resolve(s, 11, 0x7000010, 8, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/libc");
+	ty_symbols_resolve(s, 11, 0x400010, 8, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/b");
+	ty_symbols_add_mmap(s, 11, 0x7000000, 0x1000, 0, "/nonexistent/libc2", 12);
+	ty_symbols_resolve(s, 11, 0x7000010, 13, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/libc2");
+	/* A process exec'd twice: its own image before the second exec. */
+	ty_symbols_exec(s, 11, 20);
+	ty_symbols_resolve(s, 11, 0x7000010, 21, 0, &r);
+	CHECK_STR(r.dso, "/nonexistent/libc2");
 	ty_symbols_free(s);
 }
 

@@ -2,7 +2,9 @@
  * snapshots of its registers and stack (as a sample would carry them) in
  * known call chains, and writes each with a copy of its maps to
  * DIR/N/snap and DIR/N/maps. 1: alloca in the chain; 2: a signal handler;
- * 3, 4: two threads; 5: a library loaded with dlopen (argv[2]). */
+ * 3, 4: two threads; 5: a library loaded with dlopen (argv[2]); 6: a
+ * return address kept in a register, as glibc's vfork does; 7: the pc 2
+ * bytes past an FDE that ends before a syscall, as glibc's clone3 does. */
 #define _GNU_SOURCE
 #include <alloca.h>
 #include <dlfcn.h>
@@ -70,6 +72,53 @@ __asm__(".text\n"
 	"ret\n"
 	".cfi_endproc\n"
 	".size tsnap, .-tsnap\n");
+
+/* 6: vfork pops its return address into rdi before the syscall (the
+ * child must not find it on the shared stack): CFA = rsp, rip in rdi. */
+void t6_vfork(void);
+uint64_t t6_ra;
+__asm__(".text\n"
+	".globl t6_vfork\n"
+	".type t6_vfork,@function\n"
+	"t6_vfork:\n"
+	".cfi_startproc\n"
+	"popq %rdi\n"
+	".cfi_adjust_cfa_offset -8\n"
+	".cfi_register rip, rdi\n"
+	"movq %rdi, t6_ra(%rip)\n"
+	"call tsnap\n"
+	"movq t6_ra(%rip), %rdi\n"
+	"pushq %rdi\n"
+	".cfi_adjust_cfa_offset 8\n"
+	".cfi_restore rip\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size t6_vfork, .-t6_vfork\n");
+
+/* 7: clone3 ends its FDE before the syscall; the parent, sampled in the
+ * kernel, is at the instruction after it (t7_after: the snapshot's pc is
+ * moved there; the stack is the same as at the call of tsnap). */
+void t7_gap(void);
+extern char t7_after[];
+__asm__(".text\n"
+	".globl t7_gap\n"
+	".type t7_gap,@function\n"
+	"t7_gap:\n"
+	".cfi_startproc\n"
+	"subq $24, %rsp\n"
+	".cfi_adjust_cfa_offset 24\n"
+	"call tsnap\n"
+	"jmp 2f\n"
+	"movl $435, %eax\n"
+	".cfi_endproc\n"
+	"syscall\n"
+	".globl t7_after\n"
+	"t7_after:\n"
+	"nop\n"
+	"2:\n"
+	"addq $24, %rsp\n"
+	"ret\n"
+	".size t7_gap, .-t7_gap\n");
 
 void
 tsave(int n)
@@ -180,6 +229,25 @@ t4_call(void (*fn)(void))
 	sink++;
 }
 
+__attribute__((noinline)) void
+t6_call(void)
+{
+	g_stack_end = stack_end();
+	t6_vfork();
+	tsave(6);
+	sink++;
+}
+
+__attribute__((noinline)) void
+t7_call(void)
+{
+	g_stack_end = stack_end();
+	t7_gap();
+	g_snap.regs[8] = (uint64_t)(uintptr_t)t7_after;
+	tsave(7);
+	sink++;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -200,5 +268,7 @@ main(int argc, char **argv)
 	if (!(lib = dlopen(argv[2], RTLD_NOW)) || !(fn = (void (*)(void))dlsym(lib, "lib_fn")))
 		return 4;
 	t4_call(fn);
+	t6_call();
+	t7_call();
 	return 0;
 }
