@@ -219,7 +219,12 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		if (ret == 0)
 			break;
 		if ((ret == -EPERM || ret == -ENOMEM) && !r->o.mmap_pages && so.mmap_pages > 128) {
-			so.mmap_pages = 128; /* over the locked-memory limit of a user */
+			/* Over the locked-memory limit of a user: small rings, and
+			 * the default stack copy smaller (8 of 64 KiB would fill one). */
+			so.mmap_pages = 128;
+			if (so.stack_user && !r->o.stack_size &&
+			    r->stack_size > TY_RECORD_STACK_SMALL)
+				so.stack_user = r->stack_size = TY_RECORD_STACK_SMALL;
 			continue;
 		}
 		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel && r->o.user == 0 &&
@@ -858,8 +863,8 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 			b++;
 		r->ust.depth[b]++;
 	}
-	if (end == TY_UNWIND_TRUNCATED) {
-		r->ust.truncated++;
+	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) { /* the copy or the */
+		r->ust.truncated++;				    /* frames kept cut it */
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
 	}
 	out->nr = k + n;

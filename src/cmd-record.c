@@ -113,7 +113,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_CALLBACK(0, "call-graph", o, "MODE",
 			 "fp: the kernel follows frame pointers; dwarf[,SIZE]:\n"
 			 "a copy of SIZE bytes of each user stack (default\n"
-			 "16384, at most 65528) unwound with the binaries'\n"
+			 "65528, the kernel's most) unwound with the binaries'\n"
 			 "call-frame information (.eh_frame) while recording,\n"
 			 "the frame pointer where none covers a pc; auto:\n"
 			 "dwarf on x86-64, else fp",

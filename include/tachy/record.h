@@ -32,7 +32,8 @@ enum ty_callgraph {
 	TY_CG_AUTO,  /* -g: DWARF where the kernel can copy stacks, else FP */
 };
 
-#define TY_RECORD_STACK_DEFAULT 16384 /* stack bytes copied (see BENCHMARKS.md) */
+#define TY_RECORD_STACK_DEFAULT 65528 /* stack bytes copied (see BENCHMARKS.md) */
+#define TY_RECORD_STACK_SMALL 16384   /* ... with the small rings of a user's memlock limit */
 #define TY_RECORD_STACK_MAX 65528     /* the kernel's limit (u16, 8-aligned) */
 
 /* How the mappings of the workload are learnt. */
