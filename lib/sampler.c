@@ -823,13 +823,14 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 	return 0;
 }
 
-/* Decode and hand over every record between tail and head of one ring;
- * S (may be NULL) tells the context-switches event's samples apart. */
+/* Decode and hand over the records between tail and HEAD of one ring; S
+ * (may be NULL) tells the context-switches event's samples apart. PHASE 0:
+ * every record, then the tail moves to HEAD; 1: all but samples, the tail
+ * stays; 2: only samples, then the tail moves. */
 static long
 drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_layout *l,
-	   ty_record_fn fn, void *arg, struct ty_error *e)
+	   uint64_t head, int phase, ty_record_fn fn, void *arg, struct ty_error *e)
 {
-	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->pg->data_tail;
 	size_t mask = r->size - 1;
 	long n = 0;
@@ -851,6 +852,11 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 			__atomic_store_n(&r->pg->data_tail, head, __ATOMIC_RELEASE);
 			return ty_error_set(e, -EIO, "corrupt sample buffer: record of %u bytes",
 					    h.size);
+		}
+		if ((phase == 1 && h.type == PERF_RECORD_SAMPLE) ||
+		    (phase == 2 && h.type != PERF_RECORD_SAMPLE)) {
+			tail += h.size;
+			continue;
 		}
 		/* A record that wraps around the end is copied first. */
 		if (off + h.size <= r->size) {
@@ -875,35 +881,54 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 		tail += h.size;
 		n++;
 	}
-	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
+	if (phase != 1)
+		__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
 
+/* The rings hold what each CPU saw in order, but not in order between
+ * them: a child's first sample may be in one ring and its fork, its exec
+ * or the mmap of its libraries in another. So every other record of all
+ * the rings (up to the heads read first) goes before the samples: the
+ * mappings are then known for each sample (looked up by its time), and
+ * the samples' stack copies are read in place, never copied. */
 static long
 drain_rings(const struct ty_sampler *s, struct ring *rings, int n,
-	    const struct ty_sampler_layout *l, ty_record_fn fn, void *arg, struct ty_error *e)
+	    const struct ty_sampler_layout *l, int phased, ty_record_fn fn, void *arg,
+	    struct ty_error *e)
 {
+	uint64_t heads[64], *hv = heads;
 	long total = 0, k;
-	int i;
+	int i, ph;
 
-	for (i = 0; i < n; i++) {
-		if ((k = drain_ring(s, &rings[i], l, fn, arg, e)) < 0)
-			return k;
-		total += k;
-	}
+	if (phased && n > 64 && !(hv = malloc((size_t)n * sizeof(*hv))))
+		phased = 0;
+	for (i = 0; i < n; i++)
+		hv[i] = __atomic_load_n(&rings[i].pg->data_head, __ATOMIC_ACQUIRE);
+	for (ph = phased ? 1 : 0; ph <= (phased ? 2 : 0); ph++)
+		for (i = 0; i < n; i++) {
+			if ((k = drain_ring(s, &rings[i], l, hv[i], ph, fn, arg, e)) < 0) {
+				if (hv != heads)
+					free(hv);
+				return k;
+			}
+			total += k;
+		}
+	if (hv != heads)
+		free(hv);
 	return total;
 }
 
 long
 ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
 {
-	return drain_rings(s, s->rings, s->nrings, &s->layout, fn, arg, e);
+	return drain_rings(s, s->rings, s->nrings, &s->layout, 1, fn, arg, e);
 }
 
 long
 ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
 {
-	return drain_rings(NULL, s->watch, s->nwatch, &s->layout, fn, arg, e);
+	return drain_rings(NULL, s->watch, s->nwatch, &s->layout, 0, fn, arg, e);
 }
 
 void

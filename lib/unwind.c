@@ -1055,6 +1055,7 @@ struct file_table {
 
 struct mapcache {
 	uint32_t pid;
+	size_t epoch; /* of PID's mappings (ty_symbols_epoch) at the sample's time */
 	uint64_t start, end, pgoff;
 	struct ty_unwind_table *t;
 	int valid;
@@ -1067,7 +1068,9 @@ struct ty_unwinder {
 	const void *vdso;
 	size_t vdso_len;
 	int vdso_set;
-	int miss; /* the last look-up found no mapping */
+	int miss;     /* the last look-up found no mapping */
+	size_t epoch; /* the sample's (ty_symbols_epoch): samples of one drain come
+			 after every mapping change in it, exec and mmap */
 	struct ty_unwind_stats st;
 };
 
@@ -1214,22 +1217,24 @@ lookup(struct ty_unwinder *u, uint32_t pid, uint64_t time, uint64_t pc, uint64_t
 	size_t i;
 
 	u->miss = 0;
-	if (!(m->valid && m->pid == pid && pc >= m->start && pc < m->end)) {
+	if (!(m->valid && m->pid == pid && m->epoch == u->epoch && pc >= m->start && pc < m->end)) {
 		for (i = 0; i < NMAPCACHE; i++) { /* another slot may hold it */
 			struct mapcache *o = &u->mc[i];
-			if (o->valid && o->pid == pid && pc >= o->start && pc < o->end) {
+			if (o->valid && o->pid == pid && o->epoch == u->epoch && pc >= o->start &&
+			    pc < o->end) {
 				*m = *o;
 				break;
 			}
 		}
 	}
-	if (!(m->valid && m->pid == pid && pc >= m->start && pc < m->end)) {
+	if (!(m->valid && m->pid == pid && m->epoch == u->epoch && pc >= m->start && pc < m->end)) {
 		if (ty_symbols_find_map(u->syms, pid, pc, time, &sm) < 0) {
 			u->miss = 1;
 			return NULL;
 		}
 		m->valid = 1;
 		m->pid = pid;
+		m->epoch = u->epoch;
 		m->start = sm.start;
 		m->end = sm.end;
 		m->pgoff = sm.pgoff;
@@ -1414,6 +1419,7 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 		w.v[perf_to_dw[i]] = s->regs[i];
 		w.valid |= 1u << perf_to_dw[i];
 	}
+	u->epoch = ty_symbols_epoch(u->syms, s->pid, s->time);
 	w.stack = s->stack;
 	w.sp0 = w.v[DW_RSP];
 	w.len = s->stack ? s->stack_len : 0;

@@ -134,9 +134,11 @@ int ty_sampler_fd(const struct ty_sampler *s, int i);
 
 typedef void (*ty_record_fn)(const struct ty_record *r, void *arg);
 
-/* Drain every ring, calling FN for each record in the order the kernel
- * wrote it in that ring. Returns the number of records, or a negative errno
- * when a ring is corrupt (E filled). */
+/* Drain every ring, calling FN for each record: first every record but the
+ * samples of all the rings, then the samples, each ring's in the order the
+ * kernel wrote them (a sample in one ring may follow the fork, exec or mmap
+ * of its process in another). Returns the number of records, or a negative
+ * errno when a ring is corrupt (E filled). */
 long ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e);
 
 /* The layout the rings use, for tests and tools. */
