@@ -13,11 +13,18 @@
 # Workloads: Debian's xz -6 -T1, xz -6 -T2 --block-size=1MiB, gzip -9,
 # python3 (a dict/str loop), sqlite3 (a recursive CTE), make -j2 on 20 C
 # files, and an -O2 program without frame pointers. RATE (default 999) Hz.
+# ONLY="make" (names: xz1 xz2 gzip python sqlite make nofp) runs those
+# alone, REPEAT times each (default 1), without the report-speed part.
+# Each run's incomplete chains are classified (TACHY_UNWIND_DEBUG: program,
+# fork/exec phase, why the chain stopped), counts printed under its line,
+# every sample in $out/NAME.unwind.txt.
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
 T="$TOP/tachy"
 RATE=${RATE:-999}
+ONLY=${ONLY:-}
+REPEAT=${REPEAT:-1}
 out="$TOP/bench/out/record-unwind"
 mkdir -p "$out/mk"
 [ -x "$T" ] || { echo "record-unwind: build tachy first (make)"; exit 1; }
@@ -45,8 +52,18 @@ cc -O2 -fomit-frame-pointer -o "$out/nofp" bench/workload-nofp.c || exit 1
 
 run() { # NAME COMMAND...
 	name=$1; shift
+	case " ${ONLY:-$name} " in *" $name "*) ;; *) return 0 ;; esac
+	k=0
+	while [ $k -lt "$REPEAT" ]; do
+		run1 "$name" "$@"
+		k=$((k + 1))
+	done
+}
+run1() { # NAME COMMAND...
+	name=$1; shift
 	rm -f "$out/$name.prof" "$out/$name.data"
 	make -s -C "$out/mk" clean >/dev/null 2>&1
+	TACHY_UNWIND_DEBUG="$out/$name.unwind.txt" \
 	perf record -q -e cpu-clock -F "$RATE" --call-graph dwarf -o "$out/$name.data" -- \
 		"$T" record -q -F "$RATE" -g -o "$out/$name.prof" -- "$@" >/dev/null 2>"$out/$name.err" || {
 		echo "$name: failed"; cat "$out/$name.err"; return 1; }
@@ -143,6 +160,8 @@ print(f"{name:<10} complete: tachy {tc:5.1f}% perf {pc:5.1f}% | unmapped: tachy 
 with open(f"{out}/top5.txt", "a") as f:
     f.write(f"{name}: " + ", ".join(f"{s} perf {v:.1f} tachy {ft.get(s, 0):.1f}" for s, v in top) + "\n")
 PY
+	# Why the incomplete chains stopped (program, phase: cause).
+	grep -v '^unwind: pid' "$out/$name.unwind.txt" 2>/dev/null | sed 's/^unwind: /    /'
 }
 # perf report's --comms for the workload (tachy's own samples left out).
 comms() {
@@ -159,7 +178,8 @@ run python /usr/bin/python3 "$out/dict.py"
 run sqlite sqlite3 :memory: ".read $out/cte.sql"
 run make make -s -C "$out/mk" -j2
 run nofp "$out/nofp" 2000000000
-echo "record-unwind: top-5 rows in $out/top5.txt"
+echo "record-unwind: top-5 rows in $out/top5.txt; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "$ONLY" ] || exit 0
 
 # Report speed on the dwarf recordings of xz -6 -T1: tachy report (flat) and
 # --flame against perf report and perf script (which the flame graph needs).
