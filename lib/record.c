@@ -762,6 +762,8 @@ diag_report(struct ty_recorder *r)
 		if (d->end == TY_UNWIND_COMPLETE && unm < 0)
 			continue;
 		bad++;
+		if (d->n > 1 && d->frames[d->n - 1] == TY_FRAME_TRUNCATED)
+			d->n--; /* the last frame shown is the last real one */
 		if (!p)
 			phase = "unknown pid", comm = "?";
 		else if (p->exec_time && d->time < p->exec_time)
