@@ -654,9 +654,12 @@ diag_record(struct ty_recorder *r, const struct ty_record *rec)
 	if (rec->type == TY_REC_FORK && rec->pid != rec->ppid && (p = diag_proc(r, rec->pid))) {
 		p->ppid = rec->ppid;
 		p->fork_time = rec->time;
-		if ((pp = diag_proc(r, rec->ppid)) && !p->comm[0]) {
+		if ((pp = diag_proc(r, rec->ppid))) {
 			p = diag_proc(r, rec->pid); /* (the array may have moved) */
-			memcpy(p->comm, pp->comm, sizeof(p->comm));
+			if (!p->comm[0])
+				memcpy(p->comm, pp->comm, sizeof(p->comm));
+			if (!p->old[0] && p->exec_time) /* its exec came first (another ring) */
+				memcpy(p->old, pp->comm, sizeof(p->old));
 		}
 	} else if (rec->type == TY_REC_COMM && rec->pid == rec->tid &&
 		   (p = diag_proc(r, rec->pid))) {

@@ -178,6 +178,7 @@ struct ty_unwind_table {
 	struct seg *segs;
 	size_t nsegs;
 	uint64_t entry; /* e_entry: the outermost frame of a program or ld.so */
+	uint64_t init;	/* DT_INIT (_init, which crti.o gives no CFI), 0: none */
 	/* lazy */
 	void *map;
 	size_t maplen;
@@ -907,6 +908,16 @@ build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, str
 		}
 		t->segs[t->nsegs++] = (struct seg){ph[i].p_offset, ph[i].p_vaddr, ph[i].p_filesz};
 	}
+	for (i = 0; ph && i < eh->e_phnum; i++) {
+		const Elf64_Dyn *d;
+		uint64_t k, n = ph[i].p_filesz / sizeof(Elf64_Dyn);
+		if (ph[i].p_type != PT_DYNAMIC || (ph[i].p_offset & 7) ||
+		    !(d = at(&v, ph[i].p_offset, n * sizeof(Elf64_Dyn))))
+			continue;
+		for (k = 0; k < n && d[k].d_tag != DT_NULL; k++)
+			if (d[k].d_tag == DT_INIT)
+				t->init = d[k].d_un.d_ptr;
+	}
 	if (lazy && setup_lazy(t, &v, eh, ph) == 0) {
 		*out = t;
 		return 0;
@@ -1400,6 +1411,37 @@ syscall_gap(const struct ty_unwind_table *t, uint64_t va)
 	return after_syscall(t, va) ? row : NULL;
 }
 
+/* _init has no CFI (crti.o): at its first instruction (after an endbr64),
+ * as when ld.so or __libc_start_main calls it and the page of code is not
+ * there yet, the return address is at rsp. */
+static const struct ty_unwind_row *
+init_entry(const struct ty_unwind_table *t, uint64_t va)
+{
+	static const struct ty_unwind_row entry = {.cfa_off = 8,
+						   .cfa_kind = TY_CFA_REG,
+						   .cfa_reg = DW_RSP,
+						   .off = {[TY_UW_RA] = -8},
+						   .kind = {[TY_UW_RA] = TY_RULE_OFFSET}};
+	static const unsigned char endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	size_t i;
+
+	if (!t->init || (va != t->init && va != t->init + 4))
+		return NULL;
+	if (va == t->init)
+		return &entry;
+	for (i = 0; t->map && i < t->nsegs; i++) {
+		const struct seg *sg = &t->segs[i];
+		if (t->init >= sg->vaddr && t->init + 4 - sg->vaddr <= sg->filesz) {
+			uint64_t off = sg->off + (t->init - sg->vaddr);
+			return off + 4 <= t->maplen &&
+				       memcmp((const unsigned char *)t->map + off, endbr64, 4) == 0
+				   ? &entry
+				   : NULL;
+		}
+	}
+	return NULL;
+}
+
 /* PERF_REG_X86_* -> DWARF register. */
 static const int8_t perf_to_dw[TY_UNWIND_PERF_REGS] = {
     0, 3, 2, 1, 4, 5, 6, 7, DW_RA, -1, -1, -1, -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -1450,7 +1492,7 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 		guessed = 0;
 		if (t)
 			row = ty_unwind_table_find(t, va);
-		if (t && !row && exact && (row = syscall_gap(t, va)))
+		if (t && !row && exact && ((row = syscall_gap(t, va)) || (row = init_entry(t, va))))
 			guessed = 1;
 		exact = 0;
 		if (row) {

@@ -4,7 +4,8 @@
  * DIR/N/snap and DIR/N/maps. 1: alloca in the chain; 2: a signal handler;
  * 3, 4: two threads; 5: a library loaded with dlopen (argv[2]); 6: a
  * return address kept in a register, as glibc's vfork does; 7: the pc 2
- * bytes past an FDE that ends before a syscall, as glibc's clone3 does. */
+ * bytes past an FDE that ends before a syscall, as glibc's clone3 does; 8:
+ * the first instruction of _init (no CFI), as when it is first called. */
 #define _GNU_SOURCE
 #include <alloca.h>
 #include <dlfcn.h>
@@ -119,6 +120,20 @@ __asm__(".text\n"
 	"addq $24, %rsp\n"
 	"ret\n"
 	".size t7_gap, .-t7_gap\n");
+
+/* 8: the state at the first instruction of a function just called (the
+ * snapshot's pc is moved to _init: the return address is at sp). */
+void t8_snap(void);
+extern void _init(void);
+__asm__(".text\n"
+	".globl t8_snap\n"
+	".type t8_snap,@function\n"
+	"t8_snap:\n"
+	".cfi_startproc\n"
+	"call tsnap\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size t8_snap, .-t8_snap\n");
 
 void
 tsave(int n)
@@ -248,6 +263,16 @@ t7_call(void)
 	sink++;
 }
 
+__attribute__((noinline)) void
+t8_call(void)
+{
+	g_stack_end = stack_end();
+	t8_snap();
+	g_snap.regs[8] = (uint64_t)(uintptr_t)_init;
+	tsave(8);
+	sink++;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -270,5 +295,6 @@ main(int argc, char **argv)
 	t4_call(fn);
 	t6_call();
 	t7_call();
+	t8_call();
 	return 0;
 }
