@@ -186,8 +186,8 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	if (r->cg == TY_CG_DWARF) {
 		so.regs_user = TY_UNWIND_REGS_MASK;
 		so.stack_user = r->stack_size;
-		if (!r->o.mmap_pages)
-			so.mmap_pages = 512; /* stack copies fill a ring fast */
+		if (!r->o.mmap_pages) /* stack copies fill a ring fast: room for 64 */
+			so.mmap_pages = r->stack_size > 32768 ? 1024 : 512;
 	}
 	if (r->o.off_cpu != TY_OFFCPU_NONE && !r->o.mmap_pages)
 		so.mmap_pages = 512; /* two records and a sample per switch */

@@ -125,8 +125,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "attach to a running process (all its threads) until it\n"
 		     "exits or Ctrl-C"),
 	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
-		     "ring buffer pages per CPU, a power of two (default 128,\n"
-		     "512 with dwarf)"),
+		     "ring buffer pages per CPU, a power of two (default 128;\n"
+		     "with dwarf 1024, 512 for SIZE <= 32768)"),
 	    OPT_FLAG(0, "proc-maps", &o->proc_maps,
 		     "no mmap records at all: read /proc/PID/maps every\n"
 		     "50 ms instead (processes that live less than that\n"
