@@ -1406,13 +1406,29 @@ next:
 	return nl < end ? nl + 1 : NULL;
 }
 
+/* How internal a kernel name looks, for the choice among names at one
+ * address (by_addr): its leading underscores, and more for the "__pi_"
+ * copies of the position-independent startup code
+ * (__pi___x86_indirect_thunk_r12 beside __x86_indirect_thunk_r12). */
+static unsigned char
+kernel_under(const char *name)
+{
+	unsigned n = 0;
+
+	if (strncmp(name, "__pi_", 5) == 0)
+		return 9;
+	while (name[n] == '_' && n < 8)
+		n++;
+	return (unsigned char)n;
+}
+
 /* The per-boot cache of the core kernel's symbols: one file, DIR/kallsyms,
  * in the machine's byte order:
  *   struct kc_head, then nsyms struct kc_ent sorted by strictly increasing
  *   address (no duplicates), then arena_len bytes of NUL-terminated names
  *   (the last byte a NUL) that the entries point into. */
 #define KC_MAGIC "TYKSYMS\n"
-#define KC_VERSION 1
+#define KC_VERSION 2 /* 2: aliases chosen by kernel_under */
 #define KC_IDLEN 48
 #define KC_MAXSIZE (256u << 20)
 
@@ -1752,8 +1768,10 @@ load_kallsyms(struct ty_symbols *s)
 		}
 		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
 			break;
-		d->syms[d->nsyms] = (struct sym){
-		    .addr = addr, .name = (const char *)(uintptr_t)off, .seq = (uint32_t)d->nsyms};
+		d->syms[d->nsyms] = (struct sym){.addr = addr,
+						 .name = (const char *)(uintptr_t)off,
+						 .seq = (uint32_t)d->nsyms,
+						 .under = kernel_under(name)};
 		core[d->nsyms] = (unsigned char)iscore;
 		d->nsyms++;
 	}
