@@ -163,6 +163,10 @@ struct cie {
 	int addr_size; /* .debug_frame: bytes of an address */
 };
 
+struct fde_range {
+	uint64_t start, end;
+};
+
 /* Lazy tables (a file's, kept mapped): the rows of an FDE are made the
  * first time a pc falls in it, found through .eh_frame_hdr's sorted table.
  * cc1's 480,000 rows took 0.2 s to make eagerly, in the middle of a drain. */
@@ -189,6 +193,10 @@ struct ty_unwind_table {
 	const unsigned char *last_cie;
 	struct cie cie;
 	int cie_ok;
+	/* eager: the FDEs' ranges, sorted by start (ty_unwind_table_fde) */
+	struct fde_range *ranges;
+	size_t nranges, capranges;
+	int keep_ranges;
 };
 
 /* The state of the CFA program. */
@@ -660,6 +668,12 @@ parse_entry(struct ty_unwind_table *t, const struct rd *sec, int debug, const un
 	}
 	if (r.bad || !ok || range == 0 || pc + range < pc || pc == 0)
 		return 0;
+	if (t && t->keep_ranges) {
+		if (ty_array_grow(&t->ranges, sizeof(*t->ranges), t->nranges + 1, &t->capranges) <
+		    0)
+			return -ENOMEM;
+		t->ranges[t->nranges++] = (struct fde_range){pc, pc + range};
+	}
 	init_state(&init);
 	loc = pc;
 	if ((ret = run_cfa(NULL, cie, NULL, &init, cie->insns, cie->insns_end, &loc, pc + range,
@@ -723,6 +737,16 @@ finish_rows(struct ty_unwind_table *t)
 		t->rows[n++] = t->rows[i];
 	}
 	t->nrows = n;
+}
+
+static int
+range_cmp(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
 }
 
 struct elf_view {
@@ -907,6 +931,7 @@ build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, str
 		*out = t;
 		return 0;
 	}
+	t->keep_ranges = 1;
 	if (find_section(&v, eh, ".eh_frame", &sec) == 0 ||
 	    (ph && eh_frame_from_phdr(t, &v, ph, eh->e_phnum, &sec) == 0))
 		ret = parse_frames(t, &sec, 0);
@@ -915,6 +940,8 @@ build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, str
 	if (ret < 0)
 		goto fail;
 	finish_rows(t);
+	if (t->nranges)
+		qsort(t->ranges, t->nranges, sizeof(*t->ranges), range_cmp);
 	*out = t;
 	return 0;
 fail:
@@ -927,6 +954,13 @@ ty_unwind_table_build(const void *image, size_t len, struct ty_unwind_table **ou
 		      struct ty_error *e)
 {
 	return build(image, len, 0, out, e);
+}
+
+int
+ty_unwind_table_open(const void *image, size_t len, struct ty_unwind_table **out,
+		     struct ty_error *e)
+{
+	return build(image, len, 1, out, e);
 }
 
 static const struct ty_unwind_row *
@@ -955,9 +989,10 @@ tab_at(const struct ty_unwind_table *t, size_t i, int k)
 	return v;
 }
 
-/* Lazy: the FDE whose range may hold PC, its rows made on first use. */
-static const struct ty_unwind_row *
-find_lazy(struct ty_unwind_table *t, uint64_t pc)
+/* Lazy: the FDE whose range may hold PC, its rows made on first use;
+ * NULL when none starts at or below PC. */
+static struct lazy_fde *
+lazy_fde(struct ty_unwind_table *t, uint64_t pc, size_t *index)
 {
 	size_t lo = 0, hi = t->nfde, i;
 	struct lazy_fde *f;
@@ -989,7 +1024,46 @@ find_lazy(struct ty_unwind_table *t, uint64_t pc)
 			free(tmp.rows);
 		}
 	}
-	return find_row(f->rows, f->n, pc);
+	*index = i;
+	return f;
+}
+
+static const struct ty_unwind_row *
+find_lazy(struct ty_unwind_table *t, uint64_t pc)
+{
+	size_t i;
+	struct lazy_fde *f = lazy_fde(t, pc, &i);
+
+	return f ? find_row(f->rows, f->n, pc) : NULL;
+}
+
+int
+ty_unwind_table_fde(const struct ty_unwind_table *t, uint64_t pc, uint64_t *start, uint64_t *end)
+{
+	if (t->fdes) { /* the FDE's rows end with a row of no CFI at its end */
+		size_t i;
+		struct lazy_fde *f = lazy_fde((struct ty_unwind_table *)t, pc, &i);
+		if (!f || !f->n || f->rows[f->n - 1].cfa_kind || pc >= f->rows[f->n - 1].pc)
+			return -1;
+		(void)i;
+		*start = f->rows[0].pc; /* the FDE's own start, whatever the index says */
+		*end = f->rows[f->n - 1].pc;
+		return pc >= *start ? 0 : -1;
+	} else {
+		size_t lo = 0, hi = t->nranges;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->ranges[mid].start <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || pc >= t->ranges[lo - 1].end)
+			return -1;
+		*start = t->ranges[lo - 1].start;
+		*end = t->ranges[lo - 1].end;
+		return 0;
+	}
 }
 
 const struct ty_unwind_row *
@@ -1033,6 +1107,7 @@ ty_unwind_table_free(struct ty_unwind_table *t)
 	free(t->fdes);
 	if (t->map)
 		munmap(t->map, t->maplen);
+	free(t->ranges);
 	free(t->rows);
 	free(t->segs);
 	free(t);

@@ -69,8 +69,23 @@ struct ty_unwind_table;
 int ty_unwind_table_build(const void *image, size_t len, struct ty_unwind_table **out,
 			  struct ty_error *e);
 
+/* The same, lazily: the rows of an FDE are made the first time a pc falls
+ * in it (found through .eh_frame_hdr's table; without one, or with one we
+ * cannot search, the table is built whole as ty_unwind_table_build does).
+ * IMAGE is read as the table is used: the caller keeps it until
+ * ty_unwind_table_free. */
+int ty_unwind_table_open(const void *image, size_t len, struct ty_unwind_table **out,
+			 struct ty_error *e);
+
 /* The row covering the link-time address PC, or NULL (no CFI there). */
 const struct ty_unwind_row *ty_unwind_table_find(const struct ty_unwind_table *t, uint64_t pc);
+
+/* The function range of the call-frame information holding the link-time
+ * address PC: the FDE covering it, [*START, *END). Returns 0, or -1 when no
+ * FDE covers PC (or its entry is damaged). lib/symbols.c names code
+ * without symbols by it (DSO+0xSTART). */
+int ty_unwind_table_fde(const struct ty_unwind_table *t, uint64_t pc, uint64_t *start,
+			uint64_t *end);
 
 /* Map the file offset OFF to its link-time address through the image's
  * PT_LOAD segments (OFF itself when none holds it). */

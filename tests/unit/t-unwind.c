@@ -157,6 +157,50 @@ plt_rows(const struct ty_unwind_table *t, const unsigned char *img, size_t len)
 	CHECK(found);
 }
 
+/* The FDE ranges of a real table (lib/symbols.c names stripped code by
+ * them): the lazy table (through .eh_frame_hdr) gives the ranges the
+ * eager one does, every pc of a range maps to it, and ranges do not
+ * overlap. */
+static void
+fde_ranges(const unsigned char *img, size_t len)
+{
+	struct ty_unwind_table *eager, *lazy;
+	struct ty_error e;
+	uint64_t pc, s1, e1, s2, e2, prev_end = 0;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	uint64_t lo = 0, hi = 0;
+	int i, found = 0, same = 1, inside = 1;
+
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_PROGBITS && (sh[i].sh_flags & SHF_EXECINSTR) &&
+		    sh[i].sh_size > hi - lo)
+			lo = sh[i].sh_addr, hi = sh[i].sh_addr + sh[i].sh_size; /* .text */
+	CHECK(hi > lo);
+	CHECK_INT(ty_unwind_table_build(img, len, &eager, &e), 0);
+	CHECK_INT(ty_unwind_table_open(img, len, &lazy, &e), 0);
+	for (pc = lo; pc < hi; pc++) {
+		int a = ty_unwind_table_fde(eager, pc, &s1, &e1),
+		    b = ty_unwind_table_fde(lazy, pc, &s2, &e2);
+		if (a != b || (a == 0 && (s1 != s2 || e1 != e2)))
+			same = 0;
+		if (a == 0) {
+			found++;
+			if (pc < s1 || pc >= e1 || s1 < prev_end)
+				inside = 0;
+			if (pc + 1 == e1)
+				prev_end = e1;
+		}
+	}
+	CHECK(found > 100);
+	CHECK(same);
+	CHECK(inside);
+	CHECK_INT(ty_unwind_table_fde(eager, 0, &s1, &e1), -1);
+	CHECK_INT(ty_unwind_table_fde(lazy, ~0ull, &s1, &e1), -1);
+	ty_unwind_table_free(eager);
+	ty_unwind_table_free(lazy);
+}
+
 /* Damaged copies of a real table: bytes of .eh_frame changed at random
  * (a fixed seed), built and looked up: never a crash. */
 static void
@@ -181,6 +225,7 @@ damaged(const char *path)
 	CHECK(ty_unwind_table_rows(t) > 10);
 	plt_rows(t, img, (size_t)st.st_size);
 	ty_unwind_table_free(t);
+	fde_ranges(img, (size_t)st.st_size);
 	for (round = 0; round < 300; round++) {
 		unsigned char *copy = malloc((size_t)st.st_size);
 		memcpy(copy, img, (size_t)st.st_size);
@@ -193,6 +238,14 @@ damaged(const char *path)
 				ty_unwind_table_find(t, (uint64_t)i * 97);
 			ty_unwind_table_free(t);
 			built++;
+		}
+		if (ty_unwind_table_open(copy, (size_t)st.st_size, &t, &e) == 0) {
+			uint64_t a, b;
+			for (i = 0; i < 200; i++) {
+				ty_unwind_table_find(t, (uint64_t)i * 97);
+				ty_unwind_table_fde(t, (uint64_t)i * 89, &a, &b);
+			}
+			ty_unwind_table_free(t);
 		}
 		free(copy);
 	}
