@@ -199,3 +199,12 @@ tf, tg, pf, pg = m(0), m(1), m(2), m(3)
 print(f"report on xz -6 -T1 (median of {len(t)}): flat tachy {tf:.3f} s vs perf report {pf:.3f} s ({pf/tf:.0f}x);"
       f" flame tachy {tg:.3f} s vs perf script {pg:.3f} s ({pg/tg:.0f}x)")
 PY
+
+# What an unwind table costs to make (is an on-disk cache by build-id worth
+# it?): the first sample in a file, each FDE's rows on first use, a look-up,
+# and the whole table made eagerly, for the biggest files of the workloads.
+${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o "$out/unwind-tables" bench/unwind-tables.c \
+	lib/libtachy.a $(grep -o -- '-l[a-z0-9]*' build/std/.flags | sort -u | tr '\n' ' ') &&
+	"$out/unwind-tables" 5 /usr/bin/python3.11 /usr/lib/gcc/x86_64-linux-gnu/12/cc1 \
+		/usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1 \
+		/usr/bin/x86_64-linux-gnu-gcc-12 /usr/bin/x86_64-linux-gnu-as

@@ -181,7 +181,9 @@ struct ty_unwind_table {
 	size_t nrows, cap;
 	struct seg *segs;
 	size_t nsegs;
-	uint64_t entry; /* e_entry: the outermost frame of a program or ld.so */
+	uint64_t entry;		    /* e_entry: the outermost frame of a program or ld.so */
+	unsigned char build_id[64]; /* NT_GNU_BUILD_ID, build_id_len bytes (0: none) */
+	size_t build_id_len;
 	/* lazy */
 	void *map;
 	size_t maplen;
@@ -895,6 +897,35 @@ setup_lazy(struct ty_unwind_table *t, const struct elf_view *v, const Elf64_Ehdr
 	return 0;
 }
 
+/* The GNU build-id among the notes of the segment PH, if any. */
+static void
+read_build_id(struct ty_unwind_table *t, const struct elf_view *v, const Elf64_Phdr *ph)
+{
+	const unsigned char *p = at(v, ph->p_offset, ph->p_filesz), *end;
+
+	if (!p || t->build_id_len)
+		return;
+	end = p + ph->p_filesz;
+	while ((size_t)(end - p) >= 12) {
+		uint32_t nsz, dsz, type;
+		uint64_t nlen, dlen;
+		memcpy(&nsz, p, 4);
+		memcpy(&dsz, p + 4, 4);
+		memcpy(&type, p + 8, 4);
+		nlen = ((uint64_t)nsz + 3) & ~3ull;
+		dlen = ((uint64_t)dsz + 3) & ~3ull;
+		if (nlen > (uint64_t)(end - p) - 12 || dlen > (uint64_t)(end - p) - 12 - nlen)
+			return;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && memcmp(p + 12, "GNU", 4) == 0 &&
+		    dsz > 0 && dsz <= sizeof(t->build_id)) {
+			memcpy(t->build_id, p + 12 + nlen, dsz);
+			t->build_id_len = dsz;
+			return;
+		}
+		p += 12 + nlen + dlen;
+	}
+}
+
 static int
 build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, struct ty_error *e)
 {
@@ -927,6 +958,9 @@ build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, str
 		}
 		t->segs[t->nsegs++] = (struct seg){ph[i].p_offset, ph[i].p_vaddr, ph[i].p_filesz};
 	}
+	for (i = 0; ph && i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_NOTE)
+			read_build_id(t, &v, &ph[i]);
 	if (lazy && setup_lazy(t, &v, eh, ph) == 0) {
 		*out = t;
 		return 0;
@@ -1086,6 +1120,13 @@ ty_unwind_table_vaddr(const struct ty_unwind_table *t, uint64_t off)
 }
 
 size_t
+ty_unwind_table_build_id(const struct ty_unwind_table *t, const unsigned char **id)
+{
+	*id = t->build_id;
+	return t->build_id_len;
+}
+
+size_t
 ty_unwind_table_rows(const struct ty_unwind_table *t)
 {
 	size_t n = t->nrows, i;
@@ -1118,6 +1159,7 @@ ty_unwind_table_free(struct ty_unwind_table *t)
 struct file_table {
 	char *path;
 	struct ty_unwind_table *t; /* NULL: unreadable, no CFI */
+	int shared;		   /* T is another path's (the same build-id) */
 	struct file_table *next;
 };
 
@@ -1162,7 +1204,8 @@ ty_unwind_free(struct ty_unwinder *u)
 		struct file_table *f = u->files[i], *n;
 		for (; f; f = n) {
 			n = f->next;
-			ty_unwind_table_free(f->t);
+			if (!f->shared)
+				ty_unwind_table_free(f->t);
 			free(f->path);
 			free(f);
 		}
@@ -1245,6 +1288,29 @@ hash_str(const char *s)
 	return h;
 }
 
+/* One table per build-id in a recording: a file mapped under another
+ * path (a hard link, a copy, a container's view of the same library)
+ * uses the table made first, with the FDEs whose rows it made already. */
+static void
+share_table(struct ty_unwinder *u, struct file_table *f)
+{
+	size_t i;
+
+	if (!f->t->build_id_len)
+		return;
+	for (i = 0; i < NFILES; i++) {
+		struct file_table *o;
+		for (o = u->files[i]; o; o = o->next)
+			if (o->t && !o->shared && o->t->build_id_len == f->t->build_id_len &&
+			    memcmp(o->t->build_id, f->t->build_id, f->t->build_id_len) == 0) {
+				ty_unwind_table_free(f->t);
+				f->t = o->t;
+				f->shared = 1;
+				return;
+			}
+	}
+}
+
 static struct ty_unwind_table *
 table_for(struct ty_unwinder *u, const char *path)
 {
@@ -1268,8 +1334,10 @@ table_for(struct ty_unwinder *u, const char *path)
 			ty_unwind_table_build(img, len, &f->t, &e);
 	} else if (path[0] == '/') {
 		f->t = load_file(path);
+		if (f->t)
+			share_table(u, f);
 	}
-	u->st.tables += f->t != NULL;
+	u->st.tables += f->t != NULL && !f->shared;
 	f->next = u->files[h];
 	u->files[h] = f;
 	return f->t;

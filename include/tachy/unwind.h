@@ -91,6 +91,10 @@ int ty_unwind_table_fde(const struct ty_unwind_table *t, uint64_t pc, uint64_t *
  * PT_LOAD segments (OFF itself when none holds it). */
 uint64_t ty_unwind_table_vaddr(const struct ty_unwind_table *t, uint64_t off);
 
+/* The GNU build-id of the image (from its PT_NOTE segments): its length
+ * in bytes and *ID, or 0 when it has none. */
+size_t ty_unwind_table_build_id(const struct ty_unwind_table *t, const unsigned char **id);
+
 /* Number of rows (tests). */
 size_t ty_unwind_table_rows(const struct ty_unwind_table *t);
 
@@ -132,7 +136,9 @@ size_t ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s,
 			size_t max, enum ty_unwind_end *end);
 
 /* Counters since ty_unwind_new: frames found with CFI, with the frame
- * pointer, and tables built (tests, statistics). */
+ * pointer, and tables built (tests, statistics): one per file, and one
+ * per build-id (a file mapped under several paths is read for one table;
+ * many processes of one program, cc1 started 20 times, share it too). */
 struct ty_unwind_stats {
 	uint64_t cfi_frames, fp_frames, tables;
 	uint64_t depth; /* the last sample: stack bytes from its sp to its last frame's */
