@@ -10,7 +10,7 @@
  * DEBUGINFOD_URLS is set and tachy is built with libdebuginfod),
  * MiniDebugInfo (.gnu_debugdata, with liblzma), JIT code in perf maps, and
  * else the function ranges of the call-frame information (.eh_frame FDEs,
- * through libdw): "DSO+0xSTART", DSO the file's base name and START the
+ * through lib/unwind.c's reader): "DSO+0xSTART", DSO the file's base name and START the
  * range's link-time address. Of several names at one address the global
  * one wins over weak and local aliases, then the one with fewer leading
  * underscores ("malloc", not "__GI___libc_malloc").
