@@ -148,10 +148,13 @@ for fr, c, _ in tch:  # the leaf's function: the innermost frame not inlined
     ft[unk(leaf)] = ft.get(unk(leaf), 0) + c
 ft = {k: 100.0 * v / max(tn, 1) for k, v in ft.items()}
 top = sorted(fp.items(), key=lambda kv: -kv[1])[:5]
-worst = 0.0
+worst, wsig = 0.0, 0.0
 for sym, pv in top:
     tv = ft.get(sym, 0.0)
-    worst = max(worst, abs(tv - pv))
+    if abs(tv - pv) >= worst:  # and its sampling error: two samplers' binomial noise
+        p = (tv + pv) / 200.0
+        worst = abs(tv - pv)
+        wsig = 100.0 * (p * (1 - p) * (1.0 / max(tn, 1) + 1.0 / max(len(keys), 1))) ** 0.5
 # Samples taken on the way back to user space from an interrupt (the other
 # sampler's, or a reschedule IPI): where two samplers disturb each other.
 irq_t = 100.0 * sum(c for fr, c, _ in tch if "irqentry_exit_to_user_mode" in fr) / max(tn, 1)
@@ -163,7 +166,7 @@ with open(f"{out}/names.txt", "a") as f:
 ts = os.path.getsize(f"{out}/{name}.prof")
 ps = os.path.getsize(f"{out}/{name}.data")
 print(f"{name:<10} complete: tachy {tc:5.1f}% perf {pc:5.1f}% | unmapped: tachy {tu:5.2f}% perf {pu:5.2f}%"
-      f" | samples {tn}/{pn} | top-5 worst diff {worst:4.1f} pt | size tachy {ts/1024:.0f} KB"
+      f" | samples {tn}/{pn} | top-5 worst diff {worst:4.1f} pt (sigma {wsig:.1f}) | size tachy {ts/1024:.0f} KB"
       f" perf {ps/1024:.0f} KB (1/{ps/max(ts,1):.0f}) | irq-exit tachy {irq_t:.1f}% perf {irq_p:.1f}%")
 with open(f"{out}/top5.txt", "a") as f:
     f.write(f"{name}: " + ", ".join(f"{s} perf {v:.1f} tachy {ft.get(s, 0):.1f}" for s, v in top) + "\n")
