@@ -700,10 +700,31 @@ slot_name(const struct plt_ctx *c, uint64_t addr)
 	return hit ? hit->name : NULL;
 }
 
+/* The name of an IRELATIVE relocation's PLT entry (a call inside the
+ * library to one of its own IFUNCs, as libc's to strnlen): the IFUNC
+ * symbol at the resolver's address RESOLVER, else objdump's spelling
+ * "*ABS*+0xRESOLVER". NULL when out of memory. */
+static const char *
+irelative_name(struct dso *d, uint64_t resolver)
+{
+	const struct sym *best = NULL;
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < d->nsyms; i++)
+		if (d->syms[i].addr == resolver && d->syms[i].kind == K_FUNC &&
+		    (!best || by_addr(&d->syms[i], best) < 0))
+			best = &d->syms[i];
+	if (best)
+		return best->name;
+	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, resolver);
+	return pool_add(&d->pool, buf);
+}
+
 /* Collect the relocations against the dynamic symbols: the GOT slot each
  * fills, and the order of .rela.plt (lazy stubs push their index). */
 static int
-plt_relocs(Elf *elf, struct plt_ctx *c)
+plt_relocs(struct dso *d, Elf *elf, struct plt_ctx *c)
 {
 	Elf_Scn *scn = NULL, *symscn;
 	GElf_Shdr sh, symsh;
@@ -743,6 +764,10 @@ plt_relocs(Elf *elf, struct plt_ctx *c)
 				name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 			if (name && !*name)
 				name = NULL;
+			if (!name && jump && sh.sh_type == SHT_RELA &&
+			    GELF_R_TYPE(info) == R_X86_64_IRELATIVE &&
+			    !(name = irelative_name(d, (uint64_t)ra.r_addend)))
+				return -1;
 			if (jump) {
 				const char **nj = realloc(c->jump, (c->njump + 1) * sizeof(*nj));
 				if (!nj)
@@ -821,7 +846,7 @@ read_plt(struct dso *d, Elf *elf)
 
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
 		return;
-	if (plt_relocs(elf, &c) == 0 && (c.nslots || c.njump)) {
+	if (plt_relocs(d, elf, &c) == 0 && (c.nslots || c.njump)) {
 		plt_section(d, elf, ".plt", &c);
 		plt_section(d, elf, ".plt.sec", &c);
 		plt_section(d, elf, ".plt.got", &c);

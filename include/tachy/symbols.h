@@ -5,7 +5,9 @@
  * demangling.
  *
  * Names where the symbol table has none: untyped code labels (ld.so's
- * _start), PLT entries ("malloc@plt", x86-64), separate debug files (by
+ * _start), PLT entries ("malloc@plt", x86-64; a library's IRELATIVE entry
+ * for its own IFUNC by the IFUNC at the resolver, else objdump's
+ * "*ABS*+0xADDR@plt"), separate debug files (by
  * build-id, .gnu_debuglink with its CRC, path, and debuginfod when
  * DEBUGINFOD_URLS is set and tachy is built with libdebuginfod),
  * MiniDebugInfo (.gnu_debugdata, with liblzma), JIT code in perf maps, and
