@@ -1290,7 +1290,8 @@ hash_str(const char *s)
 
 /* One table per build-id in a recording: a file mapped under another
  * path (a hard link, a copy, a container's view of the same library)
- * uses the table made first, with the FDEs whose rows it made already. */
+ * uses the table made first, with the FDEs whose rows it made already,
+ * when its segments are where the first one's are. */
 static void
 share_table(struct ty_unwinder *u, struct file_table *f)
 {
@@ -1302,7 +1303,10 @@ share_table(struct ty_unwinder *u, struct file_table *f)
 		struct file_table *o;
 		for (o = u->files[i]; o; o = o->next)
 			if (o->t && !o->shared && o->t->build_id_len == f->t->build_id_len &&
-			    memcmp(o->t->build_id, f->t->build_id, f->t->build_id_len) == 0) {
+			    memcmp(o->t->build_id, f->t->build_id, f->t->build_id_len) == 0 &&
+			    o->t->nsegs == f->t->nsegs && /* not moved around (patchelf) */
+			    memcmp(o->t->segs, f->t->segs, f->t->nsegs * sizeof(*f->t->segs)) ==
+				0) {
 				ty_unwind_table_free(f->t);
 				f->t = o->t;
 				f->shared = 1;
