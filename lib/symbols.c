@@ -1103,6 +1103,32 @@ has_debug_info(Elf *elf)
 	return scn && sh.sh_type != SHT_NOBITS;
 }
 
+/* A stripped program's entry point has no symbol, but it is _start: name
+ * the range of the call-frame information that begins at the ELF header's
+ * e_entry so, in a file with a program interpreter (an executable, PIE or
+ * not; a library's e_entry is not a _start) and no symbol there already. */
+static void
+entry_sym(struct dso *d, Elf *elf)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	uint64_t start, end;
+	size_t i, n;
+	int interp = 0;
+
+	if (!d->cfi || !gelf_getehdr(elf, &eh) || !eh.e_entry || elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (i = 0; i < n && !interp; i++)
+		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
+	if (!interp || ty_unwind_table_fde(d->cfi, eh.e_entry, &start, &end) < 0 ||
+	    start != eh.e_entry || end <= start)
+		return;
+	for (i = 0; i < d->nsyms; i++)
+		if (d->syms[i].addr == eh.e_entry)
+			return;
+	add_sym(d, start, end - start, "_start", K_FUNC, 0, 0);
+}
+
 static void
 read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 {
@@ -1124,6 +1150,8 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 		if (img && len)
 			ty_unwind_table_open(img, len, &d->cfi, &e);
 	}
+	if (!full)
+		entry_sym(d, elf);
 #ifdef HAVE_LIBDW
 	d->dwarf = dwarf_begin_elf(d->dbg_elf ? (Elf *)d->dbg_elf : elf, DWARF_C_READ, NULL);
 #endif
