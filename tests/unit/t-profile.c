@@ -159,7 +159,7 @@ test_lines(void)
 	st[1] = ty_profile_stack(p, s2, 1);
 	st[2] = ty_profile_stack(p, s3, 1);
 	for (k = 0; k < 10; k++) {
-		struct ty_prof_sample s = {(uint64_t)k, 1, 1, 0, st[k < 5 ? 0 : k < 8 ? 1 : 2]};
+		struct ty_prof_sample s = {(uint64_t)k, 1, 1, 0, st[k < 5 ? 0 : k < 8 ? 1 : 2], 0};
 		ty_profile_sample(p, &s);
 	}
 	fp = open_memstream(&buf, &len);
@@ -362,7 +362,7 @@ test_flame_labels(void)
 	FILE *fp;
 
 	for (i = 0; i < 100; i++) {
-		struct ty_prof_sample s = {(uint64_t)i, 1, 1, 0, i < 10 ? sa : i < 25 ? sb : sc};
+		struct ty_prof_sample s = {(uint64_t)i, 1, 1, 0, i < 10 ? sa : i < 25 ? sb : sc, 0};
 		ty_profile_sample(p, &s);
 	}
 	fp = open_memstream(&buf, &len);

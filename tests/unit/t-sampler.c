@@ -11,6 +11,7 @@ static const struct ty_sampler_layout layout = {
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 	PERF_SAMPLE_CALLCHAIN,
     1,
+    0,
 };
 
 static size_t
@@ -153,6 +154,7 @@ test_switch(void)
 	    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
 	    1,
+	    0,
 	};
 	unsigned char b[128];
 	size_t o = 8;
