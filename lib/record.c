@@ -58,6 +58,7 @@ struct ty_recorder {
 	struct ty_usage usage;
 	struct ty_exit exit;
 	uint64_t t0, t1;
+	uint64_t t0_unix; /* CLOCK_REALTIME at t0 */
 	char ename[TY_EVENT_NAME_MAX];
 	int fell_back;
 	enum ty_callgraph cg;
@@ -114,6 +115,17 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The recording starts now: t0 on the samples' clock and on the wall's. */
+static void
+mark_start(struct ty_recorder *r)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->t0 = now_ns();
+	r->t0_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t
@@ -883,7 +895,7 @@ attach(struct ty_recorder *r, struct ty_error *e)
 	/* A thread created by one not yet sampled when it was listed
 	 * inherited nothing. */
 	each_thread(r, r->o.pid, take_sampled);
-	r->t0 = now_ns();
+	mark_start(r);
 	return 0;
 }
 
@@ -919,7 +931,7 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 		r->reaped = 1;
 		return ret;
 	}
-	r->t0 = now_ns();
+	mark_start(r);
 	r->close_at = r->t0 + LAZY_CLOSE_NS;
 	ty_spawn_go(&r->sp);
 	return 0;
@@ -1011,6 +1023,8 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.off_cpu == TY_OFFCPU_ONLY)
 		p->meta.use_freq = 0, p->meta.rate = 1;
 	p->meta.wall_ns = r->t1 - r->t0;
+	p->meta.start_unix_ns = r->t0_unix;
+	p->meta.start_mono_ns = r->t0;
 	p->meta.workload_cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;
 	p->meta.workload_sys_ns = (uint64_t)r->usage.system_ns;
 	p->meta.user_only = r->exclude_kernel;
