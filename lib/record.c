@@ -63,6 +63,7 @@ struct ty_recorder {
 	int fell_back;
 	enum ty_callgraph cg;
 	uint32_t stack_size;
+	uint32_t sw_stack_size;	  /* copied at a switch-out */
 	struct ty_unwinder *uw;	  /* TY_CG_DWARF */
 	struct ty_record scratch; /* a sample with its unwound chain */
 	struct ty_record_unwind_stats ust;
@@ -191,6 +192,9 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	if (r->cg == TY_CG_DWARF) {
 		so.regs_user = TY_UNWIND_REGS_MASK;
 		so.stack_user = r->stack_size;
+		so.switch_stack_user = r->sw_stack_size;
+		if (r->o.off_cpu == TY_OFFCPU_ONLY) /* every sample is a switch-out */
+			so.stack_user = r->sw_stack_size;
 		if (!r->o.mmap_pages)
 			so.mmap_pages = 512; /* stack copies fill a ring fast */
 	}
@@ -677,7 +681,8 @@ on_record(const struct ty_record *rec, void *arg)
 
 	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		check_sample(r, rec);
-	if (r->uw && rec->type == TY_REC_SAMPLE && rec->regs_abi)
+	if (r->uw && (rec->type == TY_REC_SAMPLE || rec->type == TY_REC_SWITCH_SAMPLE) &&
+	    rec->regs_abi)
 		rec = unwind(r, rec);
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
 		ty_unwind_forget(r->uw);
@@ -962,10 +967,7 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 	if (r->cg == TY_CG_AUTO || r->cg == TY_CG_DWARF)
 		r->cg = TY_CG_FP; /* the unwinder knows x86-64 only */
 #endif
-	/* Off-CPU: a stack copy at every switch-out would cost more than the
-	 * switch; and every event of a ring shares one sample layout. */
-	if (o->off_cpu != TY_OFFCPU_NONE && r->cg != TY_CG_NONE)
-		r->cg = TY_CG_FP;
+	r->sw_stack_size = o->stack_size ? r->stack_size : TY_RECORD_OFFCPU_STACK_DEFAULT;
 	if (r->cg == TY_CG_DWARF && !(r->uw = ty_unwind_new(syms))) {
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
@@ -1097,6 +1099,12 @@ ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size)
 	if (stack_size)
 		*stack_size = r->stack_size;
 	return r->cg;
+}
+
+uint32_t
+ty_record_switch_stack(const struct ty_recorder *r)
+{
+	return r->o.off_cpu != TY_OFFCPU_NONE ? r->sw_stack_size : 0;
 }
 
 void
