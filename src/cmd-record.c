@@ -126,7 +126,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "exits or Ctrl-C"),
 	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
 		     "ring buffer pages per CPU, a power of two (default 128,\n"
-		     "512 with dwarf)"),
+		     "512 with dwarf or off-CPU, 2048 with both)"),
 	    OPT_FLAG(0, "proc-maps", &o->proc_maps,
 		     "no mmap records at all: read /proc/PID/maps every\n"
 		     "50 ms instead (processes that live less than that\n"
@@ -143,7 +143,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_FLAG(0, "off-cpu", &offcpu,
 		     "off-CPU time instead of samples: every switch-out of\n"
 		     "every thread with its call chain (-g: unwound as for\n"
-		     "samples, from a copy of 4096 bytes of user stack) and\n"
+		     "samples, from a copy of 2048 bytes of user stack) and\n"
 		     "how long the thread stayed off the CPU (sleeping, I/O,\n"
 		     "lock, runnable)"),
 	    OPT_FLAG(0, "wall", &wall,

@@ -36,7 +36,7 @@ enum ty_callgraph {
 /* Stack bytes copied at a switch-out: there the thread is in a system call
  * (or preempted), its user stack shallower than where it computes, and a
  * copy is taken at every switch (see BENCHMARKS.md). */
-#define TY_RECORD_OFFCPU_STACK_DEFAULT 4096
+#define TY_RECORD_OFFCPU_STACK_DEFAULT 2048
 
 /* How the mappings of the workload are learnt. */
 enum ty_record_maps {
@@ -115,8 +115,9 @@ uint32_t ty_record_switch_stack(const struct ty_recorder *r);
 
 /* What unwinding did (TY_CG_DWARF): samples with a user stack, chains that
  * reached the outermost frame, chains cut by the stack copy, frames found
- * by CFI and by the frame pointer, and the profiler CPU it took (ns, of
- * the thread time of the drain). */
+ * by CFI and by the frame pointer, and the profiler time it took (ns of
+ * CLOCK_MONOTONIC in the drain, so about its CPU: reading the thread's CPU
+ * clock, a system call, twice per chain would cost more at every switch). */
 struct ty_record_unwind_stats {
 	uint64_t samples, complete, truncated, cfi_frames, fp_frames, unwind_ns;
 	uint64_t depth[8]; /* complete chains whose stack took up to 1, 2, 4 ... 128 KiB */
