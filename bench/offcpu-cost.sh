@@ -18,7 +18,9 @@
 #    the 2048-byte user stack copy of -g, and perf -g's frame-pointer chain;
 #    KRUNS interleaved rounds.
 # RATE (default 100000), ROUNDS round trips per run (default 200000: ~4 s),
-# RUNS (default 7), KRUNS (default 5). Needs root for the kernel chains.
+# RUNS (default 7), KRUNS (default 5); BEFORE=path/to/tachy adds the rows of
+# another build (before/after in the same run). Needs root for the kernel
+# chains.
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -43,6 +45,10 @@ perf record -q -e context-switches -c 1 -o "$out/probe.data" true >/dev/null 2>&
 set -- -n unprofiled "$pp" \
 	-n tachy-off-cpu-g "$T record -q --off-cpu -g -o $out/pp1.prof -- $pp" \
 	-n tachy-off-cpu "$T record -q --off-cpu -o $out/pp2.prof -- $pp"
+if [ -n "${BEFORE:-}" ]; then # another tachy binary (an older build) beside this one
+	set -- "$@" -n before-off-cpu-g "$BEFORE record -q --off-cpu -g -o $out/pp3.prof -- $pp" \
+		-n before-off-cpu "$BEFORE record -q --off-cpu -o $out/pp4.prof -- $pp"
+fi
 if [ $have_perf = 1 ]; then
 	set -- "$@" -n perf-cs-c1-g "perf record -q -e context-switches -c 1 -g -o $out/pp1.data -- $pp" \
 		-n perf-cs-g "perf record -q -e context-switches -g -o $out/pp2.data -- $pp"
