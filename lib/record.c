@@ -203,10 +203,12 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	}
 	if (r->o.off_cpu != TY_OFFCPU_NONE && !r->o.mmap_pages)
 		/* two records and a sample per switch; with a stack copy in
-		 * each, 220 MB a second at 100,000 switches: the 4 MiB of room
-		 * after the wake-up at half the ring last 20 ms, which a
-		 * drainer waiting for a CPU on a loaded machine needs */
+		 * each, 220 MB a second at 100,000 switches: the 6 MiB of room
+		 * after the wake-up at a quarter of the ring last 27 ms, which
+		 * a drainer waiting for a CPU on a loaded machine needs */
 		so.mmap_pages = r->cg == TY_CG_DWARF ? 2048 : 512;
+	if (r->o.off_cpu != TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
+		so.wakeup_div = 4;
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;

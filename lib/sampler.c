@@ -127,7 +127,8 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->task = 1;
 	a->sample_id_all = 1;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(pages * (size_t)getpagesize() / 2);
+	a->wakeup_watermark =
+	    (uint32_t)(pages * (size_t)getpagesize() / (o->wakeup_div ? o->wakeup_div : 2));
 }
 
 /* The context-switches event beside the sampling one: a sample at every

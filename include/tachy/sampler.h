@@ -58,6 +58,8 @@ struct ty_sampler_opts {
 				       itself: its samples are TY_REC_SWITCH_SAMPLE */
 	uint32_t switch_stack_user; /* switch_samples with stack_user: the bytes of
 				       user stack their samples copy (0: stack_user) */
+	unsigned wakeup_div;	    /* the poller wakes when 1/WAKEUP_DIV of a ring is
+				       full (0: 2, half the ring) */
 };
 
 enum ty_rec_type {
