@@ -4,10 +4,10 @@
 #    blocks 25% on a pipe, recorded with --wall: each share against the
 #    program's own clock, as root and (when runuser and nobody exist) as an
 #    unprivileged user (user space only: the waits as one share).
-# 2. overhead: two threads ping-ponging on pipes (~100,000 switches/s here),
-#    unprofiled vs tachy record --off-cpu (-g and not) vs perf record -e
-#    context-switches -g (every switch: -c 1, as tachy; and perf's default
-#    rate), interleaved in one tachy run (RUNS rounds); wall and CPU ratios.
+# 2. overhead: bench/offcpu-cost.sh (a ping-pong calibrated to 100,000
+#    switches a second, tachy and perf interleaved, the kernel's own cost
+#    per switch), and bench/offcpu-chains.sh (off-CPU chains of Debian's xz
+#    and python3 reaching their start).
 # 3. make: a --wall profile of make -j2 on 20 C files: where make and the
 #    compiler drivers wait.
 set -u
@@ -15,13 +15,10 @@ cd "$(dirname "$0")/.."
 TOP=$(pwd)
 T="$TOP/tachy"
 RUNS=${RUNS:-7}
-ROUNDS=${ROUNDS:-100000}
-WORK=${WORK:-1200}
 out="$TOP/bench/out/offcpu"
 mkdir -p "$out"
 [ -x "$T" ] || { echo "offcpu: build tachy first (make)"; exit 1; }
 cc -O2 -fno-omit-frame-pointer -o "$out/mix" tests/data/offcpu-mix.c || exit 1
-cc -O2 -pthread -fno-omit-frame-pointer -o "$out/pingpong" bench/pingpong.c || exit 1
 
 shares() { # LABEL [runuser -u nobody --]
 	label=$1
@@ -52,37 +49,9 @@ if command -v runuser >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody >/dev/n
 	shares nobody runuser -u nobody --
 fi
 
-have_perf=0
-perf record -q -e context-switches -c 1 -o "$out/probe.data" true >/dev/null 2>&1 && have_perf=1
-pp="$out/pingpong $ROUNDS $WORK"
-"$out/pingpong" "$ROUNDS" "$WORK"
-set -- -n unprofiled "$pp" \
-	-n tachy-off-cpu-g "$T record -q --off-cpu -g -o $out/pp1.prof -- $pp" \
-	-n tachy-off-cpu "$T record -q --off-cpu -o $out/pp2.prof -- $pp"
-if [ $have_perf = 1 ]; then
-	set -- "$@" -n perf-cs-c1-g "perf record -q -e context-switches -c 1 -g -o $out/pp1.data -- $pp" \
-		-n perf-cs-g "perf record -q -e context-switches -g -o $out/pp2.data -- $pp"
-else
-	echo "offcpu: perf record -e context-switches does not work here: perf rows skipped"
-fi
-"$T" run -r "$RUNS" -w 1 --style none --export-json "$out/pingpong.json" "$@" >/dev/null 2>&1 || exit 1
-python3 - "$out/pingpong.json" <<'PY'
-import json, statistics, sys
-d = json.load(open(sys.argv[1]))
-res = {r['tachy']['name']: r for r in d['results']}
-base = res['unprofiled']
-def wall(r): return statistics.median(x['wall_ns'] for x in r['tachy']['runs'])
-def cpu(r): return statistics.median(x['user_ns'] + x['system_ns'] for x in r['tachy']['runs'])
-def rng(r): 
-    w = sorted(x['wall_ns'] / wall(base) for x in r['tachy']['runs'])
-    return f"{w[0]:.2f}-{w[-1]:.2f}"
-print(f"pingpong: unprofiled median wall {wall(base)/1e9:.3f} s, CPU {cpu(base)/1e9:.3f} s")
-print(f"  {'command':<20} {'wall ratio':>10} {'range':>10} {'CPU ratio':>10}")
-for name, r in res.items():
-    if name != 'unprofiled':
-        print(f"  {name:<20} {wall(r)/wall(base):>9.3f}x {rng(r):>10} {cpu(r)/cpu(base):>9.3f}x")
-PY
-"$T" report "$out/pp1.prof" | sed -n 2p
+# the overhead at 100,000 switches a second, and the chains at a switch-out
+RUNS=$RUNS sh bench/offcpu-cost.sh
+sh bench/offcpu-chains.sh
 
 # make -j2 on 20 C files
 src="$out/make20"

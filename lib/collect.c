@@ -207,6 +207,18 @@ thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
 static void
 on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t stack)
 {
+	struct sw *last = c->nsw ? &c->sw[c->nsw - 1] : NULL;
+
+	/* The kernel writes a switch-out record right after the sample of
+	 * the same switch, in the same ring: one entry holds both (its stack
+	 * is the sample's), a third fewer entries to sort. */
+	if (kind == SW_OUT && last && last->kind == SW_SAMPLE && last->tid == r->tid &&
+	    last->cpu == r->cpu && last->time <= r->time) {
+		last->kind = SW_OUT;
+		last->time = r->time;
+		last->preempt = (uint8_t)r->preempt;
+		return;
+	}
 	if (ty_array_grow(&c->sw, sizeof(*c->sw), c->nsw + 1, &c->capsw) < 0) {
 		c->oom = 1;
 		return;
@@ -307,6 +319,50 @@ sw_cmp(const void *a, const void *b)
 	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
+/* Sort the switch entries by thread and time: a stable radix sort on the
+ * thread id (two passes of 16 bits) keeps each ring's time order, so a
+ * thread's entries are already in order when one ring holds them (a
+ * thread that stays on its CPU); the others are sorted by qsort. */
+static int
+sort_switches(struct ty_collector *c)
+{
+	struct sw *tmp = malloc(c->nsw * sizeof(*tmp)), *from = c->sw, *to = tmp, *t;
+	size_t *count = calloc(65536, sizeof(*count)), i, j, sum;
+	int pass;
+
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -ENOMEM;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		int sh = 16 * pass;
+		memset(count, 0, 65536 * sizeof(*count));
+		for (i = 0; i < c->nsw; i++)
+			count[(from[i].tid >> sh) & 0xffff]++;
+		for (i = 0, sum = 0; i < 65536; i++) {
+			size_t k = count[i];
+			count[i] = sum;
+			sum += k;
+		}
+		for (i = 0; i < c->nsw; i++)
+			to[count[(from[i].tid >> sh) & 0xffff]++] = from[i];
+		t = from, from = to, to = t;
+	}
+	/* after two passes the sorted entries are back in c->sw */
+	for (i = 0; i < c->nsw; i = j) {
+		int sorted = 1;
+		for (j = i + 1; j < c->nsw && c->sw[j].tid == c->sw[i].tid; j++)
+			if (sorted && sw_cmp(&c->sw[j - 1], &c->sw[j]) > 0)
+				sorted = 0;
+		if (!sorted)
+			qsort(c->sw + i, j - i, sizeof(*c->sw), sw_cmp);
+	}
+	free(tmp);
+	free(count);
+	return 0;
+}
+
 static const struct raw_sample *sort_samples;
 
 static int
@@ -355,8 +411,8 @@ pair_switches(struct ty_collector *c)
 	c->first_off = c->nsamples;
 	if (!c->nsw)
 		return 0;
-	if (c->nsw > 1)
-		qsort(c->sw, c->nsw, sizeof(*c->sw), sw_cmp);
+	if (sort_switches(c) < 0)
+		return -ENOMEM;
 	if (!(order = malloc((non ? non : 1) * sizeof(*order))))
 		return -ENOMEM;
 	for (i = 0; i < non; i++)
@@ -380,8 +436,11 @@ pair_switches(struct ty_collector *c)
 		}
 		if (!in)
 			continue;
-		/* the context-switch sample comes just before its switch-out */
-		for (j = i; j-- > 0 && c->sw[j].tid == o->tid && c->sw[j].kind != SW_IN;)
+		/* the context-switch sample comes just before its switch-out
+		 * (mostly merged into it by on_switch) */
+		if (o->stack != TY_NONE)
+			smp = o;
+		for (j = i; !smp && j-- > 0 && c->sw[j].tid == o->tid && c->sw[j].kind != SW_IN;)
 			if (c->sw[j].kind == SW_SAMPLE) {
 				smp = &c->sw[j];
 				break;
@@ -642,6 +701,7 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	struct runs runs = {0};
 	uint32_t *map, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
 	uint64_t *times;
+	unsigned char *cls = NULL;
 
 	if (c->oom)
 		return ty_error_set(e, -ENOMEM, "out of memory while recording");
@@ -689,13 +749,20 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 		if (ty_profile_thread(p, c->threads[i].pid, c->threads[i].tid,
 				      c->threads[i].comm[0] ? c->threads[i].comm : "?") == TY_NONE)
 			goto oom;
+	/* The state of each stack's off-CPU intervals: classified once per
+	 * stack (1 + the state; 0: not yet). */
+	if (c->nsamples > c->first_off && !(cls = calloc(p->nstacks ? p->nstacks : 1, 1)))
+		goto oom;
 	for (i = 0; i < c->nsamples; i++) {
 		const struct raw_sample *r = &c->samples[i];
 		struct ty_prof_sample s = {r->time, r->period,	   r->tid,
 					   r->cpu,  map[r->stack], r->state};
 		if (i >= c->first_off && s.state == TY_STATE_BLOCKED &&
-		    c->from_chain[i - c->first_off])
-			s.state = classify(p, s.stack);
+		    c->from_chain[i - c->first_off]) {
+			if (!cls[s.stack])
+				cls[s.stack] = (unsigned char)(1 + classify(p, s.stack));
+			s.state = cls[s.stack] - 1u;
+		}
 		if (ty_profile_sample(p, &s) < 0)
 			goto oom;
 	}
@@ -709,6 +776,7 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	free(map);
 	free(times);
 	free(epochs);
+	free(cls);
 	return 0;
 oom:
 	free(runs.v);
@@ -716,5 +784,6 @@ oom:
 	free(map);
 	free(times);
 	free(epochs);
+	free(cls);
 	return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
 }

@@ -61,13 +61,18 @@ struct ty_recorder {
 	struct ty_usage usage;
 	struct ty_exit exit;
 	uint64_t t0, t1;
+	uint64_t t0_unix; /* CLOCK_REALTIME at t0 */
 	char ename[TY_EVENT_NAME_MAX];
 	int fell_back;
 	enum ty_callgraph cg;
 	uint32_t stack_size;
+	uint32_t sw_stack_size;	  /* copied at a switch-out */
 	struct ty_unwinder *uw;	  /* TY_CG_DWARF */
 	struct ty_record scratch; /* a sample with its unwound chain */
 	struct ty_record_unwind_stats ust;
+	struct ty_record *defer; /* samples lost outside the mappings known, */
+	size_t ndefer, capdefer; /* unwound again at the end of the drain */
+	int replaying;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
 	unsigned pages; /* data pages per ring */
@@ -121,6 +126,17 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The recording starts now: t0 on the samples' clock and on the wall's. */
+static void
+mark_start(struct ty_recorder *r)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->t0 = now_ns();
+	r->t0_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t
@@ -186,11 +202,20 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	if (r->cg == TY_CG_DWARF) {
 		so.regs_user = TY_UNWIND_REGS_MASK;
 		so.stack_user = r->stack_size;
+		so.switch_stack_user = r->sw_stack_size;
+		if (r->o.off_cpu == TY_OFFCPU_ONLY) /* every sample is a switch-out */
+			so.stack_user = r->sw_stack_size;
 		if (!r->o.mmap_pages) /* stack copies fill a ring fast: room for 64 */
-			so.mmap_pages = r->stack_size > 32768 ? 1024 : 512;
+			so.mmap_pages = so.stack_user > 32768 ? 1024 : 512;
 	}
 	if (r->o.off_cpu != TY_OFFCPU_NONE && !r->o.mmap_pages)
-		so.mmap_pages = 512; /* two records and a sample per switch */
+		/* two records and a sample per switch; with a stack copy in
+		 * each, 220 MB a second at 100,000 switches: the 6 MiB of room
+		 * after the wake-up at a quarter of the ring last 27 ms, which
+		 * a drainer waiting for a CPU on a loaded machine needs */
+		so.mmap_pages = r->cg == TY_CG_DWARF ? 2048 : 512;
+	if (r->o.off_cpu != TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
+		so.wakeup_div = 4;
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;
@@ -598,13 +623,26 @@ reread_maps(struct ty_recorder *r)
 	}
 }
 
-static uint64_t
-thread_ns(void)
+/* Keep REC (and its stack copy) to unwind at the end of the drain: the
+ * mmap record of the code it is in may be in a ring not drained yet (the
+ * process mapped it on another CPU). 0, or -1 when out of memory. */
+static int
+defer_sample(struct ty_recorder *r, const struct ty_record *rec)
 {
-	struct timespec ts;
+	struct ty_record *d;
+	unsigned char *stack = malloc(rec->stack_dyn ? rec->stack_dyn : 1);
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (!stack ||
+	    ty_array_grow(&r->defer, sizeof(*r->defer), r->ndefer + 1, &r->capdefer) < 0) {
+		free(stack);
+		return -1;
+	}
+	d = &r->defer[r->ndefer++];
+	memcpy(d, rec, sizeof(*d));
+	memcpy(stack, rec->stack, rec->stack_dyn);
+	d->stack = stack;
+	d->chain = d->nr ? d->chainbuf : NULL;
+	return 0;
 }
 
 /* --- unwind diagnostics (TACHY_UNWIND_DEBUG) --------------------------------
@@ -817,7 +855,8 @@ diag_report(struct ty_recorder *r)
 /* A sample with a user stack: its chain is the kernel's part, then the
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
- * the process again (at most every 20 ms) and is unwound once more. */
+ * the process again (at most every 20 ms) and is unwound once more; still
+ * lost there, it waits for the end of the drain (NULL: deferred). */
 static const struct ty_record *
 unwind(struct ty_recorder *r, const struct ty_record *rec)
 {
@@ -825,7 +864,7 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 	struct ty_unwind_sample us;
 	enum ty_unwind_end end;
 	size_t room, n, k;
-	uint64_t t0 = thread_ns();
+	uint64_t t0 = now_ns(); /* the vDSO's: a thread CPU clock is a system call */
 	int again;
 
 	memcpy(out, rec, sizeof(*out));
@@ -858,6 +897,11 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 			ty_unwind_forget(r->uw);
 		}
 	}
+	if (end == TY_UNWIND_LOST && !r->replaying && n &&
+	    (out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) < (1ull << 47) &&
+	    !ty_symbols_covers(r->syms, rec->pid, out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) &&
+	    defer_sample(r, rec) == 0)
+		return NULL;
 	r->ust.samples++;
 	if (end == TY_UNWIND_COMPLETE) {
 		struct ty_unwind_stats st;
@@ -873,7 +917,7 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
 	}
 	out->nr = k + n;
-	r->ust.unwind_ns += thread_ns() - t0;
+	r->ust.unwind_ns += now_ns() - t0;
 	if (r->o.unwind_log)
 		diag_sample(r, out, k, end, again);
 	return out;
@@ -888,9 +932,11 @@ on_record(const struct ty_record *rec, void *arg)
 		diag_record(r, rec);
 	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		check_sample(r, rec);
-	if (r->uw && rec->type == TY_REC_SAMPLE && rec->regs_abi)
-		rec = unwind(r, rec);
-	else if (r->o.unwind_log && rec->type == TY_REC_SAMPLE)
+	if (r->uw && (rec->type == TY_REC_SAMPLE || rec->type == TY_REC_SWITCH_SAMPLE) &&
+	    rec->regs_abi) {
+		if (!(rec = unwind(r, rec)))
+			return; /* deferred */
+	} else if (r->o.unwind_log && rec->type == TY_REC_SAMPLE)
 		diag_sample(r, rec, 0, r->cg == TY_CG_DWARF ? TY_UNWIND_LOST : TY_UNWIND_COMPLETE,
 			    0);
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
@@ -907,6 +953,17 @@ drain(struct ty_recorder *r, struct ty_error *e)
 		ty_unwind_forget(r->uw); /* /proc may have been read since */
 	if ((ret = ty_sampler_drain(r->s, on_record, r, e)) < 0)
 		return (int)ret;
+	if (r->ndefer) { /* every ring's mmap records from before them are in */
+		size_t i;
+		ty_unwind_forget(r->uw);
+		r->replaying = 1;
+		for (i = 0; i < r->ndefer; i++) {
+			ty_collector_record(unwind(r, &r->defer[i]), r->c);
+			free((void *)r->defer[i].stack);
+		}
+		r->replaying = 0;
+		r->ndefer = 0;
+	}
 	if (r->lazy && r->nrr)
 		reread_maps(r);
 	return 0;
@@ -1109,7 +1166,7 @@ attach(struct ty_recorder *r, struct ty_error *e)
 	/* A thread created by one not yet sampled when it was listed
 	 * inherited nothing. */
 	each_thread(r, r->o.pid, take_sampled);
-	r->t0 = now_ns();
+	mark_start(r);
 	return 0;
 }
 
@@ -1134,7 +1191,11 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	so->want_pidfd = 1;
 	so->same_group = r->o.same_group;
 	so->pdeathsig = SIGKILL; /* no command left running when tachy dies */
-	r->lazy = r->o.maps == TY_MAPS_LAZY;
+	/* Off the CPU, mmap records for the whole run: closing the lazy
+	 * trackers changes the generation of the threads' event contexts, and
+	 * the kernel then switches every event out and in at each context
+	 * switch instead of swapping the contexts (0.5 us more a switch). */
+	r->lazy = r->o.maps == TY_MAPS_LAZY && r->o.off_cpu == TY_OFFCPU_NONE;
 	r->proc_maps = r->o.maps == TY_MAPS_PROC;
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
@@ -1145,7 +1206,7 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 		r->reaped = 1;
 		return ret;
 	}
-	r->t0 = now_ns();
+	mark_start(r);
 	r->close_at = r->t0 + LAZY_CLOSE_NS;
 	ty_spawn_go(&r->sp);
 	return 0;
@@ -1176,10 +1237,7 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 	if (r->cg == TY_CG_AUTO || r->cg == TY_CG_DWARF)
 		r->cg = TY_CG_FP; /* the unwinder knows x86-64 only */
 #endif
-	/* Off-CPU: a stack copy at every switch-out would cost more than the
-	 * switch; and every event of a ring shares one sample layout. */
-	if (o->off_cpu != TY_OFFCPU_NONE && r->cg != TY_CG_NONE)
-		r->cg = TY_CG_FP;
+	r->sw_stack_size = o->stack_size ? r->stack_size : TY_RECORD_OFFCPU_STACK_DEFAULT;
 	if (r->cg == TY_CG_DWARF && !(r->uw = ty_unwind_new(syms))) {
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
@@ -1239,6 +1297,8 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.off_cpu == TY_OFFCPU_ONLY)
 		p->meta.use_freq = 0, p->meta.rate = 1;
 	p->meta.wall_ns = r->t1 - r->t0;
+	p->meta.start_unix_ns = r->t0_unix;
+	p->meta.start_mono_ns = r->t0;
 	p->meta.workload_cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;
 	p->meta.workload_sys_ns = (uint64_t)r->usage.system_ns;
 	p->meta.user_only = r->exclude_kernel;
@@ -1313,6 +1373,12 @@ ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size)
 	return r->cg;
 }
 
+uint32_t
+ty_record_switch_stack(const struct ty_recorder *r)
+{
+	return r->o.off_cpu != TY_OFFCPU_NONE ? r->sw_stack_size : 0;
+}
+
 void
 ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st)
 {
@@ -1342,6 +1408,9 @@ ty_record_free(struct ty_recorder *r)
 	ty_sampler_free(r->s);
 	ty_collector_free(r->c);
 	ty_unwind_free(r->uw);
+	while (r->ndefer > 0)
+		free((void *)r->defer[--r->ndefer].stack);
+	free(r->defer);
 	free(r->pname);
 	free(r->limits);
 	free(r->tids);

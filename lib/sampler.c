@@ -127,15 +127,18 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->task = 1;
 	a->sample_id_all = 1;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(pages * (size_t)getpagesize() / 2);
+	a->wakeup_watermark =
+	    (uint32_t)(pages * (size_t)getpagesize() / (o->wakeup_div ? o->wakeup_div : 2));
 }
 
 /* The context-switches event beside the sampling one: a sample at every
  * switch-out (period 1), its call chain where the thread went to sleep. */
 static void
-switch_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling)
+switch_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling, uint32_t stack_user)
 {
 	*a = *sampling;
+	if (stack_user && a->sample_stack_user) /* the size is in each sample */
+		a->sample_stack_user = stack_user;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	a->freq = 0;
@@ -428,7 +431,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 					    strerror(-err));
 		}
 		if (o->switch_samples) {
-			switch_attr(&s->sw_attr, &a);
+			switch_attr(&s->sw_attr, &a, o->switch_stack_user);
 			if ((err = open_switch(s, &s->sw_attr, o->pid, s->nrings - 1)) < 0) {
 				ty_sampler_free(s);
 				return ty_error_set(e, err, "cannot sample context switches: %s",

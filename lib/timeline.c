@@ -700,8 +700,20 @@ breakpad_id(const char *hex, char *out, size_t len)
 	out[33] = '\0';
 }
 
+/* The wall-clock time (ms since the epoch) of the timeline's zero, the
+ * first sample's time; 0 when the profile does not know its start. */
+static double
+ff_start_ms(const struct ty_profile *p, const struct lanes *l)
+{
+	const struct ty_prof_meta *m = &p->meta;
+
+	if (!m->start_unix_ns)
+		return 0;
+	return ((double)m->start_unix_ns + ((double)l->t0 - (double)m->start_mono_ns)) / 1e6;
+}
+
 static void
-ff_meta(struct ty_jsonw *w, const struct ty_profile *p)
+ff_meta(struct ty_jsonw *w, const struct ty_profile *p, const struct lanes *l)
 {
 	const struct ty_prof_meta *m = &p->meta;
 	size_t i;
@@ -712,7 +724,7 @@ ff_meta(struct ty_jsonw *w, const struct ty_profile *p)
 			 m->use_freq && m->rate	   ? 1000.0 / (double)m->rate
 			 : m->period_ns && m->rate ? (double)m->rate / 1e6
 						   : 1);
-	ty_jsonw_kdouble(w, "startTime", 0);
+	ty_jsonw_kdouble(w, "startTime", ff_start_ms(p, l));
 	ty_jsonw_kint(w, "processType", 0);
 	ty_jsonw_kstring(w, "product", m->command && *m->command ? m->command : "tachy");
 	ty_jsonw_kstring(w, "importedFrom", "tachy");
@@ -818,7 +830,7 @@ ty_firefox_write_fp(const struct ty_profile *p, FILE *fp)
 		return -ENOMEM;
 	ty_jsonw_init(&w, fp, 0);
 	ty_jsonw_object_begin(&w);
-	ff_meta(&w, p);
+	ff_meta(&w, p, &l);
 	ff_libs(&w, p);
 	ty_jsonw_key(&w, "shared");
 	ty_jsonw_object_begin(&w);

@@ -126,7 +126,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "exits or Ctrl-C"),
 	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
 		     "ring buffer pages per CPU, a power of two (default 128;\n"
-		     "with dwarf 1024, 512 for SIZE <= 32768)"),
+		     "dwarf 1024, 512 for SIZE <= 32768; off-CPU 512,\n"
+		     "2048 with dwarf)"),
 	    OPT_FLAG(0, "proc-maps", &o->proc_maps,
 		     "no mmap records at all: read /proc/PID/maps every\n"
 		     "50 ms instead (processes that live less than that\n"
@@ -142,9 +143,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "perf_event_paranoid <= 1 -- else user space only)"),
 	    OPT_FLAG(0, "off-cpu", &offcpu,
 		     "off-CPU time instead of samples: every switch-out of\n"
-		     "every thread with its call chain (-g: frame pointers)\n"
-		     "and how long the thread stayed off the CPU (sleeping,\n"
-		     "I/O, lock, runnable)"),
+		     "every thread with its call chain (-g: unwound as for\n"
+		     "samples, from a copy of 2048 bytes of user stack) and\n"
+		     "how long the thread stayed off the CPU (sleeping, I/O,\n"
+		     "lock, runnable)"),
 	    OPT_FLAG(0, "wall", &wall,
 		     "on-CPU samples (a clock event, default cpu-clock) and\n"
 		     "off-CPU time together: a wall-clock profile"),
@@ -221,12 +223,46 @@ profile_on_stdout(const struct run *r)
 	       a.st_ino == b.st_ino;
 }
 
+/* What unwinding the user stacks did (--call-graph dwarf). */
+static void
+unwind_summary(struct run *r)
+{
+	uint32_t stack;
+
+	if (ty_record_callgraph(r->rec, &stack) == TY_CG_DWARF) {
+		struct ty_record_unwind_stats st;
+		uint32_t sw = ty_record_switch_stack(r->rec);
+		char at[64] = "";
+		if (sw && r->o->off_cpu == TY_OFFCPU_ONLY)
+			stack = sw;
+		else if (sw)
+			snprintf(at, sizeof(at), " (%u at a switch-out)", sw);
+		ty_record_unwind_stats(r->rec, &st);
+		fprintf(stderr,
+			"tachy record: user stacks of %u bytes%s unwound: %.1f%% of %llu chains "
+			"complete, %.1f%% cut by the copy; %.3f s spent unwinding\n",
+			stack, at,
+			st.samples ? 100.0 * (double)st.complete / (double)st.samples : 0.0,
+			(unsigned long long)st.samples,
+			st.samples ? 100.0 * (double)st.truncated / (double)st.samples : 0.0,
+			(double)st.unwind_ns / 1e9);
+		if (getenv("TACHY_UNWIND_DEPTHS")) /* bench/: what stack size real chains need */
+			fprintf(
+			    stderr,
+			    "tachy record: complete chains by stack bytes: <=1K %llu, 2K %llu, 4K "
+			    "%llu, 8K %llu, 16K %llu, 32K %llu, 64K %llu, more %llu\n",
+			    (unsigned long long)st.depth[0], (unsigned long long)st.depth[1],
+			    (unsigned long long)st.depth[2], (unsigned long long)st.depth[3],
+			    (unsigned long long)st.depth[4], (unsigned long long)st.depth[5],
+			    (unsigned long long)st.depth[6], (unsigned long long)st.depth[7]);
+	}
+}
+
 static void
 summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
 	char rate[64], space[96], cover[512];
-	uint32_t stack;
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
@@ -252,6 +288,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 			r->o->callchain ? " with call chains" : "", space,
 			(unsigned long long)p->meta.lost, me, work > 0 ? 100 * me / work : 0, work,
 			r->o->output);
+		unwind_summary(r);
 		return;
 	}
 	fprintf(stderr,
@@ -264,26 +301,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
-	if (ty_record_callgraph(r->rec, &stack) == TY_CG_DWARF) {
-		struct ty_record_unwind_stats st;
-		ty_record_unwind_stats(r->rec, &st);
-		fprintf(stderr,
-			"tachy record: user stacks of %u bytes unwound: %.1f%% of %llu chains "
-			"complete, %.1f%% cut by the copy; %.3f s of CPU\n",
-			stack, st.samples ? 100.0 * (double)st.complete / (double)st.samples : 0.0,
-			(unsigned long long)st.samples,
-			st.samples ? 100.0 * (double)st.truncated / (double)st.samples : 0.0,
-			(double)st.unwind_ns / 1e9);
-		if (getenv("TACHY_UNWIND_DEPTHS")) /* bench/: what stack size real chains need */
-			fprintf(
-			    stderr,
-			    "tachy record: complete chains by stack bytes: <=1K %llu, 2K %llu, 4K "
-			    "%llu, 8K %llu, 16K %llu, 32K %llu, 64K %llu, more %llu\n",
-			    (unsigned long long)st.depth[0], (unsigned long long)st.depth[1],
-			    (unsigned long long)st.depth[2], (unsigned long long)st.depth[3],
-			    (unsigned long long)st.depth[4], (unsigned long long)st.depth[5],
-			    (unsigned long long)st.depth[6], (unsigned long long)st.depth[7]);
-	}
+	unwind_summary(r);
 }
 
 static int

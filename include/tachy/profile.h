@@ -100,6 +100,8 @@ struct ty_prof_meta {
 	uint32_t processes;	  /* processes seen */
 	int off_cpu;		  /* TY_OFFCPU_* */
 	char *off_cpu_limits;	  /* what the kernel did not give (NULL: nothing) */
+	uint64_t start_unix_ns;	  /* the recording's start: CLOCK_REALTIME (0: unknown)... */
+	uint64_t start_mono_ns;	  /* ...and CLOCK_MONOTONIC (the samples' clock) then */
 };
 
 struct ty_profile {

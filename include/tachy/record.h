@@ -35,6 +35,10 @@ enum ty_callgraph {
 #define TY_RECORD_STACK_DEFAULT 65528 /* stack bytes copied (see BENCHMARKS.md) */
 #define TY_RECORD_STACK_SMALL 16384   /* ... with the small rings of a user's memlock limit */
 #define TY_RECORD_STACK_MAX 65528     /* the kernel's limit (u16, 8-aligned) */
+/* Stack bytes copied at a switch-out: there the thread is in a system call
+ * (or preempted), its user stack shallower than where it computes, and a
+ * copy is taken at every switch (see BENCHMARKS.md). */
+#define TY_RECORD_OFFCPU_STACK_DEFAULT 2048
 
 /* How the mappings of the workload are learnt. */
 enum ty_record_maps {
@@ -49,7 +53,8 @@ struct ty_record_opts {
 	int use_freq;	    /* 1: RATE is Hz; 0: a period */
 	uint64_t rate;
 	enum ty_callgraph callgraph;
-	uint32_t stack_size; /* TY_CG_DWARF/AUTO: bytes (0: the default) */
+	uint32_t stack_size; /* TY_CG_DWARF/AUTO: bytes (0: the default; off the CPU
+				TY_RECORD_OFFCPU_STACK_DEFAULT) */
 	int user;	     /* 1 user space only, -1 kernel or fail, 0 where allowed */
 	pid_t pid;	     /* attach to this process, or 0 */
 	char *const *argv;   /* else the command */
@@ -111,11 +116,14 @@ int ty_record_user_only(const struct ty_recorder *r);
 unsigned ty_record_ring_pages(const struct ty_recorder *r);
 /* The call graph used (AUTO resolved) and its stack copy size. */
 enum ty_callgraph ty_record_callgraph(const struct ty_recorder *r, uint32_t *stack_size);
+/* The stack copy size at a switch-out (off-CPU recording), else 0. */
+uint32_t ty_record_switch_stack(const struct ty_recorder *r);
 
 /* What unwinding did (TY_CG_DWARF): samples with a user stack, chains that
  * reached the outermost frame, chains cut by the stack copy, frames found
- * by CFI and by the frame pointer, and the profiler CPU it took (ns, of
- * the thread time of the drain). */
+ * by CFI and by the frame pointer, and the profiler time it took (ns of
+ * CLOCK_MONOTONIC in the drain, so about its CPU: reading the thread's CPU
+ * clock, a system call, twice per chain would cost more at every switch). */
 struct ty_record_unwind_stats {
 	uint64_t samples, complete, truncated, cfi_frames, fp_frames, unwind_ns;
 	uint64_t depth[8]; /* complete chains whose stack took up to 1, 2, 4 ... 128 KiB */

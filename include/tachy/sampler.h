@@ -42,20 +42,24 @@ struct ty_sampler_opts {
 	const pid_t *tids;   /* attaching: the other threads PID already has; their
 				samples go to the same per-CPU rings */
 	int ntids;
-	int enable_on_exec;	  /* start counting when PID execs (a spawned, held child) */
-	unsigned mmap_pages;	  /* data pages per ring, a power of two (0: 128) */
-	int no_mmap_records;	  /* no MMAP records at all: the caller reads
-				     /proc/PID/maps instead (see tachy-record(1)) */
-	int lazy_mmap;		  /* MMAP records come from separate tracking events
-				     that ty_sampler_track_stop closes, and a watcher
-				     ring reports every fork at once (see below) */
-	int context_switch;	  /* off-CPU time: the kernel's PERF_RECORD_SWITCH
-				     records of every thread (TY_REC_SWITCH) */
-	int switch_samples;	  /* and a context-switches event sampled at every
-				     switch-out, with the call chain there
-				     (TY_REC_SWITCH_SAMPLE), beside the sampling event */
-	int samples_are_switches; /* the sampling event is context-switches
-				     itself: its samples are TY_REC_SWITCH_SAMPLE */
+	int enable_on_exec;	    /* start counting when PID execs (a spawned, held child) */
+	unsigned mmap_pages;	    /* data pages per ring, a power of two (0: 128) */
+	int no_mmap_records;	    /* no MMAP records at all: the caller reads
+				       /proc/PID/maps instead (see tachy-record(1)) */
+	int lazy_mmap;		    /* MMAP records come from separate tracking events
+				       that ty_sampler_track_stop closes, and a watcher
+				       ring reports every fork at once (see below) */
+	int context_switch;	    /* off-CPU time: the kernel's PERF_RECORD_SWITCH
+				       records of every thread (TY_REC_SWITCH) */
+	int switch_samples;	    /* and a context-switches event sampled at every
+				       switch-out, with the call chain there
+				       (TY_REC_SWITCH_SAMPLE), beside the sampling event */
+	int samples_are_switches;   /* the sampling event is context-switches
+				       itself: its samples are TY_REC_SWITCH_SAMPLE */
+	uint32_t switch_stack_user; /* switch_samples with stack_user: the bytes of
+				       user stack their samples copy (0: stack_user) */
+	unsigned wakeup_div;	    /* the poller wakes when 1/WAKEUP_DIV of a ring is
+				       full (0: 2, half the ring) */
 };
 
 enum ty_rec_type {

@@ -51,6 +51,8 @@ def profile(kind):
     v2 = kind in ('wall', 'bad-state')
     if v2:
         meta.append((b'off_cpu', b'2'))
+        # 2026-12-01 10:00:00 UTC on the wall's clock, at 5 ms on the samples'
+        meta += [(b'start_unix_ns', b'1796119200000000000'), (b'start_mono_ns', b'5000000')]
     out = b'TACHYPRF' + s32(99 if kind == 'bad-version' else 2 if v2 else 1) + s32(0)
     out += section(1, s32(len(meta)) + b''.join(sstr(k) + sstr(v) for k, v in meta))
     out += section(2, s32(len(strings)) + b''.join(sstr(x) for x in strings))

@@ -686,8 +686,25 @@ test_collector_switches(void)
 	ty_collector_record(&r, c);
 	r.out = 1, r.time = 500; /* never back */
 	ty_collector_record(&r, c);
+	/* Thread 70001 (past 16 bits): its sample, then another thread's
+	 * switch-out (8, with no sample and no on-CPU sample), then its own
+	 * switch-out: not next to each other, the sample is still its. Their
+	 * switch-ins come first, from another ring. */
+	r.preempt = 0, r.cpu = 1;
+	r.pid = r.tid = 8, r.out = 0, r.time = 700;
+	ty_collector_record(&r, c);
+	r.pid = r.tid = 70001, r.out = 0, r.time = 650;
+	ty_collector_record(&r, c);
+	r.cpu = 0;
+	r.type = TY_REC_SWITCH_SAMPLE, r.time = 600, r.nr = 2, r.chain = chain;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_SWITCH, r.nr = 0, r.chain = NULL;
+	r.pid = r.tid = 8, r.out = 1, r.time = 605;
+	ty_collector_record(&r, c);
+	r.pid = r.tid = 70001, r.out = 1, r.time = 601;
+	ty_collector_record(&r, c);
 	CHECK_INT(ty_collector_finish(c, p, &e), 0);
-	CHECK_INT(p->nsamples, 3);
+	CHECK_INT(p->nsamples, 5);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct ty_prof_sample *s = &p->samples[i];
 		uint32_t n = p->stack_off[s->stack + 1] - p->stack_off[s->stack];
@@ -698,6 +715,14 @@ test_collector_switches(void)
 			CHECK_INT(s->period, 100);
 			CHECK_INT(s->state, TY_STATE_BLOCKED); /* no kernel names here */
 			CHECK_INT(n, 2);
+		} else if (s->tid == 70001) {
+			CHECK_INT(s->time, 601);
+			CHECK_INT(s->period, 49);
+			CHECK_INT(n, 2);
+		} else if (s->tid == 8) {
+			CHECK_INT(s->time, 605);
+			CHECK_INT(s->period, 95);
+			CHECK_INT(n, 0);
 		} else {
 			CHECK_INT(s->time, 400);
 			CHECK_INT(s->period, 50);
@@ -706,7 +731,7 @@ test_collector_switches(void)
 			CHECK_INT(s->stack, p->samples[0].stack);
 		}
 	}
-	CHECK_INT(off, 2);
+	CHECK_INT(off, 4);
 	ty_profile_free(p);
 	ty_collector_free(c);
 	ty_symbols_free(syms);
