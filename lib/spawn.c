@@ -122,6 +122,7 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 	memset(sp, 0, sizeof(*sp));
 	sp->pidfd = -1;
 	sp->helper_fd = -1;
+	sp->run_fd = -1;
 	sp->stack_size = STACK_SIZE;
 	sp->stack = mmap(NULL, sp->stack_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -333,11 +334,28 @@ fill_usage(const struct rusage *ru, struct ty_usage *u)
  * built for this machine). */
 extern const unsigned char ty_spawner_blob[], ty_spawner_blob_end[];
 
+static int read_all(int fd, void *buf, size_t n);
+
 static void
 helper_stop(struct ty_spawner *sp)
 {
+	struct ty_helper_pid hp;
 	int status;
 
+	sp->spare_ahead = 0;
+	if (sp->spare_asked && sp->helper_fd >= 0 &&
+	    read_all(sp->helper_fd, &hp, sizeof(hp)) == 0 && hp.pid > 0)
+		sp->spare_pid = hp.pid;
+	sp->spare_asked = 0;
+	if (sp->spare_pid > 0) { /* our child, waiting for a request that will not come */
+		kill(sp->spare_pid, SIGKILL);
+		while (waitpid(sp->spare_pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	sp->spare_pid = 0;
+	if (sp->run_fd >= 0)
+		close(sp->run_fd);
+	sp->run_fd = -1;
 	if (sp->helper_fd >= 0)
 		close(sp->helper_fd); /* EOF ends it */
 	sp->helper_fd = -1;
@@ -358,6 +376,8 @@ helper_stop(struct ty_spawner *sp)
 	}
 }
 
+/* Write N bytes to a file or socket (to a socket without SIGPIPE: a helper
+ * gone is an error, not our end). */
 static int
 write_all(int fd, const void *buf, size_t n)
 {
@@ -365,7 +385,9 @@ write_all(int fd, const void *buf, size_t n)
 	ssize_t w;
 
 	while (n) {
-		w = write(fd, p, n);
+		w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == ENOTSOCK)
+			w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -423,7 +445,7 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	struct ty_usage u;
 	struct ty_exit x;
 	char path[64], page[4096];
-	int exe = -1, mem = -1, sv[2] = {-1, -1}, rc;
+	int exe = -1, mem = -1, sv[2] = {-1, -1}, rv[2] = {-1, -1}, rc;
 	pid_t pid;
 
 	if (size == 0)
@@ -440,7 +462,8 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 		rc = -errno;
 		goto fail;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rv) < 0) {
 		rc = -errno;
 		goto fail;
 	}
@@ -458,7 +481,7 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	o.envp = envp;
 	o.fd[0] = sv[1];
 	o.fd[1] = mem;
-	o.fd[2] = 2;
+	o.fd[2] = rv[1];
 	o.drain_fd = -1;
 	o.pdeathsig = SIGKILL;
 	pid = ty_spawn_create(sp->launcher, &o, e);
@@ -468,9 +491,11 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	}
 	ty_spawn_go(sp->launcher);
 	close(sv[1]);
-	sv[1] = -1;
+	close(rv[1]);
+	sv[1] = rv[1] = -1;
 	sp->helper_pid = pid;
 	sp->helper_fd = sv[0];
+	sp->run_fd = rv[0];
 	close(exe);
 	close(mem);
 	/* A first run of nothing proves it works: the exec may be refused
@@ -495,6 +520,9 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 			goto stop;
 		}
 	}
+	/* From now on each child is cloned ahead (not before: the caller may
+	 * still move the helper into a cgroup, which its children inherit). */
+	sp->spare_ahead = 1;
 	return 0;
 fail:
 	if (exe >= 0)
@@ -505,6 +533,10 @@ fail:
 		close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);
+	if (rv[0] >= 0)
+		close(rv[0]);
+	if (rv[1] >= 0)
+		close(rv[1]);
 	helper_stop(sp);
 	return ty_error_set(e, rc, "cannot start the spawner helper: %s", strerror(-rc));
 stop:
@@ -528,11 +560,57 @@ strings_size(char *const *v, uint32_t *count)
 	return n;
 }
 
+/* Ask the helper for a spare child (its pid is read when it is needed). */
+static int
+helper_ask(struct ty_spawner *sp)
+{
+	struct ty_helper_ask ask = {TY_HELPER_MAGIC};
+	int rc;
+
+	if (sp->spare_asked || sp->spare_pid > 0)
+		return 0;
+	if ((rc = write_all(sp->helper_fd, &ask, sizeof(ask))) < 0)
+		return rc;
+	sp->spare_asked = 1;
+	return 0;
+}
+
+/* The spare child, asked for now unless it was before. */
+static pid_t
+helper_spare(struct ty_spawner *sp, const char *path, struct ty_error *e)
+{
+	struct ty_helper_pid hp;
+	pid_t pid;
+
+	if (helper_ask(sp) < 0)
+		return ty_error_set(e, -EPIPE, "the spawner helper went away");
+	if (sp->spare_asked) {
+		sp->spare_asked = 0;
+		if (read_all(sp->helper_fd, &hp, sizeof(hp)) < 0)
+			return ty_error_set(e, -EPIPE, "the spawner helper went away");
+		if (hp.pid < 0)
+			return ty_error_set(e, hp.pid, "cannot create a process for '%s': %s", path,
+					    strerror(-hp.pid));
+		sp->spare_pid = hp.pid;
+	}
+	pid = sp->spare_pid;
+	sp->spare_pid = 0;
+	return pid;
+}
+
+/* A child that is ours but will not run: kill it, reap it. */
+static void
+discard(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 static pid_t
 helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_error *e)
 {
 	struct ty_helper_req req;
-	struct ty_helper_pid hp;
 	struct iovec iov[2];
 	struct msghdr mh;
 	union {
@@ -544,11 +622,15 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 	char *p;
 	int i, fds[3], rc;
 	ssize_t w;
+	pid_t pid;
 
 	memset(&req, 0, sizeof(req));
 	req.magic = TY_HELPER_MAGIC;
-	req.flags = TY_HELPER_PDEATHSIG | (o->same_group ? TY_HELPER_SAME_GROUP : 0);
-	req.pgid = (int32_t)getpgrp();
+	req.flags = TY_HELPER_PDEATHSIG;
+	if (o->same_group) {
+		req.flags |= TY_HELPER_SAME_GROUP;
+		req.pgid = (int32_t)getpgrp();
+	}
 	len = plen + strings_size(o->argv, &req.argc) + strings_size(o->envp, &req.envc);
 	if (len > (1u << 30))
 		return ty_error_set(e, -E2BIG, "cannot run '%s': arguments too long", o->path);
@@ -578,6 +660,8 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 		if (v == o->envp)
 			break;
 	}
+	if ((pid = helper_spare(sp, o->path, e)) < 0)
+		return pid;
 	for (i = 0; i < 3; i++)
 		fds[i] = o->fd[i] >= 0 ? o->fd[i] : i;
 	memset(&mh, 0, sizeof(mh));
@@ -595,41 +679,39 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 	cm.h.cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(&cm.h), fds, sizeof(fds));
 	do
-		w = sendmsg(sp->helper_fd, &mh, MSG_NOSIGNAL);
+		w = sendmsg(sp->run_fd, &mh, MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
-	if (w < 0)
-		return ty_error_set(e, -errno, "cannot reach the spawner helper: %s",
-				    strerror(errno));
+	if (w < 0) {
+		rc = -errno;
+		discard(pid);
+		return ty_error_set(e, rc, "cannot reach the spawner helper: %s", strerror(-rc));
+	}
 	off = (size_t)w;
 	if (off < sizeof(req)) /* the fds went with the first byte */
-		rc = write_all(sp->helper_fd, (char *)&req + off, sizeof(req) - off) ||
-		     write_all(sp->helper_fd, sp->req, len);
+		rc = write_all(sp->run_fd, (char *)&req + off, sizeof(req) - off) ||
+		     write_all(sp->run_fd, sp->req, len);
 	else
-		rc = write_all(sp->helper_fd, sp->req + (off - sizeof(req)),
-			       len - (off - sizeof(req)));
-	if (rc || (rc = read_all(sp->helper_fd, &hp, sizeof(hp))) < 0)
+		rc =
+		    write_all(sp->run_fd, sp->req + (off - sizeof(req)), len - (off - sizeof(req)));
+	if (rc) {
+		discard(pid);
 		return ty_error_set(e, -EPIPE, "the spawner helper went away");
-	if (hp.pid < 0)
-		return ty_error_set(e, hp.pid, "cannot create a process for '%s': %s", o->path,
-				    strerror(-hp.pid));
+	}
 	/* Our child (the helper clones it with CLONE_PARENT): reaped by
 	 * ty_spawn_wait as one cloned here is. */
-	sp->pid = hp.pid;
+	sp->pid = pid;
 	if (!o->same_group)
-		setpgid(hp.pid, hp.pid); /* no race with the first kill of the group */
+		setpgid(pid, pid); /* no race with the first kill of the group */
 	sp->pidfd = -1;
-	if (o->want_pidfd && (sp->pidfd = (int)syscall(SYS_pidfd_open, hp.pid, 0)) < 0) {
+	if (o->want_pidfd && (sp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
 		rc = -errno;
-		ty_spawn_kill(sp, SIGKILL);
-		ty_spawn_go(sp);
-		while (waitpid(hp.pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		discard(pid);
 		sp->pid = 0;
 		sp->pidfd = -1;
 		return ty_error_set(e, rc, "cannot create a process for '%s': %s", o->path,
 				    strerror(-rc));
 	}
-	return hp.pid;
+	return pid;
 }
 
 /* The child SP held ended with STATUS: forget it and fill U and X. */
@@ -649,8 +731,12 @@ reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usa
 	}
 	sp->pid = 0;
 	fill_usage(ru, u);
-	if (shm) /* what the helper's peak was when it cloned the child */
+	if (shm) { /* the helper's peak, under the child's */
 		u->maxrss_floor_kb = (long)__atomic_load_n(&shm->floor_kb, __ATOMIC_ACQUIRE);
+		/* the next child, cloned while our caller is busy with this one */
+		if (sp->spare_ahead)
+			helper_ask(sp);
+	}
 	x->exit_code = -1;
 	if (WIFEXITED(status)) {
 		x->exit_code = WEXITSTATUS(status);

@@ -18,6 +18,12 @@ struct ty_helper_shm {
 	int64_t floor_kb;    /* the helper's own peak RSS, set before each clone */
 };
 
+/* tachy -> helper on the control socket: clone a spare child. */
+struct ty_helper_ask {
+	uint32_t magic;
+};
+
+/* tachy -> the spare child on the run socket: what to run. */
 struct ty_helper_req {
 	uint32_t magic, flags;
 	uint32_t len;	     /* bytes of strings that follow */
@@ -27,6 +33,7 @@ struct ty_helper_req {
 	uint64_t cpus[16]; /* 1024 CPUs, as a cpu_set_t */
 };
 
+/* helper -> tachy on the control socket: the spare's pid. */
 struct ty_helper_pid {
 	int32_t pid; /* or -errno */
 };
