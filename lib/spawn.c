@@ -409,9 +409,12 @@ read_all(int fd, void *buf, size_t n)
 	ssize_t r;
 
 	while (n) {
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-			return -errno;
-		r = read(fd, p, n);
+		r = recv(fd, p, n, MSG_DONTWAIT); /* usually there already */
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+				return -errno;
+			continue;
+		}
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -564,13 +567,48 @@ strings_size(char *const *v, uint32_t *count)
 static int
 helper_ask(struct ty_spawner *sp)
 {
-	struct ty_helper_ask ask = {TY_HELPER_MAGIC};
-	int rc;
+	struct ty_helper_ask ask = {TY_HELPER_MAGIC, 0};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {&ask, sizeof(ask)};
+	struct msghdr mh;
+	int rv[2];
+	ssize_t w;
 
 	if (sp->spare_asked || sp->spare_pid > 0)
 		return 0;
-	if ((rc = write_all(sp->helper_fd, &ask, sizeof(ask))) < 0)
-		return rc;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (sp->run_stale) { /* a new run socket goes with the ask */
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rv) < 0)
+			return -errno;
+		memset(&cm, 0, sizeof(cm));
+		ask.flags = TY_HELPER_NEW_RUN_SOCKET;
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		cm.h.cmsg_level = SOL_SOCKET;
+		cm.h.cmsg_type = SCM_RIGHTS;
+		cm.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&cm.h), &rv[1], sizeof(int));
+	}
+	do
+		w = sendmsg(sp->helper_fd, &mh, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (sp->run_stale) {
+		close(rv[1]);
+		if (w != (ssize_t)sizeof(ask)) {
+			close(rv[0]);
+			return w < 0 ? -errno : -EPIPE;
+		}
+		close(sp->run_fd);
+		sp->run_fd = rv[0];
+		sp->run_stale = 0;
+	} else if (w != (ssize_t)sizeof(ask)) {
+		return w < 0 ? -errno : -EPIPE;
+	}
 	sp->spare_asked = 1;
 	return 0;
 }
@@ -733,6 +771,10 @@ reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usa
 	fill_usage(ru, u);
 	if (shm) { /* the helper's peak, under the child's */
 		u->maxrss_floor_kb = (long)__atomic_load_n(&shm->floor_kb, __ATOMIC_ACQUIRE);
+		/* killed before it had read all of its request: the rest is on
+		 * the run socket, which the next spare must not see */
+		if (!__atomic_load_n(&shm->taken, __ATOMIC_ACQUIRE))
+			sp->run_stale = 1;
 		/* the next child, cloned while our caller is busy with this one */
 		if (sp->spare_ahead)
 			helper_ask(sp);

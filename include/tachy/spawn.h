@@ -89,6 +89,7 @@ struct ty_spawner {
 	pid_t spare_pid;  /* a spare child waiting for what to run, else 0 */
 	int spare_asked;  /* a spare asked for, its pid not read yet */
 	int spare_ahead;  /* ask for the next spare when a child is reaped */
+	int run_stale;	  /* a child died before it read all of its request */
 	char *req;	  /* the strings of a request, grown as needed */
 	size_t req_cap;
 	struct ty_spawner *launcher; /* the held child that became the helper */

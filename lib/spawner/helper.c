@@ -378,6 +378,9 @@ spare_main(void *arg)
 	grew |= (int)r;
 	if (read_all(2, area, R->req.len) < 0)
 		sys(__NR_exit_group, 127, 0, 0);
+	/* (a spare killed before this leaves the rest of its request on the
+	 * run socket: tachy then sends a new one with the next ask) */
+	__atomic_store_n(&R->shm->taken, 1, __ATOMIC_RELEASE);
 	/* path\0 argv[0]\0 ... argv[argc-1]\0 envp[0]\0 ... */
 	v = (char **)(area + ((R->req.len + 15) & ~(size_t)15));
 	s = area;
@@ -436,6 +439,45 @@ fail:
 	return 127;
 }
 
+/* An ask from tachy on the control socket (fd 0). Returns the descriptor
+ * that came with it, 0 when none, -1 at EOF or on a bad message. */
+static long
+recv_ask(struct ty_helper_ask *ask)
+{
+	struct {
+		size_t len;
+		int level;
+		int type;
+		int fd;
+		int pad;
+	} cm;
+	struct k_iovec iov = {ask, sizeof(*ask)};
+	struct k_msghdr mh;
+	long r;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	mh.iov = &iov;
+	mh.iovlen = 1;
+	mh.control = &cm;
+	mh.controllen = sizeof(cm);
+	if (wait_in(0) < 0)
+		return -1;
+	do
+		r = sys(__NR_recvmsg, 0, &mh, MSG_CMSG_CLOEXEC);
+	while (r == -4);
+	if (r <= 0)
+		return -1;
+	if ((size_t)r < sizeof(*ask) && read_all(0, (char *)ask + r, sizeof(*ask) - (size_t)r))
+		return -1;
+	if (mh.controllen == 0)
+		return 0;
+	if (cm.level != SOL_SOCKET || cm.type != SCM_RIGHTS ||
+	    cm.len != offsetof(struct k_cmsghdr, fds) + sizeof(int))
+		return -1;
+	return cm.fd;
+}
+
 /* The spare's own copy of its request (it reads it until it execs; the
  * next spare is cloned only once tachy has reaped this one). */
 static struct run spare;
@@ -460,15 +502,21 @@ helper_main(void)
 	shm->floor_kb = own_hwm_kb();
 	parent = sys(__NR_getppid, 0, 0, 0);
 	for (;;) {
-		if (wait_in(0) < 0 || read_all(0, &ask, sizeof(ask)) < 0)
+		if ((r = recv_ask(&ask)) < 0)
 			return 0;
 		if (ask.magic != TY_HELPER_MAGIC)
 			return 1;
+		if (ask.flags & TY_HELPER_NEW_RUN_SOCKET) {
+			if (r < 3 || sys(__NR_dup3, r, 2, 0) < 0)
+				return 1;
+			sys(__NR_close, r, 0, 0);
+		}
 		memset(&spare, 0, sizeof(spare));
 		spare.shm = shm;
 		spare.parent = parent;
 		__atomic_store_n(&shm->go, 0, __ATOMIC_RELEASE);
 		shm->child_errno = 0;
+		shm->taken = 0;
 		/* tachy's child; its exit signal is ours (SIGCHLD) */
 		hp.pid = (int32_t)clone_run(CLONE_VM | CLONE_PARENT | SIGCHLD,
 					    child_stack + STACK_SIZE, spare_main, &spare);

@@ -241,7 +241,14 @@ test_parent_and_group(void)
 	o.fd[1] = fd;
 	o.fd[2] = -1;
 	o.drain_fd = -1;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 6; i++) {
+		/* a child killed at once (maybe before it read what to run, which
+		 * must then not be left to the next) */
+		char *sl[] = {"sleep", "5", NULL};
+		volatile int stop = 1;
+		struct ty_exit kx;
+
+		CHECK_INT(run(sl, -1, 0, &stop, &u, &kx), 1);
 		CHECK(ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0);
 		CHECK((pid = ty_spawn_create(&sp, &o, &e)) > 0);
 		ty_spawn_go(&sp);
