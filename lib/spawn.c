@@ -122,7 +122,6 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 	memset(sp, 0, sizeof(*sp));
 	sp->pidfd = -1;
 	sp->helper_fd = -1;
-	sp->run_fd = -1;
 	sp->stack_size = STACK_SIZE;
 	sp->stack = mmap(NULL, sp->stack_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -334,28 +333,11 @@ fill_usage(const struct rusage *ru, struct ty_usage *u)
  * built for this machine). */
 extern const unsigned char ty_spawner_blob[], ty_spawner_blob_end[];
 
-static int read_all(int fd, void *buf, size_t n);
-
 static void
 helper_stop(struct ty_spawner *sp)
 {
-	struct ty_helper_pid hp;
 	int status;
 
-	sp->spare_ahead = 0;
-	if (sp->spare_asked && sp->helper_fd >= 0 &&
-	    read_all(sp->helper_fd, &hp, sizeof(hp)) == 0 && hp.pid > 0)
-		sp->spare_pid = hp.pid;
-	sp->spare_asked = 0;
-	if (sp->spare_pid > 0) { /* our child, waiting for a request that will not come */
-		kill(sp->spare_pid, SIGKILL);
-		while (waitpid(sp->spare_pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-	sp->spare_pid = 0;
-	if (sp->run_fd >= 0)
-		close(sp->run_fd);
-	sp->run_fd = -1;
 	if (sp->helper_fd >= 0)
 		close(sp->helper_fd); /* EOF ends it */
 	sp->helper_fd = -1;
@@ -409,12 +391,9 @@ read_all(int fd, void *buf, size_t n)
 	ssize_t r;
 
 	while (n) {
-		r = recv(fd, p, n, MSG_DONTWAIT); /* usually there already */
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-				return -errno;
-			continue;
-		}
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return -errno;
+		r = read(fd, p, n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -448,7 +427,7 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	struct ty_usage u;
 	struct ty_exit x;
 	char path[64], page[4096];
-	int exe = -1, mem = -1, sv[2] = {-1, -1}, rv[2] = {-1, -1}, rc;
+	int exe = -1, mem = -1, sv[2] = {-1, -1}, rc;
 	pid_t pid;
 
 	if (size == 0)
@@ -465,8 +444,7 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 		rc = -errno;
 		goto fail;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rv) < 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		rc = -errno;
 		goto fail;
 	}
@@ -484,7 +462,7 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	o.envp = envp;
 	o.fd[0] = sv[1];
 	o.fd[1] = mem;
-	o.fd[2] = rv[1];
+	o.fd[2] = 2;
 	o.drain_fd = -1;
 	o.pdeathsig = SIGKILL;
 	pid = ty_spawn_create(sp->launcher, &o, e);
@@ -494,11 +472,9 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	}
 	ty_spawn_go(sp->launcher);
 	close(sv[1]);
-	close(rv[1]);
-	sv[1] = rv[1] = -1;
+	sv[1] = -1;
 	sp->helper_pid = pid;
 	sp->helper_fd = sv[0];
-	sp->run_fd = rv[0];
 	close(exe);
 	close(mem);
 	/* A first run of nothing proves it works: the exec may be refused
@@ -523,9 +499,6 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 			goto stop;
 		}
 	}
-	/* From now on each child is cloned ahead (not before: the caller may
-	 * still move the helper into a cgroup, which its children inherit). */
-	sp->spare_ahead = 1;
 	return 0;
 fail:
 	if (exe >= 0)
@@ -536,10 +509,6 @@ fail:
 		close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);
-	if (rv[0] >= 0)
-		close(rv[0]);
-	if (rv[1] >= 0)
-		close(rv[1]);
 	helper_stop(sp);
 	return ty_error_set(e, rc, "cannot start the spawner helper: %s", strerror(-rc));
 stop:
@@ -563,92 +532,11 @@ strings_size(char *const *v, uint32_t *count)
 	return n;
 }
 
-/* Ask the helper for a spare child (its pid is read when it is needed). */
-static int
-helper_ask(struct ty_spawner *sp)
-{
-	struct ty_helper_ask ask = {TY_HELPER_MAGIC, 0};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct iovec iov = {&ask, sizeof(ask)};
-	struct msghdr mh;
-	int rv[2];
-	ssize_t w;
-
-	if (sp->spare_asked || sp->spare_pid > 0)
-		return 0;
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (sp->run_stale) { /* a new run socket goes with the ask */
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rv) < 0)
-			return -errno;
-		memset(&cm, 0, sizeof(cm));
-		ask.flags = TY_HELPER_NEW_RUN_SOCKET;
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		cm.h.cmsg_level = SOL_SOCKET;
-		cm.h.cmsg_type = SCM_RIGHTS;
-		cm.h.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&cm.h), &rv[1], sizeof(int));
-	}
-	do
-		w = sendmsg(sp->helper_fd, &mh, MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
-	if (sp->run_stale) {
-		close(rv[1]);
-		if (w != (ssize_t)sizeof(ask)) {
-			close(rv[0]);
-			return w < 0 ? -errno : -EPIPE;
-		}
-		close(sp->run_fd);
-		sp->run_fd = rv[0];
-		sp->run_stale = 0;
-	} else if (w != (ssize_t)sizeof(ask)) {
-		return w < 0 ? -errno : -EPIPE;
-	}
-	sp->spare_asked = 1;
-	return 0;
-}
-
-/* The spare child, asked for now unless it was before. */
-static pid_t
-helper_spare(struct ty_spawner *sp, const char *path, struct ty_error *e)
-{
-	struct ty_helper_pid hp;
-	pid_t pid;
-
-	if (helper_ask(sp) < 0)
-		return ty_error_set(e, -EPIPE, "the spawner helper went away");
-	if (sp->spare_asked) {
-		sp->spare_asked = 0;
-		if (read_all(sp->helper_fd, &hp, sizeof(hp)) < 0)
-			return ty_error_set(e, -EPIPE, "the spawner helper went away");
-		if (hp.pid < 0)
-			return ty_error_set(e, hp.pid, "cannot create a process for '%s': %s", path,
-					    strerror(-hp.pid));
-		sp->spare_pid = hp.pid;
-	}
-	pid = sp->spare_pid;
-	sp->spare_pid = 0;
-	return pid;
-}
-
-/* A child that is ours but will not run: kill it, reap it. */
-static void
-discard(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
 static pid_t
 helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_error *e)
 {
 	struct ty_helper_req req;
+	struct ty_helper_pid hp;
 	struct iovec iov[2];
 	struct msghdr mh;
 	union {
@@ -660,7 +548,6 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 	char *p;
 	int i, fds[3], rc;
 	ssize_t w;
-	pid_t pid;
 
 	memset(&req, 0, sizeof(req));
 	req.magic = TY_HELPER_MAGIC;
@@ -698,8 +585,6 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 		if (v == o->envp)
 			break;
 	}
-	if ((pid = helper_spare(sp, o->path, e)) < 0)
-		return pid;
 	for (i = 0; i < 3; i++)
 		fds[i] = o->fd[i] >= 0 ? o->fd[i] : i;
 	memset(&mh, 0, sizeof(mh));
@@ -717,39 +602,41 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 	cm.h.cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(&cm.h), fds, sizeof(fds));
 	do
-		w = sendmsg(sp->run_fd, &mh, MSG_NOSIGNAL);
+		w = sendmsg(sp->helper_fd, &mh, MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
-	if (w < 0) {
-		rc = -errno;
-		discard(pid);
-		return ty_error_set(e, rc, "cannot reach the spawner helper: %s", strerror(-rc));
-	}
+	if (w < 0)
+		return ty_error_set(e, -errno, "cannot reach the spawner helper: %s",
+				    strerror(errno));
 	off = (size_t)w;
 	if (off < sizeof(req)) /* the fds went with the first byte */
-		rc = write_all(sp->run_fd, (char *)&req + off, sizeof(req) - off) ||
-		     write_all(sp->run_fd, sp->req, len);
+		rc = write_all(sp->helper_fd, (char *)&req + off, sizeof(req) - off) ||
+		     write_all(sp->helper_fd, sp->req, len);
 	else
-		rc =
-		    write_all(sp->run_fd, sp->req + (off - sizeof(req)), len - (off - sizeof(req)));
-	if (rc) {
-		discard(pid);
+		rc = write_all(sp->helper_fd, sp->req + (off - sizeof(req)),
+			       len - (off - sizeof(req)));
+	if (rc || (rc = read_all(sp->helper_fd, &hp, sizeof(hp))) < 0)
 		return ty_error_set(e, -EPIPE, "the spawner helper went away");
-	}
+	if (hp.pid < 0)
+		return ty_error_set(e, hp.pid, "cannot create a process for '%s': %s", o->path,
+				    strerror(-hp.pid));
 	/* Our child (the helper clones it with CLONE_PARENT): reaped by
 	 * ty_spawn_wait as one cloned here is. */
-	sp->pid = pid;
+	sp->pid = hp.pid;
 	if (!o->same_group)
-		setpgid(pid, pid); /* no race with the first kill of the group */
+		setpgid(hp.pid, hp.pid); /* no race with the first kill of the group */
 	sp->pidfd = -1;
-	if (o->want_pidfd && (sp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
+	if (o->want_pidfd && (sp->pidfd = (int)syscall(SYS_pidfd_open, hp.pid, 0)) < 0) {
 		rc = -errno;
-		discard(pid);
+		ty_spawn_kill(sp, SIGKILL);
+		ty_spawn_go(sp);
+		while (waitpid(hp.pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		sp->pid = 0;
 		sp->pidfd = -1;
 		return ty_error_set(e, rc, "cannot create a process for '%s': %s", o->path,
 				    strerror(-rc));
 	}
-	return pid;
+	return hp.pid;
 }
 
 /* The child SP held ended with STATUS: forget it and fill U and X. */
@@ -769,16 +656,8 @@ reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usa
 	}
 	sp->pid = 0;
 	fill_usage(ru, u);
-	if (shm) { /* the helper's peak, under the child's */
+	if (shm) /* what the helper's peak was when it cloned the child */
 		u->maxrss_floor_kb = (long)__atomic_load_n(&shm->floor_kb, __ATOMIC_ACQUIRE);
-		/* killed before it had read all of its request: the rest is on
-		 * the run socket, which the next spare must not see */
-		if (!__atomic_load_n(&shm->taken, __ATOMIC_ACQUIRE))
-			sp->run_stale = 1;
-		/* the next child, cloned while our caller is busy with this one */
-		if (sp->spare_ahead)
-			helper_ask(sp);
-	}
 	x->exit_code = -1;
 	if (WIFEXITED(status)) {
 		x->exit_code = WEXITSTATUS(status);

@@ -20,9 +20,7 @@
  * starts once: their ru_maxrss is then their own. The helper clones them
  * with CLONE_PARENT, so they are still our children (reaped, killed and
  * waited for as the ones we clone); the helper and they get SIGKILL when
- * tachy dies. It clones each one ahead, as soon as the last was reaped:
- * that spare child waits, in the helper's process group and cgroup, for
- * what it is to run. */
+ * tachy dies. */
 #ifndef TACHY_SPAWN_H
 #define TACHY_SPAWN_H
 
@@ -84,12 +82,7 @@ struct ty_spawner {
 	/* The helper (ty_spawn_start_helper), else helper_fd is -1. */
 	pid_t helper_pid;
 	int helper_fd;	  /* stream socket to it */
-	int run_fd;	  /* stream socket to its spare child */
 	void *helper_shm; /* the page shared with it and its children */
-	pid_t spare_pid;  /* a spare child waiting for what to run, else 0 */
-	int spare_asked;  /* a spare asked for, its pid not read yet */
-	int spare_ahead;  /* ask for the next spare when a child is reaped */
-	int run_stale;	  /* a child died before it read all of its request */
 	char *req;	  /* the strings of a request, grown as needed */
 	size_t req_cap;
 	struct ty_spawner *launcher; /* the held child that became the helper */

@@ -16,20 +16,8 @@ struct ty_helper_shm {
 	uint32_t go;	     /* 0 hold, 2 the child sleeps, 1 released */
 	int32_t child_errno; /* a set-up step or execve failed in the child */
 	int64_t floor_kb;    /* the helper's own peak RSS, set before each clone */
-	uint32_t taken;	     /* the spare has read all of its request (else tachy
-				renews the run socket: the rest of it is there) */
-	uint32_t pad;
 };
 
-/* tachy -> helper on the control socket: clone a spare child. */
-struct ty_helper_ask {
-	uint32_t magic;
-	uint32_t flags; /* TY_HELPER_NEW_RUN_SOCKET: one fd (SCM_RIGHTS) comes with it */
-};
-
-#define TY_HELPER_NEW_RUN_SOCKET 1u
-
-/* tachy -> the spare child on the run socket: what to run. */
 struct ty_helper_req {
 	uint32_t magic, flags;
 	uint32_t len;	     /* bytes of strings that follow */
@@ -39,7 +27,6 @@ struct ty_helper_req {
 	uint64_t cpus[16]; /* 1024 CPUs, as a cpu_set_t */
 };
 
-/* helper -> tachy on the control socket: the spare's pid. */
 struct ty_helper_pid {
 	int32_t pid; /* or -errno */
 };

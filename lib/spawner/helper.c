@@ -9,23 +9,18 @@
  *
  * The runs are cloned with CLONE_PARENT: they are tachy's children, not
  * ours, so tachy reaps them with wait4() itself (their rusage, the peak RSS
- * included, is the same: the address space they exec from is still ours).
- * And they are cloned ahead: when tachy has reaped a run it asks for the
- * next child at once, and we clone it while tachy is busy with the results;
- * that spare child then waits for what it is to run on a socket of its own,
- * so creating a run costs tachy one message and no wait for us.
+ * included, is the same: the address space they exec from is still ours)
+ * and we have nothing to do between a reply and the next request.
  *
- * Protocol (fd 0 a stream socket to tachy, fd 1 a shared page, fd 2 the
- * run socket, from which only the spare child reads):
- *   tachy -> helper (fd 0): struct ty_helper_ask
- *   helper -> tachy (fd 0): struct ty_helper_pid (the spare's pid or -errno)
- *   tachy -> spare (fd 2):  struct ty_helper_req, three fds (SCM_RIGHTS), then
- *                           req.len bytes: path, argv strings, envp strings
- *   the spare sets up its fds and affinity and waits on the futex word in
- *   the shared page; tachy releases it and reaps it, and only then asks for
- *   the next one (the spare runs on our one child stack until it execs).
- * EOF on fd 0 ends the helper, EOF on fd 2 a spare. Only raw system calls;
- * nothing here may call into a library. */
+ * Protocol (fd 0 is a stream socket to tachy, fd 1 a shared page):
+ *   tachy -> helper: struct ty_helper_req, three fds (SCM_RIGHTS), then
+ *                    req.len bytes: path, argv strings, envp strings (NUL-ended)
+ *   helper -> tachy: struct ty_helper_pid (the held child's pid or -errno)
+ *   tachy releases the child through the futex word in the shared page and
+ *   reaps it; only then does it send the next request (the child runs on
+ *   our stack and reads our copy of the request until it execs).
+ * EOF on fd 0 ends the helper. Only raw system calls; nothing here may call
+ * into a library. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -209,13 +204,52 @@ struct run {
 };
 
 static int
-write_all(int fd, const void *buf, size_t n)
+child_main(void *arg)
+{
+	struct run *R = arg;
+	uint32_t zero = 0;
+	long r;
+	int i;
+
+	if (!(R->req.flags & TY_HELPER_SAME_GROUP))
+		sys(__NR_setpgid, 0, 0, 0);
+	else if ((r = sys(__NR_setpgid, 0, R->req.pgid, 0)) < 0)
+		goto fail; /* tachy's group, where its terminal's signals go */
+	/* After the prctl, the parent must still be tachy (it may have died
+	 * just before: then no signal would ever come). */
+	if ((R->req.flags & TY_HELPER_PDEATHSIG) &&
+	    (sys(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0) < 0 ||
+	     sys(__NR_getppid, 0, 0, 0) != R->parent))
+		sys(__NR_exit_group, 127, 0, 0);
+	for (i = 0; i < 3; i++) {
+		r = sys(__NR_dup3, R->fds[i], i, 0);
+		if (r < 0)
+			goto fail;
+	}
+	if (R->req.flags & TY_HELPER_CPUS) {
+		r = sys(__NR_sched_setaffinity, 0, sizeof(R->req.cpus), R->req.cpus);
+		if (r < 0)
+			goto fail;
+	}
+	if (__atomic_compare_exchange_n(&R->shm->go, &zero, 2, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&R->shm->go, __ATOMIC_ACQUIRE) == 2)
+			sys6(__NR_futex, (long)&R->shm->go, FUTEX_WAIT, 2, 0, 0, 0);
+	r = sys(__NR_execve, R->path, R->argv, R->envp);
+fail:
+	R->shm->child_errno = (int)-r;
+	sys(__NR_exit_group, 127, 0, 0);
+	return 127;
+}
+
+static int
+write_all(const void *buf, size_t n)
 {
 	const char *p = buf;
 	long r;
 
 	while (n) {
-		r = sys(__NR_write, fd, p, n);
+		r = sys(__NR_write, 0, p, n);
 		if (r == -4) /* EINTR */
 			continue;
 		if (r <= 0)
@@ -227,13 +261,13 @@ write_all(int fd, const void *buf, size_t n)
 }
 
 static int
-read_all(int fd, void *buf, size_t n)
+read_all(void *buf, size_t n)
 {
 	char *p = buf;
 	long r;
 
 	while (n) {
-		r = sys(__NR_read, fd, p, n);
+		r = sys(__NR_read, 0, p, n);
 		if (r == -4)
 			continue;
 		if (r <= 0)
@@ -278,65 +312,55 @@ own_hwm_kb(void)
  * that grows when a request needs more. */
 static char *area;
 static size_t area_size;
-static int grew = 1; /* the area grew: the floor is to be read again */
 
 static int
-area_fit(size_t need)
+area_fit(size_t need, size_t keep)
 {
 	long p;
 
 	if (need <= area_size)
 		return 0;
 	need = (need + 65535) & ~(size_t)65535;
-	if (area)
-		sys(__NR_munmap, area, area_size, 0);
 	p = sys6(__NR_mmap, 0, (long)need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		 0);
-	if (p < 0 && p > -4096) {
-		area = 0;
-		area_size = 0;
+	if (p < 0 && p > -4096)
 		return -1;
+	if (area) {
+		memcpy((char *)p, area, keep);
+		sys(__NR_munmap, area, area_size, 0);
 	}
 	area = (char *)p;
 	area_size = need;
 	return 1;
 }
 
-/* Wait until FD has something to read (or its end). In ppoll, not in a
- * blocking read: a reader blocked in read or recvmsg is also woken each
- * time the other side takes what we wrote off the socket (its write-space
- * wake-up), two context switches for nothing. */
+/* A request: its header and fds in R, and as much of its strings as came
+ * with them at the start of the area (*GOT bytes). */
 static int
-wait_in(int fd)
-{
-	struct k_pollfd pfd = {fd, POLLIN, 0};
-	long r;
-
-	do
-		r = sys6(__NR_ppoll, (long)&pfd, 1, 0, 0, 0, 0);
-	while (r == -4);
-	return r < 0 ? -1 : 0;
-}
-
-/* The spare's request from the run socket (fd 2). */
-static int
-recv_req(struct run *R)
+recv_req(struct run *R, size_t *got)
 {
 	struct k_cmsghdr cm;
-	struct k_iovec iov = {&R->req, sizeof(R->req)};
+	struct k_iovec iov[2] = {{&R->req, sizeof(R->req)}, {area, area_size}};
 	struct k_msghdr mh;
+	struct k_pollfd pfd = {0, POLLIN, 0};
 	long r;
 
 	memset(&mh, 0, sizeof(mh));
 	memset(&cm, 0, sizeof(cm));
-	mh.iov = &iov;
-	mh.iovlen = 1;
+	mh.iov = iov;
+	mh.iovlen = area ? 2 : 1;
 	mh.control = &cm;
 	mh.controllen = sizeof(cm);
-	if (wait_in(2) < 0)
+	/* Wait in ppoll, not in recvmsg: a reader blocked in recvmsg is also
+	 * woken each time tachy reads our reply (the socket's write-space
+	 * wake-up), which would cost two context switches per run. */
+	do
+		r = sys6(__NR_ppoll, (long)&pfd, 1, 0, 0, 0, 0);
+	while (r == -4);
+	if (r < 0)
 		return -1;
 	do
-		r = sys(__NR_recvmsg, 2, &mh, MSG_CMSG_CLOEXEC);
+		r = sys(__NR_recvmsg, 0, &mh, MSG_CMSG_CLOEXEC);
 	while (r == -4);
 	if (r <= 0)
 		return -1;
@@ -346,181 +370,87 @@ recv_req(struct run *R)
 	R->fds[0] = cm.fds[0];
 	R->fds[1] = cm.fds[1];
 	R->fds[2] = cm.fds[2];
-	if ((size_t)r < sizeof(R->req) &&
-	    read_all(2, (char *)&R->req + r, sizeof(R->req) - (size_t)r))
+	*got = (size_t)r > sizeof(R->req) ? (size_t)r - sizeof(R->req) : 0;
+	if ((size_t)r < sizeof(R->req) && read_all((char *)&R->req + r, sizeof(R->req) - (size_t)r))
 		return -1;
 	return 0;
 }
-
-/* The spare child: on our stack, in our address space, until it execs. It
- * takes what it is to run from the run socket, sets itself up and waits to
- * be released. Any failure ends it with 127 (and the errno in the shared
- * page); EOF (tachy gone, or the spare no longer wanted) ends it quietly. */
-static int
-spare_main(void *arg)
-{
-	struct run *R = arg;
-	uint32_t zero = 0;
-	long r;
-	int i;
-	char **v;
-	char *s;
-
-	if (recv_req(R) < 0 || R->req.magic != TY_HELPER_MAGIC || R->req.len > (1u << 30) ||
-	    R->req.argc + R->req.envc > (1u << 24))
-		sys(__NR_exit_group, 127, 0, 0);
-	r = area_fit(((R->req.len + 15) & ~(size_t)15) +
-		     ((size_t)R->req.argc + R->req.envc + 2) * sizeof(char *));
-	if (r < 0) {
-		r = -12; /* ENOMEM */
-		goto fail;
-	}
-	grew |= (int)r;
-	if (read_all(2, area, R->req.len) < 0)
-		sys(__NR_exit_group, 127, 0, 0);
-	/* (a spare killed before this leaves the rest of its request on the
-	 * run socket: tachy then sends a new one with the next ask) */
-	__atomic_store_n(&R->shm->taken, 1, __ATOMIC_RELEASE);
-	/* path\0 argv[0]\0 ... argv[argc-1]\0 envp[0]\0 ... */
-	v = (char **)(area + ((R->req.len + 15) & ~(size_t)15));
-	s = area;
-	for (i = -1; i < (int)(R->req.argc + R->req.envc); i++) {
-		char *end = area + R->req.len;
-		if (i == -1)
-			R->path = s;
-		else if ((uint32_t)i < R->req.argc)
-			v[i] = s;
-		else
-			v[i + 1] = s;
-		while (s < end && *s)
-			s++;
-		if (s >= end) {
-			r = -22; /* EINVAL */
-			goto fail;
-		}
-		s++;
-	}
-	v[R->req.argc] = 0;
-	v[R->req.argc + 1 + R->req.envc] = 0;
-	R->argv = v;
-	R->envp = v + R->req.argc + 1;
-	if (grew) { /* the strings' pages are in the floor from now on */
-		__atomic_store_n(&R->shm->floor_kb, own_hwm_kb(), __ATOMIC_RELEASE);
-		grew = 0;
-	}
-	if (!(R->req.flags & TY_HELPER_SAME_GROUP))
-		sys(__NR_setpgid, 0, 0, 0);
-	else if ((r = sys(__NR_setpgid, 0, R->req.pgid, 0)) < 0)
-		goto fail; /* tachy's group, where its terminal's signals go */
-	/* After the prctl, the parent must still be tachy (it may have died
-	 * just before: then no signal would ever come). */
-	if ((R->req.flags & TY_HELPER_PDEATHSIG) &&
-	    (sys(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0) < 0 ||
-	     sys(__NR_getppid, 0, 0, 0) != R->parent))
-		sys(__NR_exit_group, 127, 0, 0);
-	for (i = 0; i < 3; i++) { /* the received ones are close-on-exec */
-		r = sys(__NR_dup3, R->fds[i], i, 0);
-		if (r < 0)
-			goto fail;
-	}
-	if (R->req.flags & TY_HELPER_CPUS) {
-		r = sys(__NR_sched_setaffinity, 0, sizeof(R->req.cpus), R->req.cpus);
-		if (r < 0)
-			goto fail;
-	}
-	if (__atomic_compare_exchange_n(&R->shm->go, &zero, 2, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&R->shm->go, __ATOMIC_ACQUIRE) == 2)
-			sys6(__NR_futex, (long)&R->shm->go, FUTEX_WAIT, 2, 0, 0, 0);
-	r = sys(__NR_execve, R->path, R->argv, R->envp);
-fail:
-	R->shm->child_errno = (int)-r;
-	sys(__NR_exit_group, 127, 0, 0);
-	return 127;
-}
-
-/* An ask from tachy on the control socket (fd 0). Returns the descriptor
- * that came with it, 0 when none, -1 at EOF or on a bad message. */
-static long
-recv_ask(struct ty_helper_ask *ask)
-{
-	struct {
-		size_t len;
-		int level;
-		int type;
-		int fd;
-		int pad;
-	} cm;
-	struct k_iovec iov = {ask, sizeof(*ask)};
-	struct k_msghdr mh;
-	long r;
-
-	memset(&mh, 0, sizeof(mh));
-	memset(&cm, 0, sizeof(cm));
-	mh.iov = &iov;
-	mh.iovlen = 1;
-	mh.control = &cm;
-	mh.controllen = sizeof(cm);
-	if (wait_in(0) < 0)
-		return -1;
-	do
-		r = sys(__NR_recvmsg, 0, &mh, MSG_CMSG_CLOEXEC);
-	while (r == -4);
-	if (r <= 0)
-		return -1;
-	if ((size_t)r < sizeof(*ask) && read_all(0, (char *)ask + r, sizeof(*ask) - (size_t)r))
-		return -1;
-	if (mh.controllen == 0)
-		return 0;
-	if (cm.level != SOL_SOCKET || cm.type != SCM_RIGHTS ||
-	    cm.len != offsetof(struct k_cmsghdr, fds) + sizeof(int))
-		return -1;
-	return cm.fd;
-}
-
-/* The spare's own copy of its request (it reads it until it execs; the
- * next spare is cloned only once tachy has reaped this one). */
-static struct run spare;
 
 int
 helper_main(void)
 {
 	struct ty_helper_shm *shm;
-	struct ty_helper_ask ask;
 	struct ty_helper_pid hp;
-	long r, parent;
-	int i;
+	struct run R;
+	long r, pid;
+	size_t got;
+	int i, grew = 1;
+	char **v;
+	char *s;
 
 	r = sys6(__NR_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 1, 0);
 	if (r < 0 && r > -4096)
 		return 1;
 	shm = (struct ty_helper_shm *)r;
-	/* The child stack is in our peak from the start, so that the floor a
-	 * spare reads is the floor at its exec. */
+	/* The child's stack is in our peak from the start, so that the floor
+	 * read before a clone is the floor at the child's exec. */
 	for (i = 0; i < STACK_SIZE; i += 4096)
 		((volatile unsigned char *)child_stack)[i] = 0;
-	shm->floor_kb = own_hwm_kb();
-	parent = sys(__NR_getppid, 0, 0, 0);
+	memset(&R, 0, sizeof(R));
+	R.shm = shm;
+	R.parent = sys(__NR_getppid, 0, 0, 0);
 	for (;;) {
-		if ((r = recv_ask(&ask)) < 0)
+		/* R is not touched until the next request has come: the last
+		 * child may read it until it execs, and tachy asks again only
+		 * once it has reaped that child. */
+		if (recv_req(&R, &got) < 0)
 			return 0;
-		if (ask.magic != TY_HELPER_MAGIC)
+		if (R.req.magic != TY_HELPER_MAGIC || R.req.len > (1u << 30) ||
+		    R.req.argc + R.req.envc > (1u << 24) || got > R.req.len)
 			return 1;
-		if (ask.flags & TY_HELPER_NEW_RUN_SOCKET) {
-			if (r < 3 || sys(__NR_dup3, r, 2, 0) < 0)
+		r = area_fit(((R.req.len + 15) & ~(size_t)15) +
+				 ((size_t)R.req.argc + R.req.envc + 2) * sizeof(char *),
+			     got);
+		if (r < 0)
+			return 1;
+		grew |= (int)r;
+		if (got < R.req.len && read_all(area + got, R.req.len - got) < 0)
+			return 1;
+		/* path\0 argv[0]\0 ... argv[argc-1]\0 envp[0]\0 ... */
+		v = (char **)(area + ((R.req.len + 15) & ~(size_t)15));
+		s = area;
+		for (i = -1; i < (int)(R.req.argc + R.req.envc); i++) {
+			char *end = area + R.req.len;
+			if (i == -1)
+				R.path = s;
+			else if ((uint32_t)i < R.req.argc)
+				v[i] = s;
+			else
+				v[i + 1] = s;
+			while (s < end && *s)
+				s++;
+			if (s >= end)
 				return 1;
-			sys(__NR_close, r, 0, 0);
+			s++;
 		}
-		memset(&spare, 0, sizeof(spare));
-		spare.shm = shm;
-		spare.parent = parent;
+		v[R.req.argc] = 0;
+		v[R.req.argc + 1 + R.req.envc] = 0;
+		R.argv = v;
+		R.envp = v + R.req.argc + 1;
+		if (grew) { /* the strings' pages are in our peak from now on */
+			shm->floor_kb = own_hwm_kb();
+			grew = 0;
+		}
 		__atomic_store_n(&shm->go, 0, __ATOMIC_RELEASE);
 		shm->child_errno = 0;
-		shm->taken = 0;
 		/* tachy's child; its exit signal is ours (SIGCHLD) */
-		hp.pid = (int32_t)clone_run(CLONE_VM | CLONE_PARENT | SIGCHLD,
-					    child_stack + STACK_SIZE, spare_main, &spare);
-		if (write_all(0, &hp, sizeof(hp)) < 0)
+		pid = clone_run(CLONE_VM | CLONE_PARENT | SIGCHLD, child_stack + STACK_SIZE,
+				child_main, &R);
+		hp.pid = (int32_t)pid;
+		if (write_all(&hp, sizeof(hp)) < 0)
 			return 1;
+		/* after the reply: tachy waits for it, not for this */
+		for (i = 0; i < 3; i++)
+			sys(__NR_close, R.fds[i], 0, 0);
 	}
 }
