@@ -10,14 +10,20 @@
 #     clone) or ld.so's (_dl_start, _dl_start_user); judged by names, the
 #     same way for both tools
 #   unmapped: a frame in no mapping ([unknown] DSO)
-# Workloads: Debian's xz -6 -T1, xz -6 -T2 --block-size=1MiB, gzip -9,
-# python3 (a dict/str loop), sqlite3 (a recursive CTE), make -j2 on 20 C
-# files, and an -O2 program without frame pointers. RATE (default 999) Hz.
+# Workloads: Debian's xz -6 -T1, xz -6 -T2 --block-size=1MiB, gzip -9 (on
+# three copies of xz's input), python3 (a dict/str loop, 4,000,000 rounds), sqlite3 (a recursive CTE), make -j2 on 20 C
+# files, and an -O2 program without frame pointers. RATE (default 999) Hz;
+# ONLY="xz1 make" runs only those workloads; REUSE=1 analyses the last
+# recordings again.
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
 T="$TOP/tachy"
 RATE=${RATE:-999}
+# perf's rate (PRATE, default RATE): another one keeps the two timers, both
+# started by the workload's exec, from firing together (BENCHMARKS.md: it
+# did not change the agreement).
+PRATE=${PRATE:-$RATE}
 out="$TOP/bench/out/record-unwind"
 mkdir -p "$out/mk"
 [ -x "$T" ] || { echo "record-unwind: build tachy first (make)"; exit 1; }
@@ -27,9 +33,11 @@ perf record -q -e cpu-clock -o "$out/probe.data" true >/dev/null 2>&1 ||
 
 # Inputs, made once.
 [ -s "$out/data.txt" ] || head -c 3000000 /dev/urandom | base64 > "$out/data.txt"
+# gzip -9 is fast: three copies, for samples enough for the agreement figure
+[ -s "$out/data3.txt" ] || cat "$out/data.txt" "$out/data.txt" "$out/data.txt" > "$out/data3.txt"
 cat > "$out/dict.py" <<'PY'
 d = {}
-for i in range(1500000):
+for i in range(4000000):
     k = "k%d" % (i % 50000)
     d[k] = d.get(k, "")[:20] + str(i)
 print(len(d))
@@ -42,19 +50,29 @@ while [ $i -le 20 ]; do
 done
 printf 'all: $(patsubst %%.c,%%.o,$(wildcard *.c))\n%%.o: %%.c\n\tcc -O2 -c $< -o $@\nclean:\n\trm -f *.o\n' > "$out/mk/Makefile"
 cc -O2 -fomit-frame-pointer -o "$out/nofp" bench/workload-nofp.c || exit 1
+# perf's leaves named by tachy's resolver: the common key of the agreement.
+LEAFKEY="$out/leaf-key"
+export LEAFKEY
+${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o "$LEAFKEY" bench/leaf-key.c lib/libtachy.a \
+	$(grep -o -- '-l[a-z0-9]*' build/std/.flags | sort -u | tr '\n' ' ') || exit 1
 
-run() { # NAME COMMAND...
+record() { # NAME COMMAND...
 	name=$1; shift
 	rm -f "$out/$name.prof" "$out/$name.data"
 	make -s -C "$out/mk" clean >/dev/null 2>&1
-	perf record -q -e cpu-clock -F "$RATE" --call-graph dwarf -o "$out/$name.data" -- \
+	perf record -q -e cpu-clock -F "$PRATE" --call-graph dwarf -o "$out/$name.data" -- \
 		"$T" record -q -F "$RATE" -g -o "$out/$name.prof" -- "$@" >/dev/null 2>"$out/$name.err" || {
 		echo "$name: failed"; cat "$out/$name.err"; return 1; }
 	"$T" report --folded "$out/$name.prof" > "$out/$name.t.folded"
 	perf script -i "$out/$name.data" -F comm,ip,sym,dso 2>/dev/null > "$out/$name.p.script"
-	"$T" report "$out/$name.prof" > "$out/$name.t.flat"
-	perf report -i "$out/$name.data" --comms "$(comms "$name")" --no-children --sort dso,sym --stdio \
-		-q -g none --percentage relative 2>/dev/null > "$out/$name.p.flat"
+	# the leaf's DSO and function without inlined callees (the chains above
+	# may hold only inlined frames, whose DSO perf does not print)
+	perf script --no-inline -G -i "$out/$name.data" -F comm,ip,sym,dso 2>/dev/null > "$out/$name.p.leaf"
+}
+run() { # NAME COMMAND...
+	name=$1; shift
+	case " ${ONLY:-$name} " in *" $name "*) ;; *) return 0 ;; esac
+	[ -n "${REUSE:-}" ] || record "$name" "$@" || return 1
 	python3 - "$out" "$name" <<'PY'
 import os, re, sys
 out, name = sys.argv[1], sys.argv[2]
@@ -70,96 +88,106 @@ for line in open(f"{out}/{name}.t.folded"):
     stack, _, cnt = line.rstrip("\n").rpartition(" ")
     fr = stack.split(";")
     tch.append((fr, int(cnt), any(x.endswith(" in [unknown]") for x in fr)))
-pch, cur, comm = [], None, None
+# perf's side: every sample not of tachy's own process (comm "tachy": the
+# recorder, and a workload child before its exec). Each leaf (its function:
+# the first frame that is not an inlined callee) goes to leaf-key, which
+# names perf's DSO and offset as tachy names its own samples.
+pch, cur, comm, ev, leaves = [], None, None, [], []
+def flush():
+    global cur, nsamples
+    if cur and comm != "tachy":
+        pch.append(([s for s, _, _ in cur[::-1]], 1, any(d == "[unknown]" for _, d, _ in cur)))
+        # the leaf: the first frame's address (perf gives it relative to the
+        # file), in the DSO of the sample's ip (from p.leaf, sample by sample)
+        leaves.append((nsamples, cur[0][2], [s for s, _, _ in cur]))
+    if cur is not None:
+        nsamples += 1
+    cur = None
+nsamples = 0
 for line in open(f"{out}/{name}.p.script"):
     if not line.strip():
-        if cur is not None and comm != "tachy":
-            pch.append((cur[::-1], 1, any(d == "[unknown]" for _, d in cur) and True))
-        cur = None
+        flush()
         continue
     if not line.startswith((" ", "\t")):
-        comm = line.split()[0] if line.split() else ""
+        flush()
+        comm = line.split()[0]
         cur = []
         continue
-    m = re.match(r"\s*[0-9a-f]+\s+(.*?)\s+\((.*)\)\s*$", line)
+    m = re.match(r"\s*([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$", line)
     if m and cur is not None:
-        sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(1))
-        cur.append((sym, m.group(2)))
-pch = [([s for s, _ in f], c, u) for f, c, u in [(fr, c, u) for fr, c, u in pch]]
-# perf's frames are (sym, dso) tuples reversed above; unmapped judged on dso
+        sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(2))
+        cur.append((sym, m.group(3), int(m.group(1), 16)))
+flush()
+plv = []  # (sym, dso) of every sample's ip, in the order of p.script
+for line in open(f"{out}/{name}.p.leaf"):
+    m = re.match(r"\s*(.*?)\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$", line)
+    plv.append((re.sub(r"\+0x[0-9a-f]+$", "", m.group(3)), m.group(4)) if m else ("[unknown]", "[unknown]"))
+if len(plv) != nsamples:
+    sys.exit(f"{name}: perf script gave {nsamples} chains but {len(plv)} leaves")
+for i, (k, ip, fr) in enumerate(leaves):
+    ev.append(f"{plv[k][1]}\t{ip:x}")
+    leaves[i] = (plv[k][0], plv[k][1], fr)
 tc, tu, tn = judge(tch)
 pc, pu, pn = judge(pch)
+import subprocess
+keys = subprocess.run([os.environ["LEAFKEY"]], input="\n".join(ev) + "\n", capture_output=True,
+                      text=True, check=True).stdout.splitlines()
 def key(sym):  # one spelling for both tools: no C++ arguments
     return re.sub(r"\(.*\)( const)?$", "", sym)
-starts = {}  # tachy names code without symbols DSO+0xSTART (its FDE's range)
-def flat_t():
-    rows = {}
-    for l in open(f"{out}/{name}.t.flat"):
-        p = l.split()
-        if len(p) >= 8 and re.match(r"^[0-9.]+$", p[0]) and re.match(r"^[0-9.]+$", p[4]):
-            k = key(" ".join(p[6:-1]))
-            m = re.match(r"^(.*)\+0x([0-9a-f]+)$", k)
-            if m:
-                starts.setdefault(m.group(1), []).append(int(m.group(2), 16))
-            rows[k] = rows.get(k, 0) + float(p[0])
-    return rows
-def base(dso, cache={}):  # perf's raw addresses are from the first segment of a non-PIE
-    if dso not in cache:
-        cache[dso] = 0
-        for d in ("/usr/bin", "/usr/lib/x86_64-linux-gnu", "/usr/lib/gcc/x86_64-linux-gnu/12"):
-            path = os.path.join(d, dso)
-            if os.path.exists(path):
-                import subprocess
-                ph = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout
-                v = [int(l.split()[2], 16) for l in ph.splitlines() if l.strip().startswith("LOAD")]
-                cache[dso] = min(v) if v else 0
-                break
-    return cache[dso]
-def flat_p():  # perf names such code per address: grouped into tachy's ranges
-    rows = {}
-    for l in open(f"{out}/{name}.p.flat"):
-        m = re.match(r"\s*([0-9.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*?)\s*$", l)
-        if not m:
-            continue
-        dso, sym = m.group(2), key(m.group(3))
-        a = re.match(r"^0x([0-9a-f]+)$", sym)
-        if a:
-            addr = int(a.group(1), 16) + base(dso)
-            st = [x for x in starts.get(dso, []) if x <= addr]
-            sym = f"{dso}+0x{max(st):x}" if st else sym
-        rows[sym] = rows.get(sym, 0) + float(m.group(1))
-    return rows
-ft, fp = flat_t(), flat_p()
+def unk(n):  # tachy's unnamed frames carry their address: one key per DSO
+    m = re.match(r"^\[unknown\] 0x[0-9a-f]+ in (.*)$", n)
+    return f"[unknown] in {m.group(1)}" if m else n
+fp, names = {}, {}
+for k, (psym, pdso, _) in zip(keys, leaves):
+    n, _, d = k.partition("\t")
+    n = unk(f"{n} in {d}") if n == "[unknown]" else n
+    fp[n] = fp.get(n, 0) + 1
+    # perf's own name of the function, where it has one (not [unknown], not
+    # hidden behind inlined callees), against tachy's: C++ arguments and
+    # symbol versions aside, what differs is spelling (aliases) or range
+    if psym and psym != "[unknown]" and key(re.sub(r"@@?[A-Z][A-Za-z0-9_.]*$", "", psym)) != key(n):
+        names[(psym, n)] = names.get((psym, n), 0) + 1
+fp = {k: 100.0 * v / max(len(keys), 1) for k, v in fp.items()}
+ft = {}
+for fr, c, _ in tch:  # the leaf's function: the innermost frame not inlined
+    leaf = next((x for x in reversed(fr) if not x.endswith(" (inlined)")), fr[-1])
+    ft[unk(leaf)] = ft.get(unk(leaf), 0) + c
+ft = {k: 100.0 * v / max(tn, 1) for k, v in ft.items()}
 top = sorted(fp.items(), key=lambda kv: -kv[1])[:5]
-worst = 0.0
+worst, wsig = 0.0, 0.0
 for sym, pv in top:
     tv = ft.get(sym, 0.0)
-    worst = max(worst, abs(tv - pv))
+    if abs(tv - pv) >= worst:  # and its sampling error: two samplers' binomial noise
+        p = (tv + pv) / 200.0
+        worst = abs(tv - pv)
+        wsig = 100.0 * (p * (1 - p) * (1.0 / max(tn, 1) + 1.0 / max(len(keys), 1))) ** 0.5
+# Samples taken on the way back to user space from an interrupt (the other
+# sampler's, or a reschedule IPI): where two samplers disturb each other.
+irq_t = 100.0 * sum(c for fr, c, _ in tch if "irqentry_exit_to_user_mode" in fr) / max(tn, 1)
+irq_p = 100.0 * sum(1 for _, _, fr in leaves if "irqentry_exit_to_user_mode" in fr) / max(len(leaves), 1)
+with open(f"{out}/names.txt", "a") as f:
+    f.write(f"{name}: perf's leaf name / tachy's name of the same address, samples (of {len(keys)}):\n")
+    for (a, b), v in sorted(names.items(), key=lambda kv: -kv[1])[:8]:
+        f.write(f"  {v:6d}  {a}  /  {b}\n")
 ts = os.path.getsize(f"{out}/{name}.prof")
 ps = os.path.getsize(f"{out}/{name}.data")
 print(f"{name:<10} complete: tachy {tc:5.1f}% perf {pc:5.1f}% | unmapped: tachy {tu:5.2f}% perf {pu:5.2f}%"
-      f" | samples {tn}/{pn} | top-5 worst diff {worst:4.1f} pt | size tachy {ts/1024:.0f} KB"
-      f" perf {ps/1024:.0f} KB (1/{ps/max(ts,1):.0f})")
+      f" | samples {tn}/{pn} | top-5 worst diff {worst:4.1f} pt (sigma {wsig:.1f}) | size tachy {ts/1024:.0f} KB"
+      f" perf {ps/1024:.0f} KB (1/{ps/max(ts,1):.0f}) | irq-exit tachy {irq_t:.1f}% perf {irq_p:.1f}%")
 with open(f"{out}/top5.txt", "a") as f:
     f.write(f"{name}: " + ", ".join(f"{s} perf {v:.1f} tachy {ft.get(s, 0):.1f}" for s, v in top) + "\n")
 PY
 }
-# perf report's --comms for the workload (tachy's own samples left out).
-comms() {
-	case $1 in
-	xz1|xz2) echo xz ;; gzip) echo gzip ;; python) echo python3 ;; sqlite) echo sqlite3 ;;
-	nofp) echo nofp ;; make) echo make,cc,cc1,as,x86_64-linux-gnu-gcc-12,gcc ;;
-	esac
-}
 : > "$out/top5.txt"
+: > "$out/names.txt"
 run xz1 xz -6 -T1 -k -c "$out/data.txt"
 run xz2 xz -6 -T2 --block-size=1MiB -k -c "$out/data.txt"
-run gzip gzip -9 -k -c "$out/data.txt"
+run gzip gzip -9 -k -c "$out/data3.txt"
 run python /usr/bin/python3 "$out/dict.py"
 run sqlite sqlite3 :memory: ".read $out/cte.sql"
 run make make -s -C "$out/mk" -j2
 run nofp "$out/nofp" 2000000000
-echo "record-unwind: top-5 rows in $out/top5.txt"
+echo "record-unwind: top-5 rows in $out/top5.txt, naming differences in $out/names.txt"
 
 # Report speed on the dwarf recordings of xz -6 -T1: tachy report (flat) and
 # --flame against perf report and perf script (which the flame graph needs).
@@ -180,3 +208,12 @@ tf, tg, pf, pg = m(0), m(1), m(2), m(3)
 print(f"report on xz -6 -T1 (median of {len(t)}): flat tachy {tf:.3f} s vs perf report {pf:.3f} s ({pf/tf:.0f}x);"
       f" flame tachy {tg:.3f} s vs perf script {pg:.3f} s ({pg/tg:.0f}x)")
 PY
+
+# What an unwind table costs to make (is an on-disk cache by build-id worth
+# it?): the first sample in a file, each FDE's rows on first use, a look-up,
+# and the whole table made eagerly, for the biggest files of the workloads.
+${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o "$out/unwind-tables" bench/unwind-tables.c \
+	lib/libtachy.a $(grep -o -- '-l[a-z0-9]*' build/std/.flags | sort -u | tr '\n' ' ') &&
+	"$out/unwind-tables" 5 /usr/bin/python3.11 /usr/lib/gcc/x86_64-linux-gnu/12/cc1 \
+		/usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1 \
+		/usr/bin/x86_64-linux-gnu-gcc-12 /usr/bin/x86_64-linux-gnu-as

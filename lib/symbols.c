@@ -29,6 +29,7 @@
 
 #include "tachy/outfile.h"
 #include "tachy/symbols.h"
+#include "tachy/unwind.h"
 
 /* Kinds of symbol, best first where several start at one address. */
 enum { K_FUNC, K_PLT, K_LABEL };
@@ -77,16 +78,16 @@ struct dso {
 	struct pool_blk *pool; /* names of the other DSOs */
 	char build_id[130];    /* GNU build-id in hex, "" when none */
 	const char *base;      /* basename of path */
-	/* Kept open for lookups after loading: the file, its CFI (function
-	 * ranges) and the DWARF of it or of its debug file (inline frames
-	 * and lines). */
+	/* Kept open for lookups after loading: the file, its call-frame
+	 * information (function ranges: lib/unwind.c's table of the file's
+	 * image, made an FDE at a time) and the DWARF of it or of its debug
+	 * file (inline frames and lines). */
 	int fd, dbg_fd;
-	void *elf, *dbg_elf, *cfi, *dwarf;
+	void *elf, *dbg_elf, *dwarf;
+	struct ty_unwind_table *cfi;
 	void *dbg_mem; /* decompressed MiniDebugInfo the dbg_elf reads */
 	struct fde_name *fdes;
 	size_t nfdes, capfdes; /* open addressing on start, 0 empty */
-	uint64_t *fde_starts;  /* from .eh_frame_hdr's table, ascending */
-	size_t nfde_starts;
 	struct dso *next;
 };
 
@@ -204,7 +205,6 @@ dso_release(struct dso *d)
 	free(d->segs);
 	free(d->names);
 	free(d->fdes);
-	free(d->fde_starts);
 	pool_free(d->pool);
 }
 
@@ -700,10 +700,31 @@ slot_name(const struct plt_ctx *c, uint64_t addr)
 	return hit ? hit->name : NULL;
 }
 
+/* The name of an IRELATIVE relocation's PLT entry (a call inside the
+ * library to one of its own IFUNCs, as libc's to strnlen): the IFUNC
+ * symbol at the resolver's address RESOLVER, else objdump's spelling
+ * "*ABS*+0xRESOLVER". NULL when out of memory. */
+static const char *
+irelative_name(struct dso *d, uint64_t resolver)
+{
+	const struct sym *best = NULL;
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < d->nsyms; i++)
+		if (d->syms[i].addr == resolver && d->syms[i].kind == K_FUNC &&
+		    (!best || by_addr(&d->syms[i], best) < 0))
+			best = &d->syms[i];
+	if (best)
+		return best->name;
+	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, resolver);
+	return pool_add(&d->pool, buf);
+}
+
 /* Collect the relocations against the dynamic symbols: the GOT slot each
  * fills, and the order of .rela.plt (lazy stubs push their index). */
 static int
-plt_relocs(Elf *elf, struct plt_ctx *c)
+plt_relocs(struct dso *d, Elf *elf, struct plt_ctx *c)
 {
 	Elf_Scn *scn = NULL, *symscn;
 	GElf_Shdr sh, symsh;
@@ -743,6 +764,10 @@ plt_relocs(Elf *elf, struct plt_ctx *c)
 				name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 			if (name && !*name)
 				name = NULL;
+			if (!name && jump && sh.sh_type == SHT_RELA &&
+			    GELF_R_TYPE(info) == R_X86_64_IRELATIVE &&
+			    !(name = irelative_name(d, (uint64_t)ra.r_addend)))
+				return -1;
 			if (jump) {
 				const char **nj = realloc(c->jump, (c->njump + 1) * sizeof(*nj));
 				if (!nj)
@@ -821,7 +846,7 @@ read_plt(struct dso *d, Elf *elf)
 
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
 		return;
-	if (plt_relocs(elf, &c) == 0 && (c.nslots || c.njump)) {
+	if (plt_relocs(d, elf, &c) == 0 && (c.nslots || c.njump)) {
 		plt_section(d, elf, ".plt", &c);
 		plt_section(d, elf, ".plt.sec", &c);
 		plt_section(d, elf, ".plt.got", &c);
@@ -1068,53 +1093,6 @@ read_minidebuginfo(struct ty_symbols *s, struct dso *d, Elf *elf)
 #endif
 }
 
-#ifdef HAVE_LIBDW
-static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The start addresses of the FDEs, from the binary-search table of
- * .eh_frame_hdr (libdw's frame lookups give the range of a CFI row, not
- * of its FDE). Only the table encoding GNU ld writes, datarel sdata4;
- * anything else or damaged leaves the table empty (rows name then). */
-static void
-read_fde_starts(struct dso *d, Elf *elf)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = section_by_name(elf, ".eh_frame_hdr", &sh);
-	Elf_Data *data;
-	const unsigned char *p;
-	size_t len, at = 4, i, n;
-	uint32_t count;
-	int32_t loc;
-
-	if (!scn || sh.sh_type == SHT_NOBITS || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
-		return;
-	p = data->d_buf;
-	len = data->d_size;
-	/* version 1; eh_frame_ptr: pcrel or absolute 4 bytes (sdata4/udata4);
-	 * fde_count udata4; table datarel sdata4. */
-	if (len < 12 || p[0] != 1 || ((p[1] & 0x0f) != 0x0b && (p[1] & 0x0f) != 0x03) ||
-	    p[2] != 0x03 || p[3] != 0x3b)
-		return;
-	at += 4;
-	memcpy(&count, p + at, 4);
-	at += 4;
-	if (count == 0 || count > (len - at) / 8 || !(d->fde_starts = malloc(count * 8ull)))
-		return;
-	for (i = 0, n = 0; i < count; i++, at += 8) {
-		memcpy(&loc, p + at, 4);
-		d->fde_starts[n++] = sh.sh_addr + (uint64_t)(int64_t)loc;
-	}
-	qsort(d->fde_starts, n, sizeof(*d->fde_starts), u64_cmp);
-	d->nfde_starts = n;
-}
-
-#endif
-
 /* Does ELF carry DWARF of its own (a binary built with -g, not stripped)? */
 static int
 has_debug_info(Elf *elf)
@@ -1139,9 +1117,14 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 	}
 	if (!full && !dbgfile)
 		full = read_minidebuginfo(s, d, elf);
+	{ /* the FDEs' ranges, read by the unwinder's reader from the image */
+		size_t len = 0;
+		const char *img = elf_rawfile(elf, &len);
+		struct ty_error e;
+		if (img && len)
+			ty_unwind_table_open(img, len, &d->cfi, &e);
+	}
 #ifdef HAVE_LIBDW
-	d->cfi = dwarf_getcfi_elf(elf);
-	read_fde_starts(d, elf);
 	d->dwarf = dwarf_begin_elf(d->dbg_elf ? (Elf *)d->dbg_elf : elf, DWARF_C_READ, NULL);
 #endif
 	finish_syms(d);
@@ -1216,9 +1199,8 @@ dso_close(struct dso *d)
 #ifdef HAVE_LIBDW
 	if (d->dwarf)
 		dwarf_end(d->dwarf);
-	if (d->cfi)
-		dwarf_cfi_end(d->cfi);
 #endif
+	ty_unwind_table_free(d->cfi);
 	if (d->dbg_elf)
 		elf_end(d->dbg_elf);
 	if (d->elf)
@@ -1227,7 +1209,8 @@ dso_close(struct dso *d)
 		close(d->dbg_fd);
 	if (d->fd > 0)
 		close(d->fd);
-	d->dwarf = d->cfi = d->dbg_elf = d->elf = NULL;
+	d->dwarf = d->dbg_elf = d->elf = NULL;
+	d->cfi = NULL;
 	d->fd = d->dbg_fd = -1;
 }
 #else
@@ -1250,32 +1233,13 @@ dso_close(struct dso *d)
 static const char *
 fde_symbol(struct dso *d, uint64_t addr)
 {
-#ifdef HAVE_LIBDW
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Addr start, end;
-	bool sig;
+#ifdef HAVE_LIBELF
+	uint64_t start, end;
 	size_t j;
 	char buf[600];
 
-	if (!d->cfi || dwarf_cfi_addrframe(d->cfi, addr, &fr) != 0 || !fr)
+	if (!d->cfi || ty_unwind_table_fde(d->cfi, addr, &start, &end) < 0)
 		return NULL;
-	if (dwarf_frame_info(fr, &start, &end, &sig) < 0 || addr < start || addr >= end) {
-		free(fr);
-		return NULL;
-	}
-	free(fr);
-	if (d->nfde_starts) { /* the FDE's start: the last one at or below ADDR */
-		size_t lo = 0, hi = d->nfde_starts;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (d->fde_starts[mid] <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0 && d->fde_starts[lo - 1] <= start)
-			start = d->fde_starts[lo - 1];
-	}
 	if ((d->nfdes + 1) * 2 > d->capfdes) {
 		size_t nc = d->capfdes ? 2 * d->capfdes : 64, i;
 		struct fde_name *nt = calloc(nc, sizeof(*nt));
@@ -1406,13 +1370,29 @@ next:
 	return nl < end ? nl + 1 : NULL;
 }
 
+/* How internal a kernel name looks, for the choice among names at one
+ * address (by_addr): its leading underscores, and more for the "__pi_"
+ * copies of the position-independent startup code
+ * (__pi___x86_indirect_thunk_r12 beside __x86_indirect_thunk_r12). */
+static unsigned char
+kernel_under(const char *name)
+{
+	unsigned n = 0;
+
+	if (strncmp(name, "__pi_", 5) == 0)
+		return 9;
+	while (name[n] == '_' && n < 8)
+		n++;
+	return (unsigned char)n;
+}
+
 /* The per-boot cache of the core kernel's symbols: one file, DIR/kallsyms,
  * in the machine's byte order:
  *   struct kc_head, then nsyms struct kc_ent sorted by strictly increasing
  *   address (no duplicates), then arena_len bytes of NUL-terminated names
  *   (the last byte a NUL) that the entries point into. */
 #define KC_MAGIC "TYKSYMS\n"
-#define KC_VERSION 1
+#define KC_VERSION 2 /* 2: aliases chosen by kernel_under */
 #define KC_IDLEN 48
 #define KC_MAXSIZE (256u << 20)
 
@@ -1752,8 +1732,10 @@ load_kallsyms(struct ty_symbols *s)
 		}
 		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
 			break;
-		d->syms[d->nsyms] = (struct sym){
-		    .addr = addr, .name = (const char *)(uintptr_t)off, .seq = (uint32_t)d->nsyms};
+		d->syms[d->nsyms] = (struct sym){.addr = addr,
+						 .name = (const char *)(uintptr_t)off,
+						 .seq = (uint32_t)d->nsyms,
+						 .under = kernel_under(name)};
 		core[d->nsyms] = (unsigned char)iscore;
 		d->nsyms++;
 	}

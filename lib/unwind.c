@@ -163,6 +163,10 @@ struct cie {
 	int addr_size; /* .debug_frame: bytes of an address */
 };
 
+struct fde_range {
+	uint64_t start, end;
+};
+
 /* Lazy tables (a file's, kept mapped): the rows of an FDE are made the
  * first time a pc falls in it, found through .eh_frame_hdr's sorted table.
  * cc1's 480,000 rows took 0.2 s to make eagerly, in the middle of a drain. */
@@ -177,7 +181,9 @@ struct ty_unwind_table {
 	size_t nrows, cap;
 	struct seg *segs;
 	size_t nsegs;
-	uint64_t entry; /* e_entry: the outermost frame of a program or ld.so */
+	uint64_t entry;		    /* e_entry: the outermost frame of a program or ld.so */
+	unsigned char build_id[64]; /* NT_GNU_BUILD_ID, build_id_len bytes (0: none) */
+	size_t build_id_len;
 	/* lazy */
 	void *map;
 	size_t maplen;
@@ -189,6 +195,10 @@ struct ty_unwind_table {
 	const unsigned char *last_cie;
 	struct cie cie;
 	int cie_ok;
+	/* eager: the FDEs' ranges, sorted by start (ty_unwind_table_fde) */
+	struct fde_range *ranges;
+	size_t nranges, capranges;
+	int keep_ranges;
 };
 
 /* The state of the CFA program. */
@@ -660,6 +670,12 @@ parse_entry(struct ty_unwind_table *t, const struct rd *sec, int debug, const un
 	}
 	if (r.bad || !ok || range == 0 || pc + range < pc || pc == 0)
 		return 0;
+	if (t && t->keep_ranges) {
+		if (ty_array_grow(&t->ranges, sizeof(*t->ranges), t->nranges + 1, &t->capranges) <
+		    0)
+			return -ENOMEM;
+		t->ranges[t->nranges++] = (struct fde_range){pc, pc + range};
+	}
 	init_state(&init);
 	loc = pc;
 	if ((ret = run_cfa(NULL, cie, NULL, &init, cie->insns, cie->insns_end, &loc, pc + range,
@@ -723,6 +739,16 @@ finish_rows(struct ty_unwind_table *t)
 		t->rows[n++] = t->rows[i];
 	}
 	t->nrows = n;
+}
+
+static int
+range_cmp(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
 }
 
 struct elf_view {
@@ -871,6 +897,35 @@ setup_lazy(struct ty_unwind_table *t, const struct elf_view *v, const Elf64_Ehdr
 	return 0;
 }
 
+/* The GNU build-id among the notes of the segment PH, if any. */
+static void
+read_build_id(struct ty_unwind_table *t, const struct elf_view *v, const Elf64_Phdr *ph)
+{
+	const unsigned char *p = at(v, ph->p_offset, ph->p_filesz), *end;
+
+	if (!p || t->build_id_len)
+		return;
+	end = p + ph->p_filesz;
+	while ((size_t)(end - p) >= 12) {
+		uint32_t nsz, dsz, type;
+		uint64_t nlen, dlen;
+		memcpy(&nsz, p, 4);
+		memcpy(&dsz, p + 4, 4);
+		memcpy(&type, p + 8, 4);
+		nlen = ((uint64_t)nsz + 3) & ~3ull;
+		dlen = ((uint64_t)dsz + 3) & ~3ull;
+		if (nlen > (uint64_t)(end - p) - 12 || dlen > (uint64_t)(end - p) - 12 - nlen)
+			return;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && memcmp(p + 12, "GNU", 4) == 0 &&
+		    dsz > 0 && dsz <= sizeof(t->build_id)) {
+			memcpy(t->build_id, p + 12 + nlen, dsz);
+			t->build_id_len = dsz;
+			return;
+		}
+		p += 12 + nlen + dlen;
+	}
+}
+
 static int
 build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, struct ty_error *e)
 {
@@ -903,10 +958,14 @@ build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, str
 		}
 		t->segs[t->nsegs++] = (struct seg){ph[i].p_offset, ph[i].p_vaddr, ph[i].p_filesz};
 	}
+	for (i = 0; ph && i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_NOTE)
+			read_build_id(t, &v, &ph[i]);
 	if (lazy && setup_lazy(t, &v, eh, ph) == 0) {
 		*out = t;
 		return 0;
 	}
+	t->keep_ranges = 1;
 	if (find_section(&v, eh, ".eh_frame", &sec) == 0 ||
 	    (ph && eh_frame_from_phdr(t, &v, ph, eh->e_phnum, &sec) == 0))
 		ret = parse_frames(t, &sec, 0);
@@ -915,6 +974,8 @@ build(const void *image, size_t len, int lazy, struct ty_unwind_table **out, str
 	if (ret < 0)
 		goto fail;
 	finish_rows(t);
+	if (t->nranges)
+		qsort(t->ranges, t->nranges, sizeof(*t->ranges), range_cmp);
 	*out = t;
 	return 0;
 fail:
@@ -927,6 +988,13 @@ ty_unwind_table_build(const void *image, size_t len, struct ty_unwind_table **ou
 		      struct ty_error *e)
 {
 	return build(image, len, 0, out, e);
+}
+
+int
+ty_unwind_table_open(const void *image, size_t len, struct ty_unwind_table **out,
+		     struct ty_error *e)
+{
+	return build(image, len, 1, out, e);
 }
 
 static const struct ty_unwind_row *
@@ -955,9 +1023,10 @@ tab_at(const struct ty_unwind_table *t, size_t i, int k)
 	return v;
 }
 
-/* Lazy: the FDE whose range may hold PC, its rows made on first use. */
-static const struct ty_unwind_row *
-find_lazy(struct ty_unwind_table *t, uint64_t pc)
+/* Lazy: the FDE whose range may hold PC, its rows made on first use;
+ * NULL when none starts at or below PC. */
+static struct lazy_fde *
+lazy_fde(struct ty_unwind_table *t, uint64_t pc, size_t *index)
 {
 	size_t lo = 0, hi = t->nfde, i;
 	struct lazy_fde *f;
@@ -989,7 +1058,46 @@ find_lazy(struct ty_unwind_table *t, uint64_t pc)
 			free(tmp.rows);
 		}
 	}
-	return find_row(f->rows, f->n, pc);
+	*index = i;
+	return f;
+}
+
+static const struct ty_unwind_row *
+find_lazy(struct ty_unwind_table *t, uint64_t pc)
+{
+	size_t i;
+	struct lazy_fde *f = lazy_fde(t, pc, &i);
+
+	return f ? find_row(f->rows, f->n, pc) : NULL;
+}
+
+int
+ty_unwind_table_fde(const struct ty_unwind_table *t, uint64_t pc, uint64_t *start, uint64_t *end)
+{
+	if (t->fdes) { /* the FDE's rows end with a row of no CFI at its end */
+		size_t i;
+		struct lazy_fde *f = lazy_fde((struct ty_unwind_table *)t, pc, &i);
+		if (!f || !f->n || f->rows[f->n - 1].cfa_kind || pc >= f->rows[f->n - 1].pc)
+			return -1;
+		(void)i;
+		*start = f->rows[0].pc; /* the FDE's own start, whatever the index says */
+		*end = f->rows[f->n - 1].pc;
+		return pc >= *start ? 0 : -1;
+	} else {
+		size_t lo = 0, hi = t->nranges;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->ranges[mid].start <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || pc >= t->ranges[lo - 1].end)
+			return -1;
+		*start = t->ranges[lo - 1].start;
+		*end = t->ranges[lo - 1].end;
+		return 0;
+	}
 }
 
 const struct ty_unwind_row *
@@ -1009,6 +1117,13 @@ ty_unwind_table_vaddr(const struct ty_unwind_table *t, uint64_t off)
 		if (off >= t->segs[i].off && off - t->segs[i].off < t->segs[i].filesz)
 			return off - t->segs[i].off + t->segs[i].vaddr;
 	return off;
+}
+
+size_t
+ty_unwind_table_build_id(const struct ty_unwind_table *t, const unsigned char **id)
+{
+	*id = t->build_id;
+	return t->build_id_len;
 }
 
 size_t
@@ -1033,6 +1148,7 @@ ty_unwind_table_free(struct ty_unwind_table *t)
 	free(t->fdes);
 	if (t->map)
 		munmap(t->map, t->maplen);
+	free(t->ranges);
 	free(t->rows);
 	free(t->segs);
 	free(t);
@@ -1043,6 +1159,7 @@ ty_unwind_table_free(struct ty_unwind_table *t)
 struct file_table {
 	char *path;
 	struct ty_unwind_table *t; /* NULL: unreadable, no CFI */
+	int shared;		   /* T is another path's (the same build-id) */
 	struct file_table *next;
 };
 
@@ -1087,7 +1204,8 @@ ty_unwind_free(struct ty_unwinder *u)
 		struct file_table *f = u->files[i], *n;
 		for (; f; f = n) {
 			n = f->next;
-			ty_unwind_table_free(f->t);
+			if (!f->shared)
+				ty_unwind_table_free(f->t);
 			free(f->path);
 			free(f);
 		}
@@ -1170,6 +1288,33 @@ hash_str(const char *s)
 	return h;
 }
 
+/* One table per build-id in a recording: a file mapped under another
+ * path (a hard link, a copy, a container's view of the same library)
+ * uses the table made first, with the FDEs whose rows it made already,
+ * when its segments are where the first one's are. */
+static void
+share_table(struct ty_unwinder *u, struct file_table *f)
+{
+	size_t i;
+
+	if (!f->t->build_id_len)
+		return;
+	for (i = 0; i < NFILES; i++) {
+		struct file_table *o;
+		for (o = u->files[i]; o; o = o->next)
+			if (o->t && !o->shared && o->t->build_id_len == f->t->build_id_len &&
+			    memcmp(o->t->build_id, f->t->build_id, f->t->build_id_len) == 0 &&
+			    o->t->nsegs == f->t->nsegs && /* not moved around (patchelf) */
+			    memcmp(o->t->segs, f->t->segs, f->t->nsegs * sizeof(*f->t->segs)) ==
+				0) {
+				ty_unwind_table_free(f->t);
+				f->t = o->t;
+				f->shared = 1;
+				return;
+			}
+	}
+}
+
 static struct ty_unwind_table *
 table_for(struct ty_unwinder *u, const char *path)
 {
@@ -1193,8 +1338,10 @@ table_for(struct ty_unwinder *u, const char *path)
 			ty_unwind_table_build(img, len, &f->t, &e);
 	} else if (path[0] == '/') {
 		f->t = load_file(path);
+		if (f->t)
+			share_table(u, f);
 	}
-	u->st.tables += f->t != NULL;
+	u->st.tables += f->t != NULL && !f->shared;
 	f->next = u->files[h];
 	u->files[h] = f;
 	return f->t;

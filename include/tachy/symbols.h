@@ -5,12 +5,14 @@
  * demangling.
  *
  * Names where the symbol table has none: untyped code labels (ld.so's
- * _start), PLT entries ("malloc@plt", x86-64), separate debug files (by
+ * _start), PLT entries ("malloc@plt", x86-64; a library's IRELATIVE entry
+ * for its own IFUNC by the IFUNC at the resolver, else objdump's
+ * "*ABS*+0xADDR@plt"), separate debug files (by
  * build-id, .gnu_debuglink with its CRC, path, and debuginfod when
  * DEBUGINFOD_URLS is set and tachy is built with libdebuginfod),
  * MiniDebugInfo (.gnu_debugdata, with liblzma), JIT code in perf maps, and
  * else the function ranges of the call-frame information (.eh_frame FDEs,
- * through libdw): "DSO+0xSTART", DSO the file's base name and START the
+ * through lib/unwind.c's reader): "DSO+0xSTART", DSO the file's base name and START the
  * range's link-time address. Of several names at one address the global
  * one wins over weak and local aliases, then the one with fewer leading
  * underscores ("malloc", not "__GI___libc_malloc").

@@ -69,12 +69,31 @@ struct ty_unwind_table;
 int ty_unwind_table_build(const void *image, size_t len, struct ty_unwind_table **out,
 			  struct ty_error *e);
 
+/* The same, lazily: the rows of an FDE are made the first time a pc falls
+ * in it (found through .eh_frame_hdr's table; without one, or with one we
+ * cannot search, the table is built whole as ty_unwind_table_build does).
+ * IMAGE is read as the table is used: the caller keeps it until
+ * ty_unwind_table_free. */
+int ty_unwind_table_open(const void *image, size_t len, struct ty_unwind_table **out,
+			 struct ty_error *e);
+
 /* The row covering the link-time address PC, or NULL (no CFI there). */
 const struct ty_unwind_row *ty_unwind_table_find(const struct ty_unwind_table *t, uint64_t pc);
+
+/* The function range of the call-frame information holding the link-time
+ * address PC: the FDE covering it, [*START, *END). Returns 0, or -1 when no
+ * FDE covers PC (or its entry is damaged). lib/symbols.c names code
+ * without symbols by it (DSO+0xSTART). */
+int ty_unwind_table_fde(const struct ty_unwind_table *t, uint64_t pc, uint64_t *start,
+			uint64_t *end);
 
 /* Map the file offset OFF to its link-time address through the image's
  * PT_LOAD segments (OFF itself when none holds it). */
 uint64_t ty_unwind_table_vaddr(const struct ty_unwind_table *t, uint64_t off);
+
+/* The GNU build-id of the image (from its PT_NOTE segments): its length
+ * in bytes and *ID, or 0 when it has none. */
+size_t ty_unwind_table_build_id(const struct ty_unwind_table *t, const unsigned char **id);
 
 /* Number of rows (tests). */
 size_t ty_unwind_table_rows(const struct ty_unwind_table *t);
@@ -117,7 +136,9 @@ size_t ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s,
 			size_t max, enum ty_unwind_end *end);
 
 /* Counters since ty_unwind_new: frames found with CFI, with the frame
- * pointer, and tables built (tests, statistics). */
+ * pointer, and tables built (tests, statistics): one per file, and one
+ * per build-id (a file mapped under several paths is read for one table;
+ * many processes of one program, cc1 started 20 times, share it too). */
 struct ty_unwind_stats {
 	uint64_t cfi_frames, fp_frames, tables;
 	uint64_t depth; /* the last sample: stack bytes from its sp to its last frame's */

@@ -1,7 +1,7 @@
 /* fuzz-unwind.c - libFuzzer target for the unwind-table reader: any bytes
- * as an ELF image (.eh_frame, .eh_frame_hdr, .debug_frame), built eagerly,
- * then looked up at pcs the input names; never a crash, never a read
- * outside the image. */
+ * as an ELF image (.eh_frame, .eh_frame_hdr, .debug_frame), built eagerly
+ * and lazily, then looked up (rows and FDE ranges) at pcs the input names;
+ * never a crash, never a read outside the image. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,6 +30,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ty_unwind_table_find(t, pc & 0xffffff);
 		}
 		ty_unwind_table_rows(t);
+		ty_unwind_table_free(t);
+	}
+	if (ty_unwind_table_open(img, size, &t, &e) == 0) {
+		for (i = 0; i + 8 <= size && i < 512; i += 8) {
+			uint64_t pc, a, b;
+			memcpy(&pc, data + i, 8);
+			ty_unwind_table_find(t, pc & 0xffffff);
+			ty_unwind_table_fde(t, pc, &a, &b);
+			ty_unwind_table_fde(t, pc & 0xffffff, &a, &b);
+		}
 		ty_unwind_table_free(t);
 	}
 	free(img);

@@ -238,7 +238,8 @@ test_damaged(void)
 		check_ignored(what, bad, glen, good, glen);                                        \
 	} while (0)
 	MUTATE("bad magic", bad[0] ^= 1);
-	MUTATE("other version", poke32(bad, 8, 2));
+	MUTATE("other version", poke32(bad, 8, 1)); /* the format before kernel_under */
+	MUTATE("a later version", poke32(bad, 8, 3));
 	MUTATE("other entry size", poke32(bad, 12, 24));
 	MUTATE("other boot id", bad[16] = '9');
 	MUTATE("more symbols", poke64(bad, 64, n + 1));

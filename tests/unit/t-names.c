@@ -155,6 +155,44 @@ test_plt_labels_aliases(void)
 	CHECK_STR(look(pi, nm_addr(pi, "tn_static") + 1), "tn_static");
 }
 
+/* A library's call to its own hidden IFUNC goes through a PLT entry with
+ * an IRELATIVE relocation (no symbol; its addend is the resolver): named
+ * for the IFUNC symbol at the resolver, or objdump's *ABS*+0xADDR when the
+ * copy is stripped. */
+static void
+test_plt_irelative(void)
+{
+	char so[128], st[128], src[128], name[300] = "", line[512], cmd[300];
+	unsigned long long a = 0;
+	FILE *fp;
+
+	snprintf(so, sizeof(so), "%s/libif.so", dir);
+	snprintf(st, sizeof(st), "%s/libif-stripped.so", dir);
+	snprintf(src, sizeof(src), "%s/if.c", dir);
+	if (!(fp = fopen(src, "w")))
+		return;
+	fputs(
+	    "static int tn_impl(void) { return 7; }\n"
+	    "static void *__tn_resolve(void) { return (void *)tn_impl; }\n"
+	    "int tn_ifunc(void) __attribute__((ifunc(\"__tn_resolve\"), visibility(\"hidden\")));\n"
+	    "int tn_call(void) { return tn_ifunc() + 1; }\n",
+	    fp);
+	fclose(fp);
+	CHECK_INT(sh("cc -O2 -fPIC -shared -o %s %s && strip -o %s %s", so, src, st, so), 0);
+	snprintf(cmd, sizeof(cmd), "objdump -d %s 2>/dev/null", st);
+	if (!(fp = popen(cmd, "r")))
+		return;
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, "<*ABS*+0x") && strstr(line, "@plt>:") &&
+		    sscanf(line, "%llx <%299[^>]>", &a, name) == 2)
+			break;
+	pclose(fp);
+	if (!CHECK(a != 0)) /* ld made no IRELATIVE PLT entry */
+		return;
+	CHECK_STR(look(so, a), "tn_ifunc@plt");
+	CHECK_STR(look(st, a), name);
+}
+
 /* libc's aliases, as Debian ships it. */
 static void
 test_libc_aliases(void)
@@ -529,6 +567,7 @@ main(void)
 	fputs(prog, fp);
 	fclose(fp);
 	test_plt_labels_aliases();
+	test_plt_irelative();
 	test_libc_aliases();
 	test_stripped();
 	test_debuglink();

@@ -167,6 +167,20 @@ test_kallsyms(void)
 	ty_symbols_resolve(s, 1, 0xffffffff81000410ull, 0, 1, &r);
 	CHECK_STR(r.name, "lastone");
 	ty_symbols_free(s);
+	/* of aliases at one address: not the __pi_ copy, fewer underscores */
+	fp = fopen(path, "w");
+	fputs("ffffffff81000000 T __pi___x86_indirect_thunk_r12\n"
+	      "ffffffff81000000 T __x86_indirect_thunk_r12\n"
+	      "ffffffff81000100 T __do_sys_read\nffffffff81000100 T ksys_read\n",
+	      fp);
+	fclose(fp);
+	s = ty_symbols_new();
+	ty_symbols_set_kallsyms(s, path);
+	ty_symbols_resolve(s, 1, 0xffffffff81000010ull, 0, 1, &r);
+	CHECK_STR(r.name, "__x86_indirect_thunk_r12");
+	ty_symbols_resolve(s, 1, 0xffffffff81000110ull, 0, 1, &r);
+	CHECK_STR(r.name, "ksys_read");
+	ty_symbols_free(s);
 	/* kptr_restrict: all addresses zero -> raw addresses and a warning */
 	fp = fopen(path, "w");
 	fputs("0000000000000000 T _stext\n0000000000000000 T foo\n", fp);

@@ -157,6 +157,103 @@ plt_rows(const struct ty_unwind_table *t, const unsigned char *img, size_t len)
 	CHECK(found);
 }
 
+/* One table per build-id: snapshot 1 unwound again as process 101, whose
+ * maps show the program under another path (a copy, the same build-id),
+ * by the same unwinder: the same chain, no new table. */
+static void
+shared_table(void)
+{
+	static char cmd[8 * PATH_MAX];
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_unwinder *u = ty_unwind_new(syms);
+	struct ty_unwind_stats st1, st2;
+	struct ty_unwind_sample us;
+	struct ty_error e;
+	static struct snap s;
+	uint64_t f1[64], f2[64];
+	enum ty_unwind_end end;
+	size_t k1, k2;
+	uint32_t pid;
+
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cp %s %s/prog2 && mkdir -p %s/101 && sed 's|%s$|%s/prog2|' %s/1/maps > %s/101/maps",
+	    prog, dir, dir, prog, dir, dir, dir);
+	if (!CHECK(system(cmd) == 0) || read_snap(1, &s) < 0 ||
+	    ty_symbols_load_maps(syms, dir, 1, 0, &e) < 0 ||
+	    ty_symbols_load_maps(syms, dir, 101, 0, &e) < 0) {
+		CHECK(!"cannot set up process 101");
+		goto out;
+	}
+	memset(&us, 0, sizeof(us));
+	memcpy(us.regs, s.regs, sizeof(us.regs));
+	us.mask = TY_UNWIND_REGS_MASK;
+	us.stack = s.stack;
+	us.stack_len = s.len;
+	for (pid = 1; pid <= 101; pid += 100) {
+		us.pid = pid;
+		if (pid == 1) {
+			k1 = ty_unwind_sample(u, &us, f1, 64, &end);
+			ty_unwind_stats(u, &st1);
+		} else {
+			k2 = ty_unwind_sample(u, &us, f2, 64, &end);
+			ty_unwind_stats(u, &st2);
+		}
+	}
+	CHECK_INT(end, TY_UNWIND_COMPLETE);
+	CHECK(k1 >= 4);
+	CHECK(k1 == k2 && memcmp(f1, f2, k1 * sizeof(*f1)) == 0);
+	CHECK(st1.tables >= 1);
+	CHECK_INT(st2.tables, st1.tables); /* prog2's table is prog's */
+out:
+	ty_unwind_free(u);
+	ty_symbols_free(syms);
+}
+
+/* The FDE ranges of a real table (lib/symbols.c names stripped code by
+ * them): the lazy table (through .eh_frame_hdr) gives the ranges the
+ * eager one does, every pc of a range maps to it, and ranges do not
+ * overlap. */
+static void
+fde_ranges(const unsigned char *img, size_t len)
+{
+	struct ty_unwind_table *eager, *lazy;
+	struct ty_error e;
+	uint64_t pc, s1, e1, s2, e2, prev_end = 0;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	uint64_t lo = 0, hi = 0;
+	int i, found = 0, same = 1, inside = 1;
+
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_PROGBITS && (sh[i].sh_flags & SHF_EXECINSTR) &&
+		    sh[i].sh_size > hi - lo)
+			lo = sh[i].sh_addr, hi = sh[i].sh_addr + sh[i].sh_size; /* .text */
+	CHECK(hi > lo);
+	CHECK_INT(ty_unwind_table_build(img, len, &eager, &e), 0);
+	CHECK_INT(ty_unwind_table_open(img, len, &lazy, &e), 0);
+	for (pc = lo; pc < hi; pc++) {
+		int a = ty_unwind_table_fde(eager, pc, &s1, &e1),
+		    b = ty_unwind_table_fde(lazy, pc, &s2, &e2);
+		if (a != b || (a == 0 && (s1 != s2 || e1 != e2)))
+			same = 0;
+		if (a == 0) {
+			found++;
+			if (pc < s1 || pc >= e1 || s1 < prev_end)
+				inside = 0;
+			if (pc + 1 == e1)
+				prev_end = e1;
+		}
+	}
+	CHECK(found > 100);
+	CHECK(same);
+	CHECK(inside);
+	CHECK_INT(ty_unwind_table_fde(eager, 0, &s1, &e1), -1);
+	CHECK_INT(ty_unwind_table_fde(lazy, ~0ull, &s1, &e1), -1);
+	ty_unwind_table_free(eager);
+	ty_unwind_table_free(lazy);
+}
+
 /* Damaged copies of a real table: bytes of .eh_frame changed at random
  * (a fixed seed), built and looked up: never a crash. */
 static void
@@ -181,6 +278,7 @@ damaged(const char *path)
 	CHECK(ty_unwind_table_rows(t) > 10);
 	plt_rows(t, img, (size_t)st.st_size);
 	ty_unwind_table_free(t);
+	fde_ranges(img, (size_t)st.st_size);
 	for (round = 0; round < 300; round++) {
 		unsigned char *copy = malloc((size_t)st.st_size);
 		memcpy(copy, img, (size_t)st.st_size);
@@ -193,6 +291,14 @@ damaged(const char *path)
 				ty_unwind_table_find(t, (uint64_t)i * 97);
 			ty_unwind_table_free(t);
 			built++;
+		}
+		if (ty_unwind_table_open(copy, (size_t)st.st_size, &t, &e) == 0) {
+			uint64_t a, b;
+			for (i = 0; i < 200; i++) {
+				ty_unwind_table_find(t, (uint64_t)i * 97);
+				ty_unwind_table_fde(t, (uint64_t)i * 89, &a, &b);
+			}
+			ty_unwind_table_free(t);
 		}
 		free(copy);
 	}
@@ -260,6 +366,7 @@ main(void)
 	chain_of(1, 0, got, sizeof(got), &end, &k, &unmapped);
 	CHECK_INT(k, 1);
 	damaged(prog);
+	shared_table();
 	{
 		char cmd[PATH_MAX + 16];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
