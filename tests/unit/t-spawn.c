@@ -222,7 +222,8 @@ static void
 test_parent_and_group(void)
 {
 	char tmpl[] = "/tmp/t-spawn-XXXXXX", buf[256] = {0}, want[256];
-	char *argv[] = {"sh", "-c", "echo $PPID $(ps -o pgid= -p $$) $$ \"$TSPAWN\"", NULL};
+	char *argv[] = {"sh", "-c",
+			"read -r s </proc/$$/stat; set -- $s; echo $PPID $5 $$ \"$TSPAWN\"", NULL};
 	char *envp[] = {"TSPAWN=a b", "PATH=/usr/bin:/bin", NULL};
 	struct ty_spawn_opts o = {0};
 	struct ty_error e;
