@@ -3,7 +3,8 @@
 # 2000 runs of /bin/true by tachy (runs cloned by the spawner helper, and
 # from tachy itself: tachy-self), against the least a harness can do
 # (bench/spawnloop.c: posix_spawn + wait4 in a loop), hyperfine -N and
-# perf stat -r, measured in the same run, interleaved, REPS repetitions.
+# perf stat -r, measured in the same run, interleaved, REPS repetitions;
+# then the CPU time (task-clock) of the loop, tachy and tachy-self.
 # Prints the median time of each and its ratio to the loop.
 #   sh bench/run-overhead.sh [REPS] [RUNS]
 set -u
@@ -66,17 +67,19 @@ if perf stat -e task-clock -x, -o /dev/null /bin/true 2>/dev/null; then
 	: >"$out/run-overhead-cpu.txt"
 	i=0
 	while [ $i -lt 3 ]; do
-		for p in loop tachy; do
+		for p in loop tachy tachy-self; do
 			c=$(perf stat -e task-clock -x, -o "$out/.tc" sh -c "$(
 				case $p in
 				loop) echo "$out/spawnloop $runs /bin/true" ;;
 				tachy) echo "./tachy run --style none -r $runs /bin/true >/dev/null 2>&1" ;;
+				tachy-self) echo "TACHY_SPAWN_HELPER=0 ./tachy run --style none -r $runs /bin/true >/dev/null 2>&1" ;;
 				esac)" && grep task-clock "$out/.tc" | cut -d, -f1)
 			echo "$p $c" >>"$out/run-overhead-cpu.txt"
 		done
 		i=$((i + 1))
 	done
-	awk '{s[$1]+=$2; n[$1]++} END {printf "  CPU time (task-clock, mean of %d): loop %.0f ms, tachy %.0f ms: %.3fx\n",
-		n["loop"], s["loop"]/n["loop"], s["tachy"]/n["tachy"], (s["tachy"]/n["tachy"])/(s["loop"]/n["loop"])}' \
+	awk '{s[$1]+=$2; n[$1]++} END {l = s["loop"]/n["loop"]; t = s["tachy"]/n["tachy"]; f = s["tachy-self"]/n["tachy-self"]
+		printf "  CPU time (task-clock, mean of %d): loop %.0f ms, tachy %.0f ms: %.3fx (tachy-self %.0f ms: %.3fx)\n",
+		n["loop"], l, t, t/l, f, f/l}' \
 		"$out/run-overhead-cpu.txt"
 fi

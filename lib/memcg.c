@@ -1,6 +1,7 @@
 /* memcg.c - a memory cgroup of our own, its peak reset and read per run. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,45 +25,82 @@ root_of(const char *root)
 	return root && strcmp(root, "/") != 0 ? root : "";
 }
 
+/* Whether the comma-separated list S (N bytes) holds WORD. */
+static int
+has_token(const char *s, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	const char *end = s + n, *c;
+
+	for (; s < end; s = c + 1) {
+		if (!(c = memchr(s, ',', (size_t)(end - s))))
+			c = end;
+		if ((size_t)(c - s) == w && memcmp(s, word, w) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+ty_memcg_parse_cgroup(const char *text, size_t len, int version, char *out, size_t size)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *c1 = memchr(p, ':', (size_t)(le - p)), *c2 = NULL, *q;
+		size_t plen;
+		int ok;
+
+		if (c1)
+			c2 = memchr(c1 + 1, ':', (size_t)(le - c1 - 1));
+		/* ID:CONTROLLERS:PATH, ID all digits ("0" and no controllers:
+		 * the unified hierarchy; v1: the one whose list holds "memory") */
+		ok = c2 && c1 > p;
+		for (q = p; ok && q < c1; q++)
+			ok = *q >= '0' && *q <= '9';
+		if (ok)
+			ok = version == 2 ? c1 - p == 1 && *p == '0' && c2 == c1 + 1
+					  : has_token(c1 + 1, (size_t)(c2 - c1 - 1), "memory");
+		plen = ok ? (size_t)(le - c2 - 1) : 0;
+		/* an absolute path, no way up, no NUL, and it fits */
+		if (ok && plen > 0 && c2[1] == '/' && plen < size && !memchr(c2 + 1, '\0', plen)) {
+			memcpy(out, c2 + 1, plen);
+			out[plen] = '\0';
+			if (!strstr(out, "/.."))
+				return 0;
+			out[0] = '\0';
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return -ENOENT;
+}
+
 /* The path, relative to its hierarchy's mount, of our group in the v1
  * hierarchy with the memory controller (VERSION 1) or in the unified one
- * (VERSION 2), from ROOT/proc/self/cgroup. Returns 0 or -ENOENT. */
+ * (VERSION 2), from ROOT/proc/self/cgroup (read whole: a line longer than
+ * any buffer is not taken in pieces). Returns 0 or -ENOENT. */
 static int
 own_group(const char *root, int version, char *out, size_t size)
 {
-	char path[PATH_MAX], line[4096];
-	FILE *f;
-	int rc = -ENOENT;
+	char path[PATH_MAX], *buf;
+	size_t len = 0, cap = 65536;
+	ssize_t n;
+	int fd, rc = -ENOENT;
 
 	snprintf(path, sizeof(path), "%s/proc/self/cgroup", root);
-	if (!(f = fopen(path, "re")))
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		char *ctl = strchr(line, ':'), *rel, *nl;
-		if (!ctl || !(rel = strchr(ctl + 1, ':')))
-			continue;
-		*rel++ = '\0';
-		*ctl++ = '\0';
-		if ((nl = strchr(rel, '\n')))
-			*nl = '\0';
-		if (version == 2 ? strcmp(line, "0") == 0 && *ctl == '\0' : *ctl != '\0') {
-			if (version == 1) {
-				char *tok, *save;
-				int mem = 0;
-				for (tok = strtok_r(ctl, ",", &save); tok;
-				     tok = strtok_r(NULL, ",", &save))
-					mem |= strcmp(tok, "memory") == 0;
-				if (!mem)
-					continue;
-			}
-			if (*rel != '/' || strstr(rel, "/..") || strlen(rel) >= size)
-				continue;
-			strcpy(out, rel);
-			rc = 0;
-			break;
-		}
+	if (!(buf = malloc(cap))) {
+		close(fd);
+		return -ENOMEM;
 	}
-	fclose(f);
+	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (len < cap) /* more than 64 KiB is not what the kernel writes */
+		rc = ty_memcg_parse_cgroup(buf, len, version, out, size);
+	free(buf);
 	return rc;
 }
 
@@ -200,8 +238,7 @@ ty_memcg_reset(struct ty_memcg *m)
 long
 ty_memcg_peak_kb(struct ty_memcg *m)
 {
-	char buf[64], *end;
-	unsigned long long v;
+	char buf[64];
 	ssize_t n;
 
 	if (m->peak_fd < 0)
@@ -209,12 +246,26 @@ ty_memcg_peak_kb(struct ty_memcg *m)
 	n = pread(m->peak_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return n < 0 ? -errno : -EIO;
-	buf[n] = '\0';
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (end == buf || errno || (*end && *end != '\n'))
+	return ty_memcg_parse_peak(buf, (size_t)n);
+}
+
+long
+ty_memcg_parse_peak(const char *text, size_t len)
+{
+	unsigned long long v = 0;
+	size_t i;
+
+	/* digits and an optional newline: no sign (strtoull would take "-5"
+	 * as 2^64 - 5), no blanks, nothing after */
+	for (i = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++) {
+		unsigned d = (unsigned)(text[i] - '0');
+		if (v > ULLONG_MAX / 10 || (v == ULLONG_MAX / 10 && d > ULLONG_MAX % 10))
+			return -EIO;
+		v = v * 10 + d;
+	}
+	if (i == 0 || (i < len && !(text[i] == '\n' && i + 1 == len)))
 		return -EIO;
-	return (long)(v / 1024);
+	return v / 1024 > (unsigned long long)LONG_MAX ? -EIO : (long)(v / 1024);
 }
 
 const char *

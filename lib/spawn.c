@@ -317,6 +317,7 @@ poll_child(struct ty_spawner *sp, int64_t deadline, volatile int *stop)
 static void
 fill_usage(const struct rusage *ru, struct ty_usage *u)
 {
+	memset(u, 0, sizeof(*u));
 	u->user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
 	u->system_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
 	u->maxrss_kb = ru->ru_maxrss;
@@ -357,6 +358,8 @@ helper_stop(struct ty_spawner *sp)
 	}
 }
 
+/* Write N bytes to a file or socket (to a socket without SIGPIPE: a helper
+ * gone is an error, not our end). */
 static int
 write_all(int fd, const void *buf, size_t n)
 {
@@ -364,7 +367,9 @@ write_all(int fd, const void *buf, size_t n)
 	ssize_t w;
 
 	while (n) {
-		w = write(fd, p, n);
+		w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == ENOTSOCK)
+			w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -375,23 +380,22 @@ write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-/* Read N bytes from the helper; when *STOP becomes set on the way, kill
- * the current child (its report still follows). */
+/* Read N bytes from the helper. It waits in poll, not in read: a reader
+ * blocked in read is also woken when the helper takes our request off the
+ * socket (its write-space wake-up), a context switch for nothing. */
 static int
-read_all(struct ty_spawner *sp, void *buf, size_t n, volatile int *stop, int *stopped)
+read_all(int fd, void *buf, size_t n)
 {
+	struct pollfd pfd = {fd, POLLIN, 0};
 	char *p = buf;
 	ssize_t r;
 
 	while (n) {
-		r = read(sp->helper_fd, p, n);
-		if (r < 0 && errno == EINTR) {
-			if (stop && *stop && stopped && !*stopped) {
-				*stopped = 1;
-				ty_spawn_kill(sp, SIGKILL);
-			}
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return -errno;
+		r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
 			continue;
-		}
 		if (r <= 0)
 			return r < 0 ? -errno : -EPIPE;
 		p += r;
@@ -547,7 +551,11 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 
 	memset(&req, 0, sizeof(req));
 	req.magic = TY_HELPER_MAGIC;
-	req.flags = TY_HELPER_PDEATHSIG | (o->same_group ? TY_HELPER_SAME_GROUP : 0);
+	req.flags = TY_HELPER_PDEATHSIG;
+	if (o->same_group) {
+		req.flags |= TY_HELPER_SAME_GROUP;
+		req.pgid = (int32_t)getpgrp();
+	}
 	len = plen + strings_size(o->argv, &req.argc) + strings_size(o->envp, &req.envc);
 	if (len > (1u << 30))
 		return ty_error_set(e, -E2BIG, "cannot run '%s': arguments too long", o->path);
@@ -606,71 +614,29 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 	else
 		rc = write_all(sp->helper_fd, sp->req + (off - sizeof(req)),
 			       len - (off - sizeof(req)));
-	if (rc || (rc = read_all(sp, &hp, sizeof(hp), NULL, NULL)) < 0)
+	if (rc || (rc = read_all(sp->helper_fd, &hp, sizeof(hp))) < 0)
 		return ty_error_set(e, -EPIPE, "the spawner helper went away");
 	if (hp.pid < 0)
 		return ty_error_set(e, hp.pid, "cannot create a process for '%s': %s", o->path,
 				    strerror(-hp.pid));
+	/* Our child (the helper clones it with CLONE_PARENT): reaped by
+	 * ty_spawn_wait as one cloned here is. */
 	sp->pid = hp.pid;
-	/* Always a pidfd: the clock stops when the child ends, not when the
-	 * helper's report arrives. Without one (Linux < 5.3) the report does. */
-	sp->pidfd = (int)syscall(SYS_pidfd_open, hp.pid, 0);
-	if (sp->pidfd < 0)
+	if (!o->same_group)
+		setpgid(hp.pid, hp.pid); /* no race with the first kill of the group */
+	sp->pidfd = -1;
+	if (o->want_pidfd && (sp->pidfd = (int)syscall(SYS_pidfd_open, hp.pid, 0)) < 0) {
+		rc = -errno;
+		ty_spawn_kill(sp, SIGKILL);
+		ty_spawn_go(sp);
+		while (waitpid(hp.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		sp->pid = 0;
 		sp->pidfd = -1;
+		return ty_error_set(e, rc, "cannot create a process for '%s': %s", o->path,
+				    strerror(-rc));
+	}
 	return hp.pid;
-}
-
-static int
-helper_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, struct ty_usage *u,
-	    struct ty_exit *x, struct ty_error *e)
-{
-	struct ty_helper_done d;
-	int r, stopped = 0, status;
-
-	memset(x, 0, sizeof(*x));
-	if (sp->pidfd >= 0) {
-		r = poll_child(sp, timeout_ns > 0 ? mono_ns() + timeout_ns : 0, stop);
-		if (r == 1) {
-			stopped = 1;
-			ty_spawn_kill(sp, SIGKILL);
-		} else if (r == 2) {
-			x->timed_out = 1;
-			ty_spawn_kill(sp, SIGKILL);
-		} else if (r < 0) {
-			ty_spawn_kill(sp, SIGKILL);
-		}
-	}
-	r = read_all(sp, &d, sizeof(d), stop, &stopped);
-	if (sp->opts->drain_fd >= 0)
-		drain(sp->opts->drain_fd);
-	if (sp->pidfd >= 0) {
-		close(sp->pidfd);
-		sp->pidfd = -1;
-	}
-	sp->pid = 0;
-	if (r < 0)
-		return ty_error_set(e, -EPIPE, "the spawner helper went away");
-	status = d.status;
-	u->user_ns = d.user_us * 1000;
-	u->system_ns = d.system_us * 1000;
-	u->maxrss_kb = (long)d.maxrss_kb;
-	u->maxrss_floor_kb = (long)d.floor_kb;
-	u->minflt = (long)d.minflt;
-	u->majflt = (long)d.majflt;
-	u->nvcsw = (long)d.nvcsw;
-	u->nivcsw = (long)d.nivcsw;
-	x->exit_code = -1;
-	if (status == -1)
-		return ty_error_set(e, -ECHILD, "the spawner helper could not wait for the child");
-	if (WIFEXITED(status)) {
-		x->exit_code = WEXITSTATUS(status);
-		if (x->exit_code == 127 && d.child_errno)
-			x->exec_errno = d.child_errno;
-	} else if (WIFSIGNALED(status)) {
-		x->signal = WTERMSIG(status);
-		x->core_dumped = WCOREDUMP(status) != 0;
-	}
-	return stopped || (stop && *stop) ? 1 : 0;
 }
 
 /* The child SP held ended with STATUS: forget it and fill U and X. */
@@ -678,6 +644,10 @@ static void
 reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usage *u,
        struct ty_exit *x)
 {
+	struct ty_helper_shm *shm = sp->helper_fd >= 0 ? sp->helper_shm : NULL;
+	int child_errno =
+	    shm ? __atomic_load_n(&shm->child_errno, __ATOMIC_ACQUIRE) : sp->child_errno;
+
 	if (sp->opts->drain_fd >= 0)
 		drain(sp->opts->drain_fd);
 	if (sp->pidfd >= 0) {
@@ -686,11 +656,13 @@ reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usa
 	}
 	sp->pid = 0;
 	fill_usage(ru, u);
+	if (shm) /* what the helper's peak was when it cloned the child */
+		u->maxrss_floor_kb = (long)__atomic_load_n(&shm->floor_kb, __ATOMIC_ACQUIRE);
 	x->exit_code = -1;
 	if (WIFEXITED(status)) {
 		x->exit_code = WEXITSTATUS(status);
-		if (x->exit_code == 127 && sp->child_errno)
-			x->exec_errno = sp->child_errno;
+		if (x->exit_code == 127 && child_errno)
+			x->exec_errno = child_errno;
 	} else if (WIFSIGNALED(status)) {
 		x->signal = WTERMSIG(status);
 		x->core_dumped = WCOREDUMP(status) != 0;
@@ -706,8 +678,6 @@ ty_spawn_try_wait(struct ty_spawner *sp, struct ty_usage *u, struct ty_exit *x, 
 
 	if (sp->pid <= 0)
 		return ty_error_set(e, -ECHILD, "no child to wait for");
-	if (sp->helper_fd >= 0) /* the helper reaps its children */
-		return ty_error_set(e, -EOPNOTSUPP, "no polling wait through the spawner helper");
 	do
 		got = wait4(sp->pid, &status, WNOHANG, &ru);
 	while (got < 0 && errno == EINTR);
@@ -731,8 +701,6 @@ ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, str
 	int status, r, stopped = 0;
 	pid_t got;
 
-	if (sp->helper_fd >= 0)
-		return helper_wait(sp, timeout_ns, stop, u, x, e);
 	memset(x, 0, sizeof(*x));
 	if (sp->pidfd >= 0) {
 		r = poll_child(sp, timeout_ns > 0 ? mono_ns() + timeout_ns : 0, stop);

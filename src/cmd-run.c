@@ -879,9 +879,15 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
 		label("Tree memory (max):");
 		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
-		fprintf(rep, "%s   (all processes, %s)\n", a,
+		fprintf(rep, "%s   (all processes, %s%s)\n", a,
 			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
-								  : "cgroup v2");
+								  : "cgroup v2",
+			/* a cgroup is charged only the pages its processes were
+			 * first to bring in: said rather than left unexplained */
+			r->maxrss_unmeasured < r->nruns &&
+				(double)ty_result_tree_peak_kb(r) < s[TY_FIG_MAXRSS].max
+			    ? "; below Max RSS: shared pages are charged to whoever first used them"
+			    : "");
 	}
 	label("Page faults (mean):");
 	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);

@@ -19,6 +19,7 @@
 #define TACHY_MEMCG_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "tachy/error.h"
@@ -48,6 +49,18 @@ int ty_memcg_reset(struct ty_memcg *m);
 /* The group's peak charge since the last reset, KiB; negative errno when it
  * cannot be read. */
 long ty_memcg_peak_kb(struct ty_memcg *m);
+
+/* The path of our group, relative to its hierarchy's mount, from the text
+ * of /proc/self/cgroup (LEN bytes): in the unified hierarchy (VERSION 2,
+ * the "0::PATH" line) or in the v1 hierarchy with the memory controller
+ * (VERSION 1). Lines that are not ID:CONTROLLERS:/PATH with a numeric ID,
+ * and paths with "/..", are skipped. Writes OUT (SIZE bytes) and returns 0,
+ * or -ENOENT when there is none (or it does not fit). */
+int ty_memcg_parse_cgroup(const char *text, size_t len, int version, char *out, size_t size);
+
+/* A peak file's text (LEN bytes: decimal bytes, an optional newline) in
+ * KiB, or -EIO for anything else (a sign, blanks, junk, out of range). */
+long ty_memcg_parse_peak(const char *text, size_t len);
 
 /* "cgroup-v1" or "cgroup-v2"; NULL when M is not open. */
 const char *ty_memcg_method(const struct ty_memcg *m);

@@ -17,8 +17,10 @@
  * from tachy never shows less than tachy's own peak (megabytes). After
  * ty_spawn_start_helper() the children are cloned instead by a tiny helper
  * process (lib/spawner/helper.c, no libc, a few dozen KiB) that tachy
- * starts once: their ru_maxrss is then their own. The helper gets SIGKILL
- * when tachy dies, and its children when the helper dies. */
+ * starts once: their ru_maxrss is then their own. The helper clones them
+ * with CLONE_PARENT, so they are still our children (reaped, killed and
+ * waited for as the ones we clone); the helper and they get SIGKILL when
+ * tachy dies. */
 #ifndef TACHY_SPAWN_H
 #define TACHY_SPAWN_H
 
@@ -95,8 +97,8 @@ int ty_spawn_init(struct ty_spawner *sp, struct ty_error *e);
  * cloning the children itself. */
 int ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e);
 
-/* How the children's peak RSS is measured: "helper" (wait4 of a child of
- * the helper: its floor is the helper's own peak, in usage.maxrss_floor_kb)
+/* How the children's peak RSS is measured: "helper" (wait4 of a child the
+ * helper cloned: its floor is the helper's own peak, in usage.maxrss_floor_kb)
  * or "self" (wait4 of a child cloned from tachy: the floor is tachy's). */
 const char *ty_spawn_rss_method(const struct ty_spawner *sp);
 

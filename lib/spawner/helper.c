@@ -7,12 +7,18 @@
  * in-memory copy, and clones every run from its own tiny address space: the
  * runs' ru_maxrss is then their own down to a few dozen KiB.
  *
+ * The runs are cloned with CLONE_PARENT: they are tachy's children, not
+ * ours, so tachy reaps them with wait4() itself (their rusage, the peak RSS
+ * included, is the same: the address space they exec from is still ours)
+ * and we have nothing to do between a reply and the next request.
+ *
  * Protocol (fd 0 is a stream socket to tachy, fd 1 a shared page):
  *   tachy -> helper: struct ty_helper_req, three fds (SCM_RIGHTS), then
  *                    req.len bytes: path, argv strings, envp strings (NUL-ended)
  *   helper -> tachy: struct ty_helper_pid (the held child's pid or -errno)
- *   tachy releases the child through the futex word in the shared page
- *   helper -> tachy: struct ty_helper_done when wait4() reaped it
+ *   tachy releases the child through the futex word in the shared page and
+ *   reaps it; only then does it send the next request (the child runs on
+ *   our stack and reads our copy of the request until it execs).
  * EOF on fd 0 ends the helper. Only raw system calls; nothing here may call
  * into a library. */
 #include <stddef.h>
@@ -32,6 +38,7 @@
 #define SOL_SOCKET 1
 #define SCM_RIGHTS 1
 #define MSG_CMSG_CLOEXEC 0x40000000
+#define POLLIN 1
 #define STACK_SIZE (32 * 1024)
 
 struct k_iovec {
@@ -49,21 +56,16 @@ struct k_msghdr {
 	unsigned flags;
 };
 
+struct k_pollfd {
+	int fd;
+	short events, revents;
+};
+
 struct k_cmsghdr {
 	size_t len;
 	int level;
 	int type;
 	int fds[3];
-};
-
-struct k_timeval {
-	long sec, usec;
-};
-
-struct k_rusage {
-	struct k_timeval utime, stime;
-	long maxrss, ixrss, idrss, isrss, minflt, majflt, nswap, inblock, oublock, msgsnd, msgrcv,
-	    nsignals, nvcsw, nivcsw;
 };
 
 #if defined(__x86_64__)
@@ -198,7 +200,7 @@ struct run {
 	int fds[3];
 	const char *path;
 	char **argv, **envp;
-	long parent; /* the helper's pid */
+	long parent; /* tachy's pid: the runs' parent (CLONE_PARENT) */
 };
 
 static int
@@ -211,8 +213,10 @@ child_main(void *arg)
 
 	if (!(R->req.flags & TY_HELPER_SAME_GROUP))
 		sys(__NR_setpgid, 0, 0, 0);
-	/* After the prctl, the parent must still be the helper (it may have
-	 * died just before: then no signal would ever come). */
+	else if ((r = sys(__NR_setpgid, 0, R->req.pgid, 0)) < 0)
+		goto fail; /* tachy's group, where its terminal's signals go */
+	/* After the prctl, the parent must still be tachy (it may have died
+	 * just before: then no signal would ever come). */
 	if ((R->req.flags & TY_HELPER_PDEATHSIG) &&
 	    (sys(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0) < 0 ||
 	     sys(__NR_getppid, 0, 0, 0) != R->parent))
@@ -310,41 +314,51 @@ static char *area;
 static size_t area_size;
 
 static int
-area_fit(size_t need)
+area_fit(size_t need, size_t keep)
 {
 	long p;
 
 	if (need <= area_size)
 		return 0;
 	need = (need + 65535) & ~(size_t)65535;
-	if (area)
-		sys(__NR_munmap, area, area_size, 0);
 	p = sys6(__NR_mmap, 0, (long)need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		 0);
-	if (p < 0 && p > -4096) {
-		area = 0;
-		area_size = 0;
+	if (p < 0 && p > -4096)
 		return -1;
+	if (area) {
+		memcpy((char *)p, area, keep);
+		sys(__NR_munmap, area, area_size, 0);
 	}
 	area = (char *)p;
 	area_size = need;
 	return 1;
 }
 
+/* A request: its header and fds in R, and as much of its strings as came
+ * with them at the start of the area (*GOT bytes). */
 static int
-recv_req(struct run *R)
+recv_req(struct run *R, size_t *got)
 {
 	struct k_cmsghdr cm;
-	struct k_iovec iov = {&R->req, sizeof(R->req)};
+	struct k_iovec iov[2] = {{&R->req, sizeof(R->req)}, {area, area_size}};
 	struct k_msghdr mh;
+	struct k_pollfd pfd = {0, POLLIN, 0};
 	long r;
 
 	memset(&mh, 0, sizeof(mh));
 	memset(&cm, 0, sizeof(cm));
-	mh.iov = &iov;
-	mh.iovlen = 1;
+	mh.iov = iov;
+	mh.iovlen = area ? 2 : 1;
 	mh.control = &cm;
 	mh.controllen = sizeof(cm);
+	/* Wait in ppoll, not in recvmsg: a reader blocked in recvmsg is also
+	 * woken each time tachy reads our reply (the socket's write-space
+	 * wake-up), which would cost two context switches per run. */
+	do
+		r = sys6(__NR_ppoll, (long)&pfd, 1, 0, 0, 0, 0);
+	while (r == -4);
+	if (r < 0)
+		return -1;
 	do
 		r = sys(__NR_recvmsg, 0, &mh, MSG_CMSG_CLOEXEC);
 	while (r == -4);
@@ -356,6 +370,7 @@ recv_req(struct run *R)
 	R->fds[0] = cm.fds[0];
 	R->fds[1] = cm.fds[1];
 	R->fds[2] = cm.fds[2];
+	*got = (size_t)r > sizeof(R->req) ? (size_t)r - sizeof(R->req) : 0;
 	if ((size_t)r < sizeof(R->req) && read_all((char *)&R->req + r, sizeof(R->req) - (size_t)r))
 		return -1;
 	return 0;
@@ -366,11 +381,10 @@ helper_main(void)
 {
 	struct ty_helper_shm *shm;
 	struct ty_helper_pid hp;
-	struct ty_helper_done d;
-	struct k_rusage ru;
 	struct run R;
 	long r, pid;
-	int i, status, grew = 1;
+	size_t got;
+	int i, grew = 1;
 	char **v;
 	char *s;
 
@@ -378,20 +392,29 @@ helper_main(void)
 	if (r < 0 && r > -4096)
 		return 1;
 	shm = (struct ty_helper_shm *)r;
+	/* The child's stack is in our peak from the start, so that the floor
+	 * read before a clone is the floor at the child's exec. */
+	for (i = 0; i < STACK_SIZE; i += 4096)
+		((volatile unsigned char *)child_stack)[i] = 0;
+	memset(&R, 0, sizeof(R));
+	R.shm = shm;
+	R.parent = sys(__NR_getppid, 0, 0, 0);
 	for (;;) {
-		memset(&R, 0, sizeof(R));
-		R.shm = shm;
-		if (recv_req(&R) < 0)
+		/* R is not touched until the next request has come: the last
+		 * child may read it until it execs, and tachy asks again only
+		 * once it has reaped that child. */
+		if (recv_req(&R, &got) < 0)
 			return 0;
 		if (R.req.magic != TY_HELPER_MAGIC || R.req.len > (1u << 30) ||
-		    R.req.argc + R.req.envc > (1u << 24))
+		    R.req.argc + R.req.envc > (1u << 24) || got > R.req.len)
 			return 1;
 		r = area_fit(((R.req.len + 15) & ~(size_t)15) +
-			     ((size_t)R.req.argc + R.req.envc + 2) * sizeof(char *));
+				 ((size_t)R.req.argc + R.req.envc + 2) * sizeof(char *),
+			     got);
 		if (r < 0)
 			return 1;
 		grew |= (int)r;
-		if (read_all(area, R.req.len) < 0)
+		if (got < R.req.len && read_all(area + got, R.req.len - got) < 0)
 			return 1;
 		/* path\0 argv[0]\0 ... argv[argc-1]\0 envp[0]\0 ... */
 		v = (char **)(area + ((R.req.len + 15) & ~(size_t)15));
@@ -414,36 +437,20 @@ helper_main(void)
 		v[R.req.argc + 1 + R.req.envc] = 0;
 		R.argv = v;
 		R.envp = v + R.req.argc + 1;
-		__atomic_store_n(&shm->go, 0, __ATOMIC_RELEASE);
-		shm->child_errno = 0;
-		R.parent = sys(__NR_getpid, 0, 0, 0);
-		pid = clone_run(CLONE_VM | SIGCHLD, child_stack + STACK_SIZE, child_main, &R);
-		for (i = 0; i < 3; i++)
-			sys(__NR_close, R.fds[i], 0, 0);
-		hp.pid = (int32_t)pid;
-		if (write_all(&hp, sizeof(hp)) < 0)
-			return 1;
-		if (pid < 0)
-			continue;
-		do
-			r = sys6(__NR_wait4, pid, (long)&status, 0, (long)&ru, 0, 0);
-		while (r == -4);
-		memset(&d, 0, sizeof(d));
-		d.status = r == pid ? status : -1;
-		d.child_errno = shm->child_errno;
-		d.user_us = ru.utime.sec * 1000000 + ru.utime.usec;
-		d.system_us = ru.stime.sec * 1000000 + ru.stime.usec;
-		d.maxrss_kb = ru.maxrss;
-		d.minflt = ru.minflt;
-		d.majflt = ru.majflt;
-		d.nvcsw = ru.nvcsw;
-		d.nivcsw = ru.nivcsw;
-		if (grew) { /* the run's stack and strings are in our peak from now on */
+		if (grew) { /* the strings' pages are in our peak from now on */
 			shm->floor_kb = own_hwm_kb();
 			grew = 0;
 		}
-		d.floor_kb = shm->floor_kb;
-		if (write_all(&d, sizeof(d)) < 0)
+		__atomic_store_n(&shm->go, 0, __ATOMIC_RELEASE);
+		shm->child_errno = 0;
+		/* tachy's child; its exit signal is ours (SIGCHLD) */
+		pid = clone_run(CLONE_VM | CLONE_PARENT | SIGCHLD, child_stack + STACK_SIZE,
+				child_main, &R);
+		hp.pid = (int32_t)pid;
+		if (write_all(&hp, sizeof(hp)) < 0)
 			return 1;
+		/* after the reply: tachy waits for it, not for this */
+		for (i = 0; i < 3; i++)
+			sys(__NR_close, R.fds[i], 0, 0);
 	}
 }

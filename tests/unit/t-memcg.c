@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,6 +145,56 @@ test_none(void)
 	CHECK(strstr(e.msg, "cannot make") != NULL);
 }
 
+/* The two parsers on bad input: a clear "none" (-ENOENT, -EIO), never a
+ * wrong group or number. */
+static void
+test_parse(void)
+{
+	char out[64], big[5000];
+	const char *t;
+
+	t = "12:pids:/a\n4:cpu,memory:/grp/sub\n0::/user.slice\n";
+	CHECK_INT(ty_memcg_parse_cgroup(t, strlen(t), 1, out, sizeof(out)), 0);
+	CHECK_STR(out, "/grp/sub");
+	CHECK_INT(ty_memcg_parse_cgroup(t, strlen(t), 2, out, sizeof(out)), 0);
+	CHECK_STR(out, "/user.slice");
+	/* no newline at the end, a path with colons */
+	t = "0::/a:b";
+	CHECK_INT(ty_memcg_parse_cgroup(t, strlen(t), 2, out, sizeof(out)), 0);
+	CHECK_STR(out, "/a:b");
+	/* "memory" only as a whole word of the list; the ID all digits */
+	t = "4:memoryx,xmemory:/no\nx4:memory:/no\n:memory:/no\n";
+	CHECK_INT(ty_memcg_parse_cgroup(t, strlen(t), 1, out, sizeof(out)), -ENOENT);
+	/* v2 is "0::" exactly */
+	t = "00::/no\n0:memory:/no\n1::/no\n";
+	CHECK_INT(ty_memcg_parse_cgroup(t, strlen(t), 2, out, sizeof(out)), -ENOENT);
+	/* relative, a way up, empty, a NUL inside, too long for OUT */
+	t = "4:memory:rel\n4:memory:/a/../../etc\n4:memory:\n";
+	CHECK_INT(ty_memcg_parse_cgroup(t, strlen(t), 1, out, sizeof(out)), -ENOENT);
+	CHECK_INT(ty_memcg_parse_cgroup("4:memory:/a\0b\n", 14, 1, out, sizeof(out)), -ENOENT);
+	t = "4:memory:/0123456789012345678901234567890123456789012345678901234567890123456789\n";
+	CHECK_INT(ty_memcg_parse_cgroup(t, strlen(t), 1, out, sizeof(out)), -ENOENT);
+	CHECK_INT(ty_memcg_parse_cgroup("", 0, 1, out, sizeof(out)), -ENOENT);
+	/* a line longer than any line buffer is one line, not pieces: its
+	 * tail is not taken for a line of its own */
+	memset(big, 'x', sizeof(big));
+	memcpy(big + 4095, "4:memory:/evil\n", 15);
+	CHECK_INT(ty_memcg_parse_cgroup(big, 4110, 1, out, sizeof(out)), -ENOENT);
+
+	CHECK_INT(ty_memcg_parse_peak("1048576\n", 8), 1024);
+	CHECK_INT(ty_memcg_parse_peak("2047", 4), 1);
+	CHECK_INT(ty_memcg_parse_peak("0\n", 2), 0);
+	CHECK_INT(ty_memcg_parse_peak("-5\n", 3), -EIO); /* strtoull: 2^64 - 5 */
+	CHECK_INT(ty_memcg_parse_peak("+5\n", 3), -EIO);
+	CHECK_INT(ty_memcg_parse_peak(" 5\n", 3), -EIO);
+	CHECK_INT(ty_memcg_parse_peak("5 \n", 3), -EIO);
+	CHECK_INT(ty_memcg_parse_peak("5\n\n", 3), -EIO);
+	CHECK_INT(ty_memcg_parse_peak("\n", 1), -EIO);
+	CHECK_INT(ty_memcg_parse_peak("", 0), -EIO);
+	CHECK_INT(ty_memcg_parse_peak("99999999999999999999999\n", 24), -EIO);
+	CHECK(ty_memcg_parse_peak("18446744073709551615\n", 21) > 0); /* 2^64 - 1 bytes */
+}
+
 int
 main(void)
 {
@@ -151,6 +202,7 @@ main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	test_parse();
 	test_v1();
 	test_v2();
 	test_none();

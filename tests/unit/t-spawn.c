@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -211,6 +214,57 @@ test_helper_rss(void)
 	}
 }
 
+/* The runs are our own children (the helper clones them with
+ * CLONE_PARENT), in a process group of their own, and their arguments,
+ * environment and descriptors are the ones given (a spare child is cloned
+ * before they are known). */
+static void
+test_parent_and_group(void)
+{
+	char tmpl[] = "/tmp/t-spawn-XXXXXX", buf[256] = {0}, want[256];
+	char *argv[] = {"sh", "-c",
+			"read -r s </proc/$$/stat; set -- $s; echo $PPID $5 $$ \"$TSPAWN\"", NULL};
+	char *envp[] = {"TSPAWN=a b", "PATH=/usr/bin:/bin", NULL};
+	struct ty_spawn_opts o = {0};
+	struct ty_error e;
+	struct ty_usage u;
+	struct ty_exit x;
+	char path[PATH_MAX];
+	int fd = mkstemp(tmpl), i;
+	pid_t pid;
+
+	CHECK(fd >= 0);
+	ty_spawn_resolve("sh", path, sizeof(path), &e);
+	o.path = path;
+	o.argv = argv;
+	o.envp = envp;
+	o.fd[0] = -1;
+	o.fd[1] = fd;
+	o.fd[2] = -1;
+	o.drain_fd = -1;
+	for (i = 0; i < 6; i++) {
+		/* a child killed at once (maybe before it read what to run, which
+		 * must then not be left to the next) */
+		char *sl[] = {"sleep", "5", NULL};
+		volatile int stop = 1;
+		struct ty_exit kx;
+
+		CHECK_INT(run(sl, -1, 0, &stop, &u, &kx), 1);
+		CHECK(ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0);
+		CHECK((pid = ty_spawn_create(&sp, &o, &e)) > 0);
+		ty_spawn_go(&sp);
+		CHECK_INT(ty_spawn_wait(&sp, 0, NULL, &u, &x, &e), 0);
+		CHECK_INT(x.exit_code, 0);
+		memset(buf, 0, sizeof(buf));
+		CHECK(pread(fd, buf, sizeof(buf) - 1, 0) > 0);
+		snprintf(want, sizeof(want), "%ld %ld %ld a b\n", (long)getpid(), (long)pid,
+			 (long)pid);
+		CHECK_STR(buf, want);
+	}
+	close(fd);
+	unlink(tmpl);
+}
+
 static void
 all_tests(void)
 {
@@ -219,6 +273,7 @@ all_tests(void)
 	test_exec_error();
 	test_output_and_cpus();
 	test_timeout_and_stop();
+	test_parent_and_group();
 }
 
 int
@@ -237,5 +292,7 @@ main(void)
 		test_helper_rss();
 	}
 	ty_spawn_release(&sp);
+	/* nothing of ours is left: no run, no spare child, no helper */
+	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
 	return check_done();
 }
