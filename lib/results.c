@@ -413,10 +413,10 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 			warn_outliers(r, x, n, &r->sum[TY_FIG_WALL], r->left_out == 0);
 		if (!r->series.shift_at)
 			warn_drift(r, x, n, &r->sum[TY_FIG_WALL]);
-		if (rs->shell && r->sum[TY_FIG_WALL].mean < 0.005)
-			ty_result_warn(r,
-				       "the mean is below 5 ms with --shell: the shell's start-up "
-				       "that was subtracted dominates; run without --shell");
+		if (rs->shell && r->sum[TY_FIG_WALL].median < 0.005)
+			ty_result_warn(
+			    r, "the median is below 5 ms with --shell: the shell's start-up "
+			       "that was subtracted dominates; run without --shell");
 	}
 	return 0;
 }
