@@ -28,6 +28,11 @@ RATE=${RATE:-999}
 # started by the workload's exec, from firing together (BENCHMARKS.md: it
 # did not change the agreement).
 PRATE=${PRATE:-$RATE}
+# the call-graph options: perf's (PCG, default dwarf: 8 KiB of stack) and
+# tachy's (TCG, default dwarf: 64 KiB), e.g. PCG=dwarf,65528 for copies of
+# one size on both sides
+PCG=${PCG:-dwarf}
+TCG=${TCG:-dwarf}
 ONLY=${ONLY:-}
 REPEAT=${REPEAT:-1}
 out="$TOP/bench/out/record-unwind"
@@ -67,8 +72,8 @@ record() { # NAME COMMAND...
 	rm -f "$out/$name.prof" "$out/$name.data"
 	make -s -C "$out/mk" clean >/dev/null 2>&1
 	TACHY_UNWIND_DEBUG="$out/$name.unwind.txt" \
-	perf record -q -e cpu-clock -F "$PRATE" --call-graph dwarf -o "$out/$name.data" -- \
-		"$T" record -q -F "$RATE" -g -o "$out/$name.prof" -- "$@" >/dev/null 2>"$out/$name.err" || {
+	perf record -q -e cpu-clock -F "$PRATE" --call-graph "$PCG" -o "$out/$name.data" -- \
+		"$T" record -q -F "$RATE" --call-graph "$TCG" -o "$out/$name.prof" -- "$@" >/dev/null 2>"$out/$name.err" || {
 		echo "$name: failed"; cat "$out/$name.err"; return 1; }
 	"$T" report --folded "$out/$name.prof" > "$out/$name.t.folded"
 	perf script -i "$out/$name.data" -F comm,ip,sym,dso 2>/dev/null > "$out/$name.p.script"
