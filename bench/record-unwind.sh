@@ -93,6 +93,10 @@ run() { # NAME COMMAND...
 run1() { # NAME COMMAND...
 	name=$1; shift
 	[ -n "${REUSE:-}" ] || record "$name" "$@" || return 1
+	# tachy's samples lost (its ring buffer full while its drain was starved):
+	# a hole in its side of the comparison
+	"$T" report --limit 1 "$out/$name.prof" 2>/dev/null |
+		sed -n '1s/.* \([0-9][0-9]*\) lost.*/\1/p' > "$out/$name.lost"
 	python3 - "$out" "$name" <<'PY'
 import os, re, sys
 out, name = sys.argv[1], sys.argv[2]
@@ -189,11 +193,16 @@ with open(f"{out}/names.txt", "a") as f:
     f.write(f"{name}: perf's leaf name / tachy's name of the same address, samples (of {len(keys)}):\n")
     for (a, b), v in sorted(names.items(), key=lambda kv: -kv[1])[:8]:
         f.write(f"  {v:6d}  {a}  /  {b}\n")
+try:
+    lost = int(open(f"{out}/{name}.lost").read().strip() or 0)
+except (OSError, ValueError):
+    lost = -1
 ts = os.path.getsize(f"{out}/{name}.prof")
 ps = os.path.getsize(f"{out}/{name}.data")
 print(f"{name:<10} complete: tachy {tc:5.1f}% perf {pc:5.1f}% | unmapped: tachy {tu:5.2f}% perf {pu:5.2f}%"
       f" | samples {tn}/{pn} | top-5 worst diff {worst:4.1f} pt (sigma {wsig:.1f}) | size tachy {ts/1024:.0f} KB"
-      f" perf {ps/1024:.0f} KB (1/{ps/max(ts,1):.0f}) | irq-exit tachy {irq_t:.1f}% perf {irq_p:.1f}%")
+      f" perf {ps/1024:.0f} KB (1/{ps/max(ts,1):.0f}) | irq-exit tachy {irq_t:.1f}% perf {irq_p:.1f}%"
+      f" | tachy lost {lost}")
 with open(f"{out}/top5.txt", "a") as f:
     f.write(f"{name}: " + ", ".join(f"{s} perf {v:.1f} tachy {ft.get(s, 0):.1f}" for s, v in top) + "\n")
 PY
