@@ -70,9 +70,6 @@ struct ty_recorder {
 	struct ty_unwinder *uw;	  /* TY_CG_DWARF */
 	struct ty_record scratch; /* a sample with its unwound chain */
 	struct ty_record_unwind_stats ust;
-	struct ty_record *defer; /* samples lost outside the mappings known, */
-	size_t ndefer, capdefer; /* unwound again at the end of the drain */
-	int replaying;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
 	unsigned pages; /* data pages per ring */
@@ -623,28 +620,6 @@ reread_maps(struct ty_recorder *r)
 	}
 }
 
-/* Keep REC (and its stack copy) to unwind at the end of the drain: the
- * mmap record of the code it is in may be in a ring not drained yet (the
- * process mapped it on another CPU). 0, or -1 when out of memory. */
-static int
-defer_sample(struct ty_recorder *r, const struct ty_record *rec)
-{
-	struct ty_record *d;
-	unsigned char *stack = malloc(rec->stack_dyn ? rec->stack_dyn : 1);
-
-	if (!stack ||
-	    ty_array_grow(&r->defer, sizeof(*r->defer), r->ndefer + 1, &r->capdefer) < 0) {
-		free(stack);
-		return -1;
-	}
-	d = &r->defer[r->ndefer++];
-	memcpy(d, rec, sizeof(*d));
-	memcpy(stack, rec->stack, rec->stack_dyn);
-	d->stack = stack;
-	d->chain = d->nr ? d->chainbuf : NULL;
-	return 0;
-}
-
 /* --- unwind diagnostics (TACHY_UNWIND_DEBUG) --------------------------------
  * Every sample's chain is kept with why it ended; at the end each one that
  * is incomplete or has a frame in no mapping (judged with the mappings
@@ -855,8 +830,7 @@ diag_report(struct ty_recorder *r)
 /* A sample with a user stack: its chain is the kernel's part, then the
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
- * the process again (at most every 20 ms) and is unwound once more; still
- * lost there, it waits for the end of the drain (NULL: deferred). */
+ * the process again (at most every 20 ms) and is unwound once more. */
 static const struct ty_record *
 unwind(struct ty_recorder *r, const struct ty_record *rec)
 {
@@ -897,11 +871,6 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 			ty_unwind_forget(r->uw);
 		}
 	}
-	if (end == TY_UNWIND_LOST && !r->replaying && n &&
-	    (out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) < (1ull << 47) &&
-	    !ty_symbols_covers(r->syms, rec->pid, out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) &&
-	    defer_sample(r, rec) == 0)
-		return NULL;
 	r->ust.samples++;
 	if (end == TY_UNWIND_COMPLETE) {
 		struct ty_unwind_stats st;
@@ -933,10 +902,9 @@ on_record(const struct ty_record *rec, void *arg)
 	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		check_sample(r, rec);
 	if (r->uw && (rec->type == TY_REC_SAMPLE || rec->type == TY_REC_SWITCH_SAMPLE) &&
-	    rec->regs_abi) {
-		if (!(rec = unwind(r, rec)))
-			return; /* deferred */
-	} else if (r->o.unwind_log && rec->type == TY_REC_SAMPLE)
+	    rec->regs_abi)
+		rec = unwind(r, rec);
+	else if (r->o.unwind_log && rec->type == TY_REC_SAMPLE)
 		diag_sample(r, rec, 0, r->cg == TY_CG_DWARF ? TY_UNWIND_LOST : TY_UNWIND_COMPLETE,
 			    0);
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
@@ -953,17 +921,6 @@ drain(struct ty_recorder *r, struct ty_error *e)
 		ty_unwind_forget(r->uw); /* /proc may have been read since */
 	if ((ret = ty_sampler_drain(r->s, on_record, r, e)) < 0)
 		return (int)ret;
-	if (r->ndefer) { /* every ring's mmap records from before them are in */
-		size_t i;
-		ty_unwind_forget(r->uw);
-		r->replaying = 1;
-		for (i = 0; i < r->ndefer; i++) {
-			ty_collector_record(unwind(r, &r->defer[i]), r->c);
-			free((void *)r->defer[i].stack);
-		}
-		r->replaying = 0;
-		r->ndefer = 0;
-	}
 	if (r->lazy && r->nrr)
 		reread_maps(r);
 	return 0;
@@ -1408,9 +1365,6 @@ ty_record_free(struct ty_recorder *r)
 	ty_sampler_free(r->s);
 	ty_collector_free(r->c);
 	ty_unwind_free(r->uw);
-	while (r->ndefer > 0)
-		free((void *)r->defer[--r->ndefer].stack);
-	free(r->defer);
 	free(r->pname);
 	free(r->limits);
 	free(r->tids);

@@ -23,6 +23,7 @@ struct ring {
 	size_t size;		/* data bytes, a power of two */
 	unsigned char *scratch; /* a record that wraps is copied here */
 	size_t scratch_size;
+	uint64_t meta; /* phased drains: other records handed over up to here */
 };
 
 struct tracked { /* a process with trackers of its own */
@@ -828,8 +829,9 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 
 /* Decode and hand over the records between tail and HEAD of one ring; S
  * (may be NULL) tells the context-switches event's samples apart. PHASE 0:
- * every record, then the tail moves to HEAD; 1: all but samples, the tail
- * stays; 2: only samples, then the tail moves. */
+ * every record, then the tail moves to HEAD; 1: all but samples from where
+ * the last phase 1 stopped, the tail stays; 2: only samples, then the tail
+ * moves. */
 static long
 drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_layout *l,
 	   uint64_t head, int phase, ty_record_fn fn, void *arg, struct ty_error *e)
@@ -839,6 +841,8 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 	long n = 0;
 	struct ty_record rec;
 
+	if (phase == 1 && r->meta > tail)
+		tail = r->meta;
 	while (tail < head) {
 		size_t off = (size_t)tail & mask;
 		struct perf_event_header h;
@@ -856,8 +860,8 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 			return ty_error_set(e, -EIO, "corrupt sample buffer: record of %u bytes",
 					    h.size);
 		}
-		if ((phase == 1 && h.type == PERF_RECORD_SAMPLE) ||
-		    (phase == 2 && h.type != PERF_RECORD_SAMPLE)) {
+		if (phase == 1 ? h.type == PERF_RECORD_SAMPLE
+			       : h.type != PERF_RECORD_SAMPLE && (phase == 2 || tail < r->meta)) {
 			tail += h.size;
 			continue;
 		}
@@ -884,17 +888,20 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 		tail += h.size;
 		n++;
 	}
-	if (phase != 1)
+	if (phase == 1)
+		r->meta = tail;
+	else
 		__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
 
 /* The rings hold what each CPU saw in order, but not in order between
  * them: a child's first sample may be in one ring and its fork, its exec
- * or the mmap of its libraries in another. So every other record of all
- * the rings (up to the heads read first) goes before the samples: the
- * mappings are then known for each sample (looked up by its time), and
- * the samples' stack copies are read in place, never copied. */
+ * or the mmap of its libraries in another. So the samples up to the heads
+ * read first go after every other record of all the rings up to their
+ * heads read again after those: whatever came before a sample is then
+ * known (its mappings looked up by its time), and the samples' stack
+ * copies are read in place, never copied. */
 static long
 drain_rings(const struct ty_sampler *s, struct ring *rings, int n,
 	    const struct ty_sampler_layout *l, int phased, ty_record_fn fn, void *arg,
@@ -906,11 +913,14 @@ drain_rings(const struct ty_sampler *s, struct ring *rings, int n,
 
 	if (phased && n > 64 && !(hv = malloc((size_t)n * sizeof(*hv))))
 		phased = 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; phased && i < n; i++)
 		hv[i] = __atomic_load_n(&rings[i].pg->data_head, __ATOMIC_ACQUIRE);
 	for (ph = phased ? 1 : 0; ph <= (phased ? 2 : 0); ph++)
 		for (i = 0; i < n; i++) {
-			if ((k = drain_ring(s, &rings[i], l, hv[i], ph, fn, arg, e)) < 0) {
+			uint64_t head =
+			    ph == 2 ? hv[i]
+				    : __atomic_load_n(&rings[i].pg->data_head, __ATOMIC_ACQUIRE);
+			if ((k = drain_ring(s, &rings[i], l, head, ph, fn, arg, e)) < 0) {
 				if (hv != heads)
 					free(hv);
 				return k;
