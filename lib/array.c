@@ -1,7 +1,8 @@
-/* array.c - the one growing-array helper. */
+/* array.c - the one growing-array helper, and the index map. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tachy/array.h"
 
@@ -27,4 +28,44 @@ ty_array_grow(void *pp, size_t elem, size_t need, size_t *cap)
 	*p = np;
 	*cap = nc;
 	return 0;
+}
+
+void
+ty_idmap_release(struct ty_idmap *m)
+{
+	free(m->k);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+uint32_t *
+ty_idmap_get(struct ty_idmap *m, uint64_t key)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct ty_idmap nm = {0};
+		size_t i;
+		nm.cap = m->cap ? m->cap * 2 : 64;
+		nm.k = malloc(nm.cap * sizeof(*nm.k));
+		nm.v = malloc(nm.cap * sizeof(*nm.v));
+		if (!nm.k || !nm.v) {
+			ty_idmap_release(&nm);
+			return NULL;
+		}
+		memset(nm.v, 0xff, nm.cap * sizeof(*nm.v));
+		for (i = 0; i < m->cap; i++)
+			if (m->v[i] != TY_IDMAP_NONE)
+				*ty_idmap_get(&nm, m->k[i]) = m->v[i];
+		nm.n = m->n;
+		ty_idmap_release(m);
+		*m = nm;
+	}
+	for (j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1);
+	     m->v[j] != TY_IDMAP_NONE; j = (j + 1) & (m->cap - 1))
+		if (m->k[j] == key)
+			return &m->v[j];
+	m->k[j] = key;
+	m->n++;
+	return &m->v[j];
 }

@@ -585,45 +585,6 @@ leaf_func(const struct ty_profile *p, uint32_t s)
 	return p->locs[p->frames[p->stack_off[s]]].func;
 }
 
-/* A small u32 -> u32 map (for tids). */
-struct umap {
-	uint32_t *k, *v;
-	size_t cap, n;
-};
-
-static uint32_t *
-umap_get(struct umap *m, uint32_t key)
-{
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap) {
-		struct umap nm = {0};
-		size_t i;
-		nm.cap = m->cap ? m->cap * 2 : 64;
-		nm.k = malloc(nm.cap * 4);
-		nm.v = malloc(nm.cap * 4);
-		if (!nm.k || !nm.v) {
-			free(nm.k);
-			free(nm.v);
-			return NULL;
-		}
-		memset(nm.v, 0xff, nm.cap * 4);
-		for (i = 0; i < m->cap; i++)
-			if (m->v[i] != TY_NONE)
-				*umap_get(&nm, m->k[i]) = m->v[i];
-		free(m->k);
-		free(m->v);
-		nm.n = m->n;
-		*m = nm;
-	}
-	for (j = (key * 2654435761u) & (m->cap - 1); m->v[j] != TY_NONE; j = (j + 1) & (m->cap - 1))
-		if (m->k[j] == key)
-			return &m->v[j];
-	m->k[j] = key;
-	m->n++;
-	return &m->v[j];
-}
-
 static int
 add_row(struct ty_flat *f, size_t *cap, const char *name, const char *dso)
 {
@@ -721,9 +682,9 @@ out:
 }
 
 static const struct ty_prof_thread *
-find_thread(const struct ty_profile *p, struct umap *tids, uint32_t tid)
+find_thread(const struct ty_profile *p, struct ty_idmap *tids, uint32_t tid)
 {
-	uint32_t *v = umap_get(tids, tid);
+	uint32_t *v = ty_idmap_get(tids, tid);
 	return v && *v != TY_NONE ? &p->threads[*v] : NULL;
 }
 
@@ -731,12 +692,12 @@ find_thread(const struct ty_profile *p, struct umap *tids, uint32_t tid)
 static int
 flat_by_thread(const struct ty_profile *p, int comm, int state, struct ty_flat *f)
 {
-	struct umap tids = {0}, rows = {0};
+	struct ty_idmap tids = {0}, rows = {0};
 	size_t cap = 0, i;
 	int ret = -ENOMEM;
 
 	for (i = 0; i < p->nthreads; i++) {
-		uint32_t *v = umap_get(&tids, p->threads[i].tid);
+		uint32_t *v = ty_idmap_get(&tids, p->threads[i].tid);
 		if (!v)
 			goto out;
 		*v = (uint32_t)i;
@@ -746,7 +707,7 @@ flat_by_thread(const struct ty_profile *p, int comm, int state, struct ty_flat *
 		const struct ty_prof_thread *t = find_thread(p, &tids, s->tid);
 		uint32_t key = state ? s->state : comm ? (t ? t->comm : TY_NONE - 1) : s->tid, *r;
 		struct ty_flat_row *row;
-		if (!(r = umap_get(&rows, key)))
+		if (!(r = ty_idmap_get(&rows, key)))
 			goto out;
 		if (*r == TY_NONE) {
 			char name[512];
@@ -771,7 +732,7 @@ flat_by_thread(const struct ty_profile *p, int comm, int state, struct ty_flat *
 	}
 	ret = 0;
 out:
-	free(tids.k), free(tids.v), free(rows.k), free(rows.v);
+	ty_idmap_release(&tids), ty_idmap_release(&rows);
 	return ret;
 }
 

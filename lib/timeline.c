@@ -210,57 +210,9 @@ state_category(uint32_t state)
 	return CAT_STATE0 + state - 1;
 }
 
-/* (prefix stack + 1, frame) -> stack index, and loc/pseudo -> frame, per
- * thread: open addressing over 64-bit keys. */
-struct kmap {
-	uint64_t *k;
-	uint32_t *v;
-	size_t cap, n;
-};
-
-static void
-kmap_release(struct kmap *m)
-{
-	free(m->k), free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
-/* The value slot of KEY (TY_NONE when new), NULL when out of memory. */
-static uint32_t *
-kmap_get(struct kmap *m, uint64_t key)
-{
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap) {
-		struct kmap nm = {0};
-		size_t i;
-		nm.cap = m->cap ? m->cap * 2 : 256;
-		nm.k = malloc(nm.cap * sizeof(*nm.k));
-		nm.v = malloc(nm.cap * sizeof(*nm.v));
-		if (!nm.k || !nm.v) {
-			kmap_release(&nm);
-			return NULL;
-		}
-		memset(nm.v, 0xff, nm.cap * sizeof(*nm.v));
-		for (i = 0; i < m->cap; i++)
-			if (m->v[i] != TY_NONE)
-				*kmap_get(&nm, m->k[i]) = m->v[i];
-		nm.n = m->n;
-		kmap_release(m);
-		*m = nm;
-	}
-	for (j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1); m->v[j] != TY_NONE;
-	     j = (j + 1) & (m->cap - 1))
-		if (m->k[j] == key)
-			return &m->v[j];
-	m->k[j] = key;
-	m->n++;
-	return &m->v[j];
-}
-
 /* One thread's tables, built from its samples. */
 struct ffthread {
-	struct kmap stacks, frames, funcs, resources;
+	struct ty_idmap stacks, frames, funcs, resources;
 	uint32_t *st_frame, *st_prefix; /* stack table */
 	size_t nst, cst, cpst;
 	uint32_t *fr_loc; /* frame -> location, or TY_NONE - state for a pseudo-frame */
@@ -277,8 +229,8 @@ struct ffthread {
 static void
 ffthread_release(struct ffthread *t)
 {
-	kmap_release(&t->stacks), kmap_release(&t->frames), kmap_release(&t->funcs);
-	kmap_release(&t->resources);
+	ty_idmap_release(&t->stacks), ty_idmap_release(&t->frames), ty_idmap_release(&t->funcs);
+	ty_idmap_release(&t->resources);
 	free(t->st_frame), free(t->st_prefix), free(t->fr_loc), free(t->fn_func), free(t->rs_dso);
 	free(t->fr_func), free(t->fn_res);
 	free(t->sample_stack);
@@ -298,7 +250,7 @@ push(uint32_t **a, size_t *n, size_t *c, uint32_t v)
 static uint32_t
 ff_resource(struct ffthread *t, uint32_t dso)
 {
-	uint32_t *v = kmap_get(&t->resources, dso);
+	uint32_t *v = ty_idmap_get(&t->resources, dso);
 
 	if (v && *v == TY_NONE)
 		*v = push(&t->rs_dso, &t->nrs, &t->crs, dso);
@@ -310,7 +262,7 @@ static uint32_t
 ff_func(struct ffthread *t, const struct ty_profile *p, uint32_t f, uint32_t state)
 {
 	uint64_t key = f == TY_NONE ? (1ull << 40) + state : f;
-	uint32_t *v = kmap_get(&t->funcs, key);
+	uint32_t *v = ty_idmap_get(&t->funcs, key);
 
 	if (v && *v == TY_NONE) {
 		uint32_t r = TY_NONE;
@@ -328,7 +280,7 @@ static uint32_t
 ff_frame(struct ffthread *t, const struct ty_profile *p, uint32_t loc, uint32_t state)
 {
 	uint64_t key = loc == TY_NONE ? (1ull << 40) + state : loc;
-	uint32_t *v = kmap_get(&t->frames, key);
+	uint32_t *v = ty_idmap_get(&t->frames, key);
 
 	if (v && *v == TY_NONE) {
 		uint32_t fn = ff_func(t, p, loc == TY_NONE ? TY_NONE : p->locs[loc].func, state);
@@ -344,7 +296,7 @@ static uint32_t
 ff_stack(struct ffthread *t, uint32_t prefix, uint32_t frame)
 {
 	uint64_t key = ((uint64_t)(prefix + 1) << 32) | frame;
-	uint32_t *v = kmap_get(&t->stacks, key);
+	uint32_t *v = ty_idmap_get(&t->stacks, key);
 
 	if (v && *v == TY_NONE) {
 		size_t n = t->nst;

@@ -1,4 +1,6 @@
-/* array.h - the one growing-array helper of libtachy.
+/* array.h - the one growing-array helper of libtachy, and the one map of
+ * 64-bit keys to 32-bit indexes (open addressing) that its users index
+ * their arrays with.
  *
  * An array is a pointer, a count kept by the caller and a capacity kept
  * here; ty_array_grow makes room for NEED elements, doubling the capacity
@@ -7,11 +9,27 @@
 #define TACHY_ARRAY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Make the array *PP (of elements ELEM bytes each, *CAP allocated) hold at
  * least NEED elements. PP is the address of the array pointer (any pointer
  * type: void ** in disguise). Returns 0, or -ENOMEM (the array and *CAP are
  * then left as they were; the caller still owns and frees *PP). */
 int ty_array_grow(void *pp, size_t elem, size_t need, size_t *cap);
+
+/* KEY -> index; zero-initialised is empty. */
+struct ty_idmap {
+	uint64_t *k;
+	uint32_t *v;
+	size_t cap, n;
+};
+
+#define TY_IDMAP_NONE 0xffffffffu /* the value of a slot not set yet */
+
+/* The value slot of KEY in M: TY_IDMAP_NONE when KEY is new (set it),
+ * NULL when out of memory (M is then unchanged). */
+uint32_t *ty_idmap_get(struct ty_idmap *m, uint64_t key);
+/* Free M's memory; M is empty again. */
+void ty_idmap_release(struct ty_idmap *m);
 
 #endif
