@@ -29,17 +29,11 @@ have_perf=0
 perf record -q -e cpu-clock -o "$out/probe.data" true >/dev/null 2>&1 && have_perf=1
 [ $have_perf = 1 ] || echo "record-overhead: perf record does not work here: perf columns skipped"
 
-bench() { # NAME PROG ARG
-	name=$1 prog=$2 arg=$3
-	set -- -n unprofiled "$prog $arg" \
-		-n tachy-F999 "$T record -q -F 999 -o $out/t1.prof -- $prog $arg" \
-		-n tachy-F3999-g "$T record -q -F 3999 -g -o $out/t2.prof -- $prog $arg" \
-		-n tachy-F999-mmaprec "$T record -q --mmap-records -F 999 -o $out/t3.prof -- $prog $arg" \
-		-n tachy-F3999-g-mmaprec "$T record -q --mmap-records -F 3999 -g -o $out/t4.prof -- $prog $arg"
-	if [ $have_perf = 1 ]; then
-		set -- "$@" -n perf-F999 "perf record -q -e cpu-clock -F 999 -o $out/p1.data -- $prog $arg" \
-			-n perf-F3999-g "perf record -q -e cpu-clock -F 3999 -g -o $out/p2.data -- $prog $arg"
-	fi
+# ratios NAME -n unprofiled CMD -n PEER CMD...: RUNS interleaved runs of each,
+# the median wall and CPU time of each peer against the unprofiled one.
+ratios() {
+	name=$1
+	shift
 	"$T" run -r "$RUNS" -w 1 --style none --export-json "$out/$name.json" "$@" >/dev/null || return 1
 	python3 - "$out/$name.json" "$name" <<'PY'
 import json, statistics, sys
@@ -56,6 +50,19 @@ for name, r in res.items():
     print(f"  {name:<24} {wall(r)/wall(base):>9.3f}x {cpu(r)/cpu(base):>9.3f}x")
 PY
 }
+bench() { # NAME PROG ARG
+	name=$1 prog=$2 arg=$3
+	set -- -n unprofiled "$prog $arg" \
+		-n tachy-F999 "$T record -q -F 999 -o $out/t1.prof -- $prog $arg" \
+		-n tachy-F3999-g "$T record -q -F 3999 -g -o $out/t2.prof -- $prog $arg" \
+		-n tachy-F999-mmaprec "$T record -q --mmap-records -F 999 -o $out/t3.prof -- $prog $arg" \
+		-n tachy-F3999-g-mmaprec "$T record -q --mmap-records -F 3999 -g -o $out/t4.prof -- $prog $arg"
+	if [ $have_perf = 1 ]; then
+		set -- "$@" -n perf-F999 "perf record -q -e cpu-clock -F 999 -o $out/p1.data -- $prog $arg" \
+			-n perf-F3999-g "perf record -q -e cpu-clock -F 3999 -g -o $out/p2.data -- $prog $arg"
+	fi
+	ratios "$name" "$@" || return 1
+}
 # Unwinding from CFI (issue 12): the -O2 program without frame pointers,
 # record -g (--call-graph auto = dwarf) at 999 and 3999 Hz against perf
 # --call-graph dwarf; then what the samples lost and the unwinding cost.
@@ -68,21 +75,7 @@ bench_unwind() { # NAME PROG ARG
 		set -- "$@" -n perf-F999-dwarf "perf record -q -e cpu-clock -F 999 --call-graph dwarf -o $out/p3.data -- $prog $arg" \
 			-n perf-F3999-dwarf "perf record -q -e cpu-clock -F 3999 --call-graph dwarf -o $out/p4.data -- $prog $arg"
 	fi
-	"$T" run -r "$RUNS" -w 1 --style none --export-json "$out/$name.json" "$@" >/dev/null || return 1
-	python3 - "$out/$name.json" "$name" <<'PY'
-import json, statistics, sys
-d = json.load(open(sys.argv[1]))
-res = {r['tachy']['name']: r for r in d['results']}
-base = res['unprofiled']
-def wall(r): return statistics.median(x['wall_ns'] for x in r['tachy']['runs'])
-def cpu(r): return statistics.median(x['user_ns'] + x['system_ns'] for x in r['tachy']['runs'])
-print(f"{sys.argv[2]}: unprofiled median wall {wall(base)/1e9:.3f} s, CPU {cpu(base)/1e9:.3f} s")
-print(f"  {'command':<24} {'wall ratio':>10} {'CPU ratio':>10}")
-for name, r in res.items():
-    if name == 'unprofiled':
-        continue
-    print(f"  {name:<24} {wall(r)/wall(base):>9.3f}x {cpu(r)/cpu(base):>9.3f}x")
-PY
+	ratios "$name" "$@" || return 1
 	for hz in 999 3999; do
 		"$T" record -F $hz -g -o "$out/u.prof" -- "$prog" "$arg" 2>&1 >/dev/null |
 			awk -v hz=$hz '/samples of/ {for (i = 1; i <= NF; i++) {if ($(i+1) == "samples") n = $i; if ($(i+1) == "lost,") l = $i}
