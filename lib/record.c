@@ -184,11 +184,22 @@ off_cpu_limits(struct ty_recorder *r)
 		warn(r, "%s", r->limits);
 }
 
+/* The ring fraction at which the poller wakes with stack copies of
+ * STACK bytes: every 32 copies, at most half the ring. */
+static unsigned
+dwarf_wakeup(unsigned pages, uint32_t stack)
+{
+	size_t div = stack ? (size_t)pages * (size_t)getpagesize() / ((size_t)stack * 32) : 2;
+
+	return div < 2 ? 2 : (unsigned)div;
+}
+
 static int
 open_sampler(struct ty_recorder *r, struct ty_error *err)
 {
 	struct ty_sampler_opts so = {0};
 	int ret, explicit_ev = r->o.explicit_event;
+	size_t page = (size_t)getpagesize();
 
 	so.use_freq = r->o.use_freq;
 	so.rate = r->o.rate;
@@ -202,8 +213,12 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.switch_stack_user = r->sw_stack_size;
 		if (r->o.off_cpu == TY_OFFCPU_ONLY) /* every sample is a switch-out */
 			so.stack_user = r->sw_stack_size;
-		if (!r->o.mmap_pages) /* stack copies fill a ring fast: room for 64 */
-			so.mmap_pages = so.stack_user > 32768 ? 1024 : 512;
+		/* Stack copies fill a ring fast: room for 128, the poller woken
+		 * every 32 (dwarf_wakeup), so a drainer the scheduler keeps
+		 * waiting (tens of ms on a loaded machine) has 96 more; see
+		 * BENCHMARKS.md. */
+		if (!r->o.mmap_pages)
+			so.mmap_pages = so.stack_user > 32768 ? 2048 : 1024;
 	}
 	if (r->o.off_cpu != TY_OFFCPU_NONE && !r->o.mmap_pages)
 		/* two records and a sample per switch; with a stack copy in
@@ -213,6 +228,8 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.mmap_pages = r->cg == TY_CG_DWARF ? 2048 : 512;
 	if (r->o.off_cpu != TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
 		so.wakeup_div = 4;
+	else if (r->cg == TY_CG_DWARF)
+		so.wakeup_div = dwarf_wakeup(so.mmap_pages, so.stack_user);
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;
@@ -241,12 +258,19 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		if (ret == 0)
 			break;
 		if ((ret == -EPERM || ret == -ENOMEM) && !r->o.mmap_pages && so.mmap_pages > 128) {
-			/* Over the locked-memory limit of a user: small rings, and
-			 * the default stack copy smaller (8 of 64 KiB would fill one). */
-			so.mmap_pages = 128;
+			/* Over the locked-memory limit of a user: rings half as
+			 * large, down to 128 pages, and the default stack copy
+			 * smaller where the ring would hold fewer than 32 (16384
+			 * at 128 pages). */
+			so.mmap_pages /= 2;
+			if (so.mmap_pages < 128)
+				so.mmap_pages = 128;
 			if (so.stack_user && !r->o.stack_size &&
-			    r->stack_size > TY_RECORD_STACK_SMALL)
-				so.stack_user = r->stack_size = TY_RECORD_STACK_SMALL;
+			    (size_t)so.stack_user * 32 > (size_t)so.mmap_pages * page)
+				so.stack_user = r->stack_size =
+				    (uint32_t)(so.mmap_pages * page / 32);
+			if (r->o.off_cpu == TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
+				so.wakeup_div = dwarf_wakeup(so.mmap_pages, so.stack_user);
 			continue;
 		}
 		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel && r->o.user == 0 &&

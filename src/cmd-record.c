@@ -126,8 +126,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "exits or Ctrl-C"),
 	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
 		     "ring buffer pages per CPU, a power of two (default 128;\n"
-		     "dwarf 1024, 512 for SIZE <= 32768; off-CPU 512,\n"
-		     "2048 with dwarf)"),
+		     "dwarf 2048, 1024 for SIZE <= 32768; off-CPU 512,\n"
+		     "2048 with dwarf; halved down to 128 where the\n"
+		     "locked-memory limit refuses more)"),
 	    OPT_FLAG(0, "proc-maps", &o->proc_maps,
 		     "no mmap records at all: read /proc/PID/maps every\n"
 		     "50 ms instead (processes that live less than that\n"

@@ -33,7 +33,6 @@ enum ty_callgraph {
 };
 
 #define TY_RECORD_STACK_DEFAULT 65528 /* stack bytes copied (see BENCHMARKS.md) */
-#define TY_RECORD_STACK_SMALL 16384   /* ... with the small rings of a user's memlock limit */
 #define TY_RECORD_STACK_MAX 65528     /* the kernel's limit (u16, 8-aligned) */
 /* Stack bytes copied at a switch-out: there the thread is in a system call
  * (or preempted), its user stack shallower than where it computes, and a
