@@ -61,7 +61,7 @@ for p in $peers; do
 	all=$(awk -v p="$p" '$1=="loop"{l[++nl]=$2} $1==p{t[++nt]=$2}
 		END {for (i=1;i<=nl;i++) printf " %.2f", t[i]/l[i]}' "$out/run-overhead.txt")
 	awk -v p="$p" -v m="$m" -v r="$r" -v all="$all" \
-		'BEGIN {printf "  %-10s %8.1f ms (median)  %5.3fx the posix_spawn+wait4 loop  [%s ]\n", p, m/1000, r, all}'
+		'BEGIN {printf "  %-11s %8.1f ms (median)  %5.3fx the posix_spawn+wait4 loop  [%s ]\n", p, m/1000, r, all}'
 done
 
 # CPU time (task-clock of the harness and its children, from perf stat):
