@@ -230,6 +230,22 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.wakeup_div = 4;
 	else if (r->cg == TY_CG_DWARF)
 		so.wakeup_div = dwarf_wakeup(so.mmap_pages, so.stack_user);
+	if (!r->o.mmap_pages && so.mmap_pages > 128) {
+		/* The default rings together at most 256 MiB of locked memory
+		 * (a ring per CPU: 2048 pages on 64 CPUs would be 512 MiB),
+		 * the default copy smaller where a ring would hold fewer than
+		 * 32 as below. */
+		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+		while (so.mmap_pages > 128 && ncpu > 0 &&
+		       (size_t)ncpu * so.mmap_pages * page > ((size_t)256 << 20))
+			so.mmap_pages /= 2;
+		if (so.stack_user && !r->o.stack_size &&
+		    (size_t)so.stack_user * 32 > (size_t)so.mmap_pages * page)
+			so.stack_user = r->stack_size = (uint32_t)(so.mmap_pages * page / 32);
+		if (r->o.off_cpu == TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
+			so.wakeup_div = dwarf_wakeup(so.mmap_pages, so.stack_user);
+	}
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
 	so.tids = r->tids;
