@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-overhead.sh - harness overhead of `tachy run`: the total wall time of
 # 2000 runs of /bin/true by tachy (runs cloned by the spawner helper, and
-# from tachy itself: tachy-self), against the least a harness can do
+# from tachy itself: tachy-self; tachy-nopin: the helper and tachy not held
+# on one CPU), against the least a harness can do
 # (bench/spawnloop.c: posix_spawn + wait4 in a loop), hyperfine -N and
 # perf stat -r, measured in the same run, interleaved, REPS repetitions;
 # then the CPU time (task-clock) of the loop, tachy and tachy-self.
@@ -17,7 +18,7 @@ cc -O2 -o "$out/spawnloop" bench/spawnloop.c || exit 1
 [ -x ./tachy ] || { echo "build tachy first (make)"; exit 1; }
 
 now() { date +%s%N; }
-peers="loop tachy tachy-self tachy-bare"
+peers="loop tachy tachy-nopin tachy-self tachy-bare"
 command -v hyperfine >/dev/null 2>&1 && peers="$peers hyperfine"
 perf stat -r 1 -o /dev/null /bin/true >/dev/null 2>&1 && peers="$peers perf"
 
@@ -25,6 +26,8 @@ one() {
 	case $1 in
 	loop) "$out/spawnloop" "$runs" /bin/true ;;
 	tachy) ./tachy run --style none -r "$runs" /bin/true >/dev/null 2>&1 ;;
+	tachy-nopin) TACHY_SPAWN_PIN=0 ./tachy run --style none -r "$runs" /bin/true \
+		>/dev/null 2>&1 ;;
 	# the runs cloned from tachy itself, not from the spawner helper (their
 	# peak RSS is then floored at tachy's own)
 	tachy-self) TACHY_SPAWN_HELPER=0 ./tachy run --style none -r "$runs" /bin/true \
@@ -58,7 +61,7 @@ for p in $peers; do
 	all=$(awk -v p="$p" '$1=="loop"{l[++nl]=$2} $1==p{t[++nt]=$2}
 		END {for (i=1;i<=nl;i++) printf " %.2f", t[i]/l[i]}' "$out/run-overhead.txt")
 	awk -v p="$p" -v m="$m" -v r="$r" -v all="$all" \
-		'BEGIN {printf "  %-10s %8.1f ms (median)  %5.3fx the posix_spawn+wait4 loop  [%s ]\n", p, m/1000, r, all}'
+		'BEGIN {printf "  %-11s %8.1f ms (median)  %5.3fx the posix_spawn+wait4 loop  [%s ]\n", p, m/1000, r, all}'
 done
 
 # CPU time (task-clock of the harness and its children, from perf stat):

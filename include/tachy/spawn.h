@@ -74,6 +74,8 @@ struct ty_spawner {
 	/* Shared with the held child (same address space until exec). */
 	volatile uint32_t go;	  /* futex word: 0 hold, 1 go */
 	volatile int child_errno; /* set by the child when a set-up step or execve fails */
+	volatile long pre_csw[2]; /* its voluntary and involuntary context switches
+				     before execve: ours, taken off the run's */
 	pid_t parent;		  /* who clones: the child's check after PR_SET_PDEATHSIG */
 	/* The current child. */
 	pid_t pid;
@@ -86,6 +88,9 @@ struct ty_spawner {
 	char *req;	  /* the strings of a request, grown as needed */
 	size_t req_cap;
 	struct ty_spawner *launcher; /* the held child that became the helper */
+	int pinned;		     /* we and the helper are held on one CPU: 1, could not
+					be: -1, not tried yet: 0 (see helper_pin in spawn.c) */
+	cpu_set_t orig;		     /* our affinity before that: the runs get it back */
 };
 
 /* Set up SP (allocates the child stack). Returns 0 or -ENOMEM with E set. */

@@ -16,6 +16,8 @@ struct ty_helper_shm {
 	uint32_t go;	     /* 0 hold, 2 the child sleeps, 1 released */
 	int32_t child_errno; /* a set-up step or execve failed in the child */
 	int64_t floor_kb;    /* the helper's own peak RSS, set before each clone */
+	int64_t pre_csw[2];  /* the child's voluntary and involuntary context
+				switches before its execve (tachy's, not the run's) */
 };
 
 struct ty_helper_req {

@@ -208,7 +208,7 @@ child_main(void *arg)
 {
 	struct run *R = arg;
 	uint32_t zero = 0;
-	long r;
+	long r, ru[18]; /* struct rusage: two timevals, then 14 longs */
 	int i;
 
 	if (!(R->req.flags & TY_HELPER_SAME_GROUP))
@@ -231,10 +231,22 @@ child_main(void *arg)
 		if (r < 0)
 			goto fail;
 	}
+	/* tachy is usually on our CPU (lib/spawn.c holds it and us there),
+	 * woken by our reply: let it attach the counters and release us now,
+	 * rather than sleep and be woken (a wake-up may place us on another,
+	 * idle CPU, whose wake-up at our exit is slow in a virtual machine). */
+	if (!__atomic_load_n(&R->shm->go, __ATOMIC_ACQUIRE))
+		sys(__NR_sched_yield, 0, 0, 0);
 	if (__atomic_compare_exchange_n(&R->shm->go, &zero, 2, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&R->shm->go, __ATOMIC_ACQUIRE) == 2)
 			sys6(__NR_futex, (long)&R->shm->go, FUTEX_WAIT, 2, 0, 0, 0);
+	/* The switches so far are ours (a yield, a sleep on the futex): the
+	 * run's rusage counts them, tachy takes them off. */
+	if (sys(__NR_getrusage, 0 /* RUSAGE_SELF */, ru, 0) == 0) {
+		R->shm->pre_csw[0] = ru[16]; /* ru_nvcsw */
+		R->shm->pre_csw[1] = ru[17]; /* ru_nivcsw */
+	}
 	r = sys(__NR_execve, R->path, R->argv, R->envp);
 fail:
 	R->shm->child_errno = (int)-r;
@@ -443,6 +455,7 @@ helper_main(void)
 		}
 		__atomic_store_n(&shm->go, 0, __ATOMIC_RELEASE);
 		shm->child_errno = 0;
+		shm->pre_csw[0] = shm->pre_csw[1] = 0;
 		/* tachy's child; its exit signal is ours (SIGCHLD) */
 		pid = clone_run(CLONE_VM | CLONE_PARENT | SIGCHLD, child_stack + STACK_SIZE,
 				child_main, &R);
