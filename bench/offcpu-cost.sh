@@ -14,7 +14,8 @@
 #    switch (the extra wall time over the switches of a run).
 # 3. The kernel alone (bench/switchcost.c: the events opened by a program
 #    that only walks the rings): the workload's extra CPU per switch for the
-#    context-switch sample with the switch records, its kernel call chain,
+#    switch records (all --off-cpu asks without -g), a context-switch sample
+#    at each switch-out, its kernel call chain,
 #    the 2048-byte user stack copy of -g, and perf -g's frame-pointer chain;
 #    KRUNS interleaved rounds.
 # RATE (default 100000), ROUNDS round trips per run (default 200000: ~4 s),
@@ -78,7 +79,7 @@ PY
 "$T" report "$out/pp1.prof" | sed -n 1p
 
 # The kernel alone: the workload's CPU time (user + system) per switch.
-modes="none cs,switch cs,switch,kchain cs,switch,kchain,stack=2048 cs,switch,kchain,uchain"
+modes="none switch cs,switch cs,switch,kchain cs,switch,kchain,stack=2048 cs,switch,kchain,uchain"
 : > "$out/switchcost.txt"
 k=0
 while [ $k -lt "$KRUNS" ]; do
@@ -96,7 +97,8 @@ for line in open(sys.argv[1]):
     f = line.split()
     if len(f) == 3:
         d[f[0]].append(float(f[2]))
-what = {'cs,switch': 'sample + switch records (--off-cpu)',
+what = {'switch': 'switch records, out and in (--off-cpu)',
+        'cs,switch': '+ a context-switches sample',
         'cs,switch,kchain': '+ kernel call chain',
         'cs,switch,kchain,stack=2048': '+ 2048-byte user stack copy (--off-cpu -g)',
         'cs,switch,kchain,uchain': '+ frame-pointer user chain instead (perf -g)'}

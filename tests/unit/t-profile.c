@@ -737,12 +737,72 @@ test_collector_switches(void)
 	ty_symbols_free(syms);
 }
 
+/* A thread that moves between two CPUs: its switch-outs in one ring, its
+ * switch-ins in the other, each ring drained in chunks of different sizes
+ * (the entries come as sorted runs, interleaved); a second thread's
+ * entries in order between them. Every interval is paired exactly. */
+static void
+test_collector_runs(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_record r;
+	uint64_t chain[1] = {0x5000};
+	size_t i, outs = 0, ins = 0, n = 1000, chunk = 1, off = 0, other = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = 7;
+	r.type = TY_REC_SWITCH;
+	while (outs < n || ins < n) {
+		for (i = 0; i < chunk && ins < n; i++, ins++) { /* ring 1: back in */
+			r.tid = 7, r.type = TY_REC_SWITCH, r.cpu = 1, r.out = 0;
+			r.time = 1000 * ins + 10 + ins % 7;
+			ty_collector_record(&r, c);
+		}
+		for (i = 0; i < chunk + 3 && outs < n; i++, outs++) { /* ring 0: out */
+			r.tid = 7, r.cpu = 0, r.time = 1000 * outs;
+			r.type = TY_REC_SWITCH_SAMPLE, r.nr = 1, r.chain = chain;
+			ty_collector_record(&r, c);
+			r.type = TY_REC_SWITCH, r.nr = 0, r.chain = NULL, r.out = 1;
+			ty_collector_record(&r, c);
+			r.tid = 9, r.out = 1, r.time = 1000 * outs + 1; /* thread 9, in order */
+			ty_collector_record(&r, c);
+			r.out = 0, r.time = 1000 * outs + 3;
+			ty_collector_record(&r, c);
+		}
+		chunk = chunk * 3 % 17 + 1;
+	}
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_INT(p->nsamples, 2 * n);
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		uint32_t len = p->stack_off[s->stack + 1] - p->stack_off[s->stack];
+		if (s->tid == 9) {
+			CHECK_INT(s->period, 2);
+			other++;
+			continue;
+		}
+		CHECK_INT(s->time % 1000, 0);
+		CHECK_INT(s->period, 10 + s->time / 1000 % 7);
+		CHECK_INT(len, 1);
+		off++;
+	}
+	CHECK_INT(off, n);
+	CHECK_INT(other, n);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
 	struct ty_profile *p = synthetic();
 
 	test_collector_switches();
+	test_collector_runs();
 	test_off_cpu();
 	test_views(p);
 	test_roundtrip(p);
