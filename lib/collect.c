@@ -229,13 +229,11 @@ swlist(struct ty_collector *c, uint32_t tid)
 
 	if (c->swlast && c->swl[c->swlast - 1].tid == tid)
 		return &c->swl[c->swlast - 1];
-	if (!(slot = ty_idmap_get(&c->swmap, tid)))
+	/* room for a new list first: nothing to undo in the map */
+	if (ty_array_grow(&c->swl, sizeof(*c->swl), c->nswl + 1, &c->capswl) < 0 ||
+	    !(slot = ty_idmap_get(&c->swmap, tid)))
 		return NULL;
 	if (*slot == TY_IDMAP_NONE) {
-		if (ty_array_grow(&c->swl, sizeof(*c->swl), c->nswl + 1, &c->capswl) < 0) {
-			c->swmap.n--; /* (the slot stays empty) */
-			return NULL;
-		}
 		memset(&c->swl[c->nswl], 0, sizeof(*c->swl));
 		c->swl[c->nswl].tid = tid;
 		*slot = (uint32_t)c->nswl++;

@@ -43,18 +43,34 @@ put(struct buf *b, const void *v, size_t n)
 	b->n += n;
 }
 
+static unsigned char *
+le32(unsigned char *d, uint32_t v)
+{
+	d[0] = (unsigned char)v, d[1] = (unsigned char)(v >> 8);
+	d[2] = (unsigned char)(v >> 16), d[3] = (unsigned char)(v >> 24);
+	return d + 4;
+}
+
+static unsigned char *
+le64(unsigned char *d, uint64_t v)
+{
+	return le32(le32(d, (uint32_t)v), (uint32_t)(v >> 32));
+}
+
 static void
 put32(struct buf *b, uint32_t v)
 {
-	unsigned char x[4] = {v, v >> 8, v >> 16, v >> 24};
-	put(b, x, 4);
+	unsigned char x[4];
+	le32(x, v);
+	put(b, x, sizeof(x));
 }
 
 static void
 put64(struct buf *b, uint64_t v)
 {
-	put32(b, (uint32_t)v);
-	put32(b, (uint32_t)(v >> 32));
+	unsigned char x[8];
+	le64(x, v);
+	put(b, x, sizeof(x));
 }
 
 static void
@@ -90,20 +106,6 @@ section(struct buf *out, uint32_t tag, struct buf *b)
 	if (b->err)
 		out->err = 1;
 	b->n = 0;
-}
-
-static unsigned char *
-le32(unsigned char *d, uint32_t v)
-{
-	d[0] = (unsigned char)v, d[1] = (unsigned char)(v >> 8);
-	d[2] = (unsigned char)(v >> 16), d[3] = (unsigned char)(v >> 24);
-	return d + 4;
-}
-
-static unsigned char *
-le64(unsigned char *d, uint64_t v)
-{
-	return le32(le32(d, (uint32_t)v), (uint32_t)(v >> 32));
 }
 
 /* The samples section, written in place at the end of OUT (an off-CPU

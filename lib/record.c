@@ -194,6 +194,20 @@ dwarf_wakeup(unsigned pages, uint32_t stack)
 	return div < 2 ? 2 : (unsigned)div;
 }
 
+/* Default rings of PAGES pages instead (a user's locked-memory limit, or
+ * the total cap): the default stack copy made smaller where a ring would
+ * hold fewer than 32, and the poller's wake-up fraction set again. */
+static void
+fit_rings(struct ty_recorder *r, struct ty_sampler_opts *so, unsigned pages, size_t page)
+{
+	so->mmap_pages = pages;
+	if (so->stack_user && !r->o.stack_size &&
+	    (size_t)so->stack_user * 32 > (size_t)pages * page)
+		so->stack_user = r->stack_size = (uint32_t)(pages * page / 32);
+	if (r->o.off_cpu == TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
+		so->wakeup_div = dwarf_wakeup(pages, so->stack_user);
+}
+
 static int
 open_sampler(struct ty_recorder *r, struct ty_error *err)
 {
@@ -232,19 +246,14 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.wakeup_div = dwarf_wakeup(so.mmap_pages, so.stack_user);
 	if (!r->o.mmap_pages && so.mmap_pages > 128) {
 		/* The default rings together at most 256 MiB of locked memory
-		 * (a ring per CPU: 2048 pages on 64 CPUs would be 512 MiB),
-		 * the default copy smaller where a ring would hold fewer than
-		 * 32 as below. */
+		 * (a ring per CPU: 2048 pages on 64 CPUs would be 512 MiB). */
 		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+		unsigned pages = so.mmap_pages;
 
-		while (so.mmap_pages > 128 && ncpu > 0 &&
-		       (size_t)ncpu * so.mmap_pages * page > ((size_t)256 << 20))
-			so.mmap_pages /= 2;
-		if (so.stack_user && !r->o.stack_size &&
-		    (size_t)so.stack_user * 32 > (size_t)so.mmap_pages * page)
-			so.stack_user = r->stack_size = (uint32_t)(so.mmap_pages * page / 32);
-		if (r->o.off_cpu == TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
-			so.wakeup_div = dwarf_wakeup(so.mmap_pages, so.stack_user);
+		while (pages > 128 && ncpu > 0 && (size_t)ncpu * pages * page > ((size_t)256 << 20))
+			pages /= 2;
+		if (pages != so.mmap_pages)
+			fit_rings(r, &so, pages, page);
 	}
 	so.no_mmap_records = r->proc_maps;
 	so.lazy_mmap = r->lazy;
@@ -283,15 +292,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 			 * large, down to 128 pages, and the default stack copy
 			 * smaller where the ring would hold fewer than 32 (16384
 			 * at 128 pages). */
-			so.mmap_pages /= 2;
-			if (so.mmap_pages < 128)
-				so.mmap_pages = 128;
-			if (so.stack_user && !r->o.stack_size &&
-			    (size_t)so.stack_user * 32 > (size_t)so.mmap_pages * page)
-				so.stack_user = r->stack_size =
-				    (uint32_t)(so.mmap_pages * page / 32);
-			if (r->o.off_cpu == TY_OFFCPU_NONE && r->cg == TY_CG_DWARF)
-				so.wakeup_div = dwarf_wakeup(so.mmap_pages, so.stack_user);
+			fit_rings(r, &so, so.mmap_pages / 2 < 128 ? 128 : so.mmap_pages / 2, page);
 			continue;
 		}
 		if ((ret == -EACCES || ret == -EPERM) && !r->exclude_kernel && r->o.user == 0 &&
