@@ -8,6 +8,9 @@
  *   kchain   its kernel call chain     uchain   its user chain (frame pointers)
  *   stack=N  user registers and N bytes of user stack
  *   max=N    at most N frames in the chain (sample_max_stack)
+ *   period=N a sample at every Nth switch-out (default 1)
+ *   freq=N   about N samples a second a thread (the kernel adapts the
+ *            period; with PERF_SAMPLE_PERIOD, which a fixed period > 1 drops)
  *   wm=N     wake the drainer every N bytes (default: half the ring)
  * It prints the records, bytes, wake-ups and the command's CPU time on
  * stderr. */
@@ -34,7 +37,7 @@ main(int argc, char **argv)
 	struct perf_event_attr a;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), i, go[2], status;
 	int cs = 0, sw = 0, kc = 0, uc = 0, fds[64];
-	unsigned stack = 0, wm = 0, maxstack = 0;
+	unsigned stack = 0, wm = 0, maxstack = 0, period = 1, freq = 0;
 	struct perf_event_mmap_page *pg[64];
 	size_t page = (size_t)getpagesize(), len = (PAGES + 1) * page;
 	unsigned long long recs = 0, bytes = 0, wakes = 0;
@@ -60,6 +63,10 @@ main(int argc, char **argv)
 			stack = (unsigned)atoi(tok + 6);
 		else if (!strncmp(tok, "max=", 4))
 			maxstack = (unsigned)atoi(tok + 4);
+		else if (!strncmp(tok, "period=", 7))
+			period = (unsigned)atoi(tok + 7);
+		else if (!strncmp(tok, "freq=", 5))
+			freq = (unsigned)atoi(tok + 5);
 		else if (!strncmp(tok, "wm=", 3))
 			wm = (unsigned)atoi(tok + 3);
 		else if (strcmp(tok, "none")) {
@@ -82,9 +89,12 @@ main(int argc, char **argv)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = cs ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_DUMMY;
-	a.sample_period = 1;
+	a.sample_period = freq ? freq : period; /* union with sample_freq */
+	a.freq = freq > 0;
+	/* With PERF_SAMPLE_PERIOD in a software event's sample_type (and no
+	 * frequency) the kernel samples every event, whatever the period. */
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			PERF_SAMPLE_PERIOD | PERF_SAMPLE_IDENTIFIER;
+			(period == 1 || freq ? PERF_SAMPLE_PERIOD : 0) | PERF_SAMPLE_IDENTIFIER;
 	if (kc || uc)
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a.exclude_callchain_user = !uc;

@@ -58,6 +58,7 @@ struct ty_collector {
 	int oom;
 	struct swlist *swl;
 	size_t nswl, capswl, nout;
+	uint64_t chained, chained_ns; /* off-CPU samples with their own chain */
 	struct ty_idmap swmap;	   /* tid -> its list */
 	uint32_t swlast;	   /* the list of the last entry (+1; 0: none) */
 	size_t first_off;	   /* samples from here on are off-CPU (after pairing) */
@@ -450,13 +451,72 @@ list_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* Pair the entries of one thread's list L (sorted) into off-CPU samples. */
+/* How far apart two durations are: the larger over the smaller. */
+static double
+dur_ratio(uint64_t a, uint64_t b)
+{
+	double x = (double)(a ? a : 1), y = (double)(b ? b : 1);
+
+	return x > y ? x / y : y / x;
+}
+
+#define DONORS 16 /* the chained intervals nearest in time an unchained one looks at */
+
+/* The off-CPU samples FIRST.. of one thread without a chain of their own
+ * (TY_NONE) each take the chain of one that has one (from_chain 2): of the
+ * DONORS nearest in time that were preempted or not as it was, the one
+ * whose duration is nearest its own (then the nearest in time). A chain
+ * sampled in a window thus stands for the intervals around it that are
+ * like it: a long sleep between short waits on a lock takes a sleep's
+ * chain where one was sampled near. DONOR has room for one index each. */
+static void
+impute(struct ty_collector *c, size_t first, size_t *donor)
+{
+	int kind;
+
+	for (kind = 0; kind < 2; kind++) {
+		size_t nd = 0, k, p = 0;
+		for (k = first; k < c->nsamples; k++)
+			if (c->from_chain[k - c->first_off] == 1 &&
+			    (c->samples[k].state == TY_STATE_RUNNABLE) == kind)
+				donor[nd++] = k;
+		if (!nd)
+			continue;
+		for (k = first; k < c->nsamples; k++) {
+			struct raw_sample *s = &c->samples[k];
+			size_t lo, hi, j, best;
+			double bd = 0, bt = 0;
+			if (c->from_chain[k - c->first_off] == 1 ||
+			    (s->state == TY_STATE_RUNNABLE) != kind)
+				continue;
+			while (p < nd && c->samples[donor[p]].time < s->time)
+				p++;
+			lo = p > DONORS / 2 ? p - DONORS / 2 : 0;
+			hi = lo + DONORS < nd ? lo + DONORS : nd;
+			if (hi - lo < DONORS)
+				lo = hi > DONORS ? hi - DONORS : 0;
+			for (best = SIZE_MAX, j = lo; j < hi; j++) {
+				const struct raw_sample *d = &c->samples[donor[j]];
+				double r = dur_ratio(d->period, s->period);
+				double dt = d->time > s->time ? (double)(d->time - s->time)
+							      : (double)(s->time - d->time);
+				if (best == SIZE_MAX || r < bd || (r == bd && dt < bt))
+					best = donor[j], bd = r, bt = dt;
+			}
+			s->stack = c->samples[best].stack;
+			c->from_chain[k - c->first_off] = 2;
+		}
+	}
+}
+
+/* Pair the entries of one thread's list L (sorted) into off-CPU samples;
+ * PREV has room for one index per switch-out of L. */
 static int
 pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order, size_t non,
-	    uint32_t *empty)
+	    uint32_t *empty, size_t *prev)
 {
 	const struct sw *v = l->v;
-	size_t i, j, n = l->n;
+	size_t i, j, n = l->n, first = c->nsamples;
 
 	for (i = 0; i < n; i++) {
 		const struct sw *o = &v[i], *in = NULL, *smp = NULL;
@@ -487,31 +547,41 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 		rs.tid = o->tid;
 		rs.cpu = o->cpu;
 		rs.state = o->preempt ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED;
-		rs.stack = smp ? smp->stack : last_sample(c, order, non, o->tid, o->time);
-		if (rs.stack == TY_NONE) {
-			if (*empty == TY_NONE &&
-			    (*empty = intern_stack(c, 0, &rs.time, 0)) == TY_NONE)
-				return -ENOMEM;
-			rs.stack = *empty;
-		}
+		rs.stack = smp ? smp->stack : TY_NONE;
+		if (smp)
+			c->chained++, c->chained_ns += rs.period;
 		/* room was made for every switch-out */
 		c->from_chain[c->nsamples - c->first_off] = smp != NULL;
 		c->samples[c->nsamples++] = rs;
+	}
+	impute(c, first, prev);
+	for (i = first; i < c->nsamples; i++) {
+		struct raw_sample *rs = &c->samples[i];
+		if (rs->stack == TY_NONE) /* no chain in the thread: its last sample */
+			rs->stack = last_sample(c, order, non, rs->tid, rs->time);
+		if (rs->stack == TY_NONE) {
+			if (*empty == TY_NONE &&
+			    (*empty = intern_stack(c, 0, &rs->time, 0)) == TY_NONE)
+				return -ENOMEM;
+			rs->stack = *empty;
+		}
 	}
 	return 0;
 }
 
 /* Turn the switch records into off-CPU samples: each switch-out with the
  * next switch-in of its thread, its time off the CPU as the weight; the
- * stack is the context-switch sample taken at that switch-out, or else the
- * thread's last on-CPU sample (from_chain 0), or else none. The state is
+ * stack is the context-switch sample taken at that switch-out (from_chain
+ * 1), or else the nearest such of its thread (2: the kernel sampled a share
+ * of the switch-outs, or a sample was lost), or else the thread's last
+ * on-CPU sample (0), or else none. The state is
  * runnable when the kernel says it was preempted; the others are told
  * apart from the kernel's call chain once it is resolved (classify).
  * Threads in the order of their ids. */
 static int
 pair_switches(struct ty_collector *c)
 {
-	size_t i, non = c->nsamples, *order = NULL, cap = 0, most = 0;
+	size_t i, non = c->nsamples, *order = NULL, cap = 0, most = 0, longest = 0, *prev = NULL;
 	struct swlist **lists = NULL;
 	struct sw *tmp = NULL;
 	uint32_t empty = TY_NONE;
@@ -535,16 +605,19 @@ pair_switches(struct ty_collector *c)
 		lists[i] = &c->swl[i];
 		if (c->swl[i].disordered && c->swl[i].n > most)
 			most = c->swl[i].n;
+		if (c->swl[i].n > longest)
+			longest = c->swl[i].n;
 	}
 	qsort(lists, c->nswl, sizeof(*lists), list_cmp);
-	if (most && !(tmp = malloc(most * sizeof(*tmp))))
+	if ((most && !(tmp = malloc(most * sizeof(*tmp)))) ||
+	    !(prev = malloc((longest ? longest : 1) * sizeof(*prev))))
 		goto out;
 	for (i = 0; i < c->nswl; i++) {
 		if (lists[i]->disordered) {
 			sort_thread(lists[i]->v, lists[i]->n, tmp);
 			lists[i]->disordered = 0;
 		}
-		if (pair_thread(c, lists[i], order, non, &empty) < 0)
+		if (pair_thread(c, lists[i], order, non, &empty, prev) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -552,6 +625,7 @@ out:
 	free(order);
 	free(lists);
 	free(tmp);
+	free(prev);
 	return ret;
 }
 
@@ -853,6 +927,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	if (add_mappings(c, p) < 0)
 		goto oom;
 	p->meta.lost = c->lost;
+	p->meta.off_cpu_chained = c->chained;
+	p->meta.off_cpu_chained_ns = c->chained_ns;
 	p->meta.throttled = c->throttled;
 	p->meta.unthrottled = c->unthrottled;
 	free(runs.v);

@@ -142,7 +142,7 @@ encode(const struct ty_profile *p, struct buf *out)
 	put(out, TY_PROFILE_MAGIC, 8);
 	put32(out, TY_PROFILE_VERSION);
 	put32(out, 0);
-	put32(&b, (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0));
+	put32(&b, (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) + (m->off_cpu ? 3 : 0));
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);
@@ -163,6 +163,11 @@ encode(const struct ty_profile *p, struct buf *out)
 	putku(&b, "off_cpu", (uint64_t)m->off_cpu);
 	if (m->off_cpu_limits)
 		putkv(&b, "off_cpu_limits", m->off_cpu_limits);
+	if (m->off_cpu) {
+		putku(&b, "switch_chain_hz", m->switch_chain_hz);
+		putku(&b, "off_cpu_chained", m->off_cpu_chained);
+		putku(&b, "off_cpu_chained_ns", m->off_cpu_chained_ns);
+	}
 	if (m->start_unix_ns) {
 		putku(&b, "start_unix_ns", m->start_unix_ns);
 		putku(&b, "start_mono_ns", m->start_mono_ns);
@@ -359,6 +364,12 @@ read_meta(struct rd *r, struct ty_profile *p)
 			m->off_cpu = u <= TY_OFFCPU_WALL ? (int)u : TY_OFFCPU_NONE;
 		} else if (strcmp(k, "off_cpu_limits") == 0 && !m->off_cpu_limits) {
 			m->off_cpu_limits = v, v = NULL;
+		} else if (strcmp(k, "switch_chain_hz") == 0) {
+			m->switch_chain_hz = u;
+		} else if (strcmp(k, "off_cpu_chained") == 0) {
+			m->off_cpu_chained = u;
+		} else if (strcmp(k, "off_cpu_chained_ns") == 0) {
+			m->off_cpu_chained_ns = u;
 		} else if (strcmp(k, "start_unix_ns") == 0) {
 			m->start_unix_ns = u;
 		} else if (strcmp(k, "start_mono_ns") == 0) {

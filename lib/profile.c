@@ -493,6 +493,32 @@ ty_profile_seconds(const struct ty_profile *p, double weight)
 }
 
 int
+ty_profile_chains_note(const struct ty_profile *p, char *buf, size_t len)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	uint64_t n = 0, ns = 0;
+	size_t i;
+	char rate[64] = "";
+
+	if (!m->off_cpu || !m->callchain || m->off_cpu_chained == 0 || len == 0)
+		return -1;
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].state != TY_STATE_CPU)
+			n++, ns += p->samples[i].period;
+	if (m->off_cpu_chained >= n)
+		return -1;
+	if (m->switch_chain_hz)
+		snprintf(rate, sizeof(rate), " (--off-cpu-chains %" PRIu64 ")", m->switch_chain_hz);
+	snprintf(buf, len,
+		 "%" PRIu64 " of %" PRIu64 " off-CPU intervals have a call chain of their own%s, "
+		 "%.1f%% of the off-CPU time; each of the others took the chain of one near it "
+		 "in its thread with the nearest duration (every duration is exact)",
+		 m->off_cpu_chained, n, rate,
+		 ns ? 100.0 * (double)m->off_cpu_chained_ns / (double)ns : 0.0);
+	return 0;
+}
+
+int
 ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 {
 	const struct ty_prof_meta *m = &p->meta;

@@ -98,6 +98,15 @@ struct ty_recorder {
 	char *pname; /* attached: "-p PID (comm)" */
 	pid_t *tids; /* attached: the threads it has */
 	int ntids;
+	/* Chains at switch-outs kept to about duty_hz a second (duty_step). */
+	uint64_t duty_hz;    /* 0: the context-switch samples stay on */
+	int duty_off;	     /* they are off now */
+	uint64_t duty_at;    /* the next step */
+	uint64_t duty_since; /* this window's start */
+	uint64_t duty_win;   /* the next window's length */
+	uint64_t duty_until; /* off: until then at the latest */
+	uint64_t duty_sw;    /* switch-outs drained since duty_since */
+	uint64_t duty_rng;   /* xorshift64 */
 };
 
 static void warn(struct ty_recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -125,6 +134,10 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+#define DUTY_CHECK_NS 20000000ull	/* 20 ms */
+#define DUTY_MIN_NS 2000000ull		/* 2 ms */
+#define DUTY_MAX_OFF_NS 300000000ull /* 300 ms */
+
 /* The recording starts now: t0 on the samples' clock and on the wall's. */
 static void
 mark_start(struct ty_recorder *r)
@@ -134,6 +147,72 @@ mark_start(struct ty_recorder *r)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r->t0 = now_ns();
 	r->t0_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	r->duty_since = r->t0;
+	r->duty_win = DUTY_CHECK_NS;
+	r->duty_at = r->t0 + DUTY_CHECK_NS;
+	r->duty_rng = r->t0 ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
+}
+
+/* Chains at the switch-outs cost the kernel ~2.5 us each: a program that
+ * switches 100,000 times a second would run 1.25x as long. While the
+ * switch-outs (counted from the switch records, which go on all the while:
+ * every duration stays exact) come at most duty_hz a second, the chains
+ * stay on (looked at every DUTY_CHECK_NS). Above it they are on in windows
+ * (about ten a second, DUTY_MIN_NS at the least) and off between them for
+ * as long as brings their rate down to duty_hz, drawn at random from half
+ * to one and a half of that so that the windows do not keep step with a
+ * program's own period, DUTY_MAX_OFF_NS at the most, and no longer than
+ * the switch-outs stay above duty_hz a second (a thread that switches
+ * rarely after a busy phase has its chains at once). */
+static void
+duty_step(struct ty_recorder *r)
+{
+	uint64_t t, span, off, win;
+	double rate, x;
+
+	if (!r->duty_hz || r->stop_ns || (t = now_ns()) < r->duty_at)
+		return;
+	span = t - r->duty_since;
+	rate = (double)r->duty_sw * 1e9 / (double)(span ? span : 1);
+	if (r->duty_off) {
+		if (t < r->duty_until && (span < DUTY_MIN_NS || rate > (double)r->duty_hz)) {
+			r->duty_at = t + DUTY_CHECK_NS < r->duty_until ? t + DUTY_CHECK_NS
+								 : r->duty_until;
+			return;
+		}
+		if (ty_sampler_switch_samples(r->s, 1) < 0) {
+			r->duty_hz = 0; /* leave them as they are */
+			return;
+		}
+		r->duty_off = 0;
+		r->duty_since = t;
+		r->duty_sw = 0;
+		r->duty_at = t + r->duty_win;
+		return;
+	}
+	r->duty_since = t;
+	r->duty_sw = 0;
+	if (rate <= (double)r->duty_hz) {
+		r->duty_win = DUTY_CHECK_NS;
+		r->duty_at = t + DUTY_CHECK_NS;
+		return;
+	}
+	if (ty_sampler_switch_samples(r->s, 0) < 0) {
+		r->duty_hz = 0;
+		return;
+	}
+	r->duty_rng ^= r->duty_rng << 13;
+	r->duty_rng ^= r->duty_rng >> 7;
+	r->duty_rng ^= r->duty_rng << 17;
+	x = 0.5 + (double)(r->duty_rng >> 11) / 9007199254740992.0; /* [0.5, 1.5) */
+	off = (uint64_t)((double)span * (rate / (double)r->duty_hz - 1) * x);
+	if (off > DUTY_MAX_OFF_NS)
+		off = DUTY_MAX_OFF_NS;
+	win = (uint64_t)((double)r->duty_hz / 10 / rate * 1e9);
+	r->duty_win = win < DUTY_MIN_NS ? DUTY_MIN_NS : win > DUTY_CHECK_NS ? DUTY_CHECK_NS : win;
+	r->duty_off = 1;
+	r->duty_until = t + off;
+	r->duty_at = off > DUTY_CHECK_NS ? t + DUTY_CHECK_NS : r->duty_until;
 }
 
 static uint64_t
@@ -208,6 +287,17 @@ fit_rings(struct ty_recorder *r, struct ty_sampler_opts *so, unsigned pages, siz
 		so->wakeup_div = dwarf_wakeup(pages, so->stack_user);
 }
 
+/* The switch-out samples' rate in Hz (0: every switch-out). Without call
+ * chains there are none (--off-cpu) or every one is kept (--wall: the
+ * scheduler's address only, for the few that matter). */
+static uint64_t
+switch_hz(const struct ty_recorder *r)
+{
+	if (r->cg == TY_CG_NONE || r->o.switch_chains == TY_RECORD_CHAINS_ALL)
+		return 0;
+	return r->o.switch_chains ? r->o.switch_chains : TY_RECORD_CHAINS_DEFAULT;
+}
+
 static int
 open_sampler(struct ty_recorder *r, struct ty_error *err)
 {
@@ -270,15 +360,18 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		so.config2 = r->ev.attr.config2;
 		so.exclude_kernel = r->exclude_kernel;
 		so.exclude_user = r->ev.attr.exclude_user;
-		so.switch_samples = r->o.off_cpu == TY_OFFCPU_WALL;
-		if (r->o.off_cpu == TY_OFFCPU_ONLY) { /* no on-CPU sampling: the sampling */
-			so.type = PERF_TYPE_SOFTWARE; /* event is context-switches */
-			/* Without call chains its sample would hold one address,
-			 * the scheduler's own: the switch records alone give the
-			 * durations and the preemptions, for half the kernel's
-			 * cost (0.3 us a switch less). */
-			so.config = r->cg == TY_CG_NONE ? PERF_COUNT_SW_DUMMY
-							: PERF_COUNT_SW_CONTEXT_SWITCHES;
+		/* With chains, a context-switches event beside the one that
+		 * carries the switch records: turned off and on (duty_step)
+		 * while the records go on. */
+		so.switch_samples = r->o.off_cpu == TY_OFFCPU_WALL ||
+				    (r->o.off_cpu == TY_OFFCPU_ONLY && r->cg != TY_CG_NONE);
+		if (r->o.off_cpu == TY_OFFCPU_ONLY) { /* no on-CPU sampling */
+			/* Without call chains a switch-out's sample would hold
+			 * one address, the scheduler's own: the switch records
+			 * alone give the durations and the preemptions, for half
+			 * the kernel's cost (0.3 us a switch less). */
+			so.type = PERF_TYPE_SOFTWARE;
+			so.config = PERF_COUNT_SW_DUMMY;
 			so.samples_are_switches = 1;
 			so.use_freq = 0;
 			so.rate = 1;
@@ -319,6 +412,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		 r->o.off_cpu == TY_OFFCPU_ONLY ? "context-switches" : r->ev.name);
 	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel)
 		off_cpu_limits(r);
+	r->duty_hz = so.switch_samples && !r->exclude_kernel ? switch_hz(r) : 0;
 	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
 		warn(r,
 		     "cannot open the mapping trackers (%s): reading /proc/PID/maps "
@@ -955,6 +1049,7 @@ on_record(const struct ty_record *rec, void *arg)
 			    0);
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
 		ty_unwind_forget(r->uw);
+	r->duty_sw += rec->type == TY_REC_SWITCH && rec->out;
 	ty_collector_record(rec, r->c);
 }
 
@@ -971,6 +1066,8 @@ drain(struct ty_recorder *r, struct ty_error *e)
 		reread_maps(r);
 	return 0;
 }
+
+static int poll_ms_base(const struct ty_recorder *r, int pidfd, int stopping);
 
 static void
 signal_command(struct ty_recorder *r, int sig)
@@ -1002,6 +1099,20 @@ stop_command(struct ty_recorder *r, const struct ty_record_stop *stop)
 /* How long poll() may sleep. */
 static int
 poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
+{
+	int ms = poll_ms_base(r, pidfd, stopping);
+
+	if (r->duty_hz && !r->stop_ns && !stopping) {
+		uint64_t t = now_ns();
+		int d = t >= r->duty_at ? 0 : (int)((r->duty_at - t + 999999) / 1000000);
+		if (d < ms)
+			ms = d;
+	}
+	return ms;
+}
+
+static int
+poll_ms_base(const struct ty_recorder *r, int pidfd, int stopping)
 {
 	if (r->proc_maps || stopping)
 		return 50;
@@ -1060,6 +1171,7 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 			break;
 		if ((ret = drain(r, e)) < 0)
 			break;
+		duty_step(r);
 		/* A ring whose task is gone hangs up: stop polling it, and stop
 		 * when every ring has hung up. */
 		for (i = 0, hup = 0; i < n; i++) {
@@ -1299,6 +1411,8 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 		p->meta.off_cpu_limits = strdup(r->limits);
 	if (r->o.off_cpu == TY_OFFCPU_ONLY)
 		p->meta.use_freq = 0, p->meta.rate = 1;
+	if (r->o.off_cpu != TY_OFFCPU_NONE)
+		p->meta.switch_chain_hz = switch_hz(r);
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.start_unix_ns = r->t0_unix;
 	p->meta.start_mono_ns = r->t0;

@@ -133,7 +133,12 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 }
 
 /* The context-switches event beside the sampling one: a sample at every
- * switch-out (period 1), its call chain where the thread went to sleep. */
+ * switch-out (period 1) while it is on (ty_sampler_switch_samples), its
+ * call chain where the thread went to sleep. (Not a longer period: with
+ * PERF_SAMPLE_PERIOD in sample_type the kernel samples a software event at
+ * every occurrence whatever the period; the frequency mode's period, which
+ * a new thread inherits from its parent, does not come back down for a
+ * thread that switches rarely, and a fixed one aliases with a loop.) */
 static void
 switch_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling, uint32_t stack_user)
 {
@@ -584,6 +589,17 @@ int
 ty_sampler_disable(struct ty_sampler *s, struct ty_error *e)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "disable", e);
+}
+
+int
+ty_sampler_switch_samples(struct ty_sampler *s, int on)
+{
+	int i;
+
+	for (i = 0; i < s->nsw; i++) /* the kernel applies it to every inherited copy */
+		if (ioctl(s->sw_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+			return -errno;
+	return 0;
 }
 
 int

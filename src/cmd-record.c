@@ -20,7 +20,8 @@
 static const char usage_text[] =
     "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
     "                    [-o FILE] [-m PAGES] [--proc-maps | --mmap-records]\n"
-    "                    [--user | --kernel] [--off-cpu | --wall] [-q]\n"
+    "                    [--user | --kernel] [--off-cpu | --wall]\n"
+    "                    [--off-cpu-chains HZ|all] [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
@@ -40,6 +41,7 @@ struct opts {
 	int callchain, user, quiet, proc_maps, mmap_records;
 	enum ty_callgraph cg;
 	long stack_size;
+	uint64_t switch_chains; /* 0: the default; TY_RECORD_CHAINS_ALL */
 	char **argv;
 };
 
@@ -89,6 +91,23 @@ opt_g(const struct cli_option *opt, const char *typed, char **args)
 
 	o->callchain = 1;
 	o->cg = TY_CG_AUTO;
+	return 0;
+}
+
+/* --off-cpu-chains HZ | all. */
+static int
+opt_chains(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct opts *o = opt->value;
+	long hz;
+
+	if (strcmp(args[0], "all") == 0) {
+		o->switch_chains = TY_RECORD_CHAINS_ALL;
+		return 0;
+	}
+	if (cli_parse_long("--off-cpu-chains", args[0], 1, 10000000, &hz))
+		return EXIT_USAGE;
+	o->switch_chains = (uint64_t)hz;
 	return 0;
 }
 
@@ -151,6 +170,14 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_FLAG(0, "wall", &wall,
 		     "on-CPU samples (a clock event, default cpu-clock) and\n"
 		     "off-CPU time together: a wall-clock profile"),
+	    OPT_CALLBACK(0, "off-cpu-chains", o, "HZ|all",
+			 "with -g: a call chain at every switch-out while they\n"
+			 "come at most HZ a second in all (default 999); above,\n"
+			 "in windows that keep to about HZ chains a second, each\n"
+			 "other interval taking the chain of one near it in its\n"
+			 "thread with the nearest duration (every duration stays\n"
+			 "exact); all: at every switch-out (~2.5 us each)",
+			 opt_chains),
 	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
@@ -173,6 +200,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (offcpu && (o->event || o->freq || o->period))
 		return cli_usage_error("--off-cpu samples at every switch-out: -e, -F and -c are "
 				       "--wall's (on-CPU samples beside the off-CPU time)");
+	if (o->switch_chains && !o->off_cpu)
+		return cli_usage_error("--off-cpu-chains is for --off-cpu and --wall");
+	if (o->switch_chains && !o->callchain)
+		return cli_usage_error("--off-cpu-chains: call chains need -g (or --call-graph)");
 	if (!o->freq)
 		o->freq = 999;
 	if (o->proc_maps && o->mmap_records)
@@ -289,6 +320,8 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 			r->o->callchain ? " with call chains" : "", space,
 			(unsigned long long)p->meta.lost, me, work > 0 ? 100 * me / work : 0, work,
 			r->o->output);
+		if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
+			fprintf(stderr, "tachy record: %s\n", cover);
 		unwind_summary(r);
 		return;
 	}
@@ -451,6 +484,12 @@ cmd_record(int argc, char **argv)
 				       "-e must be a clock event (cpu-clock, task-clock), not %s",
 				       o.event);
 	max = ty_sampler_max_rate();
+	if (max && o.switch_chains && o.switch_chains != TY_RECORD_CHAINS_ALL &&
+	    o.switch_chains > max)
+		return cli_usage_error("--off-cpu-chains %llu is above the kernel's limit of %llu "
+				       "samples per second "
+				       "(/proc/sys/kernel/perf_event_max_sample_rate)",
+				       (unsigned long long)o.switch_chains, (unsigned long long)max);
 	if (!o.period && max && (uint64_t)o.freq > max)
 		return cli_usage_error("-F %ld is above the kernel's limit of %llu samples per "
 				       "second (/proc/sys/kernel/perf_event_max_sample_rate)",
@@ -479,6 +518,7 @@ cmd_record(int argc, char **argv)
 	ro.mmap_pages = (unsigned)o.pages;
 	ro.maps = o.proc_maps ? TY_MAPS_PROC : o.mmap_records ? TY_MAPS_MMAP_RECORDS : TY_MAPS_LAZY;
 	ro.off_cpu = o.off_cpu;
+	ro.switch_chains = o.switch_chains;
 	ro.warn = on_warning;
 	ro.warn_arg = &o;
 	ro.unwind_log = unwind_log();

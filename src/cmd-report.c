@@ -219,6 +219,8 @@ header_off_cpu(const struct ty_profile *p, const char *what, double total)
 		printf("Command: %s\n", term_safe(m->command));
 	if (m->off_cpu_limits && *m->off_cpu_limits)
 		printf("Limits: %s\n", term_safe(m->off_cpu_limits));
+	if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
+		printf("Chains: %s\n", cover);
 	if (off < p->nsamples && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		printf("Coverage: %s\n", term_safe(cover));
 	if (m->lost)

@@ -100,6 +100,11 @@ struct ty_prof_meta {
 	uint32_t processes;	  /* processes seen */
 	int off_cpu;		  /* TY_OFFCPU_* */
 	char *off_cpu_limits;	  /* what the kernel did not give (NULL: nothing) */
+	uint64_t switch_chain_hz; /* chains at about this many switch-outs a second
+				     (0: at every one) */
+	uint64_t off_cpu_chained; /* off-CPU intervals with a chain of their own... */
+	uint64_t off_cpu_chained_ns; /* ...and their time; the others took the
+					chain of their thread's nearest one */
 	uint64_t start_unix_ns;	  /* the recording's start: CLOCK_REALTIME (0: unknown)... */
 	uint64_t start_mono_ns;	  /* ...and CLOCK_MONOTONIC (the samples' clock) then */
 };
@@ -165,6 +170,11 @@ double ty_profile_seconds(const struct ty_profile *p, double weight);
  * (kernel time not sampled; short-lived processes at a low rate). Returns
  * 0, or -1 when that is not known (not a clock event, no CPU time). */
 int ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len);
+
+/* What share of the off-CPU intervals have a call chain of their own, into
+ * BUF: 0, or -1 when there is nothing to say (no chains, or every interval
+ * has its own). */
+int ty_profile_chains_note(const struct ty_profile *p, char *buf, size_t len);
 
 /* Write P to PATH ("-" for stdout) atomically. Returns 0 or a negative
  * errno with E filled. */

@@ -39,6 +39,14 @@ enum ty_callgraph {
  * copy is taken at every switch (see BENCHMARKS.md). */
 #define TY_RECORD_OFFCPU_STACK_DEFAULT 2048
 
+/* The call chains at switch-outs (ty_record_opts.switch_chains). A chain
+ * costs the kernel ~2.5 us (its own chain and the user stack copy), which
+ * at 100,000 switches a second is a quarter of the workload's time: by
+ * default a thread switching more often than this has chains at a sample
+ * of its switch-outs, the others' time imputed from the nearest one. */
+#define TY_RECORD_CHAINS_DEFAULT 999
+#define TY_RECORD_CHAINS_ALL UINT64_MAX
+
 /* How the mappings of the workload are learnt. */
 enum ty_record_maps {
 	TY_MAPS_LAZY = 0,    /* mmap records at start-up and when it forks, /proc later */
@@ -64,6 +72,9 @@ struct ty_record_opts {
 	enum ty_record_maps maps;
 	int off_cpu; /* TY_OFFCPU_*: switch records and context-switch samples;
 			TY_OFFCPU_WALL needs a clock event (EV) */
+	uint64_t switch_chains; /* with call chains: at about this many switch-outs a
+				   second (0: TY_RECORD_CHAINS_DEFAULT), or
+				   TY_RECORD_CHAINS_ALL: at every one */
 	/* Called for what a user should hear of at once (MSG lives for the call). */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;

@@ -132,6 +132,11 @@ int ty_sampler_add_thread(struct ty_sampler *s, pid_t tid, struct ty_error *e);
 int ty_sampler_enable(struct ty_sampler *s, struct ty_error *e);
 int ty_sampler_disable(struct ty_sampler *s, struct ty_error *e);
 
+/* Turn the context-switches events of switch_samples on or off (all their
+ * inherited copies in every thread), the switch records staying on.
+ * Returns 0 or a negative errno. */
+int ty_sampler_switch_samples(struct ty_sampler *s, int on);
+
 /* Number of rings and the file descriptor of ring I (poll it for POLLIN). */
 int ty_sampler_nrings(const struct ty_sampler *s);
 int ty_sampler_fd(const struct ty_sampler *s, int i);
