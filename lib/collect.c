@@ -59,10 +59,10 @@ struct ty_collector {
 	struct swlist *swl;
 	size_t nswl, capswl, nout;
 	uint64_t chained, chained_ns; /* off-CPU samples with their own chain */
-	struct ty_idmap swmap;	   /* tid -> its list */
-	uint32_t swlast;	   /* the list of the last entry (+1; 0: none) */
-	size_t first_off;	   /* samples from here on are off-CPU (after pairing) */
-	unsigned char *from_chain; /* per off-CPU sample: its stack is the switch-out's */
+	struct ty_idmap swmap;	      /* tid -> its list */
+	uint32_t swlast;	      /* the list of the last entry (+1; 0: none) */
+	size_t first_off;	      /* samples from here on are off-CPU (after pairing) */
+	unsigned char *from_chain;    /* per off-CPU sample: its stack is the switch-out's */
 };
 
 struct ty_collector *

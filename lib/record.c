@@ -102,10 +102,10 @@ struct ty_recorder {
 	uint64_t duty_hz;    /* 0: the context-switch samples stay on */
 	int duty_off;	     /* they are off now */
 	uint64_t duty_at;    /* the next step */
-	uint64_t duty_since; /* this window's start */
+	uint64_t duty_mark;  /* the last step */
 	uint64_t duty_win;   /* the next window's length */
 	uint64_t duty_until; /* off: until then at the latest */
-	uint64_t duty_sw;    /* switch-outs drained since duty_since */
+	uint64_t duty_sw;    /* switch-outs drained since duty_mark */
 	uint64_t duty_rng;   /* xorshift64 */
 };
 
@@ -134,8 +134,8 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#define DUTY_CHECK_NS 20000000ull	/* 20 ms */
-#define DUTY_MIN_NS 2000000ull		/* 2 ms */
+#define DUTY_CHECK_NS 20000000ull    /* 20 ms */
+#define DUTY_MIN_NS 2000000ull	     /* 2 ms */
 #define DUTY_MAX_OFF_NS 300000000ull /* 300 ms */
 
 /* The recording starts now: t0 on the samples' clock and on the wall's. */
@@ -147,7 +147,7 @@ mark_start(struct ty_recorder *r)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r->t0 = now_ns();
 	r->t0_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	r->duty_since = r->t0;
+	r->duty_mark = r->t0;
 	r->duty_win = DUTY_CHECK_NS;
 	r->duty_at = r->t0 + DUTY_CHECK_NS;
 	r->duty_rng = r->t0 ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
@@ -162,8 +162,9 @@ mark_start(struct ty_recorder *r)
  * as long as brings their rate down to duty_hz, drawn at random from half
  * to one and a half of that so that the windows do not keep step with a
  * program's own period, DUTY_MAX_OFF_NS at the most, and no longer than
- * the switch-outs stay above duty_hz a second (a thread that switches
- * rarely after a busy phase has its chains at once). */
+ * the switch-outs stay above duty_hz a second (looked at every
+ * DUTY_CHECK_NS: a thread that switches rarely after a busy phase has its
+ * chains again within that). */
 static void
 duty_step(struct ty_recorder *r)
 {
@@ -172,12 +173,15 @@ duty_step(struct ty_recorder *r)
 
 	if (!r->duty_hz || r->stop_ns || (t = now_ns()) < r->duty_at)
 		return;
-	span = t - r->duty_since;
+	/* the switch-outs' rate since the last step */
+	span = t - r->duty_mark;
 	rate = (double)r->duty_sw * 1e9 / (double)(span ? span : 1);
+	r->duty_mark = t;
+	r->duty_sw = 0;
 	if (r->duty_off) {
-		if (t < r->duty_until && (span < DUTY_MIN_NS || rate > (double)r->duty_hz)) {
-			r->duty_at = t + DUTY_CHECK_NS < r->duty_until ? t + DUTY_CHECK_NS
-								 : r->duty_until;
+		if (t < r->duty_until && rate > (double)r->duty_hz) {
+			r->duty_at =
+			    t + DUTY_CHECK_NS < r->duty_until ? t + DUTY_CHECK_NS : r->duty_until;
 			return;
 		}
 		if (ty_sampler_switch_samples(r->s, 1) < 0) {
@@ -185,13 +189,9 @@ duty_step(struct ty_recorder *r)
 			return;
 		}
 		r->duty_off = 0;
-		r->duty_since = t;
-		r->duty_sw = 0;
 		r->duty_at = t + r->duty_win;
 		return;
 	}
-	r->duty_since = t;
-	r->duty_sw = 0;
 	if (rate <= (double)r->duty_hz) {
 		r->duty_win = DUTY_CHECK_NS;
 		r->duty_at = t + DUTY_CHECK_NS;

@@ -105,8 +105,11 @@ opt_chains(const struct cli_option *opt, const char *typed, char **args)
 		o->switch_chains = TY_RECORD_CHAINS_ALL;
 		return 0;
 	}
-	if (cli_parse_long("--off-cpu-chains", args[0], 1, 10000000, &hz))
-		return EXIT_USAGE;
+	if (!*args[0] || strspn(args[0], "0123456789") != strlen(args[0]) || strlen(args[0]) > 8 ||
+	    (hz = strtol(args[0], NULL, 10)) < 1 || hz > 10000000)
+		return cli_usage_error("--off-cpu-chains %s: give the chains a second (1 to "
+				       "10000000) or all",
+				       args[0]);
 	o->switch_chains = (uint64_t)hz;
 	return 0;
 }
@@ -198,7 +201,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		return cli_usage_error("--off-cpu and --wall exclude each other (--wall has both)");
 	o->off_cpu = offcpu ? TY_OFFCPU_ONLY : wall ? TY_OFFCPU_WALL : TY_OFFCPU_NONE;
 	if (offcpu && (o->event || o->freq || o->period))
-		return cli_usage_error("--off-cpu samples at every switch-out: -e, -F and -c are "
+		return cli_usage_error("--off-cpu records the switch-outs: -e, -F and -c are "
 				       "--wall's (on-CPU samples beside the off-CPU time)");
 	if (o->switch_chains && !o->off_cpu)
 		return cli_usage_error("--off-cpu-chains is for --off-cpu and --wall");
@@ -489,7 +492,8 @@ cmd_record(int argc, char **argv)
 		return cli_usage_error("--off-cpu-chains %llu is above the kernel's limit of %llu "
 				       "samples per second "
 				       "(/proc/sys/kernel/perf_event_max_sample_rate)",
-				       (unsigned long long)o.switch_chains, (unsigned long long)max);
+				       (unsigned long long)o.switch_chains,
+				       (unsigned long long)max);
 	if (!o.period && max && (uint64_t)o.freq > max)
 		return cli_usage_error("-F %ld is above the kernel's limit of %llu samples per "
 				       "second (/proc/sys/kernel/perf_event_max_sample_rate)",

@@ -94,19 +94,19 @@ struct ty_prof_meta {
 	int period_ns; /* periods are nanoseconds (clock events) */
 	uint64_t lost, throttled, unthrottled;
 	uint64_t profiler_cpu_ns, workload_cpu_ns, wall_ns;
-	uint64_t workload_sys_ns; /* of workload_cpu_ns, in the kernel */
-	int user_only;		  /* kernel samples were not taken */
-	int kernel_refused;	  /* ... because the kernel refused them */
-	uint32_t processes;	  /* processes seen */
-	int off_cpu;		  /* TY_OFFCPU_* */
-	char *off_cpu_limits;	  /* what the kernel did not give (NULL: nothing) */
-	uint64_t switch_chain_hz; /* chains at about this many switch-outs a second
-				     (0: at every one) */
-	uint64_t off_cpu_chained; /* off-CPU intervals with a chain of their own... */
+	uint64_t workload_sys_ns;    /* of workload_cpu_ns, in the kernel */
+	int user_only;		     /* kernel samples were not taken */
+	int kernel_refused;	     /* ... because the kernel refused them */
+	uint32_t processes;	     /* processes seen */
+	int off_cpu;		     /* TY_OFFCPU_* */
+	char *off_cpu_limits;	     /* what the kernel did not give (NULL: nothing) */
+	uint64_t switch_chain_hz;    /* chains at about this many switch-outs a second
+					(0: at every one) */
+	uint64_t off_cpu_chained;    /* off-CPU intervals with a chain of their own... */
 	uint64_t off_cpu_chained_ns; /* ...and their time; the others took the
 					chain of their thread's nearest one */
-	uint64_t start_unix_ns;	  /* the recording's start: CLOCK_REALTIME (0: unknown)... */
-	uint64_t start_mono_ns;	  /* ...and CLOCK_MONOTONIC (the samples' clock) then */
+	uint64_t start_unix_ns;	     /* the recording's start: CLOCK_REALTIME (0: unknown)... */
+	uint64_t start_mono_ns;	     /* ...and CLOCK_MONOTONIC (the samples' clock) then */
 };
 
 struct ty_profile {

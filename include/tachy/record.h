@@ -70,8 +70,8 @@ struct ty_record_opts {
 				foreground: Ctrl-C reaches it directly) */
 	unsigned mmap_pages; /* data pages per ring, a power of two (0: 128) */
 	enum ty_record_maps maps;
-	int off_cpu; /* TY_OFFCPU_*: switch records and context-switch samples;
-			TY_OFFCPU_WALL needs a clock event (EV) */
+	int off_cpu;		/* TY_OFFCPU_*: switch records and context-switch samples;
+				   TY_OFFCPU_WALL needs a clock event (EV) */
 	uint64_t switch_chains; /* with call chains: at about this many switch-outs a
 				   second (0: TY_RECORD_CHAINS_DEFAULT), or
 				   TY_RECORD_CHAINS_ALL: at every one */

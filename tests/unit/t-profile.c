@@ -598,6 +598,9 @@ test_off_cpu(void)
 	CHECK_NEAR(w[TY_STATE_SLEEP], 7000, 1e-9);
 	p->meta.off_cpu = TY_OFFCPU_WALL;
 	p->meta.off_cpu_limits = strdup("none, really");
+	p->meta.switch_chain_hz = 999;
+	p->meta.off_cpu_chained = 1;
+	p->meta.off_cpu_chained_ns = 3000;
 	txt = folded(p);
 	CHECK_STR(txt, "main 10000\n"
 		       "main;a 40000\n"
@@ -635,6 +638,9 @@ test_off_cpu(void)
 		CHECK_INT(q->samples[101].stack, q->samples[100].stack);
 		CHECK_INT(q->meta.off_cpu, TY_OFFCPU_WALL);
 		CHECK_STR(q->meta.off_cpu_limits, "none, really");
+		CHECK_INT(q->meta.switch_chain_hz, 999);
+		CHECK_INT(q->meta.off_cpu_chained, 1);
+		CHECK_INT(q->meta.off_cpu_chained_ns, 3000);
 		ty_profile_keep(q, 0, 1);
 		CHECK_INT(q->nsamples, 2);
 		CHECK_NEAR(q->weight, 10000, 1e-9);
@@ -796,12 +802,114 @@ test_collector_runs(void)
 	ty_symbols_free(syms);
 }
 
+/* One switch-out of thread TID at T, back in at T + DUR; with a
+ * context-switch sample of CHAIN (one frame) when CHAIN is not 0. */
+static void
+interval(struct ty_collector *c, uint32_t tid, uint64_t t, uint64_t dur, int preempt,
+	 uint64_t chain)
+{
+	struct ty_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = tid;
+	if (chain) {
+		r.type = TY_REC_SWITCH_SAMPLE, r.time = t, r.nr = 1, r.chain = &chain;
+		ty_collector_record(&r, c);
+		r.nr = 0, r.chain = NULL;
+	}
+	r.type = TY_REC_SWITCH, r.time = t, r.out = 1, r.preempt = preempt;
+	ty_collector_record(&r, c);
+	r.time = t + dur, r.out = 0, r.preempt = 0;
+	ty_collector_record(&r, c);
+}
+
+/* The address of off-CPU sample S's one frame (0: none). */
+static uint64_t
+frame_of(const struct ty_profile *p, const struct ty_prof_sample *s)
+{
+	if (p->stack_off[s->stack + 1] == p->stack_off[s->stack])
+		return 0;
+	return p->locs[p->frames[p->stack_off[s->stack]]].addr;
+}
+
+/* Chains at a sample of the switch-outs: an interval without one takes the
+ * chain of one of its thread's, preempted or not as it was, of the 16
+ * nearest in time the one with the nearest duration, then the nearest in
+ * time; a thread with none has none (no on-CPU sample either). The
+ * profile counts the intervals with their own chain and their time; the
+ * note says so, and nothing when every interval has its own. */
+static void
+test_collector_impute(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	char note[512];
+	size_t i, seen = 0;
+	uint64_t t;
+
+	/* thread 7: long sleeps (chain 0xa000) among short waits (0xb000) */
+	interval(c, 7, 1000, 5000, 0, 0xa000);
+	interval(c, 7, 7000, 10, 0, 0xb000);
+	interval(c, 7, 8000, 4500, 0, 0);      /* long: 0xa000 */
+	interval(c, 7, 13000, 12, 0, 0);       /* short: 0xb000 */
+	interval(c, 7, 14000, 300, 1, 0xc000); /* preempted */
+	interval(c, 7, 15000, 9, 1, 0);	       /* preempted: 0xc000, not 0xb000 */
+	/* thread 9: 40 chained intervals of 0xd000 early, 40 of 0xe000 late,
+	 * all of one duration; one without a chain near the late ones */
+	for (i = 0, t = 0; i < 40; i++, t += 100)
+		interval(c, 9, t, 50, 0, 0xd000);
+	interval(c, 9, 99000, 50, 0, 0); /* ties: the nearest in time, 0xe000 */
+	for (i = 0, t = 100000; i < 40; i++, t += 100)
+		interval(c, 9, t, 50, 0, 0xe000);
+	interval(c, 11, 500, 70, 0, 0); /* thread 11: no chain at all */
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_INT(p->nsamples, 6 + 81 + 1);
+	CHECK_INT(p->meta.off_cpu_chained, 3 + 80);
+	CHECK_INT(p->meta.off_cpu_chained_ns, 5000 + 10 + 300 + 80 * 50);
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		uint64_t f = frame_of(p, s);
+		uint64_t want = 1;
+		if (s->tid == 7 && s->time == 8000)
+			want = 0xa000;
+		else if (s->tid == 7 && s->time == 13000)
+			want = 0xb000;
+		else if (s->tid == 7 && s->time == 15000)
+			want = 0xc000;
+		else if (s->tid == 9 && s->time == 99000)
+			want = 0xe000;
+		else if (s->tid == 11)
+			want = 0;
+		if (want == 1)
+			continue;
+		CHECK_INT(f, want);
+		CHECK_INT(s->state, s->time == 15000 ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED);
+		seen++;
+	}
+	CHECK_INT(seen, 5);
+	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), -1); /* not off-CPU */
+	p->meta.off_cpu = TY_OFFCPU_ONLY;
+	p->meta.callchain = 1;
+	p->meta.switch_chain_hz = 999;
+	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), 0);
+	CHECK(strstr(note, "83 of 88 off-CPU intervals have a call chain of their own "
+			   "(--off-cpu-chains 999), ") != NULL);
+	p->meta.off_cpu_chained = 88;
+	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), -1);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
 	struct ty_profile *p = synthetic();
 
 	test_collector_switches();
+	test_collector_impute();
 	test_collector_runs();
 	test_off_cpu();
 	test_views(p);
