@@ -7,8 +7,10 @@
 #    second here), with the loop work between messages calibrated first so
 #    that the unprofiled program switches RATE times a second (its own clock).
 #    The profilers are not pinned.
-# 2. Unprofiled vs tachy record --off-cpu -g, --off-cpu, perf record -e
-#    context-switches -c 1 -g (every switch, as tachy) and -g at perf's
+# 2. Unprofiled vs tachy record --off-cpu -g (chains at about 999
+#    switch-outs a second, the default), --off-cpu -g --off-cpu-chains all
+#    (a chain at every switch-out), --off-cpu (no chain), perf record -e
+#    context-switches -c 1 -g (every switch) and -g at perf's
 #    default rate (the command as the issue names it), interleaved in one
 #    tachy run of RUNS rounds: median wall and CPU ratios, and the cost per
 #    switch (the extra wall time over the switches of a run).
@@ -45,6 +47,7 @@ have_perf=0
 perf record -q -e context-switches -c 1 -o "$out/probe.data" true >/dev/null 2>&1 && have_perf=1
 set -- -n unprofiled "$pp" \
 	-n tachy-off-cpu-g "$T record -q --off-cpu -g -o $out/pp1.prof -- $pp" \
+	-n tachy-off-cpu-g-all "$T record -q --off-cpu -g --off-cpu-chains all -o $out/pp5.prof -- $pp" \
 	-n tachy-off-cpu "$T record -q --off-cpu -o $out/pp2.prof -- $pp"
 if [ -n "${BEFORE:-}" ]; then # another tachy binary (an older build) beside this one
 	set -- "$@" -n before-off-cpu-g "$BEFORE record -q --off-cpu -g -o $out/pp3.prof -- $pp" \
@@ -70,13 +73,13 @@ def rng(r):
     return f"{w[0]:.2f}-{w[-1]:.2f}"
 print(f"pingpong: unprofiled median wall {wall(base)/1e9:.3f} s, CPU {cpu(base)/1e9:.3f} s, "
       f"{switches / (wall(base) / 1e9):.0f} switches/s over the whole run")
-print(f"  {'command':<16} {'wall ratio':>10} {'range':>10} {'CPU ratio':>10} {'us/switch':>10}")
+print(f"  {'command':<20} {'wall ratio':>10} {'range':>10} {'CPU ratio':>10} {'us/switch':>10}")
 for name, r in res.items():
     if name != 'unprofiled':
-        print(f"  {name:<16} {wall(r)/wall(base):>9.3f}x {rng(r):>10} {cpu(r)/cpu(base):>9.3f}x "
+        print(f"  {name:<20} {wall(r)/wall(base):>9.3f}x {rng(r):>10} {cpu(r)/cpu(base):>9.3f}x "
               f"{(wall(r) - wall(base)) / switches / 1e3:>10.2f}")
 PY
-"$T" report "$out/pp1.prof" | sed -n 1p
+"$T" report "$out/pp1.prof" | sed -n '1p;/^Chains:/p'
 
 # The kernel alone: the workload's CPU time (user + system) per switch.
 modes="none switch cs,switch cs,switch,kchain cs,switch,kchain,stack=2048 cs,switch,kchain,uchain"

@@ -11,6 +11,9 @@
  *   period=N a sample at every Nth switch-out (default 1)
  *   freq=N   about N samples a second a thread (the kernel adapts the
  *            period; with PERF_SAMPLE_PERIOD, which a fixed period > 1 drops)
+ *   idle     and beside it a context-switches event with a kernel chain and
+ *            a 2048-byte stack copy, never enabled (what record --off-cpu -g
+ *            costs while its chains are off)
  *   wm=N     wake the drainer every N bytes (default: half the ring)
  * It prints the records, bytes, wake-ups and the command's CPU time on
  * stderr. */
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -38,6 +42,7 @@ main(int argc, char **argv)
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), i, go[2], status;
 	int cs = 0, sw = 0, kc = 0, uc = 0, fds[64];
 	unsigned stack = 0, wm = 0, maxstack = 0, period = 1, freq = 0;
+	int idle = 0;
 	struct perf_event_mmap_page *pg[64];
 	size_t page = (size_t)getpagesize(), len = (PAGES + 1) * page;
 	unsigned long long recs = 0, bytes = 0, wakes = 0;
@@ -67,6 +72,8 @@ main(int argc, char **argv)
 			period = (unsigned)atoi(tok + 7);
 		else if (!strncmp(tok, "freq=", 5))
 			freq = (unsigned)atoi(tok + 5);
+		else if (!strcmp(tok, "idle"))
+			idle = 1;
 		else if (!strncmp(tok, "wm=", 3))
 			wm = (unsigned)atoi(tok + 3);
 		else if (strcmp(tok, "none")) {
@@ -123,6 +130,27 @@ main(int argc, char **argv)
 			perror("switchcost: perf_event_open");
 			kill(pid, SIGKILL);
 			return 1;
+		}
+		if (idle) {
+			struct perf_event_attr b = a;
+			int fd;
+			b.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+			b.sample_period = 1;
+			b.freq = 0;
+			b.sample_type |= PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
+					 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			b.exclude_callchain_kernel = 0;
+			b.exclude_callchain_user = 1;
+			b.sample_regs_user = 0xff0fff;
+			b.sample_stack_user = 2048;
+			b.context_switch = b.comm = b.task = 0;
+			b.enable_on_exec = 0;
+			fd = (int)syscall(SYS_perf_event_open, &b, pid, i, -1, 0);
+			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, fds[i]) < 0) {
+				perror("switchcost: perf_event_open (idle)");
+				kill(pid, SIGKILL);
+				return 1;
+			}
 		}
 	}
 	if (write(go[1], "x", 1) != 1)

@@ -38,6 +38,9 @@ struct swlist { /* one thread's entries, in the order they came */
 struct tcomm {
 	uint32_t pid, tid;
 	char comm[32];
+	uint64_t comm_time; /* of the COMM record that named it (own) */
+	uint32_t ptid;	    /* the thread that created it (0: not seen) */
+	int own;	    /* named by a COMM record of its own */
 };
 
 struct ty_collector {
@@ -325,8 +328,13 @@ ty_collector_record(const struct ty_record *r, void *arg)
 			c->oom = 1;
 		break;
 	case TY_REC_COMM:
-		if ((t = thread(c, r->pid, r->tid)))
+		/* in the order they happened: a wrapper's exec (taskset, env)
+		 * and the command's may come from two rings in either order */
+		if ((t = thread(c, r->pid, r->tid)) && (!t->own || r->time >= t->comm_time)) {
 			snprintf(t->comm, sizeof(t->comm), "%s", r->name);
+			t->comm_time = r->time;
+			t->own = 1;
+		}
 		if (r->exec)
 			ty_symbols_exec(c->syms, r->pid, r->time);
 		break;
@@ -336,8 +344,10 @@ ty_collector_record(const struct ty_record *r, void *arg)
 		ty_symbols_fork(c->syms, r->pid, r->ppid, r->time);
 		if (parent)
 			memcpy(comm, parent->comm, sizeof(comm));
-		if ((t = thread(c, r->pid, r->tid)) && !t->comm[0])
+		if ((t = thread(c, r->pid, r->tid)) && !t->own) {
 			memcpy(t->comm, comm, sizeof(comm));
+			t->ptid = r->ptid;
+		}
 		break;
 	}
 	case TY_REC_LOST:
@@ -851,6 +861,33 @@ add_mappings(struct ty_collector *c, struct ty_profile *p)
 	return 0;
 }
 
+/* A thread without a COMM record of its own has its creator's name as it
+ * ended (the creator's records may have been read after its fork: from
+ * another ring, or before the creator's exec was), through at most 16
+ * creators. */
+static void
+name_threads(struct ty_collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nthreads; i++) {
+		const struct tcomm *t = &c->threads[i];
+		int depth;
+		for (depth = 0; depth < 16 && !t->own && t->ptid && t->ptid != t->tid; depth++) {
+			const struct tcomm *u = NULL;
+			size_t j;
+			for (j = 0; j < c->nthreads && !u; j++)
+				if (c->threads[j].tid == t->ptid)
+					u = &c->threads[j];
+			if (!u)
+				break;
+			t = u;
+		}
+		if (t != &c->threads[i] && t->comm[0])
+			memcpy(c->threads[i].comm, t->comm, sizeof(t->comm));
+	}
+}
+
 int
 ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
 {
@@ -903,6 +940,7 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 		if ((map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
 			goto oom;
 	}
+	name_threads(c);
 	for (i = 0; i < c->nthreads; i++)
 		if (ty_profile_thread(p, c->threads[i].pid, c->threads[i].tid,
 				      c->threads[i].comm[0] ? c->threads[i].comm : "?") == TY_NONE)

@@ -903,10 +903,61 @@ test_collector_impute(void)
 	ty_symbols_free(syms);
 }
 
+/* The name of thread TID in P ("" when it is not there). */
+static const char *
+thread_name(const struct ty_profile *p, uint32_t tid)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			return p->strings[p->threads[i].comm];
+	return "";
+}
+
+/* Thread names: COMM records in the order they happened, not read (a
+ * wrapper's exec read after the command's, from another ring); a thread
+ * without a COMM of its own has its creator's final name, even when its
+ * FORK was read before the creator's exec. */
+static void
+test_collector_names(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = TY_REC_FORK; /* thread 31 of process 30, read first */
+	r.pid = 30, r.tid = 31, r.ppid = 30, r.ptid = 30, r.time = 300;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_FORK; /* and thread 32, created by 31 */
+	r.pid = 30, r.tid = 32, r.ppid = 30, r.ptid = 31, r.time = 400;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_COMM, r.pid = r.tid = 30, r.exec = 1;
+	r.name = "prog", r.time = 200; /* the command's exec */
+	ty_collector_record(&r, c);
+	r.name = "taskset", r.time = 100; /* the wrapper's, read later */
+	ty_collector_record(&r, c);
+	r.exec = 0, r.pid = 30, r.tid = 33, r.name = "worker", r.time = 500;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_STR(thread_name(p, 30), "prog");
+	CHECK_STR(thread_name(p, 31), "prog");
+	CHECK_STR(thread_name(p, 32), "prog");
+	CHECK_STR(thread_name(p, 33), "worker");
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
 	struct ty_profile *p = synthetic();
+
+	test_collector_names();
 
 	test_collector_switches();
 	test_collector_impute();
