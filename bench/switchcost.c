@@ -74,6 +74,8 @@ main(int argc, char **argv)
 			freq = (unsigned)atoi(tok + 5);
 		else if (!strcmp(tok, "idle"))
 			idle = 1;
+		else if (!strcmp(tok, "idlemig")) /* the same, a CPU-migrations event */
+			idle = 2;
 		else if (!strncmp(tok, "wm=", 3))
 			wm = (unsigned)atoi(tok + 3);
 		else if (strcmp(tok, "none")) {
@@ -134,7 +136,8 @@ main(int argc, char **argv)
 		if (idle) {
 			struct perf_event_attr b = a;
 			int fd;
-			b.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+			b.config = idle == 2 ? PERF_COUNT_SW_CPU_MIGRATIONS
+					     : PERF_COUNT_SW_CONTEXT_SWITCHES;
 			b.sample_period = 1;
 			b.freq = 0;
 			b.sample_type |= PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
