@@ -35,12 +35,19 @@ struct swlist { /* one thread's entries, in the order they came */
 	int disordered; /* one came before the one it followed: sort them */
 };
 
+#define NAMES 4 /* the names a thread had that are kept: its last ones */
+struct tname {
+	uint64_t time;
+	char comm[32];
+};
+
 struct tcomm {
 	uint32_t pid, tid;
-	char comm[32];
-	uint64_t comm_time; /* of the COMM record that named it (own) */
-	uint32_t ptid;	    /* the thread that created it (0: not seen) */
-	int own;	    /* named by a COMM record of its own */
+	char comm[32];		  /* its name at the end */
+	struct tname hist[NAMES]; /* its own COMM records' names, oldest first */
+	unsigned nhist;
+	uint64_t fork_time; /* when it was created... */
+	uint32_t ptid;	    /* ...and by whom (0: not seen) */
 };
 
 struct ty_collector {
@@ -223,6 +230,28 @@ thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
 	return &c->threads[c->nthreads++];
 }
 
+/* Thread T was named NAME at TIME (a COMM record). The names are kept in
+ * the order they happened, not read: a wrapper's exec (taskset, env) and
+ * the command's may come from two rings in either order. */
+static void
+add_name(struct tcomm *t, uint64_t time, const char *name)
+{
+	unsigned i;
+
+	if (t->nhist == NAMES) { /* the oldest goes, unless this is older still */
+		if (time < t->hist[0].time)
+			return;
+		memmove(t->hist, t->hist + 1, (NAMES - 1) * sizeof(*t->hist));
+		t->nhist--;
+	}
+	for (i = t->nhist; i > 0 && t->hist[i - 1].time > time; i--)
+		t->hist[i] = t->hist[i - 1];
+	t->hist[i].time = time;
+	snprintf(t->hist[i].comm, sizeof(t->hist[i].comm), "%s", name);
+	t->nhist++;
+	memcpy(t->comm, t->hist[t->nhist - 1].comm, sizeof(t->comm));
+}
+
 static int sw_cmp(const void *a, const void *b);
 
 /* The switch entries of thread TID, or NULL (out of memory). */
@@ -328,13 +357,8 @@ ty_collector_record(const struct ty_record *r, void *arg)
 			c->oom = 1;
 		break;
 	case TY_REC_COMM:
-		/* in the order they happened: a wrapper's exec (taskset, env)
-		 * and the command's may come from two rings in either order */
-		if ((t = thread(c, r->pid, r->tid)) && (!t->own || r->time >= t->comm_time)) {
-			snprintf(t->comm, sizeof(t->comm), "%s", r->name);
-			t->comm_time = r->time;
-			t->own = 1;
-		}
+		if ((t = thread(c, r->pid, r->tid)))
+			add_name(t, r->time, r->name);
 		if (r->exec)
 			ty_symbols_exec(c->syms, r->pid, r->time);
 		break;
@@ -344,9 +368,11 @@ ty_collector_record(const struct ty_record *r, void *arg)
 		ty_symbols_fork(c->syms, r->pid, r->ppid, r->time);
 		if (parent)
 			memcpy(comm, parent->comm, sizeof(comm));
-		if ((t = thread(c, r->pid, r->tid)) && !t->own) {
-			memcpy(t->comm, comm, sizeof(comm));
+		if ((t = thread(c, r->pid, r->tid))) {
+			if (!t->nhist)
+				memcpy(t->comm, comm, sizeof(comm));
 			t->ptid = r->ptid;
+			t->fork_time = r->time;
 		}
 		break;
 	}
@@ -470,12 +496,13 @@ dur_ratio(uint64_t a, uint64_t b)
 	return x > y ? x / y : y / x;
 }
 
-#define DONORS 16 /* the chained intervals nearest in time an unchained one looks at */
+#define DONORS 16 /* the chained intervals around an unchained one it looks at */
 
 /* The off-CPU samples FIRST.. of one thread without a chain of their own
  * (TY_NONE) each take the chain of one that has one (from_chain 2): of the
- * DONORS nearest in time that were preempted or not as it was, the one
- * whose duration is nearest its own (then the nearest in time). A chain
+ * DONORS around it in time (half before, half after, where there are)
+ * that were preempted or not as it was, the one whose duration is nearest
+ * its own (then the nearest in time). A chain
  * sampled in a window thus stands for the intervals around it that are
  * like it: a long sleep between short waits on a lock takes a sleep's
  * chain where one was sampled near. DONOR has room for one index each. */
@@ -861,30 +888,44 @@ add_mappings(struct ty_collector *c, struct ty_profile *p)
 	return 0;
 }
 
-/* A thread without a COMM record of its own has its creator's name as it
- * ended (the creator's records may have been read after its fork: from
- * another ring, or before the creator's exec was), through at most 16
- * creators. */
+static const struct tcomm *
+find_thread(const struct ty_collector *c, uint32_t tid)
+{
+	size_t i;
+
+	for (i = c->nthreads; i-- > 0;)
+		if (c->threads[i].tid == tid)
+			return &c->threads[i];
+	return NULL;
+}
+
+/* A thread without a COMM record of its own has the name its creator had
+ * when it created it (through at most 16 creators without one either):
+ * the creator's records may have been read after the fork, from another
+ * ring. */
 static void
 name_threads(struct ty_collector *c)
 {
 	size_t i;
 
 	for (i = 0; i < c->nthreads; i++) {
-		const struct tcomm *t = &c->threads[i];
+		const struct tcomm *t = &c->threads[i], *u;
+		uint64_t when = t->fork_time;
+		unsigned k;
 		int depth;
-		for (depth = 0; depth < 16 && !t->own && t->ptid && t->ptid != t->tid; depth++) {
-			const struct tcomm *u = NULL;
-			size_t j;
-			for (j = 0; j < c->nthreads && !u; j++)
-				if (c->threads[j].tid == t->ptid)
-					u = &c->threads[j];
-			if (!u)
-				break;
+		if (t->nhist || !t->ptid)
+			continue;
+		for (depth = 0; (u = find_thread(c, t->ptid)) && u != t; depth++) {
 			t = u;
+			if (t->nhist || !t->ptid || depth == 15)
+				break;
+			when = t->fork_time;
 		}
-		if (t != &c->threads[i] && t->comm[0])
-			memcpy(c->threads[i].comm, t->comm, sizeof(t->comm));
+		if (!t->nhist || t == &c->threads[i])
+			continue;
+		for (k = t->nhist; k > 1 && t->hist[k - 1].time > when; k--)
+			;
+		memcpy(c->threads[i].comm, t->hist[k - 1].comm, sizeof(c->threads[i].comm));
 	}
 }
 

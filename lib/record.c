@@ -75,6 +75,7 @@ struct ty_recorder {
 	unsigned pages; /* data pages per ring */
 	/* Lazy mapping tracking (the default for a command, see lazy_step). */
 	int lazy, proc_maps;
+	uint64_t maps_at;  /* proc_maps: the last snapshot */
 	uint64_t close_at; /* the first trackers close then, unless... */
 	int forked;	   /* ...the command started another process */
 	struct cover *cov; /* threads whose forks inherit trackers (after the close) */
@@ -107,6 +108,8 @@ struct ty_recorder {
 	uint64_t duty_until; /* off: until then at the latest */
 	uint64_t duty_sw;    /* switch-outs drained since duty_mark */
 	uint64_t duty_rng;   /* xorshift64 */
+	unsigned duty_quiet; /* steps with the chains on and their rate low */
+	int duty_failed;     /* an ioctl failed: every chain on since */
 };
 
 static void warn(struct ty_recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -134,9 +137,10 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#define DUTY_CHECK_NS 20000000ull    /* 20 ms */
-#define DUTY_MIN_NS 2000000ull	     /* 2 ms */
-#define DUTY_MAX_OFF_NS 300000000ull /* 300 ms */
+#define DUTY_CHECK_NS 20000000ull     /* 20 ms */
+#define DUTY_MIN_NS 2000000ull	      /* 2 ms */
+#define DUTY_MAX_OFF_NS 2000000000ull /* 2 s */
+#define DUTY_MAX_FDS 256	      /* events turned on and off at most */
 
 /* The recording starts now: t0 on the samples' clock and on the wall's. */
 static void
@@ -165,6 +169,16 @@ mark_start(struct ty_recorder *r)
  * the switch-outs stay above duty_hz a second (looked at every
  * DUTY_CHECK_NS: a thread that switches rarely after a busy phase has its
  * chains again within that). */
+/* An ioctl failed: every chain event on (as many as will), no more turning. */
+static void
+duty_give_up(struct ty_recorder *r)
+{
+	ty_sampler_switch_samples(r->s, 1);
+	r->duty_hz = 0;
+	r->duty_off = 0;
+	r->duty_failed = 1;
+}
+
 static void
 duty_step(struct ty_recorder *r)
 {
@@ -185,7 +199,7 @@ duty_step(struct ty_recorder *r)
 			return;
 		}
 		if (ty_sampler_switch_samples(r->s, 1) < 0) {
-			r->duty_hz = 0; /* leave them as they are */
+			duty_give_up(r);
 			return;
 		}
 		r->duty_off = 0;
@@ -193,12 +207,16 @@ duty_step(struct ty_recorder *r)
 		return;
 	}
 	if (rate <= (double)r->duty_hz) {
+		/* A thread created while they were being turned on may have
+		 * missed it (the kernel copies the state at the fork without
+		 * the ioctl's lock): on again now and then, a no-op for the
+		 * others. */
+		if (++r->duty_quiet % 10 == 0 && ty_sampler_switch_samples(r->s, 1) < 0) {
+			duty_give_up(r);
+			return;
+		}
 		r->duty_win = DUTY_CHECK_NS;
 		r->duty_at = t + DUTY_CHECK_NS;
-		return;
-	}
-	if (ty_sampler_switch_samples(r->s, 0) < 0) {
-		r->duty_hz = 0;
 		return;
 	}
 	r->duty_rng ^= r->duty_rng << 13;
@@ -210,6 +228,14 @@ duty_step(struct ty_recorder *r)
 		off = DUTY_MAX_OFF_NS;
 	win = (uint64_t)((double)r->duty_hz / 10 / rate * 1e9);
 	r->duty_win = win < DUTY_MIN_NS ? DUTY_MIN_NS : win > DUTY_CHECK_NS ? DUTY_CHECK_NS : win;
+	if (off < DUTY_MIN_NS / 2) { /* not worth two sweeps of ioctls */
+		r->duty_at = t + r->duty_win;
+		return;
+	}
+	if (ty_sampler_switch_samples(r->s, 0) < 0) {
+		duty_give_up(r);
+		return;
+	}
 	r->duty_off = 1;
 	r->duty_until = t + off;
 	r->duty_at = off > DUTY_CHECK_NS ? t + DUTY_CHECK_NS : r->duty_until;
@@ -413,6 +439,15 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel)
 		off_cpu_limits(r);
 	r->duty_hz = so.switch_samples && !r->exclude_kernel ? switch_hz(r) : 0;
+	if (r->duty_hz && ty_sampler_nswitch(r->s) > DUTY_MAX_FDS) {
+		/* attached to a process of many threads: each turn would be
+		 * an ioctl per thread and CPU */
+		warn(r,
+		     "%d context-switch events (a thread per CPU) are too many to turn on and "
+		     "off: a call chain at every switch-out (as --off-cpu-chains all)",
+		     ty_sampler_nswitch(r->s));
+		r->duty_hz = 0;
+	}
 	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
 		warn(r,
 		     "cannot open the mapping trackers (%s): reading /proc/PID/maps "
@@ -1181,8 +1216,10 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 		}
 		if (hup == n && !r->child)
 			done = 1;
-		if (r->proc_maps && !done)
-			snapshot_maps(r);
+		if (r->proc_maps && !done && now_ns() - r->maps_at >= 50000000ull) {
+			snapshot_maps(r); /* every 50 ms, however often tachy wakes */
+			r->maps_at = now_ns();
+		}
 		if ((ret = ended(r, pidfd, &pfd[n], e)) < 0)
 			break;
 		done |= ret;
@@ -1411,8 +1448,8 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 		p->meta.off_cpu_limits = strdup(r->limits);
 	if (r->o.off_cpu == TY_OFFCPU_ONLY)
 		p->meta.use_freq = 0, p->meta.rate = 1;
-	if (r->o.off_cpu != TY_OFFCPU_NONE)
-		p->meta.switch_chain_hz = switch_hz(r);
+	if (r->o.off_cpu != TY_OFFCPU_NONE) /* the rate kept (0: every chain) */
+		p->meta.switch_chain_hz = r->duty_failed ? 0 : r->duty_hz;
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.start_unix_ns = r->t0_unix;
 	p->meta.start_mono_ns = r->t0;

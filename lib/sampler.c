@@ -594,12 +594,20 @@ ty_sampler_disable(struct ty_sampler *s, struct ty_error *e)
 int
 ty_sampler_switch_samples(struct ty_sampler *s, int on)
 {
-	int i;
+	int i, err = 0;
 
 	for (i = 0; i < s->nsw; i++) /* the kernel applies it to every inherited copy */
-		if (ioctl(s->sw_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
-			return -errno;
-	return 0;
+		if (ioctl(s->sw_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) <
+			0 &&
+		    !err)
+			err = -errno;
+	return err;
+}
+
+int
+ty_sampler_nswitch(const struct ty_sampler *s)
+{
+	return s->nsw;
 }
 
 int

@@ -174,12 +174,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "on-CPU samples (a clock event, default cpu-clock) and\n"
 		     "off-CPU time together: a wall-clock profile"),
 	    OPT_CALLBACK(0, "off-cpu-chains", o, "HZ|all",
-			 "with -g: a call chain at every switch-out while they\n"
-			 "come at most HZ a second in all (default 999); above,\n"
-			 "in windows that keep to about HZ chains a second, each\n"
-			 "other interval taking the chain of one near it in its\n"
-			 "thread with the nearest duration (every duration stays\n"
-			 "exact); all: at every switch-out (~2.5 us each)",
+			 "with -g: a call chain at each switch-out\n"
+			 "while they come at most HZ a second in all (default\n"
+			 "999); above, in windows that keep to about HZ chains\n"
+			 "a second, each other interval taking the chain of one\n"
+			 "near it in its thread with the nearest duration (every\n"
+			 "duration stays exact); all: at every switch-out (the\n"
+			 "kernel's ~2.5 us each)",
 			 opt_chains),
 	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
 	    OPT_HELP('h', "help", "this help"),

@@ -36,7 +36,7 @@ enum ty_callgraph {
 #define TY_RECORD_STACK_MAX 65528     /* the kernel's limit (u16, 8-aligned) */
 /* Stack bytes copied at a switch-out: there the thread is in a system call
  * (or preempted), its user stack shallower than where it computes, and a
- * copy is taken at every switch (see BENCHMARKS.md). */
+ * copy is taken at every switch-out that has a chain (see BENCHMARKS.md). */
 #define TY_RECORD_OFFCPU_STACK_DEFAULT 2048
 
 /* The call chains at switch-outs (ty_record_opts.switch_chains). A chain

@@ -133,9 +133,13 @@ int ty_sampler_enable(struct ty_sampler *s, struct ty_error *e);
 int ty_sampler_disable(struct ty_sampler *s, struct ty_error *e);
 
 /* Turn the context-switches events of switch_samples on or off (all their
- * inherited copies in every thread), the switch records staying on.
- * Returns 0 or a negative errno. */
+ * inherited copies in every thread), the switch records staying on; every
+ * event is tried. Returns 0 or the first negative errno. */
 int ty_sampler_switch_samples(struct ty_sampler *s, int on);
+
+/* How many context-switches events switch_samples opened (one per ring,
+ * and one per ring for each thread added when attached). */
+int ty_sampler_nswitch(const struct ty_sampler *s);
 
 /* Number of rings and the file descriptor of ring I (poll it for POLLIN). */
 int ty_sampler_nrings(const struct ty_sampler *s);

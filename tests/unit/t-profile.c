@@ -864,10 +864,18 @@ test_collector_impute(void)
 	for (i = 0, t = 100000; i < 40; i++, t += 100)
 		interval(c, 9, t, 50, 0, 0xe000);
 	interval(c, 11, 500, 70, 0, 0); /* thread 11: no chain at all */
+	/* thread 12: the donors are the 16 around it in time (8 before, 8
+	 * after), not one far off with its very duration */
+	for (i = 0, t = 0; i < 20; i++, t += 10000) {
+		interval(c, 12, t, 100, 0, 0xf000);
+		if (i == 9)
+			interval(c, 12, t + 200, 5000, 0, 0);
+	}
+	interval(c, 12, 1000000, 5000, 0, 0xf100);
 	CHECK_INT(ty_collector_finish(c, p, &e), 0);
-	CHECK_INT(p->nsamples, 6 + 81 + 1);
-	CHECK_INT(p->meta.off_cpu_chained, 3 + 80);
-	CHECK_INT(p->meta.off_cpu_chained_ns, 5000 + 10 + 300 + 80 * 50);
+	CHECK_INT(p->nsamples, 6 + 81 + 1 + 22);
+	CHECK_INT(p->meta.off_cpu_chained, 3 + 80 + 21);
+	CHECK_INT(p->meta.off_cpu_chained_ns, 5000 + 10 + 300 + 80 * 50 + 2000 + 5000);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct ty_prof_sample *s = &p->samples[i];
 		uint64_t f = frame_of(p, s);
@@ -882,21 +890,24 @@ test_collector_impute(void)
 			want = 0xe000;
 		else if (s->tid == 11)
 			want = 0;
+		else if (s->tid == 12 && s->time == 90200)
+			want = 0xf000;
 		if (want == 1)
 			continue;
 		CHECK_INT(f, want);
 		CHECK_INT(s->state, s->time == 15000 ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED);
 		seen++;
 	}
-	CHECK_INT(seen, 5);
+	CHECK_INT(seen, 6);
 	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), -1); /* not off-CPU */
 	p->meta.off_cpu = TY_OFFCPU_ONLY;
 	p->meta.callchain = 1;
 	p->meta.switch_chain_hz = 999;
 	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), 0);
-	CHECK(strstr(note, "83 of 88 off-CPU intervals have a call chain of their own "
-			   "(--off-cpu-chains 999), ") != NULL);
-	p->meta.off_cpu_chained = 88;
+	/* 16310 ns of 25951 */
+	CHECK(strstr(note, "104 of 110 off-CPU intervals have a call chain of their own "
+			   "(--off-cpu-chains 999), 62.8% of the off-CPU time") != NULL);
+	p->meta.off_cpu_chained = 110;
 	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), -1);
 	ty_profile_free(p);
 	ty_collector_free(c);
@@ -942,7 +953,35 @@ test_collector_names(void)
 	ty_collector_record(&r, c);
 	r.exec = 0, r.pid = 30, r.tid = 33, r.name = "worker", r.time = 500;
 	ty_collector_record(&r, c);
+	/* process 40 creates 41, then renames itself: 41 keeps the name
+	 * 40 had then */
+	r.type = TY_REC_COMM, r.pid = r.tid = 40, r.name = "prog", r.time = 100;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_FORK, r.pid = 40, r.tid = 41, r.ppid = 40, r.ptid = 40, r.time = 200;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_COMM, r.pid = r.tid = 40, r.name = "main-loop", r.time = 300;
+	ty_collector_record(&r, c);
+	/* 42 names itself; its FORK is read after */
+	r.type = TY_REC_COMM, r.pid = 40, r.tid = 42, r.name = "io", r.time = 250;
+	ty_collector_record(&r, c);
+	r.type = TY_REC_FORK, r.pid = 40, r.tid = 42, r.ppid = 40, r.ptid = 40, r.time = 240;
+	ty_collector_record(&r, c);
+	/* a name read from /proc when attaching (time 0) gives way to a COMM
+	 * record, whichever is read first */
+	r.type = TY_REC_COMM, r.pid = 40, r.tid = 43, r.name = "old", r.time = 0;
+	ty_collector_record(&r, c);
+	r.name = "new", r.time = 600;
+	ty_collector_record(&r, c);
+	r.tid = 44, r.name = "new", r.time = 600;
+	ty_collector_record(&r, c);
+	r.name = "old", r.time = 0;
+	ty_collector_record(&r, c);
 	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_STR(thread_name(p, 40), "main-loop");
+	CHECK_STR(thread_name(p, 41), "prog");
+	CHECK_STR(thread_name(p, 42), "io");
+	CHECK_STR(thread_name(p, 43), "new");
+	CHECK_STR(thread_name(p, 44), "new");
 	CHECK_STR(thread_name(p, 30), "prog");
 	CHECK_STR(thread_name(p, 31), "prog");
 	CHECK_STR(thread_name(p, 32), "prog");
