@@ -69,6 +69,7 @@ struct ty_collector {
 	struct swlist *swl;
 	size_t nswl, capswl, nout;
 	uint64_t chained, chained_ns; /* off-CPU samples with their own chain */
+	size_t new_lists;	      /* threads seen switching since the last ask */
 	struct ty_idmap swmap;	      /* tid -> its list */
 	uint32_t swlast;	      /* the list of the last entry (+1; 0: none) */
 	size_t first_off;	      /* samples from here on are off-CPU (after pairing) */
@@ -252,6 +253,15 @@ add_name(struct tcomm *t, uint64_t time, const char *name)
 	memcpy(t->comm, t->hist[t->nhist - 1].comm, sizeof(t->comm));
 }
 
+size_t
+ty_collector_new_threads(struct ty_collector *c)
+{
+	size_t n = c->new_lists;
+
+	c->new_lists = 0;
+	return n;
+}
+
 static int sw_cmp(const void *a, const void *b);
 
 /* The switch entries of thread TID, or NULL (out of memory). */
@@ -270,6 +280,7 @@ swlist(struct ty_collector *c, uint32_t tid)
 		memset(&c->swl[c->nswl], 0, sizeof(*c->swl));
 		c->swl[c->nswl].tid = tid;
 		*slot = (uint32_t)c->nswl++;
+		c->new_lists++;
 	}
 	c->swlast = *slot + 1;
 	return &c->swl[*slot];

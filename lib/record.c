@@ -104,9 +104,10 @@ struct ty_recorder {
 	int duty_off;	     /* they are off now */
 	uint64_t duty_at;    /* the next step */
 	uint64_t duty_mark;  /* the last step */
-	uint64_t duty_win;   /* the next window's length */
+	double duty_tokens;  /* the chains the bucket holds */
 	uint64_t duty_until; /* off: until then at the latest */
-	uint64_t duty_sw;    /* switch-outs drained since duty_mark */
+	uint64_t duty_sw;    /* switch-outs drained since duty_mark... */
+	uint64_t duty_n;     /* ...and chains */
 	uint64_t duty_rng;   /* xorshift64 */
 	unsigned duty_quiet; /* steps with the chains on and their rate low */
 	int duty_failed;     /* an ioctl failed: every chain on since */
@@ -152,23 +153,31 @@ mark_start(struct ty_recorder *r)
 	r->t0 = now_ns();
 	r->t0_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	r->duty_mark = r->t0;
-	r->duty_win = DUTY_CHECK_NS;
 	r->duty_at = r->t0 + DUTY_CHECK_NS;
 	r->duty_rng = r->t0 ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
 }
 
 /* Chains at the switch-outs cost the kernel ~2.5 us each: a program that
- * switches 100,000 times a second would run 1.25x as long. While the
- * switch-outs (counted from the switch records, which go on all the while:
- * every duration stays exact) come at most duty_hz a second, the chains
- * stay on (looked at every DUTY_CHECK_NS). Above it they are on in windows
- * (about ten a second, DUTY_MIN_NS at the least) and off between them for
- * as long as brings their rate down to duty_hz, drawn at random from half
- * to one and a half of that so that the windows do not keep step with a
- * program's own period, DUTY_MAX_OFF_NS at the most, and no longer than
- * the switch-outs stay above duty_hz a second (looked at every
- * DUTY_CHECK_NS: a thread that switches rarely after a busy phase has its
- * chains again within that). */
+ * switches 100,000 times a second would run 1.25x as long. They are kept
+ * to about duty_hz a second by a bucket of duty_hz / 4 chains, refilled at
+ * duty_hz a second: the chains taken out of it (half a bucket may be owed:
+ * the drain sees some late), so a burst of switches in a quiet program has
+ * its chains. When it is empty they are off until it has filled again to a
+ * share of it drawn at random (a quarter to all of it, so that the windows
+ * do not keep step with a loop of the program), DUTY_MAX_OFF_NS at the
+ * most and no longer than the switch-outs (counted from the switch
+ * records, which go on all the while: every duration stays exact) stay
+ * above duty_hz a second (looked at every DUTY_CHECK_NS: a thread that
+ * switches rarely after a busy phase has its chains again within that),
+ * and no longer than a new thread comes: each has some chains of its own. */
+static uint64_t
+duty_clamp(double ns)
+{
+	return ns < (double)DUTY_MIN_NS	    ? DUTY_MIN_NS
+	       : ns > (double)DUTY_CHECK_NS ? DUTY_CHECK_NS
+					    : (uint64_t)ns;
+}
+
 /* An ioctl failed: every chain event on (as many as will), no more turning. */
 static void
 duty_give_up(struct ty_recorder *r)
@@ -182,18 +191,28 @@ duty_give_up(struct ty_recorder *r)
 static void
 duty_step(struct ty_recorder *r)
 {
-	uint64_t t, span, off, win;
-	double rate, x;
+	uint64_t t, span, off;
+	double rate, cap, x;
+	size_t fresh;
 
 	if (!r->duty_hz || r->stop_ns || (t = now_ns()) < r->duty_at)
 		return;
-	/* the switch-outs' rate since the last step */
+	/* the switch-outs' rate since the last step, and the bucket */
 	span = t - r->duty_mark;
 	rate = (double)r->duty_sw * 1e9 / (double)(span ? span : 1);
+	cap = (double)r->duty_hz / 4 < 1 ? 1 : (double)r->duty_hz / 4;
+	/* the chains drained since (some of the last window's come late) */
+	r->duty_tokens += (double)r->duty_hz * (double)span / 1e9 - (double)r->duty_n;
+	r->duty_tokens = r->duty_tokens > cap	     ? cap
+			 : r->duty_tokens < -cap / 2 ? -cap / 2
+						     : r->duty_tokens;
 	r->duty_mark = t;
-	r->duty_sw = 0;
+	r->duty_sw = r->duty_n = 0;
+	fresh = ty_collector_new_threads(r->c);
 	if (r->duty_off) {
-		if (t < r->duty_until && rate > (double)r->duty_hz) {
+		/* on again early for a thread seen for the first time: a
+		 * short-lived one would have no chain at all */
+		if (t < r->duty_until && rate > (double)r->duty_hz && !fresh) {
 			r->duty_at =
 			    t + DUTY_CHECK_NS < r->duty_until ? t + DUTY_CHECK_NS : r->duty_until;
 			return;
@@ -203,33 +222,31 @@ duty_step(struct ty_recorder *r)
 			return;
 		}
 		r->duty_off = 0;
-		r->duty_at = t + r->duty_win;
+		r->duty_at = t + duty_clamp(rate > 0 ? r->duty_tokens / rate * 1e9 : 1e18);
 		return;
 	}
-	if (rate <= (double)r->duty_hz) {
+	if (r->duty_tokens > 0) { /* look again when it would be empty */
 		/* A thread created while they were being turned on may have
 		 * missed it (the kernel copies the state at the fork without
 		 * the ioctl's lock): on again now and then, a no-op for the
 		 * others. */
-		if (++r->duty_quiet % 10 == 0 && ty_sampler_switch_samples(r->s, 1) < 0) {
+		if (rate <= (double)r->duty_hz && ++r->duty_quiet % 10 == 0 &&
+		    ty_sampler_switch_samples(r->s, 1) < 0) {
 			duty_give_up(r);
 			return;
 		}
-		r->duty_win = DUTY_CHECK_NS;
-		r->duty_at = t + DUTY_CHECK_NS;
+		r->duty_at = t + duty_clamp(rate > 0 ? r->duty_tokens / rate * 1e9 : 1e18);
 		return;
 	}
 	r->duty_rng ^= r->duty_rng << 13;
 	r->duty_rng ^= r->duty_rng >> 7;
 	r->duty_rng ^= r->duty_rng << 17;
-	x = 0.5 + (double)(r->duty_rng >> 11) / 9007199254740992.0; /* [0.5, 1.5) */
-	off = (uint64_t)((double)span * (rate / (double)r->duty_hz - 1) * x);
+	x = 0.25 + 0.75 * (double)(r->duty_rng >> 11) / 9007199254740992.0; /* [0.25, 1) */
+	off = (uint64_t)((cap * x - r->duty_tokens) / (double)r->duty_hz * 1e9);
 	if (off > DUTY_MAX_OFF_NS)
 		off = DUTY_MAX_OFF_NS;
-	win = (uint64_t)((double)r->duty_hz / 10 / rate * 1e9);
-	r->duty_win = win < DUTY_MIN_NS ? DUTY_MIN_NS : win > DUTY_CHECK_NS ? DUTY_CHECK_NS : win;
 	if (off < DUTY_MIN_NS / 2) { /* not worth two sweeps of ioctls */
-		r->duty_at = t + r->duty_win;
+		r->duty_at = t + DUTY_MIN_NS;
 		return;
 	}
 	if (ty_sampler_switch_samples(r->s, 0) < 0) {
@@ -448,6 +465,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		     ty_sampler_nswitch(r->s));
 		r->duty_hz = 0;
 	}
+	r->duty_tokens = (double)r->duty_hz / 4; /* a full bucket */
 	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
 		warn(r,
 		     "cannot open the mapping trackers (%s): reading /proc/PID/maps "
@@ -1085,6 +1103,7 @@ on_record(const struct ty_record *rec, void *arg)
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
 		ty_unwind_forget(r->uw);
 	r->duty_sw += rec->type == TY_REC_SWITCH && rec->out;
+	r->duty_n += rec->type == TY_REC_SWITCH_SAMPLE;
 	ty_collector_record(rec, r->c);
 }
 

@@ -211,6 +211,9 @@ uint64_t ty_collector_unthrottled(const struct ty_collector *c);
 /* The processes seen so far (from thread names and forks): up to MAX pids
  * into OUT; returns how many there are. */
 size_t ty_collector_pids(const struct ty_collector *c, uint32_t *out, size_t max);
+
+/* How many threads had their first switch record since the last call. */
+size_t ty_collector_new_threads(struct ty_collector *c);
 /* Resolve every sampled address and fill P (whose meta the caller sets).
  * Returns 0 or -ENOMEM with E filled. */
 int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e);
