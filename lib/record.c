@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tachy/array.h"
+#include "tachy/duty.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
@@ -99,17 +100,7 @@ struct ty_recorder {
 	char *pname; /* attached: "-p PID (comm)" */
 	pid_t *tids; /* attached: the threads it has */
 	int ntids;
-	/* Chains at switch-outs kept to about duty_hz a second (duty_step). */
-	uint64_t duty_hz;    /* 0: the context-switch samples stay on */
-	int duty_off;	     /* they are off now */
-	uint64_t duty_at;    /* the next step */
-	uint64_t duty_mark;  /* the last step */
-	double duty_tokens;  /* the chains the bucket holds */
-	uint64_t duty_until; /* off: until then at the latest */
-	uint64_t duty_sw;    /* switch-outs drained since duty_mark... */
-	uint64_t duty_n;     /* ...and chains */
-	uint64_t duty_rng;   /* xorshift64 */
-	unsigned duty_quiet; /* steps with the chains on and their rate low */
+	struct ty_duty duty; /* the chains at switch-outs (duty.hz 0: all, or none) */
 	int duty_failed;     /* an ioctl failed: every chain on since */
 };
 
@@ -138,10 +129,7 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#define DUTY_CHECK_NS 20000000ull     /* 20 ms */
-#define DUTY_MIN_NS 2000000ull	      /* 2 ms */
-#define DUTY_MAX_OFF_NS 2000000000ull /* 2 s */
-#define DUTY_MAX_FDS 256	      /* events turned on and off at most */
+#define DUTY_MAX_FDS 256 /* events turned on and off at most */
 
 /* The recording starts now: t0 on the samples' clock and on the wall's. */
 static void
@@ -152,30 +140,6 @@ mark_start(struct ty_recorder *r)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r->t0 = now_ns();
 	r->t0_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	r->duty_mark = r->t0;
-	r->duty_at = r->t0 + DUTY_CHECK_NS;
-	r->duty_rng = r->t0 ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
-}
-
-/* Chains at the switch-outs cost the kernel ~2.5 us each: a program that
- * switches 100,000 times a second would run 1.25x as long. They are kept
- * to about duty_hz a second by a bucket of duty_hz / 4 chains, refilled at
- * duty_hz a second: the chains taken out of it (half a bucket may be owed:
- * the drain sees some late), so a burst of switches in a quiet program has
- * its chains. When it is empty they are off until it has filled again to a
- * share of it drawn at random (a quarter to all of it, so that the windows
- * do not keep step with a loop of the program), DUTY_MAX_OFF_NS at the
- * most and no longer than the switch-outs (counted from the switch
- * records, which go on all the while: every duration stays exact) stay
- * above duty_hz a second (looked at every DUTY_CHECK_NS: a thread that
- * switches rarely after a busy phase has its chains again within that),
- * and no longer than a new thread comes: each has some chains of its own. */
-static uint64_t
-duty_clamp(double ns)
-{
-	return ns < (double)DUTY_MIN_NS	    ? DUTY_MIN_NS
-	       : ns > (double)DUTY_CHECK_NS ? DUTY_CHECK_NS
-					    : (uint64_t)ns;
 }
 
 /* An ioctl failed: every chain event on (as many as will), no more turning. */
@@ -183,79 +147,23 @@ static void
 duty_give_up(struct ty_recorder *r)
 {
 	ty_sampler_switch_samples(r->s, 1);
-	r->duty_hz = 0;
-	r->duty_off = 0;
+	r->duty.hz = 0;
 	r->duty_failed = 1;
 }
 
+/* The chains at switch-outs kept to about --off-cpu-chains a second
+ * (lib/duty.c). */
 static void
 duty_step(struct ty_recorder *r)
 {
-	uint64_t t, span, off;
-	double rate, cap, x;
-	size_t fresh;
+	enum ty_duty_action a;
+	uint64_t t;
 
-	if (!r->duty_hz || r->stop_ns || (t = now_ns()) < r->duty_at)
+	if (!r->duty.hz || r->stop_ns || (t = now_ns()) < r->duty.at)
 		return;
-	/* the switch-outs' rate since the last step, and the bucket */
-	span = t - r->duty_mark;
-	rate = (double)r->duty_sw * 1e9 / (double)(span ? span : 1);
-	cap = (double)r->duty_hz / 4 < 1 ? 1 : (double)r->duty_hz / 4;
-	/* the chains drained since (some of the last window's come late) */
-	r->duty_tokens += (double)r->duty_hz * (double)span / 1e9 - (double)r->duty_n;
-	r->duty_tokens = r->duty_tokens > cap	     ? cap
-			 : r->duty_tokens < -cap / 2 ? -cap / 2
-						     : r->duty_tokens;
-	r->duty_mark = t;
-	r->duty_sw = r->duty_n = 0;
-	fresh = ty_collector_new_threads(r->c);
-	if (r->duty_off) {
-		/* on again early for a thread seen for the first time: a
-		 * short-lived one would have no chain at all */
-		if (t < r->duty_until && rate > (double)r->duty_hz && !fresh) {
-			r->duty_at =
-			    t + DUTY_CHECK_NS < r->duty_until ? t + DUTY_CHECK_NS : r->duty_until;
-			return;
-		}
-		if (ty_sampler_switch_samples(r->s, 1) < 0) {
-			duty_give_up(r);
-			return;
-		}
-		r->duty_off = 0;
-		r->duty_at = t + duty_clamp(rate > 0 ? r->duty_tokens / rate * 1e9 : 1e18);
-		return;
-	}
-	if (r->duty_tokens > 0) { /* look again when it would be empty */
-		/* A thread created while they were being turned on may have
-		 * missed it (the kernel copies the state at the fork without
-		 * the ioctl's lock): on again now and then, a no-op for the
-		 * others. */
-		if (rate <= (double)r->duty_hz && ++r->duty_quiet % 10 == 0 &&
-		    ty_sampler_switch_samples(r->s, 1) < 0) {
-			duty_give_up(r);
-			return;
-		}
-		r->duty_at = t + duty_clamp(rate > 0 ? r->duty_tokens / rate * 1e9 : 1e18);
-		return;
-	}
-	r->duty_rng ^= r->duty_rng << 13;
-	r->duty_rng ^= r->duty_rng >> 7;
-	r->duty_rng ^= r->duty_rng << 17;
-	x = 0.25 + 0.75 * (double)(r->duty_rng >> 11) / 9007199254740992.0; /* [0.25, 1) */
-	off = (uint64_t)((cap * x - r->duty_tokens) / (double)r->duty_hz * 1e9);
-	if (off > DUTY_MAX_OFF_NS)
-		off = DUTY_MAX_OFF_NS;
-	if (off < DUTY_MIN_NS / 2) { /* not worth two sweeps of ioctls */
-		r->duty_at = t + DUTY_MIN_NS;
-		return;
-	}
-	if (ty_sampler_switch_samples(r->s, 0) < 0) {
+	a = ty_duty_step(&r->duty, t, ty_collector_new_threads(r->c));
+	if (a != TY_DUTY_KEEP && ty_sampler_switch_samples(r->s, a != TY_DUTY_OFF) < 0)
 		duty_give_up(r);
-		return;
-	}
-	r->duty_off = 1;
-	r->duty_until = t + off;
-	r->duty_at = off > DUTY_CHECK_NS ? t + DUTY_CHECK_NS : r->duty_until;
 }
 
 static uint64_t
@@ -347,6 +255,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	struct ty_sampler_opts so = {0};
 	int ret, explicit_ev = r->o.explicit_event;
 	size_t page = (size_t)getpagesize();
+	uint64_t hz;
 
 	so.use_freq = r->o.use_freq;
 	so.rate = r->o.rate;
@@ -455,17 +364,17 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		 r->o.off_cpu == TY_OFFCPU_ONLY ? "context-switches" : r->ev.name);
 	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel)
 		off_cpu_limits(r);
-	r->duty_hz = so.switch_samples && !r->exclude_kernel ? switch_hz(r) : 0;
-	if (r->duty_hz && ty_sampler_nswitch(r->s) > DUTY_MAX_FDS) {
+	hz = so.switch_samples && !r->exclude_kernel ? switch_hz(r) : 0;
+	if (hz && ty_sampler_nswitch(r->s) > DUTY_MAX_FDS) {
 		/* attached to a process of many threads: each turn would be
 		 * an ioctl per thread and CPU */
 		warn(r,
 		     "%d context-switch events (a thread per CPU) are too many to turn on and "
 		     "off: a call chain at every switch-out (as --off-cpu-chains all)",
 		     ty_sampler_nswitch(r->s));
-		r->duty_hz = 0;
+		hz = 0;
 	}
-	r->duty_tokens = (double)r->duty_hz / 4; /* a full bucket */
+	ty_duty_init(&r->duty, hz, now_ns(), now_ns() ^ ((uint64_t)getpid() << 32));
 	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
 		warn(r,
 		     "cannot open the mapping trackers (%s): reading /proc/PID/maps "
@@ -1102,8 +1011,8 @@ on_record(const struct ty_record *rec, void *arg)
 			    0);
 	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
 		ty_unwind_forget(r->uw);
-	r->duty_sw += rec->type == TY_REC_SWITCH && rec->out;
-	r->duty_n += rec->type == TY_REC_SWITCH_SAMPLE;
+	r->duty.sw += rec->type == TY_REC_SWITCH && rec->out;
+	r->duty.n += rec->type == TY_REC_SWITCH_SAMPLE;
 	ty_collector_record(rec, r->c);
 }
 
@@ -1156,9 +1065,9 @@ poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
 {
 	int ms = poll_ms_base(r, pidfd, stopping);
 
-	if (r->duty_hz && !r->stop_ns && !stopping) {
+	if (r->duty.hz && !r->stop_ns && !stopping) {
 		uint64_t t = now_ns();
-		int d = t >= r->duty_at ? 0 : (int)((r->duty_at - t + 999999) / 1000000);
+		int d = t >= r->duty.at ? 0 : (int)((r->duty.at - t + 999999) / 1000000);
 		if (d < ms)
 			ms = d;
 	}
@@ -1468,7 +1377,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.off_cpu == TY_OFFCPU_ONLY)
 		p->meta.use_freq = 0, p->meta.rate = 1;
 	if (r->o.off_cpu != TY_OFFCPU_NONE) /* the rate kept (0: every chain) */
-		p->meta.switch_chain_hz = r->duty_failed ? 0 : r->duty_hz;
+		p->meta.switch_chain_hz = r->duty_failed ? 0 : r->duty.hz;
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.start_unix_ns = r->t0_unix;
 	p->meta.start_mono_ns = r->t0;
