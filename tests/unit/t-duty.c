@@ -19,6 +19,8 @@ struct sim {
 static void
 run(struct sim *s, uint64_t end, double rate, size_t fresh)
 {
+	unsigned bad = 0;
+
 	while (s->t < end) {
 		uint64_t next = s->d.at > s->t ? s->d.at : s->t + 1;
 		double sw = rate * (double)(next - s->t) / 1e9;
@@ -31,15 +33,17 @@ run(struct sim *s, uint64_t end, double rate, size_t fresh)
 		}
 		a = ty_duty_step(&s->d, s->t, fresh);
 		fresh = 0;
-		CHECK(s->d.at > s->t);
+		bad += s->d.at <= s->t;
 		if (a == TY_DUTY_ON)
-			CHECK(!s->on), s->on = 1, s->ons++;
+			bad += s->on, s->on = 1, s->ons++;
 		else if (a == TY_DUTY_OFF)
-			CHECK(s->on), s->on = 0, s->offs++;
+			bad += !s->on, s->on = 0, s->offs++;
 		else if (a == TY_DUTY_REAPPLY)
-			CHECK(s->on), s->reapplied++;
-		CHECK_INT(s->d.off, !s->on);
+			bad += !s->on, s->reapplied++;
+		bad += s->d.off != !s->on;
 	}
+	/* every step looks ahead, and says what the state allows */
+	CHECK_INT(bad, 0);
 }
 
 static void
