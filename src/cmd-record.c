@@ -177,7 +177,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			 "with -g: a call chain at each switch-out\n"
 			 "while they come at most HZ a second in all (default\n"
 			 "999); above, in windows that keep to about HZ chains\n"
-			 "a second (bursts kept whole), each other interval\n"
+			 "a second (a burst of HZ/4 kept), each other interval\n"
 			 "taking the chain of one near it in its thread with the\n"
 			 "nearest duration (every duration stays exact); all:\n"
 			 "at every switch-out (the kernel's ~2.5 us each)",

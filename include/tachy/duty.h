@@ -22,14 +22,16 @@ struct ty_duty {
 	double tokens;	/* the chains the bucket holds */
 	uint64_t sw, n; /* switch-outs and chains drained since MARK (the caller adds) */
 	uint64_t rng;	/* xorshift64 */
-	unsigned quiet; /* steps with the chains on and the switch-outs below HZ */
+	unsigned steps; /* steps in the state, for sending it again */
+	int fresh_seen; /* off: a new thread was seen (to turn them on early) */
 };
 
+/* What to do: ON and OFF come again now and then in the state they set
+ * (a thread created during a turn may have missed it). */
 enum ty_duty_action {
-	TY_DUTY_KEEP,	/* nothing to do */
-	TY_DUTY_ON,	/* turn the chains on */
-	TY_DUTY_OFF,	/* turn them off */
-	TY_DUTY_REAPPLY /* turn them on again (they are on: a thread may have missed it) */
+	TY_DUTY_KEEP, /* nothing to do */
+	TY_DUTY_ON,   /* turn the chains on (again) */
+	TY_DUTY_OFF   /* turn them off (again) */
 };
 
 /* Start at T0 (the chains on, the bucket full); SEED for the random share. */

@@ -11,11 +11,14 @@ struct sim {
 	uint64_t t;	 /* now */
 	int on;		 /* the chains as the simulated kernel has them */
 	uint64_t chains; /* taken */
-	unsigned ons, offs, reapplied;
+	unsigned ons, offs, reapplied, reoff;
+	double carry; /* switch-outs not whole yet */
+	size_t every; /* new threads at every step */
 };
 
 /* Run until END with switch-outs at RATE a second (spread evenly over each
- * step), FRESH new threads at the first step. */
+ * step), FRESH new threads at the first step (at every step when
+ * s->every). */
 static void
 run(struct sim *s, uint64_t end, double rate, size_t fresh)
 {
@@ -23,23 +26,27 @@ run(struct sim *s, uint64_t end, double rate, size_t fresh)
 
 	while (s->t < end) {
 		uint64_t next = s->d.at > s->t ? s->d.at : s->t + 1;
-		double sw = rate * (double)(next - s->t) / 1e9;
+		double x = s->carry + rate * (double)(next - s->t) / 1e9;
+		uint64_t sw = (uint64_t)x;
 		enum ty_duty_action a;
+		s->carry = x - (double)sw;
 		s->t = next;
-		s->d.sw += (uint64_t)sw;
+		s->d.sw += sw;
 		if (s->on) {
-			s->d.n += (uint64_t)sw;
-			s->chains += (uint64_t)sw;
+			s->d.n += sw;
+			s->chains += sw;
 		}
 		a = ty_duty_step(&s->d, s->t, fresh);
-		fresh = 0;
+		fresh = s->every;
 		bad += s->d.at <= s->t;
-		if (a == TY_DUTY_ON)
-			bad += s->on, s->on = 1, s->ons++;
+		if (a == TY_DUTY_ON && s->on)
+			s->reapplied++;
+		else if (a == TY_DUTY_ON)
+			s->on = 1, s->ons++;
+		else if (a == TY_DUTY_OFF && !s->on)
+			s->reoff++;
 		else if (a == TY_DUTY_OFF)
-			bad += !s->on, s->on = 0, s->offs++;
-		else if (a == TY_DUTY_REAPPLY)
-			bad += !s->on, s->reapplied++;
+			s->on = 0, s->offs++;
 		bad += s->d.off != !s->on;
 	}
 	/* every step looks ahead, and says what the state allows */
@@ -113,15 +120,38 @@ main(void)
 		run(&s, s.t + 1, 100000, 0); /* until it is off */
 	run(&s, s.t + TY_DUTY_CHECK_NS + 1, 100, 0);
 	CHECK_INT(s.on, 1);
-	/* Off in a busy phase, a new thread: on at the next step. */
+	{ /* and it stays on: below the rate the bucket cannot empty */
+		unsigned offs = s.offs;
+		run(&s, s.t + sec, 100, 0);
+		CHECK_INT(s.offs, offs);
+	}
+	/* Off in a busy phase, a new thread (seen at every step from then
+	 * on): on again within 200 ms (once the bucket owes a quarter of
+	 * itself at most), not after the 2 s an off window may last. */
+	start(&s, 1, 7);
+	run(&s, sec, 100000, 0);
 	while (s.on)
 		run(&s, s.t + 1, 100000, 0);
+	s.d.hz = 999; /* the off window was long: 2 s */
 	{
 		uint64_t t = s.t;
-		run(&s, s.d.at, 100000, 1);
+		s.every = 1;
+		while (!s.on && s.t - t < 3 * sec)
+			run(&s, s.t + 1, 100000, 1);
+		s.every = 0;
 		CHECK_INT(s.on, 1);
-		CHECK(s.t - t <= TY_DUTY_CHECK_NS);
+		CHECK(s.t - t <= 200000000ull);
 	}
+	/* Faster still, 500,000 a second: still about 999 chains a second
+	 * (what is owed grows with the rate); and a new thread at every
+	 * step turns them on early once an off window at the most. */
+	start(&s, 999, 5);
+	run(&s, 20 * sec, 500000, 0);
+	CHECK((double)(s.chains - 10000) / 20 < 1500);
+	start(&s, 999, 6);
+	s.every = 1;
+	run(&s, 20 * sec, 100000, 1);
+	CHECK((double)(s.chains - 2000) / 20 < 4000);
 	/* Off for 2 s at the most, even at a rate of HZ 1. */
 	start(&s, 1, 4);
 	run(&s, 10 * sec, 100000, 0);
