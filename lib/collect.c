@@ -22,9 +22,9 @@ struct raw_sample {
  * and comes back on another: its records are in two rings, drained in any
  * order). */
 enum { SW_SAMPLE, SW_OUT, SW_IN };
-struct sw {
+struct sw { /* in its thread's list (struct swlist) */
 	uint64_t time;
-	uint32_t tid, cpu, stack; /* stack: SW_SAMPLE's */
+	uint32_t cpu, stack; /* stack: SW_SAMPLE's */
 	uint8_t kind, preempt;
 };
 
@@ -215,14 +215,24 @@ intern_stack(struct ty_collector *c, uint64_t key, const uint64_t *ips, uint64_t
 	return c->nstacks++;
 }
 
-static struct tcomm *
-thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
+static const struct tcomm *
+find_thread(const struct ty_collector *c, uint32_t tid)
 {
 	size_t i;
 
 	for (i = c->nthreads; i-- > 0;)
 		if (c->threads[i].tid == tid)
 			return &c->threads[i];
+	return NULL;
+}
+
+static struct tcomm *
+thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
+{
+	struct tcomm *t = (struct tcomm *)find_thread(c, tid);
+
+	if (t)
+		return t;
 	if (ty_array_grow(&c->threads, sizeof(*c->threads), c->nthreads + 1, &c->capthreads) < 0)
 		return NULL;
 	memset(&c->threads[c->nthreads], 0, sizeof(*c->threads));
@@ -290,7 +300,7 @@ static void
 on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t stack)
 {
 	struct swlist *l = swlist(c, r->tid);
-	struct sw *last, e = {r->time, r->tid, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
+	struct sw *last, e = {r->time, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
 
 	if (!l) {
 		c->oom = 1;
@@ -406,8 +416,6 @@ sw_cmp(const void *a, const void *b)
 {
 	const struct sw *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->kind < y->kind ? -1 : x->kind > y->kind;
@@ -513,10 +521,10 @@ dur_ratio(uint64_t a, uint64_t b)
  * (TY_NONE) each take the chain of one that has one (from_chain 2): of the
  * DONORS around it in time (half before, half after, where there are)
  * that were preempted or not as it was, the one whose duration is nearest
- * its own (then the nearest in time). A chain
- * sampled in a window thus stands for the intervals around it that are
- * like it: a long sleep between short waits on a lock takes a sleep's
- * chain where one was sampled near. DONOR has room for one index each. */
+ * its own (then the nearest in time). A chain sampled in a window thus
+ * stands for the intervals around it that are like it: a long sleep
+ * between short waits on a lock takes a sleep's chain where one was
+ * sampled near. DONOR has room for one index each. */
 static void
 impute(struct ty_collector *c, size_t first, size_t *donor)
 {
@@ -592,7 +600,7 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 			}
 		rs.time = o->time;
 		rs.period = in->time - o->time;
-		rs.tid = o->tid;
+		rs.tid = l->tid;
 		rs.cpu = o->cpu;
 		rs.state = o->preempt ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED;
 		rs.stack = smp ? smp->stack : TY_NONE;
@@ -620,12 +628,12 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 /* Turn the switch records into off-CPU samples: each switch-out with the
  * next switch-in of its thread, its time off the CPU as the weight; the
  * stack is the context-switch sample taken at that switch-out (from_chain
- * 1), or else the nearest such of its thread (2: the kernel sampled a share
- * of the switch-outs, or a sample was lost), or else the thread's last
- * on-CPU sample (0), or else none. The state is
- * runnable when the kernel says it was preempted; the others are told
- * apart from the kernel's call chain once it is resolved (classify).
- * Threads in the order of their ids. */
+ * 1), or else one such of its thread (2, impute: only a share of the
+ * switch-outs had a chain, or a sample was lost), or else the thread's
+ * last on-CPU sample (0), or else none. The state is runnable when the
+ * kernel says it was preempted; the others are told apart from the
+ * kernel's call chain once it is resolved (classify). Threads in the
+ * order of their ids. */
 static int
 pair_switches(struct ty_collector *c)
 {
@@ -897,17 +905,6 @@ add_mappings(struct ty_collector *c, struct ty_profile *p)
 			return -ENOMEM;
 	}
 	return 0;
-}
-
-static const struct tcomm *
-find_thread(const struct ty_collector *c, uint32_t tid)
-{
-	size_t i;
-
-	for (i = c->nthreads; i-- > 0;)
-		if (c->threads[i].tid == tid)
-			return &c->threads[i];
-	return NULL;
 }
 
 /* A thread without a COMM record of its own has the name its creator had

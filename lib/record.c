@@ -101,7 +101,6 @@ struct ty_recorder {
 	pid_t *tids; /* attached: the threads it has */
 	int ntids;
 	struct ty_duty duty; /* the chains at switch-outs (duty.hz 0: all, or none) */
-	int duty_failed;     /* an ioctl failed: every chain on since */
 };
 
 static void warn(struct ty_recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -148,7 +147,6 @@ duty_give_up(struct ty_recorder *r)
 {
 	ty_sampler_switch_samples(r->s, 1);
 	r->duty.hz = 0;
-	r->duty_failed = 1;
 }
 
 /* The chains at switch-outs kept to about --off-cpu-chains a second
@@ -255,7 +253,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	struct ty_sampler_opts so = {0};
 	int ret, explicit_ev = r->o.explicit_event;
 	size_t page = (size_t)getpagesize();
-	uint64_t hz;
+	uint64_t hz, t;
 
 	so.use_freq = r->o.use_freq;
 	so.rate = r->o.rate;
@@ -324,7 +322,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 			 * the kernel's cost (0.3 us a switch less). */
 			so.type = PERF_TYPE_SOFTWARE;
 			so.config = PERF_COUNT_SW_DUMMY;
-			so.samples_are_switches = 1;
+			so.context_switch = 1;
 			so.use_freq = 0;
 			so.rate = 1;
 		}
@@ -374,7 +372,8 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		     ty_sampler_nswitch(r->s));
 		hz = 0;
 	}
-	ty_duty_init(&r->duty, hz, now_ns(), now_ns() ^ ((uint64_t)getpid() << 32));
+	t = now_ns();
+	ty_duty_init(&r->duty, hz, t, t ^ ((uint64_t)getpid() << 32));
 	if (r->lazy && (ret = ty_sampler_lazy_error(r->s)) < 0) {
 		warn(r,
 		     "cannot open the mapping trackers (%s): reading /proc/PID/maps "
@@ -1030,8 +1029,6 @@ drain(struct ty_recorder *r, struct ty_error *e)
 	return 0;
 }
 
-static int poll_ms_base(const struct ty_recorder *r, int pidfd, int stopping);
-
 static void
 signal_command(struct ty_recorder *r, int sig)
 {
@@ -1059,33 +1056,28 @@ stop_command(struct ty_recorder *r, const struct ty_record_stop *stop)
 	}
 }
 
-/* How long poll() may sleep. */
+/* How long poll() may sleep: for the trackers, the mappings and the end,
+ * and until the chains' next step. */
 static int
 poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
 {
-	int ms = poll_ms_base(r, pidfd, stopping);
+	uint64_t t = now_ns();
+	int ms;
 
+	if (r->proc_maps || stopping)
+		ms = 50;
+	else if (r->lazy && ty_sampler_tracking(r->s))
+		ms = t >= r->close_at ? 0 : (int)((r->close_at - t) / 1000000) + 1;
+	else if (r->lazy)
+		ms = 100; /* samples outside known mappings are looked up soon */
+	else
+		ms = pidfd >= 0 ? 1000 : 100;
 	if (r->duty.hz && !r->stop_ns && !stopping) {
-		uint64_t t = now_ns();
 		int d = t >= r->duty.at ? 0 : (int)((r->duty.at - t + 999999) / 1000000);
 		if (d < ms)
 			ms = d;
 	}
 	return ms;
-}
-
-static int
-poll_ms_base(const struct ty_recorder *r, int pidfd, int stopping)
-{
-	if (r->proc_maps || stopping)
-		return 50;
-	if (r->lazy && ty_sampler_tracking(r->s)) {
-		uint64_t t = now_ns();
-		return t >= r->close_at ? 0 : (int)((r->close_at - t) / 1000000) + 1;
-	}
-	if (r->lazy)
-		return 100; /* samples outside known mappings are looked up soon */
-	return pidfd >= 0 ? 1000 : 100;
 }
 
 /* Has the command (or the process attached to) ended? */
@@ -1111,6 +1103,7 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 {
 	int n = ty_sampler_nrings(r->s), i, pidfd, own_pidfd = -1, done = 0, hup, nw, ret = 0;
 	struct pollfd *pfd = calloc((size_t)(2 * n) + 1, sizeof(*pfd));
+	uint64_t t;
 
 	if (!pfd)
 		return ty_error_set(e, -ENOMEM, "out of memory");
@@ -1144,9 +1137,9 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 		}
 		if (hup == n && !r->child)
 			done = 1;
-		if (r->proc_maps && !done && now_ns() - r->maps_at >= 50000000ull) {
+		if (r->proc_maps && !done && (t = now_ns()) - r->maps_at >= 50000000ull) {
 			snapshot_maps(r); /* every 50 ms, however often tachy wakes */
-			r->maps_at = now_ns();
+			r->maps_at = t;
 		}
 		if ((ret = ended(r, pidfd, &pfd[n], e)) < 0)
 			break;
@@ -1377,7 +1370,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.off_cpu == TY_OFFCPU_ONLY)
 		p->meta.use_freq = 0, p->meta.rate = 1;
 	if (r->o.off_cpu != TY_OFFCPU_NONE) /* the rate kept (0: every chain) */
-		p->meta.switch_chain_hz = r->duty_failed ? 0 : r->duty.hz;
+		p->meta.switch_chain_hz = r->duty.hz;
 	p->meta.wall_ns = r->t1 - r->t0;
 	p->meta.start_unix_ns = r->t0_unix;
 	p->meta.start_mono_ns = r->t0;

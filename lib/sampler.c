@@ -50,7 +50,6 @@ struct ty_sampler {
 	int ntp;
 	size_t tpcap;
 	int lazy_err; /* why the trackers or watchers could not be opened */
-	int samples_are_switches;
 	/* switch_samples: the context-switches events, one per ring and thread */
 	struct perf_event_attr sw_attr;
 	uint64_t *sw_ids; /* the ids of every event whose samples are switch-outs */
@@ -108,9 +107,9 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 		a->sample_stack_user = o->stack_user;
 		a->exclude_callchain_user = 1; /* the user chain is unwound from the copy */
 	}
-	if (o->switch_samples || o->samples_are_switches) /* which event a sample is from */
+	if (o->switch_samples) /* which event a sample is from */
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-	a->context_switch = o->context_switch || o->switch_samples || o->samples_are_switches;
+	a->context_switch = o->context_switch || o->switch_samples;
 	a->disabled = 1;
 	a->inherit = 1;
 	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
@@ -280,8 +279,6 @@ add_thread(struct ty_sampler *s, const struct perf_event_attr *a, pid_t tid)
 		s->extra[s->nextra++] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0)
 			return -errno;
-		if (s->samples_are_switches && add_switch_id(s, (int)fd) < 0)
-			return -errno;
 		if (s->nsw) {
 			struct perf_event_attr sa = s->sw_attr;
 			int err;
@@ -404,7 +401,6 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	}
 	fill_attr(&a, o, pages);
 	s->attr = a;
-	s->samples_are_switches = o->samples_are_switches;
 	s->layout.sample_type = a.sample_type;
 	s->layout.regs_user = a.sample_regs_user;
 	s->layout.sample_id_all = 1;
@@ -430,11 +426,6 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 					    "cannot map a %zu KiB sample buffer for CPU %d: %s "
 					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
 					    s->map_len / 1024, i, strerror(-err));
-		}
-		if (o->samples_are_switches && (err = add_switch_id(s, r->fd)) < 0) {
-			ty_sampler_free(s);
-			return ty_error_set(e, err, "cannot sample context switches: %s",
-					    strerror(-err));
 		}
 		if (o->switch_samples) {
 			switch_attr(&s->sw_attr, &a, o->switch_stack_user);

@@ -222,6 +222,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* OPT's rate V is above the kernel's limit MAX: a usage error. */
+static int
+above_max(const char *opt, uint64_t v, uint64_t max)
+{
+	return cli_usage_error("%s %llu is above the kernel's limit of %llu samples per second "
+			       "(/proc/sys/kernel/perf_event_max_sample_rate)",
+			       opt, (unsigned long long)v, (unsigned long long)max);
+}
+
 /* Does the command get a process group of its own? Not when tachy runs in
  * the foreground of a terminal: the command keeps the terminal (and Ctrl-C
  * reaches it directly). Elsewhere it does, so that an interrupt sent to
@@ -488,17 +497,10 @@ cmd_record(int argc, char **argv)
 				       "-e must be a clock event (cpu-clock, task-clock), not %s",
 				       o.event);
 	max = ty_sampler_max_rate();
-	if (max && o.switch_chains && o.switch_chains != TY_RECORD_CHAINS_ALL &&
-	    o.switch_chains > max)
-		return cli_usage_error("--off-cpu-chains %llu is above the kernel's limit of %llu "
-				       "samples per second "
-				       "(/proc/sys/kernel/perf_event_max_sample_rate)",
-				       (unsigned long long)o.switch_chains,
-				       (unsigned long long)max);
 	if (!o.period && max && (uint64_t)o.freq > max)
-		return cli_usage_error("-F %ld is above the kernel's limit of %llu samples per "
-				       "second (/proc/sys/kernel/perf_event_max_sample_rate)",
-				       o.freq, (unsigned long long)max);
+		return above_max("-F", (uint64_t)o.freq, max);
+	if (max && o.switch_chains != TY_RECORD_CHAINS_ALL && o.switch_chains > max)
+		return above_max("--off-cpu-chains", o.switch_chains, max);
 	if (!(r.syms = ty_symbols_new()))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	set_cache_dir(r.syms);

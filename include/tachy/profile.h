@@ -104,7 +104,7 @@ struct ty_prof_meta {
 					(0: at every one) */
 	uint64_t off_cpu_chained;    /* off-CPU intervals with a chain of their own... */
 	uint64_t off_cpu_chained_ns; /* ...and their time; the others took the
-					chain of their thread's nearest one */
+					chain of one near them in their thread */
 	uint64_t start_unix_ns;	     /* the recording's start: CLOCK_REALTIME (0: unknown)... */
 	uint64_t start_mono_ns;	     /* ...and CLOCK_MONOTONIC (the samples' clock) then */
 };

@@ -42,8 +42,8 @@ enum ty_callgraph {
 /* The call chains at switch-outs (ty_record_opts.switch_chains). A chain
  * costs the kernel ~2.5 us (its own chain and the user stack copy), which
  * at 100,000 switches a second is a quarter of the workload's time: by
- * default a thread switching more often than this has chains at a sample
- * of its switch-outs, the others' time imputed from the nearest one. */
+ * default chains come at about this many a second in all (lib/duty.c), an
+ * interval without one taking the chain of one near it in its thread. */
 #define TY_RECORD_CHAINS_DEFAULT 999
 #define TY_RECORD_CHAINS_ALL UINT64_MAX
 

@@ -54,8 +54,6 @@ struct ty_sampler_opts {
 	int switch_samples;	    /* and a context-switches event sampled at every
 				       switch-out, with the call chain there
 				       (TY_REC_SWITCH_SAMPLE), beside the sampling event */
-	int samples_are_switches;   /* the sampling event is context-switches
-				       itself: its samples are TY_REC_SWITCH_SAMPLE */
 	uint32_t switch_stack_user; /* switch_samples with stack_user: the bytes of
 				       user stack their samples copy (0: stack_user) */
 	unsigned wakeup_div;	    /* the poller wakes when 1/WAKEUP_DIV of a ring is
