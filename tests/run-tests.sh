@@ -13,7 +13,10 @@
 #   expected-stderr  optional: stderr must match exactly
 #   expected-status  optional: exit status (default 0)
 #   skip-if          optional: sh script; exit 0 (printing why) skips the case
+# T=GLOB in the environment runs only the cases (and unit tests) whose name
+# matches the shell pattern GLOB (make cli-test T='record-*').
 set -u
+only=${T:-*}
 mode=all
 case "${1:-}" in --unit-only|--cli-only) mode=${1#--}; shift ;; esac
 unitdir=${1:?usage: run-tests.sh [--unit-only|--cli-only] UNITDIR}
@@ -32,6 +35,7 @@ if [ "$mode" != cli-only ]; then
 	for t in "$unitdir"/t-*; do
 		[ -x "$t" ] || continue
 		name=${t##*/}
+		case "$name" in $only) ;; *) continue ;; esac
 		out=$("$t" 2>&1); st=$?
 		line=$(printf '%s\n' "$out" | grep '^# checks ' | tail -n 1)
 		p=$(echo "$line" | awk '{print $3}'); f=$(echo "$line" | awk '{print $4}')
@@ -54,6 +58,7 @@ if [ "$mode" != unit-only ]; then
 	for dir in "$TOP"/tests/cli/*/; do
 		[ -f "$dir/cmd" ] || continue
 		name=$(basename "$dir")
+		case "$name" in $only) ;; *) continue ;; esac
 		w="$scratch/$name"
 		cp -r "$dir" "$w"
 		if [ -f "$w/skip-if" ]; then
