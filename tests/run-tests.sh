@@ -54,12 +54,14 @@ fi
 
 if [ "$mode" != unit-only ]; then
 	scratch="$TOP/tests/tmp"
-	rm -rf "$scratch"; mkdir -p "$scratch"
+	[ "$only" = "*" ] && rm -rf "$scratch"
+	mkdir -p "$scratch"
 	for dir in "$TOP"/tests/cli/*/; do
 		[ -f "$dir/cmd" ] || continue
 		name=$(basename "$dir")
 		case "$name" in $only) ;; *) continue ;; esac
 		w="$scratch/$name"
+		rm -rf "$w"
 		cp -r "$dir" "$w"
 		if [ -f "$w/skip-if" ]; then
 			why=$(cd "$w" && PATH="$TOP:$PATH" sh ./skip-if 2>&1) && {
