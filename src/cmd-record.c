@@ -504,6 +504,8 @@ cmd_record(int argc, char **argv)
 	if (!(r.syms = ty_symbols_new()))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	set_cache_dir(r.syms);
+	if (getenv("TACHY_DEBUG_ROOT") && *getenv("TACHY_DEBUG_ROOT"))
+		ty_symbols_set_debug_root(r.syms, getenv("TACHY_DEBUG_ROOT"));
 	/* A bad -o fails now, not after a long recording. */
 	if (ty_outfile_open(&r.out, o.output, &err) < 0) {
 		ty_symbols_free(r.syms);
