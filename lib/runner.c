@@ -324,6 +324,41 @@ ty_runner_join(char *const *argv, size_t argc)
 	return s;
 }
 
+int
+ty_runner_shell_argv(const char *shell, const char *text, char ***argv, struct ty_error *e)
+{
+	char **w, **v, *p;
+	size_t len = strlen(text) + 4, n, k;
+	int nw = ty_runner_split(shell, &w, e);
+
+	if (nw < 0)
+		return ty_error_set(e, nw, "cannot use '%s' as the shell: %s", shell,
+				    nw == -EINVAL ? "give a program and its options, such as "
+						    "'bash --norc'"
+						  : "out of memory");
+	n = (size_t)nw;
+	for (k = 0; k < n; k++)
+		len += strlen(w[k]) + 1;
+	v = malloc((n + 3) * sizeof(char *) + len);
+	if (!v) {
+		free(w);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	p = (char *)(v + n + 3);
+	for (k = 0; k < n; k++) {
+		v[k] = p;
+		p = stpcpy(p, w[k]) + 1;
+	}
+	v[n] = p;
+	p = stpcpy(p, "-c") + 1;
+	v[n + 1] = p;
+	strcpy(p, text);
+	v[n + 2] = NULL;
+	free(w);
+	*argv = v;
+	return nw + 2;
+}
+
 /* ---- process set-up ---- */
 
 static int
@@ -1194,7 +1229,7 @@ static int
 measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
-	char *argv[] = {(char *)r->o.shell, "-c", "", NULL};
+	char **argv = NULL;
 	size_t n = r->o.shell_runs > 0 ? (size_t)r->o.shell_runs : 0, i;
 	int64_t *v;
 	struct ty_job job;
@@ -1203,13 +1238,18 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 
 	memset(&job, 0, sizeof(job));
 	memset(centre, 0, sizeof(*centre));
-	job.argv = argv;
-	if ((rc = ty_spawn_resolve(r->o.shell, job.path, sizeof(job.path), e)) < 0)
+	if ((rc = ty_runner_shell_argv(r->o.shell, "", &argv, e)) < 0)
 		return rc;
-	if (n == 0)
-		return 0;
-	if (!(v = malloc(n * SH_FIGS * sizeof(*v))))
+	job.argv = argv;
+	rc = ty_spawn_resolve(argv[0], job.path, sizeof(job.path), e);
+	if (rc < 0 || n == 0) {
+		free(argv);
+		return rc < 0 ? rc : 0;
+	}
+	if (!(v = malloc(n * SH_FIGS * sizeof(*v)))) {
+		free(argv);
 		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
 	for (i = 0; i < n && !rc; i++) {
 		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
 		if (r->stop && *r->stop) {
@@ -1244,6 +1284,7 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 		centre->usage.nivcsw = (long)m[SH_NIVCSW];
 	}
 	free(v);
+	free(argv);
 	return rc;
 }
 

@@ -681,24 +681,10 @@ static char **
 make_argv(const char *text, const char *shell, struct ty_error *e)
 {
 	char **v;
-	size_t len;
 
 	if (!shell)
 		return ty_runner_split(text, &v, e) < 0 ? NULL : v;
-	len = strlen(shell) + strlen(text) + 8;
-	v = malloc(4 * sizeof(char *) + len);
-	if (!v) {
-		ty_error_set(e, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	v[0] = (char *)(v + 4);
-	strcpy(v[0], shell);
-	v[1] = v[0] + strlen(shell) + 1;
-	strcpy(v[1], "-c");
-	v[2] = v[1] + 3;
-	strcpy(v[2], text);
-	v[3] = NULL;
-	return v;
+	return ty_runner_shell_argv(shell, text, &v, e) < 0 ? NULL : v;
 }
 
 static const char *
