@@ -50,6 +50,7 @@ result_release(struct ty_result *r)
 	for (i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->failure);
 	free(r->sum);
 	free(r->ci_half);
 	free(r->centre);
@@ -603,6 +604,8 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 		ty_jsonw_kint(w, "tree_peak_max_kb", ty_result_tree_peak_kb(r));
 	}
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
+	if (r->failure)
+		ty_jsonw_kstring(w, "failure", r->failure);
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_kuint(w, "warmup_runs", r->series.warmup);
 	ty_jsonw_kuint(w, "left_out", r->left_out);
@@ -939,6 +942,8 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 			asciidoc_text(fp, rs->r[i].name);
 		else
 			orgmode_text(fp, rs->r[i].name);
+		if (rs->r[i].stop == TY_STOP_FAILED)
+			fputs(" (failed)", fp);
 		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
 			" | ", w->min * scale, " | ", w->max * scale, " | ");
 		if (w->mean == best)

@@ -806,6 +806,9 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 
 	fprintf(rep, "%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"),
 		r->name);
+	if (r->failure)
+		fprintf(rep, "  %sFailed%s: %s\n", term_c(t, "red"), term_c(t, "reset"),
+			r->failure);
 	if (r->nruns == 0) {
 		fprintf(rep, "  no finished runs\n");
 		return;
@@ -927,6 +930,11 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	fprintf(rep, "  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
 		fprintf(rep, " [%s]", ty_results_figure_name(rs, c->figure));
+	if (rs->r[c->command].failure || rs->r[c->reference].failure) {
+		fprintf(rep, ": not compared: %s failed\n",
+			rs->r[c->command].failure ? "it" : "the reference");
+		return;
+	}
 	if (!isfinite(ratio) || !isfinite(x->rel)) { /* against a zero reference */
 		fprintf(rep, ": the reference is 0: no ratio, %s: %s%s%s%s\n", p, term_c(t, color),
 			strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
@@ -1437,6 +1445,25 @@ report_commit(struct bench *b)
 	return 0;
 }
 
+/* The commands that failed, each with why (after the report). Returns
+ * EXIT_RUNTIME. */
+static int
+say_failures(const struct ty_results *rs)
+{
+	size_t i, k;
+
+	for (i = 0; i < rs->n; i++) {
+		if (!rs->r[i].failure)
+			continue;
+		for (k = 0; k < i; k++) /* a shared --setup: said once */
+			if (rs->r[k].failure && strcmp(rs->r[k].failure, rs->r[i].failure) == 0)
+				break;
+		if (k == i)
+			cli_error(EXIT_RUNTIME, "%s", rs->r[i].failure);
+	}
+	return EXIT_RUNTIME;
+}
+
 static int
 run_bench(struct bench *b)
 {
@@ -1482,7 +1509,7 @@ run_bench(struct bench *b)
 	running_pid = NULL;
 	term_progress_clear(&b->term);
 	counters_cli_finish(&b->o.counters, &b->rs);
-	if (rc < 0 && rc != -EINTR)
+	if (rc < 0 && rc != -EINTR && rc != -ECHILD)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	b->rs.test = b->o.test;
 	if (ty_results_analyze(&b->rs, &e) < 0)
@@ -1500,6 +1527,8 @@ run_bench(struct bench *b)
 		st = files_st;
 	if (rc == -EINTR)
 		st = EXIT_INTERRUPTED;
+	else if (rc == -ECHILD) /* what finished is reported and exported; then why not all */
+		st = say_failures(&b->rs);
 	if (b->o.hist.history || b->o.hist.bisect) {
 		struct runhist_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
 		st = runhist_finish(&b->o.hist, &b->rs, b->si ? env_json : NULL, b->si, &hs, st);
