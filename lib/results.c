@@ -805,13 +805,18 @@ ty_results_csv_field(FILE *fp, const char *s)
 int
 ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 {
-	size_t i, k, p;
+	size_t i, k, p, with = 0;
 
+	/* the parameters' columns: of a command that has them (an added
+	 * reference runs without any: its cells are empty) */
+	for (i = 0; i < rs->n; i++)
+		if (rs->r[i].nparams > rs->r[with].nparams)
+			with = i;
 	fputs("command,mean,stddev,median,user,system,min,max", fp);
 	if (rs->n)
-		for (p = 0; p < rs->r[0].nparams; p++) {
+		for (p = 0; p < rs->r[with].nparams; p++) {
 			fputs(",parameter_", fp);
-			ty_results_csv_field(fp, rs->r[0].params[p].name);
+			ty_results_csv_field(fp, rs->r[with].params[p].name);
 		}
 	fputc('\n', fp);
 	for (i = 0; i < rs->n; i++) {
@@ -832,9 +837,10 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 				fprintf(fp, ",%.9g", v[k]);
 			else
 				fputc(',', fp);
-		for (p = 0; p < r->nparams; p++) {
+		for (p = 0; p < rs->r[with].nparams; p++) {
 			fputc(',', fp);
-			ty_results_csv_field(fp, r->params[p].value);
+			if (p < r->nparams)
+				ty_results_csv_field(fp, r->params[p].value);
 		}
 		fputc('\n', fp);
 	}

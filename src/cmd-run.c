@@ -649,7 +649,7 @@ substitute(const char *s, const struct run_opts *o, const size_t *pick)
 	while (out && *p) {
 		const char *val = NULL;
 		size_t skip = 1;
-		for (k = 0; k < o->nparams && *p == '{'; k++) {
+		for (k = 0; pick && k < o->nparams && *p == '{'; k++) {
 			size_t nl = strlen(o->params[k].name);
 			if (strncmp(p + 1, o->params[k].name, nl) == 0 && p[1 + nl] == '}') {
 				val = o->params[k].values[pick[k]];
@@ -675,6 +675,61 @@ substitute(const char *s, const struct run_opts *o, const size_t *pick)
 	if (out)
 		out[len] = '\0';
 	return out;
+}
+
+/* Does S hold {VAR} for parameter K (K < 0: for any parameter)? */
+static int
+uses_param(const struct run_opts *o, const char *s, int k)
+{
+	size_t m, nl;
+	const char *p;
+
+	for (m = 0; m < o->nparams; m++) {
+		if (k >= 0 && m != (size_t)k)
+			continue;
+		nl = strlen(o->params[m].name);
+		for (p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
+			if (strncmp(p + 1, o->params[m].name, nl) == 0 && p[1 + nl] == '}')
+				return 1;
+	}
+	return 0;
+}
+
+static int
+uses_params(const struct run_opts *o, const char *s)
+{
+	return uses_param(o, s, -1);
+}
+
+/* NAME with the parameters substituted, then, as hyperfine names them,
+ * those that neither NAME nor COMMAND uses: "echo test (branch = master)"
+ * (PICK NULL: no parameters). */
+static char *
+named(const struct run_opts *o, const char *name, const char *command, const size_t *pick)
+{
+	char *s = pick ? substitute(name, o, pick) : strdup(name), *t;
+	size_t k;
+	int first = 1;
+
+	for (k = 0; s && pick && k < o->nparams; k++) {
+		if (uses_param(o, name, (int)k) || uses_param(o, command, (int)k))
+			continue;
+		t = NULL;
+		if (asprintf(&t, "%s%s%s = %s", s, first ? " (" : ", ", o->params[k].name,
+			     o->params[k].values[pick[k]]) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+		first = 0;
+	}
+	if (s && !first) {
+		t = NULL;
+		if (asprintf(&t, "%s)", s) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+	}
+	return s;
 }
 
 static char **
@@ -708,15 +763,15 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 
 	ty_error_clear(&e);
 	res->command = substitute(o->cmds.v[c], o, pick);
-	res->name = substitute(name ? name : o->cmds.v[c], o, pick);
+	res->name = named(o, name ? name : o->cmds.v[c], o->cmds.v[c], pick);
 	res->params = calloc(o->nparams ? o->nparams : 1, sizeof(*res->params));
 	if (!res->command || !res->name || !res->params)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	for (k = 0; k < o->nparams; k++) {
+	for (k = 0; pick && k < o->nparams; k++) {
 		res->params[k].name = strdup(o->params[k].name);
 		res->params[k].value = strdup(o->params[k].values[pick[k]]);
 	}
-	res->nparams = o->nparams;
+	res->nparams = pick ? o->nparams : 0;
 	if (!(job->argv = make_argv(res->command, o->ro.shell, &e)))
 		return cli_error(EXIT_USAGE, "%s", e.msg);
 	for (h = 0; h < TY_HOOKS; h++) {
@@ -754,12 +809,14 @@ check_counts(struct run_opts *o)
 	return 0;
 }
 
-/* Put the reference first among the commands (adding it when it is not one). */
+/* The index of the reference among the commands; one that is not among
+ * them is added first (*ADDED set). */
 static int
-place_reference(struct run_opts *o)
+place_reference(struct run_opts *o, int *added)
 {
 	size_t i;
 
+	*added = 0;
 	if (!o->reference)
 		return 0;
 	for (i = 0; i < o->cmds.n; i++)
@@ -770,6 +827,7 @@ place_reference(struct run_opts *o)
 		return -1;
 	memmove(o->cmds.v + 1, o->cmds.v, (o->cmds.n - 1) * sizeof(char *));
 	o->cmds.v[0] = o->reference;
+	*added = 1;
 	if (o->names.n) { /* the names stay with their commands */
 		if (list_add(&o->names, o->reference))
 			return -1;
@@ -1225,8 +1283,8 @@ static int
 build_jobs(struct bench *b)
 {
 	struct run_opts *o = &b->o;
-	size_t combos = 1, c, k, j = 0, pick[MAX_PARAMS], x;
-	int rc, ref;
+	size_t combos = 1, c, k, j = 0, pick[MAX_PARAMS], x, nref;
+	int rc, ref, added;
 	struct ty_error e;
 
 	if (o->argv_cmd) {
@@ -1236,7 +1294,7 @@ build_jobs(struct bench *b)
 		if (!b->argv_text || list_add(&o->cmds, b->argv_text))
 			return cli_error(EXIT_RUNTIME, "out of memory");
 	}
-	ref = place_reference(o);
+	ref = place_reference(o, &added);
 	if (ref < 0)
 		return EXIT_RUNTIME;
 	if ((rc = check_counts(o)))
@@ -1244,20 +1302,30 @@ build_jobs(struct bench *b)
 	for (k = 0; k < o->nparams; k++)
 		if ((combos *= o->params[k].n) > MAX_COMBOS)
 			return cli_usage_error("too many parameter combinations");
-	b->njobs = o->cmds.n * combos;
+	/* an added --reference without a {VAR} of its own runs once, as
+	 * hyperfine's: it is one benchmark, not one per parameter value */
+	nref = combos;
+	if (added && !uses_params(o, o->reference)) {
+		int h;
+		for (h = 0, nref = 1; h < TY_HOOKS; h++)
+			if (per_command(&o->hooks[h], 0) &&
+			    uses_params(o, per_command(&o->hooks[h], 0)))
+				nref = combos;
+	}
+	b->njobs = (o->cmds.n - (added ? 1 : 0)) * combos + (added ? nref : 0);
 	b->jobs = calloc(b->njobs, sizeof(*b->jobs));
 	b->hook_text = calloc(b->njobs * TY_HOOKS, sizeof(char *));
 	if (!b->jobs || !b->hook_text || ty_results_init(&b->rs, b->njobs, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	for (c = 0; c < o->cmds.n; c++)
-		for (x = 0; x < combos; x++, j++) {
+		for (x = 0; x < (c == 0 && added ? nref : combos); x++, j++) {
 			size_t rest = x;
 			for (k = o->nparams; k-- > 0;) {
 				pick[k] = rest % o->params[k].n;
 				rest /= o->params[k].n;
 			}
-			if ((rc = build_job(o, c, pick, &b->jobs[j], &b->rs.r[j],
-					    b->hook_text + j * TY_HOOKS)))
+			if ((rc = build_job(o, c, c == 0 && added && nref == 1 ? NULL : pick,
+					    &b->jobs[j], &b->rs.r[j], b->hook_text + j * TY_HOOKS)))
 				return rc;
 		}
 	b->rs.reference = (size_t)ref * combos;
