@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "run-habits.h"
 #include "runhist.h"
 #include "tachy/clock.h"
 #include "tachy/outfile.h"
@@ -71,6 +72,7 @@ struct run_opts {
 	const char *unit;
 	cpu_set_t cpus;
 	int have_cpus;
+	int output_given;	      /* --output or --show-output */
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
 	struct runhist hist;	      /* --history, --bisect */
 	char **argv_cmd;	      /* after -- */
@@ -346,10 +348,12 @@ opt_no_shell(const struct cli_option *opt, const char *typed, char **args)
 static int
 opt_output(const struct cli_option *opt, const char *typed, char **args)
 {
-	struct ty_runner_opts *r = opt->value;
+	struct run_opts *o = opt->value;
+	struct ty_runner_opts *r = &o->ro;
 	const char *s = args[0] ? args[0] : "inherit"; /* --show-output: no value */
 
 	(void)typed;
+	o->output_given = 1;
 	if (strcmp(s, "null") == 0) {
 		r->output = TY_OUTPUT_NULL;
 	} else if (strcmp(s, "pipe") == 0) {
@@ -459,10 +463,9 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_CALLBACK_NOARG('N', NULL, &(o)->ro, "no shell (the default)", opt_no_shell),       \
 	    OPT_STRING(0, "input", &(o)->ro.input_file, "FILE",                                    \
 		       "standard input of the commands (default /dev/null)"),                      \
-	    OPT_CALLBACK(0, "output", &(o)->ro, "WHERE",                                           \
-			 "null (default), pipe, inherit or a FILE", opt_output),                   \
-	    OPT_CALLBACK_NOARG(0, "show-output", &(o)->ro, "same as --output inherit",             \
-			       opt_output),                                                        \
+	    OPT_CALLBACK(0, "output", (o), "WHERE", "null (default), pipe, inherit or a FILE",     \
+			 opt_output),                                                              \
+	    OPT_CALLBACK_NOARG(0, "show-output", (o), "same as --output inherit", opt_output),     \
 	    OPT_CALLBACK(0, "cpu", (o), "LIST", "pin commands and hooks to CPUs (e.g. 0,2-3)",     \
 			 opt_cpu),                                                                 \
 	    OPT_DOUBLE(0, "timeout", &(o)->ro.timeout, "S", 1e-6, 1e9,                             \
@@ -533,7 +536,7 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
 		       "the command failed, 128 bad usage, 130 interrupted"),                      \
 	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
-	    COUNTERS_OPTIONS(&(o)->counters),                                                      \
+	    COUNTERS_OPTIONS(&(o)->counters), RUN_HABIT_OPTIONS(),                                 \
 	    OPT_CALLBACK_NOARG('V', "version", NULL, "tachy's version", opt_version),              \
 	    OPT_HELP('h', "help", "this help"), OPT_END()
 
@@ -607,6 +610,9 @@ parse_args(struct run_opts *o, int argc, char **argv)
 	o->color_choice = -1;
 	if ((rc = cli_parse(&parser, argc, argv, &a)) ||
 	    (rc = take_commands(&parser, o, &a, argv0)))
+		return rc;
+	if ((rc = run_habits_check(&o->ro, &o->hooks[TY_HOOK_PREPARE], o->counters.perf_stat,
+				   o->output_given)))
 		return rc;
 	o->ro.order = (enum ty_order)o->order;
 	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
@@ -701,18 +707,18 @@ uses_params(const struct run_opts *o, const char *s)
 	return uses_param(o, s, -1);
 }
 
-/* NAME with the parameters substituted, then, as hyperfine names them,
- * those that neither NAME nor COMMAND uses: "echo test (branch = master)"
- * (PICK NULL: no parameters). */
+/* COMMAND with the parameters substituted, then, as hyperfine names it,
+ * those it does not use: "echo test (branch = master)" (PICK NULL: no
+ * parameters). */
 static char *
-named(const struct run_opts *o, const char *name, const char *command, const size_t *pick)
+named(const struct run_opts *o, const char *command, const size_t *pick)
 {
-	char *s = pick ? substitute(name, o, pick) : strdup(name), *t;
+	char *s = pick ? substitute(command, o, pick) : strdup(command), *t;
 	size_t k;
 	int first = 1;
 
 	for (k = 0; s && pick && k < o->nparams; k++) {
-		if (uses_param(o, name, (int)k) || uses_param(o, command, (int)k))
+		if (uses_param(o, command, (int)k))
 			continue;
 		t = NULL;
 		if (asprintf(&t, "%s%s%s = %s", s, first ? " (" : ", ", o->params[k].name,
@@ -763,7 +769,8 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 
 	ty_error_clear(&e);
 	res->command = substitute(o->cmds.v[c], o, pick);
-	res->name = named(o, name ? name : o->cmds.v[c], o->cmds.v[c], pick);
+	/* a name given is kept as given ({VAR} substituted) */
+	res->name = name ? substitute(name, o, pick) : named(o, o->cmds.v[c], pick);
 	res->params = calloc(o->nparams ? o->nparams : 1, sizeof(*res->params));
 	if (!res->command || !res->name || !res->params)
 		return cli_error(EXIT_RUNTIME, "out of memory");
