@@ -596,6 +596,10 @@ ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty
 	int ret;
 
 	*out = NULL;
+	if (len >= 8 && memcmp(buf, "PERFILE2", 8) == 0)
+		return ty_error_set(e, -EINVAL,
+				    "not a tachy profile: perf record's file (perf report reads "
+				    "it; tachy record -- CMD writes one for tachy report)");
 	if (len < 16 || memcmp(buf, TY_PROFILE_MAGIC, 8) != 0)
 		return ty_error_set(e, -EINVAL, "not a tachy profile (no TACHYPRF magic)");
 	r.p += 8;

@@ -51,17 +51,77 @@ opt_lines(const struct cli_option *opt, const char *typed, char **args)
 	return 0;
 }
 
+/* --sort KEY: tachy's orders, or perf report's keys, which are what the
+ * rows are per (tachy's --by): --sort dso is --by dso. */
+struct sort_choice {
+	int sort, by;	      /* -1: not given */
+	int children;	      /* --children 1, --no-children 0, -1: neither */
+	const char *by_typed; /* the option that set BY */
+};
+
+static int
+opt_sort(const struct cli_option *opt, const char *typed, char **args)
+{
+	static const char *const sorts[] = {"self", "total", "name", "samples", NULL};
+	/* perf report's sort keys, and the --by each means */
+	static const struct {
+		const char *key;
+		int by;
+	} perf_keys[] = {{"sym", TY_BY_SYMBOL},	 {"symbol", TY_BY_SYMBOL}, {"comm", TY_BY_COMM},
+			 {"dso", TY_BY_DSO},	 {"pid", TY_BY_THREAD},	   {"tid", TY_BY_THREAD},
+			 {"srcline", TY_BY_LINE}};
+	struct sort_choice *sc = opt->value;
+	const char *s = args[0];
+	size_t i;
+
+	for (i = 0; sorts[i]; i++)
+		if (strcmp(s, sorts[i]) == 0) {
+			sc->sort = (int)i;
+			return 0;
+		}
+	if (strchr(s, ','))
+		return cli_usage_error(
+		    "%s %s: tachy report's rows are per one key at a time: --by comm, --by dso, "
+		    "--by symbol, --by thread or --by line (and --sort self, total, samples or "
+		    "name orders them)",
+		    typed, s);
+	if (strcmp(s, "overhead") == 0) {
+		sc->sort = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(perf_keys) / sizeof(perf_keys[0]); i++)
+		if (strcmp(s, perf_keys[i].key) == 0) {
+			sc->by = perf_keys[i].by;
+			sc->by_typed = typed;
+			return 0;
+		}
+	return cli_bad_value(typed, s,
+			     "self, total, samples or name (or perf report's sym, comm, dso, "
+			     "pid, tid, srcline: the rows per that key, as --by)");
+}
+
+static int
+opt_children(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)args;
+	((struct sort_choice *)opt->value)->children = strcmp(typed, "--children") == 0;
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const char *const sorts[] = {"self", "total", "name", "samples", NULL};
 	static const char *const bys[] = {"symbol", "thread", "comm", "dso", "line", "state", NULL};
-	const char *callers = NULL, *callees = NULL;
-	int tree = 0, folded = 0, diff = 0, sort = 0, by = 0, modes, rc;
+	const char *callers = NULL, *callees = NULL, *input = NULL;
+	int tree = 0, folded = 0, diff = 0, by = -1, stdio = 0, modes, rc;
+	struct sort_choice sc = {-1, -1, -1, NULL};
 	double min = NAN;
 	struct cli_option options[] = {
-	    OPT_CHOICE(0, "sort", &sort, "KEY", sorts,
-		       "flat profile order: self (default), total, samples, name"),
+	    OPT_CALLBACK(0, "sort", &sc, "KEY",
+			 "flat profile order: self (default), total, samples, name\n"
+			 "(perf report's keys sym, comm, dso, pid, tid, srcline:\n"
+			 "the rows per that key, as --by)",
+			 opt_sort),
 	    OPT_LONG(0, "limit", &o->limit, "N", 1, 1L << 30, "show the first N rows only"),
 	    OPT_CHOICE(0, "by", &by, "WHAT", bys,
 		       "flat profile (and --diff) per symbol (default), thread,\n"
@@ -90,6 +150,26 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_FLAG(0, "on-cpu", &o->on_cpu, "keep the on-CPU samples only"),
 	    OPT_FLAG(0, "off-cpu", &o->off_cpu,
 		     "keep the off-CPU time only (record --off-cpu, --wall)"),
+	    OPT_GROUP("perf report's spellings:"),
+	    OPT_STRING('i', "input", &input, "FILE", "the profile to read (as FILE)"),
+	    OPT_CALLBACK_NOARG(0, "children", &sc,
+			       "rows in order of their total (callees\n"
+			       "included), as --sort total",
+			       opt_children),
+	    OPT_CALLBACK_NOARG(0, "no-children", &sc,
+			       "rows in order of their self time (the\n"
+			       "default), as --sort self",
+			       opt_children),
+	    OPT_FLAG('G', "inverted", &tree,
+		     "the call tree from the root (callers first),\n"
+		     "as --tree"),
+	    OPT_FLAG(0, "stdio", &stdio, "text on standard output (always so)"),
+	    OPT_REFUSED(0, "tui", NULL,
+			"tachy report prints text (as --stdio); to browse a profile: --flame "
+			"OUT.svg (zoom, search) or --firefox OUT.json (a timeline)"),
+	    OPT_REFUSED(0, "gtk", NULL,
+			"tachy report prints text (as --stdio); to browse a profile: --flame "
+			"OUT.svg (zoom, search) or --firefox OUT.json (a timeline)"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
 	};
@@ -99,8 +179,14 @@ parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	if ((rc = cli_parse(&parser, argc, argv, &args)))
 		return rc;
-	o->sort = (enum ty_prof_sort)sort;
-	o->by = (enum ty_prof_by)by;
+	(void)stdio; /* the report is text on stdout in any case */
+	if (sc.by >= 0 && by >= 0 && sc.by != by)
+		return cli_usage_error("%s and --by ask for different rows: give one", sc.by_typed);
+	if (sc.children >= 0 && sc.sort >= 0 && sc.sort != (sc.children ? 1 : 0))
+		return cli_usage_error("--%schildren and --sort ask for different orders: give one",
+				       sc.children ? "" : "no-");
+	o->sort = (enum ty_prof_sort)(sc.sort >= 0 ? sc.sort : sc.children > 0 ? 1 : 0);
+	o->by = (enum ty_prof_by)(by >= 0 ? by : sc.by >= 0 ? sc.by : 0);
 	o->min = isnan(min) ? 0.5 : min;
 	modes = !!callers + !!callees + tree + folded + diff;
 	if (callers)
@@ -139,9 +225,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		o->new_ = argv[1];
 		return 0;
 	}
-	if (argc > 1)
+	if (argc > 1 || (argc && input))
 		return cli_usage_error("one profile at a time (or --diff OLD NEW)");
-	o->file = argc ? argv[0] : "tachy.prof";
+	o->file = argc ? argv[0] : input ? input : "tachy.prof";
 	return 0;
 }
 
