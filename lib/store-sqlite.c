@@ -20,6 +20,7 @@
 #define CACHE 32
 struct sq {
 	sqlite3 *db;
+	int lockfd; /* a read lock of an immutable reader, else -1 */
 	const char *sql[CACHE];
 	sqlite3_stmt *st[CACHE];
 };
@@ -150,6 +151,8 @@ sq_close(struct ty_store *s)
 		if (q->st[k])
 			sqlite3_finalize(q->st[k]);
 	sqlite3_close(q->db);
+	if (q->lockfd >= 0)
+		close(q->lockfd);
 	free(q);
 	s->db = NULL;
 }
@@ -312,6 +315,30 @@ out:
 	return rc;
 }
 
+/* Refuse a symbolic link where SQLite keeps NAME's journal, log or
+ * shared memory: SQLite never follows one (it opens them O_NOFOLLOW), so
+ * whoever planted it gets a clear refusal rather than an I/O error. */
+static int
+sidecar_links(struct ty_store *s, int dirfd, const char *name, struct ty_error *e)
+{
+	static const char *const sfx[] = {"-journal", "-wal", "-shm"};
+	char buf[PATH_MAX];
+	struct stat st;
+	size_t k;
+
+	for (k = 0; k < sizeof(sfx) / sizeof(sfx[0]); k++) {
+		snprintf(buf, sizeof(buf), "%s%s", name, sfx[k]);
+		if (fstatat(dirfd, buf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return ty_error_set(e, -EPERM,
+					    "refusing to use database '%s': its %s file '%s%s' is "
+					    "a symbolic link (owned by uid %u); SQLite's files are "
+					    "never links: remove it",
+					    s->name, k == 0 ? "journal" : k == 1 ? "log" : "shared-memory",
+					    s->name, sfx[k], (unsigned)st.st_uid);
+	}
+	return 0;
+}
+
 /* PATH as a URI that opens it immutable (malloc'd). */
 static char *
 immutable_uri(const char *path)
@@ -334,12 +361,20 @@ immutable_uri(const char *path)
 	return out;
 }
 
+/* quick_check's first complaint, on one line, into CTX (256 bytes). */
 static int
 row_first(void *ctx, int ncols, const char *const *vals)
 {
-	char *out = ctx;
+	const char *v = ncols > 0 && vals[0] ? vals[0] : "", *skip = "*** in database main ***";
+	char *out = ctx, *p;
 
-	snprintf(out, 256, "%s", ncols > 0 && vals[0] ? vals[0] : "");
+	if (strncmp(v, skip, strlen(skip)) == 0)
+		v += strlen(skip);
+	v += strspn(v, "\n");
+	snprintf(out, 256, "%s", v);
+	for (p = out; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
 	return 0;
 }
 
@@ -347,8 +382,8 @@ row_first(void *ctx, int ncols, const char *const *vals)
  * quick_check when CHECK): SQLITE_OK or SQLite's code, with the check's
  * complaint in BAD. */
 static int
-open_db(struct ty_store *s, struct sq *q, const char *full, int flags, int check, int exclusive,
-	char *bad, struct ty_error *e)
+open_db(struct ty_store *s, struct sq *q, const char *full, int flags, int check, char *bad,
+	struct ty_error *e)
 {
 	int rc = sqlite3_open_v2(full, &q->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 
@@ -359,10 +394,6 @@ open_db(struct ty_store *s, struct sq *q, const char *full, int flags, int check
 	sqlite3_busy_timeout(q->db, 60000);
 	sqlite3_extended_result_codes(q->db, 0);
 	rc = sqlite3_exec(q->db, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
-	/* a reader that cannot make the shared-memory file keeps its index of
-	 * the log in its own memory */
-	if (rc == SQLITE_OK && exclusive)
-		rc = sqlite3_exec(q->db, "PRAGMA locking_mode = EXCLUSIVE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return rc;
 	if (check) {
@@ -391,6 +422,17 @@ close_db(struct sq *q)
 	q->db = NULL;
 }
 
+/* Whether NAME has no log with changes not yet in the file. */
+static int
+no_log(int dirfd, const char *name)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+
+	snprintf(buf, sizeof(buf), "%s-wal", name);
+	return fstatat(dirfd, buf, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_size == 0;
+}
+
 static int
 read_only_fs(int dirfd)
 {
@@ -410,6 +452,7 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 
 	if (!q)
 		return ty_error_set(e, -ENOMEM, "out of memory");
+	q->lockfd = -1;
 	s->kind = TY_STORE_SQLITE;
 	s->db = q;
 	s->exec = sq_exec;
@@ -436,6 +479,8 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 		rc = ty_error_set(e, -EINVAL, "database '%s' is not a regular file", s->name);
 		goto fail;
 	}
+	if ((rc = sidecar_links(s, dirfd, name, e)) < 0)
+		goto fail;
 	/* SQLite opens the file, its journal and its log by name, with
 	 * O_NOFOLLOW; given the directory's real name, SQLITE_OPEN_NOFOLLOW
 	 * refuses any link in that name, one planted since the walk too. */
@@ -447,20 +492,25 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 		goto fail;
 	}
 	check = st.st_size <= QUICK_CHECK_MAX;
-	rc = open_db(s, q, full, flags, check, 0, bad, e);
+	rc = open_db(s, q, full, flags, check, bad, e);
 	if (rc != SQLITE_OK && !write &&
 	    (rc == SQLITE_CANTOPEN || rc == SQLITE_IOERR || rc == SQLITE_READONLY ||
-	     rc == SQLITE_FULL)) {
-		/* A reader that can make no shared-memory file beside the file
-		 * (a read-only file system, a full disk, another user's
-		 * directory): immutable on a read-only file system (nobody
-		 * writes there), else with the log's index in memory. */
-		char *uri = read_only_fs(dirfd) ? immutable_uri(full) : NULL;
+	     rc == SQLITE_FULL) &&
+	    (read_only_fs(dirfd) || no_log(dirfd, name))) {
+		/* A reader that cannot make SQLite's log and shared-memory
+		 * files (a read-only file system, another user's directory, a
+		 * full disk) reads the file as it is, immutable, when no log
+		 * holds changes not yet in it; a read lock of its own keeps the
+		 * last writer to close from folding a log into it meanwhile. */
+		char *uri = immutable_uri(full);
 		close_db(q);
-		if (uri)
-			rc = open_db(s, q, uri, flags | SQLITE_OPEN_URI, check, 0, bad, e);
-		else
-			rc = open_db(s, q, full, flags, check, 1, bad, e);
+		q->lockfd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (q->lockfd >= 0) {
+			struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET,
+					   .l_start = 0x40000002, .l_len = 510};
+			fcntl(q->lockfd, F_SETLK, &fl);
+		}
+		rc = uri ? open_db(s, q, uri, flags | SQLITE_OPEN_URI, check, bad, e) : SQLITE_NOMEM;
 		free(uri);
 	}
 	if (rc != SQLITE_OK) {
