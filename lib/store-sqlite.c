@@ -197,9 +197,10 @@ beside(const char *path, const char *name)
 }
 
 /* Make the missing directories above PATH (0700), each in a directory
- * walked under outfile.h's rule for links. */
+ * walked under outfile.h's rule for links; *MADE gets the length of the
+ * first one made (0: none), for unmake_parents. */
 static int
-make_parents(const char *path, struct ty_error *e)
+make_parents(const char *path, size_t *made, struct ty_error *e)
 {
 	char buf[PATH_MAX], *p, *slash;
 	int fd;
@@ -229,6 +230,8 @@ make_parents(const char *path, struct ty_error *e)
 				return ty_error_set(e, -err, "cannot make the directory '%s': %s",
 						    buf, strerror(err));
 			}
+			if (fd >= 0 && !*made)
+				*made = strlen(buf);
 		}
 		if (fd < 0)
 			return fd;
@@ -236,6 +239,23 @@ make_parents(const char *path, struct ty_error *e)
 		*p = '/';
 	}
 	return 0;
+}
+
+/* Remove the directories above PATH that make_parents made (from the
+ * deepest up to the one of length MADE), where they are still empty. */
+static void
+unmake_parents(const char *path, size_t made)
+{
+	char buf[PATH_MAX], *slash;
+
+	if (!made || strlen(path) >= sizeof(buf))
+		return;
+	strcpy(buf, path);
+	while ((slash = strrchr(buf, '/')) && (size_t)(slash - buf) >= made) {
+		*slash = '\0';
+		if (rmdir(buf) != 0)
+			return;
+	}
 }
 
 static void
@@ -333,7 +353,10 @@ sidecar_links(struct ty_store *s, int dirfd, const char *name, struct ty_error *
 					    "refusing to use database '%s': its %s file '%s%s' is "
 					    "a symbolic link (owned by uid %u); SQLite's files are "
 					    "never links: remove it",
-					    s->name, k == 0 ? "journal" : k == 1 ? "log" : "shared-memory",
+					    s->name,
+					    k == 0   ? "journal"
+					    : k == 1 ? "log"
+						     : "shared-memory",
 					    s->name, sfx[k], (unsigned)st.st_uid);
 	}
 	return 0;
@@ -447,6 +470,7 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 {
 	struct sq *q = calloc(1, sizeof(*q));
 	char *name = NULL, *full = NULL, bad[256];
+	size_t made = 0;
 	struct stat st;
 	int rc, dirfd, flags, check;
 
@@ -459,7 +483,7 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 	s->reset = NULL;
 	s->close = sq_close;
 	dirfd = ty_outfile_resolve(path, write ? "write" : "read", &name, &st, e);
-	if (dirfd == -ENOENT && write && (rc = make_parents(path, e)) < 0)
+	if (dirfd == -ENOENT && write && (rc = make_parents(path, &made, e)) < 0)
 		goto fail;
 	if (dirfd == -ENOENT && write)
 		dirfd = ty_outfile_resolve(path, "write", &name, &st, e);
@@ -470,8 +494,10 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 	if ((rc = dirfd) < 0)
 		goto fail;
 	if (!st.st_mode) {
-		if ((rc = create_new(s, dirfd, path, name, init, e)) < 0)
+		if ((rc = create_new(s, dirfd, path, name, init, e)) < 0) {
+			unmake_parents(path, made);
 			goto fail;
+		}
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			st.st_mode = 0;
 	}
@@ -481,6 +507,13 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 	}
 	if ((rc = sidecar_links(s, dirfd, name, e)) < 0)
 		goto fail;
+	/* SQLite would open it read-only and fail at the first write */
+	if (write && faccessat(dirfd, name, W_OK, AT_EACCESS) != 0) {
+		int err = errno;
+		rc = ty_error_set(e, -EACCES, "cannot add to database '%s': %s", s->name,
+				  strerror(err));
+		goto fail;
+	}
 	/* SQLite opens the file, its journal and its log by name, with
 	 * O_NOFOLLOW; given the directory's real name, SQLITE_OPEN_NOFOLLOW
 	 * refuses any link in that name, one planted since the walk too. */
@@ -506,11 +539,14 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 		close_db(q);
 		q->lockfd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (q->lockfd >= 0) {
-			struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET,
-					   .l_start = 0x40000002, .l_len = 510};
+			struct flock fl = {.l_type = F_RDLCK,
+					   .l_whence = SEEK_SET,
+					   .l_start = 0x40000002,
+					   .l_len = 510};
 			fcntl(q->lockfd, F_SETLK, &fl);
 		}
-		rc = uri ? open_db(s, q, uri, flags | SQLITE_OPEN_URI, check, bad, e) : SQLITE_NOMEM;
+		rc =
+		    uri ? open_db(s, q, uri, flags | SQLITE_OPEN_URI, check, bad, e) : SQLITE_NOMEM;
 		free(uri);
 	}
 	if (rc != SQLITE_OK) {
