@@ -515,9 +515,11 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 	if (ty_outfile_open(&of, o->flame, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	r = ty_flame_write(p, &fo, of.fp);
+	if (r == -EIO && of.werr)
+		r = -of.werr; /* the write's own reason (ENOSPC), not the stream's EIO */
 	if (r < 0) {
 		ty_outfile_abort(&of);
-		return cli_error(EXIT_RUNTIME, "cannot write %s: %s", o->flame, strerror(-r));
+		return cli_error(EXIT_RUNTIME, "cannot write '%s': %s", o->flame, strerror(-r));
 	}
 	if (ty_outfile_commit(&of, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);

@@ -28,7 +28,7 @@
 #include "tachy/symbols.h"
 
 #define TY_PROFILE_MAGIC "TACHYPRF"
-#define TY_PROFILE_VERSION 2
+#define TY_PROFILE_VERSION 3	 /* 3: a CRC-32 per section */
 #define TY_PROFILE_VERSION_MIN 1 /* the oldest version read */
 #define TY_NONE UINT32_MAX
 

@@ -8,7 +8,21 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/crc32.h"
 #include "tachy/profile.h"
+
+/* Make good the check of the section whose header is at H (format 3: the
+ * CRC-32 of the tag, the length and the payload), after a test changed it. */
+static void
+reseal(unsigned char *h)
+{
+	uint64_t n;
+	uint32_t crc;
+
+	memcpy(&n, h + 8, 8);
+	crc = ty_crc32(ty_crc32(ty_crc32(0, h, 4), h + 8, 8), h + 16, (size_t)n);
+	memcpy(h + 4, &crc, 4);
+}
 
 static struct ty_profile *
 synthetic(void)
@@ -201,6 +215,12 @@ test_lines(void)
 		at += 16 + n;
 	}
 	CHECK(at + 16 <= len);
+	/* the section's checksum refuses the change first... */
+	CHECK_INT(ty_profile_parse(buf, len, &q, &e), -EINVAL);
+	CHECK(strstr(e.msg, "lines section") && strstr(e.msg, "checksum"));
+	/* ...and with the checksum made good, the reference check does */
+	if (at + 16 <= len)
+		reseal(buf + at);
 	CHECK_INT(ty_profile_parse(buf, len, &q, &e), -EINVAL);
 	CHECK(strstr(e.msg, "line string") != NULL);
 	ty_profile_free(q);
@@ -297,6 +317,16 @@ test_corruption(struct ty_profile *p)
 		} else if (r != -EINVAL) {
 			bad++;
 		}
+	}
+	CHECK_INT(bad, 0);
+	/* Format 3: every single flipped bit is refused as damaged (the
+	 * header's check and the sections' checks), none read as numbers */
+	for (n = 0; n < len * 8; n++) {
+		memcpy(mut, buf, len);
+		mut[n / 8] ^= (unsigned char)(1u << n % 8);
+		if (ty_profile_parse(mut, len, &q, &e) != -EINVAL || q)
+			bad++;
+		ty_profile_free(q);
 	}
 	CHECK_INT(bad, 0);
 	memcpy(mut, buf, len);
