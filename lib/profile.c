@@ -158,6 +158,7 @@ ty_profile_free(struct ty_profile *p)
 	free(p->meta.event);
 	free(p->meta.command);
 	free(p->meta.off_cpu_limits);
+	free(p->meta.cpus);
 	index_free(p->index);
 	free(p);
 }

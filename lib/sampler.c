@@ -825,6 +825,7 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 		r->lost = get64(&c);
 		break;
 	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: /* the other task's ids, then the trailer */
 		r->type = TY_REC_SWITCH;
 		r->out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
 		r->preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
@@ -857,7 +858,8 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 static int
 in_order(uint32_t type)
 {
-	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_SWITCH;
+	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_SWITCH ||
+	       type == PERF_RECORD_SWITCH_CPU_WIDE;
 }
 
 /* Decode and hand over the records between tail and HEAD of one ring; S

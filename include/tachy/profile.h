@@ -107,6 +107,8 @@ struct ty_prof_meta {
 					chain of one near them in their thread */
 	uint64_t start_unix_ns;	     /* the recording's start: CLOCK_REALTIME (0: unknown)... */
 	uint64_t start_mono_ns;	     /* ...and CLOCK_MONOTONIC (the samples' clock) then */
+	int system_wide;	     /* record -a: every process on the CPUs of... */
+	char *cpus;		     /* ..."0-3,6" (NULL: not system-wide) */
 };
 
 struct ty_profile {
