@@ -142,9 +142,8 @@ encode(const struct ty_profile *p, struct buf *out)
 	put(out, TY_PROFILE_MAGIC, 8);
 	put32(out, TY_PROFILE_VERSION);
 	put32(out, 0);
-	put32(&b,
-	      (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) + (m->off_cpu ? 3 : 0) +
-		  (m->system_wide ? 2 : 0));
+	put32(&b, (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) +
+		      (m->off_cpu ? 3 : 0) + (m->system_wide ? 2 : 0));
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);

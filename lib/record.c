@@ -1304,7 +1304,8 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
 	r->child = pid;
-	if ((ret = open_sampler(r, e)) < 0 || (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
+	if ((ret = open_sampler(r, e)) < 0 ||
+	    (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
 		r->reaped = 1;

@@ -48,11 +48,11 @@ struct opts {
 	long stack_size;
 	uint64_t switch_chains; /* 0: the default; TY_RECORD_CHAINS_ALL */
 	char **argv;
-	int all;		  /* -a */
-	const char *cpu_list;	  /* -C */
-	double duration;	  /* --duration, seconds (0: none) */
-	struct ty_cpulist cpus;	  /* -C parsed */
-	int cg_given;		  /* --call-graph named the mode */
+	int all;		/* -a */
+	const char *cpu_list;	/* -C */
+	double duration;	/* --duration, seconds (0: none) */
+	struct ty_cpulist cpus; /* -C parsed */
+	int cg_given;		/* --call-graph named the mode */
 };
 
 static struct ty_record_stop stop;
@@ -200,8 +200,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "root, CAP_PERFMON or perf_event_paranoid <= 0); -g\n"
 		     "is frame-pointer chains here (--call-graph dwarf to\n"
 		     "unwind copies of the stacks)"),
-	    OPT_STRING('C', "cpu", &o->cpu_list, "LIST",
-		       "with -a: these CPUs only (0, 0-3,6)"),
+	    OPT_STRING('C', "cpu", &o->cpu_list, "LIST", "with -a: these CPUs only (0, 0-3,6)"),
 	    OPT_DOUBLE(0, "duration", &o->duration, "SECS", 0.001, 1e7,
 		       "with -a and no command: stop after SECS seconds"),
 	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
@@ -374,10 +373,10 @@ summary_system(struct run *r, const struct ty_profile *p, const char *rate, cons
 		p->meta.cpus ? p->meta.cpus : "?", (double)p->meta.wall_ns / 1e9, p->nsamples,
 		ty_record_event_name(r->rec),
 		ty_record_fell_back(r->rec) ? " (no cycles event here)" : "", rate,
-		r->o->callchain ? " with call chains" : "", space,
-		100 * ty_record_system_idle(p), (unsigned long long)p->meta.lost,
-		(unsigned long long)p->meta.throttled, p->meta.processes, own, 100 * share,
-		(double)p->meta.profiler_cpu_ns / 1e9, r->o->output);
+		r->o->callchain ? " with call chains" : "", space, 100 * ty_record_system_idle(p),
+		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled,
+		p->meta.processes, own, 100 * share, (double)p->meta.profiler_cpu_ns / 1e9,
+		r->o->output);
 	unwind_summary(r);
 }
 
