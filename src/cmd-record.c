@@ -432,11 +432,38 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 	unwind_summary(r);
 }
 
+/* The symbol reader's warnings; system-wide, the stripped files (dozens)
+ * in one line. */
+static void
+warnings(struct run *r)
+{
+	size_t i, stripped = 0;
+	char names[256] = "";
+
+	if (r->o->quiet)
+		return;
+	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++) {
+		const char *w = ty_symbols_warning(r->syms, i), *b, *e;
+		if (!r->o->all || !(e = strstr(w, " is stripped"))) {
+			cli_warn("%s", w);
+			continue;
+		}
+		for (b = e; b > w && b[-1] != '/' && b[-1] != ' '; b--)
+			;
+		if (stripped++ < 4 && strlen(names) + (size_t)(e - b) + 3 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%.*s",
+				 stripped > 1 ? ", " : "", (int)(e - b), b);
+	}
+	if (stripped)
+		cli_warn("%zu sampled files are stripped (%s%s): the functions they do not export "
+			 "are named FILE+0xADDRESS",
+			 stripped, names, stripped > 4 ? ", ..." : "");
+}
+
 static int
 finish(struct run *r, struct ty_error *err)
 {
 	struct ty_profile *p = ty_profile_new();
-	size_t i;
 	int ret;
 
 	if (!p)
@@ -445,9 +472,7 @@ finish(struct run *r, struct ty_error *err)
 		ty_profile_free(p);
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
-	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++)
-		if (!r->o->quiet)
-			cli_warn("%s", ty_symbols_warning(r->syms, i));
+	warnings(r);
 	ret = ty_profile_write_fp(p, r->out.fp, r->o->output, err);
 	r->out_open = 0;
 	if (ret < 0)
