@@ -405,6 +405,20 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		size_t i, off = 0;
 		for (i = 0; i < p->nsamples; i++)
 			off += p->samples[i].state != TY_STATE_CPU;
+		if (p->meta.system_wide) {
+			fprintf(stderr,
+				"tachy record: system-wide on CPUs %s for %.3f s: %zu on-CPU "
+				"samples and %zu off-CPU intervals%s%s, %llu lost; %u processes; "
+				"tachy's CPU %.3f s; wrote %s\n",
+				p->meta.cpus ? p->meta.cpus : "?", (double)p->meta.wall_ns / 1e9,
+				p->nsamples - off, off, r->o->callchain ? " with call chains" : "",
+				space, (unsigned long long)p->meta.lost, p->meta.processes, me,
+				r->o->output);
+			if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
+				fprintf(stderr, "tachy record: %s\n", cover);
+			unwind_summary(r);
+			return;
+		}
 		fprintf(stderr,
 			"tachy record: %zu on-CPU samples%s%s and %zu off-CPU intervals%s%s, "
 			"%llu lost; profiler CPU %.3f s = %.2f%% of the workload's %.3f s; "
