@@ -181,8 +181,8 @@ encode(const struct ty_profile *p, struct buf *out)
 	put(out, TY_PROFILE_MAGIC, 8);
 	put32(out, TY_PROFILE_VERSION);
 	put32(out, out->err ? 0 : ty_crc32(0, out->p, 12));
-	put32(&b,
-	      (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) + (m->off_cpu ? 3 : 0));
+	put32(&b, (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) +
+		      (m->off_cpu ? 3 : 0) + (m->system_wide ? 2 : 0));
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);
@@ -211,6 +211,10 @@ encode(const struct ty_profile *p, struct buf *out)
 	if (m->start_unix_ns) {
 		putku(&b, "start_unix_ns", m->start_unix_ns);
 		putku(&b, "start_mono_ns", m->start_mono_ns);
+	}
+	if (m->system_wide) {
+		putku(&b, "system_wide", 1);
+		putkv(&b, "cpus", m->cpus ? m->cpus : "");
 	}
 	section(out, SEC_META, &b);
 	put32(&b, p->nstrings);
@@ -415,6 +419,10 @@ read_meta(struct rd *r, struct ty_profile *p)
 			m->start_unix_ns = u;
 		} else if (strcmp(k, "start_mono_ns") == 0) {
 			m->start_mono_ns = u;
+		} else if (strcmp(k, "system_wide") == 0) {
+			m->system_wide = u != 0;
+		} else if (strcmp(k, "cpus") == 0 && !m->cpus) {
+			m->cpus = v, v = NULL;
 		}
 		free(k);
 		free(v);
