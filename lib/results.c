@@ -351,7 +351,8 @@ compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b, uint3
 	out->c = v.c;
 	out->too_few = v.too_few;
 	out->pairs = v.pairs;
-	out->verdict = v.verdict > 0 ? "slower" : v.verdict < 0 ? "faster" : "same";
+	out->verdict = v.verdict;
+	out->interval = v.interval;
 	return 0;
 }
 
@@ -710,7 +711,10 @@ json_comparison(const struct ty_results *rs, const struct ty_comparison *c, stru
 	ty_jsonw_kdouble(w, "change_low_pct", c->c.rel_lo);
 	ty_jsonw_kdouble(w, "change_high_pct", c->c.rel_hi);
 	ty_jsonw_kdouble(w, "p_value", c->c.p_value);
-	ty_jsonw_kstring(w, "verdict", c->verdict);
+	ty_jsonw_kstring(w, "verdict",
+			 c->verdict == TY_VERDICT_SAME ? "same" : ty_verdict_word_name(c->verdict));
+	if (c->interval != TY_INTERVAL_OK) /* the bounds above are not to be read */
+		ty_jsonw_kstring(w, "interval_unavailable", ty_verdict_interval_why(c->interval));
 	ty_jsonw_kuint(w, "paired_rounds", c->pairs);
 	if (c->too_few)
 		ty_jsonw_kbool(w, "too_few_runs", 1);

@@ -492,7 +492,7 @@ print_json(FILE *fp, const struct ty_cmp_table *c)
 static int
 gate(const struct ty_cmp_table *c, double limit)
 {
-	char pct[32];
+	char m[256];
 	size_t i;
 	int tripped = 0;
 
@@ -500,12 +500,19 @@ gate(const struct ty_cmp_table *c, double limit)
 		return 0;
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
-		if (strcmp(r->figure, "wall") != 0 || r->v.verdict <= 0 || !(r->v.c.rel > limit))
+		enum ty_gate g;
+		if (strcmp(r->figure, "wall") != 0)
 			continue;
-		snprintf(pct, sizeof(pct), "%.1f%%", r->v.c.rel);
-		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->label,
-			  pct, r->old->label, c->sets[r->set].old->path, limit);
-		tripped = 1;
+		g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few, r->v.c.rel,
+				    r->v.c.rel_lo, limit);
+		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+			continue;
+		resfmt_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
+			    r->v.interval, c->opt.confidence);
+		cli_error(0, "'%s' against '%s' in %s: %s%s", r->new->label, r->old->label,
+			  c->sets[r->set].old->path, m,
+			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
+		tripped |= g == TY_GATE_TRIP;
 	}
 	return tripped;
 }
@@ -543,7 +550,7 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 		       "write the table to FILE (default: standard output)"),
 	    OPT_DOUBLE(0, "fail-if-slower", &o->fail_if_slower, "P", 0, 1e9,
 		       "exit 3 when a benchmark's wall time is proven slower\n"
-		       "by more than P percent"),
+		       "by more than P percent (the interval's bound)"),
 	    OPT_HELP('h', "help", "show this help"),
 	    OPT_END(),
 	};

@@ -292,6 +292,16 @@ struct found {
 	struct ty_history_change c;
 };
 
+/* The confidence of detect's intervals (ty_history_detect_defaults). */
+static double
+d_confidence(void)
+{
+	struct ty_history_detect_opts d;
+
+	ty_history_detect_defaults(&d);
+	return d.confidence;
+}
+
 static int
 detect_series(struct ty_history_series *s, const struct opts *o, struct found **out, size_t *nout,
 	      size_t *cap)
@@ -551,17 +561,25 @@ do_detect(struct opts *o, char **benches, int nb)
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char b[256], m[256], rv[64];
-		if (c->index + 1 != f[k].s->n || !(c->change_pct > o->fail_if_slower) ||
-		    !(c->ci_low > 0))
+		char b[256], m[256], rv[64], msg[256];
+		enum ty_gate gate;
+		if (c->index + 1 != f[k].s->n)
 			continue;
-		cli_error(EXIT_REGRESSION,
-			  "'%s' on %s: the newest commit %.12s is %.1f%% slower (more than %g%%)",
+		/* a change point found is a proven change: its direction is the verdict */
+		gate =
+		    ty_verdict_gate(c->change_pct > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER,
+				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
+		if (gate != TY_GATE_TRIP && gate != TY_GATE_UNPROVEN)
+			continue;
+		resfmt_gate(msg, sizeof(msg), gate, o->fail_if_slower, c->change_pct, c->ci_low,
+			    c->ci_high, TY_INTERVAL_OK, d_confidence());
+		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
 			  clean(b, sizeof(b), f[k].s->benchmark),
 			  clean(m, sizeof(m), f[k].s->machine),
-			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), c->change_pct,
-			  o->fail_if_slower);
-		st = EXIT_REGRESSION;
+			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), msg,
+			  gate == TY_GATE_TRIP ? "" : " (the gate passes)");
+		if (gate == TY_GATE_TRIP)
+			st = EXIT_REGRESSION;
 	}
 out:
 	free(f);
@@ -820,7 +838,7 @@ cmd_history(int argc, char **argv)
 		       "detect: text (default), json or csv"),
 	    OPT_DOUBLE(0, "fail-if-slower", &o.fail_if_slower, "P", 0, 1e9,
 		       "detect: exit 3 when the newest commit of a series\n"
-		       "starts a proven slowdown of more than P percent"),
+		       "starts a slowdown proven beyond P percent"),
 	    OPT_DOUBLE(0, "max-p", &o.max_p, "P", 1e-300, 0.5,
 		       "detect: the p-value a change point must beat (0.001)"),
 	    OPT_STRING('o', "output", &o.output, "FILE",

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "resfmt.h"
 #include "run-habits.h"
 #include "runhist.h"
 #include "tachy/clock.h"
@@ -488,8 +489,8 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_DOUBLE(0, "confidence", &(o)->ro.confidence, "C", 50, 99.9999,                     \
 		       "confidence level in percent (default 95)"),                                \
 	    OPT_DOUBLE(0, "fail-if-slower", &(o)->fail_if_slower, "P", 0, 1e9,                     \
-		       "exit 3 when a command is significantly slower than\n"                      \
-		       "the reference by more than P%"),                                           \
+		       "exit 3 when a command is proven slower than the\n"                         \
+		       "reference by more than P% (the interval's bound)"),                        \
 	    OPT_GROUP("Output:"),                                                                  \
 	    OPT_CALLBACK('u', "time-unit", &(o)->unit, "UNIT",                                     \
 			 "s, ms, us or ns, or hyperfine's second, millisecond,\n"                  \
@@ -979,9 +980,11 @@ static void
 print_comparison(struct term *t, const struct ty_results *rs, const struct ty_comparison *c)
 {
 	const struct ty_compare *x = &c->c;
-	const char *color = strcmp(c->verdict, "faster") == 0	? "green"
-			    : strcmp(c->verdict, "slower") == 0 ? "red"
-								: "dim";
+	const char *color = c->verdict == TY_VERDICT_FASTER   ? "green"
+			    : c->verdict == TY_VERDICT_SLOWER ? "red"
+							      : "dim";
+	const char *word = c->verdict == TY_VERDICT_SAME ? "no difference proven"
+							 : ty_verdict_word_name(c->verdict);
 	int faster = x->ratio < 1;
 	double ratio = faster ? 1 / x->ratio : x->ratio;
 	double lo = faster ? 1 / x->ratio_hi : x->ratio_lo,
@@ -1002,7 +1005,13 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	}
 	if (!isfinite(ratio) || !isfinite(x->rel)) { /* against a zero reference */
 		fprintf(rep, ": the reference is 0: no ratio, %s: %s%s%s%s\n", p, term_c(t, color),
-			strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+			word, c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
+		return;
+	}
+	if (c->interval != TY_INTERVAL_OK) { /* no interval to show: say why */
+		fprintf(rep, ": %.3f%s %s, %+.1f%%, interval n/a (%s), %s: %s%s%s%s\n", ratio,
+			term_sym(t, "times"), faster ? "faster" : "slower", x->rel,
+			ty_verdict_interval_why(c->interval), p, term_c(t, color), word,
 			c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 		return;
 	}
@@ -1017,8 +1026,7 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 		fprintf(rep, "%+.1f%%], ", x->rel_hi);
 	else
 		fprintf(rep, "unbounded], ");
-	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color),
-		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color), word,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 	if (rs->interleaved && !rs->no_pairing && !c->pairs)
 		fprintf(rep, "    (rounds not paired: too few shared rounds for the test, or a "
@@ -1257,13 +1265,21 @@ gate(const struct ty_results *rs, const struct run_opts *o)
 		return 0;
 	for (i = 0; i < rs->ncmp; i++) {
 		const struct ty_comparison *c = &rs->cmp[i];
-		if (c->figure != TY_FIG_WALL || strcmp(c->verdict, "slower") != 0 ||
-		    !(c->c.rel > o->fail_if_slower))
+		enum ty_gate g;
+		char m[256];
+		if (c->figure != TY_FIG_WALL)
 			continue;
-		cli_error(EXIT_REGRESSION, "'%s' is %.1f%% slower than '%s' (more than %g%%)",
-			  rs->r[c->command].name, c->c.rel, rs->r[c->reference].name,
-			  o->fail_if_slower);
-		st = EXIT_REGRESSION;
+		g = ty_verdict_gate(c->verdict, c->interval, c->too_few, c->c.rel, c->c.rel_lo,
+				    o->fail_if_slower);
+		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+			continue;
+		resfmt_gate(m, sizeof(m), g, o->fail_if_slower, c->c.rel, c->c.rel_lo, c->c.rel_hi,
+			    c->interval, rs->confidence);
+		cli_error(0, "'%s' against '%s': %s%s", rs->r[c->command].name,
+			  rs->r[c->reference].name, m,
+			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
+		if (g == TY_GATE_TRIP)
+			st = EXIT_REGRESSION;
 	}
 	return st;
 }

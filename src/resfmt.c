@@ -101,6 +101,29 @@ resfmt_pct(char *buf, size_t size, double pct)
 	return buf;
 }
 
+char *
+resfmt_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo, double hi,
+	    enum ty_interval interval, double confidence)
+{
+	char r[32], l[32], h[32], iv[96];
+
+	resfmt_pct(r, sizeof(r), rel);
+	if (interval == TY_INTERVAL_OK)
+		snprintf(iv, sizeof(iv), "[%s, %s]", resfmt_pct(l, sizeof(l), lo),
+			 resfmt_pct(h, sizeof(h), hi));
+	else
+		snprintf(iv, sizeof(iv), "interval n/a (%s)", ty_verdict_interval_why(interval));
+	if (g == TY_GATE_TOO_FEW)
+		snprintf(buf, size, "too few runs to prove a change: %s", r);
+	else
+		snprintf(buf, size, "%sslower by more than %g%%%s: %s %s at %g%% confidence",
+			 g == TY_GATE_TRIP	 ? ""
+			 : g == TY_GATE_UNPROVEN ? "may be "
+						 : "not proven ",
+			 limit, g == TY_GATE_UNPROVEN ? ", not proven" : "", r, iv, confidence);
+	return buf;
+}
+
 size_t
 resfmt_width(const char *s)
 {
@@ -121,11 +144,7 @@ resfmt_row_ref(const struct ty_cmp_row *r)
 const char *
 resfmt_verdict(const struct ty_cmp_row *r)
 {
-	if (r->v.verdict == 0)
-		return "~";
-	if (r->is_time)
-		return r->v.verdict > 0 ? "slower" : "faster";
-	return r->v.verdict > 0 ? "higher" : "lower";
+	return ty_verdict_word_name(r->v.verdict);
 }
 
 char *
@@ -155,8 +174,10 @@ resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r)
 		return buf;
 	}
 	resfmt_pct(a, sizeof(a), r->v.c.rel);
-	if (!isfinite(r->v.c.rel_lo) || !isfinite(r->v.c.rel_hi))
+	if (r->v.interval == TY_INTERVAL_TOO_FEW) /* a footnote says so */
 		snprintf(buf, size, "%s", a);
+	else if (r->v.interval != TY_INTERVAL_OK)
+		snprintf(buf, size, "%s n/a (%s)", a, ty_verdict_interval_why(r->v.interval));
 	else
 		snprintf(buf, size, "%s [%s, %s]", a, resfmt_pct(b, sizeof(b), r->v.c.rel_lo),
 			 resfmt_pct(c, sizeof(c), r->v.c.rel_hi));

@@ -107,9 +107,10 @@ struct ty_result {
 struct ty_comparison {
 	size_t command, reference, figure;
 	struct ty_compare c;
-	const char *verdict; /* "faster", "slower", "same" (lower values are "faster") */
-	int too_few;	     /* so few runs that no difference can be proven ("same") */
-	size_t pairs;	     /* rounds paired (interleaved runs), 0: unpaired */
+	enum ty_verdict_word verdict; /* ty_verdict_compute's verdict (lower values are "faster") */
+	enum ty_interval interval;    /* whether c's interval can be shown */
+	int too_few;		      /* so few runs that no difference can be proven (SAME) */
+	size_t pairs;		      /* rounds paired (interleaved runs), 0: unpaired */
 };
 
 struct ty_results {
