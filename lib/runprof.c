@@ -144,14 +144,14 @@ probe_attach(void *ctx, pid_t pid, struct ty_error *e)
 	so.callchain = 1;
 	so.pid = pid;
 	so.enable_on_exec = 1;
-	so.mmap_pages = 512;
+	so.mmap_pages = 128;
 	for (;;) {
 		so.exclude_kernel = p->user_only;
 		rc = ty_sampler_open(&s, &so, e);
 		if (rc == 0)
 			break;
-		if ((rc == -EPERM || rc == -ENOMEM) && so.mmap_pages > 128) {
-			so.mmap_pages = 128; /* a user's locked-memory limit */
+		if ((rc == -EPERM || rc == -ENOMEM) && so.mmap_pages > 16) {
+			so.mmap_pages /= 2; /* a user's locked-memory limit */
 			continue;
 		}
 		if ((rc == -EACCES || rc == -EPERM) && !p->user_only) {
