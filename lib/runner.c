@@ -756,6 +756,7 @@ do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook, st
 		return 1;
 	memset(s, 0, sizeof(*s));
 	s->start_ns = r->clock.now_ns(r->clock.ctx) - r->t0; /* the real executor is exact */
+	r->job = j;
 	return fn(r, &S->jobs[j], index, step, hook, s, S->values, e);
 }
 

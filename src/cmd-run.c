@@ -11,6 +11,7 @@
 #include "counters-out.h"
 #include "resfmt.h"
 #include "run-habits.h"
+#include "run-profile.h"
 #include "runhist.h"
 #include "tachy/clock.h"
 #include "tachy/outfile.h"
@@ -76,6 +77,7 @@ struct run_opts {
 	int output_given;	      /* --output or --show-output */
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
 	struct runhist hist;	      /* --history, --bisect */
+	struct run_profile prof;      /* --profile */
 	char **argv_cmd;	      /* after -- */
 	int argc_cmd;
 };
@@ -479,7 +481,7 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "(default), wait for them, or kill them"),                                  \
 	    OPT_FLAG('i', "ignore-failure", &(o)->ro.ignore_failure,                               \
 		     "record failing runs and go on"),                                             \
-	    OPT_GROUP("Statistics:"),                                                              \
+	    RUN_PROFILE_OPTION(&(o)->prof), OPT_GROUP("Statistics:"),                              \
 	    OPT_TEST_ALL(0, &(o)->test,                                                            \
 			 "mann-whitney (default: medians), yuen (trimmed\n"                        \
 			 "means), welch or student (means)"),                                      \
@@ -1379,6 +1381,7 @@ bench_release(struct bench *b)
 		ty_outfile_abort(&b->rof);
 	ty_results_release(&b->rs);
 	counters_cli_release(&b->o.counters);
+	run_profile_release(&b->o.prof);
 	free(b->o.cmds.v);
 	free(b->o.names.v);
 	for (h = 0; h < TY_HOOKS; h++)
@@ -1479,6 +1482,7 @@ print_report_body(struct bench *b)
 		print_summary(&b->term, &b->rs, order);
 		free(order);
 		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
+		run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
 	}
 }
 
@@ -1567,6 +1571,8 @@ run_bench(struct bench *b)
 	b->runner.o = b->o.ro;
 	b->o.counters.quiet = b->o.quiet;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
+		return st;
+	if ((st = run_profile_setup(&b->o.prof, &b->runner, b->njobs)))
 		return st;
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;

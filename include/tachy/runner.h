@@ -130,6 +130,7 @@ struct ty_runner {
 	void *progress_ctx;
 	ty_runner_exec_fn exec; /* NULL: spawn real processes */
 	void *exec_ctx;
+	size_t job; /* the index of the job whose step runs now (a probe reads it) */
 	/* Private. */
 	struct ty_spawner sp;
 	struct ty_memcg memcg; /* the runs' cgroup, version 0 when none */
