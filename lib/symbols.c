@@ -143,6 +143,8 @@ struct ty_symbols {
 	char **warnings;
 	size_t nwarnings;
 	int warned_noelf;
+	char **stripped; /* the stripped files, said in one warning (warn_stripped) */
+	size_t nstripped, stripped_warning;
 	char *debug_root;   /* "/usr/lib/debug" unless set */
 	char *perf_map_dir; /* "/tmp" unless set */
 	void *debuginfod;   /* a debuginfod_client, when DEBUGINFOD_URLS is set */
@@ -240,6 +242,9 @@ ty_symbols_free(struct ty_symbols *s)
 	for (i = 0; i < s->nwarnings; i++)
 		free(s->warnings[i]);
 	free(s->warnings);
+	for (i = 0; i < s->nstripped; i++)
+		free(s->stripped[i]);
+	free(s->stripped);
 	free(s->kallsyms_path);
 	ty_kmod_free(s->kmod);
 	free(s->cache_dir);
@@ -314,6 +319,63 @@ static void __attribute__((format(printf, 2, 3))) warn(struct ty_symbols *s, con
 	s->warnings = nw;
 	if ((nw[s->nwarnings] = strdup(buf)))
 		s->nwarnings++;
+}
+
+/* One warning names every stripped file, in the order they were read: "A
+ * is stripped (...)", then "A, B and C are stripped (...)". */
+static void
+warn_stripped(struct ty_symbols *s, const char *path, const char *base)
+{
+	char **np, *msg = NULL, *list = NULL, *t;
+	size_t i;
+	int n;
+
+	for (i = 0; i < s->nstripped; i++)
+		if (strcmp(s->stripped[i], path) == 0)
+			return;
+	if (!(np = realloc(s->stripped, (s->nstripped + 1) * sizeof(*np))))
+		return;
+	s->stripped = np;
+	if (!(np[s->nstripped] = strdup(path)))
+		return;
+	s->nstripped++;
+	if (s->nstripped == 1) {
+		n = asprintf(&msg,
+			     "%s is stripped (no .symtab, no debug file): functions it does not "
+			     "export are named %s+0xADDRESS",
+			     path, base);
+	} else {
+		for (i = 0; i < s->nstripped; i++) {
+			n = asprintf(&t, "%s%s%s", list ? list : "",
+				     i == 0		     ? ""
+				     : i + 1 == s->nstripped ? " and "
+							     : ", ",
+				     s->stripped[i]);
+			free(list);
+			list = n < 0 ? NULL : t;
+			if (!list)
+				return;
+		}
+		n = asprintf(&msg,
+			     "%s are stripped (no .symtab, no debug file): functions they do not "
+			     "export are named FILE+0xADDRESS",
+			     list);
+		free(list);
+	}
+	if (n < 0)
+		return;
+	if (s->stripped_warning) { /* the one warning, said again with one more file */
+		free(s->warnings[s->stripped_warning - 1]);
+		s->warnings[s->stripped_warning - 1] = msg;
+		return;
+	}
+	if (!(np = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*np)))) {
+		free(msg);
+		return;
+	}
+	s->warnings = np;
+	np[s->nwarnings++] = msg;
+	s->stripped_warning = s->nwarnings;
 }
 
 size_t
@@ -1160,10 +1222,7 @@ read_elf(struct ty_symbols *s, struct dso *d, Elf *elf, int debug)
 #endif
 	finish_syms(d);
 	if (!full && debug)
-		warn(s,
-		     "%s is stripped (no .symtab, no debug file): functions it does not export "
-		     "are named %s+0xADDRESS",
-		     d->path, d->base);
+		warn_stripped(s, d->path, d->base);
 }
 
 static void

@@ -74,7 +74,8 @@ npm_test() {
 	fi
 	echo "deps.sh: installing speedscope 1.25.0 from npm into build/npm"
 	mkdir -p build
-	npm install --no-audit --no-fund --prefix build/npm speedscope@1.25.0 >build/npm-install.log 2>&1 ||
+	npm install --no-audit --no-fund --prefix build/npm speedscope@1.25.0 >build/npm-install.log 2>&1 &&
+		rm -f build/npm-install.log ||
 		echo "deps.sh: could not install speedscope from npm (report-speedscope-viewer skips;" \
 			"npm's output: build/npm-install.log)" >&2
 }

@@ -81,6 +81,7 @@ logged() {
 }
 
 mounted=""
+made=""
 mount_root() {
 	r=$1
 	mount -t proc proc "$r/proc" &&
@@ -101,7 +102,7 @@ unmount_root() {
 cleanup() {
 	for r in $mounted; do unmount_root "$r"; done
 	if [ "${FRESH_KEEP:-0}" != 1 ]; then
-		rm -rf "$dir/root" "$dir/user"
+		for r in $made; do rm -rf "$r"; done
 	fi
 }
 trap cleanup EXIT
@@ -134,6 +135,7 @@ fi
 new_root() {
 	r=$dir/$1
 	rm -rf "$r" && cp -a "$dir/base" "$r" || die "cannot copy the base root to $r"
+	made="$made $r"
 	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d" && chmod 755 "$r/usr/sbin/policy-rc.d"
 	mount_root "$r"
 }

@@ -15,6 +15,7 @@
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/results_read.h"
+#include "term.h"
 
 int cmd_compare(int argc, char **argv);
 
@@ -199,7 +200,8 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 		free(label);
 		label = NULL;
 		if (s->old != s->new &&strcmp(r->old->label, r->new->label) != 0 &&
-		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->label, r->new->label) < 0)
+		    asprintf(&label, "%s %s %s", r->old->label, term_glyph("arrow"),
+			     r->new->label) < 0)
 			return -ENOMEM;
 		cols[0] = prev && prev == r->new->label ? "" : label ? label : r->new->label;
 		prev = r->new->label;

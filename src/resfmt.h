@@ -16,7 +16,8 @@ char *resfmt_value(char *buf, size_t size, double v, double ref, const char *uni
 /* A signed percentage: "+6.0%", "-12%", "?" when not finite. Returns BUF. */
 char *resfmt_pct(char *buf, size_t size, double pct);
 
-/* S cut to at most MAX characters, "…" marking a cut, into BUF (SIZE >=
+/* S cut to at most MAX characters, "…" ("..." where the locale is not
+ * UTF-8: term_glyph) marking a cut, into BUF (SIZE >=
  * 8 bytes; a cut never splits a UTF-8 sequence). Returns BUF. */
 char *resfmt_truncate(char *buf, size_t size, const char *s, size_t max);
 

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,7 +96,7 @@ term_init(struct term *t, enum term_color color, enum term_style style)
 	    color == TERM_COLOR_ALWAYS || (color == TERM_COLOR_AUTO && isatty(STDERR_FILENO) &&
 					   !(nc && *nc) && style == TERM_STYLE_FULL);
 	t->progress = style != TERM_STYLE_NONE && isatty(STDERR_FILENO);
-	t->unicode = style == TERM_STYLE_FULL;
+	t->unicode = style == TERM_STYLE_FULL && term_utf8();
 }
 
 const char *
@@ -116,20 +117,52 @@ term_c(const struct term *t, const char *name)
 	return "";
 }
 
+int
+term_utf8(void)
+{
+	static int known = -1;
+	static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	const char *v = NULL, *p;
+	size_t i;
+
+	if (known >= 0)
+		return known;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && !(v && *v); i++)
+		v = getenv(vars[i]);
+	known = 0;
+	for (p = v && *v ? v : ""; *p && !known; p++)
+		known = strncasecmp(p, "utf-8", 5) == 0 || strncasecmp(p, "utf8", 4) == 0;
+	return known;
+}
+
+static const struct {
+	const char *name, *utf8, *ascii;
+} glyphs[] = {
+    {"pm", "±", "+-"}, {"dots", "…", "..."}, {"times", "×", "x"}, {"sigma", "σ", "sd"},
+    {"le", "≤", "<="}, {"us", "µs", "us"},   {"inf", "∞", "inf"}, {"arrow", "→", "->"},
+};
+
+static const char *
+glyph(const char *name, int utf8)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(glyphs) / sizeof(glyphs[0]); i++)
+		if (strcmp(glyphs[i].name, name) == 0)
+			return utf8 ? glyphs[i].utf8 : glyphs[i].ascii;
+	return name;
+}
+
+const char *
+term_glyph(const char *name)
+{
+	return glyph(name, term_utf8());
+}
+
 const char *
 term_sym(const struct term *t, const char *name)
 {
-	if (strcmp(name, "pm") == 0)
-		return t->unicode ? "±" : "+-";
-	if (strcmp(name, "dots") == 0)
-		return t->unicode ? "…" : "...";
-	if (strcmp(name, "times") == 0)
-		return t->unicode ? "×" : "x";
-	if (strcmp(name, "sigma") == 0)
-		return t->unicode ? "σ" : "sd";
-	if (strcmp(name, "le") == 0)
-		return t->unicode ? "≤" : "<=";
-	return name;
+	return glyph(name, t->unicode);
 }
 
 const char *
@@ -170,7 +203,7 @@ term_time(const struct term *t, char *buf, size_t size, double seconds, const ch
 		scale = 1e3;
 	} else if (strcmp(unit, "us") == 0) {
 		scale = 1e6;
-		shown = t->unicode ? "µs" : "us";
+		shown = term_sym(t, "us");
 	} else if (strcmp(unit, "ns") == 0) {
 		scale = 1e9;
 	}

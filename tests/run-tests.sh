@@ -30,7 +30,10 @@ TACHY="$TOP/tachy"
 TACHY_SYSROOT="$TOP/tests/fixtures/ideal"
 # tachy record's kernel symbol cache goes to the scratch tree, never $HOME.
 TACHY_CACHE_DIR="$TOP/tests/tmp/cache"
-export TOP TACHY TACHY_SYSROOT TACHY_CACHE_DIR
+# One locale for every case, whatever the caller's: UTF-8 (tachy's ± σ µ),
+# in C's order and messages; the cases about the locale set their own.
+LC_ALL=C.UTF-8
+export TOP TACHY TACHY_SYSROOT TACHY_CACHE_DIR LC_ALL
 pass=0 fail=0 skip=0
 failed=""
 
