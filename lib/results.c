@@ -171,7 +171,7 @@ ty_result_tree_peak_kb(const struct ty_result *r)
 	long m = 0;
 	size_t i;
 
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		if (r->runs[i].usage.tree_peak_kb > m)
 			m = r->runs[i].usage.tree_peak_kb;
 	return m;
@@ -399,14 +399,14 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 			       r->nruns);
 	r->maxrss_floor_kb = 0;
 	r->maxrss_unmeasured = 0;
-	for (f = 0; f < r->nruns; f++) {
+	for (f = r->left_out; f < r->nruns; f++) { /* the runs the figures come from */
 		const struct ty_usage *u = &r->runs[f].usage;
 		if (u->maxrss_floor_kb > r->maxrss_floor_kb)
 			r->maxrss_floor_kb = u->maxrss_floor_kb;
 		if (u->maxrss_floor_kb > 0 && u->maxrss_kb <= u->maxrss_floor_kb)
 			r->maxrss_unmeasured++;
 	}
-	r->maxrss_measurable = r->nruns > 0 && r->maxrss_unmeasured == 0;
+	r->maxrss_measurable = r->nruns > r->left_out && r->maxrss_unmeasured == 0;
 	warn_series(r, rs->keep_warmup);
 	n = figure_values(rs, r, TY_FIG_WALL, x, NULL);
 	if (n) {
@@ -610,11 +610,20 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_kuint(w, "warmup_runs", r->series.warmup);
 	ty_jsonw_kuint(w, "left_out", r->left_out);
+	/* the runs the figures come from, as times[] lists them; the runs
+	 * left out (a warm-up) apart, in run order before them */
 	ty_jsonw_key(w, "runs");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		json_run(rs, r, i, w);
 	ty_jsonw_array_end(w);
+	if (r->left_out) {
+		ty_jsonw_key(w, "left_out_runs");
+		ty_jsonw_array_begin(w);
+		for (i = 0; i < r->left_out; i++)
+			json_run(rs, r, i, w);
+		ty_jsonw_array_end(w);
+	}
 	json_summary(rs, r, w);
 	if (rs->nvalues) {
 		ty_jsonw_key(w, "counters");
@@ -654,19 +663,21 @@ json_result(const struct ty_results *rs, const struct ty_result *r, struct ty_js
 	ty_jsonw_kdouble(w, "system", s[TY_FIG_SYSTEM].mean);
 	ty_jsonw_kdouble(w, "min", s[TY_FIG_WALL].min);
 	ty_jsonw_kdouble(w, "max", s[TY_FIG_WALL].max);
+	/* hyperfine's per-run fields hold the runs its figures come from: not
+	 * those of a warm-up left out (tachy.left_out_runs has them) */
 	ty_jsonw_key(w, "times");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		ty_jsonw_double(w, (double)r->runs[i].wall_ns / 1e9);
 	ty_jsonw_array_end(w);
 	ty_jsonw_key(w, "memory_usage_byte");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		ty_jsonw_int(w, (int64_t)r->runs[i].usage.maxrss_kb * 1024);
 	ty_jsonw_array_end(w);
 	ty_jsonw_key(w, "exit_codes");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		if (r->runs[i].exit_code >= 0)
 			ty_jsonw_int(w, r->runs[i].exit_code);
 		else if (r->runs[i].signal > 0) /* as hyperfine and the shells: 128 + signal */

@@ -411,6 +411,8 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_kdouble(w, "p_value", r->v.c.p_value);
 	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
 	ty_jsonw_kbool(w, "too_few_runs", r->v.too_few);
+	if (r->v.interval != TY_INTERVAL_OK) /* the bounds above are not to be read */
+		ty_jsonw_kstring(w, "interval_unavailable", ty_verdict_interval_why(r->v.interval));
 	ty_jsonw_kuint(w, "paired_rounds", r->v.pairs);
 	ty_jsonw_kuint(w, "old_left_out", r->skip_old);
 	ty_jsonw_kuint(w, "new_left_out", r->skip_new);

@@ -908,8 +908,12 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	label(lbl);
 	term_time(t, a, sizeof(a), s[TY_FIG_WALL].min, unit);
 	term_time(t, b, sizeof(b), s[TY_FIG_WALL].max, unit);
-	fprintf(rep, "%s %s %s   (%zu run%s%s%s)\n", a, term_sym(t, "dots"), b, r->nruns,
-		r->nruns == 1 ? "" : "s", r->stop ? ", " : "", stops[r->stop]);
+	/* the runs the figures come from; a warm-up left out is counted apart */
+	fprintf(rep, "%s %s %s   (%zu run%s", a, term_sym(t, "dots"), b, r->nruns - r->left_out,
+		r->nruns - r->left_out == 1 ? "" : "s");
+	if (r->left_out)
+		fprintf(rep, " + %zu warm-up left out", r->left_out);
+	fprintf(rep, "%s%s)\n", r->stop ? ", " : "", stops[r->stop]);
 	label("User / System (mean):");
 	/* one unit for both, that of the larger */
 	unit = term_unit_for(fmax(s[TY_FIG_USER].mean, s[TY_FIG_SYSTEM].mean), o->unit);
@@ -917,13 +921,13 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean, unit);
 	fprintf(rep, "%s / %s\n", a, b);
 	label("Max RSS (max):");
-	if (r->maxrss_unmeasured < r->nruns || r->maxrss_floor_kb <= 0) {
+	if (r->maxrss_unmeasured < r->nruns - r->left_out || r->maxrss_floor_kb <= 0) {
 		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
 		fprintf(rep, "%s", a);
 		if (r->maxrss_unmeasured) {
 			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
 			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
-				r->maxrss_unmeasured, r->nruns, term_sym(t, "le"), b);
+				r->maxrss_unmeasured, r->nruns - r->left_out, term_sym(t, "le"), b);
 		}
 		fprintf(rep, "\n");
 	} else {
@@ -941,7 +945,7 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 								  : "cgroup v2",
 			/* a cgroup is charged only the pages its processes were
 			 * first to bring in: said rather than left unexplained */
-			r->maxrss_unmeasured < r->nruns &&
+			r->maxrss_unmeasured < r->nruns - r->left_out &&
 				(double)ty_result_tree_peak_kb(r) < s[TY_FIG_MAXRSS].max
 			    ? "; below Max RSS: shared pages are charged to whoever first used them"
 			    : "");

@@ -94,7 +94,8 @@ struct ty_result {
 	struct ty_verdict_series series; /* warm-up and level shift of the wall times */
 	size_t left_out;	  /* the first LEFT_OUT runs (a detected warm-up) are not in the
 				     summaries and comparisons; 0 with keep_warmup */
-	size_t maxrss_unmeasured; /* runs whose maxrss is not above their floor: left
+	size_t maxrss_unmeasured; /* runs kept (after left_out) whose maxrss is not above
+				     their floor: left
 				     out of the maxrss figure (ty_results_value is NAN) */
 	int hooks_once;		  /* it had a hook that runs once (setup, cleanup) */
 	int hooks_each;		  /* it had a hook that runs around every run (prepare,
@@ -154,7 +155,8 @@ int ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *
 /* Add a printf-formatted warning to R. Returns 0 or -ENOMEM. */
 int ty_result_warn(struct ty_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The highest whole-tree peak (usage.tree_peak_kb) of R's runs, KiB; 0
+/* The highest whole-tree peak (usage.tree_peak_kb) of R's runs after those
+ * left out (left_out), KiB; 0
  * when none was measured. */
 long ty_result_tree_peak_kb(const struct ty_result *r);
 
