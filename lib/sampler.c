@@ -97,8 +97,14 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->config2 = o->config2;
 	a->freq = o->use_freq ? 1 : 0;
 	a->sample_period = o->rate; /* union with sample_freq */
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			 PERF_SAMPLE_PERIOD;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/* A fixed period is every sample's: with PERF_SAMPLE_PERIOD asked for,
+	 * the kernel samples a software event or a tracepoint at every
+	 * occurrence whatever the period (page-faults -c 100 gave a sample a
+	 * fault); perf record leaves it out for -c too. The context-switches
+	 * event beside (switch_samples) shares the layout and its period 1. */
+	if (o->use_freq || o->switch_samples)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->regs_user && o->stack_user) {
@@ -407,6 +413,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	s->layout.sample_type = a.sample_type;
 	s->layout.regs_user = a.sample_regs_user;
 	s->layout.sample_id_all = 1;
+	s->layout.period = a.sample_type & PERF_SAMPLE_PERIOD ? 0 : o->rate;
 	s->map_len = (pages + 1) * page;
 	if (o->system_wide && o->cpus)
 		ncpu = o->ncpus;
@@ -725,6 +732,8 @@ decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_record
 		get32x2(c, &r->cpu, &x);
 	if (t & PERF_SAMPLE_PERIOD)
 		r->period = get64(c);
+	else
+		r->period = l->period;
 	if (c->bad)
 		return -EINVAL;
 	if (t & PERF_SAMPLE_CALLCHAIN) {

@@ -380,11 +380,27 @@ summary_system(struct run *r, const struct ty_profile *p, const char *rate, cons
 	unwind_summary(r);
 }
 
+/* "profiler CPU 0.047 s, 7.3% of the workload's 0.649 s"; as a ratio when
+ * the profiler used more than the workload (a short command: its set-up
+ * and reading dominate), never as "3029.81%". */
+static void
+cpu_share(char *buf, size_t size, double me, double work)
+{
+	if (!(work > 0))
+		snprintf(buf, size, "profiler CPU %.3f s", me);
+	else if (me < work)
+		snprintf(buf, size, "profiler CPU %.3f s, %.*f%% of the workload's %.3f s", me,
+			 100 * me / work < 10 ? 2 : 1, 100 * me / work, work);
+	else
+		snprintf(buf, size, "profiler CPU %.3f s, %.*fx the workload's %.3f s", me,
+			 me / work < 10 ? 1 : 0, me / work, work);
+}
+
 static void
 summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
-	char rate[64], space[96], cover[512];
+	char rate[64], space[96], cover[512], cpu[160];
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
@@ -401,6 +417,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		summary_system(r, p, rate, space);
 		return;
 	}
+	cpu_share(cpu, sizeof(cpu), me, work);
 	if (p->meta.off_cpu) {
 		size_t i, off = 0;
 		for (i = 0; i < p->nsamples; i++)
@@ -421,26 +438,23 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		}
 		fprintf(stderr,
 			"tachy record: %zu on-CPU samples%s%s and %zu off-CPU intervals%s%s, "
-			"%llu lost; profiler CPU %.3f s = %.2f%% of the workload's %.3f s; "
-			"wrote %s\n",
+			"%llu lost; %s; wrote %s\n",
 			p->nsamples - off, p->meta.off_cpu == TY_OFFCPU_WALL ? " " : "",
 			p->meta.off_cpu == TY_OFFCPU_WALL ? rate : "", off,
 			r->o->callchain ? " with call chains" : "", space,
-			(unsigned long long)p->meta.lost, me, work > 0 ? 100 * me / work : 0, work,
-			r->o->output);
+			(unsigned long long)p->meta.lost, cpu, r->o->output);
 		if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
 			fprintf(stderr, "tachy record: %s\n", cover);
 		unwind_summary(r);
 		return;
 	}
 	fprintf(stderr,
-		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
-		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
+		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; %s; wrote "
+		"%s\n",
 		p->nsamples, ty_record_event_name(r->rec),
 		ty_record_fell_back(r->rec) ? " (no cycles event here)" : "", rate,
 		r->o->callchain ? " with call chains" : "", space, (unsigned long long)p->meta.lost,
-		(unsigned long long)p->meta.throttled, me, work > 0 ? 100 * me / work : 0, work,
-		r->o->output);
+		(unsigned long long)p->meta.throttled, cpu, r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
 	unwind_summary(r);

@@ -108,6 +108,7 @@ struct ty_sampler_layout {
 	uint64_t sample_type;
 	int sample_id_all;
 	uint64_t regs_user; /* the mask of PERF_SAMPLE_REGS_USER */
+	uint64_t period;    /* without PERF_SAMPLE_PERIOD: every sample's period */
 };
 
 /* Decode the record REC (LEN bytes, a whole perf_event_header record) laid
