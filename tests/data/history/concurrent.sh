@@ -74,7 +74,7 @@ done
 if [ -n "$restart" ]; then
 	n=0
 	while [ $n -lt 8 ] && read -r line <&3; do n=$((n + 1)); done
-	flock restart.lock sh -c "$restart" && echo "server restarted while 8 writers were adding"
+	flock -o restart.lock sh -c "$restart" && echo "server restarted while 8 writers were adding"
 fi
 wait
 
