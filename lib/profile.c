@@ -7,6 +7,7 @@
 
 #include "tachy/array.h"
 #include "tachy/outfile.h"
+#include "tachy/profile-who.h"
 #include "tachy/profile.h"
 
 /* --- interning: open addressing over indices ------------------------------ */
@@ -158,6 +159,7 @@ ty_profile_free(struct ty_profile *p)
 	free(p->meta.event);
 	free(p->meta.command);
 	free(p->meta.off_cpu_limits);
+	free(p->meta.cpus);
 	index_free(p->index);
 	free(p);
 }
@@ -813,7 +815,9 @@ ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sor
 	for (i = 0; i < p->nsamples; i++)
 		out->weight += (double)p->samples[i].period;
 	out->samples = p->nsamples;
-	if (by == TY_BY_THREAD || by == TY_BY_COMM || by == TY_BY_STATE) {
+	if (by == TY_BY_PROCESS || by == TY_BY_CPU) {
+		ret = ty_profile_flat_who(p, by == TY_BY_CPU, out);
+	} else if (by == TY_BY_THREAD || by == TY_BY_COMM || by == TY_BY_STATE) {
 		ret = flat_by_thread(p, by == TY_BY_COMM, by == TY_BY_STATE, out);
 	} else {
 		if (stack_weights(p, &sw) < 0)

@@ -19,6 +19,7 @@
 
 #include "tachy/array.h"
 #include "tachy/duty.h"
+#include "tachy/record-system.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
@@ -259,7 +260,10 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	so.rate = r->o.rate;
 	so.callchain = r->cg != TY_CG_NONE;
 	so.pid = r->o.pid ? r->o.pid : r->child;
-	so.enable_on_exec = r->o.pid == 0;
+	so.enable_on_exec = r->o.pid == 0 && !r->o.system_wide;
+	so.system_wide = r->o.system_wide;
+	so.cpus = r->o.cpus;
+	so.ncpus = r->o.ncpus;
 	so.mmap_pages = r->o.mmap_pages;
 	if (r->cg == TY_CG_DWARF) {
 		so.regs_user = TY_UNWIND_REGS_MASK;
@@ -998,6 +1002,9 @@ on_record(const struct ty_record *rec, void *arg)
 {
 	struct ty_recorder *r = arg;
 
+	if (r->o.system_wide && rec->tid == 0 &&
+	    (rec->type == TY_REC_SWITCH || rec->type == TY_REC_SWITCH_SAMPLE))
+		return; /* the idle task is not off the CPU when a CPU works */
 	if (r->o.unwind_log)
 		diag_record(r, rec);
 	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
@@ -1077,6 +1084,12 @@ poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
 		if (d < ms)
 			ms = d;
 	}
+	if (r->o.duration_ns && !r->child) {
+		uint64_t end = r->t0 + r->o.duration_ns;
+		int d = t >= end ? 0 : (int)((end - t + 999999) / 1000000);
+		if (d < ms)
+			ms = d;
+	}
 	return ms;
 }
 
@@ -1093,6 +1106,8 @@ ended(struct ty_recorder *r, int pidfd, const struct pollfd *pfd, struct ty_erro
 		r->reaped = ret == 1;
 		return ret;
 	}
+	if (r->o.system_wide) /* no command: until --duration or the stop word */
+		return r->o.duration_ns && now_ns() - r->t0 >= r->o.duration_ns;
 	if (pidfd >= 0)
 		return (pfd->revents & POLLIN) != 0;
 	return kill(r->o.pid, 0) < 0 && errno == ESRCH;
@@ -1107,11 +1122,12 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 
 	if (!pfd)
 		return ty_error_set(e, -ENOMEM, "out of memory");
-	if (r->child) {
+	if (r->child)
 		pidfd = r->sp.pidfd;
-	} else {
+	else if (r->o.system_wide)
+		pidfd = -1;
+	else
 		pidfd = own_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
-	}
 	for (i = 0; i < n; i++)
 		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
 	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
@@ -1243,6 +1259,21 @@ attach(struct ty_recorder *r, struct ty_error *e)
 	return 0;
 }
 
+/* -a: the events on every CPU are on before the processes running now
+ * are read from /proc, so that what starts meanwhile has records. */
+static int
+system_begin(struct ty_recorder *r, struct ty_error *e)
+{
+	long n;
+	int ret;
+
+	if ((ret = ty_sampler_enable(r->s, e)) < 0)
+		return ret;
+	if ((n = ty_record_system_synthesize("/proc", ty_collector_record, r->c, e)) < 0)
+		return (int)n;
+	return 0;
+}
+
 static int
 launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 {
@@ -1273,7 +1304,8 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
 	r->child = pid;
-	if ((ret = open_sampler(r, e)) < 0) {
+	if ((ret = open_sampler(r, e)) < 0 ||
+	    (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
 		r->reaped = 1;
@@ -1282,6 +1314,21 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	mark_start(r);
 	r->close_at = r->t0 + LAZY_CLOSE_NS;
 	ty_spawn_go(&r->sp);
+	return 0;
+}
+
+static int
+system_start(struct ty_recorder *r, struct ty_error *e)
+{
+	int ret;
+
+	r->o.maps = TY_MAPS_MMAP_RECORDS; /* every process's, all along */
+	r->lazy = r->proc_maps = 0;
+	if (r->o.argv && r->o.argv[0])
+		return launch(r, &r->so, e);
+	if ((ret = open_sampler(r, e)) < 0 || (ret = system_begin(r, e)) < 0)
+		return ret;
+	mark_start(r);
 	return 0;
 }
 
@@ -1319,7 +1366,7 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}
-	ret = o->pid ? attach(r, e) : launch(r, &r->so, e);
+	ret = o->system_wide ? system_start(r, e) : o->pid ? attach(r, e) : launch(r, &r->so, e);
 	if (ret < 0) {
 		ty_record_free(r);
 		return ret;
@@ -1381,6 +1428,11 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	p->meta.processes = (uint32_t)ty_collector_pids(r->c, NULL, 0);
 	getrusage(RUSAGE_SELF, &self);
 	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);
+	if (r->o.system_wide)
+		return ty_record_system_meta(p, r->o.cpus, r->o.ncpus,
+					     (int)sysconf(_SC_NPROCESSORS_CONF), r->o.argv) < 0
+			   ? ty_error_set(e, -ENOMEM, "out of memory")
+			   : 0;
 	if (r->o.pid) { /* the workload's CPU time is not ours to wait for */
 		uint64_t sum = 0;
 		for (i = 0; i < p->nsamples; i++)

@@ -50,6 +50,7 @@ result_release(struct ty_result *r)
 	for (i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->failure);
 	free(r->sum);
 	free(r->ci_half);
 	free(r->centre);
@@ -603,6 +604,8 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 		ty_jsonw_kint(w, "tree_peak_max_kb", ty_result_tree_peak_kb(r));
 	}
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
+	if (r->failure)
+		ty_jsonw_kstring(w, "failure", r->failure);
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_kuint(w, "warmup_runs", r->series.warmup);
 	ty_jsonw_kuint(w, "left_out", r->left_out);
@@ -802,13 +805,18 @@ ty_results_csv_field(FILE *fp, const char *s)
 int
 ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 {
-	size_t i, k, p;
+	size_t i, k, p, with = 0;
 
+	/* the parameters' columns: of a command that has them (an added
+	 * reference runs without any: its cells are empty) */
+	for (i = 0; i < rs->n; i++)
+		if (rs->r[i].nparams > rs->r[with].nparams)
+			with = i;
 	fputs("command,mean,stddev,median,user,system,min,max", fp);
 	if (rs->n)
-		for (p = 0; p < rs->r[0].nparams; p++) {
+		for (p = 0; p < rs->r[with].nparams; p++) {
 			fputs(",parameter_", fp);
-			ty_results_csv_field(fp, rs->r[0].params[p].name);
+			ty_results_csv_field(fp, rs->r[with].params[p].name);
 		}
 	fputc('\n', fp);
 	for (i = 0; i < rs->n; i++) {
@@ -829,9 +837,10 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 				fprintf(fp, ",%.9g", v[k]);
 			else
 				fputc(',', fp);
-		for (p = 0; p < r->nparams; p++) {
+		for (p = 0; p < rs->r[with].nparams; p++) {
 			fputc(',', fp);
-			ty_results_csv_field(fp, r->params[p].value);
+			if (p < r->nparams)
+				ty_results_csv_field(fp, r->params[p].value);
 		}
 		fputc('\n', fp);
 	}
@@ -939,6 +948,8 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 			asciidoc_text(fp, rs->r[i].name);
 		else
 			orgmode_text(fp, rs->r[i].name);
+		if (rs->r[i].stop == TY_STOP_FAILED)
+			fputs(" (failed)", fp);
 		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
 			" | ", w->min * scale, " | ", w->max * scale, " | ");
 		if (w->mean == best)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ needs_shell_hint(const struct splitter *sp, const char *what, const char *hint)
 static int
 needs_shell(const struct splitter *sp, const char *what)
 {
-	return needs_shell_hint(sp, what, "quote it or use --shell");
+	return needs_shell_hint(sp, what, "quote it or run it with a shell, --shell sh");
 }
 
 static void
@@ -249,7 +250,8 @@ split_pass(struct splitter *sp)
 				snprintf(what, sizeof(what), "'%.*s", 40, raw);
 				what[strcspn(what + 1, " \t\n") + 1] = '\0';
 				strcat(what, "'");
-				return needs_shell_hint(sp, what, "run it with env or use --shell");
+				return needs_shell_hint(
+				    sp, what, "run it with env or with a shell, --shell sh");
 			}
 			if (!quoted && name == (int)(sp->nb - start) &&
 			    (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
@@ -322,6 +324,41 @@ ty_runner_join(char *const *argv, size_t argc)
 	if (s)
 		*p = '\0';
 	return s;
+}
+
+int
+ty_runner_shell_argv(const char *shell, const char *text, char ***argv, struct ty_error *e)
+{
+	char **w, **v, *p;
+	size_t len = strlen(text) + 4, n, k;
+	int nw = ty_runner_split(shell, &w, e);
+
+	if (nw < 0)
+		return ty_error_set(e, nw, "cannot use '%s' as the shell: %s", shell,
+				    nw == -EINVAL ? "give a program and its options, such as "
+						    "'bash --norc'"
+						  : "out of memory");
+	n = (size_t)nw;
+	for (k = 0; k < n; k++)
+		len += strlen(w[k]) + 1;
+	v = malloc((n + 3) * sizeof(char *) + len);
+	if (!v) {
+		free(w);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	p = (char *)(v + n + 3);
+	for (k = 0; k < n; k++) {
+		v[k] = p;
+		p = stpcpy(p, w[k]) + 1;
+	}
+	v[n] = p;
+	p = stpcpy(p, "-c") + 1;
+	v[n + 1] = p;
+	strcpy(p, text);
+	v[n + 2] = NULL;
+	free(w);
+	*argv = v;
+	return nw + 2;
 }
 
 /* ---- process set-up ---- */
@@ -674,7 +711,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 
 struct jobstate {
 	long warm, done;
-	int started, finished;
+	int started, finished, failed;
 	int64_t spent_ns;
 	struct ty_welford w;
 	long next_check; /* robust centres: the runs at which to look again */
@@ -690,6 +727,8 @@ struct sched {
 	double *values;
 	size_t nvalues;
 	uint32_t round;
+	size_t failures; /* jobs stopped by a failure (the first said in first_failure) */
+	struct ty_error first_failure;
 	double t;   /* t quantile of the interval of a mean of t_n runs */
 	size_t t_n; /* 0: none yet */
 };
@@ -740,10 +779,54 @@ failed(const struct ty_sample *s)
 	return s->timed_out || s->signal || s->exit_code != 0;
 }
 
+/* Where a failing command's output can be seen: a hint, or "". */
+static const char *
+output_hint(const struct ty_runner *r)
+{
+	return r->o.output == TY_OUTPUT_INHERIT || r->o.output == TY_OUTPUT_FILE
+		   ? ""
+		   : "--show-output shows its output";
+}
+
+/* Job J failed (a run, or one of its hooks): it runs no more, its cleanup
+ * still runs, the other jobs go on; the message is kept with its result
+ * and the first one is the runner's error at the end. */
+static int job_failed(struct sched *S, size_t j, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+job_failed(struct sched *S, size_t j, const char *fmt, ...)
+{
+	struct ty_result *res = &S->rs->r[j];
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ty_error_set(&S->first_failure, -ENOMEM, "out of memory");
+	if (S->failures++ == 0)
+		ty_error_set(&S->first_failure, -ECHILD, "%s", msg);
+	S->st[j].failed = S->st[j].finished = 1;
+	if (res->stop != TY_STOP_FAILED || !res->failure) {
+		res->stop = TY_STOP_FAILED;
+		free(res->failure);
+		res->failure = msg;
+	} else {
+		free(msg);
+	}
+	return 0;
+}
+
+/* Run hook HOOK of job J. A hook that fails fails the job (job_failed);
+ * returns 0 then, 1 when interrupted, or a negative errno. */
 static int
 run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
 {
 	struct ty_job *job = &S->jobs[j];
+	const char *hint = output_hint(S->r);
 	struct ty_sample s;
 	char buf[96];
 	int rc;
@@ -754,9 +837,10 @@ run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
 	if (rc)
 		return rc;
 	if (failed(&s))
-		return ty_error_set(e, -ECHILD, "the %s command '%s' of '%s' %s", hook_names[hook],
-				    job->hook_text[hook], S->rs->r[j].name,
-				    status_text(&s, S->r->o.hook_timeout, buf, sizeof(buf)));
+		return job_failed(S, j, "the --%s command '%s' of '%s' %s%s%s%s", hook_names[hook],
+				  job->hook_text[hook], S->rs->r[j].name,
+				  status_text(&s, S->r->o.hook_timeout, buf, sizeof(buf)),
+				  *hint ? " (" : "", hint, *hint ? ")" : "");
 	return 0;
 }
 
@@ -799,27 +883,31 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 
 	if (!st->started) {
 		st->started = 1;
-		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)))
+		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)) || st->finished)
 			return rc;
 	}
 	if ((rc = run_hook(S, j, TY_HOOK_PREPARE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
-			   e)))
+			   e)) ||
+	    st->finished)
 		return rc;
 	rc = do_exec(S, j, index, kind, 0, &s, e);
 	if (rc)
 		return rc;
 	if (failed(&s) && !r->o.ignore_failure) {
-		if (kind == TY_STEP_RUN)
+		const char *show = output_hint(r);
+		int go_on = !(r->o.timeout > 0 || s.signal);
+		if (kind == TY_STEP_RUN) /* in the export, its exit code with it */
 			ty_result_add(res, &s, S->values, S->nvalues, NULL);
-		res->stop = TY_STOP_FAILED;
-		return ty_error_set(
-		    e, -ECHILD, "command '%s' %s in %s %zu%s", res->name,
-		    status_text(&s, r->o.timeout, buf, sizeof(buf)),
-		    kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
-		    r->o.timeout > 0 || s.signal ? "" : " (use -i/--ignore-failure to go on)");
+		return job_failed(S, j, "command '%s' %s in %s %zu%s%s%s%s%s", res->name,
+				  status_text(&s, r->o.timeout, buf, sizeof(buf)),
+				  kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
+				  *show || go_on ? " (" : "", show, *show && go_on ? "; " : "",
+				  go_on ? "use -i/--ignore-failure to go on" : "",
+				  *show || go_on ? ")" : "");
 	}
 	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
-			   e)))
+			   e)) ||
+	    st->finished)
 		return rc;
 	st->spent_ns += r->clock.now_ns(r->clock.ctx) - t0;
 	if (kind == TY_STEP_WARMUP) {
@@ -1028,7 +1116,65 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 			       "--leftovers=wait waits for them, --leftovers=kill kills them",
 			       S->jobs[j].leftover_runs, S->jobs[j].leftover_runs == 1 ? "" : "s",
 			       S->jobs[j].leftover_max);
+	if (S->r->o.order != TY_ORDER_SEQUENTIAL)
+		return 0; /* every cleanup after the last round: cleanups() */
 	return run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
+}
+
+/* Did a job before J have the same HOOK (the same words, after the
+ * parameters' substitution), so that it has run already? */
+static int
+hook_seen(const struct sched *S, size_t j, int hook)
+{
+	size_t k;
+
+	for (k = 0; k < j; k++)
+		if (S->jobs[k].hook[hook] && S->jobs[k].hook_text[hook] &&
+		    strcmp(S->jobs[k].hook_text[hook], S->jobs[j].hook_text[hook]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Interleaved and random orders: every --setup before the first round
+ * (and the warm-ups), each different one once, in the order of the
+ * commands; a failing one fails every command that has it. */
+static int
+setups(struct sched *S, struct ty_error *e)
+{
+	size_t j, k;
+	int rc;
+
+	for (j = 0; j < S->n; j++) {
+		S->st[j].started = 1;
+		if (!S->jobs[j].hook[TY_HOOK_SETUP] || hook_seen(S, j, TY_HOOK_SETUP))
+			continue;
+		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)))
+			return rc;
+		for (k = j + 1; S->st[j].failed && k < S->n; k++)
+			if (S->jobs[k].hook[TY_HOOK_SETUP] &&
+			    strcmp(S->jobs[k].hook_text[TY_HOOK_SETUP],
+				   S->jobs[j].hook_text[TY_HOOK_SETUP]) == 0)
+				job_failed(S, k, "%s", S->rs->r[j].failure);
+	}
+	return 0;
+}
+
+/* Interleaved and random orders: every --cleanup after the last round,
+ * each different one once, in the order of the commands (a failed command
+ * is cleaned up too; an interrupted benchmark is not). */
+static int
+cleanups(struct sched *S, struct ty_error *e)
+{
+	size_t j;
+	int rc;
+
+	for (j = 0; j < S->n; j++) {
+		if (!S->jobs[j].hook[TY_HOOK_CLEANUP] || hook_seen(S, j, TY_HOOK_CLEANUP))
+			continue;
+		if ((rc = run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e)))
+			return rc;
+	}
+	return 0;
 }
 
 /* The time spent that counts for --max-time: J's own, or in joint
@@ -1064,7 +1210,7 @@ measure(struct sched *S, size_t j, const struct ty_sample *shell, struct ty_erro
 {
 	int rc = step(S, j, TY_STEP_RUN, shell, e);
 
-	if (rc)
+	if (rc || S->st[j].finished) /* failed */
 		return rc;
 	report(S, j);
 	if (job_done(S, j))
@@ -1089,7 +1235,7 @@ warmups(struct sched *S, size_t j, struct ty_error *e)
 {
 	int rc;
 
-	while (S->st[j].warm < S->r->o.warmup)
+	while (!S->st[j].finished && S->st[j].warm < S->r->o.warmup)
 		if ((rc = step(S, j, TY_STEP_WARMUP, NULL, e)))
 			return rc;
 	return 0;
@@ -1121,9 +1267,12 @@ schedule(struct sched *S, const struct ty_sample *shell, struct ty_error *e)
 			rc = warmups(S, j, e);
 			for (S->round = 0; !rc && !S->st[j].finished; S->round++)
 				rc = measure(S, j, shell, e);
+			if (!rc && S->st[j].failed) /* cleaned up all the same */
+				rc = run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
 		}
 		goto out;
 	}
+	rc = setups(S, e);
 	for (j = 0; j < S->n && !rc; j++)
 		rc = warmups(S, j, e);
 	for (S->round = 0; !rc && (k = active(S, list)) > 0; S->round++) {
@@ -1142,9 +1291,51 @@ schedule(struct sched *S, const struct ty_sample *shell, struct ty_error *e)
 		if (!rc && joint(r) && all_done(S))
 			rc = finish_all(S, e);
 	}
+	if (!rc)
+		rc = cleanups(S, e);
 out:
 	free(list);
 	return rc;
+}
+
+/* Is NAME a shell builtin that no program on PATH stands for? */
+static int
+shell_builtin(const char *name)
+{
+	static const char *const builtins[] = {
+	    ".",     "alias",  "bg",	 "break",   "cd",   "continue", "eval",	    "exec",
+	    "exit",  "export", "fg",	 "hash",    "jobs", "local",	"readonly", "return",
+	    "set",   "shift",  "source", "times",   "trap", "type",	"ulimit",   "umask",
+	    "unset", "wait",   "read",	 "declare", "let"};
+	size_t i;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (strcmp(name, builtins[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Resolve ARGV[0] of job J (HOOK < 0) or of its hook HOOK into PATH. */
+static int
+resolve_one(struct ty_job *job, int hook, char *path, size_t size, struct ty_error *e)
+{
+	char **argv = hook < 0 ? job->argv : job->hook[hook];
+	char what[TY_ERROR_MAX];
+	int rc = ty_spawn_resolve(argv[0], path, size, e);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOENT && shell_builtin(argv[0]))
+		snprintf(what, sizeof(what),
+			 "cannot run '%s': it is a shell builtin, and commands run without a "
+			 "shell: run them with one, --shell sh",
+			 argv[0]);
+	else
+		snprintf(what, sizeof(what), "%s", e->msg);
+	if (hook < 0)
+		return ty_error_set(e, rc, "%s", what);
+	return ty_error_set(e, rc, "the --%s command '%s': %s", hook_names[hook],
+			    job->hook_text[hook], what);
 }
 
 static int
@@ -1154,14 +1345,14 @@ resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
 	int h, rc;
 
 	for (j = 0; j < n; j++) {
-		rc = ty_spawn_resolve(jobs[j].argv[0], jobs[j].path, sizeof(jobs[j].path), e);
+		rc = resolve_one(&jobs[j], -1, jobs[j].path, sizeof(jobs[j].path), e);
 		if (rc < 0)
 			return rc;
 		for (h = 0; h < TY_HOOKS; h++) {
 			if (!jobs[j].hook[h])
 				continue;
-			rc = ty_spawn_resolve(jobs[j].hook[h][0], jobs[j].hook_path[h],
-					      sizeof(jobs[j].hook_path[h]), e);
+			rc = resolve_one(&jobs[j], h, jobs[j].hook_path[h],
+					 sizeof(jobs[j].hook_path[h]), e);
 			if (rc < 0)
 				return rc;
 		}
@@ -1194,7 +1385,7 @@ static int
 measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
-	char *argv[] = {(char *)r->o.shell, "-c", "", NULL};
+	char **argv = NULL;
 	size_t n = r->o.shell_runs > 0 ? (size_t)r->o.shell_runs : 0, i;
 	int64_t *v;
 	struct ty_job job;
@@ -1203,13 +1394,18 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 
 	memset(&job, 0, sizeof(job));
 	memset(centre, 0, sizeof(*centre));
-	job.argv = argv;
-	if ((rc = ty_spawn_resolve(r->o.shell, job.path, sizeof(job.path), e)) < 0)
+	if ((rc = ty_runner_shell_argv(r->o.shell, "", &argv, e)) < 0)
 		return rc;
-	if (n == 0)
-		return 0;
-	if (!(v = malloc(n * SH_FIGS * sizeof(*v))))
+	job.argv = argv;
+	rc = ty_spawn_resolve(argv[0], job.path, sizeof(job.path), e);
+	if (rc < 0 || n == 0) {
+		free(argv);
+		return rc < 0 ? rc : 0;
+	}
+	if (!(v = malloc(n * SH_FIGS * sizeof(*v)))) {
+		free(argv);
 		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
 	for (i = 0; i < n && !rc; i++) {
 		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
 		if (r->stop && *r->stop) {
@@ -1244,6 +1440,7 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 		centre->usage.nivcsw = (long)m[SH_NIVCSW];
 	}
 	free(v);
+	free(argv);
 	return rc;
 }
 
@@ -1335,6 +1532,10 @@ ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_resu
 	}
 	if (rc == 0)
 		rc = schedule(&S, r->o.shell ? &shell : NULL, e);
+	if (rc == 0 && S.failures) {
+		rc = S.first_failure.code;
+		*e = S.first_failure;
+	}
 	if (rc == 1) {
 		rs->interrupted = 1;
 		for (j = 0; j < n; j++)

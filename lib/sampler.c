@@ -111,8 +111,8 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->context_switch = o->context_switch || o->switch_samples;
 	a->disabled = 1;
-	a->inherit = 1;
-	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
+	a->inherit = !o->system_wide; /* a CPU's event sees every task already */
+	a->enable_on_exec = o->enable_on_exec && !o->system_wide ? 1 : 0;
 	a->exclude_kernel = o->exclude_kernel ? 1 : 0;
 	a->exclude_user = o->exclude_user ? 1 : 0;
 	a->exclude_callchain_kernel = o->exclude_kernel ? 1 : 0;
@@ -390,11 +390,14 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	unsigned pages = o->mmap_pages ? o->mmap_pages : 128;
 	size_t page = (size_t)getpagesize();
 	int ncpu = online_cpus(), i, err;
+	pid_t pid = o->system_wide ? -1 : o->pid;
 
 	*out = NULL;
 	if (pages & (pages - 1))
 		return ty_error_set(e, -EINVAL, "ring size %u pages is not a power of two", pages);
 	s = calloc(1, sizeof(*s));
+	if (o->system_wide && o->cpus && o->ncpus > ncpu)
+		ncpu = o->ncpus;
 	if (!s || !(s->rings = calloc((size_t)ncpu, sizeof(*s->rings)))) {
 		free(s);
 		return ty_error_set(e, -ENOMEM, "cannot open sampler: out of memory");
@@ -405,20 +408,25 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	s->layout.regs_user = a.sample_regs_user;
 	s->layout.sample_id_all = 1;
 	s->map_len = (pages + 1) * page;
+	if (o->system_wide && o->cpus)
+		ncpu = o->ncpus;
 	for (i = 0; i < ncpu; i++) {
 		struct ring *r = &s->rings[s->nrings];
-		long fd = perf_open(&a, o->pid, i);
+		int cpu = o->system_wide && o->cpus ? o->cpus[i] : i;
+		long fd = perf_open(&a, pid, cpu);
 
 		if (fd < 0) {
 			err = errno;
-			if (err == ENODEV || err == EINVAL) /* offline CPU */
-				if (s->nrings > 0 || i + 1 < ncpu)
+			if ((err == ENODEV || err == EINVAL) && !(o->system_wide && o->cpus))
+				if (s->nrings > 0 || i + 1 < ncpu) /* offline CPU */
 					continue;
 			ty_sampler_free(s);
+			if (o->system_wide && o->cpus && err == ENODEV)
+				return ty_error_set(e, -ENODEV, "CPU %d is offline", cpu);
 			return open_error(e, err, o);
 		}
 		r->fd = (int)fd;
-		r->cpu = i;
+		r->cpu = cpu;
 		s->nrings++;
 		if ((err = map_ring(r, s->map_len, page)) < 0) {
 			ty_sampler_free(s);
@@ -429,18 +437,19 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		}
 		if (o->switch_samples) {
 			switch_attr(&s->sw_attr, &a, o->switch_stack_user);
-			if ((err = open_switch(s, &s->sw_attr, o->pid, s->nrings - 1)) < 0) {
+			if ((err = open_switch(s, &s->sw_attr, pid, s->nrings - 1)) < 0) {
 				ty_sampler_free(s);
 				return ty_error_set(e, err, "cannot sample context switches: %s",
 						    strerror(-err));
 			}
 		}
 	}
-	if (o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
+	if (!o->system_wide && o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
 		ty_sampler_free(s);
 		return open_error(e, -err, o);
 	}
-	if (o->lazy_mmap && s->nrings > 0 && (err = open_lazy(s, &a, o->pid, page)) < 0) {
+	if (o->lazy_mmap && !o->system_wide && s->nrings > 0 &&
+	    (err = open_lazy(s, &a, o->pid, page)) < 0) {
 		/* Sampling works without them: the caller reads /proc instead. */
 		ty_sampler_track_stop(s);
 		ty_sampler_watch_stop(s);
@@ -816,6 +825,7 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 		r->lost = get64(&c);
 		break;
 	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: /* the other task's ids, then the trailer */
 		r->type = TY_REC_SWITCH;
 		r->out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
 		r->preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
@@ -848,7 +858,8 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 static int
 in_order(uint32_t type)
 {
-	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_SWITCH;
+	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_SWITCH ||
+	       type == PERF_RECORD_SWITCH_CPU_WIDE;
 }
 
 /* Decode and hand over the records between tail and HEAD of one ring; S

@@ -262,6 +262,32 @@ zero_at_rank(const double *x, size_t n, size_t neg, size_t nzero, size_t r)
 	return NAN;
 }
 
+/* The mean (when the plain sum overflows) and the standard deviation of
+ * X[0..N) computed on X scaled by a power of two that brings its largest
+ * magnitude MAXABS near 1: exact, so nothing is lost to the scaling, and
+ * the squares neither overflow nor vanish. The variance is the square of
+ * the result, infinite or zero when that is beyond a double: the
+ * comparisons below then work from the standard deviation. */
+static void
+summarize_scaled(const double *x, size_t n, double maxabs, struct ty_summary *s)
+{
+	int e = ilogb(maxabs);
+	double sum = 0, ss = 0, m;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += ldexp(x[i], -e);
+	m = sum / n;
+	if (!isfinite(s->mean))
+		s->mean = ldexp(m, e);
+	else
+		m = ldexp(s->mean, -e);
+	for (i = 0; i < n; i++)
+		ss += (ldexp(x[i], -e) - m) * (ldexp(x[i], -e) - m);
+	s->stddev = ldexp(sqrt(ss / (n - 1.0)), e);
+	s->var = s->stddev * s->stddev;
+}
+
 int
 ty_stats_summarize_inplace(double *x, size_t n, struct ty_summary *s)
 {
@@ -290,6 +316,8 @@ ty_stats_summarize_inplace(double *x, size_t n, struct ty_summary *s)
 		ss += (x[i] - s->mean) * (x[i] - s->mean);
 	s->var = n < 2 ? 0 : ss / (n - 1.0);
 	s->stddev = sqrt(s->var);
+	if (n >= 2 && (!isfinite(s->var) || (s->var < 0x1p-1000 && mn != mx)))
+		summarize_scaled(x, n, fmax(fabs(mn), fabs(mx)), s);
 	s->min = mn;
 	s->max = mx;
 	if (negz && posz) {
@@ -690,7 +718,12 @@ ty_stats_pooled_s(const struct ty_summary *a, const struct ty_summary *b)
 	/* ministat's order of operations, so its output is matched bit for bit */
 	sp = (b->n - 1) * b->var + (a->n - 1) * a->var;
 	sp /= b->n + a->n - 2;
-	return sqrt(sp);
+	if (isfinite(sp) && (sp >= 0x1p-1000 || (a->stddev == 0 && b->stddev == 0)))
+		return sqrt(sp);
+	/* beyond a double's squares (see summarize_scaled): from the standard
+	 * deviations, which hypot adds without squaring them */
+	return hypot(sqrt(b->n - 1.0) * b->stddev, sqrt(a->n - 1.0) * a->stddev) /
+	       sqrt(b->n + a->n - 2.0);
 }
 
 double
@@ -706,7 +739,15 @@ ty_stats_relative_halfwidth(const struct ty_summary *a, const struct ty_summary 
 
 	re = (b->n - 1) * b->var + (a->n - 1) * a->var * (b->mean * b->mean) / (a->mean * a->mean);
 	re *= (b->n + a->n) / (b->n * a->n * (b->n + a->n - 2.0));
-	return t * sqrt(re) * 100 / a->mean;
+	if (isfinite(re) && (re >= 0x1p-1000 || (a->stddev == 0 && b->stddev == 0)))
+		return t * sqrt(re) * 100 / a->mean;
+	/* the same from the standard deviations and the ratio of the means,
+	 * without the squares that overflow or vanish; infinite or NaN only
+	 * when the answer itself is beyond a double (or A's mean is 0) */
+	re = a->stddev > 0 ? sqrt(a->n - 1.0) * a->stddev * fabs(b->mean / a->mean) : 0;
+	re = hypot(sqrt(b->n - 1.0) * b->stddev, re);
+	re *= sqrt((b->n + a->n) / (b->n * a->n * (b->n + a->n - 2.0)));
+	return t * (re / a->mean * 100);
 }
 
 static int
@@ -730,6 +771,13 @@ fill_relative(struct ty_compare *r, double centre, int nonneg)
 	r->rel = r->diff * 100 / centre;
 	lo = r->diff_lo * 100 / centre;
 	hi = r->diff_hi * 100 / centre;
+	if (!isfinite(r->rel) && isfinite(r->diff) && centre != 0) {
+		/* DIFF * 100 overflowed: divide first (the plain order above is
+		 * ministat's, kept where it works) */
+		r->rel = r->diff / centre * 100;
+		lo = isfinite(r->diff_lo) ? r->diff_lo / centre * 100 : lo;
+		hi = isfinite(r->diff_hi) ? r->diff_hi / centre * 100 : hi;
+	}
 	r->rel_lo = fmin(lo, hi);
 	r->rel_hi = fmax(lo, hi);
 	r->ratio = 1 + r->rel / 100;
@@ -793,6 +841,15 @@ ty_stats_welch(const struct ty_summary *a, const struct ty_summary *b, double co
 	va = a->var / a->n;
 	vb = b->var / b->n;
 	se = sqrt(va + vb);
+	if (!(se >= 0x1p-250 && se <= 0x1p250) && (a->stddev > 0 || b->stddev > 0)) {
+		/* squares beyond a double: the same from the standard
+		 * deviations, with the variances relative to their sum */
+		se = hypot(a->stddev / sqrt(a->n), b->stddev / sqrt(b->n));
+		va = a->stddev / sqrt(a->n) / se;
+		vb = b->stddev / sqrt(b->n) / se;
+		va *= va;
+		vb *= vb;
+	}
 	if (va + vb > 0)
 		r->df = (va + vb) * (va + vb) / (va * va / (a->n - 1.0) + vb * vb / (b->n - 1.0));
 	else

@@ -27,6 +27,7 @@
 #include <elfutils/debuginfod.h>
 #endif
 
+#include "tachy/kmod.h"
 #include "tachy/outfile.h"
 #include "tachy/symbols.h"
 #include "tachy/unwind.h"
@@ -137,6 +138,7 @@ struct ty_symbols {
 	const char *kc_arena;
 	uint64_t core_lo, core_hi; /* the cached table covers [core_lo, core_hi] */
 	int kernel_partial;	   /* kernel addresses resolve from the cache alone */
+	struct ty_kmod *kmod;	   /* module symbols (kmod.c), from the full read */
 	unsigned kallsyms_reads;
 	char **warnings;
 	size_t nwarnings;
@@ -239,6 +241,7 @@ ty_symbols_free(struct ty_symbols *s)
 		free(s->warnings[i]);
 	free(s->warnings);
 	free(s->kallsyms_path);
+	ty_kmod_free(s->kmod);
 	free(s->cache_dir);
 	free(s->boot_id_path);
 	free(s->debug_root);
@@ -1740,6 +1743,8 @@ load_kallsyms(struct ty_symbols *s)
 		len += n;
 	} while (n > 0);
 	fclose(fp);
+	if (!s->kmod) /* before kallsyms_line cuts the lines */
+		ty_kmod_parse(&s->kmod, buf, len);
 	for (p = buf; p && p < buf + len;) {
 		size_t off;
 		p = kallsyms_line(p, buf + len, &addr, &type, &name, &iscore);
@@ -2288,6 +2293,21 @@ jit_symbol(struct ty_symbols *s, uint32_t pid, uint64_t ip, struct ty_sym_result
 	return 1;
 }
 
+/* A kernel address in a module: its symbol, the module as DSO ("[ext4]"),
+ * from the module table load_kallsyms made (none while the cached core
+ * table covers IP). */
+static int
+module_symbol(struct ty_symbols *s, uint64_t ip, struct ty_sym_result *r)
+{
+	const char *mod, *name;
+
+	if (s->kernel_partial || !(name = ty_kmod_lookup(s->kmod, ip, &mod)))
+		return 0;
+	r->name = name;
+	r->dso = mod;
+	return 1;
+}
+
 void
 ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int kernel,
 		   struct ty_sym_result *r)
@@ -2301,6 +2321,8 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 		r->kernel = 1;
 		r->dso = "[kernel.kallsyms]";
 		kernel_table(s, ip);
+		if (module_symbol(s, ip, r))
+			return;
 		if (s->kernel_partial) {
 			r->name = kcache_find(s, ip);
 			return;

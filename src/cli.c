@@ -142,6 +142,13 @@ cli_opt_test_all(const struct cli_option *opt, const char *typed, char **args)
 	return cli_opt_test(opt, typed, args);
 }
 
+int
+cli_opt_refused(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)args;
+	return cli_usage_error("%s: %s", typed, (const char *)opt->value);
+}
+
 /* "a, b or c" of a CHOICE's names. */
 static void
 choices_text(const char *const *names, char *buf, size_t size)

@@ -10,9 +10,11 @@
 
 #include "cli.h"
 #include "tachy/array.h"
+#include "tachy/cpulist.h"
 #include "tachy/events.h"
 #include "tachy/outfile.h"
 #include "tachy/profile.h"
+#include "tachy/record-system.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
 #include "tachy/symbols.h"
@@ -23,9 +25,12 @@ static const char usage_text[] =
     "                    [--user | --kernel] [--off-cpu | --wall]\n"
     "                    [--off-cpu-chains HZ|all] [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
+    "       tachy record -a [-C LIST] [options] [--duration SECS | -- COMMAND [ARG...]]\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
-    "process PID spends its time, and write a self-contained profile.\n"
+    "process PID spends its time, and write a self-contained profile. With -a,\n"
+    "sample every process and the kernel on every CPU (or those of -C) while\n"
+    "COMMAND runs, for SECS seconds, or until Ctrl-C or SIGTERM.\n"
     "\n";
 
 static const char footer[] =
@@ -43,6 +48,11 @@ struct opts {
 	long stack_size;
 	uint64_t switch_chains; /* 0: the default; TY_RECORD_CHAINS_ALL */
 	char **argv;
+	int all;		/* -a */
+	const char *cpu_list;	/* -C */
+	double duration;	/* --duration, seconds (0: none) */
+	struct ty_cpulist cpus; /* -C parsed */
+	int cg_given;		/* --call-graph named the mode */
 };
 
 static struct ty_record_stop stop;
@@ -117,6 +127,7 @@ opt_chains(const struct cli_option *opt, const char *typed, char **args)
 static int
 opt_callgraph(const struct cli_option *opt, const char *typed, char **args)
 {
+	((struct opts *)opt->value)->cg_given = 1;
 	return parse_callgraph(args[0], opt->value);
 }
 
@@ -182,6 +193,16 @@ parse_args(int argc, char **argv, struct opts *o)
 			 "nearest duration (every duration stays exact); all:\n"
 			 "at every switch-out (the kernel's ~2.5 us each)",
 			 opt_chains),
+	    OPT_FLAG('a', "all-cpus", &o->all,
+		     "system-wide: every process and the kernel on every\n"
+		     "CPU, with a ring per CPU; the processes running\n"
+		     "before are named and symbolized from /proc (needs\n"
+		     "root, CAP_PERFMON or perf_event_paranoid <= 0); -g\n"
+		     "is frame-pointer chains here (--call-graph dwarf to\n"
+		     "unwind copies of the stacks)"),
+	    OPT_STRING('C', "cpu", &o->cpu_list, "LIST", "with -a: these CPUs only (0, 0-3,6)"),
+	    OPT_DOUBLE(0, "duration", &o->duration, "SECS", 0.001, 1e7,
+		       "with -a and no command: stop after SECS seconds"),
 	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
@@ -215,10 +236,29 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (user && kernel)
 		return cli_usage_error("--user and --kernel exclude each other");
 	o->user = user ? 1 : kernel ? -1 : 0;
+	if (o->cpu_list && !o->all)
+		return cli_usage_error("-C is for -a (the CPUs to sample every process on)");
+	if (o->duration > 0 && !o->all)
+		return cli_usage_error("--duration is for -a (a command or -p PID ends when it "
+				       "ends)");
+	if (o->all && o->pid)
+		return cli_usage_error("-a samples every process: -p PID is for one");
+	if (o->all && o->duration > 0 && o->argv[0])
+		return cli_usage_error("-a records for --duration SECS or for the life of a "
+				       "command, not both");
+	if (o->all && o->callchain && o->cg == TY_CG_AUTO && !o->cg_given)
+		o->cg = TY_CG_FP; /* a stack copy per sample on every CPU: asked for, not -g */
+	if (o->all && o->cpu_list) {
+		struct ty_error e = {0};
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		if (ty_cpulist_parse(&o->cpus, o->cpu_list, n > 0 ? (int)n : 1, &e) < 0)
+			return cli_usage_error("-C %s: %s", o->cpu_list, e.msg);
+	}
 	if (o->pid && o->argv[0])
 		return cli_usage_error("give either -p PID or a command, not both");
-	if (!o->pid && !o->argv[0])
-		return cli_usage_error("no command to record (tachy record [options] -- COMMAND)");
+	if (!o->pid && !o->argv[0] && !o->all)
+		return cli_usage_error("no command to record (tachy record [options] -- COMMAND, "
+				       "or -a for every process)");
 	return 0;
 }
 
@@ -303,6 +343,43 @@ unwind_summary(struct run *r)
 	}
 }
 
+/* The share of P's samples that are tachy's own (seed 000's complaint). */
+static double
+own_share(const struct ty_profile *p, size_t *n)
+{
+	uint32_t me = (uint32_t)getpid();
+	size_t i, j;
+
+	*n = 0;
+	for (i = 0; i < p->nsamples; i++)
+		for (j = 0; j < p->nthreads; j++)
+			if (p->threads[j].tid == p->samples[i].tid) {
+				*n += p->threads[j].pid == me;
+				break;
+			}
+	return p->nsamples ? (double)*n / (double)p->nsamples : 0;
+}
+
+static void
+summary_system(struct run *r, const struct ty_profile *p, const char *rate, const char *space)
+{
+	size_t own;
+	double share = own_share(p, &own);
+
+	fprintf(stderr,
+		"tachy record: system-wide on CPUs %s for %.3f s: %zu samples of %s%s %s%s%s "
+		"(%.1f%% idle), %llu lost, %llu throttled; %u processes; tachy's own samples "
+		"%zu (%.2f%%), its CPU %.3f s; wrote %s\n",
+		p->meta.cpus ? p->meta.cpus : "?", (double)p->meta.wall_ns / 1e9, p->nsamples,
+		ty_record_event_name(r->rec),
+		ty_record_fell_back(r->rec) ? " (no cycles event here)" : "", rate,
+		r->o->callchain ? " with call chains" : "", space, 100 * ty_record_system_idle(p),
+		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled,
+		p->meta.processes, own, 100 * share, (double)p->meta.profiler_cpu_ns / 1e9,
+		r->o->output);
+	unwind_summary(r);
+}
+
 static void
 summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
@@ -320,10 +397,28 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 			 ty_record_paranoid());
 	else
 		snprintf(space, sizeof(space), " (user space only)");
+	if (p->meta.system_wide && !p->meta.off_cpu) {
+		summary_system(r, p, rate, space);
+		return;
+	}
 	if (p->meta.off_cpu) {
 		size_t i, off = 0;
 		for (i = 0; i < p->nsamples; i++)
 			off += p->samples[i].state != TY_STATE_CPU;
+		if (p->meta.system_wide) {
+			fprintf(stderr,
+				"tachy record: system-wide on CPUs %s for %.3f s: %zu on-CPU "
+				"samples and %zu off-CPU intervals%s%s, %llu lost; %u processes; "
+				"tachy's CPU %.3f s; wrote %s\n",
+				p->meta.cpus ? p->meta.cpus : "?", (double)p->meta.wall_ns / 1e9,
+				p->nsamples - off, off, r->o->callchain ? " with call chains" : "",
+				space, (unsigned long long)p->meta.lost, p->meta.processes, me,
+				r->o->output);
+			if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
+				fprintf(stderr, "tachy record: %s\n", cover);
+			unwind_summary(r);
+			return;
+		}
 		fprintf(stderr,
 			"tachy record: %zu on-CPU samples%s%s and %zu off-CPU intervals%s%s, "
 			"%llu lost; profiler CPU %.3f s = %.2f%% of the workload's %.3f s; "
@@ -351,11 +446,38 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 	unwind_summary(r);
 }
 
+/* The symbol reader's warnings; system-wide, the stripped files (dozens)
+ * in one line. */
+static void
+warnings(struct run *r)
+{
+	size_t i, stripped = 0;
+	char names[256] = "";
+
+	if (r->o->quiet)
+		return;
+	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++) {
+		const char *w = ty_symbols_warning(r->syms, i), *b, *e;
+		if (!r->o->all || !(e = strstr(w, " is stripped"))) {
+			cli_warn("%s", w);
+			continue;
+		}
+		for (b = e; b > w && b[-1] != '/' && b[-1] != ' '; b--)
+			;
+		if (stripped++ < 4 && strlen(names) + (size_t)(e - b) + 3 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%.*s",
+				 stripped > 1 ? ", " : "", (int)(e - b), b);
+	}
+	if (stripped)
+		cli_warn("%zu sampled files are stripped (%s%s): the functions they do not export "
+			 "are named FILE+0xADDRESS",
+			 stripped, names, stripped > 4 ? ", ..." : "");
+}
+
 static int
 finish(struct run *r, struct ty_error *err)
 {
 	struct ty_profile *p = ty_profile_new();
-	size_t i;
 	int ret;
 
 	if (!p)
@@ -364,9 +486,7 @@ finish(struct run *r, struct ty_error *err)
 		ty_profile_free(p);
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
-	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++)
-		if (!r->o->quiet)
-			cli_warn("%s", ty_symbols_warning(r->syms, i));
+	warnings(r);
 	ret = ty_profile_write_fp(p, r->out.fp, r->o->output, err);
 	r->out_open = 0;
 	if (ret < 0)
@@ -501,9 +621,16 @@ cmd_record(int argc, char **argv)
 		return above_max("-F", (uint64_t)o.freq, max);
 	if (max && o.switch_chains != TY_RECORD_CHAINS_ALL && o.switch_chains > max)
 		return above_max("--off-cpu-chains", o.switch_chains, max);
+	if (o.all && (ret = ty_record_system_check(o.cpus.cpus, (int)o.cpus.n, &err)) < 0) {
+		ty_cpulist_release(&o.cpus);
+		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+				 err.msg);
+	}
 	if (!(r.syms = ty_symbols_new()))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	set_cache_dir(r.syms);
+	if (getenv("TACHY_DEBUG_ROOT") && *getenv("TACHY_DEBUG_ROOT"))
+		ty_symbols_set_debug_root(r.syms, getenv("TACHY_DEBUG_ROOT"));
 	/* A bad -o fails now, not after a long recording. */
 	if (ty_outfile_open(&r.out, o.output, &err) < 0) {
 		ty_symbols_free(r.syms);
@@ -526,6 +653,10 @@ cmd_record(int argc, char **argv)
 	ro.maps = o.proc_maps ? TY_MAPS_PROC : o.mmap_records ? TY_MAPS_MMAP_RECORDS : TY_MAPS_LAZY;
 	ro.off_cpu = o.off_cpu;
 	ro.switch_chains = o.switch_chains;
+	ro.system_wide = o.all;
+	ro.cpus = o.cpus.n ? o.cpus.cpus : NULL;
+	ro.ncpus = (int)o.cpus.n;
+	ro.duration_ns = (uint64_t)(o.duration * 1e9);
 	ro.warn = on_warning;
 	ro.warn_arg = &o;
 	ro.unwind_log = unwind_log();
@@ -547,6 +678,7 @@ cmd_record(int argc, char **argv)
 		ty_outfile_abort(&r.out);
 	ty_record_free(r.rec);
 	ty_symbols_free(r.syms);
+	ty_cpulist_release(&o.cpus);
 	if (ro.unwind_log && ro.unwind_log != stderr)
 		fclose(ro.unwind_log);
 	return ret;

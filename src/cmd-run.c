@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "run-habits.h"
 #include "runhist.h"
 #include "tachy/clock.h"
 #include "tachy/outfile.h"
@@ -71,6 +72,7 @@ struct run_opts {
 	const char *unit;
 	cpu_set_t cpus;
 	int have_cpus;
+	int output_given;	      /* --output or --show-output */
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
 	struct runhist hist;	      /* --history, --bisect */
 	char **argv_cmd;	      /* after -- */
@@ -346,10 +348,12 @@ opt_no_shell(const struct cli_option *opt, const char *typed, char **args)
 static int
 opt_output(const struct cli_option *opt, const char *typed, char **args)
 {
-	struct ty_runner_opts *r = opt->value;
+	struct run_opts *o = opt->value;
+	struct ty_runner_opts *r = &o->ro;
 	const char *s = args[0] ? args[0] : "inherit"; /* --show-output: no value */
 
 	(void)typed;
+	o->output_given = 1;
 	if (strcmp(s, "null") == 0) {
 		r->output = TY_OUTPUT_NULL;
 	} else if (strcmp(s, "pipe") == 0) {
@@ -459,10 +463,9 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_CALLBACK_NOARG('N', NULL, &(o)->ro, "no shell (the default)", opt_no_shell),       \
 	    OPT_STRING(0, "input", &(o)->ro.input_file, "FILE",                                    \
 		       "standard input of the commands (default /dev/null)"),                      \
-	    OPT_CALLBACK(0, "output", &(o)->ro, "WHERE",                                           \
-			 "null (default), pipe, inherit or a FILE", opt_output),                   \
-	    OPT_CALLBACK_NOARG(0, "show-output", &(o)->ro, "same as --output inherit",             \
-			       opt_output),                                                        \
+	    OPT_CALLBACK(0, "output", (o), "WHERE", "null (default), pipe, inherit or a FILE",     \
+			 opt_output),                                                              \
+	    OPT_CALLBACK_NOARG(0, "show-output", (o), "same as --output inherit", opt_output),     \
 	    OPT_CALLBACK(0, "cpu", (o), "LIST", "pin commands and hooks to CPUs (e.g. 0,2-3)",     \
 			 opt_cpu),                                                                 \
 	    OPT_DOUBLE(0, "timeout", &(o)->ro.timeout, "S", 1e-6, 1e9,                             \
@@ -533,7 +536,7 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
 		       "the command failed, 128 bad usage, 130 interrupted"),                      \
 	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
-	    COUNTERS_OPTIONS(&(o)->counters),                                                      \
+	    COUNTERS_OPTIONS(&(o)->counters), RUN_HABIT_OPTIONS(),                                 \
 	    OPT_CALLBACK_NOARG('V', "version", NULL, "tachy's version", opt_version),              \
 	    OPT_HELP('h', "help", "this help"), OPT_END()
 
@@ -608,6 +611,9 @@ parse_args(struct run_opts *o, int argc, char **argv)
 	if ((rc = cli_parse(&parser, argc, argv, &a)) ||
 	    (rc = take_commands(&parser, o, &a, argv0)))
 		return rc;
+	if ((rc = run_habits_check(&o->ro, &o->hooks[TY_HOOK_PREPARE], o->counters.perf_stat,
+				   o->output_given)))
+		return rc;
 	o->ro.order = (enum ty_order)o->order;
 	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
 	if (o->color_choice >= 0)
@@ -649,7 +655,7 @@ substitute(const char *s, const struct run_opts *o, const size_t *pick)
 	while (out && *p) {
 		const char *val = NULL;
 		size_t skip = 1;
-		for (k = 0; k < o->nparams && *p == '{'; k++) {
+		for (k = 0; pick && k < o->nparams && *p == '{'; k++) {
 			size_t nl = strlen(o->params[k].name);
 			if (strncmp(p + 1, o->params[k].name, nl) == 0 && p[1 + nl] == '}') {
 				val = o->params[k].values[pick[k]];
@@ -677,28 +683,69 @@ substitute(const char *s, const struct run_opts *o, const size_t *pick)
 	return out;
 }
 
+/* Does S hold {VAR} for parameter K (K < 0: for any parameter)? */
+static int
+uses_param(const struct run_opts *o, const char *s, int k)
+{
+	size_t m, nl;
+	const char *p;
+
+	for (m = 0; m < o->nparams; m++) {
+		if (k >= 0 && m != (size_t)k)
+			continue;
+		nl = strlen(o->params[m].name);
+		for (p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
+			if (strncmp(p + 1, o->params[m].name, nl) == 0 && p[1 + nl] == '}')
+				return 1;
+	}
+	return 0;
+}
+
+static int
+uses_params(const struct run_opts *o, const char *s)
+{
+	return uses_param(o, s, -1);
+}
+
+/* COMMAND with the parameters substituted, then, as hyperfine names it,
+ * those it does not use: "echo test (branch = master)" (PICK NULL: no
+ * parameters). */
+static char *
+named(const struct run_opts *o, const char *command, const size_t *pick)
+{
+	char *s = pick ? substitute(command, o, pick) : strdup(command), *t;
+	size_t k;
+	int first = 1;
+
+	for (k = 0; s && pick && k < o->nparams; k++) {
+		if (uses_param(o, command, (int)k))
+			continue;
+		t = NULL;
+		if (asprintf(&t, "%s%s%s = %s", s, first ? " (" : ", ", o->params[k].name,
+			     o->params[k].values[pick[k]]) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+		first = 0;
+	}
+	if (s && !first) {
+		t = NULL;
+		if (asprintf(&t, "%s)", s) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 static char **
 make_argv(const char *text, const char *shell, struct ty_error *e)
 {
 	char **v;
-	size_t len;
 
 	if (!shell)
 		return ty_runner_split(text, &v, e) < 0 ? NULL : v;
-	len = strlen(shell) + strlen(text) + 8;
-	v = malloc(4 * sizeof(char *) + len);
-	if (!v) {
-		ty_error_set(e, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	v[0] = (char *)(v + 4);
-	strcpy(v[0], shell);
-	v[1] = v[0] + strlen(shell) + 1;
-	strcpy(v[1], "-c");
-	v[2] = v[1] + 3;
-	strcpy(v[2], text);
-	v[3] = NULL;
-	return v;
+	return ty_runner_shell_argv(shell, text, &v, e) < 0 ? NULL : v;
 }
 
 static const char *
@@ -722,15 +769,16 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 
 	ty_error_clear(&e);
 	res->command = substitute(o->cmds.v[c], o, pick);
-	res->name = substitute(name ? name : o->cmds.v[c], o, pick);
+	/* a name given is kept as given ({VAR} substituted) */
+	res->name = name ? substitute(name, o, pick) : named(o, o->cmds.v[c], pick);
 	res->params = calloc(o->nparams ? o->nparams : 1, sizeof(*res->params));
 	if (!res->command || !res->name || !res->params)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	for (k = 0; k < o->nparams; k++) {
+	for (k = 0; pick && k < o->nparams; k++) {
 		res->params[k].name = strdup(o->params[k].name);
 		res->params[k].value = strdup(o->params[k].values[pick[k]]);
 	}
-	res->nparams = o->nparams;
+	res->nparams = pick ? o->nparams : 0;
 	if (!(job->argv = make_argv(res->command, o->ro.shell, &e)))
 		return cli_error(EXIT_USAGE, "%s", e.msg);
 	for (h = 0; h < TY_HOOKS; h++) {
@@ -768,12 +816,14 @@ check_counts(struct run_opts *o)
 	return 0;
 }
 
-/* Put the reference first among the commands (adding it when it is not one). */
+/* The index of the reference among the commands; one that is not among
+ * them is added first (*ADDED set). */
 static int
-place_reference(struct run_opts *o)
+place_reference(struct run_opts *o, int *added)
 {
 	size_t i;
 
+	*added = 0;
 	if (!o->reference)
 		return 0;
 	for (i = 0; i < o->cmds.n; i++)
@@ -784,6 +834,7 @@ place_reference(struct run_opts *o)
 		return -1;
 	memmove(o->cmds.v + 1, o->cmds.v, (o->cmds.n - 1) * sizeof(char *));
 	o->cmds.v[0] = o->reference;
+	*added = 1;
 	if (o->names.n) { /* the names stay with their commands */
 		if (list_add(&o->names, o->reference))
 			return -1;
@@ -820,6 +871,9 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 
 	fprintf(rep, "%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"),
 		r->name);
+	if (r->failure)
+		fprintf(rep, "  %sFailed%s: %s\n", term_c(t, "red"), term_c(t, "reset"),
+			r->failure);
 	if (r->nruns == 0) {
 		fprintf(rep, "  no finished runs\n");
 		return;
@@ -941,6 +995,11 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	fprintf(rep, "  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
 		fprintf(rep, " [%s]", ty_results_figure_name(rs, c->figure));
+	if (rs->r[c->command].failure || rs->r[c->reference].failure) {
+		fprintf(rep, ": not compared: %s failed\n",
+			rs->r[c->command].failure ? "it" : "the reference");
+		return;
+	}
 	if (!isfinite(ratio) || !isfinite(x->rel)) { /* against a zero reference */
 		fprintf(rep, ": the reference is 0: no ratio, %s: %s%s%s%s\n", p, term_c(t, color),
 			strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
@@ -1231,8 +1290,8 @@ static int
 build_jobs(struct bench *b)
 {
 	struct run_opts *o = &b->o;
-	size_t combos = 1, c, k, j = 0, pick[MAX_PARAMS], x;
-	int rc, ref;
+	size_t combos = 1, c, k, j = 0, pick[MAX_PARAMS], x, nref;
+	int rc, ref, added;
 	struct ty_error e;
 
 	if (o->argv_cmd) {
@@ -1242,7 +1301,7 @@ build_jobs(struct bench *b)
 		if (!b->argv_text || list_add(&o->cmds, b->argv_text))
 			return cli_error(EXIT_RUNTIME, "out of memory");
 	}
-	ref = place_reference(o);
+	ref = place_reference(o, &added);
 	if (ref < 0)
 		return EXIT_RUNTIME;
 	if ((rc = check_counts(o)))
@@ -1250,20 +1309,30 @@ build_jobs(struct bench *b)
 	for (k = 0; k < o->nparams; k++)
 		if ((combos *= o->params[k].n) > MAX_COMBOS)
 			return cli_usage_error("too many parameter combinations");
-	b->njobs = o->cmds.n * combos;
+	/* an added --reference without a {VAR} of its own runs once, as
+	 * hyperfine's: it is one benchmark, not one per parameter value */
+	nref = combos;
+	if (added && !uses_params(o, o->reference)) {
+		int h;
+		for (h = 0, nref = 1; h < TY_HOOKS; h++)
+			if (per_command(&o->hooks[h], 0) &&
+			    uses_params(o, per_command(&o->hooks[h], 0)))
+				nref = combos;
+	}
+	b->njobs = (o->cmds.n - (added ? 1 : 0)) * combos + (added ? nref : 0);
 	b->jobs = calloc(b->njobs, sizeof(*b->jobs));
 	b->hook_text = calloc(b->njobs * TY_HOOKS, sizeof(char *));
 	if (!b->jobs || !b->hook_text || ty_results_init(&b->rs, b->njobs, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	for (c = 0; c < o->cmds.n; c++)
-		for (x = 0; x < combos; x++, j++) {
+		for (x = 0; x < (c == 0 && added ? nref : combos); x++, j++) {
 			size_t rest = x;
 			for (k = o->nparams; k-- > 0;) {
 				pick[k] = rest % o->params[k].n;
 				rest /= o->params[k].n;
 			}
-			if ((rc = build_job(o, c, pick, &b->jobs[j], &b->rs.r[j],
-					    b->hook_text + j * TY_HOOKS)))
+			if ((rc = build_job(o, c, c == 0 && added && nref == 1 ? NULL : pick,
+					    &b->jobs[j], &b->rs.r[j], b->hook_text + j * TY_HOOKS)))
 				return rc;
 		}
 	b->rs.reference = (size_t)ref * combos;
@@ -1451,6 +1520,25 @@ report_commit(struct bench *b)
 	return 0;
 }
 
+/* The commands that failed, each with why (after the report). Returns
+ * EXIT_RUNTIME. */
+static int
+say_failures(const struct ty_results *rs)
+{
+	size_t i, k;
+
+	for (i = 0; i < rs->n; i++) {
+		if (!rs->r[i].failure)
+			continue;
+		for (k = 0; k < i; k++) /* a shared --setup: said once */
+			if (rs->r[k].failure && strcmp(rs->r[k].failure, rs->r[i].failure) == 0)
+				break;
+		if (k == i)
+			cli_error(EXIT_RUNTIME, "%s", rs->r[i].failure);
+	}
+	return EXIT_RUNTIME;
+}
+
 static int
 run_bench(struct bench *b)
 {
@@ -1496,7 +1584,7 @@ run_bench(struct bench *b)
 	running_pid = NULL;
 	term_progress_clear(&b->term);
 	counters_cli_finish(&b->o.counters, &b->rs);
-	if (rc < 0 && rc != -EINTR)
+	if (rc < 0 && rc != -EINTR && rc != -ECHILD)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	b->rs.test = b->o.test;
 	if (ty_results_analyze(&b->rs, &e) < 0)
@@ -1514,6 +1602,8 @@ run_bench(struct bench *b)
 		st = files_st;
 	if (rc == -EINTR)
 		st = EXIT_INTERRUPTED;
+	else if (rc == -ECHILD) /* what finished is reported and exported; then why not all */
+		st = say_failures(&b->rs);
 	if (b->o.hist.history || b->o.hist.bisect) {
 		struct runhist_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
 		st = runhist_finish(&b->o.hist, &b->rs, b->si ? env_json : NULL, b->si, &hs, st);

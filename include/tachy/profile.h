@@ -28,7 +28,7 @@
 #include "tachy/symbols.h"
 
 #define TY_PROFILE_MAGIC "TACHYPRF"
-#define TY_PROFILE_VERSION 2
+#define TY_PROFILE_VERSION 3	 /* 3: a CRC-32 per section */
 #define TY_PROFILE_VERSION_MIN 1 /* the oldest version read */
 #define TY_NONE UINT32_MAX
 
@@ -107,6 +107,8 @@ struct ty_prof_meta {
 					chain of one near them in their thread */
 	uint64_t start_unix_ns;	     /* the recording's start: CLOCK_REALTIME (0: unknown)... */
 	uint64_t start_mono_ns;	     /* ...and CLOCK_MONOTONIC (the samples' clock) then */
+	int system_wide;	     /* record -a: every process on the CPUs of... */
+	char *cpus;		     /* ..."0-3,6" (NULL: not system-wide) */
 };
 
 struct ty_profile {
@@ -222,7 +224,16 @@ int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_
 
 /* TY_BY_LINE: per source line of the locations ("file:line"; a location
  * without one counts under its function's name). TY_BY_STATE: per state. */
-enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO, TY_BY_LINE, TY_BY_STATE };
+enum ty_prof_by {
+	TY_BY_SYMBOL,
+	TY_BY_THREAD,
+	TY_BY_COMM,
+	TY_BY_DSO,
+	TY_BY_LINE,
+	TY_BY_STATE,
+	TY_BY_PROCESS, /* "comm [pid]" (profile-who.c) */
+	TY_BY_CPU      /* "cpu N" (profile-who.c) */
+};
 enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
 
 struct ty_flat_row {

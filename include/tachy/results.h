@@ -99,6 +99,8 @@ struct ty_result {
 	int hooks_once;		  /* it had a hook that runs once (setup, cleanup) */
 	int hooks_each;		  /* it had a hook that runs around every run (prepare,
 				     conclude): the warnings name the likely cause */
+	char *failure;		  /* why its runs stopped early (a run or a hook failed), NULL: they
+				     did not (owned) */
 };
 
 /* One figure of one command against the reference. */

@@ -171,6 +171,13 @@ int ty_runner_split(const char *s, char ***argv, struct ty_error *e);
  * quotes. Returns a malloc()ed string, or NULL when out of memory. */
 char *ty_runner_join(char *const *argv, size_t argc);
 
+/* The argv that runs command TEXT through SHELL: SHELL split into words
+ * as a command is ("bash --norc", "sh -e"), then "-c", TEXT. *ARGV gets a
+ * NULL-terminated array allocated in one block (free() it). Returns the
+ * number of words, or -EINVAL (a shell that cannot be split) or -ENOMEM
+ * with E set. */
+int ty_runner_shell_argv(const char *shell, const char *text, char ***argv, struct ty_error *e);
+
 /* The name of signal SIG ("SIGKILL"), or "signal N". BUF has 32 bytes. */
 const char *ty_runner_signame(int sig, char *buf);
 
