@@ -9,6 +9,7 @@
  *   make fuzz && build/fuzz/fuzz-dbname tests/fuzz/corpus/dbname
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
