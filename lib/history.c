@@ -196,6 +196,10 @@ fail:
 
 /* ---- open ---- */
 
+#define ADD_TRIES 12	   /* a transaction run again at most this often */
+#define CONNECT_TRIES 30 /* connecting again: about 27 s in all */
+static int after_lost(struct ty_history *h, const char *xid, int at_commit, struct ty_error *e);
+
 int
 ty_history_default_db(char *buf, size_t size)
 {
@@ -215,7 +219,7 @@ int
 ty_history_open(struct ty_history **out, const char *db, int create, struct ty_error *e)
 {
 	struct ty_history *h = calloc(1, sizeof(*h));
-	int rc;
+	int rc, tries;
 
 	*out = NULL;
 	if (!h || !(h->s.name = ty_store_shown(db, &h->s))) {
@@ -228,7 +232,12 @@ ty_history_open(struct ty_history **out, const char *db, int create, struct ty_e
 		rc = ty_store_sqlite_open(&h->s, db, create, schema_sqlite, e);
 	if (rc < 0)
 		goto fail;
-	if ((rc = schema_check(h, create, e)) < 0)
+	/* a server that restarts meanwhile: connect again and look again */
+	for (tries = 1; (rc = schema_check(h, create, e)) == -ECONNRESET && tries < ADD_TRIES;
+	     tries++)
+		if (after_lost(h, NULL, 0, NULL) < 0)
+			break;
+	if (rc < 0)
 		goto fail;
 	*out = h;
 	return 0;
@@ -466,8 +475,6 @@ fail:
 	return rc;
 }
 
-#define ADD_TRIES 12 /* a transaction run again at most this often */
-
 /* After the connection was lost: connect again (waiting for a server that
  * restarts), and say whether the transaction XID committed when the
  * COMMIT was what failed (1 committed, 0 not, -errno unknown). */
@@ -480,7 +487,7 @@ after_lost(struct ty_history *h, const char *xid, int at_commit, struct ty_error
 
 	if (!h->s.reset)
 		return rc;
-	for (k = 0; k < ADD_TRIES && (rc = h->s.reset(&h->s, e)) < 0; k++)
+	for (k = 0; k < CONNECT_TRIES && (rc = h->s.reset(&h->s, e)) < 0; k++)
 		ty_store_backoff(k + 4);
 	if (rc < 0 || !at_commit || !xid)
 		return rc < 0 ? rc : 0;

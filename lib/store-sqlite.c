@@ -158,8 +158,10 @@ sq_close(struct ty_store *s)
 }
 
 /* Files up to this size are checked whole when opened: quick_check reads
- * every page, which costs about a millisecond per MiB when the file is in
- * the page cache (bench/history.sh). */
+ * every page, about 3 ms of CPU per MiB in the page cache (0.11 s for a
+ * file of 32 MiB and 60,000 results, where `history list` itself takes
+ * 0.3 to 0.4 s), so bigger files are only judged by the errors SQLite
+ * meets while reading them. */
 #define QUICK_CHECK_MAX (64L << 20)
 
 /* The path of NAME in the directory DIRFD, through the directory's real

@@ -315,13 +315,15 @@ ty_store_scrub(const struct ty_store *s, char *msg, size_t size)
 			if (n >= 3) {
 				memcpy(p, "***", 3);
 				memmove(p + 3, p + n, rest);
+				p += 3;
 			} else if ((size_t)(p - msg) + 3 + rest <= size) {
 				memmove(p + 3, p + n, rest);
 				memcpy(p, "***", 3);
+				p += 3;
 			} else {
 				memset(p, '*', n);
+				p += n;
 			}
-			p += 3 > n ? n : 3;
 		}
 	}
 }

@@ -821,9 +821,10 @@ cmd_history(int argc, char **argv)
 	struct opts o = {.fail_if_slower = NAN, .max_p = NAN};
 	struct cli_option options[] = {
 	    OPT_STRING(0, "db", &o.db, "DB",
-		       "SQLite file or postgresql://... URI (default:\n"
-		       "$TACHY_DB, else $XDG_DATA_HOME/tachy/history.db,\n"
-		       "else ~/.local/share/tachy/history.db)"),
+		       "SQLite file, postgresql://... URI or libpq's\n"
+		       "'host=H dbname=D' (default: $TACHY_DB, else\n"
+		       "$XDG_DATA_HOME/tachy/history.db, else\n"
+		       "~/.local/share/tachy/history.db)"),
 	    OPT_STRING(0, "commit", &o.commit, "REV",
 		       "the commit of the results (resolved by git if it can)"),
 	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
