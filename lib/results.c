@@ -13,6 +13,7 @@
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/tachy.h"
+#include "tachy/utf8.h"
 #include "tachy/verdict.h"
 
 static const char *const fig_names[TY_FIG_BUILTIN] = {"wall",	"user",	  "system", "maxrss",
@@ -801,8 +802,8 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 
 /* ---- CSV and markdown ---- */
 
-void
-ty_results_csv_field(FILE *fp, const char *s)
+static void
+csv_quoted(FILE *fp, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, fp);
@@ -815,6 +816,19 @@ ty_results_csv_field(FILE *fp, const char *s)
 		fputc(*s, fp);
 	}
 	fputc('"', fp);
+}
+
+void
+ty_results_csv_field(FILE *fp, const char *s)
+{
+	char *esc = NULL;
+
+	/* control characters as \xHH (ty_utf8_escape: reversible); a field
+	 * that cannot be escaped for want of memory is written without them */
+	if (ty_utf8_needs_escape(s) && !(s = esc = ty_utf8_escape(s)))
+		s = "?";
+	csv_quoted(fp, s);
+	free(esc);
 }
 
 int

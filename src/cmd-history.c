@@ -17,6 +17,7 @@
 #include "tachy/results_read.h"
 #include "tachy/svg.h"
 #include "tachy/sysinfo.h"
+#include "term.h"
 
 int cmd_history(int argc, char **argv);
 
@@ -132,7 +133,7 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
 	struct ty_history_git g;
 	struct ty_sysinfo si;
-	char *envj = NULL;
+	char *envj = NULL, rev12[16];
 	struct ty_history *h;
 	struct ty_error e = {0};
 	size_t added;
@@ -160,9 +161,10 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 	}
 	rc = ty_history_add(h, &m, files, n, &added, &e);
 	free(envj);
+	snprintf(rev12, sizeof(rev12), "%.12s", m.commit); /* may cut a UTF-8 sequence: shown */
 	if (rc == 0 && !quiet)
-		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %.12s\n", cli_cmd, added,
-			added == 1 ? "" : "s", ty_history_name(h), m.commit);
+		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %s\n", cli_cmd, added,
+			added == 1 ? "" : "s", term_safe(ty_history_name(h)), term_safe(rev12));
 	ty_history_close(h);
 	if (rc < 0)
 		return cli_error(store_status(rc), "%s", e.msg);

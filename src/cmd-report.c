@@ -12,6 +12,7 @@
 #include "tachy/profile-who.h"
 #include "tachy/profile.h"
 #include "tachy/record-system.h"
+#include "tachy/utf8.h"
 #include "term.h"
 
 static const char usage_text[] =
@@ -630,6 +631,45 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 	return 0;
 }
 
+/* The folded stacks on stdout, each line with its control characters
+ * escaped (ty_utf8_escape: \xHH, reversible): a symbol's ESC or OSC 52
+ * must not reach the terminal or the next tool raw. The lines are made
+ * whole first: a name's line break is already a space there, so every
+ * '\n' ends a line. */
+static int
+report_folded(const struct ty_profile *p)
+{
+	char *buf = NULL, *line, *nl, *esc;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int r;
+
+	if (!mem)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	r = ty_profile_folded(p, mem);
+	if (fclose(mem) != 0 || r == -ENOMEM || !buf) {
+		free(buf);
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	for (line = buf; line < buf + len; line = nl + 1) {
+		if (!(nl = memchr(line, '\n', (size_t)(buf + len - line))))
+			nl = buf + len;
+		*nl = '\0';
+		if (!ty_utf8_needs_escape(line)) {
+			puts(line);
+			continue;
+		}
+		if (!(esc = ty_utf8_escape(line))) {
+			free(buf);
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		}
+		puts(esc);
+		free(esc);
+	}
+	free(buf);
+	return 0;
+}
+
 /* Is PATH a tachy profile? --flame victim.prof must not destroy it. */
 static int
 is_profile(const char *path)
@@ -721,8 +761,7 @@ run(const struct opts *o)
 		r = report_tree(p, o);
 		break;
 	case M_FOLDED:
-		if (ty_profile_folded(p, stdout) == -ENOMEM)
-			r = cli_error(EXIT_RUNTIME, "out of memory");
+		r = report_folded(p);
 		break;
 	case M_DIFF:
 		if (!o->flame)

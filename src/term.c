@@ -10,13 +10,14 @@
 #include "term.h"
 
 /* The length of the harmless sequence at P (printable ASCII, or UTF-8
- * that is not a C1 control), 0 when it must be shown escaped. */
+ * that is not a C1 control; a line break and a tab too when LINES), 0
+ * when it must be shown escaped. */
 static int
-harmless(const unsigned char *p)
+harmless(const unsigned char *p, int lines)
 {
 	int n;
 
-	if (*p >= 0x20 && *p < 0x7f)
+	if ((*p >= 0x20 && *p < 0x7f) || (lines && (*p == '\n' || *p == '\t')))
 		return 1;
 	if (*p < 0x80 || !(n = ty_utf8_seqlen((const char *)p)))
 		return 0;
@@ -24,27 +25,27 @@ harmless(const unsigned char *p)
 }
 
 static int
-needs_showing(const char *s)
+needs_showing(const char *s, int lines)
 {
 	const unsigned char *p;
 	int n;
 
-	for (p = (const unsigned char *)s; *p && (n = harmless(p)); p += n)
+	for (p = (const unsigned char *)s; *p && (n = harmless(p, lines)); p += n)
 		;
 	return *p != '\0';
 }
 
-char *
-term_shown(const char *s)
+static char *
+shown(const char *s, int lines)
 {
 	const unsigned char *p;
 	char *out, *q;
 	int n;
 
-	if (!needs_showing(s) || !(out = malloc(strlen(s) * 4 + 1)))
+	if (!needs_showing(s, lines) || !(out = malloc(strlen(s) * 4 + 1)))
 		return NULL;
 	for (p = (const unsigned char *)s, q = out; *p;) {
-		if ((n = harmless(p))) {
+		if ((n = harmless(p, lines))) {
 			memcpy(q, p, (size_t)n);
 			q += n;
 			p += n;
@@ -66,6 +67,18 @@ term_shown(const char *s)
 	return out;
 }
 
+char *
+term_shown(const char *s)
+{
+	return shown(s, 0);
+}
+
+char *
+term_shown_lines(const char *s)
+{
+	return shown(s, 1);
+}
+
 const char *
 term_safe(const char *s)
 {
@@ -73,7 +86,7 @@ term_safe(const char *s)
 	static unsigned next;
 	char *t;
 
-	if (!s || !needs_showing(s))
+	if (!s || !needs_showing(s, 0))
 		return s;
 	if (!(t = term_shown(s)))
 		return "?";

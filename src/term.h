@@ -23,6 +23,10 @@ struct term {
  * memory ran out). */
 char *term_shown(const char *s);
 
+/* The same with line breaks and tabs kept: for a whole message of
+ * tachy's, whose lines are its own but whose names came from outside. */
+char *term_shown_lines(const char *s);
+
 /* S itself when it needs nothing, else its shown form, valid until eight
  * more calls: for names printed from a profile, a results file, argv. */
 const char *term_safe(const char *s);

@@ -140,8 +140,10 @@ struct ty_results {
 	size_t ncmp;
 };
 
-/* Write S to FP as one CSV field (RFC 4180): quoted, with inner quotes
- * doubled, when it holds a comma, a quote or a line break. */
+/* Write S to FP as one CSV field (RFC 4180): its control characters
+ * escaped as \xHH (ty_utf8_escape: a line break, ESC, BEL, C1; reversible),
+ * then quoted, with inner quotes doubled, when it holds a comma or a
+ * quote. */
 void ty_results_csv_field(FILE *fp, const char *s);
 
 /* Set up RS for N commands (results zeroed). Returns 0 or -ENOMEM. */
