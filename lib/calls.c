@@ -203,6 +203,95 @@ open_error(struct ty_error *e, int err, const struct ty_calls_fn *f)
 			    f->path, strerror(err));
 }
 
+/* The tracefs directory, or NULL when it is not mounted. */
+static const char *
+tracefs(void)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char path[64];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/uprobe_events", dirs[i]);
+		if (access(path, W_OK) == 0)
+			return dirs[i];
+	}
+	return NULL;
+}
+
+static int
+write_probe(const char *dir, const char *line)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
+		return -errno;
+	ok = write(fd, line, strlen(line)) == (ssize_t)strlen(line);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+/* Remove the tracefs probes placed (after their events are closed). */
+static void
+untrace(struct ty_calls *c)
+{
+	char line[96];
+	size_t i;
+
+	for (i = 0; c->tracefs && i < c->traced; i++) {
+		snprintf(line, sizeof(line), "-:tachy_%d/f%zu\n", (int)getpid(), i);
+		write_probe(c->tracefs, line);
+	}
+	c->traced = 0;
+}
+
+/* A tracefs uprobe for F (its event id), so that the counting events of a
+ * command are inherited by its children: the uprobe PMU's are not (the
+ * kernel reads the file name from the forking process's memory). */
+static long
+trace_probe(struct ty_calls *c, size_t i, const char *dir)
+{
+	char line[PATH_MAX + 128], path[PATH_MAX + 64], id[32];
+	const struct ty_calls_fn *f = &c->fn[i];
+	long v;
+	int fd;
+	ssize_t n;
+
+	if (strpbrk(f->path, " \t\n"))
+		return -EINVAL;
+	snprintf(line, sizeof(line), "p:tachy_%d/f%zu %s:0x%llx\n", (int)getpid(), i, f->path,
+		 (unsigned long long)f->offset);
+	if ((v = write_probe(dir, line)) < 0)
+		return v;
+	c->traced = i + 1;
+	snprintf(path, sizeof(path), "%s/events/tachy_%d/f%zu/id", dir, (int)getpid(), i);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, id, sizeof(id) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	id[n] = '\0';
+	return strtol(id, NULL, 10);
+}
+
+static long
+open_traced(long id, pid_t pid, int on_exec)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.disabled = on_exec ? 1 : 0;
+	a.enable_on_exec = on_exec ? 1 : 0;
+	a.inherit = 1;
+	return syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 int
 ty_calls_open(struct ty_calls *c, pid_t pid, int on_exec, const int *cpus, int ncpus,
 	      struct ty_error *e)
@@ -224,6 +313,24 @@ ty_calls_open(struct ty_calls *c, pid_t pid, int on_exec, const int *cpus, int n
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	for (i = 0; i < c->n * c->nfds_per; i++)
 		c->fds[i] = -1;
+	if (pid > 0 && (c->tracefs = tracefs())) {
+		for (i = 0; i < c->n; i++) {
+			long id = trace_probe(c, i, c->tracefs), fd;
+			if (id < 0)
+				break;
+			if ((fd = open_traced(id, pid, on_exec)) < 0)
+				return open_error(e, errno, &c->fn[i]);
+			c->fds[i] = (int)fd;
+		}
+		if (i == c->n)
+			return 0;
+		for (i = 0; i < c->n; i++) /* tracefs refused: the PMU's, children uncounted */
+			if (c->fds[i] >= 0)
+				close(c->fds[i]), c->fds[i] = -1;
+		untrace(c);
+	}
+	if (pid > 0)
+		c->no_children = 1;
 	for (i = 0; i < c->n; i++)
 		for (k = 0; k < c->nfds_per; k++) {
 			int cpu = pid < 0 ? (all ? (int)k : cpus[k]) : -1;
@@ -383,6 +490,7 @@ ty_calls_release(struct ty_calls *c)
 	for (i = 0; c->fds && i < c->n * c->nfds_per; i++)
 		if (c->fds[i] >= 0)
 			close(c->fds[i]);
+	untrace(c);
 	for (i = 0; i < c->n; i++) {
 		free(c->fn[i].name);
 		free(c->fn[i].path);

@@ -541,6 +541,11 @@ calls_summary(const struct run *r, const struct ty_profile *p)
 			work);
 	else
 		fprintf(stderr, "\n");
+	if (r->calls.no_children)
+		cli_warn(
+		    "--calls: the command's own calls only, not its children's: the kernel's "
+		    "uprobe PMU events are not inherited; with tracefs mounted (mount -t tracefs "
+		    "nodev /sys/kernel/tracing) tachy places probes that are");
 }
 
 /* The symbol reader's warnings; system-wide, the stripped files (dozens)

@@ -30,7 +30,10 @@ struct ty_calls {
 	size_t n, cap;
 	int *fds; /* per function, NFDS_PER each */
 	size_t nfds_per;
-	double hit_ns; /* ty_calls_calibrate's cost per hit (0: not measured) */
+	double hit_ns;	     /* ty_calls_calibrate's cost per hit (0: not measured) */
+	const char *tracefs; /* the probes of a command are tracefs's (inherited) */
+	size_t traced;	     /* how many were placed there */
+	int no_children;     /* without tracefs: the command's children not counted */
 };
 
 /* Add the functions of PATTERN: "GLOB" over the function symbols of EXE,
@@ -43,8 +46,11 @@ int ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struc
 
 /* Open a counting uprobe per function: on PID and what it starts (counting
  * from its exec when ON_EXEC), or, PID -1, on every process of each CPU of
- * CPUS (NCPUS; NULL: every CPU). Returns 0, or a negative errno with E
- * saying why (-EACCES: no CAP_PERFMON; -ENODEV: no uprobe PMU). */
+ * CPUS (NCPUS; NULL: every CPU). For PID the probes are tracefs's
+ * (tachy_PID/fN in uprobe_events, removed by ty_calls_release), whose
+ * events its children inherit; without tracefs mounted they are the
+ * uprobe PMU's, which children do not inherit (C->no_children set). Returns 0, or a negative errno
+ * with E saying why (-EACCES: no CAP_PERFMON; -ENODEV: no uprobe PMU). */
 int ty_calls_open(struct ty_calls *c, pid_t pid, int on_exec, const int *cpus, int ncpus,
 		  struct ty_error *e);
 
