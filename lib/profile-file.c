@@ -32,11 +32,13 @@ enum {
 	SEC_SAMPLES,
 	SEC_MAPS,
 	SEC_LINES,
+	SEC_CALLS,
 	SEC_END = 0x454e44
-}; /* SEC_MAPS and SEC_LINES are optional (added later) */
+}; /* SEC_MAPS, SEC_LINES and SEC_CALLS are optional (added later) */
 
-static const char *const sec_names[] = {"?",	  "meta",    "strings", "functions", "locations",
-					"stacks", "threads", "samples", "mappings",  "lines"};
+static const char *const sec_names[] = {"?",	     "meta",   "strings", "functions",
+					"locations", "stacks", "threads", "samples",
+					"mappings",  "lines",  "calls"};
 
 struct buf {
 	unsigned char *p;
@@ -182,7 +184,7 @@ encode(const struct ty_profile *p, struct buf *out)
 	put32(out, TY_PROFILE_VERSION);
 	put32(out, out->err ? 0 : ty_crc32(0, out->p, 12));
 	put32(&b, (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) +
-		      (m->off_cpu ? 3 : 0) + (m->system_wide ? 2 : 0));
+		      (m->off_cpu ? 3 : 0) + (m->system_wide ? 2 : 0) + (m->calls_hit_ps ? 1 : 0));
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);
@@ -212,6 +214,8 @@ encode(const struct ty_profile *p, struct buf *out)
 		putku(&b, "start_unix_ns", m->start_unix_ns);
 		putku(&b, "start_mono_ns", m->start_mono_ns);
 	}
+	if (m->calls_hit_ps)
+		putku(&b, "calls_hit_ps", m->calls_hit_ps);
 	if (m->system_wide) {
 		putku(&b, "system_wide", 1);
 		putkv(&b, "cpus", m->cpus ? m->cpus : "");
@@ -257,6 +261,12 @@ encode(const struct ty_profile *p, struct buf *out)
 		for (i = 0; i < p->nlocs; i++)
 			put32(&b, p->locs[i].line);
 		section(out, SEC_LINES, &b);
+	}
+	if (p->ncalls) {
+		put32(&b, p->ncalls);
+		for (i = 0; i < p->ncalls; i++)
+			put32(&b, p->calls[i].func), put64(&b, p->calls[i].count);
+		section(out, SEC_CALLS, &b);
 	}
 	samples(out, p);
 	section(out, SEC_END, &b);
@@ -419,6 +429,8 @@ read_meta(struct rd *r, struct ty_profile *p)
 			m->start_unix_ns = u;
 		} else if (strcmp(k, "start_mono_ns") == 0) {
 			m->start_mono_ns = u;
+		} else if (strcmp(k, "calls_hit_ps") == 0) {
+			m->calls_hit_ps = u;
 		} else if (strcmp(k, "system_wide") == 0) {
 			m->system_wide = u != 0;
 		} else if (strcmp(k, "cpus") == 0 && !m->cpus) {
@@ -487,6 +499,16 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			p->threads[i].pid = get32(r), p->threads[i].tid = get32(r),
 			p->threads[i].comm = get32(r);
 		p->nthreads = (uint32_t)n;
+		break;
+	case SEC_CALLS:
+		if (!count_ok(r, n = get32(r), 12) ||
+		    !(p->calls = calloc(n ? n : 1, sizeof(*p->calls)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->calls[i].func = get32(r), p->calls[i].count = get64(r);
+		p->ncalls = (uint32_t)n;
 		break;
 	case SEC_MAPS:
 		if (!count_ok(r, n = get32(r), 32) ||
@@ -585,6 +607,10 @@ check_refs(const struct ty_profile *p, struct ty_error *e)
 		    (p->maps[i].build_id != TY_NONE && p->maps[i].build_id >= p->nstrings) ||
 		    p->maps[i].limit < p->maps[i].start)
 			return ty_error_set(e, -EINVAL, "mapping %zu is out of range", i);
+	for (i = 0; i < p->ncalls; i++)
+		if (p->calls[i].func >= p->nfuncs)
+			return ty_error_set(e, -EINVAL, "call count %zu names function %u of %u", i,
+					    p->calls[i].func, p->nfuncs);
 	for (i = 0; i < p->nsamples; i++)
 		if (p->samples[i].stack >= p->nstacks)
 			return ty_error_set(e, -EINVAL, "sample %zu refers to stack %u of %u", i,
@@ -614,19 +640,19 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 		if (len > (uint64_t)(r->end - r->p))
 			return ty_error_set(
 			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
-			    tag <= SEC_LINES ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
+			    tag <= SEC_CALLS ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
 		if (r->version >= 3 && check != section_crc(head, r->p, len))
 			return ty_error_set(e, -EINVAL,
 					    "damaged: the %s section at byte %zu fails its "
 					    "checksum (the file changed after tachy wrote it: "
 					    "record it again, or restore it from a copy)",
-					    tag <= SEC_LINES ? sec_names[tag]
+					    tag <= SEC_CALLS ? sec_names[tag]
 					    : tag == SEC_END ? "END"
 							     : "unknown",
 					    (size_t)(head - r->start));
 		if (tag == SEC_END)
 			break;
-		if (tag >= 1 && tag <= SEC_LINES) {
+		if (tag >= 1 && tag <= SEC_CALLS) {
 			struct rd s = {r->p, r->p + len, sec_names[tag], 0, r->version, r->start};
 			if (seen & (1u << tag))
 				return ty_error_set(e, -EINVAL, "section %s appears twice",

@@ -155,6 +155,7 @@ ty_profile_free(struct ty_profile *p)
 	free(p->frames);
 	free(p->threads);
 	free(p->maps);
+	free(p->calls);
 	free(p->samples);
 	free(p->meta.event);
 	free(p->meta.command);
@@ -432,6 +433,29 @@ const char *
 ty_profile_state_frame(uint32_t state)
 {
 	return state < TY_NSTATES ? state_frames[state] : NULL;
+}
+
+int
+ty_profile_calls(struct ty_profile *p, uint32_t f, uint64_t count)
+{
+	struct ty_prof_call *v = realloc(p->calls, (p->ncalls + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->calls = v;
+	p->calls[p->ncalls++] = (struct ty_prof_call){f, count};
+	return 0;
+}
+
+int64_t
+ty_profile_call_count(const struct ty_profile *p, uint32_t f)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->ncalls; i++) /* a few dozen at most (TY_CALLS_MAX) */
+		if (p->calls[i].func == f)
+			return (int64_t)p->calls[i].count;
+	return -1;
 }
 
 int

@@ -1311,6 +1311,12 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 		r->reaped = 1;
 		return ret;
 	}
+	if (r->o.on_child && (ret = r->o.on_child(pid, r->o.on_child_arg, e)) < 0) {
+		ty_spawn_kill(&r->sp, SIGKILL);
+		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
+		r->reaped = 1;
+		return ret;
+	}
 	mark_start(r);
 	r->close_at = r->t0 + LAZY_CLOSE_NS;
 	ty_spawn_go(&r->sp);

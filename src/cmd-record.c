@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "tachy/array.h"
+#include "tachy/calls.h"
 #include "tachy/cpulist.h"
 #include "tachy/events.h"
 #include "tachy/outfile.h"
@@ -17,13 +18,14 @@
 #include "tachy/record-system.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
+#include "tachy/spawn.h"
 #include "tachy/symbols.h"
 
 static const char usage_text[] =
     "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
     "                    [-o FILE] [-m PAGES] [--proc-maps | --mmap-records]\n"
     "                    [--user | --kernel] [--off-cpu | --wall]\n"
-    "                    [--off-cpu-chains HZ|all] [-q]\n"
+    "                    [--off-cpu-chains HZ|all] [--calls PATTERN]... [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
     "       tachy record -a [-C LIST] [options] [--duration SECS | -- COMMAND [ARG...]]\n"
     "\n"
@@ -48,11 +50,12 @@ struct opts {
 	long stack_size;
 	uint64_t switch_chains; /* 0: the default; TY_RECORD_CHAINS_ALL */
 	char **argv;
-	int all;		/* -a */
-	const char *cpu_list;	/* -C */
-	double duration;	/* --duration, seconds (0: none) */
-	struct ty_cpulist cpus; /* -C parsed */
-	int cg_given;		/* --call-graph named the mode */
+	int all;		  /* -a */
+	const char *cpu_list;	  /* -C */
+	double duration;	  /* --duration, seconds (0: none) */
+	struct ty_cpulist cpus;	  /* -C parsed */
+	int cg_given;		  /* --call-graph named the mode */
+	struct cli_strings calls; /* --calls */
 };
 
 static struct ty_record_stop stop;
@@ -203,6 +206,13 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_STRING('C', "cpu", &o->cpu_list, "LIST", "with -a: these CPUs only (0, 0-3,6)"),
 	    OPT_DOUBLE(0, "duration", &o->duration, "SECS", 0.001, 1e7,
 		       "with -a and no command: stop after SECS seconds"),
+	    OPT_STRINGS(0, "calls", &o->calls, "PATTERN",
+			"count every call of the functions matching the glob\n"
+			"PATTERN in the command's executable (FILE:PATTERN: in\n"
+			"FILE, a library say), exactly, with a uprobe at each\n"
+			"entry (root or CAP_PERFMON); the flat profile then\n"
+			"has gprof's calls, self ns/call and total ns/call.\n"
+			"A probe hit's cost is measured first and stated"),
 	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
@@ -289,6 +299,7 @@ struct run {
 	struct ty_symbols *syms;
 	struct ty_outfile out; /* -o, opened before the command starts */
 	int out_open;
+	struct ty_calls calls; /* --calls */
 };
 
 /* Does the profile go where tachy's stdout goes (-o -, -o /dev/stdout)? Then
@@ -460,6 +471,97 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 	unwind_summary(r);
 }
 
+/* --calls: the probes on the held command (ty_record_opts.on_child). */
+static int
+calls_on_child(pid_t pid, void *arg, struct ty_error *e)
+{
+	struct run *r = arg;
+
+	return ty_calls_open(&r->calls, pid, 1, NULL, 0, e);
+}
+
+/* --calls: the functions matched, and a probe hit's cost measured. Exit
+ * status 0, else the error's (2: a pattern that matches nothing or too
+ * much, or no uprobes here). */
+static int
+calls_setup(struct run *r)
+{
+	const struct opts *o = r->o;
+	char exe[4096] = "";
+	struct ty_error e = {0};
+	size_t i;
+	int ret;
+
+	if (!o->calls.n)
+		return 0;
+	if (o->argv[0] && ty_spawn_resolve(o->argv[0], exe, sizeof(exe), &e) < 0)
+		return cli_error(EXIT_USAGE, "%s", e.msg);
+	for (i = 0; i < o->calls.n; i++) {
+		if (!exe[0] && !strchr(o->calls.v[i], ':'))
+			return cli_usage_error("--calls %s: without a command, name the file: "
+					       "--calls FILE:PATTERN",
+					       o->calls.v[i]);
+		if ((ret = ty_calls_add(&r->calls, exe, o->calls.v[i], &e)) < 0)
+			return cli_error(ret == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
+	}
+	if ((ret = ty_calls_calibrate(&r->calls, &e)) < 0)
+		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+				 e.msg);
+	if (o->all && (ret = ty_calls_open(&r->calls, -1, 0, o->cpus.n ? o->cpus.cpus : NULL,
+					   (int)o->cpus.n, &e)) < 0)
+		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+				 e.msg);
+	return 0;
+}
+
+/* --calls: the counts into P, and what the probes cost. */
+static int
+calls_finish(struct run *r, struct ty_profile *p)
+{
+	struct ty_error e = {0};
+	size_t i;
+
+	if (!r->calls.n)
+		return 0;
+	if (ty_calls_read(&r->calls, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	for (i = 0; i < r->calls.n; i++) {
+		const struct ty_calls_fn *f = &r->calls.fn[i];
+		char *d = ty_symbols_demangle(f->name);
+		uint32_t fn = ty_profile_func(p, d ? d : f->name, f->path);
+		free(d);
+		if (fn == TY_NONE || ty_profile_calls(p, fn, f->count) < 0)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	p->meta.calls_hit_ps = (uint64_t)(r->calls.hit_ns * 1000 + 0.5);
+	return 0;
+}
+
+static void
+calls_summary(const struct run *r, const struct ty_profile *p)
+{
+	uint64_t total = ty_calls_total(&r->calls);
+	double cost = (double)total * r->calls.hit_ns / 1e9;
+	double work = (double)p->meta.workload_cpu_ns / 1e9;
+
+	if (!r->calls.n)
+		return;
+	fprintf(stderr,
+		"tachy record: --calls: %llu calls of %zu functions counted exactly; a probe hit "
+		"costs %.0f ns here (measured), so the probes took about %.3f s",
+		(unsigned long long)total, r->calls.n, r->calls.hit_ns, cost);
+	if (work > 0)
+		fprintf(stderr, ", %.1f%% of the workload's %.3f s of CPU\n", 100 * cost / work,
+			work);
+	else
+		fprintf(stderr, "\n");
+	if (r->calls.no_children)
+		cli_warn(
+		    "--calls: the command's own calls only, not its children's: the kernel's "
+		    "uprobe PMU events are not inherited; with tracefs mounted (mount -t tracefs "
+		    "nodev /sys/kernel/tracing) tachy places probes that are");
+}
+
 /* The symbol reader's warnings; system-wide, the stripped files (dozens)
  * in one line. */
 static void
@@ -500,6 +602,10 @@ finish(struct run *r, struct ty_error *err)
 		ty_profile_free(p);
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
+	if ((ret = calls_finish(r, p))) {
+		ty_profile_free(p);
+		return ret;
+	}
 	warnings(r);
 	ret = ty_profile_write_fp(p, r->out.fp, r->o->output, err);
 	r->out_open = 0;
@@ -523,6 +629,7 @@ finish(struct run *r, struct ty_error *err)
 			    (unsigned long long)p->meta.throttled,
 			    (unsigned long long)ty_sampler_max_rate());
 		summary(r, p, p->meta.profiler_cpu_ns);
+		calls_summary(r, p);
 	}
 	ty_profile_free(p);
 	return 0;
@@ -640,8 +747,16 @@ cmd_record(int argc, char **argv)
 		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
 				 err.msg);
 	}
-	if (!(r.syms = ty_symbols_new()))
+	r.o = &o;
+	if ((ret = calls_setup(&r))) {
+		ty_calls_release(&r.calls);
+		ty_cpulist_release(&o.cpus);
+		return ret;
+	}
+	if (!(r.syms = ty_symbols_new())) {
+		ty_calls_release(&r.calls);
 		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
 	set_cache_dir(r.syms);
 	if (getenv("TACHY_DEBUG_ROOT") && *getenv("TACHY_DEBUG_ROOT"))
 		ty_symbols_set_debug_root(r.syms, getenv("TACHY_DEBUG_ROOT"));
@@ -671,6 +786,10 @@ cmd_record(int argc, char **argv)
 	ro.cpus = o.cpus.n ? o.cpus.cpus : NULL;
 	ro.ncpus = (int)o.cpus.n;
 	ro.duration_ns = (uint64_t)(o.duration * 1e9);
+	if (r.calls.n && !o.all) {
+		ro.on_child = calls_on_child;
+		ro.on_child_arg = &r;
+	}
 	ro.warn = on_warning;
 	ro.warn_arg = &o;
 	ro.unwind_log = unwind_log();
@@ -693,6 +812,7 @@ cmd_record(int argc, char **argv)
 	ty_record_free(r.rec);
 	ty_symbols_free(r.syms);
 	ty_cpulist_release(&o.cpus);
+	ty_calls_release(&r.calls);
 	if (ro.unwind_log && ro.unwind_log != stderr)
 		fclose(ro.unwind_log);
 	return ret;

@@ -472,21 +472,81 @@ by_heading(enum ty_prof_by by)
 	}
 }
 
+/* The exact call count of ROW's function (record --calls), or -1. */
+static int64_t
+row_calls(const struct ty_profile *p, const struct ty_flat_row *row)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->ncalls; i++) {
+		uint32_t f = p->calls[i].func;
+		if (row->dso == ty_profile_func_dso(p, f) &&
+		    strcmp(row->name, ty_profile_func_name(p, f)) == 0)
+			return (int64_t)p->calls[i].count;
+	}
+	return -1;
+}
+
+/* gprof's columns: calls, self ns/call, total ns/call (blank where the
+ * function was not counted, or not called). */
+static void
+put_calls(const struct ty_profile *p, const struct ty_flat_row *r)
+{
+	int64_t n = row_calls(p, r);
+
+	if (n <= 0 || !p->meta.period_ns) {
+		if (n == 0)
+			printf(" %10d %10s %10s", 0, "", "");
+		else
+			printf(" %10s %10s %10s", "", "", "");
+		return;
+	}
+	printf(" %10lld %10.0f %10.0f", (long long)n,
+	       ty_profile_seconds(p, r->self_weight) * 1e9 / (double)n,
+	       ty_profile_seconds(p, r->total_weight) * 1e9 / (double)n);
+}
+
+/* What the probes of record --calls cost, as measured when recording. */
+static void
+calls_line(const struct ty_profile *p)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	uint64_t total = 0;
+	double cost;
+	uint32_t i;
+
+	if (!p->ncalls)
+		return;
+	for (i = 0; i < p->ncalls; i++)
+		total += p->calls[i].count;
+	cost = (double)total * (double)m->calls_hit_ps / 1e12;
+	printf("Calls: %u functions counted exactly by uprobes, %llu calls; a probe hit cost %.0f "
+	       "ns, about %.3f s in all",
+	       p->ncalls, (unsigned long long)total, (double)m->calls_hit_ps / 1000, cost);
+	if (m->workload_cpu_ns)
+		printf(" (%.1f%% of the workload's CPU time, in the kernel's trap handling, not in "
+		       "the functions' self time)",
+		       100 * cost * 1e9 / (double)m->workload_cpu_ns);
+	printf("\n");
+}
+
 static int
 report_flat(const struct ty_profile *p, const struct opts *o)
 {
 	struct ty_flat f;
 	double cum = 0;
 	size_t i, n;
-	int off = ty_profile_has_off_cpu(p);
+	int off = ty_profile_has_off_cpu(p), calls = p->ncalls && o->by == TY_BY_SYMBOL;
 
 	if (ty_profile_flat(p, o->by, o->sort, &f) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
-	printf("\n  %%    cumulative   self       self    total    total%s\n"
-	       " time    %s   %s   samples     %%    %s%s  %s\n",
-	       off ? "      self" : "", unit(p), unit(p), unit(p), off ? "   off-CPU" : "",
-	       by_heading(o->by));
+	calls_line(p);
+	printf("\n  %%    cumulative   self       self    total    total%s%s\n"
+	       " time    %s   %s   samples     %%    %s%s%s  %s\n",
+	       off ? "      self" : "", calls ? "                   self      total" : "", unit(p),
+	       unit(p), unit(p), off ? "   off-CPU" : "",
+	       calls ? "      calls    ns/call    ns/call" : "", by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_flat_row *r = &f.rows[i];
@@ -501,6 +561,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		put_amount(p, 9, amount(p, r->total_weight));
 		if (off)
 			put_amount(p, 9, amount(p, r->self_off));
+		if (calls)
+			put_calls(p, r);
 		printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
 		       r->dso ? "  " : "", term_safe(base(r->dso)));
 	}

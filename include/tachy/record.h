@@ -81,6 +81,11 @@ struct ty_record_opts {
 	int ncpus;
 	uint64_t duration_ns; /* system_wide without a command: stop after this (0:
 				 at the stop word) */
+	/* Called with the command's pid while it is held before its exec (the
+	 * place to open more events on it); a negative return stops the start
+	 * with that error (E filled). NULL: none. */
+	int (*on_child)(pid_t pid, void *arg, struct ty_error *e);
+	void *on_child_arg;
 	/* Called for what a user should hear of at once (MSG lives for the call). */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;
