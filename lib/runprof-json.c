@@ -201,20 +201,20 @@ read_run(struct rd *rd, const json_t *r, const char *where, struct ty_runprof *p
 		return bad(rd, where, "ms: expected a number from 0 to 1e12");
 	n = (len - 2) / 3;
 	for (k = 0; k < n; k++) {
-		for (int j = 0; j < 3; j++)
-			if (whole(json_array_get(r, 2 + 3 * k + (size_t)j),
-				  j ? (double)UINT32_MAX : (double)nsyms - 1, &v[j]) ||
-			    (j && v[j] > samples))
-				return bad(rd, where,
-					   "function %zu: %s out of range (symbols: %zu, "
-					   "samples: %llu)",
-					   k,
-					   j == 0   ? "symbol"
-					   : j == 1 ? "self"
-						    : "total",
-					   nsyms, (unsigned long long)samples);
 		if (nsyms == 0)
 			return bad(rd, where, "a function but no symbols");
+		if (whole(json_array_get(r, 2 + 3 * k), (double)nsyms - 1, &v[0]))
+			return bad(rd, where, "function %zu: expected a symbol index from 0 to %zu",
+				   k, nsyms - 1);
+		for (int j = 1; j < 3; j++)
+			if (whole(json_array_get(r, 2 + 3 * k + (size_t)j), (double)UINT32_MAX,
+				  &v[j]) ||
+			    v[j] > samples)
+				return bad(rd, where,
+					   "function %zu: %s: expected a whole number from 0 to "
+					   "the run's %llu samples",
+					   k, j == 1 ? "self" : "total",
+					   (unsigned long long)samples);
 		if (seen[v[0]] == stamp)
 			return bad(rd, where, "symbol %llu twice", (unsigned long long)v[0]);
 		seen[v[0]] = stamp;
