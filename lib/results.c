@@ -12,6 +12,7 @@
 #include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
+#include "tachy/runprof-json.h"
 #include "tachy/tachy.h"
 #include "tachy/utf8.h"
 #include "tachy/verdict.h"
@@ -785,6 +786,8 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 	ty_jsonw_kstring(&w, "clock", rs->clock);
 	ty_jsonw_kbool(&w, "interrupted", rs->interrupted);
 	json_not_run(rs, &w);
+	if (rs->profile)
+		ty_runprof_json_write(rs->profile, rs, &w);
 	ty_jsonw_key(&w, "environment");
 	ty_jsonw_object_begin(&w);
 	(env ? env : ty_results_env_default)(&w, env_ctx);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tachy/results_read.h"
+#include "tachy/runprof-json.h"
 
 #ifdef HAVE_JANSSON
 #include <jansson.h>
@@ -65,6 +66,7 @@ ty_results_read_release(struct ty_saved *r)
 	free(r->test);
 	free(r->order);
 	free(r->reference_norun);
+	ty_runprof_json_free(r->profile);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -986,6 +988,24 @@ mark_duplicates(struct reader *rd, struct ty_saved *r, const size_t *orig)
 	return 0;
 }
 
+/* tachy.profile: per-run profiles (runprof-json.h). */
+static int
+read_profile(struct reader *rd, const json_t *prof, struct ty_saved *r, const size_t *orig,
+	     size_t nresults)
+{
+	size_t *nruns = calloc(r->nbenches + 1, sizeof(*nruns)), i;
+	int rc;
+
+	if (!nruns)
+		return nomem(rd);
+	for (i = 0; i < r->nbenches; i++)
+		nruns[i] = r->benches[i].nruns;
+	rc = ty_runprof_json_read(&r->profile, prof, orig, nruns, r->nbenches, nresults, rd->file,
+				  rd->e);
+	free(nruns);
+	return rc;
+}
+
 static int
 read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 {
@@ -1039,6 +1059,8 @@ read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 		rc = read_top_tachy(rd, tachy, r, n, orig, norun);
 		up(rd, l);
 	}
+	if (!rc && tachy && json_object_get(tachy, "profile"))
+		rc = read_profile(rd, json_object_get(tachy, "profile"), r, orig, n);
 	for (i = 0; norun && i < n; i++)
 		free(norun[i]);
 	free(norun);

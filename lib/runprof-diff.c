@@ -74,7 +74,7 @@ cols_release(struct cols *c)
 
 static void
 fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t skip,
-	  const uint32_t *colof, size_t ncol, double *self, double *total)
+	  const uint32_t *colof, size_t ncol, double mps, double *self, double *total)
 {
 	size_t i, k;
 
@@ -84,8 +84,8 @@ fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t s
 		for (k = 0; k < r->n; k++) {
 			const struct ty_runprof_ent *en = &p->ents[r->first + k];
 			uint32_t c = colof[en->sym];
-			row[c] += ty_runprof_ms(r, en->self);
-			trow[c] += ty_runprof_ms(r, en->total);
+			row[c] += mps * en->self;
+			trow[c] += mps * en->total;
 		}
 	}
 }
@@ -100,11 +100,19 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 	const struct ty_runprof_cmd *side[2] = {ca, cb};
 	size_t skip[2] = {o->skip_old, o->skip_new}, s, i, k, ntested = 0;
 	uint32_t y;
+	uint64_t samples = 0;
+	double ms = 0, mps;
 	int rc = -ENOMEM, seen_rare = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (!sum || !colof)
 		goto out;
+	for (s = 0; s < 2; s++)
+		for (i = skip[s]; i < side[s]->nruns; i++) {
+			ms += side[s]->runs[i].ms;
+			samples += side[s]->runs[i].samples;
+		}
+	mps = samples ? ms / (double)samples : 0;
 	for (s = 0; s < 2; s++)
 		for (i = skip[s]; i < side[s]->nruns; i++)
 			for (k = 0; k < side[s]->runs[i].n; k++) {
@@ -138,8 +146,8 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 	}
 	if (seen_rare)
 		c->col_sym[ntested] = TY_RUNPROF_POOLED;
-	fill_side(p, ca, o->skip_old, colof, c->ncol, c->a, c->ta);
-	fill_side(p, cb, o->skip_new, colof, c->ncol, c->b, c->tb);
+	fill_side(p, ca, o->skip_old, colof, c->ncol, mps, c->a, c->ta);
+	fill_side(p, cb, o->skip_new, colof, c->ncol, mps, c->b, c->tb);
 	rc = 0;
 out:
 	free(sum);

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "resfmt.h"
 #include "resopt.h"
+#include "run-profile.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/markdown.h"
@@ -416,6 +417,7 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_kuint(w, "paired_rounds", r->v.pairs);
 	ty_jsonw_kuint(w, "old_left_out", r->skip_old);
 	ty_jsonw_kuint(w, "new_left_out", r->skip_new);
+	run_profile_compare_json(w, c, r);
 	ty_jsonw_key(w, "notes");
 	ty_jsonw_array_begin(w);
 	for (j = 0; j < 4 && r->notes[j]; j++)
@@ -574,6 +576,7 @@ emit(const struct ty_cmp_table *c, const struct options *o)
 	switch (o->format) {
 	case FMT_TEXT:
 		print_tables(of.fp, c, 0);
+		run_profile_compare_text(of.fp, c);
 		break;
 	case FMT_MARKDOWN:
 		print_tables(of.fp, c, 1);

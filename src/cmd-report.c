@@ -659,6 +659,9 @@ report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct
 		       term_safe(base(r->dso)));
 	}
 	ty_diff_release(&d);
+	printf("\nOne run a side: no interval and no test, so any change above may be sampling\n"
+	       "noise. For each function's change with its interval and p, sample every run:\n"
+	       "tachy run --profile 'OLD COMMAND' 'NEW COMMAND' (tachy-run(1)).\n");
 	return 0;
 }
 

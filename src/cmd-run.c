@@ -1576,7 +1576,7 @@ run_bench(struct bench *b)
 	b->o.counters.quiet = b->o.quiet;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;
-	if ((st = run_profile_setup(&b->o.prof, &b->runner, b->njobs)))
+	if ((st = run_profile_setup(&b->o.prof, &b->runner, &b->rs)))
 		return st;
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;

@@ -28,17 +28,18 @@ run_profile_opt(const struct cli_option *opt, const char *typed, char **args)
 }
 
 int
-run_profile_setup(struct run_profile *p, struct ty_runner *r, size_t njobs)
+run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results *rs)
 {
 	struct ty_error e;
 
 	if (!p->on)
 		return 0;
 	ty_error_clear(&e);
-	if (ty_runprof_init(&p->rp, njobs) < 0 || !(p->syms = ty_symbols_new()))
+	if (ty_runprof_init(&p->rp, rs->n) < 0 || !(p->syms = ty_symbols_new()))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	if (ty_runprof_attach(&p->rp, r, p->syms, (uint64_t)p->hz, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "--profile: %s", e.msg);
+	rs->profile = &p->rp;
 	return 0;
 }
 
@@ -50,30 +51,14 @@ run_profile_release(struct run_profile *p)
 	p->syms = NULL;
 }
 
-static double
-median_ms(const double *s, size_t n)
-{
-	double *c = malloc((n ? n : 1) * sizeof(*c)), m;
-
-	if (!c || !n) {
-		free(c);
-		return NAN;
-	}
-	memcpy(c, s, n * sizeof(*c));
-	m = ty_stats_quantile(c, n, 0.5) * 1e3;
-	free(c);
-	return m;
-}
-
 int
 run_profile_diff(struct run_profile_pair *pr, struct ty_runprof_diff *d)
 {
 	struct ty_error e;
-	double a = median_ms(pr->old_wall, pr->nold_wall),
-	       b = median_ms(pr->new_wall, pr->nnew_wall);
 
 	ty_error_clear(&e);
-	pr->o.wall_change_ms = isfinite(a) && isfinite(b) ? b - a : 0;
+	if (!isfinite(pr->o.wall_change_ms))
+		pr->o.wall_change_ms = 0;
 	if (ty_runprof_diff(pr->rp, pr->old_cmd, pr->new_cmd, &pr->o, d, &e) < 0) {
 		cli_warn("profile of '%s' against '%s': %s", term_safe(pr->new_name),
 			 term_safe(pr->old_name), e.msg);
@@ -87,6 +72,9 @@ fmt_ms(char *buf, size_t size, double v, int sign)
 {
 	double a = fabs(v);
 	int prec = a >= 100 ? 1 : a >= 1 ? 2 : 3;
+
+	if (a < 0.0005) /* no "-0.000" */
+		v = 0;
 
 	if (!isfinite(v))
 		snprintf(buf, size, "%s", v > 0 ? "+inf" : v < 0 ? "-inf" : "?");
@@ -225,17 +213,6 @@ first_kept(const struct ty_result *r)
 	return r->left_out < r->nruns ? r->left_out : 0;
 }
 
-static double *
-walls(const struct ty_result *r, size_t skip)
-{
-	double *v = malloc((r->nruns + 1) * sizeof(*v));
-	size_t i;
-
-	for (i = skip; v && i < r->nruns; i++)
-		v[i - skip] = (double)r->runs[i].wall_ns / 1e9;
-	return v;
-}
-
 static uint32_t *
 rounds(const struct ty_result *r)
 {
@@ -297,10 +274,8 @@ run_profile_print(const struct run_profile *p, const struct ty_results *rs, cons
 		pr.new_cmd = i;
 		pr.old_name = a->name;
 		pr.new_name = b->name;
-		pr.old_wall = walls(a, sa);
-		pr.new_wall = walls(b, sb);
-		pr.nold_wall = a->nruns - sa;
-		pr.nnew_wall = b->nruns - sb;
+		pr.o.wall_change_ms =
+		    (b->centre[TY_FIG_WALL].centre - a->centre[TY_FIG_WALL].centre) * 1e3;
 		ra = rounds(a);
 		rb = rounds(b);
 		pr.o.test = rs->test;
@@ -311,20 +286,17 @@ run_profile_print(const struct run_profile *p, const struct ty_results *rs, cons
 		}
 		pr.o.skip_old = sa;
 		pr.o.skip_new = sb;
-		if (pr.old_wall && pr.new_wall && ra && rb && run_profile_diff(&pr, &d) == 0) {
+		if (ra && rb && run_profile_diff(&pr, &d) == 0) {
 			run_profile_section(fp, t, &pr, &d);
 			ty_runprof_diff_release(&d);
 		}
-		free((void *)pr.old_wall);
-		free((void *)pr.new_wall);
 		free(ra);
 		free(rb);
 	}
 }
 
-void
-run_profile_json_functions(struct ty_jsonw *w, const struct ty_runprof *rp,
-			   const struct ty_runprof_diff *d)
+static void
+json_functions(struct ty_jsonw *w, const struct ty_runprof *rp, const struct ty_runprof_diff *d)
 {
 	size_t i;
 
@@ -359,4 +331,86 @@ run_profile_json_functions(struct ty_jsonw *w, const struct ty_runprof *rp,
 		ty_jsonw_object_end(w);
 	}
 	ty_jsonw_array_end(w);
+}
+
+/* ---- compare ---- */
+
+/* The per-run profiles of row R's two benchmarks merged into RP (command
+ * 0 the old, 1 the new) and PR set up; 0 when either has none. */
+static int
+compare_pair(const struct ty_cmp_table *c, const struct ty_cmp_row *r, struct ty_runprof *rp,
+	     struct run_profile_pair *pr)
+{
+	const struct ty_cmp_set *set = &c->sets[r->set];
+	const struct ty_runprof *po = set->old->profile, *pn = set->new->profile;
+	size_t bo = (size_t)(r->old - set->old->benches), bn = (size_t)(r->new - set->new->benches);
+
+	if (strcmp(r->figure, "wall") != 0 || !po || !pn || bo >= po->ncmds || bn >= pn->ncmds ||
+	    po->cmds[bo].nruns != r->old->nruns || pn->cmds[bn].nruns != r->new->nruns ||
+	    !r->old->nruns || !r->new->nruns)
+		return 0;
+	if (ty_runprof_init(rp, 2) < 0 || ty_runprof_copy_cmd(rp, 0, po, bo) < 0 ||
+	    ty_runprof_copy_cmd(rp, 1, pn, bn) < 0) {
+		ty_runprof_release(rp);
+		cli_error(EXIT_RUNTIME, "out of memory");
+		return -1;
+	}
+	rp->hz = po->hz;
+	memset(pr, 0, sizeof(*pr));
+	pr->rp = rp;
+	pr->old_cmd = 0;
+	pr->new_cmd = 1;
+	pr->old_name = r->old->label;
+	pr->new_name = r->new->label;
+	pr->o.test = c->opt.test;
+	pr->o.confidence = c->opt.confidence;
+	if (r->v.pairs && r->old->rounds && r->new->rounds) {
+		pr->o.old_round = r->old->rounds;
+		pr->o.new_round = r->new->rounds;
+	}
+	pr->o.skip_old = r->skip_old;
+	pr->o.skip_new = r->skip_new;
+	pr->o.wall_change_ms = (r->v.new.centre - r->v.old.centre) * 1e3;
+	return 1;
+}
+
+void
+run_profile_compare_text(FILE *fp, const struct ty_cmp_table *c)
+{
+	struct term t;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < c->nrows; i++) {
+		struct ty_runprof rp;
+		struct run_profile_pair pr;
+		struct ty_runprof_diff d;
+		if (compare_pair(c, &c->rows[i], &rp, &pr) <= 0)
+			continue;
+		if (run_profile_diff(&pr, &d) == 0) {
+			run_profile_section(fp, &t, &pr, &d);
+			ty_runprof_diff_release(&d);
+		}
+		ty_runprof_release(&rp);
+	}
+}
+
+void
+run_profile_compare_json(struct ty_jsonw *w, const struct ty_cmp_table *c,
+			 const struct ty_cmp_row *r)
+{
+	struct ty_runprof rp;
+	struct run_profile_pair pr;
+	struct ty_runprof_diff d;
+
+	if (compare_pair(c, r, &rp, &pr) <= 0)
+		return;
+	if (run_profile_diff(&pr, &d) == 0) {
+		ty_jsonw_kuint(w, "profile_pairs", d.pairs);
+		ty_jsonw_kdouble(w, "profile_explained_ms", d.explained_ms);
+		ty_jsonw_kdouble(w, "profile_wall_change_ms", d.wall_change_ms);
+		json_functions(w, &rp, &d);
+		ty_runprof_diff_release(&d);
+	}
+	ty_runprof_release(&rp);
 }

@@ -114,6 +114,8 @@ struct ty_comparison {
 	size_t pairs;		      /* rounds paired (interleaved runs), 0: unpaired */
 };
 
+struct ty_runprof;
+
 struct ty_results {
 	struct ty_result *r;
 	size_t n;
@@ -138,6 +140,8 @@ struct ty_results {
 				      NULL when unknown (a file written elsewhere) */
 	struct ty_comparison *cmp;
 	size_t ncmp;
+	const struct ty_runprof *profile; /* per-run profiles (run --profile), exported as
+					     tachy.profile (runprof-json.h); NULL: none */
 };
 
 /* Write S to FP as one CSV field (RFC 4180): its control characters

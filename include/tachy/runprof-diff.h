@@ -1,8 +1,11 @@
 /* runprof-diff.h - where a change is: each function's self time per run
  * (runprof.h) tested between two commands as the wall time is.
  *
- * Per function, the self time of each run in ms (its samples times the
- * run's ms per sample). Paired by round when rounds are given and enough
+ * Per function, the self time of each run in ms: its samples times the
+ * time a sample stands for, the same for every run of both sides (all
+ * their time over all their samples: the kernel adjusts a frequency-mode
+ * period as it goes, and one weight keeps equal counts equal, their
+ * difference exactly 0). Paired by round when rounds are given and enough
  * pair (as verdict.h pairs the wall time: at least 6 rounds and half of
  * the larger side): the per-round differences new - old by Wilcoxon's
  * signed-rank test with the Hodges-Lehmann estimate and its interval (the
