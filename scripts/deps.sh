@@ -1,17 +1,18 @@
 #!/bin/sh
 # deps.sh GROUP... - install what tachy's targets need, from Debian's packages.
 # Groups: build (the C compiler, libc's headers, make, pkg-config and the
-# optional libraries), test (peers the tests compare against, golang-go for
-# go tool pprof, the reference reader of report --pprof, postgresql for the
-# history store's tests against a real server, clang and libclang-rt-14-dev
-# for make fuzz, libc6-dbg for libc's names in call chains, npm for
-# speedscope's page), ci (clang-format for make fmt-check), bench (peers the
-# benchmarks measure). Only missing packages are installed: with apt-get when
-# root, with sudo otherwise (apt-get update first when the package lists are
-# empty or out of date, apt-get's progress shown); where neither works, the
-# packages and the command that installs them are printed and the script
-# carries on (build: the features that need a missing library say "not built
-# with X", and `make NO_OPTIONAL=1` builds the core with libc and libm only;
+# optional libraries), test (peers the tests compare against, g++ for the
+# C++ demangling test, golang-go for go tool pprof, the reference reader of
+# report --pprof, postgresql for the history store's tests against a real
+# server, clang and libclang-rt-14-dev for make fuzz, libc6-dbg for libc's
+# names in call chains, npm for speedscope's page), ci (clang-format for
+# make fmt-check), bench (peers the benchmarks measure). Only missing
+# packages are installed: with apt-get when root, with sudo otherwise
+# (apt-get update first when the package lists are empty or a week old,
+# apt-get's progress shown); where neither works, the packages and the
+# command for root that installs them are printed and the script carries
+# on (build: the features that need a missing library say "not built with
+# X", and `make NO_OPTIONAL=1` builds the core with libc and libm only;
 # test, bench: the tests that need a missing peer skip with a message).
 # Without a C compiler nothing can be built: then it exits 1.
 set -u
@@ -20,7 +21,7 @@ pkgs_cc="gcc libc6-dev make"
 pkgs_build="$pkgs_cc pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev libsqlite3-dev libpq-dev"
 # (TACHY_DEPS_BUILD replaces the build group: tests/cli/deps-no-root)
 pkgs_build=${TACHY_DEPS_BUILD:-$pkgs_build}
-pkgs_test="ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 clang libclang-rt-14-dev libc6-dbg nodejs npm"
+pkgs_test="g++ ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 clang libclang-rt-14-dev libc6-dbg nodejs npm"
 pkgs_ci="clang-format"
 pkgs_bench="ministat hyperfine linux-perf multitime time sqlite3"
 
