@@ -294,6 +294,22 @@ struct found {
 	struct ty_history_change c;
 };
 
+/* What a series where nothing was found could have shown. */
+struct quiet {
+	double min_step;   /* percent; NAN: too short to tell */
+	double runs;	   /* median runs per commit */
+	double max_p;	   /* of the test */
+	int nothing_found; /* no change point in the series */
+};
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The confidence of detect's intervals (ty_history_detect_defaults). */
 static double
 d_confidence(void)
@@ -306,7 +322,7 @@ d_confidence(void)
 
 static int
 detect_series(struct ty_history_series *s, const struct opts *o, struct found **out, size_t *nout,
-	      size_t *cap)
+	      size_t *cap, struct quiet *q)
 {
 	struct ty_history_detect_opts d;
 	struct ty_history_point *p = points_of(s);
@@ -321,6 +337,20 @@ detect_series(struct ty_history_series *s, const struct opts *o, struct found **
 	if (!isnan(o->max_p))
 		d.max_p = o->max_p;
 	rc = ty_history_detect(p, s->n, &d, &ch, &nch, &e);
+	q->nothing_found = rc == 0 && nch == 0;
+	q->max_p = d.max_p;
+	q->min_step = q->nothing_found ? ty_history_min_step(p, s->n, &d, 0.8) : NAN;
+	q->runs = 0;
+	if (q->nothing_found && s->n) {
+		double *k = malloc(s->n * sizeof(*k));
+		for (size_t i = 0; k && i < s->n; i++)
+			k[i] = p[i].weight;
+		if (k) {
+			qsort(k, s->n, sizeof(*k), cmp_d);
+			q->runs = k[s->n / 2];
+		}
+		free(k);
+	}
 	free(p);
 	if (rc < 0)
 		return cli_error(EXIT_RUNTIME, "%s: %s", s->benchmark, e.msg);
@@ -364,17 +394,37 @@ p_text(char *buf, size_t size, double p)
 		snprintf(buf, size, "%.4f", p);
 }
 
+/* A series where nothing was found: how large a step it could have shown. */
 static void
-write_detect_text(FILE *fp, const struct found *f, size_t n)
+write_quiet_text(FILE *fp, const struct ty_history_series *s, const struct quiet *q)
+{
+	char b[256], m[256], fg[256];
+
+	fprintf(fp, "no change points in %s on %s, %s (%zu commit%s, %g run%s per commit)",
+		clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
+		clean(fg, sizeof(fg), s->figure), s->n, s->n == 1 ? "" : "s", q->runs,
+		q->runs == 1 ? "" : "s");
+	if (isfinite(q->min_step))
+		fprintf(fp,
+			": with this noise, a step of %.1f%% or more in the middle would have "
+			"been found 80%% of the time (p < %g)\n",
+			q->min_step, q->max_p);
+	else
+		fprintf(fp, ": too few commits to find a step (4 or more are needed)\n");
+}
+
+static void
+write_detect_text(FILE *fp, const struct found *f, size_t n, const struct ty_history_series *all,
+		  const struct quiet *q, size_t ns)
 {
 	char b[256], m[256], fg[256], rv[64], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32],
 	    pc[32], pl[32], ph[32], pp[32];
-	size_t i;
+	size_t i, quiet = 0;
 
-	if (!n) {
+	for (i = 0; i < ns; i++)
+		quiet += q[i].nothing_found;
+	if (!n && !quiet) /* nothing from --since on */
 		fprintf(fp, "no change points\n");
-		return;
-	}
 	for (i = 0; i < n; i++) {
 		const struct ty_history_change *c = &f[i].c;
 		const struct ty_history_series *s = f[i].s;
@@ -398,6 +448,9 @@ write_detect_text(FILE *fp, const struct found *f, size_t n)
 			c->n_before, v2, l2, h2, c->n_after);
 		fprintf(fp, "  change %s [%s, %s], p = %s\n", pc, pl, ph, pp);
 	}
+	for (i = 0; i < ns; i++) /* the series where nothing was found, and what they could show */
+		if (q[i].nothing_found)
+			write_quiet_text(fp, &all[i], &q[i]);
 }
 
 static void
@@ -514,6 +567,7 @@ do_detect(struct opts *o, char **benches, int nb)
 	struct ty_history_git g;
 	struct ty_history_series *s = NULL;
 	struct found *f = NULL;
+	struct quiet *q = NULL;
 	struct ty_history *h;
 	struct ty_outfile of;
 	struct ty_error e = {0};
@@ -539,8 +593,12 @@ do_detect(struct opts *o, char **benches, int nb)
 			goto out;
 		}
 	}
+	if (n && !(q = calloc(n, sizeof(*q)))) {
+		st = cli_error(EXIT_RUNTIME, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < n && !st; i++)
-		st = detect_series(&s[i], o, &f, &nf, &cap);
+		st = detect_series(&s[i], o, &f, &nf, &cap, &q[i]);
 	if (st)
 		goto out;
 	if (ty_outfile_open(&of, o->output ? o->output : "-", &e) < 0) {
@@ -552,7 +610,7 @@ do_detect(struct opts *o, char **benches, int nb)
 	else if (o->format == FMT_CSV)
 		write_detect_csv(of.fp, f, nf);
 	else
-		write_detect_text(of.fp, f, nf);
+		write_detect_text(of.fp, f, nf, s, q, n);
 	if (of.is_stdout) {
 		ty_outfile_abort(&of);
 		st = cli_finish_stdout(0);
@@ -585,6 +643,7 @@ do_detect(struct opts *o, char **benches, int nb)
 	}
 out:
 	free(f);
+	free(q);
 	ty_history_series_free(s, n);
 	ty_history_close(h);
 	return st;
