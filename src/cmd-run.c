@@ -1056,15 +1056,17 @@ print_interval(struct term *t, const struct ty_compare *x, int too_few)
 {
 	char lo[48], hi[48];
 
-	if (too_few) /* the verdict says so */
+	if (too_few) { /* the verdict says so */
+		fputs(", ", rep);
 		return;
+	}
 	if (!(x->ratio_lo > 0) || !isfinite(x->ratio_hi) || x->ratio_hi / x->ratio_lo > 10) {
-		fputs("(interval too wide to be useful: more runs, -r N or --max-time), ", rep);
+		fputs(" (interval too wide to be useful: more runs, -r N or --max-time), ", rep);
 		return;
 	}
 	ratio_text(t, lo, sizeof(lo), x->ratio_lo);
 	ratio_text(t, hi, sizeof(hi), x->ratio_hi);
-	fprintf(rep, "[%s, %s], ", lo, hi);
+	fprintf(rep, " [%s, %s], ", lo, hi);
 	if (x->rel_lo > -90 && x->rel_hi < 900)
 		fprintf(rep, "%+.1f%% [%+.1f%%, %+.1f%%], ", x->rel, x->rel_lo, x->rel_hi);
 }
@@ -1098,7 +1100,7 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 			c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 		return;
 	}
-	fprintf(rep, ": %.3f%s %s ", ratio, term_sym(t, "times"), faster ? "faster" : "slower");
+	fprintf(rep, ": %.3f%s %s", ratio, term_sym(t, "times"), faster ? "faster" : "slower");
 	print_interval(t, x, c->too_few);
 	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color),
 		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
