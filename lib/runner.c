@@ -1328,8 +1328,8 @@ resolve_one(struct ty_job *job, int hook, char *path, size_t size, struct ty_err
 		return 0;
 	if (rc == -ENOENT && shell_builtin(argv[0]))
 		snprintf(what, sizeof(what),
-			 "cannot run '%s': it is a shell builtin, and commands run without a "
-			 "shell: run them with one, --shell sh",
+			 "cannot run '%s': a shell builtin, and commands run without a "
+			 "shell: run it with one, --shell sh",
 			 argv[0]);
 	else
 		snprintf(what, sizeof(what), "%s", e->msg);

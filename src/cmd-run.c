@@ -75,6 +75,7 @@ struct run_opts {
 	cpu_set_t cpus;
 	int have_cpus;
 	int output_given;	      /* --output or --show-output */
+	int details;		      /* --details: every figure, every warning */
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
 	struct runhist hist;	      /* --history, --bisect */
 	struct run_profile prof;      /* --profile */
@@ -509,6 +510,10 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_STRING('o', "report-file", &(o)->report_file, "FILE",                              \
 		       "the report to FILE, as perf stat -o writes it\n"                           \
 		       "(default: stdout; stderr with --perf-stat, as perf's)"),                   \
+	    OPT_FLAG(0, "details", &(o)->details,                                                  \
+		     "every figure: the median's interval, memory, page\n"                         \
+		     "faults, context switches, the default counters"),                            \
+	    OPT_FLAG('v', "verbose", &(o)->details, NULL),                                         \
 	    OPT_FLAG('q', "quiet", &(o)->quiet,                                                    \
 		     "no warnings about the machine (tachy env tells them)"),                      \
 	    OPT_CHOICE(0, "color", &(o)->color_choice, "WHEN", run_colors,                         \
@@ -861,6 +866,113 @@ label(const char *s)
 	fprintf(rep, "  %s%*s", s, w < 26 ? 26 - w : 1, "");
 }
 
+/* Max RSS, the tree's memory, page faults, context switches (--details). */
+static void
+print_memory(struct term *t, const struct ty_results *rs, size_t i)
+{
+	const struct ty_result *r = &rs->r[i];
+	const struct ty_summary *s = r->sum;
+	char a[32], b[32];
+
+	label("Max RSS (max):");
+	if (r->maxrss_unmeasured < r->nruns - r->left_out || r->maxrss_floor_kb <= 0) {
+		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
+		fprintf(rep, "%s", a);
+		if (r->maxrss_unmeasured) {
+			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
+			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
+				r->maxrss_unmeasured, r->nruns - r->left_out, term_sym(t, "le"), b);
+		}
+		fprintf(rep, "\n");
+	} else {
+		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
+		fprintf(rep, "%s %s: below %s own footprint, not measurable\n", term_sym(t, "le"),
+			a,
+			rs->maxrss_method && !strcmp(rs->maxrss_method, "helper") ? "the spawner's"
+										  : "tachy's");
+	}
+	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
+		label("Tree memory (max):");
+		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
+		/* a cgroup is charged only the pages its processes were first to
+		 * bring in: said in the man page, not on every report */
+		fprintf(rep, "%s   (all processes, %s)\n", a,
+			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
+								  : "cgroup v2");
+	}
+	label("Page faults (mean):");
+	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
+	label("Context switches (mean):");
+	fprintf(rep, "%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean,
+		s[TY_FIG_NIVCSW].mean);
+}
+
+/* Are the counters shown in the report: named with -e, or --details? */
+static int
+counters_shown(const struct run_opts *o)
+{
+	return o->details || o->counters.replace || o->counters.add;
+}
+
+/* The counters of command I, each mean with its interval in one unit. */
+static void
+print_counters(struct term *t, const struct ty_results *rs, size_t i, const struct run_opts *o)
+{
+	const struct ty_result *r = &rs->r[i];
+	const struct ty_summary *s = r->sum;
+	char a[32], b[32], lbl[48];
+	size_t f;
+
+	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
+		const char *u = ty_results_figure_unit(rs, f);
+		if (!rs->values[f - TY_FIG_BUILTIN].supported)
+			continue; /* said once, left out */
+		snprintf(lbl, sizeof(lbl), "%s:", ty_results_figure_name(rs, f));
+		label(lbl);
+		if (s[f].n == 0) {
+			fprintf(rep, "not counted\n");
+			continue;
+		}
+		if (strcmp(u, "ns") == 0) { /* a time: both in the unit of the mean */
+			const char *tu = term_unit_for(s[f].mean / 1e9, NULL);
+			term_time(t, a, sizeof(a), s[f].mean / 1e9, tu);
+			term_time(t, b, sizeof(b), r->ci_half[f] / 1e9, tu);
+		} else {
+			term_value(t, a, sizeof(a), s[f].mean, u);
+			term_value(t, b, sizeof(b), r->ci_half[f], u);
+		}
+		fprintf(rep, "%s %s %s", a, term_sym(t, "pm"), b);
+		if (rs->shell) /* a count with the shell against a time without: no ratio */
+			fprintf(rep, "   (includes %s -c)", o->ro.shell);
+		else
+			counters_print_derived(&o->counters, rs, i, f, rep);
+		fputc('\n', rep);
+	}
+}
+
+/* Is W the runner's "the median is known to within X% only" warning? */
+static int
+precision_warning(const char *w)
+{
+	return strstr(w, " is known to within ") && strstr(w, " only, not ");
+}
+
+/* Does the precision of command I matter to what is reported: a
+ * comparison with it (as command or reference) that proved nothing? A
+ * single command's interval is on its Time line already. */
+static int
+precision_matters(const struct ty_results *rs, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < rs->ncmp; k++)
+		if (rs->cmp[k].figure == TY_FIG_WALL &&
+		    (rs->cmp[k].command == i || rs->cmp[k].reference == i) &&
+		    rs->cmp[k].verdict == TY_VERDICT_SAME)
+			return 1;
+	return 0;
+}
+
 static void
 print_result(struct term *t, const struct ty_results *rs, size_t i, const struct run_opts *o)
 {
@@ -870,7 +982,7 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	const struct ty_summary *s = r->sum;
 	const char *unit = term_unit_for(s[TY_FIG_WALL].mean, o->unit);
 	char a[32], b[32], c[32], d[32], lbl[48];
-	size_t f, w;
+	size_t w;
 
 	fprintf(rep, "%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"),
 		r->name);
@@ -889,7 +1001,7 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, d, sizeof(d), s->n >= 2 ? s->stddev : NAN, unit);
 	fprintf(rep, "%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a,
 		term_c(t, "reset"), term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
-	if (rs->test == TY_TEST_MANN_WHITNEY || rs->test == TY_TEST_YUEN) {
+	if (o->details && (rs->test == TY_TEST_MANN_WHITNEY || rs->test == TY_TEST_YUEN)) {
 		const struct ty_centre *m = &r->centre[TY_FIG_WALL];
 		snprintf(lbl, sizeof(lbl), "Time (%s, %g%% CI):", ty_verdict_centre_name(rs->test),
 			 rs->confidence);
@@ -920,66 +1032,50 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, a, sizeof(a), s[TY_FIG_USER].mean, unit);
 	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean, unit);
 	fprintf(rep, "%s / %s\n", a, b);
-	label("Max RSS (max):");
-	if (r->maxrss_unmeasured < r->nruns - r->left_out || r->maxrss_floor_kb <= 0) {
-		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
-		fprintf(rep, "%s", a);
-		if (r->maxrss_unmeasured) {
-			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
-			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
-				r->maxrss_unmeasured, r->nruns - r->left_out, term_sym(t, "le"), b);
-		}
-		fprintf(rep, "\n");
-	} else {
-		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
-		fprintf(rep, "%s %s: below %s own footprint, not measurable\n", term_sym(t, "le"),
-			a,
-			rs->maxrss_method && !strcmp(rs->maxrss_method, "helper") ? "the spawner's"
-										  : "tachy's");
-	}
-	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
-		label("Tree memory (max):");
-		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
-		fprintf(rep, "%s   (all processes, %s%s)\n", a,
-			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
-								  : "cgroup v2",
-			/* a cgroup is charged only the pages its processes were
-			 * first to bring in: said rather than left unexplained */
-			r->maxrss_unmeasured < r->nruns - r->left_out &&
-				(double)ty_result_tree_peak_kb(r) < s[TY_FIG_MAXRSS].max
-			    ? "; below Max RSS: shared pages are charged to whoever first used them"
-			    : "");
-	}
-	label("Page faults (mean):");
-	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
-	label("Context switches (mean):");
-	fprintf(rep, "%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean,
-		s[TY_FIG_NIVCSW].mean);
-	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
-		const char *u = ty_results_figure_unit(rs, f);
-		if (!rs->values[f - TY_FIG_BUILTIN].supported)
-			continue; /* said once, left out */
-		snprintf(lbl, sizeof(lbl), "%s:", ty_results_figure_name(rs, f));
-		label(lbl);
-		if (s[f].n == 0) {
-			fprintf(rep, "not counted\n");
-			continue;
-		}
-		term_value(t, a, sizeof(a), s[f].mean, u);
-		term_value(t, b, sizeof(b), r->ci_half[f], u);
-		fprintf(rep, "%s %s %s", a, term_sym(t, "pm"), b);
-		if (rs->shell) /* a count with the shell against a time without: no ratio */
-			fprintf(rep, "   (includes %s -c)", o->ro.shell);
-		else
-			counters_print_derived(&o->counters, rs, i, f, rep);
-		fputc('\n', rep);
-	}
-	if (r->shell_ns)
+	if (o->details)
+		print_memory(t, rs, i);
+	if (counters_shown(o))
+		print_counters(t, rs, i, o);
+	if (o->details && r->shell_ns)
 		fprintf(rep, "  (shell start-up of %.3f ms subtracted from each run)\n",
 			(double)r->shell_ns / 1e6);
 	for (w = 0; w < r->nwarnings; w++)
-		fprintf(rep, "  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
-			r->warnings[w]);
+		if (o->details || !precision_warning(r->warnings[w]) || precision_matters(rs, i))
+			fprintf(rep, "  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
+				r->warnings[w]);
+}
+
+/* "1.02x slower" or "1.5x faster" for the time ratio V (new/reference). */
+static void
+ratio_text(struct term *t, char *buf, size_t size, double v)
+{
+	snprintf(buf, size, "%.3f%s %s", v >= 1 ? v : 1 / v, term_sym(t, "times"),
+		 v >= 1 ? "slower" : "faster");
+}
+
+/* The interval of a comparison as people read it: its bounds as ratios
+ * in words ("[1.02x slower, 1.10x slower]"), the percentages beside only
+ * while they stay readable (between -90% and +900%), and no interval at
+ * all where it spans more than a factor 10 or has no bound: "too wide to
+ * be useful" then says so instead of "[-99.5%, +21805.4%]". */
+static void
+print_interval(struct term *t, const struct ty_compare *x, int too_few)
+{
+	char lo[48], hi[48];
+
+	if (too_few) { /* the verdict says so */
+		fputs(", ", rep);
+		return;
+	}
+	if (!(x->ratio_lo > 0) || !isfinite(x->ratio_hi) || x->ratio_hi / x->ratio_lo > 10) {
+		fputs(" (interval too wide to be useful: more runs, -r N or --max-time), ", rep);
+		return;
+	}
+	ratio_text(t, lo, sizeof(lo), x->ratio_lo);
+	ratio_text(t, hi, sizeof(hi), x->ratio_hi);
+	fprintf(rep, " [%s, %s], ", lo, hi);
+	if (x->rel_lo > -90 && x->rel_hi < 900)
+		fprintf(rep, "%+.1f%% [%+.1f%%, %+.1f%%], ", x->rel, x->rel_lo, x->rel_hi);
 }
 
 static void
@@ -993,8 +1089,6 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 							 : ty_verdict_word_name(c->verdict);
 	int faster = x->ratio < 1;
 	double ratio = faster ? 1 / x->ratio : x->ratio;
-	double lo = faster ? 1 / x->ratio_hi : x->ratio_lo,
-	       hi = faster ? 1 / x->ratio_lo : x->ratio_hi;
 	char p[32];
 
 	if (x->p_value < 0.001)
@@ -1021,17 +1115,8 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 			c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 		return;
 	}
-	fprintf(rep, ": %.3f%s %s [%.3f, ", ratio, term_sym(t, "times"),
-		faster ? "faster" : "slower", lo);
-	if (isfinite(hi)) /* the interval of a "faster" can reach -100%: no bound */
-		fprintf(rep, "%.3f], ", hi);
-	else
-		fprintf(rep, "unbounded], ");
-	fprintf(rep, "%+.1f%% [%+.1f%%, ", x->rel, x->rel_lo);
-	if (isfinite(x->rel_hi))
-		fprintf(rep, "%+.1f%%], ", x->rel_hi);
-	else
-		fprintf(rep, "unbounded], ");
+	fprintf(rep, ": %.3f%s %s", ratio, term_sym(t, "times"), faster ? "faster" : "slower");
+	print_interval(t, x, c->too_few);
 	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color), word,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 	if (rs->interleaved && !rs->no_pairing && !c->pairs)
@@ -1481,12 +1566,13 @@ print_report_body(struct bench *b)
 			fputc('\n', rep);
 	}
 	if (!b->o.counters.perf_stat) {
-		counters_print_unsupported(&b->o.counters, &b->rs, rep);
+		if (counters_shown(&b->o))
+			counters_print_unsupported(&b->o.counters, &b->rs, rep);
 		size_t *order = b->o.sort_mean ? mean_order(&b->rs) : NULL;
 		print_summary(&b->term, &b->rs, order);
 		free(order);
-		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
-		run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
+		if (counters_shown(&b->o))
+			counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
 	}
 }
 
