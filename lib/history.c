@@ -196,7 +196,7 @@ fail:
 
 /* ---- open ---- */
 
-#define ADD_TRIES 12	   /* a transaction run again at most this often */
+#define ADD_TRIES 12	 /* a transaction run again at most this often */
 #define CONNECT_TRIES 30 /* connecting again: about 27 s in all */
 static int after_lost(struct ty_history *h, const char *xid, int at_commit, struct ty_error *e);
 
