@@ -597,7 +597,8 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	struct ty_usage u;
 	struct ty_exit x;
 	int64_t t0, t1;
-	int measured = step == TY_STEP_RUN, rc;
+	int measured = step == TY_STEP_RUN, probed = measured && r->nprobes, rc;
+	size_t i, nv;
 	pid_t pid;
 
 	memset(&o, 0, sizeof(o));
@@ -624,7 +625,16 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	pid = ty_spawn_create(&r->sp, &o, e);
 	if (pid < 0)
 		return pid;
-	if (measured && r->nprobes && (rc = probes_attach(r, pid, e)) < 0) {
+	if (probed && job->uncounted[0]) {
+		/* the kernel would count next to nothing (a set-ID exec takes
+		 * our events off it): no figures rather than wrong ones */
+		for (i = 0, nv = 0; i < r->nprobes; i++)
+			nv += r->probes[i].nvalues;
+		for (i = 0; i < nv; i++)
+			values[i] = NAN;
+		probed = 0;
+	}
+	if (probed && (rc = probes_attach(r, pid, e)) < 0) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_go(&r->sp);
 		ty_spawn_wait(&r->sp, 0, NULL, &u, &x, NULL);
@@ -639,7 +649,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	    r->stop, &u, &x, e);
 	t1 = r->clock.now_ns(r->clock.ctx);
 	if (rc < 0 || rc == 1) {
-		if (measured)
+		if (probed)
 			probes_detach(r, pid, 0, r->nprobes);
 		return rc;
 	}
@@ -660,12 +670,12 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	if (step != TY_STEP_HOOK && !x.exec_errno) /* a hook may start a server on purpose */
 		leftovers(r, job, pid);
 	if (x.exec_errno) {
-		if (measured)
+		if (probed)
 			probes_detach(r, pid, 0, r->nprobes);
 		return ty_error_set(e, -x.exec_errno, "cannot run '%s': %s", o.argv[0],
 				    strerror(x.exec_errno));
 	}
-	if (measured && r->nprobes)
+	if (probed)
 		return probes_collect(r, pid, values, e);
 	return 0;
 }
@@ -1021,6 +1031,12 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
 	}
+	if (S->jobs[j].uncounted[0] && S->r->nprobes)
+		ty_result_warn(res,
+			       "its counters are left out: %s, and the kernel does not count a "
+			       "set-ID program for this user (run tachy as root, or as the user it "
+			       "runs as)",
+			       S->jobs[j].uncounted);
 	if (S->jobs[j].leftover_runs)
 		ty_result_warn(res,
 			       "%ld run%s left processes running in the command's process group "
@@ -1157,6 +1173,8 @@ resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
 		rc = ty_spawn_resolve(jobs[j].argv[0], jobs[j].path, sizeof(jobs[j].path), e);
 		if (rc < 0)
 			return rc;
+		jobs[j].uncounted[0] = '\0';
+		ty_spawn_unobservable(jobs[j].path, jobs[j].uncounted, sizeof(jobs[j].uncounted));
 		for (h = 0; h < TY_HOOKS; h++) {
 			if (!jobs[j].hook[h])
 				continue;

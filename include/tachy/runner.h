@@ -75,6 +75,11 @@ struct ty_job {
 	/* Filled by ty_runner_run: runs after which processes were left in
 	 * the run's process group, and the most left at once. */
 	long leftover_runs, leftover_max;
+	/* Filled by ty_runner_run: why the kernel counts nothing of the
+	 * command for this user (ty_spawn_unobservable: a set-user-ID program),
+	 * "" when it does. The probes are left out of its runs (their values
+	 * NaN) and its result says so. */
+	char uncounted[4200];
 };
 
 /* What to do with processes a run leaves in its process group (a daemon
