@@ -2,6 +2,7 @@
  * the mappings kept known while it runs, its end reaped with wait4(). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
@@ -93,6 +94,7 @@ struct ty_recorder {
 	size_t nrr, rrlast, rrcap;
 	int track_warned;
 	int watch_lost;	   /* the watcher lost records: forks may have been missed */
+	int unsampled;	   /* the kernel took the events off the command (said once) */
 	char *limits;	   /* what off-CPU recording is missing here */
 	struct uwdiag *dg; /* unwind_log: every sample's chain, judged at the end */
 	size_t ndg, dgcap;
@@ -1093,6 +1095,60 @@ poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
 	return ms;
 }
 
+/* Why the kernel took tachy's events off process PID while it runs: its
+ * credentials changed on exec (a set-user-ID or set-group-ID program: the
+ * kernel does not let an unprivileged user observe it), or its maps cannot
+ * be read. Writes the reason to WHY; 0 when none is found (it ended). */
+static int
+unobservable(pid_t pid, char *why, size_t size)
+{
+	char path[64], buf[4096], *l;
+	unsigned long id[2][4];
+	ssize_t n;
+	int fd, k, got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (k = 0; k < 2; k++)
+		if ((l = strstr(buf, k ? "\nGid:" : "\nUid:")) &&
+		    sscanf(l + 5, "%lu %lu %lu %lu", &id[k][0], &id[k][1], &id[k][2], &id[k][3]) ==
+			4)
+			got |= 1 << k;
+	if ((got & 1) && id[0][1] != (unsigned long)geteuid())
+		return snprintf(why, size, "a set-user-ID program (it runs as uid %lu)", id[0][1]),
+		       1;
+	if ((got & 2) && id[1][1] != (unsigned long)getegid())
+		return snprintf(why, size, "a set-group-ID program (it runs as gid %lu)", id[1][1]),
+		       1;
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno == EACCES)
+		return snprintf(why, size, "its maps are unreadable to this user"), 1;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Every ring hung up while the command runs: the kernel took the events
+ * off it. Say why, once; polling goes on for the end only (a hung-up
+ * descriptor is not polled: it would wake tachy at once, for ever). */
+static void
+check_observable(struct ty_recorder *r)
+{
+	char why[128];
+
+	if (r->unsampled || !unobservable(r->child, why, sizeof(why)))
+		return;
+	r->unsampled = 1;
+	warn(r,
+	     "the command cannot be sampled: it is %s, and the kernel took tachy's events off "
+	     "it; record it as root or as the user it runs as",
+	     why);
+}
+
 /* Has the command (or the process attached to) ended? */
 static int
 ended(struct ty_recorder *r, int pidfd, const struct pollfd *pfd, struct ty_error *e)
@@ -1118,10 +1174,14 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 {
 	int n = ty_sampler_nrings(r->s), i, pidfd, own_pidfd = -1, done = 0, hup, nw, ret = 0;
 	struct pollfd *pfd = calloc((size_t)(2 * n) + 1, sizeof(*pfd));
+	unsigned char *whup = calloc((size_t)n + 1, 1); /* watchers that hung up */
 	uint64_t t;
 
-	if (!pfd)
+	if (!pfd || !whup) {
+		free(pfd);
+		free(whup);
 		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
 	if (r->child)
 		pidfd = r->sp.pidfd;
 	else if (r->o.system_wide)
@@ -1134,11 +1194,17 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 	while (!done) {
 		int k, stopping = stop && stop->sig;
 		nw = r->lazy ? ty_sampler_nwatch(r->s) : 0;
+		if (nw > n)
+			nw = n;
 		for (i = 0; i < nw; i++)
-			pfd[n + 1 + i] = (struct pollfd){ty_sampler_watch_fd(r->s, i), POLLIN, 0};
+			pfd[n + 1 + i] =
+			    (struct pollfd){whup[i] ? -1 : ty_sampler_watch_fd(r->s, i), POLLIN, 0};
 		k = poll(pfd, (nfds_t)(n + 1 + nw), poll_ms(r, pidfd, stopping));
 		if (k < 0 && errno != EINTR)
 			break;
+		for (i = 0; i < nw; i++) /* still read on each wake, no longer polled */
+			if (pfd[n + 1 + i].revents & (POLLHUP | POLLERR))
+				whup[i] = 1;
 		if (r->lazy && (ret = lazy_step(r, e)) < 0)
 			break;
 		if ((ret = drain(r, e)) < 0)
@@ -1161,6 +1227,8 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 			break;
 		done |= ret;
 		ret = 0;
+		if (!done && hup == n && r->child)
+			check_observable(r);
 		stopping = stop && stop->sig;
 		if (stopping) {
 			r->interrupted = 1;
@@ -1173,6 +1241,7 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 	if (own_pidfd >= 0)
 		close(own_pidfd);
 	free(pfd);
+	free(whup);
 	r->t1 = now_ns();
 	if (ret < 0)
 		return ret;
@@ -1278,11 +1347,19 @@ static int
 launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 {
 	struct ty_error ignore;
+	char why[PATH_MAX + 64];
 	pid_t pid;
 	int ret;
 
 	if ((ret = ty_spawn_resolve(r->o.argv[0], r->path, sizeof(r->path), e)) < 0)
 		return ret == -ENOENT ? ret : -EACCES;
+	if (ty_spawn_unobservable(r->path, why, sizeof(why))) {
+		r->unsampled = 1; /* said now; check_observable need not */
+		warn(r,
+		     "the command cannot be sampled: %s, and the kernel does not let this user "
+		     "observe it; record it as root or as the user it runs as",
+		     why);
+	}
 	if ((ret = ty_spawn_init(&r->sp, e)) < 0)
 		return ret;
 	r->sp_init = 1;

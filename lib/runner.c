@@ -606,12 +606,81 @@ group_wait(struct ty_runner *r, pid_t pgid, int kill_it)
 	}
 }
 
+/* Whether PID is in V[0..N). */
+static int
+pid_in(const pid_t *v, size_t n, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* The processes in the runs' cgroup that a run left: not the helper, and
+ * not there before the run (BEFORE, NB: a hook's server, an earlier run's
+ * daemon). With KILL, each is sent SIGKILL. Returns how many, or a
+ * negative errno when the group cannot be read. */
+static long
+cgroup_left(struct ty_runner *r, const pid_t *before, size_t nb, int kill_them)
+{
+	pid_t *now;
+	size_t n, i;
+	long left = 0;
+	int rc;
+
+	if ((rc = ty_memcg_procs(&r->memcg, &now, &n)) < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		if (now[i] == r->sp.helper_pid || pid_in(before, nb, now[i]))
+			continue;
+		left++;
+		if (kill_them)
+			kill(now[i], SIGKILL);
+	}
+	free(now);
+	return left;
+}
+
+/* After a run (its process reaped): what it left in the runs' cgroup
+ * (every process it started, whatever session it moved to). Returns 0, or
+ * -1 when the cgroup cannot be read (then the process group is looked at). */
+static int
+cgroup_leftovers(struct ty_runner *r, struct ty_job *job, const pid_t *before, size_t nb)
+{
+	struct timespec ts = {0, 1000000};
+	int kill_it = r->o.leftovers == TY_LEFTOVERS_KILL;
+	long n = cgroup_left(r, before, nb, kill_it);
+
+	if (n < 0)
+		return -1;
+	job->leftover_where = "memory cgroup";
+	if (n > 0 && r->o.leftovers == TY_LEFTOVERS_WARN) {
+		job->leftover_runs++;
+		if (n > job->leftover_max)
+			job->leftover_max = n;
+		return 0;
+	}
+	while (n > 0) { /* wait (or kill) until they are gone */
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < 50000000)
+			ts.tv_nsec *= 2;
+		if (!kill_it && r->stop && *r->stop)
+			kill_it = 1;
+		if ((n = cgroup_left(r, before, nb, kill_it)) < 0)
+			return 0;
+	}
+	return 0;
+}
+
 /* After a run (its process reaped): what is left in its group PGID. */
 static void
 leftovers(struct ty_runner *r, struct ty_job *job, pid_t pgid)
 {
 	long n;
 
+	job->leftover_where = "process group";
 	if (kill(-pgid, 0) != 0 && errno == ESRCH)
 		return; /* the usual case: one system call */
 	if (r->o.leftovers != TY_LEFTOVERS_WARN) {
@@ -634,8 +703,9 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	struct ty_usage u;
 	struct ty_exit x;
 	int64_t t0, t1;
-	int measured = step == TY_STEP_RUN, rc;
-	pid_t pid;
+	int measured = step == TY_STEP_RUN, probed = measured && r->nprobes, rc, have_before = 0;
+	size_t i, nv, nbefore = 0;
+	pid_t pid, *before = NULL;
 
 	memset(&o, 0, sizeof(o));
 	if (step == TY_STEP_HOOK) {
@@ -661,7 +731,16 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	pid = ty_spawn_create(&r->sp, &o, e);
 	if (pid < 0)
 		return pid;
-	if (measured && r->nprobes && (rc = probes_attach(r, pid, e)) < 0) {
+	if (probed && job->uncounted[0]) {
+		/* the kernel would count next to nothing (a set-ID exec takes
+		 * our events off it): no figures rather than wrong ones */
+		for (i = 0, nv = 0; i < r->nprobes; i++)
+			nv += r->probes[i].nvalues;
+		for (i = 0; i < nv; i++)
+			values[i] = NAN;
+		probed = 0;
+	}
+	if (probed && (rc = probes_attach(r, pid, e)) < 0) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_go(&r->sp);
 		ty_spawn_wait(&r->sp, 0, NULL, &u, &x, NULL);
@@ -669,6 +748,9 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	}
 	if (measured && r->memcg.version)
 		ty_memcg_reset(&r->memcg);
+	/* what is in the runs' cgroup before this run is not its leftovers */
+	have_before = step != TY_STEP_HOOK && r->memcg.version &&
+		      ty_memcg_procs(&r->memcg, &before, &nbefore) == 0;
 	t0 = r->clock.now_ns(r->clock.ctx);
 	ty_spawn_go(&r->sp);
 	rc = ty_spawn_wait(
@@ -676,8 +758,9 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	    r->stop, &u, &x, e);
 	t1 = r->clock.now_ns(r->clock.ctx);
 	if (rc < 0 || rc == 1) {
-		if (measured)
+		if (probed)
 			probes_detach(r, pid, 0, r->nprobes);
+		free(before);
 		return rc;
 	}
 	s->start_ns = t0 - r->t0;
@@ -694,15 +777,17 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	s->exit_code = x.exit_code;
 	s->signal = x.signal;
 	s->timed_out = x.timed_out;
-	if (step != TY_STEP_HOOK && !x.exec_errno) /* a hook may start a server on purpose */
+	if (step != TY_STEP_HOOK && !x.exec_errno && /* a hook may start a server on purpose */
+	    (!have_before || cgroup_leftovers(r, job, before, nbefore) < 0))
 		leftovers(r, job, pid);
+	free(before);
 	if (x.exec_errno) {
-		if (measured)
+		if (probed)
 			probes_detach(r, pid, 0, r->nprobes);
 		return ty_error_set(e, -x.exec_errno, "cannot run '%s': %s", o.argv[0],
 				    strerror(x.exec_errno));
 	}
-	if (measured && r->nprobes)
+	if (probed)
 		return probes_collect(r, pid, values, e);
 	return 0;
 }
@@ -1110,12 +1195,20 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
 	}
+	if (S->jobs[j].uncounted[0] && S->r->nprobes)
+		ty_result_warn(res,
+			       "its counters are left out: %s, and the kernel does not count a "
+			       "set-ID program for this user (run tachy as root, or as the user it "
+			       "runs as)",
+			       S->jobs[j].uncounted);
 	if (S->jobs[j].leftover_runs)
 		ty_result_warn(res,
-			       "%ld run%s left processes running in the command's process group "
-			       "after it exited (%ld at most; they ran on during later runs): "
+			       "%ld run%s left processes running in the command's %s after it "
+			       "exited (%ld at most; they ran on during later runs): "
 			       "--leftovers=wait waits for them, --leftovers=kill kills them",
 			       S->jobs[j].leftover_runs, S->jobs[j].leftover_runs == 1 ? "" : "s",
+			       S->jobs[j].leftover_where ? S->jobs[j].leftover_where
+							 : "process group",
 			       S->jobs[j].leftover_max);
 	if (S->r->o.order != TY_ORDER_SEQUENTIAL)
 		return 0; /* every cleanup after the last round: cleanups() */
@@ -1349,6 +1442,8 @@ resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
 		rc = resolve_one(&jobs[j], -1, jobs[j].path, sizeof(jobs[j].path), e);
 		if (rc < 0)
 			return rc;
+		jobs[j].uncounted[0] = '\0';
+		ty_spawn_unobservable(jobs[j].path, jobs[j].uncounted, sizeof(jobs[j].uncounted));
 		for (h = 0; h < TY_HOOKS; h++) {
 			if (!jobs[j].hook[h])
 				continue;

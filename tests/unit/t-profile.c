@@ -14,8 +14,9 @@
 /* Make good the check of the section whose header is at H (format 3: the
  * CRC-32 of the tag, the length and the payload), after a test changed it. */
 static void
-reseal(unsigned char *h)
+reseal(void *head)
 {
+	unsigned char *h = head;
 	uint64_t n;
 	uint32_t crc;
 
