@@ -234,17 +234,17 @@ print_costs(const struct run_profile *p, const struct ty_results *rs, FILE *fp)
 		for (i = 0; i < p->rp.cmds[c].nruns; i++, runs++)
 			samples += p->rp.cmds[c].runs[i].samples;
 	(void)rs;
-	fprintf(fp, "\nProfiled at %llu Hz%s: %llu samples in %zu runs",
-		(unsigned long long)p->rp.hz,
-		p->rp.user_only ? " (user space only: the kernel refused its samples)" : "",
+	fprintf(fp, "\nProfiled at %llu Hz: %llu samples in %zu runs", (unsigned long long)p->rp.hz,
 		(unsigned long long)samples, runs);
 	if (p->rp.lost)
 		fprintf(fp, ", %llu lost (a run filled its buffers)",
 			(unsigned long long)p->rp.lost);
+	if (p->rp.user_only)
+		fprintf(fp, ", user space only (the kernel refused its samples)");
 	fprintf(fp,
-		"; %.2f ms a run outside the timed region (opening the sampler, reading\n"
-		"and resolving the samples); inside it, only the sampling's interrupts\n"
-		"(%llu a second of CPU time; bench/runprof-cost.sh measures what they cost)\n",
+		".\n%.2f ms a run outside the timed region (opening the sampler, reading and\n"
+		"resolving the samples); inside it only the sampling's interrupts, %llu a second\n"
+		"of CPU time (bench/runprof-cost.sh measures what they cost)\n",
 		runs ? p->rp.cost_ms / (double)runs : 0, (unsigned long long)p->rp.hz);
 }
 
