@@ -340,14 +340,14 @@ detect_series(struct ty_history_series *s, const struct opts *o, struct found **
 	q->min_step = q->nothing_found ? ty_history_min_step(p, s->n, &d, 0.8) : NAN;
 	q->runs = 0;
 	if (q->nothing_found && s->n) {
-		double *k = malloc(s->n * sizeof(*k));
-		for (size_t i = 0; k && i < s->n; i++)
-			k[i] = p[i].weight;
-		if (k) {
-			qsort(k, s->n, sizeof(*k), cmp_d);
-			q->runs = k[s->n / 2];
+		double *w = malloc(s->n * sizeof(*w));
+		for (size_t i = 0; w && i < s->n; i++)
+			w[i] = p[i].weight;
+		if (w) {
+			qsort(w, s->n, sizeof(*w), cmp_d);
+			q->runs = w[s->n / 2];
 		}
-		free(k);
+		free(w);
 	}
 	free(p);
 	if (rc < 0)
