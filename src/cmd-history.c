@@ -620,22 +620,23 @@ do_detect(struct opts *o, char **benches, int nb)
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
 		char b[256], m[256], rv[64], msg[256];
-		enum ty_gate g;
+		enum ty_gate gt;
 		if (c->index + 1 != f[k].s->n)
 			continue;
 		/* a change point found is a proven change: its direction is the verdict */
-		g = ty_verdict_gate(c->change_pct > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER,
+		gt =
+		    ty_verdict_gate(c->change_pct > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER,
 				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
-		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
 			continue;
-		resfmt_gate(msg, sizeof(msg), g, o->fail_if_slower, c->change_pct, c->ci_low,
+		resfmt_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
 			    c->ci_high, TY_INTERVAL_OK, d_confidence());
 		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
 			  clean(b, sizeof(b), f[k].s->benchmark),
 			  clean(m, sizeof(m), f[k].s->machine),
 			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), msg,
-			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
-		if (g == TY_GATE_TRIP)
+			  gt == TY_GATE_TRIP ? "" : " (the gate passes)");
+		if (gt == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
 	}
 out:
