@@ -342,14 +342,14 @@ detect_series(struct ty_history_series *s, const struct opts *o, struct found **
 	q->min_step = q->nothing_found ? ty_history_min_step(p, s->n, &d, 0.8) : NAN;
 	q->runs = 0;
 	if (q->nothing_found && s->n) {
-		double *k = malloc(s->n * sizeof(*k));
-		for (size_t i = 0; k && i < s->n; i++)
-			k[i] = p[i].weight;
-		if (k) {
-			qsort(k, s->n, sizeof(*k), cmp_d);
-			q->runs = k[s->n / 2];
+		double *w = malloc(s->n * sizeof(*w));
+		for (size_t i = 0; w && i < s->n; i++)
+			w[i] = p[i].weight;
+		if (w) {
+			qsort(w, s->n, sizeof(*w), cmp_d);
+			q->runs = w[s->n / 2];
 		}
-		free(k);
+		free(w);
 	}
 	free(p);
 	if (rc < 0)
@@ -622,23 +622,23 @@ do_detect(struct opts *o, char **benches, int nb)
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
 		char b[256], m[256], rv[64], msg[256];
-		enum ty_gate gate;
+		enum ty_gate gt;
 		if (c->index + 1 != f[k].s->n)
 			continue;
 		/* a change point found is a proven change: its direction is the verdict */
-		gate =
+		gt =
 		    ty_verdict_gate(c->change_pct > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER,
 				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
-		if (gate != TY_GATE_TRIP && gate != TY_GATE_UNPROVEN)
+		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
 			continue;
-		resfmt_gate(msg, sizeof(msg), gate, o->fail_if_slower, c->change_pct, c->ci_low,
+		resfmt_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
 			    c->ci_high, TY_INTERVAL_OK, d_confidence());
 		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
 			  clean(b, sizeof(b), f[k].s->benchmark),
 			  clean(m, sizeof(m), f[k].s->machine),
 			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), msg,
-			  gate == TY_GATE_TRIP ? "" : " (the gate passes)");
-		if (gate == TY_GATE_TRIP)
+			  gt == TY_GATE_TRIP ? "" : " (the gate passes)");
+		if (gt == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
 	}
 out:
