@@ -713,8 +713,10 @@ on_warning(const char *msg, void *arg)
 		cli_warn("%s", msg);
 }
 
-int
-cmd_record(int argc, char **argv)
+static const char **calls_v; /* --calls's list, freed when the command ends */
+
+static int
+record(int argc, char **argv)
 {
 	struct opts o;
 	struct run r;
@@ -724,7 +726,9 @@ cmd_record(int argc, char **argv)
 	uint64_t max;
 	int ret;
 
-	if ((ret = parse_args(argc, argv, &o)) != 0)
+	ret = parse_args(argc, argv, &o);
+	calls_v = o.calls.v;
+	if (ret != 0)
 		return ret < 0 ? cli_finish_stdout(EXIT_OK) : ret;
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
@@ -815,6 +819,16 @@ cmd_record(int argc, char **argv)
 	ty_calls_release(&r.calls);
 	if (ro.unwind_log && ro.unwind_log != stderr)
 		fclose(ro.unwind_log);
+	return ret;
+}
+
+int
+cmd_record(int argc, char **argv)
+{
+	int ret = record(argc, argv);
+
+	free(calls_v);
+	calls_v = NULL;
 	return ret;
 }
 

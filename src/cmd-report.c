@@ -55,6 +55,7 @@ struct opts {
 	size_t npids;
 	struct ty_cpulist cpus; /* --cpu */
 	int filtered;
+	char **dups; /* a copy of each --comm, split in place into COMMS */
 };
 
 static int
@@ -129,8 +130,10 @@ parse_filters(struct opts *o)
 	struct ty_error e = {0};
 	size_t i;
 
+	if (o->comm_args.n && !(o->dups = calloc(o->comm_args.n, sizeof(*o->dups))))
+		return cli_error(EXIT_RUNTIME, "out of memory");
 	for (i = 0; i < o->comm_args.n; i++) {
-		char *dup = strdup(o->comm_args.v[i]), *tok, *save = NULL;
+		char *dup = o->dups[i] = strdup(o->comm_args.v[i]), *tok, *save = NULL;
 		if (!dup)
 			return cli_error(EXIT_RUNTIME, "out of memory");
 		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -846,10 +849,21 @@ cmd_report(int argc, char **argv)
 {
 	struct opts o;
 	int r = parse_args(argc, argv, &o);
+	size_t i;
 
-	if (r != 0)
-		return r < 0 ? cli_finish_stdout(EXIT_OK) : r;
-	return cli_finish_stdout(run(&o));
+	if (r == 0)
+		r = cli_finish_stdout(run(&o));
+	else if (r < 0)
+		r = cli_finish_stdout(EXIT_OK);
+	for (i = 0; i < o.comm_args.n && o.dups; i++) /* --comm's copies, split */
+		free(o.dups[i]);
+	free(o.dups);
+	free(o.comms);
+	free(o.pids);
+	free(o.comm_args.v);
+	free(o.pid_args.v);
+	ty_cpulist_release(&o.cpus);
+	return r;
 }
 
 const struct cmd_info cmd_info_report = {
