@@ -1573,6 +1573,7 @@ print_report_body(struct bench *b)
 		free(order);
 		if (counters_shown(&b->o))
 			counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
+		run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
 	}
 }
 

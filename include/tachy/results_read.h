@@ -75,7 +75,7 @@ struct ty_saved {
 				       NULL when the file has none */
 	char **notes;		    /* what a reader must know about the file */
 	size_t nnotes;		    /* (benchmarks left out, interrupted), */
-				    /* sentences without the file's name */
+	/* sentences without the file's name */
 };
 
 /* Read PATH into R (the caller owns R; release with ty_results_read_release).
