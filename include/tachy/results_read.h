@@ -73,9 +73,10 @@ struct ty_saved {
 				       tachy.reference); else NULL */
 	struct ty_runprof *profile; /* tachy.profile: a command per benchmark (runprof-json.h),
 				       NULL when the file has none */
-	char **notes;		    /* what a reader must know about the file */
-	size_t nnotes;		    /* (benchmarks left out, interrupted), */
-	/* sentences without the file's name */
+	/* What a reader must know about the file (benchmarks left out,
+	 * interrupted): sentences without the file's name. */
+	char **notes;
+	size_t nnotes;
 };
 
 /* Read PATH into R (the caller owns R; release with ty_results_read_release).
