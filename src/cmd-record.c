@@ -497,10 +497,6 @@ calls_setup(struct run *r)
 	if (o->argv[0] && ty_spawn_resolve(o->argv[0], exe, sizeof(exe), &e) < 0)
 		return cli_error(EXIT_USAGE, "%s", e.msg);
 	for (i = 0; i < o->calls.n; i++) {
-		if (!exe[0] && !strchr(o->calls.v[i], ':'))
-			return cli_usage_error("--calls %s: without a command, name the file: "
-					       "--calls FILE:PATTERN",
-					       o->calls.v[i]);
 		if ((ret = ty_calls_add(&r->calls, exe, o->calls.v[i], &e)) < 0)
 			return cli_error(ret == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	}
@@ -746,6 +742,13 @@ record(int argc, char **argv)
 		return above_max("-F", (uint64_t)o.freq, max);
 	if (max && o.switch_chains != TY_RECORD_CHAINS_ALL && o.switch_chains > max)
 		return above_max("--off-cpu-chains", o.switch_chains, max);
+	for (size_t i = 0; i < o.calls.n; i++) /* a usage error before the privileges */
+		if (!o.argv[0] && !strchr(o.calls.v[i], ':')) {
+			ty_cpulist_release(&o.cpus);
+			return cli_usage_error("--calls %s: without a command, name the file: "
+					       "--calls FILE:PATTERN",
+					       o.calls.v[i]);
+		}
 	if (o.all && (ret = ty_record_system_check(o.cpus.cpus, (int)o.cpus.n, &err)) < 0) {
 		ty_cpulist_release(&o.cpus);
 		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
