@@ -577,7 +577,7 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 				      m->kernel_refused ? "were not sampled (the kernel allows "
 							  "user space only here)"
 							: "were not sampled (--user)");
-		if (n >= len || got + sys >= 0.5 * cpu)
+		if (n >= len || got >= 0.5 * (cpu - sys)) /* the user time is covered */
 			return 0;
 	}
 	if (m->use_freq)
