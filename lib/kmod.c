@@ -101,8 +101,9 @@ line(struct ty_kmod *k, const char *s, size_t len)
 	if (end - mod < 3 || *mod != '[')
 		return 0;
 	mend = memchr(mod, ']', (size_t)(end - mod));
-	if (!mend || mend == mod + 1)
-		return 0;
+	if (!mend || mend == mod + 1 || memchr(name, '\0', (size_t)(p - name)) ||
+	    memchr(mod, '\0', (size_t)(mend - mod)))
+		return 0; /* no module, or a NUL byte: not a kallsyms line */
 	if (v == 0)
 		return 0; /* kptr_restrict: no addresses */
 	if ((m = module(k, mod + 1, (size_t)(mend - mod - 1))) < 0 ||

@@ -43,7 +43,7 @@ main(void)
 	struct ty_error e = {0};
 	struct ty_symbols *s;
 	struct ty_sym_result r;
-	const char *empty = "";
+	const char *empty = "", *mod = NULL;
 
 	snprintf(path, sizeof(path), "%s/tests/unit/data/kallsyms-modules", top ? top : ".");
 	CHECK_INT(ty_kmod_read(&k, path, &e), 0);
@@ -56,6 +56,19 @@ main(void)
 	CHECK_INT(ty_kmod_nsyms(k), 0);
 	CHECK(ty_kmod_lookup(k, 0xffffffffc0200000ull, NULL) == NULL);
 	ty_kmod_free(k);
+	{ /* a NUL byte in a module's or a symbol's name: the line is skipped */
+		static const char nul[] = "ffffffffc0200000 t ext4_sync\0fs\t[ext4]\n"
+					  "ffffffffc0200080 t ext4_a\t[ex\0t4]\n"
+					  "ffffffffc0300000 t e1000_intr\t[e1000]\n";
+
+		CHECK_INT(ty_kmod_parse(&k, nul, sizeof(nul) - 1), 0);
+		CHECK_INT(ty_kmod_nsyms(k), 1);
+		CHECK_INT(ty_kmod_nmodules(k), 1);
+		CHECK(ty_kmod_lookup(k, 0xffffffffc0200080ull, &mod) == NULL);
+		CHECK_STR(ty_kmod_lookup(k, 0xffffffffc0300010ull, &mod), "e1000_intr");
+		CHECK_STR(mod, "[e1000]");
+		ty_kmod_free(k);
+	}
 
 	s = ty_symbols_new();
 	ty_symbols_set_kallsyms(s, path);
