@@ -1,23 +1,19 @@
-/* runner.c - the schedule: warm-ups, rounds, hooks, adaptive stopping. */
-#include <dirent.h>
+/* runner.c - the schedule: warm-ups, rounds, hooks, adaptive stopping,
+ * interruption. Each step runs through ty_runner.exec, by default the real
+ * executor in runner-exec.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "runner-exec.h"
+#include "tachy/argv.h"
 #include "tachy/runner.h"
 #include "tachy/stats.h"
-
-extern char **environ;
-
-#define ITER_PREFIX "TACHY_ITERATION="
 
 static const char *const hook_names[TY_HOOKS] = {"setup", "prepare", "conclude", "cleanup"};
 
@@ -71,727 +67,6 @@ ty_runner_signame(int sig, char *buf)
 	return buf;
 }
 
-/* ---- word splitting ----
- *
- * Words as POSIX sh tokenizes them (XCU 2.3): blanks separate words, a
- * backslash-newline is removed wherever it is (a line continuation, also
- * between words and inside double quotes), '#' at the start of a word
- * begins a comment up to the end of the line, quotes and backslashes
- * quote as in sh (a backslash at the very end stays, as dash keeps it).
- * What the shell would give a meaning we do not (operators, expansions,
- * patterns, a leading ~, assignments and reserved words as the first
- * word, a line break between two commands) is refused with the --shell
- * hint: the same string then runs exactly as sh runs it. */
-
-struct splitter {
-	const char *s;
-	char *out;    /* bytes, NULL on the counting pass */
-	char **words; /* NULL on the counting pass */
-	size_t nb, nw;
-	struct ty_error *e;
-};
-
-static int
-split_error(const struct splitter *sp, const char *why)
-{
-	return ty_error_set(sp->e, -EINVAL, "cannot split command '%s': %s", sp->s, why);
-}
-
-static int
-needs_shell_hint(const struct splitter *sp, const char *what, const char *hint)
-{
-	char why[200];
-
-	snprintf(why, sizeof(why), "%s is shell syntax, and commands run without a shell: %s", what,
-		 hint);
-	return split_error(sp, why);
-}
-
-static int
-needs_shell(const struct splitter *sp, const char *what)
-{
-	return needs_shell_hint(sp, what, "quote it or run it with a shell, --shell sh");
-}
-
-static void
-put(struct splitter *sp, char c)
-{
-	if (sp->out)
-		sp->out[sp->nb] = c;
-	sp->nb++;
-}
-
-/* A '[' at P opens a pattern when a ']' follows in the same word. */
-static int
-opens_pattern(const char *p)
-{
-	for (p++; *p && !strchr(" \t\n", *p); p++)
-		if (*p == ']')
-			return 1;
-	return 0;
-}
-
-static int
-is_reserved(const char *w, size_t n)
-{
-	static const char *const words[] = {"!",    "{",    "}",     "case", "do",  "done",
-					    "elif", "else", "esac",  "fi",   "for", "if",
-					    "in",   "then", "until", "while"};
-	size_t i;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strlen(words[i]) == n && memcmp(w, words[i], n) == 0)
-			return 1;
-	return 0;
-}
-
-/* The rest of a double-quoted string after its opening quote at *P. */
-static int
-split_dquote(struct splitter *sp, const char **pp)
-{
-	const char *p = *pp + 1;
-
-	for (; *p != '"'; p++) {
-		if (!*p)
-			return split_error(sp, "unterminated double quote");
-		if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
-			if (*++p == '\n')
-				continue;
-		} else if (*p == '$' || *p == '`') {
-			return needs_shell(sp, *p == '$' ? "'$'" : "'`'");
-		}
-		put(sp, *p);
-	}
-	*pp = p + 1;
-	return 0;
-}
-
-/* One pass: count words and bytes (SP->out NULL) or write them. */
-static int
-split_pass(struct splitter *sp)
-{
-	const char *p = sp->s, *q, *raw = p;
-	int in_word = 0, quoted = 0, name = 0, assign_ok = 1, line_ended = 0, rc;
-	size_t start = 0;
-	char c, what[48];
-
-	sp->nb = sp->nw = 0;
-	for (;;) {
-		c = *p;
-		if (c == '\\' && p[1] == '\n') { /* a line continuation */
-			p += 2;
-			continue;
-		}
-		if (c == '\0' || c == ' ' || c == '\t' || c == '\n') {
-			if (in_word) {
-				put(sp, '\0');
-				in_word = 0;
-				if (sp->nw == 1 && !quoted && is_reserved(raw, (size_t)(p - raw))) {
-					snprintf(what, sizeof(what), "'%.*s' (a reserved word)",
-						 (int)(p - raw), raw);
-					return needs_shell(sp, what);
-				}
-				assign_ok = 0;
-			}
-			if (c == '\n' && sp->nw > 0)
-				line_ended = 1;
-			if (c == '\0')
-				break;
-			p++;
-			continue;
-		}
-		if (!in_word) {
-			if (c == '#') { /* a comment, to the end of the line */
-				while (*p && *p != '\n')
-					p++;
-				continue;
-			}
-			if (line_ended)
-				return needs_shell(sp, "a line break between two commands");
-			if (c == '~')
-				return needs_shell(sp, "'~'");
-			if (sp->words)
-				sp->words[sp->nw] = sp->out + sp->nb;
-			start = sp->nb;
-			raw = p;
-			sp->nw++;
-			in_word = 1;
-			quoted = 0;
-			name = 0;
-		}
-		if (c == '\'') {
-			if (!(q = strchr(p + 1, '\'')))
-				return split_error(sp, "unterminated single quote");
-			for (p++; p < q; p++)
-				put(sp, *p);
-			p++;
-			quoted = 1;
-		} else if (c == '"') {
-			if ((rc = split_dquote(sp, &p)) < 0)
-				return rc;
-			quoted = 1;
-		} else if (c == '\\') {
-			if (p[1]) /* else a backslash at the end is itself, as in dash */
-				p++;
-			put(sp, *p++);
-			quoted = 1;
-		} else if (strchr("|&;<>()", c)) {
-			snprintf(what, sizeof(what), "'%c'", c);
-			return needs_shell(sp, what);
-		} else if (c == '$' || c == '`') {
-			return needs_shell(sp, c == '$' ? "'$'" : "'`'");
-		} else if (c == '*' || c == '?' || (c == '[' && opens_pattern(p))) {
-			snprintf(what, sizeof(what), "'%c'", c);
-			return needs_shell(sp, what);
-		} else {
-			/* NAME=... before any other word is an assignment. */
-			if (c == '=' && assign_ok && !quoted && name > 0 &&
-			    name == (int)(sp->nb - start)) {
-				snprintf(what, sizeof(what), "'%.*s", 40, raw);
-				what[strcspn(what + 1, " \t\n") + 1] = '\0';
-				strcat(what, "'");
-				return needs_shell_hint(
-				    sp, what, "run it with env or with a shell, --shell sh");
-			}
-			if (!quoted && name == (int)(sp->nb - start) &&
-			    (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-			     (name > 0 && c >= '0' && c <= '9')))
-				name++;
-			put(sp, c);
-			p++;
-		}
-	}
-	return (int)sp->nw;
-}
-
-int
-ty_runner_split(const char *s, char ***argv, struct ty_error *e)
-{
-	struct splitter sp = {.s = s, .e = e};
-	int nw;
-	char **v;
-
-	nw = split_pass(&sp);
-	if (nw < 0)
-		return nw;
-	if (nw == 0)
-		return ty_error_set(e, -EINVAL, "cannot run an empty command");
-	v = malloc((size_t)(nw + 1) * sizeof(char *) + sp.nb + 1);
-	if (!v)
-		return ty_error_set(e, -ENOMEM, "out of memory");
-	sp.out = (char *)(v + nw + 1);
-	sp.words = v;
-	if (split_pass(&sp) != nw) { /* cannot happen: the same pass twice */
-		free(v);
-		return ty_error_set(e, -EINVAL, "cannot split command '%s'", s);
-	}
-	v[nw] = NULL;
-	*argv = v;
-	return nw;
-}
-
-char *
-ty_runner_join(char *const *argv, size_t argc)
-{
-	size_t len = 1, k;
-	char *s, *p;
-	const char *q;
-
-	for (k = 0; k < argc; k++)
-		len += 4 * strlen(argv[k]) + 3;
-	p = s = malloc(len);
-	for (k = 0; s && k < argc; k++) {
-		int plain =
-		    argv[k][0] != '\0' &&
-		    strspn(argv[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				    "0123456789_./:=,+-@%^") == strlen(argv[k]) &&
-		    /* NAME=x or a reserved word first would be sh syntax */
-		    !(k == 0 && (strchr(argv[k], '=') || is_reserved(argv[k], strlen(argv[k]))));
-		if (k)
-			*p++ = ' ';
-		if (plain) {
-			p = stpcpy(p, argv[k]);
-			continue;
-		}
-		*p++ = '\'';
-		for (q = argv[k]; *q; q++)
-			if (*q == '\'')
-				p = stpcpy(p, "'\\''");
-			else
-				*p++ = *q;
-		*p++ = '\'';
-	}
-	if (s)
-		*p = '\0';
-	return s;
-}
-
-int
-ty_runner_shell_argv(const char *shell, const char *text, char ***argv, struct ty_error *e)
-{
-	char **w, **v, *p;
-	size_t len = strlen(text) + 4, n, k;
-	int nw = ty_runner_split(shell, &w, e);
-
-	if (nw < 0)
-		return ty_error_set(e, nw, "cannot use '%s' as the shell: %s", shell,
-				    nw == -EINVAL ? "give a program and its options, such as "
-						    "'bash --norc'"
-						  : "out of memory");
-	n = (size_t)nw;
-	for (k = 0; k < n; k++)
-		len += strlen(w[k]) + 1;
-	v = malloc((n + 3) * sizeof(char *) + len);
-	if (!v) {
-		free(w);
-		return ty_error_set(e, -ENOMEM, "out of memory");
-	}
-	p = (char *)(v + n + 3);
-	for (k = 0; k < n; k++) {
-		v[k] = p;
-		p = stpcpy(p, w[k]) + 1;
-	}
-	v[n] = p;
-	p = stpcpy(p, "-c") + 1;
-	v[n + 1] = p;
-	strcpy(p, text);
-	v[n + 2] = NULL;
-	free(w);
-	*argv = v;
-	return nw + 2;
-}
-
-/* ---- process set-up ---- */
-
-static int
-open_fd(const char *path, int flags, struct ty_error *e)
-{
-	int fd = open(path, flags | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
-	return fd;
-}
-
-static int
-setup_env(struct ty_runner *r, struct ty_error *e)
-{
-	size_t n = 0, k = 0;
-	char **p;
-
-	for (p = environ; *p; p++)
-		n++;
-	r->envp = calloc(n + 2, sizeof(char *));
-	if (!r->envp)
-		return ty_error_set(e, -ENOMEM, "out of memory");
-	for (p = environ; *p; p++)
-		if (strncmp(*p, ITER_PREFIX, strlen(ITER_PREFIX)) != 0)
-			r->envp[k++] = *p;
-	strcpy(r->iter_env, ITER_PREFIX "0");
-	r->envp[k++] = r->iter_env;
-	r->envp[k] = NULL;
-	return 0;
-}
-
-static int
-setup_io(struct ty_runner *r, struct ty_error *e)
-{
-	int fd;
-
-	fd = open_fd(r->o.input_file ? r->o.input_file : "/dev/null", O_RDONLY, e);
-	if (fd < 0)
-		return fd;
-	r->fd[0] = fd;
-	switch (r->o.output) {
-	case TY_OUTPUT_NULL:
-		fd = open_fd("/dev/null", O_WRONLY, e);
-		break;
-	case TY_OUTPUT_FILE:
-		fd = open_fd(r->o.output_file, O_WRONLY | O_CREAT | O_TRUNC, e);
-		break;
-	case TY_OUTPUT_PIPE:
-		if (pipe2(r->drain, O_CLOEXEC) != 0)
-			return ty_error_set(e, -errno, "cannot create a pipe: %s", strerror(errno));
-		fcntl(r->drain[0], F_SETFL, O_NONBLOCK);
-		fd = dup(r->drain[1]);
-		if (fd >= 0)
-			fcntl(fd, F_SETFD, FD_CLOEXEC);
-		break;
-	case TY_OUTPUT_INHERIT:
-		fd = -1;
-		break;
-	}
-	if (fd < 0 && r->o.output != TY_OUTPUT_INHERIT)
-		return fd;
-	r->fd[1] = fd;
-	/* hooks: to /dev/null unless the output is inherited */
-	r->fd[2] = r->o.output == TY_OUTPUT_INHERIT ? -1 : open_fd("/dev/null", O_WRONLY, e);
-	if (r->o.output != TY_OUTPUT_INHERIT && r->fd[2] < 0)
-		return r->fd[2];
-	return 0;
-}
-
-static void
-teardown(struct ty_runner *r)
-{
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (r->fd[i] >= 0)
-			close(r->fd[i]);
-	for (i = 0; i < 2; i++)
-		if (r->drain[i] >= 0)
-			close(r->drain[i]);
-	r->fd[0] = r->fd[1] = r->fd[2] = r->drain[0] = r->drain[1] = -1;
-	free(r->envp);
-	r->envp = NULL;
-	ty_spawn_release(&r->sp); /* ends the helper: the group is empty then */
-	ty_memcg_close(&r->memcg);
-}
-
-/* The index given to the --prepare/--conclude hooks of a warm-up run. */
-#define HOOK_OF_WARMUP ((size_t)-1)
-
-static void
-set_iteration(struct ty_runner *r, enum ty_step step, size_t index)
-{
-	char *v = r->iter_env + strlen(ITER_PREFIX);
-
-	if (step == TY_STEP_WARMUP || index == HOOK_OF_WARMUP)
-		strcpy(v, "warmup");
-	else
-		snprintf(v, sizeof(r->iter_env) - strlen(ITER_PREFIX), "%zu", index);
-}
-
-static void
-probes_detach(struct ty_runner *r, pid_t pid, size_t from, size_t upto)
-{
-	size_t i;
-
-	for (i = from; i < upto; i++)
-		if (r->probes[i].detach)
-			r->probes[i].detach(r->probes[i].ctx, pid);
-}
-
-static int
-probes_attach(struct ty_runner *r, pid_t pid, struct ty_error *e)
-{
-	size_t i;
-	int rc;
-
-	for (i = 0; i < r->nprobes; i++) {
-		if (!r->probes[i].attach)
-			continue;
-		rc = r->probes[i].attach(r->probes[i].ctx, pid, e);
-		if (rc < 0) {
-			probes_detach(r, pid, 0, i);
-			return rc;
-		}
-	}
-	return 0;
-}
-
-static int
-probes_collect(struct ty_runner *r, pid_t pid, double *values, struct ty_error *e)
-{
-	size_t i, k = 0, j;
-	int rc;
-
-	for (i = 0; i < r->nprobes; i++) {
-		for (j = 0; j < r->probes[i].nvalues; j++)
-			values[k + j] = NAN;
-		if (r->probes[i].collect) {
-			rc = r->probes[i].collect(r->probes[i].ctx, pid, values + k, e);
-			if (rc < 0) {
-				/* the ones collected are done, this one cleans up
-				 * after itself; the rest were never collected */
-				probes_detach(r, pid, i + 1, r->nprobes);
-				return rc;
-			}
-		}
-		k += r->probes[i].nvalues;
-	}
-	return 0;
-}
-
-/* Our own peak resident set in KiB, 0 when unknown. The child is created
- * from our address space, and at exec Linux folds that address space's
- * high-water RSS into the child's ru_maxrss: a child's maxrss is never
- * below this. getrusage is one cheap system call, so this can sit in the
- * run loop (reading /proc/self/status there cost tens of microseconds). */
-static long
-self_hwm_kb(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-}
-
-/* The whole tree's peak, where a memory cgroup can be had: the helper goes
- * into a group of our own, and so every run it clones (TACHY_MEMCG=0: not). */
-static void
-start_memcg(struct ty_runner *r, struct ty_results *rs)
-{
-	const char *v = getenv("TACHY_MEMCG");
-	char name[64];
-
-	memset(&r->memcg, 0, sizeof(r->memcg));
-	r->memcg.peak_fd = -1;
-	if (r->sp.helper_fd < 0 || (v && strcmp(v, "0") == 0))
-		return;
-	snprintf(name, sizeof(name), "tachy-%ld", (long)getpid());
-	if (ty_memcg_open(&r->memcg, "", name, NULL) < 0)
-		return;
-	if (ty_memcg_enter(&r->memcg, r->sp.helper_pid, NULL) < 0) {
-		ty_memcg_close(&r->memcg);
-		return;
-	}
-	rs->tree_method = ty_memcg_method(&r->memcg);
-}
-
-/* ---- processes left behind ---- */
-
-/* How many live processes are in the process group PGID (a reaped run's;
- * a zombie waiting for init to reap it counts for kill() but not here). */
-static long
-group_members(pid_t pgid)
-{
-	char path[300], buf[512], *p;
-	struct dirent *de;
-	long n = 0, g;
-	char state;
-	DIR *d;
-	int fd;
-	ssize_t len;
-
-	if (kill(-pgid, 0) != 0 && errno == ESRCH)
-		return 0;
-	if (!(d = opendir("/proc")))
-		return 1;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		/* pid (comm) state ppid pgrp: comm may hold anything but ')' last */
-		if ((p = strrchr(buf, ')')) && sscanf(p + 1, " %c %*d %ld", &state, &g) == 2 &&
-		    g == pgid && state != 'Z' && state != 'X')
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/* Wait until the group PGID has no live process; with KILL, SIGKILL it
- * first. Interrupted (*r->stop): kill. */
-static void
-group_wait(struct ty_runner *r, pid_t pgid, int kill_it)
-{
-	struct timespec ts = {0, 1000000};
-
-	if (kill_it)
-		kill(-pgid, SIGKILL);
-	while (group_members(pgid) > 0) {
-		if (!kill_it && r->stop && *r->stop)
-			kill(-pgid, SIGKILL), kill_it = 1;
-		nanosleep(&ts, NULL);
-		if (ts.tv_nsec < 50000000)
-			ts.tv_nsec *= 2;
-	}
-}
-
-/* Whether PID is in V[0..N). */
-static int
-pid_in(const pid_t *v, size_t n, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == pid)
-			return 1;
-	return 0;
-}
-
-/* The processes in the runs' cgroup that a run left: not the helper, and
- * not there before the run (BEFORE, NB: a hook's server, an earlier run's
- * daemon). With KILL, each is sent SIGKILL. Returns how many, or a
- * negative errno when the group cannot be read. */
-static long
-cgroup_left(struct ty_runner *r, const pid_t *before, size_t nb, int kill_them)
-{
-	pid_t *now;
-	size_t n, i;
-	long left = 0;
-	int rc;
-
-	if ((rc = ty_memcg_procs(&r->memcg, &now, &n)) < 0)
-		return rc;
-	for (i = 0; i < n; i++) {
-		if (now[i] == r->sp.helper_pid || pid_in(before, nb, now[i]))
-			continue;
-		left++;
-		if (kill_them)
-			kill(now[i], SIGKILL);
-	}
-	free(now);
-	return left;
-}
-
-/* After a run (its process reaped): what it left in the runs' cgroup
- * (every process it started, whatever session it moved to). Returns 0, or
- * -1 when the cgroup cannot be read (then the process group is looked at). */
-static int
-cgroup_leftovers(struct ty_runner *r, struct ty_job *job, const pid_t *before, size_t nb)
-{
-	struct timespec ts = {0, 1000000};
-	int kill_it = r->o.leftovers == TY_LEFTOVERS_KILL;
-	long n = cgroup_left(r, before, nb, kill_it);
-
-	if (n < 0)
-		return -1;
-	job->leftover_where = "memory cgroup";
-	if (n > 0 && r->o.leftovers == TY_LEFTOVERS_WARN) {
-		job->leftover_runs++;
-		if (n > job->leftover_max)
-			job->leftover_max = n;
-		return 0;
-	}
-	while (n > 0) { /* wait (or kill) until they are gone */
-		nanosleep(&ts, NULL);
-		if (ts.tv_nsec < 50000000)
-			ts.tv_nsec *= 2;
-		if (!kill_it && r->stop && *r->stop)
-			kill_it = 1;
-		if ((n = cgroup_left(r, before, nb, kill_it)) < 0)
-			return 0;
-	}
-	return 0;
-}
-
-/* After a run (its process reaped): what is left in its group PGID. */
-static void
-leftovers(struct ty_runner *r, struct ty_job *job, pid_t pgid)
-{
-	long n;
-
-	job->leftover_where = "process group";
-	if (kill(-pgid, 0) != 0 && errno == ESRCH)
-		return; /* the usual case: one system call */
-	if (r->o.leftovers != TY_LEFTOVERS_WARN) {
-		group_wait(r, pgid, r->o.leftovers == TY_LEFTOVERS_KILL);
-		return;
-	}
-	if ((n = group_members(pgid)) > 0) {
-		job->leftover_runs++;
-		if (n > job->leftover_max)
-			job->leftover_max = n;
-	}
-}
-
-/* The real executor: a held child, the clock around release-to-reap. */
-static int
-real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
-	  struct ty_sample *s, double *values, struct ty_error *e)
-{
-	struct ty_spawn_opts o;
-	struct ty_usage u;
-	struct ty_exit x;
-	int64_t t0, t1;
-	int measured = step == TY_STEP_RUN, probed = measured && r->nprobes, rc, have_before = 0;
-	size_t i, nv, nbefore = 0;
-	pid_t pid, *before = NULL;
-
-	memset(&o, 0, sizeof(o));
-	if (step == TY_STEP_HOOK) {
-		o.path = job->hook_path[hook];
-		o.argv = job->hook[hook];
-		o.fd[1] = o.fd[2] = r->fd[2];
-		o.drain_fd = -1;
-	} else {
-		o.path = job->path;
-		o.argv = job->argv;
-		o.fd[1] = o.fd[2] = r->fd[1];
-		o.drain_fd = r->drain[0];
-	}
-	o.fd[0] = r->fd[0];
-	o.envp = r->envp;
-	o.cpus = r->o.cpus;
-	o.pdeathsig = SIGKILL; /* a SIGKILLed tachy leaves no benchmark running */
-	o.want_pidfd = o.drain_fd >= 0 || (r->o.timeout > 0 && step != TY_STEP_HOOK) ||
-		       (r->o.hook_timeout > 0 && step == TY_STEP_HOOK);
-	set_iteration(r, step, index);
-	if (r->o.input_file)
-		lseek(r->fd[0], 0, SEEK_SET); /* every run reads the input from its start */
-	pid = ty_spawn_create(&r->sp, &o, e);
-	if (pid < 0)
-		return pid;
-	if (probed && job->uncounted[0]) {
-		/* the kernel would count next to nothing (a set-ID exec takes
-		 * our events off it): no figures rather than wrong ones */
-		for (i = 0, nv = 0; i < r->nprobes; i++)
-			nv += r->probes[i].nvalues;
-		for (i = 0; i < nv; i++)
-			values[i] = NAN;
-		probed = 0;
-	}
-	if (probed && (rc = probes_attach(r, pid, e)) < 0) {
-		ty_spawn_kill(&r->sp, SIGKILL);
-		ty_spawn_go(&r->sp);
-		ty_spawn_wait(&r->sp, 0, NULL, &u, &x, NULL);
-		return rc;
-	}
-	if (measured && r->memcg.version)
-		ty_memcg_reset(&r->memcg);
-	/* what is in the runs' cgroup before this run is not its leftovers */
-	have_before = step != TY_STEP_HOOK && r->memcg.version &&
-		      ty_memcg_procs(&r->memcg, &before, &nbefore) == 0;
-	t0 = r->clock.now_ns(r->clock.ctx);
-	ty_spawn_go(&r->sp);
-	rc = ty_spawn_wait(
-	    &r->sp, (int64_t)((step == TY_STEP_HOOK ? r->o.hook_timeout : r->o.timeout) * 1e9),
-	    r->stop, &u, &x, e);
-	t1 = r->clock.now_ns(r->clock.ctx);
-	if (rc < 0 || rc == 1) {
-		if (probed)
-			probes_detach(r, pid, 0, r->nprobes);
-		free(before);
-		return rc;
-	}
-	s->start_ns = t0 - r->t0;
-	s->wall_ns = t1 - t0;
-	s->usage = u;
-	if (measured && r->memcg.version) {
-		long kb = ty_memcg_peak_kb(&r->memcg);
-		s->usage.tree_peak_kb = kb > 0 ? kb : 0;
-	}
-	/* read after the run: our peak then is at least what it was at the
-	 * child's exec (we may have grown in between: counters, buffers) */
-	if (measured && r->sp.helper_fd < 0)
-		s->usage.maxrss_floor_kb = self_hwm_kb();
-	s->exit_code = x.exit_code;
-	s->signal = x.signal;
-	s->timed_out = x.timed_out;
-	if (step != TY_STEP_HOOK && !x.exec_errno && /* a hook may start a server on purpose */
-	    (!have_before || cgroup_leftovers(r, job, before, nbefore) < 0))
-		leftovers(r, job, pid);
-	free(before);
-	if (x.exec_errno) {
-		if (probed)
-			probes_detach(r, pid, 0, r->nprobes);
-		return ty_error_set(e, -x.exec_errno, "cannot run '%s': %s", o.argv[0],
-				    strerror(x.exec_errno));
-	}
-	if (probed)
-		return probes_collect(r, pid, values, e);
-	return 0;
-}
-
 /* ---- the schedule ---- */
 
 struct jobstate {
@@ -835,7 +110,7 @@ do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook, st
 	struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
-	ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
+	ty_runner_exec_fn fn = r->exec ? r->exec : ty_runner_exec_step;
 
 	if (r->stop && *r->stop)
 		return 1;
@@ -972,8 +247,8 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)) || st->finished)
 			return rc;
 	}
-	if ((rc = run_hook(S, j, TY_HOOK_PREPARE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
-			   e)) ||
+	if ((rc = run_hook(S, j, TY_HOOK_PREPARE,
+			   kind == TY_STEP_WARMUP ? TY_RUNNER_HOOK_OF_WARMUP : index, e)) ||
 	    st->finished)
 		return rc;
 	rc = do_exec(S, j, index, kind, 0, &s, e);
@@ -991,8 +266,8 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 				  go_on ? "use -i/--ignore-failure to go on" : "",
 				  *show || go_on ? ")" : "");
 	}
-	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
-			   e)) ||
+	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE,
+			   kind == TY_STEP_WARMUP ? TY_RUNNER_HOOK_OF_WARMUP : index, e)) ||
 	    st->finished)
 		return rc;
 	st->spent_ns += r->clock.now_ns(r->clock.ctx) - t0;
@@ -1490,7 +765,7 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 
 	memset(&job, 0, sizeof(job));
 	memset(centre, 0, sizeof(*centre));
-	if ((rc = ty_runner_shell_argv(r->o.shell, "", &argv, e)) < 0)
+	if ((rc = ty_argv_shell(r->o.shell, "", &argv, e)) < 0)
 		return rc;
 	job.argv = argv;
 	rc = ty_spawn_resolve(argv[0], job.path, sizeof(job.path), e);
@@ -1503,7 +778,7 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}
 	for (i = 0; i < n && !rc; i++) {
-		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
+		ty_runner_exec_fn fn = r->exec ? r->exec : ty_runner_exec_step;
 		if (r->stop && *r->stop) {
 			rc = 1;
 			break;
@@ -1591,10 +866,7 @@ prepare(struct ty_runner *r, struct ty_results *rs, struct sched *S, struct ty_e
 		if (!h || strcmp(h, "0") != 0)
 			ty_spawn_start_helper(&r->sp, NULL);
 		rs->maxrss_method = ty_spawn_rss_method(&r->sp);
-		start_memcg(r, rs);
-		if ((rc = setup_io(r, e)) < 0)
-			return rc;
-		if ((rc = setup_env(r, e)) < 0)
+		if ((rc = ty_runner_exec_start(r, rs, e)) < 0)
 			return rc;
 	}
 	r->rng = r->o.seed ? r->o.seed : (uint64_t)r->clock.now_ns(r->clock.ctx) | 1;
@@ -1642,7 +914,7 @@ ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_resu
 	if (rs->values)
 		copy_descs(r, rs);
 	if (!r->exec)
-		teardown(r);
+		ty_runner_exec_end(r);
 	free(S.values);
 	free(S.st);
 	return rc;

@@ -13,6 +13,7 @@
 #include "run-habits.h"
 #include "run-profile.h"
 #include "runhist.h"
+#include "tachy/argv.h"
 #include "tachy/clock.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
@@ -752,8 +753,8 @@ make_argv(const char *text, const char *shell, struct ty_error *e)
 	char **v;
 
 	if (!shell)
-		return ty_runner_split(text, &v, e) < 0 ? NULL : v;
-	return ty_runner_shell_argv(shell, text, &v, e) < 0 ? NULL : v;
+		return ty_argv_split(text, &v, e) < 0 ? NULL : v;
+	return ty_argv_shell(shell, text, &v, e) < 0 ? NULL : v;
 }
 
 static const char *
@@ -1404,7 +1405,7 @@ build_jobs(struct bench *b)
 	if (o->argv_cmd) {
 		/* the command as text, words quoted where needed: splitting it
 		 * (as every command is) gives the argv back */
-		b->argv_text = ty_runner_join(o->argv_cmd, (size_t)o->argc_cmd);
+		b->argv_text = ty_argv_join(o->argv_cmd, (size_t)o->argc_cmd);
 		if (!b->argv_text || list_add(&o->cmds, b->argv_text))
 			return cli_error(EXIT_RUNTIME, "out of memory");
 	}

@@ -170,26 +170,6 @@ int ty_runner_add_probe(struct ty_runner *r, const struct ty_probe *p, struct ty
 int ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_results *rs,
 		  struct ty_error *e);
 
-/* Split command string S into words as a POSIX shell would (blanks,
- * single and double quotes, backslashes), with no expansion. *ARGV gets a
- * NULL-terminated array allocated in one block (free() it). Returns the
- * number of words, or -EINVAL with E set for an empty command, an
- * unterminated quote, or an unquoted shell operator (| & ; < > $ `) that
- * needs --shell. */
-int ty_runner_split(const char *s, char ***argv, struct ty_error *e);
-
-/* ARGV[0..ARGC) as one string that ty_runner_split (and a shell) reads
- * back as the same words: plain words as they are, others in single
- * quotes. Returns a malloc()ed string, or NULL when out of memory. */
-char *ty_runner_join(char *const *argv, size_t argc);
-
-/* The argv that runs command TEXT through SHELL: SHELL split into words
- * as a command is ("bash --norc", "sh -e"), then "-c", TEXT. *ARGV gets a
- * NULL-terminated array allocated in one block (free() it). Returns the
- * number of words, or -EINVAL (a shell that cannot be split) or -ENOMEM
- * with E set. */
-int ty_runner_shell_argv(const char *shell, const char *text, char ***argv, struct ty_error *e);
-
 /* The name of signal SIG ("SIGKILL"), or "signal N". BUF has 32 bytes. */
 const char *ty_runner_signame(int sig, char *buf);
 

@@ -1,6 +1,6 @@
 /* fuzz-split.c - libFuzzer target for the command splitter
- * (ty_runner_split, lib/runner.c): every string is split or refused with
- * a message; what is split joins (ty_runner_join) into a string that
+ * (ty_argv_split, lib/argv.c): every string is split or refused with
+ * a message; what is split joins (ty_argv_join) into a string that
  * splits back into the same words.
  *
  *   make fuzz && build/fuzz/fuzz-split tests/fuzz/corpus/split
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tachy/runner.h"
+#include "tachy/argv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,7 +24,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	n = ty_runner_split(text, &v, &e);
+	n = ty_argv_split(text, &v, &e);
 	free(text);
 	if (n < 0) {
 		if (!e.msg[0])
@@ -33,9 +33,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (n == 0 || v[n] != NULL)
 		abort();
-	if (!(joined = ty_runner_join(v, (size_t)n)))
+	if (!(joined = ty_argv_join(v, (size_t)n)))
 		abort();
-	m = ty_runner_split(joined, &back, &e);
+	m = ty_argv_split(joined, &back, &e);
 	if (m != n)
 		abort();
 	for (i = 0; i < n; i++)
