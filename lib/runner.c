@@ -55,6 +55,17 @@ ty_runner_add_probe(struct ty_runner *r, const struct ty_probe *p, struct ty_err
 	return 0;
 }
 
+void
+ty_runner_stop(struct ty_runner *r)
+{
+	pid_t p = *(volatile pid_t *)&r->sp.pid;
+
+	if (p > 0) {
+		kill(-p, SIGKILL);
+		kill(p, SIGKILL);
+	}
+}
+
 const char *
 ty_runner_signame(int sig, char *buf)
 {

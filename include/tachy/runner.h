@@ -170,6 +170,12 @@ int ty_runner_add_probe(struct ty_runner *r, const struct ty_probe *p, struct ty
 int ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_results *rs,
 		  struct ty_error *e);
 
+/* Stop the step that runs now, at once: SIGKILL the running command's
+ * process group and the command. Async-signal-safe: it is for a signal
+ * handler that has set *R->stop (ty_runner_run then discards the run and
+ * returns -EINTR); between steps it does nothing. */
+void ty_runner_stop(struct ty_runner *r);
+
 /* The name of signal SIG ("SIGKILL"), or "signal N". BUF has 32 bytes. */
 const char *ty_runner_signame(int sig, char *buf);
 

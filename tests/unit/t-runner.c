@@ -547,6 +547,43 @@ test_missing_program(void)
 	ty_results_release(&rs);
 }
 
+/* ty_runner_stop (what a signal handler calls) kills the command that runs
+ * now: here called while the run is held before exec, so the run of
+ * sleep 30 ends killed at once, and without *stop it is a failed run. */
+static int
+stop_attach(void *ctx, pid_t pid, struct ty_error *e)
+{
+	(void)pid, (void)e;
+	ty_runner_stop(ctx);
+	return 0;
+}
+
+static void
+test_stop_kills(void)
+{
+	static const struct ty_value_desc desc[1] = {{"x", "", 1, 0, 1.0, 1, 0}};
+	char *argv[] = {"sleep", "30", NULL};
+	struct ty_runner r;
+	struct ty_probe p = {"stop", &r, 1, desc, stop_attach, NULL, NULL};
+	struct ty_job job;
+	struct ty_results rs;
+	struct ty_error e;
+
+	ty_runner_init(&r);
+	ty_runner_stop(&r); /* between steps: nothing to stop */
+	r.o.runs = 1;
+	CHECK_INT(ty_runner_add_probe(&r, &p, &e), 0);
+	memset(&job, 0, sizeof(job));
+	job.argv = argv;
+	ty_results_init(&rs, 1, &e);
+	rs.r[0].command = strdup("sleep 30");
+	rs.r[0].name = strdup("sleep 30");
+	CHECK_INT(ty_runner_run(&r, &job, 1, &rs, &e), -ECHILD);
+	CHECK_STR(e.msg, "command 'sleep 30' was killed by SIGKILL in run 1 (--show-output "
+			 "shows its output)");
+	ty_results_release(&rs);
+}
+
 int
 main(void)
 {
@@ -560,5 +597,6 @@ main(void)
 	test_shell();
 	test_probe();
 	test_missing_program();
+	test_stop_kills();
 	return check_done();
 }
