@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runner-exec.h"
 #include "tachy/argv.h"
+#include "tachy/clock.h"
 #include "tachy/runner.h"
 #include "tachy/stats.h"
 
@@ -20,11 +20,8 @@ static const char *const hook_names[TY_HOOKS] = {"setup", "prepare", "conclude",
 int64_t
 ty_runner_monotonic_ns(void *ctx)
 {
-	struct timespec ts;
-
 	(void)ctx;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)ty_clock_now_ns();
 }
 
 void

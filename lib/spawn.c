@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "spawner/helper-proto.h"
+#include "tachy/clock.h"
 #include "tachy/spawn.h"
 
 #ifndef CLONE_PIDFD
@@ -298,15 +299,6 @@ ty_spawn_kill(struct ty_spawner *sp, int sig)
 		kill(sp->pid, sig);
 }
 
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void
 drain(int fd)
 {
@@ -336,7 +328,7 @@ poll_child(struct ty_spawner *sp, int64_t deadline, volatile int *stop)
 			return 1;
 		ms = -1;
 		if (deadline > 0) {
-			int64_t left = deadline - mono_ns();
+			int64_t left = deadline - (int64_t)ty_clock_now_ns();
 			if (left <= 0)
 				return 2;
 			ms = (int)((left + 999999) / 1000000);
@@ -787,7 +779,8 @@ ty_spawn_wait(struct ty_spawner *sp, int64_t timeout_ns, volatile int *stop, str
 
 	memset(x, 0, sizeof(*x));
 	if (sp->pidfd >= 0) {
-		r = poll_child(sp, timeout_ns > 0 ? mono_ns() + timeout_ns : 0, stop);
+		r = poll_child(sp, timeout_ns > 0 ? (int64_t)ty_clock_now_ns() + timeout_ns : 0,
+			       stop);
 		if (r == 1) {
 			stopped = 1;
 			ty_spawn_kill(sp, SIGKILL);

@@ -62,7 +62,7 @@ env_setup(struct ty_runner *r, struct ty_tick_clock *tick, int quiet)
 		ty_sysinfo_warnings(si, env_warn, NULL);
 	if (ty_clock_init_calibrated(tick, root, &cal, &e) == 0 && tick->kind == TY_CLOCK_TSC) {
 		r->clock.name = ty_clock_name(tick);
-		r->clock.now_ns = ty_clock_now_ns;
+		r->clock.now_ns = ty_clock_since_init_ns;
 		r->clock.ctx = tick;
 	}
 	return si;

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tachy/clock.h"
 #include "tachy/utf8.h"
 #include "term.h"
 
@@ -244,15 +245,6 @@ term_value(const struct term *t, char *buf, size_t size, double v, const char *u
 		sig4(buf, size, v, unit);
 }
 
-static long long
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void
 term_progress(struct term *t, const char *name, long k, long n, double left, double mean, int force)
 {
@@ -262,7 +254,7 @@ term_progress(struct term *t, const char *name, long k, long n, double left, dou
 
 	if (!t->progress)
 		return;
-	now = now_ns();
+	now = (long long)ty_clock_now_ns();
 	if (!force && t->shown && now - t->last_ns < 100000000)
 		return;
 	t->last_ns = now;
@@ -283,7 +275,7 @@ term_progress(struct term *t, const char *name, long k, long n, double left, dou
 int
 term_progress_due(const struct term *t)
 {
-	return t->progress && (!t->shown || now_ns() - t->last_ns >= 100000000);
+	return t->progress && (!t->shown || (long long)ty_clock_now_ns() - t->last_ns >= 100000000);
 }
 
 void

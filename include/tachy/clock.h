@@ -30,7 +30,7 @@ struct ty_tick_clock {
 	double ns_per_tick; /* 1.0 for CLOCK_MONOTONIC */
 	double hz;	    /* ticks per second (1e9 for CLOCK_MONOTONIC) */
 	char why[256];	    /* why this source was chosen, one sentence */
-	uint64_t base;	    /* the reading at init, for ty_clock_now_ns */
+	uint64_t base;	    /* the reading at init, for ty_clock_since_init_ns */
 };
 
 /* Choose and calibrate the tick source for the machine described under
@@ -84,7 +84,11 @@ uint64_t ty_clock_elapsed_ns(const struct ty_tick_clock *c, uint64_t start, uint
 
 /* Nanoseconds since C was set up; CLOCK is a struct ty_tick_clock *. The
  * shape of tachy run's clock callback (runner.h: now_ns(ctx)). */
-int64_t ty_clock_now_ns(void *clock);
+int64_t ty_clock_since_init_ns(void *clock);
+
+/* CLOCK_MONOTONIC now, in nanoseconds: the one helper for timing that
+ * needs no tick clock (deadlines, rate limits, the runner's default). */
+uint64_t ty_clock_now_ns(void);
 
 /* "tsc" or "CLOCK_MONOTONIC": the export's "clock" field. */
 const char *ty_clock_name(const struct ty_tick_clock *c);
