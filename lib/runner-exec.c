@@ -182,16 +182,15 @@ self_hwm_kb(void)
 }
 
 /* The whole tree's peak, where a memory cgroup can be had: the helper goes
- * into a group of our own, and so every run it clones (TACHY_MEMCG=0: not). */
+ * into a group of our own, and so every run it clones (o.no_memcg: not). */
 static void
 start_memcg(struct ty_runner *r, struct ty_results *rs)
 {
-	const char *v = getenv("TACHY_MEMCG");
 	char name[64];
 
 	memset(&r->memcg, 0, sizeof(r->memcg));
 	r->memcg.peak_fd = -1;
-	if (r->sp.helper_fd < 0 || (v && strcmp(v, "0") == 0))
+	if (r->sp.helper_fd < 0 || r->o.no_memcg)
 		return;
 	snprintf(name, sizeof(name), "tachy-%ld", (long)getpid());
 	if (ty_memcg_open(&r->memcg, "", name, NULL) < 0)

@@ -19,10 +19,10 @@
 #define TY_RUNNER_HOOK_OF_WARMUP ((size_t)-1)
 
 /* Set up what every step shares (after ty_spawn_init and the helper): the
- * runs' memory cgroup where one can be had (RS->tree_method then says how
- * the tree's peak is measured), the commands' stdin and stdout, their
- * environment. Returns 0 or a negative errno with E set; undone by
- * ty_runner_exec_end either way. */
+ * runs' memory cgroup where one can be had, unless r->o.no_memcg
+ * (RS->tree_method then says how the tree's peak is measured), the
+ * commands' stdin and stdout, their environment. Returns 0 or a negative
+ * errno with E set; undone by ty_runner_exec_end either way. */
 int ty_runner_exec_start(struct ty_runner *r, struct ty_results *rs, struct ty_error *e);
 
 /* Close what ty_runner_exec_start opened, end the spawner (and its helper)

@@ -123,6 +123,8 @@ run_bench(struct bench *b)
 	ty_runner_init(&b->runner);
 	b->si = env_setup(&b->runner, &tick, b->o.quiet);
 	b->runner.o = b->o.ro;
+	/* TACHY_MEMCG=0 (tachy-run(1)): the runs in no cgroup of their own */
+	b->runner.o.no_memcg = getenv("TACHY_MEMCG") && strcmp(getenv("TACHY_MEMCG"), "0") == 0;
 	b->o.counters.quiet = b->o.quiet;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;

@@ -118,6 +118,10 @@ struct ty_runner_opts {
 	long shell_runs;	 /* runs to measure shell start-up (default 50) */
 	uint64_t seed;		 /* for the random orders; 0: from the clock */
 	enum ty_leftovers leftovers;
+	/* Do not put the runs into a memory cgroup of their own (tachy run:
+	 * TACHY_MEMCG=0): no tree memory figure then, and what a run leaves
+	 * behind is looked for in its process group only. */
+	int no_memcg;
 };
 
 struct ty_runner;
