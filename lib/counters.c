@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tachy/counters.h"
+#include "tachy/runner.h"
 
 #define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
 
@@ -529,5 +530,145 @@ ty_counters_derived_format(const struct ty_derived *d, char *buf, size_t len)
 		return snprintf(buf, len, "%7.2f%%", d->value);
 	default:
 		return snprintf(buf, len, "%8.3f", d->value);
+	}
+}
+
+/* ---- the per-run counting probe ---- */
+
+int
+ty_counters_probe_init(struct ty_counters_probe *p, const struct ty_event_list *l,
+		       const struct ty_counters_backend *be, struct ty_error *e)
+{
+	size_t i, n = l->n;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if ((ret = ty_counters_init(&p->set, l, be, e)) < 0)
+		return ret;
+	p->desc = calloc(n, sizeof(*p->desc));
+	p->label = calloc(n, sizeof(*p->label));
+	p->v = calloc(n, sizeof(*p->v));
+	p->running_ns = calloc(n, sizeof(*p->running_ns));
+	p->nread = calloc(n, sizeof(*p->nread));
+	if (!p->desc || !p->label || !p->v || !p->running_ns || !p->nread)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		const struct ty_event *ev = &l->ev[i];
+
+		snprintf(p->label[i], sizeof(p->label[i]), "%s", ev->name);
+		p->desc[i].name = p->label[i];
+		p->desc[i].unit = ev->kind == TY_EVENT_TASK_CLOCK ? "ns" : "";
+		p->desc[i].supported = 1;
+		p->desc[i].running_share = 1;
+		p->desc[i].lower_is_better = 1;
+	}
+	return 0;
+}
+
+void
+ty_counters_probe_release(struct ty_counters_probe *p)
+{
+	ty_counters_release(&p->set);
+	free(p->desc);
+	free(p->label);
+	free(p->v);
+	free(p->running_ns);
+	free(p->nread);
+	memset(p, 0, sizeof(*p));
+}
+
+int
+ty_counters_user_only_zero(const struct ty_counters *c, size_t i)
+{
+	return c->c[i].state == TY_COUNTER_OK && ty_counters_user_only(c, i) &&
+	       ty_event_kernel_side(&c->c[i].ev);
+}
+
+static int
+probe_attach(void *ctx, pid_t pid, struct ty_error *e)
+{
+	struct ty_counters_probe *p = ctx;
+	int ret = ty_counters_open(&p->set, pid, e);
+	size_t i;
+
+	if (ret < 0)
+		return ret;
+	if (p->attached++ == 0) {
+		for (i = 0; i < p->set.n; i++) {
+			p->desc[i].supported = !p->set.off && p->set.c[i].state == TY_COUNTER_OK;
+			if (p->set.off)
+				continue;
+			/* perf's label; perf stat's layouts print the kernel-side
+			 * events as perf does (0), the report leaves them out */
+			ty_counters_label(&p->set, i, p->label[i], sizeof(p->label[i]));
+			p->desc[i].user_only = ty_counters_user_only(&p->set, i);
+			if (ty_counters_user_only_zero(&p->set, i) && !p->keep_kernel_zero)
+				p->desc[i].supported = 0;
+		}
+	}
+	return 0;
+}
+
+static int
+probe_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
+{
+	struct ty_counters_probe *p = ctx;
+	size_t i;
+	int ret = ty_counters_read(&p->set, p->v, e);
+
+	for (i = 0; i < p->set.n; i++) {
+		double share;
+
+		values[i] = NAN;
+		if (ret < 0 || p->set.c[i].fd < 0)
+			continue;
+		values[i] = ty_counters_scale(&p->v[i], &share);
+		if (share == 0) {
+			values[i] = NAN; /* never counted: not a zero */
+			continue;
+		}
+		if (share < 1) {
+			p->desc[i].scaled = 1;
+			if (share < p->desc[i].running_share)
+				p->desc[i].running_share = share;
+		}
+		p->running_ns[i] += (double)p->v[i].running;
+		p->nread[i]++;
+	}
+	ty_counters_close(&p->set);
+	return ret < 0 ? ret : 0;
+}
+
+static void
+probe_detach(void *ctx, pid_t pid)
+{
+	struct ty_counters_probe *p = ctx;
+
+	ty_counters_close(&p->set);
+}
+
+void
+ty_counters_probe_get(struct ty_counters_probe *p, struct ty_probe *probe)
+{
+	memset(probe, 0, sizeof(*probe));
+	probe->name = "counters";
+	probe->ctx = p;
+	probe->nvalues = p->set.n;
+	probe->values = p->desc;
+	probe->attach = probe_attach;
+	probe->collect = probe_collect;
+	probe->detach = probe_detach;
+}
+
+void
+ty_counters_probe_finish(struct ty_counters_probe *p, struct ty_value_desc *d)
+{
+	size_t i;
+
+	for (i = 0; i < p->set.n; i++) {
+		d[i].supported = p->desc[i].supported && p->nread[i] > 0;
+		d[i].scaled = p->desc[i].scaled;
+		d[i].running_share = p->desc[i].running_share;
+		p->desc[i].supported = d[i].supported;
 	}
 }

@@ -19,15 +19,9 @@ counters_cli_init(struct counters_cli *cc)
 void
 counters_cli_release(struct counters_cli *cc)
 {
-	if (cc->active)
-		ty_counters_release(&cc->set);
+	ty_counters_probe_release(&cc->probe);
 	ty_event_list_release(&cc->user);
 	ty_event_list_release(&cc->events);
-	free(cc->desc);
-	free(cc->label);
-	free(cc->v);
-	free(cc->running_ns);
-	free(cc->nread);
 	memset(cc, 0, sizeof(*cc));
 }
 
@@ -61,14 +55,14 @@ counters_opt_separator(const struct cli_option *opt, const char *typed, char **a
 	return 0;
 }
 
-/* The probe. */
+/* What the machine did not allow. */
 
 /* Is event I left out although it was named with -e? (Default events the
  * machine lacks are only listed in the report, as perf stat does.) */
 static int
 asked(const struct counters_cli *cc, size_t i)
 {
-	const struct ty_counter *k = &cc->set.c[i];
+	const struct ty_counter *k = &cc->probe.set.c[i];
 
 	if (k->state != TY_COUNTER_UNSUPPORTED && k->state != TY_COUNTER_FAILED)
 		return 0;
@@ -85,26 +79,26 @@ tell_once(struct counters_cli *cc)
 	unsigned note;
 	size_t i, j;
 
-	while ((note = ty_counters_note(&cc->set, &msg)))
+	while ((note = ty_counters_note(&cc->probe.set, &msg)))
 		/* perf stat says nothing of user-only counting: its ":u" labels do, and ours */
 		if (!cc->quiet && (note != TY_COUNTERS_NOTE_USER_ONLY || !cc->perf_stat))
 			cli_warn("%s", msg);
-	if (cc->set.off)
+	if (cc->probe.set.off)
 		return;
-	for (i = 0; i < cc->set.n; i++) {
-		struct ty_counter *k = &cc->set.c[i];
+	for (i = 0; i < cc->probe.set.n; i++) {
+		struct ty_counter *k = &cc->probe.set.c[i];
 		char names[512] = "";
 		int dup = 0;
 
 		if (!asked(cc, i))
 			continue;
 		for (j = 0; j < i && !dup; j++)
-			dup = asked(cc, j) && cc->set.c[j].state == k->state &&
-			      strcmp(cc->set.c[j].msg, k->msg) == 0;
+			dup = asked(cc, j) && cc->probe.set.c[j].state == k->state &&
+			      strcmp(cc->probe.set.c[j].msg, k->msg) == 0;
 		if (dup)
 			continue;
-		for (j = i; j < cc->set.n; j++) {
-			struct ty_counter *o = &cc->set.c[j];
+		for (j = i; j < cc->probe.set.n; j++) {
+			struct ty_counter *o = &cc->probe.set.c[j];
 
 			if (!asked(cc, j) || o->state != k->state || strcmp(o->msg, k->msg) != 0)
 				continue;
@@ -114,78 +108,6 @@ tell_once(struct counters_cli *cc)
 		cli_warn("%s %s: %s (left out)", strchr(names, ',') ? "events" : "event", k->msg,
 			 names);
 	}
-}
-
-/* Event I counts only in the kernel and is counted in user space only:
- * it can only say 0. */
-static int
-user_only_zero(const struct counters_cli *cc, size_t i)
-{
-	return cc->set.c[i].state == TY_COUNTER_OK && ty_counters_user_only(&cc->set, i) &&
-	       ty_event_kernel_side(&cc->set.c[i].ev);
-}
-
-static int
-probe_attach(void *ctx, pid_t pid, struct ty_error *e)
-{
-	struct counters_cli *cc = ctx;
-	int ret = ty_counters_open(&cc->set, pid, e);
-	size_t i;
-
-	if (ret < 0)
-		return ret;
-	if (cc->attached++ == 0) {
-		for (i = 0; i < cc->set.n; i++) {
-			cc->desc[i].supported = !cc->set.off && cc->set.c[i].state == TY_COUNTER_OK;
-			if (cc->set.off)
-				continue;
-			/* perf's label; perf stat's layouts print the kernel-side
-			 * events as perf does (0), the report leaves them out */
-			ty_counters_label(&cc->set, i, cc->label[i], sizeof(cc->label[i]));
-			cc->desc[i].user_only = ty_counters_user_only(&cc->set, i);
-			if (user_only_zero(cc, i) && !cc->perf_stat)
-				cc->desc[i].supported = 0;
-		}
-	}
-	return 0;
-}
-
-static int
-probe_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
-{
-	struct counters_cli *cc = ctx;
-	size_t i;
-	int ret = ty_counters_read(&cc->set, cc->v, e);
-
-	for (i = 0; i < cc->set.n; i++) {
-		double share;
-
-		values[i] = NAN;
-		if (ret < 0 || cc->set.c[i].fd < 0)
-			continue;
-		values[i] = ty_counters_scale(&cc->v[i], &share);
-		if (share == 0) {
-			values[i] = NAN; /* never counted: not a zero */
-			continue;
-		}
-		if (share < 1) {
-			cc->desc[i].scaled = 1;
-			if (share < cc->desc[i].running_share)
-				cc->desc[i].running_share = share;
-		}
-		cc->running_ns[i] += (double)cc->v[i].running;
-		cc->nread[i]++;
-	}
-	ty_counters_close(&cc->set);
-	return ret < 0 ? ret : 0;
-}
-
-static void
-probe_detach(void *ctx, pid_t pid)
-{
-	struct counters_cli *cc = ctx;
-
-	ty_counters_close(&cc->set);
 }
 
 /* Whether L already counts what EV counts, under any name ("cs" and
@@ -245,7 +167,6 @@ counters_cli_setup(struct counters_cli *cc, struct ty_runner *r)
 {
 	struct ty_probe p;
 	struct ty_error e;
-	size_t i, n;
 
 	if (cc->csv_sep && !cc->perf_stat)
 		return cli_usage_error("-x needs --perf-stat");
@@ -254,35 +175,11 @@ counters_cli_setup(struct counters_cli *cc, struct ty_runner *r)
 			return cli_usage_error("--no-counters cannot go with -e or --perf-stat");
 		return 0;
 	}
-	if (build_list(cc, &e) < 0 || ty_counters_init(&cc->set, &cc->events, NULL, &e) < 0)
+	if (build_list(cc, &e) < 0 || ty_counters_probe_init(&cc->probe, &cc->events, NULL, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	cc->active = 1;
-	n = cc->events.n;
-	cc->desc = calloc(n, sizeof(*cc->desc));
-	cc->label = calloc(n, sizeof(*cc->label));
-	cc->v = calloc(n, sizeof(*cc->v));
-	cc->running_ns = calloc(n, sizeof(*cc->running_ns));
-	cc->nread = calloc(n, sizeof(*cc->nread));
-	if (!cc->desc || !cc->label || !cc->v || !cc->running_ns || !cc->nread)
-		return cli_error(EXIT_RUNTIME, "out of memory");
-	for (i = 0; i < n; i++) {
-		const struct ty_event *ev = &cc->events.ev[i];
-
-		snprintf(cc->label[i], sizeof(cc->label[i]), "%s", ev->name);
-		cc->desc[i].name = cc->label[i];
-		cc->desc[i].unit = ev->kind == TY_EVENT_TASK_CLOCK ? "ns" : "";
-		cc->desc[i].supported = 1;
-		cc->desc[i].running_share = 1;
-		cc->desc[i].lower_is_better = 1;
-	}
-	memset(&p, 0, sizeof(p));
-	p.name = "counters";
-	p.ctx = cc;
-	p.nvalues = n;
-	p.values = cc->desc;
-	p.attach = probe_attach;
-	p.collect = probe_collect;
-	p.detach = probe_detach;
+	cc->probe.keep_kernel_zero = cc->perf_stat;
+	ty_counters_probe_get(&cc->probe, &p);
 	if (ty_runner_add_probe(r, &p, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	return 0;
@@ -297,8 +194,8 @@ first_value(const struct counters_cli *cc, const struct ty_results *rs)
 	if (!cc->active || !cc->events.n)
 		return -1;
 	for (i = 0; i + cc->events.n <= rs->nvalues; i++)
-		if (rs->values[i].name == cc->desc[0].name ||
-		    strcmp(rs->values[i].name, cc->desc[0].name) == 0)
+		if (rs->values[i].name == cc->probe.desc[0].name ||
+		    strcmp(rs->values[i].name, cc->probe.desc[0].name) == 0)
 			return (long)i;
 	return -1;
 }
@@ -308,20 +205,14 @@ counters_cli_finish(struct counters_cli *cc, struct ty_results *rs)
 {
 	long k = first_value(cc, rs);
 	struct ty_value_desc *d;
-	size_t i;
 
-	if (cc->active && cc->attached)
+	if (cc->active && cc->probe.attached)
 		tell_once(cc);
 	if (k < 0)
 		return;
 	/* The runner copied our descriptions before the first run. */
 	d = (struct ty_value_desc *)(rs->values + k);
-	for (i = 0; i < cc->events.n; i++) {
-		d[i].supported = cc->desc[i].supported && cc->nread[i] > 0;
-		d[i].scaled = cc->desc[i].scaled;
-		d[i].running_share = cc->desc[i].running_share;
-		cc->desc[i].supported = d[i].supported;
-	}
+	ty_counters_probe_finish(&cc->probe, d);
 }
 
 /* Statistics of one counter of one command, over the runs that counted it. */
@@ -347,8 +238,8 @@ counter_stats(const struct counters_cli *cc, const struct ty_results *rs, size_t
 	memset(s, 0, sizeof(*s));
 	s->ev = &cc->events.ev[i];
 	s->ci = NAN;
-	s->share = cc->desc[i].running_share;
-	if (k < 0 || !cc->desc[i].supported)
+	s->share = cc->probe.desc[i].running_share;
+	if (k < 0 || !cc->probe.desc[i].supported)
 		return;
 	for (j = 0; j < r->nruns; j++) {
 		double x = r->values[j * rs->nvalues + (size_t)k + i], d;
@@ -365,8 +256,8 @@ counter_stats(const struct counters_cli *cc, const struct ty_results *rs, size_t
 	s->sd = s->n > 1 ? sqrt(m2 / (double)(s->n - 1)) : 0;
 	if (r->ci_half)
 		s->ci = r->ci_half[fig];
-	if (cc->nread[i])
-		s->running = cc->running_ns[i] / (double)cc->nread[i];
+	if (cc->probe.nread[i])
+		s->running = cc->probe.running_ns[i] / (double)cc->probe.nread[i];
 }
 
 static double
@@ -462,12 +353,13 @@ perf_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_
 
 	if (!st[i].supported) {
 		fprintf(fp, "%18s %-4s %-25s%-35s\n",
-			cc->set.c[i].state == TY_COUNTER_OK ? "<not counted>" : "<not supported>",
-			"", cc->label[i], "");
+			cc->probe.set.c[i].state == TY_COUNTER_OK ? "<not counted>"
+								  : "<not supported>",
+			"", cc->probe.label[i], "");
 		return;
 	}
 	fprintf(fp, ev->scale != 1 ? "%18.2f %-4s %-32s" : "%18.0f %-4s %-32s",
-		st[i].mean * ev->scale, ev->unit, cc->label[i]);
+		st[i].mean * ev->scale, ev->unit, cc->probe.label[i]);
 	if (derived(cc, st, i, wall, &d)) {
 		char tmp[32];
 
@@ -497,15 +389,16 @@ csv_line(const struct counters_cli *cc, const struct cstat *st, size_t i, size_t
 
 	if (!st[i].supported) {
 		fprintf(fp, "%s%s%s%s",
-			cc->set.c[i].state == TY_COUNTER_OK ? "<not counted>" : "<not supported>",
-			sep, sep, cc->label[i]);
+			cc->probe.set.c[i].state == TY_COUNTER_OK ? "<not counted>"
+								  : "<not supported>",
+			sep, sep, cc->probe.label[i]);
 		if (runs > 1)
 			fprintf(fp, "%s0.00%%", sep);
 		fprintf(fp, "%s0%s100.00%s%s\n", sep, sep, sep, sep);
 		return;
 	}
 	fprintf(fp, ev->scale != 1 ? "%.2f%s%s%s%s" : "%.0f%s%s%s%s", st[i].mean * ev->scale, sep,
-		ev->unit, sep, cc->label[i]);
+		ev->unit, sep, cc->probe.label[i]);
 	if (runs > 1)
 		fprintf(fp, "%s%.2f%%", sep, rel_noise(st[i].sd, st[i].n, st[i].mean));
 	fprintf(fp, "%s%.0f%s%.2f", sep, st[i].running, sep, 100 * st[i].share);
@@ -604,7 +497,7 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 	       const struct ty_comparison *c, size_t i, const struct term *t, FILE *fp)
 {
 	const struct ty_compare *x = &c->c;
-	const char *unit = cc->desc[i].unit;
+	const char *unit = cc->probe.desc[i].unit;
 	/* the centres the test compares */
 	double a = rs->r[c->reference].centre[c->figure].centre,
 	       b = rs->r[c->command].centre[c->figure].centre;
@@ -674,7 +567,7 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 			const struct ty_comparison *c =
 			    ty_results_comparison(rs, cmd, TY_FIG_BUILTIN + (size_t)k + i);
 
-			if (!c || !cc->desc[i].supported)
+			if (!c || !cc->probe.desc[i].supported)
 				continue;
 			if (!head++) {
 				fprintf(fp, "  %s\n  ", rs->r[cmd].name);
@@ -698,21 +591,21 @@ counters_print_unsupported(const struct counters_cli *cc, const struct ty_result
 
 	for (i = 0; i < rs->n; i++)
 		runs += rs->r[i].nruns;
-	if (!cc->active || !runs || cc->set.off)
+	if (!cc->active || !runs || cc->probe.set.off)
 		return;
-	for (i = 0; i < cc->set.n; i++) {
-		if (cc->set.c[i].state != TY_COUNTER_UNSUPPORTED || asked(cc, i))
+	for (i = 0; i < cc->probe.set.n; i++) {
+		if (cc->probe.set.c[i].state != TY_COUNTER_UNSUPPORTED || asked(cc, i))
 			continue;
-		fprintf(fp, "%s%s",
-			n++ ? ", " : "\nNot supported here (left out): ", cc->set.c[i].ev.name);
+		fprintf(fp, "%s%s", n++ ? ", " : "\nNot supported here (left out): ",
+			cc->probe.set.c[i].ev.name);
 	}
 	if (n)
 		fputc('\n', fp);
-	for (i = 0, n = 0; i < cc->set.n; i++) {
-		if (!user_only_zero(cc, i) || cc->perf_stat)
+	for (i = 0, n = 0; i < cc->probe.set.n; i++) {
+		if (!ty_counters_user_only_zero(&cc->probe.set, i) || cc->perf_stat)
 			continue;
 		fprintf(fp, "%s%s", n++ ? ", " : "\nNot counted in user-only mode (left out): ",
-			cc->set.c[i].ev.name);
+			cc->probe.set.c[i].ev.name);
 	}
 	if (n)
 		fputc('\n', fp);

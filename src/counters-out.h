@@ -12,24 +12,16 @@
 #include "tachy/runner.h"
 
 struct counters_cli {
-	int off;		     /* --no-counters */
-	int replace;		     /* -e LIST given without '+': no defaults */
-	int add;		     /* -e +LIST given */
-	int perf_stat;		     /* --perf-stat */
-	int quiet;		     /* --quiet: not the machine's notes (user-only counting) */
-	const char *csv_sep;	     /* -x SEP: perf stat's CSV layout */
-	struct ty_event_list user;   /* events named with -e */
-	struct ty_event_list events; /* what is counted */
-	struct ty_counters set;
-	struct ty_value_desc *desc;	      /* one per event: the probe's values */
-	char (*label)[TY_EVENT_NAME_MAX + 4]; /* per event: its name in every output,
-						 perf's "task-clock:u" in user-only
-						 mode (desc[i].name points here) */
-	struct ty_counter_value *v;
-	double *running_ns; /* per event: sum of running time (for -x) */
-	size_t *nread;	    /* per event: runs counted */
-	int attached;	    /* attach calls so far */
-	int active;	    /* the probe was added */
+	int off;			/* --no-counters */
+	int replace;			/* -e LIST given without '+': no defaults */
+	int add;			/* -e +LIST given */
+	int perf_stat;			/* --perf-stat */
+	int quiet;			/* --quiet: not the machine's notes (user-only counting) */
+	const char *csv_sep;		/* -x SEP: perf stat's CSV layout */
+	struct ty_event_list user;	/* events named with -e */
+	struct ty_event_list events;	/* what is counted */
+	struct ty_counters_probe probe; /* counts every measured run (lib/counters.c) */
+	int active;			/* the probe was added */
 };
 
 /* The counters' options, as entries of tachy run's option table (cli.h):

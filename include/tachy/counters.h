@@ -26,6 +26,7 @@
 
 #include "tachy/error.h"
 #include "tachy/events.h"
+#include "tachy/results.h"
 
 /* The kernel, or a simulation of it. Each function returns what the
  * system call returns on success, and a negative errno on failure. */
@@ -151,6 +152,10 @@ int ty_counters_derived_format(const struct ty_derived *d, char *buf, size_t len
  * paranoid fallback, or a :u the user gave. Known once it was opened. */
 int ty_counters_user_only(const struct ty_counters *c, size_t i);
 
+/* Whether event I of C, opened, counts only in the kernel while it is
+ * counted in user space only: it can only read 0. */
+int ty_counters_user_only_zero(const struct ty_counters *c, size_t i);
+
 /* Event I's name as perf stat prints it, into BUF: its name as written,
  * with perf's ":u" added when it counts user space only and was given no
  * modifier ("task-clock:u"). */
@@ -158,5 +163,47 @@ void ty_counters_label(const struct ty_counters *c, size_t i, char *buf, size_t 
 
 /* Name of state S: "ok", "not supported", ... */
 const char *ty_counters_state_name(enum ty_counter_state s);
+
+/* --- the per-run counting probe ---
+ *
+ * A set counted on every measured run of a benchmark, as a probe of the
+ * runner (runner.h, struct ty_probe): opened on the held child at attach,
+ * read and closed after the reap at collect. Its values, one per event,
+ * are described by DESC, which it keeps learning as runs go: which events
+ * the machine counts, which were multiplexed and by how much. */
+struct ty_counters_probe {
+	struct ty_counters set;
+	struct ty_value_desc *desc;	      /* one per event: the probe's values */
+	char (*label)[TY_EVENT_NAME_MAX + 4]; /* per event: its name in every output,
+						 perf's "task-clock:u" in user-only
+						 mode (desc[i].name points here) */
+	struct ty_counter_value *v;	      /* the last reading */
+	double *running_ns;		      /* per event: sum of running time */
+	size_t *nread;			      /* per event: runs counted */
+	int attached;			      /* attach calls so far */
+	/* Events that count only in the kernel, when the set counts user
+	 * space only, read 0: they are unsupported values unless this is set
+	 * (perf stat's layouts print them, as perf does). */
+	int keep_kernel_zero;
+};
+
+/* Set P up to count the events of L (copied) through BE (NULL: the
+ * kernel); nothing is opened yet. Returns 0, or -ENOMEM with E set (P is
+ * then to be released all the same). */
+int ty_counters_probe_init(struct ty_counters_probe *p, const struct ty_event_list *l,
+			   const struct ty_counters_backend *be, struct ty_error *e);
+
+/* Free what P holds. */
+void ty_counters_probe_release(struct ty_counters_probe *p);
+
+/* Fill PROBE (runner.h) with P's name ("counters"), values and callbacks;
+ * P must outlive the benchmark. */
+struct ty_probe;
+void ty_counters_probe_get(struct ty_counters_probe *p, struct ty_probe *probe);
+
+/* After the runs: what was learned while counting into D[0..set.n) (the
+ * runner's copy of P's descriptions): an event never read is unsupported,
+ * and the scaling and running share of each. */
+void ty_counters_probe_finish(struct ty_counters_probe *p, struct ty_value_desc *d);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "tachy/counters.h"
+#include "tachy/runner.h"
 
 #define MAXFD 64
 
@@ -533,6 +534,56 @@ real_kernel(void)
 	ty_event_list_release(&l);
 }
 
+/* The per-run probe (a struct ty_probe of runner.h): each run's values
+ * scaled, the multiplexing learned into the descriptions, the set closed
+ * after each run; finish says which events were ever read. */
+static void
+probe(void)
+{
+	struct fake f = {.has_pmu = 1, .enabled = 1000, .running = 250};
+	struct ty_counters_backend be = backend(&f);
+	struct ty_counters_probe cp;
+	struct ty_event_list l;
+	struct ty_value_desc d[3];
+	struct ty_probe p;
+	struct ty_error e;
+	double v[3];
+
+	ty_event_list_init(&l);
+	ty_event_list_add(&l, "task-clock,{cycles,instructions}", &e);
+	CHECK_INT(ty_counters_probe_init(&cp, &l, &be, &e), 0);
+	ty_counters_probe_get(&cp, &p);
+	CHECK_STR(p.name, "counters");
+	CHECK_INT(p.nvalues, 3);
+	CHECK_STR(p.values[0].unit, "ns");
+	CHECK_STR(p.values[1].name, "cycles");
+	CHECK_STR(p.values[2].unit, "");
+	CHECK_INT(p.attach(p.ctx, 1234, &e), 0);
+	CHECK_INT(f.opens > 0, 1);
+	CHECK_INT(p.collect(p.ctx, 1234, v, &e), 0);
+	CHECK_NEAR(v[1], 4 * 1000.0, 1e-9); /* cycles, running a quarter of the time */
+	CHECK_NEAR(v[2], 4 * 1001.0, 1e-9);
+	CHECK_INT(cp.set.c[1].fd, -1); /* closed after the run */
+	CHECK_INT(cp.desc[1].scaled, 1);
+	CHECK_NEAR(cp.desc[1].running_share, 0.25, 1e-12);
+	CHECK_INT(cp.nread[1], 1);
+	/* a discarded run: closed, not read */
+	CHECK_INT(p.attach(p.ctx, 1235, &e), 0);
+	p.detach(p.ctx, 1235);
+	CHECK_INT(cp.set.c[1].fd, -1);
+	CHECK_INT(cp.nread[1], 1);
+	memcpy(d, cp.desc, sizeof(d));
+	cp.nread[0] = 0; /* as if task-clock had never been read */
+	ty_counters_probe_finish(&cp, d);
+	CHECK_INT(d[0].supported, 0);
+	CHECK_INT(d[1].supported, 1);
+	CHECK_INT(d[2].scaled, 1);
+	CHECK_INT(cp.desc[0].supported, 0);
+	ty_counters_probe_release(&cp);
+	CHECK_INT(f.open_fds, 0);
+	ty_event_list_release(&l);
+}
+
 int
 main(void)
 {
@@ -544,6 +595,7 @@ main(void)
 	given_user();
 	not_permitted();
 	multiplexed();
+	probe();
 	other_errors();
 	derived();
 	real_kernel();
