@@ -747,7 +747,7 @@ struct runs {
 /* Add the location of R's frame FR (NAME, inlined or not) to RUNS. */
 static int
 add_frame(struct ty_profile *p, struct runs *runs, const struct ty_sym_result *r, const char *name,
-	  const struct ty_sym_frame *fr)
+	  const struct ty_dso_frame *fr)
 {
 	char buf[600];
 	uint32_t f, l;
@@ -775,7 +775,7 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 	struct runs *runs, uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
 {
 	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & mask;
-	struct ty_sym_frame fr[MAX_INLINE];
+	struct ty_dso_frame fr[MAX_INLINE];
 	struct ty_sym_result r;
 	size_t nfr, k, first;
 	char buf[512];

@@ -25,6 +25,9 @@
 #include "tachy/sysinfo.h"
 #include "tachy/unwind.h"
 
+/* The unwinder marks exact pcs as the sampler does. */
+_Static_assert(TY_UNWIND_EXACT == TY_FRAME_EXACT, "one exact-pc bit");
+
 extern char **environ;
 
 struct cover {
@@ -1311,7 +1314,8 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 		r->cg = TY_CG_FP; /* the unwinder knows x86-64 only */
 #endif
 	r->sw_stack_size = o->stack_size ? r->stack_size : TY_RECORD_OFFCPU_STACK_DEFAULT;
-	if (r->cg == TY_CG_DWARF && !(r->uw = ty_unwind_new(syms))) {
+	if (r->cg == TY_CG_DWARF &&
+	    !(r->uw = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms)))) {
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}
