@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tachy/array.h"
-#include "tachy/profile.h"
+#include "tachy/collect.h"
 
 struct raw_sample {
 	uint64_t time, period;

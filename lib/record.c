@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tachy/array.h"
+#include "tachy/collect.h"
 #include "tachy/duty.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"

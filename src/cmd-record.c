@@ -12,7 +12,7 @@
 #include "tachy/array.h"
 #include "tachy/events.h"
 #include "tachy/outfile.h"
-#include "tachy/profile.h"
+#include "tachy/profile-file.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
 #include "tachy/symbols.h"

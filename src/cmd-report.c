@@ -7,8 +7,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tachy/flame.h"
 #include "tachy/outfile.h"
-#include "tachy/profile.h"
+#include "tachy/pprof.h"
+#include "tachy/profile-file.h"
+#include "tachy/profile-views.h"
+#include "tachy/timeline.h"
 #include "term.h"
 
 static const char usage_text[] =
@@ -284,12 +288,12 @@ by_heading(enum ty_prof_by by)
 static int
 report_flat(const struct ty_profile *p, const struct opts *o)
 {
-	struct ty_flat f;
+	struct ty_profile_views_flat f;
 	double cum = 0;
 	size_t i, n;
 	int off = ty_profile_has_off_cpu(p);
 
-	if (ty_profile_flat(p, o->by, o->sort, &f) < 0)
+	if (ty_profile_views_flat(p, o->by, o->sort, &f) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
 	printf("\n  %%    cumulative   self       self    total    total%s\n"
@@ -298,7 +302,7 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	       by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
-		const struct ty_flat_row *r = &f.rows[i];
+		const struct ty_profile_views_row *r = &f.rows[i];
 		double self = amount(p, r->self_weight);
 		double pct = f.weight > 0 ? 100 * r->self_weight / f.weight : 0;
 		double tpct = f.weight > 0 ? 100 * r->total_weight / f.weight : 0;
@@ -315,19 +319,19 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	}
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
-	ty_flat_release(&f);
+	ty_profile_views_flat_release(&f);
 	return 0;
 }
 
 static int
 report_neighbours(const struct ty_profile *p, const struct opts *o)
 {
-	struct ty_flat f;
-	struct ty_flat_row m;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_row m;
 	int up = o->mode == M_CALLERS, r, off = ty_profile_has_off_cpu(p);
 	size_t i;
 
-	r = ty_profile_neighbours(p, o->sym, up, &f, &m);
+	r = ty_profile_views_neighbours(p, o->sym, up, &f, &m);
 	if (r == -ENOENT)
 		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", term_safe(o->sym),
 				 term_safe(o->file));
@@ -342,7 +346,7 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 	printf("      %%   %s   samples%s  %s  DSO\n", unit(p), off ? "   off-CPU" : "",
 	       up ? "caller" : "callee");
 	for (i = 0; i < f.nrows && (!o->limit || i < (size_t)o->limit); i++) {
-		const struct ty_flat_row *x = &f.rows[i];
+		const struct ty_profile_views_row *x = &f.rows[i];
 		printf("%7.2f ", m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0);
 		put_amount(p, 9, amount(p, x->self_weight));
 		printf(" %9" PRIu64, x->self_samples);
@@ -351,14 +355,15 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 		printf("  %s%s%s\n", term_safe(x->name), x->dso ? "  " : "",
 		       term_safe(base(x->dso)));
 	}
-	ty_flat_release(&f);
+	ty_profile_views_flat_release(&f);
 	return 0;
 }
 
 static void
-print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int depth, double min)
+print_node(const struct ty_profile *p, const struct ty_profile_views_tree *t, uint32_t i, int depth,
+	   double min)
 {
-	const struct ty_tree_node *n = &t->nodes[i];
+	const struct ty_profile_views_node *n = &t->nodes[i];
 	double all = t->nodes[0].total;
 	uint32_t k;
 
@@ -375,37 +380,37 @@ print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int 
 static int
 report_tree(const struct ty_profile *p, const struct opts *o)
 {
-	struct ty_tree t;
+	struct ty_profile_views_tree t;
 
-	if (ty_tree_build(&t, p, NULL) < 0)
+	if (ty_profile_views_tree_build(&t, p, NULL) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	ty_tree_sort_by_total(&t);
+	ty_profile_views_tree_sort_by_total(&t);
 	header(p, "Call tree");
 	printf("\n  total     self  function  DSO (nodes under %.2g%% hidden)\n", o->min);
 	print_node(p, &t, 0, 0, o->min);
-	ty_tree_release(&t);
+	ty_profile_views_tree_release(&t);
 	return 0;
 }
 
 static int
 report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct opts *o)
 {
-	struct ty_diff d;
+	struct ty_profile_views_diff d;
 	size_t i;
 
-	if (ty_profile_diff(a, b, o->by, &d) < 0)
+	if (ty_profile_views_diff(a, b, o->by, &d) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
 	       term_safe(o->old), a->nsamples, term_safe(o->new_), b->nsamples);
 	printf("  self%%:  old      new    delta  total%%: old     new  %s\n", by_heading(o->by));
 	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
-		const struct ty_diff_row *r = &d.rows[i];
+		const struct ty_profile_views_diff_row *r = &d.rows[i];
 		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s%s%s\n", r->old_self,
 		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total,
 		       term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name), r->dso ? "  " : "",
 		       term_safe(base(r->dso)));
 	}
-	ty_diff_release(&d);
+	ty_profile_views_diff_release(&d);
 	return 0;
 }
 
@@ -495,11 +500,11 @@ run(const struct opts *o)
 	}
 	if (o->flame && (r = write_flame(p, old, o)))
 		goto out;
-	if (o->firefox && ty_firefox_write(p, o->firefox, &e) < 0) {
+	if (o->firefox && ty_timeline_firefox_write(p, o->firefox, &e) < 0) {
 		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
 		goto out;
 	}
-	if (o->speedscope && ty_speedscope_write(p, o->speedscope, &e) < 0) {
+	if (o->speedscope && ty_timeline_speedscope_write(p, o->speedscope, &e) < 0) {
 		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
 		goto out;
 	}
@@ -520,7 +525,7 @@ run(const struct opts *o)
 		r = report_tree(p, o);
 		break;
 	case M_FOLDED:
-		if (ty_profile_folded(p, stdout) == -ENOMEM)
+		if (ty_profile_views_folded(p, stdout) == -ENOMEM)
 			r = cli_error(EXIT_RUNTIME, "out of memory");
 		break;
 	case M_DIFF:

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tachy/profile.h"
+#include "tachy/flame.h"
+#include "tachy/profile-file.h"
+#include "tachy/profile-views.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,21 +20,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ty_profile *p;
 	struct ty_error e;
-	struct ty_flat f;
+	struct ty_profile_views_flat f;
 	FILE *null;
 
 	if (ty_profile_parse(data, size, &p, &e) < 0)
 		return 0;
-	if (ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f) == 0)
-		ty_flat_release(&f);
-	if (ty_profile_flat(p, TY_BY_THREAD, TY_SORT_SELF, &f) == 0)
-		ty_flat_release(&f);
-	if (ty_profile_flat(p, TY_BY_STATE, TY_SORT_SELF, &f) == 0)
-		ty_flat_release(&f);
+	if (ty_profile_views_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f) == 0)
+		ty_profile_views_flat_release(&f);
+	if (ty_profile_views_flat(p, TY_BY_THREAD, TY_SORT_SELF, &f) == 0)
+		ty_profile_views_flat_release(&f);
+	if (ty_profile_views_flat(p, TY_BY_STATE, TY_SORT_SELF, &f) == 0)
+		ty_profile_views_flat_release(&f);
 	if ((null = fopen("/dev/null", "w"))) {
-		ty_profile_folded(p, null);
-		ty_firefox_write_fp(p, null);
-		ty_speedscope_write_fp(p, null);
+		ty_profile_views_folded(p, null);
+		ty_timeline_firefox_write_fp(p, null);
+		ty_timeline_speedscope_write_fp(p, null);
 		fclose(null);
 	}
 	ty_profile_free(p);

@@ -8,7 +8,12 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "tachy/profile.h"
+#include "tachy/collect.h"
+#include "tachy/flame.h"
+#include "tachy/pprof.h"
+#include "tachy/profile-file.h"
+#include "tachy/profile-views.h"
+#include "tachy/timeline.h"
 
 static struct ty_profile *
 synthetic(void)
@@ -55,7 +60,7 @@ folded(const struct ty_profile *p)
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
 
-	CHECK_INT(ty_profile_folded(p, fp), 0);
+	CHECK_INT(ty_profile_views_folded(p, fp), 0);
 	fclose(fp);
 	return buf;
 }
@@ -67,13 +72,13 @@ static const char want_folded[] = "main 10\n"
 static void
 test_views(struct ty_profile *p)
 {
-	struct ty_flat f;
-	struct ty_flat_row m;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_row m;
 	char *s = folded(p);
 
 	CHECK_STR(s, want_folded);
 	free(s);
-	CHECK_INT(ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f), 0);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f), 0);
 	CHECK_INT(f.nrows, 3);
 	CHECK_STR(f.rows[0].name, "b<&\"'>");
 	CHECK_INT(f.rows[0].self_samples, 50);
@@ -81,25 +86,25 @@ test_views(struct ty_profile *p)
 	CHECK_INT(f.rows[1].total_samples, 90);
 	CHECK_INT(f.rows[2].total_samples, 100);
 	CHECK_NEAR(ty_profile_seconds(p, f.rows[0].self_weight), 50e-6, 1e-12);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_flat(p, TY_BY_THREAD, TY_SORT_NAME, &f), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_THREAD, TY_SORT_NAME, &f), 0);
 	CHECK_INT(f.nrows, 2);
 	CHECK_STR(f.rows[0].name, "prog [5]");
 	CHECK_INT(f.rows[0].self_samples, 50);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_flat(p, TY_BY_DSO, TY_SORT_SELF, &f), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_DSO, TY_SORT_SELF, &f), 0);
 	CHECK_INT(f.nrows, 2);
 	CHECK_STR(f.rows[0].name, "/bin/prog"); /* a tie on self: more total first */
 	CHECK_INT(f.rows[1].self_samples, 50);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_neighbours(p, "a", 0, &f, &m), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_neighbours(p, "a", 0, &f, &m), 0);
 	CHECK_INT(m.total_samples, 90);
 	CHECK_INT(f.nrows, 2);
 	CHECK_STR(f.rows[0].name, "b<&\"'>");
 	CHECK_INT(f.rows[0].self_samples, 50);
 	CHECK_STR(f.rows[1].name, "[self]");
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_neighbours(p, "nosuch", 1, &f, &m), -ENOENT);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_neighbours(p, "nosuch", 1, &f, &m), -ENOENT);
 }
 
 static void
@@ -145,8 +150,8 @@ test_lines(void)
 	uint32_t l3 = ty_profile_loc(p, 0x20, fb);
 	uint32_t s1[] = {l1}, s2[] = {l2}, s3[] = {l3}, st[3];
 	struct ty_error e = {0};
-	struct ty_flat f;
-	struct ty_diff d;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_diff d;
 	FILE *fp;
 	char *buf = NULL;
 	size_t len = 0, i, at;
@@ -167,7 +172,7 @@ test_lines(void)
 	fclose(fp);
 	CHECK_INT(ty_profile_parse(buf, len, &q, &e), 0);
 	if (q) {
-		CHECK_INT(ty_profile_flat(q, TY_BY_LINE, TY_SORT_SELF, &f), 0);
+		CHECK_INT(ty_profile_views_flat(q, TY_BY_LINE, TY_SORT_SELF, &f), 0);
 		CHECK_INT(f.nrows, 3);
 		if (f.nrows == 3) {
 			CHECK_STR(f.rows[0].name, "a.c:10");
@@ -175,15 +180,15 @@ test_lines(void)
 			CHECK_STR(f.rows[1].name, "a.c:11");
 			CHECK_STR(f.rows[2].name, "b"); /* no line */
 		}
-		ty_flat_release(&f);
-		CHECK_INT(ty_profile_diff(p, q, TY_BY_LINE, &d), 0);
+		ty_profile_views_flat_release(&f);
+		CHECK_INT(ty_profile_views_diff(p, q, TY_BY_LINE, &d), 0);
 		CHECK_INT(d.nrows, 3);
 		for (i = 0; i < d.nrows; i++)
 			CHECK_NEAR(d.rows[i].old_self, d.rows[i].new_self, 1e-9);
-		ty_diff_release(&d);
-		CHECK_INT(ty_profile_diff(p, q, TY_BY_DSO, &d), 0);
+		ty_profile_views_diff_release(&d);
+		CHECK_INT(ty_profile_views_diff(p, q, TY_BY_DSO, &d), 0);
 		CHECK_INT(d.nrows, 1);
-		ty_diff_release(&d);
+		ty_profile_views_diff_release(&d);
 		ty_profile_free(q);
 		q = NULL;
 	}
@@ -572,8 +577,8 @@ test_off_cpu(void)
 {
 	struct ty_profile *p = synthetic(), *q = NULL;
 	struct ty_error e = {0};
-	struct ty_flat f;
-	struct ty_tree t;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_tree t;
 	double w[TY_NSTATES];
 	char path[] = "/tmp/t-profile-XXXXXX";
 	int fd = mkstemp(path);
@@ -608,19 +613,19 @@ test_off_cpu(void)
 		       "main;a;[off-CPU: sleeping] 7000\n"
 		       "main;a;b<&\"'> 50000\n");
 	free(txt);
-	CHECK_INT(ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_NAME, &f), 0);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_SYMBOL, TY_SORT_NAME, &f), 0);
 	CHECK_STR(f.rows[0].name, "a");
 	CHECK_NEAR(f.rows[0].self_weight, 50000, 1e-9);
 	CHECK_NEAR(f.rows[0].self_off, 10000, 1e-9);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_flat(p, TY_BY_STATE, TY_SORT_SELF, &f), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_STATE, TY_SORT_SELF, &f), 0);
 	CHECK_INT(f.nrows, 3);
 	CHECK_STR(f.rows[0].name, "on-CPU");
 	CHECK_STR(f.rows[1].name, "sleeping");
 	CHECK_STR(f.rows[2].name, "I/O");
 	CHECK_NEAR(f.rows[2].self_off, 3000, 1e-9);
-	ty_flat_release(&f);
-	CHECK_INT(ty_tree_build(&t, p, NULL), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_tree_build(&t, p, NULL), 0);
 	for (k = 1; k < t.n && t.nodes[k].state != TY_STATE_SLEEP; k++)
 		;
 	CHECK(k < t.n);
@@ -629,7 +634,7 @@ test_off_cpu(void)
 		CHECK_STR(t.nodes[t.nodes[k].parent].name, "a");
 		CHECK_NEAR(t.nodes[t.nodes[k].parent].off, 10000, 1e-9);
 	}
-	ty_tree_release(&t);
+	ty_profile_views_tree_release(&t);
 	CHECK_INT(ty_profile_write(p, path, &e), 0);
 	CHECK_INT(ty_profile_read(path, &q, &e), 0);
 	if (q) {
