@@ -297,7 +297,7 @@ swlist(struct ty_collector *c, uint32_t tid)
 }
 
 static void
-on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t stack)
+on_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int kind, uint32_t stack)
 {
 	struct swlist *l = swlist(c, r->tid);
 	struct sw *last, e = {r->time, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
@@ -328,7 +328,7 @@ on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t 
 }
 
 static void
-on_switch_sample(struct ty_collector *c, const struct ty_record *r)
+on_switch_sample(struct ty_collector *c, const struct ty_sampler_rec *r)
 {
 	const uint64_t *ips = r->nr ? r->chain : &r->ip;
 	uint64_t n = r->nr ? r->nr : 1;
@@ -341,7 +341,7 @@ on_switch_sample(struct ty_collector *c, const struct ty_record *r)
 }
 
 static void
-on_sample(struct ty_collector *c, const struct ty_record *r)
+on_sample(struct ty_collector *c, const struct ty_sampler_rec *r)
 {
 	const uint64_t *ips = r->nr ? r->chain : &r->ip;
 	uint64_t n = r->nr ? r->nr : 1;
@@ -357,33 +357,33 @@ on_sample(struct ty_collector *c, const struct ty_record *r)
 }
 
 void
-ty_collector_record(const struct ty_record *r, void *arg)
+ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 {
 	struct ty_collector *c = arg;
 	struct tcomm *t;
 
 	switch (r->type) {
-	case TY_REC_SAMPLE:
+	case TY_SAMPLER_REC_SAMPLE:
 		on_sample(c, r);
 		break;
-	case TY_REC_SWITCH:
+	case TY_SAMPLER_REC_SWITCH:
 		on_switch(c, r, r->out ? SW_OUT : SW_IN, TY_NONE);
 		break;
-	case TY_REC_SWITCH_SAMPLE:
+	case TY_SAMPLER_REC_SWITCH_SAMPLE:
 		on_switch_sample(c, r);
 		break;
-	case TY_REC_MMAP:
+	case TY_SAMPLER_REC_MMAP:
 		if (ty_symbols_add_mmap(c->syms, r->pid, r->start, r->len, r->pgoff, r->name,
 					r->time) < 0)
 			c->oom = 1;
 		break;
-	case TY_REC_COMM:
+	case TY_SAMPLER_REC_COMM:
 		if ((t = thread(c, r->pid, r->tid)))
 			add_name(t, r->time, r->name);
 		if (r->exec)
 			ty_symbols_exec(c->syms, r->pid, r->time);
 		break;
-	case TY_REC_FORK: {
+	case TY_SAMPLER_REC_FORK: {
 		char comm[32] = "";
 		struct tcomm *parent = thread(c, r->ppid, r->ptid);
 		ty_symbols_fork(c->syms, r->pid, r->ppid, r->time);
@@ -397,13 +397,13 @@ ty_collector_record(const struct ty_record *r, void *arg)
 		}
 		break;
 	}
-	case TY_REC_LOST:
+	case TY_SAMPLER_REC_LOST:
 		c->lost += r->lost;
 		break;
-	case TY_REC_THROTTLE:
+	case TY_SAMPLER_REC_THROTTLE:
 		c->throttled++;
 		break;
-	case TY_REC_UNTHROTTLE:
+	case TY_SAMPLER_REC_UNTHROTTLE:
 		c->unthrottled++;
 		break;
 	default:

@@ -18,8 +18,8 @@ struct ty_collector;
  * (owned by the caller) learns the mappings. NULL when out of memory. */
 struct ty_collector *ty_collector_new(struct ty_symbols *syms);
 void ty_collector_free(struct ty_collector *c);
-/* A ty_record_fn: pass it to ty_sampler_drain with the collector as ARG. */
-void ty_collector_record(const struct ty_record *r, void *arg);
+/* A ty_sampler_rec_fn: pass it to ty_sampler_drain with the collector as ARG. */
+void ty_collector_record(const struct ty_sampler_rec *r, void *arg);
 /* Counts so far. */
 uint64_t ty_collector_samples(const struct ty_collector *c);
 uint64_t ty_collector_lost(const struct ty_collector *c);

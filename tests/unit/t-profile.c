@@ -486,25 +486,25 @@ test_collector(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint32_t pid = (uint32_t)getpid();
 	char *s;
 
 	ty_symbols_load_maps(syms, "/proc", pid, 0, &e);
 	memset(&r, 0, sizeof(r));
-	r.type = TY_REC_COMM;
+	r.type = TY_SAMPLER_REC_COMM;
 	r.pid = r.tid = pid;
 	r.name = "t-profile";
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SAMPLE;
+	r.type = TY_SAMPLER_REC_SAMPLE;
 	r.ip = (uint64_t)(uintptr_t)&tprof_hot + 1;
 	r.period = 1000;
 	ty_collector_record(&r, c);
 	ty_collector_record(&r, c);
-	r.type = TY_REC_LOST;
+	r.type = TY_SAMPLER_REC_LOST;
 	r.lost = 3;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_THROTTLE;
+	r.type = TY_SAMPLER_REC_THROTTLE;
 	ty_collector_record(&r, c);
 	CHECK_INT(ty_collector_samples(c), 2);
 	CHECK_INT(ty_collector_lost(c), 3);
@@ -534,24 +534,24 @@ test_collector_same_address(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint64_t t[] = {20, 30, 35, 50, 60};
 	char *s;
 	int i;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = 7;
-	r.type = TY_REC_MMAP;
+	r.type = TY_SAMPLER_REC_MMAP;
 	r.start = 0x7f0000001000ull, r.len = 0x1000, r.pgoff = 0x1000;
 	r.name = "/nonexistent/liba.so", r.time = 10;
 	ty_collector_record(&r, c);
 	for (i = 0; i < 5; i++) {
 		if (t[i] == 50) {
-			r.type = TY_REC_MMAP;
+			r.type = TY_SAMPLER_REC_MMAP;
 			r.name = "/nonexistent/libb.so", r.time = 40;
 			ty_collector_record(&r, c);
 		}
-		r.type = TY_REC_SAMPLE;
+		r.type = TY_SAMPLER_REC_SAMPLE;
 		r.ip = 0x7f0000001100ull;
 		r.period = 1000;
 		r.time = t[i];
@@ -670,24 +670,24 @@ test_collector_switches(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint64_t chain[2] = {0x5000, 0x6000};
 	size_t i, off = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = 7;
-	r.type = TY_REC_SAMPLE; /* on-CPU at 100 */
+	r.type = TY_SAMPLER_REC_SAMPLE; /* on-CPU at 100 */
 	r.ip = 0x1000;
 	r.period = 50;
 	r.time = 100;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH; /* back in at 301 (another ring, drained first) */
+	r.type = TY_SAMPLER_REC_SWITCH; /* back in at 301 (another ring, drained first) */
 	r.out = 0, r.time = 301, r.cpu = 1;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH_SAMPLE; /* the chain at the switch-out */
+	r.type = TY_SAMPLER_REC_SWITCH_SAMPLE; /* the chain at the switch-out */
 	r.time = 200, r.cpu = 0, r.nr = 2, r.chain = chain;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH;
+	r.type = TY_SAMPLER_REC_SWITCH;
 	r.nr = 0, r.chain = NULL;
 	r.out = 1, r.time = 201;
 	ty_collector_record(&r, c);
@@ -707,9 +707,9 @@ test_collector_switches(void)
 	r.pid = r.tid = 70001, r.out = 0, r.time = 650;
 	ty_collector_record(&r, c);
 	r.cpu = 0;
-	r.type = TY_REC_SWITCH_SAMPLE, r.time = 600, r.nr = 2, r.chain = chain;
+	r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.time = 600, r.nr = 2, r.chain = chain;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH, r.nr = 0, r.chain = NULL;
+	r.type = TY_SAMPLER_REC_SWITCH, r.nr = 0, r.chain = NULL;
 	r.pid = r.tid = 8, r.out = 1, r.time = 605;
 	ty_collector_record(&r, c);
 	r.pid = r.tid = 70001, r.out = 1, r.time = 601;
@@ -759,24 +759,24 @@ test_collector_runs(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint64_t chain[1] = {0x5000};
 	size_t i, outs = 0, ins = 0, n = 1000, chunk = 1, off = 0, other = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = 7;
-	r.type = TY_REC_SWITCH;
+	r.type = TY_SAMPLER_REC_SWITCH;
 	while (outs < n || ins < n) {
 		for (i = 0; i < chunk && ins < n; i++, ins++) { /* ring 1: back in */
-			r.tid = 7, r.type = TY_REC_SWITCH, r.cpu = 1, r.out = 0;
+			r.tid = 7, r.type = TY_SAMPLER_REC_SWITCH, r.cpu = 1, r.out = 0;
 			r.time = 1000 * ins + 10 + ins % 7;
 			ty_collector_record(&r, c);
 		}
 		for (i = 0; i < chunk + 3 && outs < n; i++, outs++) { /* ring 0: out */
 			r.tid = 7, r.cpu = 0, r.time = 1000 * outs;
-			r.type = TY_REC_SWITCH_SAMPLE, r.nr = 1, r.chain = chain;
+			r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.nr = 1, r.chain = chain;
 			ty_collector_record(&r, c);
-			r.type = TY_REC_SWITCH, r.nr = 0, r.chain = NULL, r.out = 1;
+			r.type = TY_SAMPLER_REC_SWITCH, r.nr = 0, r.chain = NULL, r.out = 1;
 			ty_collector_record(&r, c);
 			r.tid = 9, r.out = 1, r.time = 1000 * outs + 1; /* thread 9, in order */
 			ty_collector_record(&r, c);
@@ -813,16 +813,16 @@ static void
 interval(struct ty_collector *c, uint32_t tid, uint64_t t, uint64_t dur, int preempt,
 	 uint64_t chain)
 {
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = tid;
 	if (chain) {
-		r.type = TY_REC_SWITCH_SAMPLE, r.time = t, r.nr = 1, r.chain = &chain;
+		r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.time = t, r.nr = 1, r.chain = &chain;
 		ty_collector_record(&r, c);
 		r.nr = 0, r.chain = NULL;
 	}
-	r.type = TY_REC_SWITCH, r.time = t, r.out = 1, r.preempt = preempt;
+	r.type = TY_SAMPLER_REC_SWITCH, r.time = t, r.out = 1, r.preempt = preempt;
 	ty_collector_record(&r, c);
 	r.time = t + dur, r.out = 0, r.preempt = 0;
 	ty_collector_record(&r, c);
@@ -942,16 +942,16 @@ test_collector_names(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	memset(&r, 0, sizeof(r));
-	r.type = TY_REC_FORK; /* thread 31 of process 30, read first */
+	r.type = TY_SAMPLER_REC_FORK; /* thread 31 of process 30, read first */
 	r.pid = 30, r.tid = 31, r.ppid = 30, r.ptid = 30, r.time = 300;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_FORK; /* and thread 32, created by 31 */
+	r.type = TY_SAMPLER_REC_FORK; /* and thread 32, created by 31 */
 	r.pid = 30, r.tid = 32, r.ppid = 30, r.ptid = 31, r.time = 400;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_COMM, r.pid = r.tid = 30, r.exec = 1;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = r.tid = 30, r.exec = 1;
 	r.name = "prog", r.time = 200; /* the command's exec */
 	ty_collector_record(&r, c);
 	r.name = "taskset", r.time = 100; /* the wrapper's, read later */
@@ -960,20 +960,22 @@ test_collector_names(void)
 	ty_collector_record(&r, c);
 	/* process 40 creates 41, then renames itself: 41 keeps the name
 	 * 40 had then */
-	r.type = TY_REC_COMM, r.pid = r.tid = 40, r.name = "prog", r.time = 100;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = r.tid = 40, r.name = "prog", r.time = 100;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_FORK, r.pid = 40, r.tid = 41, r.ppid = 40, r.ptid = 40, r.time = 200;
+	r.type = TY_SAMPLER_REC_FORK, r.pid = 40, r.tid = 41, r.ppid = 40, r.ptid = 40,
+	r.time = 200;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_COMM, r.pid = r.tid = 40, r.name = "main-loop", r.time = 300;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = r.tid = 40, r.name = "main-loop", r.time = 300;
 	ty_collector_record(&r, c);
 	/* 42 names itself; its FORK is read after */
-	r.type = TY_REC_COMM, r.pid = 40, r.tid = 42, r.name = "io", r.time = 250;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = 40, r.tid = 42, r.name = "io", r.time = 250;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_FORK, r.pid = 40, r.tid = 42, r.ppid = 40, r.ptid = 40, r.time = 240;
+	r.type = TY_SAMPLER_REC_FORK, r.pid = 40, r.tid = 42, r.ppid = 40, r.ptid = 40,
+	r.time = 240;
 	ty_collector_record(&r, c);
 	/* a name read from /proc when attaching (time 0) gives way to a COMM
 	 * record, whichever is read first */
-	r.type = TY_REC_COMM, r.pid = 40, r.tid = 43, r.name = "old", r.time = 0;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = 40, r.tid = 43, r.name = "old", r.time = 0;
 	ty_collector_record(&r, c);
 	r.name = "new", r.time = 600;
 	ty_collector_record(&r, c);
