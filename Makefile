@@ -95,7 +95,7 @@ QCC = @echo "  CC      $<";
 QLD = @echo "  LINK    $@";
 endif
 
-.PHONY: fuzz fuzz-smoke fuzz-targets all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench fmt fmt-check FORCE
+.PHONY: fuzz fuzz-smoke fuzz-targets all test unit-test cli-test demo bench install uninstall clean deps deps-test deps-bench deps-ci fmt fmt-check FORCE
 all: tachy lib/libtachy.a
 
 # Rebuild everything when the flags change.
@@ -175,6 +175,8 @@ deps-test:
 	$(Q)sh scripts/deps.sh build test
 deps-bench:
 	$(Q)sh scripts/deps.sh build test bench
+deps-ci:
+	$(Q)sh scripts/deps.sh build test ci
 
 test: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN)
@@ -205,11 +207,15 @@ uninstall:
 
 FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h lib/spawner/*.[ch] src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
 	tests/fuzz/*.c bench/*.c))
+CLANG_FORMAT_MISSING = command -v clang-format >/dev/null 2>&1 || { echo "$@: clang-format is not \
+	installed (as root: apt-get install clang-format, or sh scripts/deps.sh ci)" >&2; exit 1; }
 fmt:
+	$(Q)$(CLANG_FORMAT_MISSING)
 	clang-format -i $(FMT_FILES)
 
 # Fails, naming the files, when one differs from what .clang-format makes of it.
 fmt-check:
+	$(Q)$(CLANG_FORMAT_MISSING)
 	$(Q)bad=0; for f in $(FMT_FILES); do \
 		clang-format "$$f" | cmp -s - "$$f" || { echo "fmt-check: $$f is not formatted (make fmt)"; bad=1; }; \
 	done; exit $$bad

@@ -17,7 +17,7 @@ dir=bench/out/stat
 mkdir -p "$dir"
 
 command -v "$PEER" >/dev/null 2>&1 || { echo "stat.sh: skipped: no ministat ($PEER)"; exit 0; }
-[ -x /usr/bin/time ] || { echo "stat.sh: skipped: /usr/bin/time is missing (apt-get install time)"; exit 0; }
+[ -x /usr/bin/time ] || { echo "stat.sh: skipped: /usr/bin/time is missing (as root: apt-get install time)"; exit 0; }
 [ -x "$TACHY" ] || { echo "stat.sh: build tachy first (make)"; exit 1; }
 
 # Two files of N timings-like numbers (4 decimals), made once per N.

@@ -50,6 +50,12 @@ struct tcomm {
 	uint32_t ptid;	    /* ...and by whom (0: not seen) */
 };
 
+/* An exec: from TIME on, PID's old image is gone. */
+struct exec_ev {
+	uint32_t pid;
+	uint64_t time;
+};
+
 struct ty_collector {
 	struct ty_symbols *syms;
 	/* raw stacks: words[off] = pid, words[off+1] = n, then n ips */
@@ -74,6 +80,8 @@ struct ty_collector {
 	uint32_t swlast;	      /* the list of the last entry (+1; 0: none) */
 	size_t first_off;	      /* samples from here on are off-CPU (after pairing) */
 	unsigned char *from_chain;    /* per off-CPU sample: its stack is the switch-out's */
+	struct exec_ev *execs;	      /* every exec, sorted by (pid, time) at the end */
+	size_t nexecs, capexecs;
 };
 
 struct ty_collector *
@@ -103,6 +111,7 @@ ty_collector_free(struct ty_collector *c)
 	free(c->swl);
 	ty_idmap_release(&c->swmap);
 	free(c->from_chain);
+	free(c->execs);
 	free(c);
 }
 
@@ -380,8 +389,14 @@ ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 	case TY_SAMPLER_REC_COMM:
 		if ((t = thread(c, r->pid, r->tid)))
 			add_name(t, r->time, r->name);
-		if (r->exec)
+		if (r->exec) {
 			ty_symbols_exec(c->syms, r->pid, r->time);
+			if (ty_array_grow(&c->execs, sizeof(*c->execs), c->nexecs + 1,
+					  &c->capexecs) < 0)
+				c->oom = 1;
+			else
+				c->execs[c->nexecs++] = (struct exec_ev){r->pid, r->time};
+		}
 		break;
 	case TY_SAMPLER_REC_FORK: {
 		char comm[32] = "";
@@ -937,6 +952,67 @@ name_threads(struct ty_collector *c)
 	}
 }
 
+/* The exec window: a sample the kernel takes inside execve after the point
+ * of no return (the new image installed, the COMM record sent) carries the
+ * old program's registers, but its user stack is copied from the new image:
+ * only the pc (the old program's execve call) means anything, and it is
+ * looked up in the mappings from before the exec. */
+
+static int
+exec_cmp(const void *a, const void *b)
+{
+	const struct exec_ev *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Is a sample of PID at TIME, inside execve, after the point of no return
+ * of an exec (its time in *WHEN)? Before the first exec after TIME it
+ * would be early in that exec instead: the nearer of the two wins. */
+static int
+exec_tail(const struct ty_collector *c, uint32_t pid, uint64_t time, uint64_t *when)
+{
+	size_t lo = 0, hi = c->nexecs;
+
+	while (lo < hi) { /* the first exec after (pid, time) */
+		size_t mid = (lo + hi) / 2;
+		const struct exec_ev *x = &c->execs[mid];
+		if (x->pid < pid || (x->pid == pid && x->time <= time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || c->execs[lo - 1].pid != pid)
+		return 0;
+	*when = c->execs[lo - 1].time;
+	return lo == c->nexecs || c->execs[lo].pid != pid ||
+	       time - *when < c->execs[lo].time - time;
+}
+
+/* Is F one of the kernel's execve entry points (1), or the function that
+ * installs the new image (2)? */
+static int
+is_exec_call(const struct ty_profile *p, uint32_t f)
+{
+	static const char *const names[] = {"__x64_sys_execve",	  "__x64_sys_execveat",
+					    "__ia32_sys_execve",  "__ia32_sys_execveat",
+					    "__arm64_sys_execve", "__arm64_sys_execveat",
+					    "do_execveat_common", NULL};
+	const char *name = ty_profile_func_name(p, f);
+	int i;
+
+	if (ty_profile_func_dso(p, f)[0] != '[')
+		return 0;
+	if (strncmp(name, "begin_new_exec", 14) == 0)
+		return 2;
+	for (i = 0; names[i]; i++)
+		if (strncmp(name, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
 int
 ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
 {
@@ -953,6 +1029,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 		return ty_error_set(e, -ENOMEM, "out of memory while pairing context switches");
 	if (split_epochs(c, &epochs) < 0)
 		return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
+	if (c->nexecs)
+		qsort(c->execs, c->nexecs, sizeof(*c->execs), exec_cmp);
 	while (cap < (c->nwords + 16) * 2)
 		cap *= 2;
 	mask = cap - 1;
@@ -966,25 +1044,62 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	for (i = 0; i < c->nstacks; i++) {
 		const uint64_t *w = c->words + c->stack_off[i];
 		uint32_t pid = (uint32_t)w[0], n = (uint32_t)w[1];
+		/* inexec: 1 inside execve, 2 its old program's pc (then
+		 * [exec]), 0 elsewhere; newimg: begin_new_exec seen. */
+		int inexec = 0, newimg = 0;
+		uint64_t when = 0;
 		for (j = 0, nl = 0; j < n; j++) {
 			/* A caller's frame holds a return address: look up the
 			 * call instruction before it. */
-			uint64_t a = w[2 + j] - (j > 0 && w[2 + j] > 0);
+			uint64_t a = w[2 + j] - (j > 0 && w[2 + j] > 0), t = times[i];
+			uint32_t ep = epochs[i] == TY_NONE ? 0 : epochs[i];
 			/* Unwound by tachy: an interrupted pc (the sample's, or
 			 * one a signal frame saved) is looked up as it is. */
 			if (w[2 + j] < TY_KERNEL_START && (w[2 + j] & TY_FRAME_EXACT))
 				a = w[2 + j] & ~TY_FRAME_EXACT;
 			else if (w[2 + j] == TY_FRAME_TRUNCATED)
 				a = TY_FRAME_TRUNCATED;
-			uint32_t ep = epochs[i] == TY_NONE ? 0 : epochs[i];
-			const struct lockey *key =
-			    resolve(c, p, tab, mask, &runs, pid, ep, a, times[i]);
+			if (inexec && a < TY_KERNEL_START) {
+				/* The old program's pc, in its old mappings;
+				 * the rest of its chain is the new image's. */
+				if (inexec == 1 && exec_tail(c, pid, t, &when))
+					inexec = 2, t = when ? when - 1 : 0;
+				else if (inexec == 1)
+					inexec = newimg ? 2 : 0; /* not yet the COMM */
+				if (inexec == 2) {
+					ep |= 0x80000000u;
+					a = w[2 + j] & ~TY_FRAME_EXACT;
+				}
+			}
+			const struct lockey *key = resolve(c, p, tab, mask, &runs, pid, ep, a, t);
 			if (!key)
 				goto oom;
+			if (inexec == 2) {
+				uint32_t f = p->locs[runs.v[key->loc]].func;
+				for (k = 0; ty_profile_func_dso(p, f)[0] != '[' && k < key->n &&
+					    nl < sizeof(locs) / sizeof(*locs);
+				     k++)
+					locs[nl++] = runs.v[key->loc + k];
+				break;
+			}
+			if (a >= TY_KERNEL_START && key->n) {
+				int x =
+				    is_exec_call(p, p->locs[runs.v[key->loc + key->n - 1]].func);
+				inexec |= x == 1;
+				newimg |= x == 2;
+			}
 			/* Inlined callees add frames; a chain too long for the
 			 * buffer loses its outermost ones. */
 			for (k = 0; k < key->n && nl < sizeof(locs) / sizeof(*locs); k++)
 				locs[nl++] = runs.v[key->loc + k];
+		}
+		if (inexec == 1 && (newimg || exec_tail(c, pid, times[i], &when)))
+			inexec = 2; /* a chain of the kernel's frames only */
+		if (inexec == 2 && nl < sizeof(locs) / sizeof(*locs)) {
+			uint32_t f = ty_profile_func(p, "[exec]", "[exec]"), l;
+			if (f == TY_NONE || (l = ty_profile_loc(p, 0, f)) == TY_NONE)
+				goto oom;
+			locs[nl++] = l;
 		}
 		if ((map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
 			goto oom;

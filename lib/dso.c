@@ -426,11 +426,7 @@ read_elf(struct ty_dsos *s, struct ty_dso *d, Elf *elf, int debug)
 #endif
 	ty_symtab_finish(&d->tab);
 	if (!full && debug)
-		ty_symtab_warn(
-		    s->warn,
-		    "%s is stripped (no .symtab, no debug file): functions it does not export "
-		    "are named %s+0xADDRESS",
-		    d->path, d->base);
+		ty_symtab_warn_stripped(s->warn, d->path, d->base);
 }
 
 static void

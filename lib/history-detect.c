@@ -5,7 +5,15 @@
  * the split that maximises the energy statistic q-hat, kept when a Welch t
  * test between the two sides says so, and searched again on either side.
  * The test is on per-commit centres (medians of the runs, so an outlier run
- * moves nothing) weighted by run counts; its p-value is multiplied by the
+ * moves nothing) weighted by run counts. The variance of a commit's median
+ * is taken as the larger of two estimates: the spread of the medians about
+ * their level (n - 2 degrees of freedom), and what the runs' own spread
+ * implies for a median of that many runs ((pi/2) s^2 / k, s robust, with
+ * the many degrees of freedom of the runs): when the commits agree with each
+ * other as closely as their runs allow, the runs give the test its power
+ * (10 commits of 10 runs: 8 degrees of freedom become about 33), and a
+ * commit-to-commit spread beyond that is never hidden. Its p-value is
+ * multiplied by the
  * number of places the split could have been put (Bonferroni), since the
  * place was chosen as the best one. The merge step then drops, weakest
  * first, every change point whose test against its neighbours fails, and
@@ -46,6 +54,10 @@ ty_history_point_of(double *values, size_t n, double confidence, struct ty_histo
 	if ((rc = ty_stats_summarize(values, n, &s)) < 0)
 		return rc;
 	p->centre = s.median;
+	if (n >= 3) {
+		double mad = 1.4826 * ty_stats_mad(values, n, s.median);
+		p->run_var = mad * mad;
+	}
 	rc = ty_verdict_median_ci(values, n, confidence, &p->lo, &p->hi);
 	return rc == -ENOMEM ? rc : 0;
 }
@@ -54,6 +66,7 @@ ty_history_point_of(double *values, size_t n, double confidence, struct ty_histo
  * sums of squares keep their precision): O(1) statistics of any segment. */
 struct prefix {
 	double *w, *wc, *wc2, *w2;
+	double *rdf, *rss; /* sum of (k - 1) and of (k - 1) run_var over points with a run_var */
 	double shift;
 	const struct ty_history_point *x;
 };
@@ -61,9 +74,17 @@ struct prefix {
 struct seg {
 	double n;    /* points */
 	double neff; /* effective count: (sum w)^2 / sum w^2 */
+	double w;    /* sum of the weights (runs) */
 	double mean; /* weighted, shifted back */
 	double var;  /* weighted, unbiased by n / (n - 1) */
+	double rdf;  /* the runs' degrees of freedom about their commits' medians */
+	double rss;  /* their sum of squares (robust variances times degrees of freedom) */
 };
+
+/* The variance of the median of k runs is about (pi/2) s^2 / k (normal
+ * runs); s^2 from the MAD keeps about 37% of the degrees of freedom. */
+#define MEDIAN_VAR_FACTOR 1.5707963267948966
+#define MAD_DF_SHARE 0.37
 
 static void
 seg_of(const struct prefix *P, size_t a, size_t b, struct seg *s)
@@ -74,8 +95,29 @@ seg_of(const struct prefix *P, size_t a, size_t b, struct seg *s)
 
 	s->n = (double)(b - a);
 	s->neff = w2 > 0 ? w * w / w2 : s->n;
+	s->w = w;
 	s->mean = m + P->shift;
 	s->var = s->n > 1 && ss > 0 ? ss / w * s->n / (s->n - 1) : 0;
+	s->rdf = P->rdf[b] - P->rdf[a];
+	s->rss = P->rss[b] - P->rss[a];
+}
+
+/* The standard error of the difference of the levels L and R, and its
+ * degrees of freedom: the larger of the commits' spread and the one their
+ * runs imply (see the top of the file). SE_B, DF_B: the commits'. */
+static double
+diff_se(const struct seg *l, const struct seg *r, double se_b, double df_b, double *df)
+{
+	double rdf = l->rdf + r->rdf, se_r;
+
+	*df = df_b;
+	if (!(rdf > 0) || !(l->rss + r->rss > 0))
+		return se_b;
+	se_r = sqrt(MEDIAN_VAR_FACTOR * (l->rss + r->rss) / rdf * (1 / l->w + 1 / r->w));
+	if (!(se_r > se_b))
+		return se_b;
+	*df = MAD_DF_SHARE * rdf > df_b ? MAD_DF_SHARE * rdf : df_b;
+	return se_r;
 }
 
 /* Student's t (pooled variance) between two levels; two-sided p, not
@@ -92,7 +134,8 @@ student_p(const struct seg *l, const struct seg *r, double *t_out, double *df_ou
 	if (l->n < 2 || r->n < 2)
 		return 1;
 	sp2 = ((l->n - 1) * l->var + (r->n - 1) * r->var) / df;
-	se = sqrt(sp2 * (1 / l->neff + 1 / r->neff));
+	se = diff_se(l, r, sqrt(sp2 * (1 / l->neff + 1 / r->neff)), df, &df);
+	*df_out = df;
 	*se_out = se;
 	if (!(se > 0))
 		return r->mean == l->mean ? 1 : 0;
@@ -363,12 +406,14 @@ prefix_init(struct prefix *P, const struct ty_history_point *x, size_t n)
 {
 	size_t i;
 
-	P->w = calloc(4 * (n + 1), sizeof(double));
+	P->w = calloc(6 * (n + 1), sizeof(double));
 	if (!P->w)
 		return -ENOMEM;
 	P->wc = P->w + (n + 1);
 	P->wc2 = P->wc + (n + 1);
 	P->w2 = P->wc2 + (n + 1);
+	P->rdf = P->w2 + (n + 1);
+	P->rss = P->rdf + (n + 1);
 	P->shift = n ? x[0].centre : 0;
 	P->x = x;
 	for (i = 0; i < n; i++) {
@@ -377,6 +422,11 @@ prefix_init(struct prefix *P, const struct ty_history_point *x, size_t n)
 		P->wc[i + 1] = P->wc[i] + w * c;
 		P->wc2[i + 1] = P->wc2[i] + w * c * c;
 		P->w2[i + 1] = P->w2[i] + w * w;
+		/* a commit's runs, when their spread is known */
+		double k = x[i].weight, v = x[i].run_var;
+		int known = k >= 3 && isfinite(v) && v > 0;
+		P->rdf[i + 1] = P->rdf[i] + (known ? k - 1 : 0);
+		P->rss[i + 1] = P->rss[i] + (known ? (k - 1) * v : 0);
 	}
 	return 0;
 }
@@ -418,6 +468,52 @@ merge(const struct prefix *P, struct cands *c, size_t n, double max_p, double mi
 		memmove(c->v + worst, c->v + worst + 1, (c->n - worst - 1) * sizeof(*c->v));
 		c->n--;
 	}
+}
+
+double
+ty_history_min_step(const struct ty_history_point *x, size_t n,
+		    const struct ty_history_detect_opts *o, double power)
+{
+	struct ty_history_detect_opts def;
+	struct prefix P = {0};
+	struct seg all, l, r;
+	double places, se, df, alpha, t, step;
+	size_t m, i;
+
+	if (!o) {
+		ty_history_detect_defaults(&def);
+		o = &def;
+	}
+	for (i = 0; i < n; i++)
+		if (!isfinite(x[i].centre) || !isfinite(x[i].weight) || x[i].weight < 0)
+			return NAN;
+	m = n < (o->window >= 8 ? o->window : 8) ? n : (o->window >= 8 ? o->window : 8);
+	if (m < 4 || !(power > 0 && power < 1) || prefix_init(&P, x, n) < 0)
+		return NAN;
+	/* the series as one level; a step in the middle of M commits like it */
+	seg_of(&P, 0, n, &all);
+	free(P.w);
+	if (!(all.mean != 0))
+		return NAN;
+	l = all;
+	l.n = (double)(m / 2);
+	l.neff = all.neff * l.n / all.n;
+	l.w = all.w * l.n / all.n;
+	l.rdf = all.rdf * l.n / all.n;
+	l.rss = all.rss * l.n / all.n;
+	r = l;
+	r.n = (double)(m - m / 2);
+	r.neff = all.neff * r.n / all.n;
+	r.w = all.w * r.n / all.n;
+	r.rdf = all.rdf * r.n / all.n;
+	r.rss = all.rss * r.n / all.n;
+	df = (double)m - 2;
+	se = diff_se(&l, &r, sqrt(all.var * (1 / l.neff + 1 / r.neff)), df, &df);
+	places = (double)m - 3;
+	alpha = o->max_p / (places > 1 ? places : 1);
+	t = ty_stats_t_quantile(1 - alpha / 2, df) + ty_stats_t_quantile(power, df);
+	step = t * se;
+	return se > 0 ? step / fabs(all.mean) * 100 : NAN;
 }
 
 int

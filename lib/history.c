@@ -196,6 +196,10 @@ fail:
 
 /* ---- open ---- */
 
+#define ADD_TRIES 12	 /* a transaction run again at most this often */
+#define CONNECT_TRIES 30 /* connecting again: about 27 s in all */
+static int after_lost(struct ty_history *h, const char *xid, int at_commit, struct ty_error *e);
+
 int
 ty_history_default_db(char *buf, size_t size)
 {
@@ -211,87 +215,36 @@ ty_history_default_db(char *buf, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
-static int
-is_uri(const char *db)
-{
-	return strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres://", 11) == 0;
-}
-
-/* DB with the password of a URI (user:PASSWORD@) shown as "***". */
-static char *
-shown_name(const char *db)
-{
-	const char *p = strstr(db, "://"), *at, *colon;
-	char *out;
-
-	if (!is_uri(db) || !p)
-		return strdup(db);
-	p += 3;
-	at = strchr(p, '@');
-	colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
-	if (!colon)
-		return strdup(db);
-	if (!(out = malloc(strlen(db) + 4)))
-		return NULL;
-	sprintf(out, "%.*s:***%s", (int)(colon - db), db, at);
-	return out;
-}
-
-/* Make the directories above PATH (mode 0700 for the ones made). */
-static void
-make_parents(const char *path)
-{
-	char buf[PATH_MAX], *p;
-
-	if (strlen(path) >= sizeof(buf))
-		return;
-	strcpy(buf, path);
-	for (p = buf + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(buf, 0700);
-		*p = '/';
-	}
-}
-
 int
 ty_history_open(struct ty_history **out, const char *db, int create, struct ty_error *e)
 {
 	struct ty_history *h = calloc(1, sizeof(*h));
-	struct stat st;
-	int rc;
+	int rc, tries;
 
 	*out = NULL;
-	if (!h || !(h->s.name = shown_name(db))) {
+	if (!h || !(h->s.name = ty_store_shown(db, &h->s))) {
 		free(h);
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}
-	if (is_uri(db)) {
+	if (ty_store_kind_of(db) == TY_STORE_PG)
 		rc = ty_store_pg_open(&h->s, db, e);
-	} else {
-		if (!create && stat(db, &st) < 0) {
-			rc = ty_error_set(e, -ENOENT, "database '%s': %s", h->s.name,
-					  strerror(errno));
-			goto fail;
-		}
-		if (stat(db, &st) == 0 && !S_ISREG(st.st_mode)) {
-			rc = ty_error_set(e, -EINVAL, "database '%s' is not a regular file",
-					  h->s.name);
-			goto fail;
-		}
-		if (create)
-			make_parents(db);
-		rc = ty_store_sqlite_open(&h->s, db, create, e);
-	}
+	else
+		rc = ty_store_sqlite_open(&h->s, db, create, schema_sqlite, e);
 	if (rc < 0)
 		goto fail;
-	if ((rc = schema_check(h, create, e)) < 0)
+	/* a server that restarts meanwhile: connect again and look again */
+	for (tries = 1; (rc = schema_check(h, create, e)) == -ECONNRESET && tries < ADD_TRIES;
+	     tries++)
+		if (after_lost(h, NULL, 0, NULL) < 0)
+			break;
+	if (rc < 0)
 		goto fail;
 	*out = h;
 	return 0;
 fail:
 	if (h->s.db)
 		h->s.close(&h->s);
-	free(h->s.name);
+	ty_store_forget(&h->s);
 	free(h);
 	return rc;
 }
@@ -303,7 +256,7 @@ ty_history_close(struct ty_history *h)
 		return;
 	if (h->s.db)
 		h->s.close(&h->s);
-	free(h->s.name);
+	ty_store_forget(&h->s);
 	free(h);
 }
 
@@ -422,16 +375,149 @@ add_bench(struct ty_history *h, const char *commit_id, const char *machine_id, c
 	return rc;
 }
 
+/* The machine FILES[I] is stored under. */
+static const char *
+machine_of(const struct ty_history_meta *m, const struct ty_saved *f)
+{
+	const char *mach = m->machine;
+
+	if (!mach || !mach[0])
+		mach = ty_results_read_env(f, "hostname");
+	if ((!mach || !mach[0]) && !f->nenv)
+		mach = m->env_machine;
+	return mach && mach[0] ? mach : "unknown";
+}
+
+static int
+cmp_machine(const void *a, const void *b)
+{
+	return strcmp(**(const char *const *const *)a, **(const char *const *const *)b);
+}
+
+/* One try of ty_history_add's transaction: MACH[i] is file i's machine,
+ * MID[i] receives its id. *XID gets the PostgreSQL transaction's id, and
+ * *AT_COMMIT is set when what failed was the COMMIT itself. */
+static int
+add_once(struct ty_history *h, const struct ty_history_meta *m, const struct ty_saved *files,
+	 size_t n, const char **mach, char **mid, const char *now, char **xid, int *at_commit,
+	 struct ty_error *e)
+{
+	char t[24], o[24], *cid = NULL, *env = NULL;
+	const char *p[4], ***order = NULL;
+	size_t i, j;
+	int rc;
+
+	snprintf(t, sizeof(t), "%" PRId64, m->commit_time);
+	snprintf(o, sizeof(o), "%" PRId64, m->commit_order);
+	for (i = 0; i < n; i++) {
+		free(mid[i]);
+		mid[i] = NULL;
+	}
+	if (!(order = malloc((n ? n : 1) * sizeof(*order))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	if ((rc = begin(h, 1, e)) < 0) {
+		free(order);
+		return rc;
+	}
+	if (h->s.kind == TY_STORE_PG &&
+	    (rc = query_text(h, "SELECT txid_current()", NULL, 0, xid, e)) < 0)
+		goto fail;
+	/* Rows are locked in one order by every writer, so that two never
+	 * wait for each other: the commit, then the machines by name. */
+	p[0] = m->commit;
+	p[1] = m->branch;
+	p[2] = m->commit_time >= 0 ? t : NULL;
+	p[3] = m->commit_order >= 0 ? o : NULL;
+	if ((rc = query_text(h, sql_commit, p, 4, &cid, e)) < 0)
+		goto fail;
+	for (i = 0; i < n; i++)
+		order[i] = &mach[i];
+	qsort(order, n, sizeof(*order), cmp_machine);
+	for (i = 0; i < n; i++) {
+		size_t k = (size_t)(order[i] - mach);
+		if (i && strcmp(*order[i - 1], *order[i]) == 0) {
+			size_t prev = (size_t)(order[i - 1] - mach);
+			if (!(mid[k] = strdup(mid[prev]))) {
+				rc = ty_error_set(e, -ENOMEM, "out of memory");
+				goto fail;
+			}
+			continue;
+		}
+		p[0] = mach[k];
+		if ((rc = query_text(h, sql_machine, p, 1, &mid[k], e)) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		free(env);
+		env = files[i].nenv || !m->env_json ? env_json(&files[i]) : strdup(m->env_json);
+		if (!env) {
+			rc = ty_error_set(e, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (j = 0; j < files[i].nbenches; j++)
+			if ((rc = add_bench(h, cid, mid[i], now, &files[i], &files[i].benches[j],
+					    env, m->tags, e)) < 0)
+				goto fail;
+	}
+	if ((rc = exec0(h, "COMMIT", e)) < 0) {
+		*at_commit = 1;
+		goto fail;
+	}
+	free(order);
+	free(cid);
+	free(env);
+	return 0;
+fail:
+	rollback(h);
+	free(order);
+	free(cid);
+	free(env);
+	return rc;
+}
+
+/* After the connection was lost: connect again (waiting for a server that
+ * restarts), and say whether the transaction XID committed when the
+ * COMMIT was what failed (1 committed, 0 not, -errno unknown). */
+static int
+after_lost(struct ty_history *h, const char *xid, int at_commit, struct ty_error *e)
+{
+	const char *p[1] = {xid};
+	char *status = NULL;
+	int k, rc = -ECONNRESET;
+
+	if (!h->s.reset)
+		return rc;
+	for (k = 0; k < CONNECT_TRIES && (rc = h->s.reset(&h->s, e)) < 0; k++)
+		ty_store_backoff(k + 4);
+	if (rc < 0 || !at_commit || !xid)
+		return rc < 0 ? rc : 0;
+	/* the server knows what became of a recent transaction */
+	for (k = 0; k < ADD_TRIES; k++) {
+		rc = query_text(h, "SELECT txid_status(CAST($1 AS BIGINT))", p, 1, &status, e);
+		if (rc < 0)
+			break;
+		if (!status || strcmp(status, "in progress") != 0)
+			break;
+		free(status);
+		status = NULL;
+		ty_store_backoff(k);
+	}
+	if (rc == 0)
+		rc = status && strcmp(status, "committed") == 0;
+	free(status);
+	return rc;
+}
+
 int
 ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const struct ty_saved *files,
 	       size_t n, size_t *added, struct ty_error *e)
 {
-	char t[24], o[24], now[32], *mid = NULL, *cid = NULL, *env = NULL;
-	const char *p[4];
+	char now[32], **mid = NULL, *xid = NULL;
+	const char **mach = NULL;
 	size_t i, j, count = 0;
 	time_t tt = time(NULL);
 	struct tm tm;
-	int rc;
+	int rc = 0, tries, at_commit;
 
 	*added = 0;
 	if (!m->commit || !m->commit[0])
@@ -444,54 +530,62 @@ ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const stru
 			return ty_error_set(e, -EINVAL,
 					    "%s: no run to store (nothing written to '%s')",
 					    files[i].path, h->s.name);
+		count += files[i].nbenches;
 	}
+	mid = calloc(n ? n : 1, sizeof(*mid));
+	mach = calloc(n ? n : 1, sizeof(*mach));
+	if (!mid || !mach) {
+		free(mid);
+		free(mach);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		mach[i] = machine_of(m, &files[i]);
 	gmtime_r(&tt, &tm);
 	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(t, sizeof(t), "%" PRId64, m->commit_time);
-	snprintf(o, sizeof(o), "%" PRId64, m->commit_order);
-	if ((rc = begin(h, 1, e)) < 0)
-		return rc;
-	p[0] = m->commit;
-	p[1] = m->branch;
-	p[2] = m->commit_time >= 0 ? t : NULL;
-	p[3] = m->commit_order >= 0 ? o : NULL;
-	if ((rc = query_text(h, sql_commit, p, 4, &cid, e)) < 0)
-		goto fail;
-	for (i = 0; i < n; i++) {
-		const char *mach = m->machine;
-		if (!mach || !mach[0])
-			mach = ty_results_read_env(&files[i], "hostname");
-		if ((!mach || !mach[0]) && !files[i].nenv)
-			mach = m->env_machine;
-		if (!mach || !mach[0])
-			mach = "unknown";
-		free(mid);
-		p[0] = mach;
-		if ((rc = query_text(h, sql_machine, p, 1, &mid, e)) < 0)
-			goto fail;
-		free(env);
-		env = files[i].nenv || !m->env_json ? env_json(&files[i]) : strdup(m->env_json);
-		if (!env) {
-			rc = ty_error_set(e, -ENOMEM, "out of memory");
-			goto fail;
+	/* A serialization failure, a deadlock or a lost connection rolls the
+	 * transaction back: it is run again, after a jittered wait. */
+	for (tries = 1;; tries++) {
+		at_commit = 0;
+		free(xid);
+		xid = NULL;
+		rc = add_once(h, m, files, n, mach, mid, now, &xid, &at_commit, e);
+		if (rc == -ECONNRESET) {
+			struct ty_error e2 = {0};
+			int st = after_lost(h, xid, at_commit, &e2);
+			if (st == 1) {
+				rc = 0;
+			} else if (st < 0 && at_commit) {
+				ty_error_set(e, -EIO,
+					     "database '%s': the connection was lost during COMMIT "
+					     "and the server cannot say whether the results were "
+					     "stored: look with tachy history show",
+					     h->s.name);
+				rc = -EIO;
+				break;
+			} else if (st < 0) {
+				break;
+			}
 		}
-		for (j = 0; j < files[i].nbenches; j++, count++)
-			if ((rc = add_bench(h, cid, mid, now, &files[i], &files[i].benches[j], env,
-					    m->tags, e)) < 0)
-				goto fail;
+		if (rc == 0 || (rc != -EAGAIN && rc != -ECONNRESET))
+			break;
+		if (tries == ADD_TRIES) {
+			size_t len = strlen(e ? e->msg : "");
+			if (e && len + 40 < sizeof(e->msg))
+				snprintf(e->msg + len, sizeof(e->msg) - len,
+					 " (gave up after %d tries)", tries);
+			break;
+		}
+		if (rc == -EAGAIN)
+			ty_store_backoff(tries - 1);
 	}
-	if ((rc = exec0(h, "COMMIT", e)) < 0)
-		goto fail;
-	*added = count;
+	for (i = 0; i < n; i++)
+		free(mid[i]);
 	free(mid);
-	free(cid);
-	free(env);
-	return 0;
-fail:
-	rollback(h);
-	free(mid);
-	free(cid);
-	free(env);
+	free(mach);
+	free(xid);
+	if (rc == 0)
+		*added = count;
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tachy/kallsyms.h"
+#include "tachy/kmod.h"
 #include "tachy/outfile.h"
 
 struct kc_ent {
@@ -32,6 +33,7 @@ struct ty_kallsyms {
 	uint64_t core_lo, core_hi; /* the cached table covers [core_lo, core_hi] */
 	int partial;		   /* kernel addresses resolve from the cache alone */
 	unsigned kallsyms_reads;
+	struct ty_kmod *kmod; /* module symbols (kmod.c), from the full read */
 	struct ty_symtab_warnings *warn;
 };
 
@@ -54,6 +56,7 @@ ty_kallsyms_free(struct ty_kallsyms *k)
 	free(k->kallsyms_path);
 	free(k->cache_dir);
 	free(k->boot_id_path);
+	ty_kmod_free(k->kmod);
 	if (k->kcache_map)
 		munmap(k->kcache_map, k->kcache_len);
 	free(k);
@@ -481,6 +484,8 @@ load_kallsyms(struct ty_kallsyms *k)
 		len += n;
 	} while (n > 0);
 	fclose(fp);
+	if (!k->kmod) /* before kallsyms_line cuts the lines */
+		ty_kmod_parse(&k->kmod, buf, len);
 	for (p = buf; p && p < buf + len;) {
 		size_t off;
 		p = kallsyms_line(p, buf + len, &addr, &type, &name, &iscore);
@@ -545,13 +550,21 @@ kernel_table(struct ty_kallsyms *k, uint64_t ip)
 }
 
 const char *
-ty_kallsyms_name(struct ty_kallsyms *k, uint64_t ip)
+ty_kallsyms_name(struct ty_kallsyms *k, uint64_t ip, const char **module)
 {
 	const struct ty_sym *sym;
+	const char *name, *mod;
 
+	*module = NULL;
 	kernel_table(k, ip);
 	if (k->partial)
 		return kcache_find(k, ip);
+	/* from the module table load_kallsyms made (none while the cached core
+	 * table covers IP) */
+	if ((name = ty_kmod_lookup(k->kmod, ip, &mod))) {
+		*module = mod;
+		return name;
+	}
 	sym = ty_symtab_find(&k->table, ip);
 	return sym ? sym->name : NULL;
 }

@@ -268,6 +268,55 @@ ty_memcg_parse_peak(const char *text, size_t len)
 	return v / 1024 > (unsigned long long)LONG_MAX ? -EIO : (long)(v / 1024);
 }
 
+int
+ty_memcg_procs(const struct ty_memcg *m, pid_t **out, size_t *n)
+{
+	char path[PATH_MAX], buf[4096];
+	size_t cap = 0, len = 0;
+	pid_t *v = NULL, *nv;
+	long pid = 0;
+	int fd, digits = 0, rc = 0;
+	ssize_t got, i;
+
+	*out = NULL;
+	*n = 0;
+	if (!m->version || join(path, sizeof(path), m->dir, "cgroup.procs") < 0)
+		return -ENOENT;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	while ((got = read(fd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EINTR)) {
+		for (i = 0; i < got; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9' && pid < 100000000) {
+				pid = pid * 10 + (buf[i] - '0'), digits = 1;
+				continue;
+			}
+			if (!digits)
+				continue;
+			if (len == cap) {
+				cap = cap ? 2 * cap : 16;
+				if (!(nv = realloc(v, cap * sizeof(*v)))) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				v = nv;
+			}
+			v[len++] = (pid_t)pid;
+			pid = 0, digits = 0;
+		}
+	}
+	if (got < 0)
+		rc = -errno;
+out:
+	close(fd);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
 const char *
 ty_memcg_method(const struct ty_memcg *m)
 {

@@ -285,6 +285,10 @@ ty_numfile_parse(const char *buf, size_t len, const char *name, const struct ty_
 }
 
 #define CHUNK (1 << 20)
+/* The longest line read: a number with its fields before it is a few
+ * hundred bytes; a line of 16 MiB is a file that is not numbers (/dev/zero,
+ * a binary), refused instead of read until memory runs out. */
+#define MAX_LINE (16 << 20)
 
 static int
 read_fd(struct reader *r, int fd)
@@ -298,6 +302,13 @@ read_fd(struct reader *r, int fd)
 	if (!buf)
 		return ty_error_set(r->err, -ENOMEM, "out of memory reading %s", r->name);
 	for (;;) {
+		if (have == cap && cap >= MAX_LINE) {
+			rc = ty_error_set(r->err, -EINVAL,
+					  "Line %zu in %s is longer than %d MiB: not a file of "
+					  "numbers",
+					  r->line + 1, r->name, MAX_LINE >> 20);
+			break;
+		}
 		if (have == cap) {
 			/* one line longer than the buffer: make room */
 			char *nb = realloc(buf, cap * 2);

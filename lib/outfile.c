@@ -213,11 +213,14 @@ walk_into(struct walker *w, int nfd, const char *name, struct ty_error *e)
 	return 0;
 }
 
-/* Walk PATH to its last component (or, with WANT_DIR, to the directory it
- * names) into SP. Returns 0 or a negative errno with E filled. */
+/* Walk PATH to its last component (or, with WANT_DIR 1, to the directory it
+ * names; with 2, to a last component that no /proc magic link may stand
+ * for) into SP. Returns 0 or a negative errno with E filled. */
 static int
 walk(const char *path, const char *verb, int want_dir, struct spot *sp, struct ty_error *e)
 {
+	int name_only = want_dir == 2;
+
 	struct walker w = {.path = path, .verb = verb};
 	struct stat st;
 	char *p, *end, *q, *name;
@@ -225,6 +228,8 @@ walk(const char *path, const char *verb, int want_dir, struct spot *sp, struct t
 
 	memset(sp, 0, sizeof(*sp));
 	sp->dfd = sp->fd = -1;
+	if (name_only)
+		want_dir = 0;
 	if (!*path)
 		return walk_fail(&w, ENOENT, e);
 	w.rest = strdup(path);
@@ -265,6 +270,11 @@ walk(const char *path, const char *verb, int want_dir, struct spot *sp, struct t
 			rc = walk_fail(&w, errno, e);
 			if (nfd >= 0)
 				close(nfd);
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && last && name_only && on_procfs(w.dfd)) {
+			close(nfd);
+			rc = walk_fail(&w, EINVAL, e);
 			break;
 		}
 		if (S_ISLNK(st.st_mode) && last && on_procfs(w.dfd)) {
@@ -378,6 +388,22 @@ ty_outfile_is_tmp(const char *name)
 	size_t n = strlen(name);
 
 	return name[0] == '.' && n > 14 && strncmp(name + n - 13, ".tachy-", 7) == 0;
+}
+
+int
+ty_outfile_resolve(const char *path, const char *verb, char **name, struct stat *st,
+		   struct ty_error *e)
+{
+	struct spot sp;
+	int rc = walk(path, verb, 2, &sp, e);
+
+	if (rc < 0)
+		return rc;
+	*name = sp.name;
+	memset(st, 0, sizeof(*st));
+	if (sp.exists)
+		*st = sp.st;
+	return sp.dfd;
 }
 
 int

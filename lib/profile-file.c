@@ -1,12 +1,24 @@
 /* profile-file.c - the profile's self-contained file format: writing and
- * reading (bounds-checked, every index validated). */
+ * reading (bounds-checked, every index validated).
+ *
+ * The file: "TACHYPRF", the version (u32), the header's check (u32), then
+ * sections, each a tag (u32), a check (u32), the payload's length (u64)
+ * and the payload, up to the END section (tag "END", length 0). All
+ * little-endian. From version 3 the header's check is the CRC-32 of the
+ * magic and the version, a section's the CRC-32 of its tag, length and
+ * payload: a damaged file is refused, not read as wrong numbers. Versions
+ * 1 and 2 wrote 0 in both and are read unchecked. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tachy/array.h"
+#include "tachy/crc32.h"
 #include "tachy/outfile.h"
 #include "tachy/profile-file.h"
 
@@ -20,11 +32,13 @@ enum {
 	SEC_SAMPLES,
 	SEC_MAPS,
 	SEC_LINES,
+	SEC_CALLS,
 	SEC_END = 0x454e44
-}; /* SEC_MAPS and SEC_LINES are optional (added later) */
+}; /* SEC_MAPS, SEC_LINES and SEC_CALLS are optional (added later) */
 
-static const char *const sec_names[] = {"?",	  "meta",    "strings", "functions", "locations",
-					"stacks", "threads", "samples", "mappings",  "lines"};
+static const char *const sec_names[] = {"?",	     "meta",   "strings", "functions",
+					"locations", "stacks", "threads", "samples",
+					"mappings",  "lines",  "calls"};
 
 struct buf {
 	unsigned char *p;
@@ -96,15 +110,40 @@ putku(struct buf *b, const char *k, uint64_t v)
 	putkv(b, k, s);
 }
 
+/* The check of a section: the CRC-32 of its tag and length (HEAD, the
+ * 16-byte header with the check's 4 bytes left out) and its payload. */
+static uint32_t
+section_crc(const unsigned char *head, const unsigned char *payload, uint64_t len)
+{
+	uint32_t crc = ty_crc32(0, head, 4);
+
+	crc = ty_crc32(crc, head + 8, 8);
+	return ty_crc32(crc, payload, (size_t)len);
+}
+
+/* Fill in the check of the section whose header starts at OUT[AT]. */
+static void
+seal(struct buf *out, size_t at)
+{
+	unsigned char *h = out->p + at;
+	uint64_t len = (uint64_t)(out->n - at - 16);
+
+	le32(h + 4, section_crc(h, h + 16, len));
+}
+
 static void
 section(struct buf *out, uint32_t tag, struct buf *b)
 {
+	size_t at = out->n;
+
 	put32(out, tag);
 	put32(out, 0);
 	put64(out, b->n);
 	put(out, b->p, b->n);
 	if (b->err)
 		out->err = 1;
+	if (!out->err)
+		seal(out, at);
 	b->n = 0;
 }
 
@@ -115,7 +154,7 @@ samples(struct buf *out, const struct ty_profile *p)
 {
 	uint64_t len = 8 + 32 * (uint64_t)p->nsamples;
 	unsigned char *d;
-	size_t i;
+	size_t i, at;
 
 	if (out->err || ty_array_grow(&out->p, 1, out->n + 16 + len, &out->cap) < 0) {
 		out->err = 1;
@@ -129,7 +168,9 @@ samples(struct buf *out, const struct ty_profile *p)
 		d = le64(le64(d, s->time), s->period);
 		d = le32(le32(le32(le32(d, s->tid), s->cpu), s->stack), s->state);
 	}
+	at = out->n;
 	out->n = (size_t)(d - out->p);
+	seal(out, at);
 }
 
 static void
@@ -141,9 +182,9 @@ encode(const struct ty_profile *p, struct buf *out)
 
 	put(out, TY_PROFILE_MAGIC, 8);
 	put32(out, TY_PROFILE_VERSION);
-	put32(out, 0);
-	put32(&b,
-	      (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) + (m->off_cpu ? 3 : 0));
+	put32(out, out->err ? 0 : ty_crc32(0, out->p, 12));
+	put32(&b, (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) +
+		      (m->off_cpu ? 3 : 0) + (m->system_wide ? 2 : 0) + (m->calls_hit_ps ? 1 : 0));
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);
@@ -172,6 +213,12 @@ encode(const struct ty_profile *p, struct buf *out)
 	if (m->start_unix_ns) {
 		putku(&b, "start_unix_ns", m->start_unix_ns);
 		putku(&b, "start_mono_ns", m->start_mono_ns);
+	}
+	if (m->calls_hit_ps)
+		putku(&b, "calls_hit_ps", m->calls_hit_ps);
+	if (m->system_wide) {
+		putku(&b, "system_wide", 1);
+		putkv(&b, "cpus", m->cpus ? m->cpus : "");
 	}
 	section(out, SEC_META, &b);
 	put32(&b, p->nstrings);
@@ -214,6 +261,12 @@ encode(const struct ty_profile *p, struct buf *out)
 		for (i = 0; i < p->nlocs; i++)
 			put32(&b, p->locs[i].line);
 		section(out, SEC_LINES, &b);
+	}
+	if (p->ncalls) {
+		put32(&b, p->ncalls);
+		for (i = 0; i < p->ncalls; i++)
+			put32(&b, p->calls[i].func), put64(&b, p->calls[i].count);
+		section(out, SEC_CALLS, &b);
 	}
 	samples(out, p);
 	section(out, SEC_END, &b);
@@ -262,6 +315,7 @@ struct rd {
 	const char *what; /* the section being read */
 	int bad;
 	uint32_t version;
+	const unsigned char *start; /* of the file, for offsets in messages */
 };
 
 static uint32_t
@@ -375,6 +429,12 @@ read_meta(struct rd *r, struct ty_profile *p)
 			m->start_unix_ns = u;
 		} else if (strcmp(k, "start_mono_ns") == 0) {
 			m->start_mono_ns = u;
+		} else if (strcmp(k, "calls_hit_ps") == 0) {
+			m->calls_hit_ps = u;
+		} else if (strcmp(k, "system_wide") == 0) {
+			m->system_wide = u != 0;
+		} else if (strcmp(k, "cpus") == 0 && !m->cpus) {
+			m->cpus = v, v = NULL;
 		}
 		free(k);
 		free(v);
@@ -439,6 +499,16 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			p->threads[i].pid = get32(r), p->threads[i].tid = get32(r),
 			p->threads[i].comm = get32(r);
 		p->nthreads = (uint32_t)n;
+		break;
+	case SEC_CALLS:
+		if (!count_ok(r, n = get32(r), 12) ||
+		    !(p->calls = calloc(n ? n : 1, sizeof(*p->calls)))) {
+			r->bad = r->bad ? r->bad : 2;
+			return;
+		}
+		for (i = 0; i < n; i++)
+			p->calls[i].func = get32(r), p->calls[i].count = get64(r);
+		p->ncalls = (uint32_t)n;
 		break;
 	case SEC_MAPS:
 		if (!count_ok(r, n = get32(r), 32) ||
@@ -537,6 +607,10 @@ check_refs(const struct ty_profile *p, struct ty_error *e)
 		    (p->maps[i].build_id != TY_NONE && p->maps[i].build_id >= p->nstrings) ||
 		    p->maps[i].limit < p->maps[i].start)
 			return ty_error_set(e, -EINVAL, "mapping %zu is out of range", i);
+	for (i = 0; i < p->ncalls; i++)
+		if (p->calls[i].func >= p->nfuncs)
+			return ty_error_set(e, -EINVAL, "call count %zu names function %u of %u", i,
+					    p->calls[i].func, p->nfuncs);
 	for (i = 0; i < p->nsamples; i++)
 		if (p->samples[i].stack >= p->nstacks)
 			return ty_error_set(e, -EINVAL, "sample %zu refers to stack %u of %u", i,
@@ -547,8 +621,9 @@ check_refs(const struct ty_profile *p, struct ty_error *e)
 static int
 parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 {
+	const unsigned char *head;
 	unsigned seen = 0;
-	uint32_t tag;
+	uint32_t tag, check;
 	uint64_t len;
 
 	for (;;) {
@@ -556,17 +631,29 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 			return ty_error_set(e, -EINVAL,
 					    "truncated: the file ends before its END "
 					    "section");
+		head = r->p;
 		tag = get32(r);
-		get32(r);
+		check = get32(r);
 		len = get64(r);
+		if (tag == 0)
+			return ty_error_set(e, -EINVAL, "damaged: a section without a tag");
 		if (len > (uint64_t)(r->end - r->p))
 			return ty_error_set(
 			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
-			    tag <= SEC_LINES ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
+			    tag <= SEC_CALLS ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
+		if (r->version >= 3 && check != section_crc(head, r->p, len))
+			return ty_error_set(e, -EINVAL,
+					    "damaged: the %s section at byte %zu fails its "
+					    "checksum (the file changed after tachy wrote it: "
+					    "record it again, or restore it from a copy)",
+					    tag <= SEC_CALLS ? sec_names[tag]
+					    : tag == SEC_END ? "END"
+							     : "unknown",
+					    (size_t)(head - r->start));
 		if (tag == SEC_END)
 			break;
-		if (tag >= 1 && tag <= SEC_LINES) {
-			struct rd s = {r->p, r->p + len, sec_names[tag], 0, r->version};
+		if (tag >= 1 && tag <= SEC_CALLS) {
+			struct rd s = {r->p, r->p + len, sec_names[tag], 0, r->version, r->start};
 			if (seen & (1u << tag))
 				return ty_error_set(e, -EINVAL, "section %s appears twice",
 						    sec_names[tag]);
@@ -587,26 +674,49 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 	return check_refs(p, e);
 }
 
-int
-ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty_error *e)
+/* The version of the file whose first LEN bytes are BUF, or -EINVAL with
+ * E set when they are not a profile's header that this tachy reads. */
+static int
+check_header(const unsigned char *buf, size_t len, struct ty_error *e)
 {
-	struct rd r = {buf, (const unsigned char *)buf + len, "header", 0, 0};
-	struct ty_profile *p;
-	uint32_t version;
-	int ret;
+	struct rd r = {buf + 8, buf + len, "header", 0, 0, buf};
+	uint32_t version, reserved;
 
-	*out = NULL;
+	if (len >= 8 && memcmp(buf, "PERFILE2", 8) == 0)
+		return ty_error_set(e, -EINVAL,
+				    "not a tachy profile: perf record's file (perf report reads "
+				    "it; tachy record -- CMD writes one for tachy report)");
 	if (len < 16 || memcmp(buf, TY_PROFILE_MAGIC, 8) != 0)
 		return ty_error_set(e, -EINVAL, "not a tachy profile (no TACHYPRF magic)");
-	r.p += 8;
 	version = get32(&r);
-	get32(&r);
+	reserved = get32(&r);
 	if (version < TY_PROFILE_VERSION_MIN || version > TY_PROFILE_VERSION)
 		return ty_error_set(e, -EINVAL,
 				    "profile format version %u is not supported "
 				    "(this tachy reads versions %d to %d)",
 				    version, TY_PROFILE_VERSION_MIN, TY_PROFILE_VERSION);
-	r.version = version;
+	/* versions 1 and 2 wrote 0; from 3, the CRC-32 of the magic and the
+	 * version (a flipped bit cannot turn a 3 into an unchecked 2) */
+	if (reserved != (version >= 3 ? ty_crc32(0, buf, 12) : 0))
+		return ty_error_set(e, -EINVAL,
+				    "damaged: the header fails its checksum (the file changed "
+				    "after tachy wrote it: record it again, or restore it from "
+				    "a copy)");
+	return (int)version;
+}
+
+int
+ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty_error *e)
+{
+	struct rd r = {buf, (const unsigned char *)buf + len, "header", 0, 0, buf};
+	struct ty_profile *p;
+	int ret;
+
+	*out = NULL;
+	if ((ret = check_header(buf, len, e)) < 0)
+		return ret;
+	r.p += 16;
+	r.version = (uint32_t)ret;
 	if (!(p = ty_profile_new()))
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	free(p->stack_off);
@@ -632,38 +742,110 @@ ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty
 	return 0;
 }
 
+/* How far into BUF[0..LEN) the sections up to and including END reach: 0
+ * when more is needed to tell, -1 when a section header is impossible (no
+ * tag, or a length past any file). Lets a stream be read as far as the
+ * file says it goes, and no further. */
+static long long
+sections_end(const unsigned char *buf, size_t len)
+{
+	size_t off = 16;
+
+	for (;;) {
+		struct rd r = {buf + off, buf + len, "header", 0, 0, buf};
+		uint32_t tag;
+		uint64_t n;
+
+		if (len - off < 16)
+			return 0;
+		tag = get32(&r);
+		get32(&r);
+		n = get64(&r);
+		if (tag == 0 || n > (uint64_t)1 << 48)
+			return -1;
+		if (tag == SEC_END)
+			return (long long)(off + 16);
+		if (n > len - off - 16)
+			return 0;
+		off += 16 + (size_t)n;
+	}
+}
+
+/* Read FD (named PATH) whole into *BUF, *LEN: the header first, refused
+ * unless it is a profile's (so /dev/zero or a large file of something else
+ * costs 16 bytes, not memory); then a regular file's size, or a stream's
+ * sections up to END. Returns 0 or a negative errno with E set. */
+static int
+read_whole(int fd, const char *path, unsigned char **buf, size_t *len, struct ty_error *e)
+{
+	size_t cap = 0, want = 16, limit = SIZE_MAX;
+	struct stat st;
+	ssize_t n;
+	long long end = 0;
+	int ret;
+
+	*buf = NULL;
+	*len = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		limit = (size_t)st.st_size;
+	for (;;) {
+		if (*len == want) {
+			if (want == 16 && (ret = check_header(*buf, *len, e)) < 0)
+				return ret;
+			if (limit != SIZE_MAX && *len >= limit)
+				return 0;
+			if (limit == SIZE_MAX && (end = sections_end(*buf, *len)) != 0)
+				break;
+			want = limit != SIZE_MAX ? limit : *len + 65536;
+		}
+		if (ty_array_grow(buf, 1, want, &cap) < 0)
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		n = read(fd, *buf + *len, want - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ty_error_set(e, -errno, "%s", strerror(errno));
+		if (n == 0) {
+			if (*len < 16)
+				return ty_error_set(e, -EINVAL, "not a tachy profile (%s)",
+						    *len ? "shorter than its header" : "empty");
+			return 0; /* truncated or a regular file that shrank: parse says */
+		}
+		*len += (size_t)n;
+		if (limit == SIZE_MAX && *len > 16 && *len < want &&
+		    (end = sections_end(*buf, *len)) != 0)
+			break;
+	}
+	if (end < 0)
+		return ty_error_set(e, -EINVAL, "damaged: a section header is impossible");
+	*len = (size_t)end; /* what the file said it holds; the rest is not read */
+	return 0;
+}
+
 int
 ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len = 0;
 	int ret;
 
 	*out = NULL;
-	if (!fp)
+	if (fd < 0)
 		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
-	do {
-		if (ty_array_grow(&buf, 1, len + 65536, &cap) < 0) {
-			ret = ty_error_set(e, -ENOMEM, "cannot read '%s': out of memory", path);
-			goto out;
-		}
-		n = fread(buf + len, 1, cap - len, fp);
-		len += n;
-	} while (n > 0);
-	if (ferror(fp)) {
-		ret = ty_error_set(e, -EIO, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	ret = ty_profile_parse(buf, len, out, e);
+	ret = read_whole(fd, path, &buf, &len, e);
+	if (ret == 0)
+		ret = ty_profile_parse(buf, len, out, e);
 	if (ret < 0) {
 		char msg[TY_ERROR_MAX];
 		snprintf(msg, sizeof(msg), "%s", e ? e->msg : "");
-		ty_error_set(e, ret, "%s: %s", path, msg);
+		if (ret == -EINVAL || ret == -ENOMEM)
+			ty_error_set(e, ret, "%s: %s", path, msg);
+		else
+			ty_error_set(e, ret, "cannot read '%s': %s", path, msg);
 	}
-out:
 	free(buf);
-	if (fp != stdin)
-		fclose(fp);
+	if (fd != STDIN_FILENO)
+		close(fd);
 	return ret;
 }

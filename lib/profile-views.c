@@ -8,6 +8,7 @@
 
 #include "tachy/array.h"
 #include "tachy/profile-views.h"
+#include "tachy/profile-who.h"
 
 /* --- views ------------------------------------------------------------------ */
 
@@ -258,7 +259,9 @@ ty_profile_views_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_pr
 	for (i = 0; i < p->nsamples; i++)
 		out->weight += (double)p->samples[i].period;
 	out->samples = p->nsamples;
-	if (by == TY_BY_THREAD || by == TY_BY_COMM || by == TY_BY_STATE) {
+	if (by == TY_BY_PROCESS || by == TY_BY_CPU) {
+		ret = ty_profile_flat_who(p, by == TY_BY_CPU, out);
+	} else if (by == TY_BY_THREAD || by == TY_BY_COMM || by == TY_BY_STATE) {
 		ret = flat_by_thread(p, by == TY_BY_COMM, by == TY_BY_STATE, out);
 	} else {
 		if (stack_weights(p, &sw) < 0)

@@ -128,10 +128,12 @@ ty_profile_free(struct ty_profile *p)
 	free(p->frames);
 	free(p->threads);
 	free(p->maps);
+	free(p->calls);
 	free(p->samples);
 	free(p->meta.event);
 	free(p->meta.command);
 	free(p->meta.off_cpu_limits);
+	free(p->meta.cpus);
 	index_free(p->index);
 	free(p);
 }
@@ -408,6 +410,29 @@ ty_profile_state_frame(uint32_t state)
 }
 
 int
+ty_profile_calls(struct ty_profile *p, uint32_t f, uint64_t count)
+{
+	struct ty_prof_call *v = realloc(p->calls, (p->ncalls + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->calls = v;
+	p->calls[p->ncalls++] = (struct ty_prof_call){f, count};
+	return 0;
+}
+
+int64_t
+ty_profile_call_count(const struct ty_profile *p, uint32_t f)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->ncalls; i++) /* a few dozen at most (TY_CALLS_MAX) */
+		if (p->calls[i].func == f)
+			return (int64_t)p->calls[i].count;
+	return -1;
+}
+
+int
 ty_profile_has_off_cpu(const struct ty_profile *p)
 {
 	size_t i;
@@ -526,7 +551,7 @@ ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len)
 				      m->kernel_refused ? "were not sampled (the kernel allows "
 							  "user space only here)"
 							: "were not sampled (--user)");
-		if (n >= len || got + sys >= 0.5 * cpu)
+		if (n >= len || got >= 0.5 * (cpu - sys)) /* the user time is covered */
 			return 0;
 	}
 	if (m->use_freq)

@@ -2,6 +2,7 @@
  * the mappings kept known while it runs, its end reaped with wait4(). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include "tachy/array.h"
 #include "tachy/collect.h"
 #include "tachy/duty.h"
+#include "tachy/record-system.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
@@ -96,6 +98,7 @@ struct ty_recorder {
 	size_t nrr, rrlast, rrcap;
 	int track_warned;
 	int watch_lost;	   /* the watcher lost records: forks may have been missed */
+	int unsampled;	   /* the kernel took the events off the command (said once) */
 	char *limits;	   /* what off-CPU recording is missing here */
 	struct uwdiag *dg; /* unwind_log: every sample's chain, judged at the end */
 	size_t ndg, dgcap;
@@ -263,7 +266,10 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	so.rate = r->o.rate;
 	so.callchain = r->cg != TY_CG_NONE;
 	so.pid = r->o.pid ? r->o.pid : r->child;
-	so.enable_on_exec = r->o.pid == 0;
+	so.enable_on_exec = r->o.pid == 0 && !r->o.system_wide;
+	so.system_wide = r->o.system_wide;
+	so.cpus = r->o.cpus;
+	so.ncpus = r->o.ncpus;
 	so.mmap_pages = r->o.mmap_pages;
 	if (r->cg == TY_CG_DWARF) {
 		so.regs_user = TY_UNWIND_REGS_MASK;
@@ -1003,6 +1009,9 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 {
 	struct ty_recorder *r = arg;
 
+	if (r->o.system_wide && rec->tid == 0 &&
+	    (rec->type == TY_SAMPLER_REC_SWITCH || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE))
+		return; /* the idle task is not off the CPU when a CPU works */
 	if (r->o.unwind_log)
 		diag_record(r, rec);
 	if (r->lazy && rec->type == TY_SAMPLER_REC_SAMPLE && !ty_sampler_tracking(r->s))
@@ -1084,7 +1093,67 @@ poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
 		if (d < ms)
 			ms = d;
 	}
+	if (r->o.duration_ns && !r->child) {
+		uint64_t end = r->t0 + r->o.duration_ns;
+		int d = t >= end ? 0 : (int)((end - t + 999999) / 1000000);
+		if (d < ms)
+			ms = d;
+	}
 	return ms;
+}
+
+/* Why the kernel took tachy's events off process PID while it runs: its
+ * credentials changed on exec (a set-user-ID or set-group-ID program: the
+ * kernel does not let an unprivileged user observe it), or its maps cannot
+ * be read. Writes the reason to WHY; 0 when none is found (it ended). */
+static int
+unobservable(pid_t pid, char *why, size_t size)
+{
+	char path[64], buf[4096], *l;
+	unsigned long id[2][4];
+	ssize_t n;
+	int fd, k, got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (k = 0; k < 2; k++)
+		if ((l = strstr(buf, k ? "\nGid:" : "\nUid:")) &&
+		    sscanf(l + 5, "%lu %lu %lu %lu", &id[k][0], &id[k][1], &id[k][2], &id[k][3]) ==
+			4)
+			got |= 1 << k;
+	if ((got & 1) && id[0][1] != (unsigned long)geteuid())
+		return snprintf(why, size, "a set-user-ID program (it runs as uid %lu)", id[0][1]),
+		       1;
+	if ((got & 2) && id[1][1] != (unsigned long)getegid())
+		return snprintf(why, size, "a set-group-ID program (it runs as gid %lu)", id[1][1]),
+		       1;
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno == EACCES)
+		return snprintf(why, size, "its maps are unreadable to this user"), 1;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Every ring hung up while the command runs: the kernel took the events
+ * off it. Say why, once; polling goes on for the end only (a hung-up
+ * descriptor is not polled: it would wake tachy at once, for ever). */
+static void
+check_observable(struct ty_recorder *r)
+{
+	char why[128];
+
+	if (r->unsampled || !unobservable(r->child, why, sizeof(why)))
+		return;
+	r->unsampled = 1;
+	warn(r,
+	     "the command cannot be sampled: it is %s, and the kernel took tachy's events off "
+	     "it; record it as root or as the user it runs as",
+	     why);
 }
 
 /* Has the command (or the process attached to) ended? */
@@ -1100,6 +1169,8 @@ ended(struct ty_recorder *r, int pidfd, const struct pollfd *pfd, struct ty_erro
 		r->reaped = ret == 1;
 		return ret;
 	}
+	if (r->o.system_wide) /* no command: until --duration or the stop word */
+		return r->o.duration_ns && now_ns() - r->t0 >= r->o.duration_ns;
 	if (pidfd >= 0)
 		return (pfd->revents & POLLIN) != 0;
 	return kill(r->o.pid, 0) < 0 && errno == ESRCH;
@@ -1110,26 +1181,37 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 {
 	int n = ty_sampler_nrings(r->s), i, pidfd, own_pidfd = -1, done = 0, hup, nw, ret = 0;
 	struct pollfd *pfd = calloc((size_t)(2 * n) + 1, sizeof(*pfd));
+	unsigned char *whup = calloc((size_t)n + 1, 1); /* watchers that hung up */
 	uint64_t t;
 
-	if (!pfd)
+	if (!pfd || !whup) {
+		free(pfd);
+		free(whup);
 		return ty_error_set(e, -ENOMEM, "out of memory");
-	if (r->child) {
-		pidfd = r->sp.pidfd;
-	} else {
-		pidfd = own_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
 	}
+	if (r->child)
+		pidfd = r->sp.pidfd;
+	else if (r->o.system_wide)
+		pidfd = -1;
+	else
+		pidfd = own_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
 	for (i = 0; i < n; i++)
 		pfd[i] = (struct pollfd){ty_sampler_fd(r->s, i), POLLIN, 0};
 	pfd[n] = (struct pollfd){pidfd, POLLIN, 0};
 	while (!done) {
 		int k, stopping = stop && stop->sig;
 		nw = r->lazy ? ty_sampler_nwatch(r->s) : 0;
+		if (nw > n)
+			nw = n;
 		for (i = 0; i < nw; i++)
-			pfd[n + 1 + i] = (struct pollfd){ty_sampler_watch_fd(r->s, i), POLLIN, 0};
+			pfd[n + 1 + i] =
+			    (struct pollfd){whup[i] ? -1 : ty_sampler_watch_fd(r->s, i), POLLIN, 0};
 		k = poll(pfd, (nfds_t)(n + 1 + nw), poll_ms(r, pidfd, stopping));
 		if (k < 0 && errno != EINTR)
 			break;
+		for (i = 0; i < nw; i++) /* still read on each wake, no longer polled */
+			if (pfd[n + 1 + i].revents & (POLLHUP | POLLERR))
+				whup[i] = 1;
 		if (r->lazy && (ret = lazy_step(r, e)) < 0)
 			break;
 		if ((ret = drain(r, e)) < 0)
@@ -1152,6 +1234,8 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 			break;
 		done |= ret;
 		ret = 0;
+		if (!done && hup == n && r->child)
+			check_observable(r);
 		stopping = stop && stop->sig;
 		if (stopping) {
 			r->interrupted = 1;
@@ -1164,6 +1248,7 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 	if (own_pidfd >= 0)
 		close(own_pidfd);
 	free(pfd);
+	free(whup);
 	r->t1 = now_ns();
 	if (ret < 0)
 		return ret;
@@ -1250,15 +1335,38 @@ attach(struct ty_recorder *r, struct ty_error *e)
 	return 0;
 }
 
+/* -a: the events on every CPU are on before the processes running now
+ * are read from /proc, so that what starts meanwhile has records. */
+static int
+system_begin(struct ty_recorder *r, struct ty_error *e)
+{
+	long n;
+	int ret;
+
+	if ((ret = ty_sampler_enable(r->s, e)) < 0)
+		return ret;
+	if ((n = ty_record_system_synthesize("/proc", ty_collector_record, r->c, e)) < 0)
+		return (int)n;
+	return 0;
+}
+
 static int
 launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 {
 	struct ty_error ignore;
+	char why[PATH_MAX + 64];
 	pid_t pid;
 	int ret;
 
 	if ((ret = ty_spawn_resolve(r->o.argv[0], r->path, sizeof(r->path), e)) < 0)
 		return ret == -ENOENT ? ret : -EACCES;
+	if (ty_spawn_unobservable(r->path, why, sizeof(why))) {
+		r->unsampled = 1; /* said now; check_observable need not */
+		warn(r,
+		     "the command cannot be sampled: %s, and the kernel does not let this user "
+		     "observe it; record it as root or as the user it runs as",
+		     why);
+	}
 	if ((ret = ty_spawn_init(&r->sp, e)) < 0)
 		return ret;
 	r->sp_init = 1;
@@ -1280,7 +1388,14 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
 	r->child = pid;
-	if ((ret = open_sampler(r, e)) < 0) {
+	if ((ret = open_sampler(r, e)) < 0 ||
+	    (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
+		ty_spawn_kill(&r->sp, SIGKILL);
+		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
+		r->reaped = 1;
+		return ret;
+	}
+	if (r->o.on_child && (ret = r->o.on_child(pid, r->o.on_child_arg, e)) < 0) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
 		r->reaped = 1;
@@ -1289,6 +1404,21 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	mark_start(r);
 	r->close_at = r->t0 + LAZY_CLOSE_NS;
 	ty_spawn_go(&r->sp);
+	return 0;
+}
+
+static int
+system_start(struct ty_recorder *r, struct ty_error *e)
+{
+	int ret;
+
+	r->o.maps = TY_MAPS_MMAP_RECORDS; /* every process's, all along */
+	r->lazy = r->proc_maps = 0;
+	if (r->o.argv && r->o.argv[0])
+		return launch(r, &r->so, e);
+	if ((ret = open_sampler(r, e)) < 0 || (ret = system_begin(r, e)) < 0)
+		return ret;
+	mark_start(r);
 	return 0;
 }
 
@@ -1327,7 +1457,7 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}
-	ret = o->pid ? attach(r, e) : launch(r, &r->so, e);
+	ret = o->system_wide ? system_start(r, e) : o->pid ? attach(r, e) : launch(r, &r->so, e);
 	if (ret < 0) {
 		ty_record_free(r);
 		return ret;
@@ -1389,6 +1519,11 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	p->meta.processes = (uint32_t)ty_collector_pids(r->c, NULL, 0);
 	getrusage(RUSAGE_SELF, &self);
 	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);
+	if (r->o.system_wide)
+		return ty_record_system_meta(p, r->o.cpus, r->o.ncpus,
+					     (int)sysconf(_SC_NPROCESSORS_CONF), r->o.argv) < 0
+			   ? ty_error_set(e, -ENOMEM, "out of memory")
+			   : 0;
 	if (r->o.pid) { /* the workload's CPU time is not ours to wait for */
 		uint64_t sum = 0;
 		for (i = 0; i < p->nsamples; i++)

@@ -12,7 +12,9 @@
 #include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
+#include "tachy/runprof-json.h"
 #include "tachy/tachy.h"
+#include "tachy/utf8.h"
 #include "tachy/verdict.h"
 
 static const char *const fig_names[TY_FIG_BUILTIN] = {"wall",	"user",	  "system", "maxrss",
@@ -50,6 +52,7 @@ result_release(struct ty_result *r)
 	for (i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->failure);
 	free(r->sum);
 	free(r->ci_half);
 	free(r->centre);
@@ -170,7 +173,7 @@ ty_result_tree_peak_kb(const struct ty_result *r)
 	long m = 0;
 	size_t i;
 
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		if (r->runs[i].usage.tree_peak_kb > m)
 			m = r->runs[i].usage.tree_peak_kb;
 	return m;
@@ -350,7 +353,8 @@ compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b, uint3
 	out->c = v.c;
 	out->too_few = v.too_few;
 	out->pairs = v.pairs;
-	out->verdict = v.verdict > 0 ? "slower" : v.verdict < 0 ? "faster" : "same";
+	out->verdict = v.verdict;
+	out->interval = v.interval;
 	return 0;
 }
 
@@ -397,14 +401,14 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 			       r->nruns);
 	r->maxrss_floor_kb = 0;
 	r->maxrss_unmeasured = 0;
-	for (f = 0; f < r->nruns; f++) {
+	for (f = r->left_out; f < r->nruns; f++) { /* the runs the figures come from */
 		const struct ty_usage *u = &r->runs[f].usage;
 		if (u->maxrss_floor_kb > r->maxrss_floor_kb)
 			r->maxrss_floor_kb = u->maxrss_floor_kb;
 		if (u->maxrss_floor_kb > 0 && u->maxrss_kb <= u->maxrss_floor_kb)
 			r->maxrss_unmeasured++;
 	}
-	r->maxrss_measurable = r->nruns > 0 && r->maxrss_unmeasured == 0;
+	r->maxrss_measurable = r->nruns > r->left_out && r->maxrss_unmeasured == 0;
 	warn_series(r, rs->keep_warmup);
 	n = figure_values(rs, r, TY_FIG_WALL, x, NULL);
 	if (n) {
@@ -603,14 +607,25 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 		ty_jsonw_kint(w, "tree_peak_max_kb", ty_result_tree_peak_kb(r));
 	}
 	ty_jsonw_kstring(w, "stopped_by", stop_name(r->stop));
+	if (r->failure)
+		ty_jsonw_kstring(w, "failure", r->failure);
 	ty_jsonw_kdouble(w, "shell_startup", (double)r->shell_ns / 1e9);
 	ty_jsonw_kuint(w, "warmup_runs", r->series.warmup);
 	ty_jsonw_kuint(w, "left_out", r->left_out);
+	/* the runs the figures come from, as times[] lists them; the runs
+	 * left out (a warm-up) apart, in run order before them */
 	ty_jsonw_key(w, "runs");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		json_run(rs, r, i, w);
 	ty_jsonw_array_end(w);
+	if (r->left_out) {
+		ty_jsonw_key(w, "left_out_runs");
+		ty_jsonw_array_begin(w);
+		for (i = 0; i < r->left_out; i++)
+			json_run(rs, r, i, w);
+		ty_jsonw_array_end(w);
+	}
 	json_summary(rs, r, w);
 	if (rs->nvalues) {
 		ty_jsonw_key(w, "counters");
@@ -650,19 +665,21 @@ json_result(const struct ty_results *rs, const struct ty_result *r, struct ty_js
 	ty_jsonw_kdouble(w, "system", s[TY_FIG_SYSTEM].mean);
 	ty_jsonw_kdouble(w, "min", s[TY_FIG_WALL].min);
 	ty_jsonw_kdouble(w, "max", s[TY_FIG_WALL].max);
+	/* hyperfine's per-run fields hold the runs its figures come from: not
+	 * those of a warm-up left out (tachy.left_out_runs has them) */
 	ty_jsonw_key(w, "times");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		ty_jsonw_double(w, (double)r->runs[i].wall_ns / 1e9);
 	ty_jsonw_array_end(w);
 	ty_jsonw_key(w, "memory_usage_byte");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		ty_jsonw_int(w, (int64_t)r->runs[i].usage.maxrss_kb * 1024);
 	ty_jsonw_array_end(w);
 	ty_jsonw_key(w, "exit_codes");
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < r->nruns; i++)
+	for (i = r->left_out; i < r->nruns; i++)
 		if (r->runs[i].exit_code >= 0)
 			ty_jsonw_int(w, r->runs[i].exit_code);
 		else if (r->runs[i].signal > 0) /* as hyperfine and the shells: 128 + signal */
@@ -707,7 +724,10 @@ json_comparison(const struct ty_results *rs, const struct ty_comparison *c, stru
 	ty_jsonw_kdouble(w, "change_low_pct", c->c.rel_lo);
 	ty_jsonw_kdouble(w, "change_high_pct", c->c.rel_hi);
 	ty_jsonw_kdouble(w, "p_value", c->c.p_value);
-	ty_jsonw_kstring(w, "verdict", c->verdict);
+	ty_jsonw_kstring(w, "verdict",
+			 c->verdict == TY_VERDICT_SAME ? "same" : ty_verdict_word_name(c->verdict));
+	if (c->interval != TY_INTERVAL_OK) /* the bounds above are not to be read */
+		ty_jsonw_kstring(w, "interval_unavailable", ty_verdict_interval_why(c->interval));
 	ty_jsonw_kuint(w, "paired_rounds", c->pairs);
 	if (c->too_few)
 		ty_jsonw_kbool(w, "too_few_runs", 1);
@@ -766,6 +786,8 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 	ty_jsonw_kstring(&w, "clock", rs->clock);
 	ty_jsonw_kbool(&w, "interrupted", rs->interrupted);
 	json_not_run(rs, &w);
+	if (rs->profile)
+		ty_runprof_json_write(rs->profile, rs, &w);
 	ty_jsonw_key(&w, "environment");
 	ty_jsonw_object_begin(&w);
 	(env ? env : ty_results_env_default)(&w, env_ctx);
@@ -783,8 +805,8 @@ ty_results_write_json(const struct ty_results *rs, FILE *fp, ty_results_env_fn e
 
 /* ---- CSV and markdown ---- */
 
-void
-ty_results_csv_field(FILE *fp, const char *s)
+static void
+csv_quoted(FILE *fp, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, fp);
@@ -799,16 +821,34 @@ ty_results_csv_field(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+void
+ty_results_csv_field(FILE *fp, const char *s)
+{
+	char *esc = NULL;
+
+	/* control characters as \xHH (ty_utf8_escape: reversible); a field
+	 * that cannot be escaped for want of memory is written without them */
+	if (ty_utf8_needs_escape(s) && !(s = esc = ty_utf8_escape(s)))
+		s = "?";
+	csv_quoted(fp, s);
+	free(esc);
+}
+
 int
 ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 {
-	size_t i, k, p;
+	size_t i, k, p, with = 0;
 
+	/* the parameters' columns: of a command that has them (an added
+	 * reference runs without any: its cells are empty) */
+	for (i = 0; i < rs->n; i++)
+		if (rs->r[i].nparams > rs->r[with].nparams)
+			with = i;
 	fputs("command,mean,stddev,median,user,system,min,max", fp);
 	if (rs->n)
-		for (p = 0; p < rs->r[0].nparams; p++) {
+		for (p = 0; p < rs->r[with].nparams; p++) {
 			fputs(",parameter_", fp);
-			ty_results_csv_field(fp, rs->r[0].params[p].name);
+			ty_results_csv_field(fp, rs->r[with].params[p].name);
 		}
 	fputc('\n', fp);
 	for (i = 0; i < rs->n; i++) {
@@ -829,9 +869,10 @@ ty_results_write_csv(const struct ty_results *rs, FILE *fp)
 				fprintf(fp, ",%.9g", v[k]);
 			else
 				fputc(',', fp);
-		for (p = 0; p < r->nparams; p++) {
+		for (p = 0; p < rs->r[with].nparams; p++) {
 			fputc(',', fp);
-			ty_results_csv_field(fp, r->params[p].value);
+			if (p < r->nparams)
+				ty_results_csv_field(fp, r->params[p].value);
 		}
 		fputc('\n', fp);
 	}
@@ -939,6 +980,8 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 			asciidoc_text(fp, rs->r[i].name);
 		else
 			orgmode_text(fp, rs->r[i].name);
+		if (rs->r[i].stop == TY_STOP_FAILED)
+			fputs(" (failed)", fp);
 		fprintf(fp, "%s%.1f ± %.1f%s%.1f%s%.1f%s", " | ", w->mean * scale, sd * scale,
 			" | ", w->min * scale, " | ", w->max * scale, " | ");
 		if (w->mean == best)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tachy/results_read.h"
+#include "tachy/runprof-json.h"
 
 #ifdef HAVE_JANSSON
 #include <jansson.h>
@@ -65,6 +66,7 @@ ty_results_read_release(struct ty_saved *r)
 	free(r->test);
 	free(r->order);
 	free(r->reference_norun);
+	ty_runprof_json_free(r->profile);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -618,8 +620,80 @@ no_runs(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
 	return 1;
 }
 
+/* A result whose runs left out (a warm-up) are kept apart, in
+ * tachy.left_out_runs (times[] and tachy.runs hold only the runs the
+ * figures come from), as one in the layout of files without it: those runs
+ * first in times[] and tachy.runs, tachy.left_out counting them. Stores a
+ * new result in *OUT (NULL when RES has no left_out_runs). Returns 0 or an
+ * error. */
 static int
-read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
+join_left_out(struct reader *rd, const json_t *res, json_t **out)
+{
+	json_t *tachy = json_object_get(res, "tachy"), *lo, *times, *runs, *w, *run;
+	json_t *t2 = NULL, *r2 = NULL, *tc = NULL, *rc2 = NULL;
+	size_t i, l, l2;
+	int rc = 0;
+
+	*out = NULL;
+	if (!json_is_object(tachy) || !(lo = json_object_get(tachy, "left_out_runs")))
+		return 0;
+	l = down(rd, "tachy", 0);
+	l2 = down(rd, "left_out_runs", 0);
+	if (!json_is_array(lo)) {
+		rc = bad(rd, "expected an array, found %s", type_name(lo));
+		goto out;
+	}
+	w = json_object_get(tachy, "left_out");
+	if (!json_is_integer(w) || json_integer_value(w) < 0 ||
+	    (size_t)json_integer_value(w) != json_array_size(lo)) {
+		rc = bad(rd, "%zu runs, but \"left_out\" is not %zu", json_array_size(lo),
+			 json_array_size(lo));
+		goto out;
+	}
+	times = json_object_get(res, "times");
+	runs = json_object_get(tachy, "runs");
+	if (!json_is_array(times) || !json_is_array(runs))
+		goto out; /* said by the readers of times and runs */
+	if (!(t2 = json_array()) || !(r2 = json_array()) || !(tc = json_copy(tachy)) ||
+	    !(rc2 = json_copy((json_t *)res))) {
+		rc = nomem(rd);
+		goto out;
+	}
+	json_array_foreach(lo, i, run)
+	{
+		json_t *ns = json_is_object(run) ? json_object_get(run, "wall_ns") : NULL;
+		if (!json_is_integer(ns) || json_integer_value(ns) < 0) {
+			size_t l3 = down(rd, NULL, i);
+			rc = bad(rd, "expected a run with a non-negative integer \"wall_ns\"");
+			up(rd, l3);
+			goto out;
+		}
+		if (json_array_append_new(t2, json_real((double)json_integer_value(ns) / 1e9)) ||
+		    json_array_append(r2, run)) {
+			rc = nomem(rd);
+			goto out;
+		}
+	}
+	if (json_array_extend(t2, times) || json_array_extend(r2, runs) ||
+	    json_object_set(tc, "runs", r2) || json_object_set(rc2, "times", t2) ||
+	    json_object_set(rc2, "tachy", tc)) {
+		rc = nomem(rd);
+		goto out;
+	}
+	*out = rc2;
+	rc2 = NULL;
+out:
+	up(rd, l2);
+	up(rd, l);
+	json_decref(t2);
+	json_decref(r2);
+	json_decref(tc);
+	json_decref(rc2);
+	return rc;
+}
+
+static int
+read_result_joined(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
 {
 	json_t *cmd, *tachy;
 	size_t l;
@@ -641,6 +715,22 @@ read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int 
 	rc = read_tachy_result(rd, tachy, b);
 	up(rd, l);
 	return rc;
+}
+
+static int
+read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
+{
+	json_t *joined = NULL;
+	int rc;
+
+	if (json_is_object(res) && (rc = join_left_out(rd, res, &joined)))
+		return rc;
+	if (json_is_object(res) && joined) {
+		rc = read_result_joined(rd, joined, b, is_tachy);
+		json_decref(joined);
+		return rc;
+	}
+	return read_result_joined(rd, res, b, is_tachy);
 }
 
 /* An environment value as text: strings as they are, the rest as JSON. */
@@ -898,6 +988,24 @@ mark_duplicates(struct reader *rd, struct ty_saved *r, const size_t *orig)
 	return 0;
 }
 
+/* tachy.profile: per-run profiles (runprof-json.h). */
+static int
+read_profile(struct reader *rd, const json_t *prof, struct ty_saved *r, const size_t *orig,
+	     size_t nresults)
+{
+	size_t *nruns = calloc(r->nbenches + 1, sizeof(*nruns)), i;
+	int rc;
+
+	if (!nruns)
+		return nomem(rd);
+	for (i = 0; i < r->nbenches; i++)
+		nruns[i] = r->benches[i].nruns;
+	rc = ty_runprof_json_read(&r->profile, prof, orig, nruns, r->nbenches, nresults, rd->file,
+				  rd->e);
+	free(nruns);
+	return rc;
+}
+
 static int
 read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 {
@@ -951,6 +1059,8 @@ read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 		rc = read_top_tachy(rd, tachy, r, n, orig, norun);
 		up(rd, l);
 	}
+	if (!rc && tachy && json_object_get(tachy, "profile"))
+		rc = read_profile(rd, json_object_get(tachy, "profile"), r, orig, n);
 	for (i = 0; norun && i < n; i++)
 		free(norun[i]);
 	free(norun);

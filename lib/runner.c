@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ needs_shell_hint(const struct splitter *sp, const char *what, const char *hint)
 static int
 needs_shell(const struct splitter *sp, const char *what)
 {
-	return needs_shell_hint(sp, what, "quote it or use --shell");
+	return needs_shell_hint(sp, what, "quote it or run it with a shell, --shell sh");
 }
 
 static void
@@ -249,7 +250,8 @@ split_pass(struct splitter *sp)
 				snprintf(what, sizeof(what), "'%.*s", 40, raw);
 				what[strcspn(what + 1, " \t\n") + 1] = '\0';
 				strcat(what, "'");
-				return needs_shell_hint(sp, what, "run it with env or use --shell");
+				return needs_shell_hint(
+				    sp, what, "run it with env or with a shell, --shell sh");
 			}
 			if (!quoted && name == (int)(sp->nb - start) &&
 			    (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
@@ -322,6 +324,41 @@ ty_runner_join(char *const *argv, size_t argc)
 	if (s)
 		*p = '\0';
 	return s;
+}
+
+int
+ty_runner_shell_argv(const char *shell, const char *text, char ***argv, struct ty_error *e)
+{
+	char **w, **v, *p;
+	size_t len = strlen(text) + 4, n, k;
+	int nw = ty_runner_split(shell, &w, e);
+
+	if (nw < 0)
+		return ty_error_set(e, nw, "cannot use '%s' as the shell: %s", shell,
+				    nw == -EINVAL ? "give a program and its options, such as "
+						    "'bash --norc'"
+						  : "out of memory");
+	n = (size_t)nw;
+	for (k = 0; k < n; k++)
+		len += strlen(w[k]) + 1;
+	v = malloc((n + 3) * sizeof(char *) + len);
+	if (!v) {
+		free(w);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	p = (char *)(v + n + 3);
+	for (k = 0; k < n; k++) {
+		v[k] = p;
+		p = stpcpy(p, w[k]) + 1;
+	}
+	v[n] = p;
+	p = stpcpy(p, "-c") + 1;
+	v[n + 1] = p;
+	strcpy(p, text);
+	v[n + 2] = NULL;
+	free(w);
+	*argv = v;
+	return nw + 2;
 }
 
 /* ---- process set-up ---- */
@@ -569,12 +606,81 @@ group_wait(struct ty_runner *r, pid_t pgid, int kill_it)
 	}
 }
 
+/* Whether PID is in V[0..N). */
+static int
+pid_in(const pid_t *v, size_t n, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* The processes in the runs' cgroup that a run left: not the helper, and
+ * not there before the run (BEFORE, NB: a hook's server, an earlier run's
+ * daemon). With KILL, each is sent SIGKILL. Returns how many, or a
+ * negative errno when the group cannot be read. */
+static long
+cgroup_left(struct ty_runner *r, const pid_t *before, size_t nb, int kill_them)
+{
+	pid_t *now;
+	size_t n, i;
+	long left = 0;
+	int rc;
+
+	if ((rc = ty_memcg_procs(&r->memcg, &now, &n)) < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		if (now[i] == r->sp.helper_pid || pid_in(before, nb, now[i]))
+			continue;
+		left++;
+		if (kill_them)
+			kill(now[i], SIGKILL);
+	}
+	free(now);
+	return left;
+}
+
+/* After a run (its process reaped): what it left in the runs' cgroup
+ * (every process it started, whatever session it moved to). Returns 0, or
+ * -1 when the cgroup cannot be read (then the process group is looked at). */
+static int
+cgroup_leftovers(struct ty_runner *r, struct ty_job *job, const pid_t *before, size_t nb)
+{
+	struct timespec ts = {0, 1000000};
+	int kill_it = r->o.leftovers == TY_LEFTOVERS_KILL;
+	long n = cgroup_left(r, before, nb, kill_it);
+
+	if (n < 0)
+		return -1;
+	job->leftover_where = "memory cgroup";
+	if (n > 0 && r->o.leftovers == TY_LEFTOVERS_WARN) {
+		job->leftover_runs++;
+		if (n > job->leftover_max)
+			job->leftover_max = n;
+		return 0;
+	}
+	while (n > 0) { /* wait (or kill) until they are gone */
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < 50000000)
+			ts.tv_nsec *= 2;
+		if (!kill_it && r->stop && *r->stop)
+			kill_it = 1;
+		if ((n = cgroup_left(r, before, nb, kill_it)) < 0)
+			return 0;
+	}
+	return 0;
+}
+
 /* After a run (its process reaped): what is left in its group PGID. */
 static void
 leftovers(struct ty_runner *r, struct ty_job *job, pid_t pgid)
 {
 	long n;
 
+	job->leftover_where = "process group";
 	if (kill(-pgid, 0) != 0 && errno == ESRCH)
 		return; /* the usual case: one system call */
 	if (r->o.leftovers != TY_LEFTOVERS_WARN) {
@@ -597,8 +703,9 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	struct ty_usage u;
 	struct ty_exit x;
 	int64_t t0, t1;
-	int measured = step == TY_STEP_RUN, rc;
-	pid_t pid;
+	int measured = step == TY_STEP_RUN, probed = measured && r->nprobes, rc, have_before = 0;
+	size_t i, nv, nbefore = 0;
+	pid_t pid, *before = NULL;
 
 	memset(&o, 0, sizeof(o));
 	if (step == TY_STEP_HOOK) {
@@ -624,7 +731,16 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	pid = ty_spawn_create(&r->sp, &o, e);
 	if (pid < 0)
 		return pid;
-	if (measured && r->nprobes && (rc = probes_attach(r, pid, e)) < 0) {
+	if (probed && job->uncounted[0]) {
+		/* the kernel would count next to nothing (a set-ID exec takes
+		 * our events off it): no figures rather than wrong ones */
+		for (i = 0, nv = 0; i < r->nprobes; i++)
+			nv += r->probes[i].nvalues;
+		for (i = 0; i < nv; i++)
+			values[i] = NAN;
+		probed = 0;
+	}
+	if (probed && (rc = probes_attach(r, pid, e)) < 0) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_go(&r->sp);
 		ty_spawn_wait(&r->sp, 0, NULL, &u, &x, NULL);
@@ -632,6 +748,9 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	}
 	if (measured && r->memcg.version)
 		ty_memcg_reset(&r->memcg);
+	/* what is in the runs' cgroup before this run is not its leftovers */
+	have_before = step != TY_STEP_HOOK && r->memcg.version &&
+		      ty_memcg_procs(&r->memcg, &before, &nbefore) == 0;
 	t0 = r->clock.now_ns(r->clock.ctx);
 	ty_spawn_go(&r->sp);
 	rc = ty_spawn_wait(
@@ -639,8 +758,9 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	    r->stop, &u, &x, e);
 	t1 = r->clock.now_ns(r->clock.ctx);
 	if (rc < 0 || rc == 1) {
-		if (measured)
+		if (probed)
 			probes_detach(r, pid, 0, r->nprobes);
+		free(before);
 		return rc;
 	}
 	s->start_ns = t0 - r->t0;
@@ -657,15 +777,17 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 	s->exit_code = x.exit_code;
 	s->signal = x.signal;
 	s->timed_out = x.timed_out;
-	if (step != TY_STEP_HOOK && !x.exec_errno) /* a hook may start a server on purpose */
+	if (step != TY_STEP_HOOK && !x.exec_errno && /* a hook may start a server on purpose */
+	    (!have_before || cgroup_leftovers(r, job, before, nbefore) < 0))
 		leftovers(r, job, pid);
+	free(before);
 	if (x.exec_errno) {
-		if (measured)
+		if (probed)
 			probes_detach(r, pid, 0, r->nprobes);
 		return ty_error_set(e, -x.exec_errno, "cannot run '%s': %s", o.argv[0],
 				    strerror(x.exec_errno));
 	}
-	if (measured && r->nprobes)
+	if (probed)
 		return probes_collect(r, pid, values, e);
 	return 0;
 }
@@ -674,7 +796,7 @@ real_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step st
 
 struct jobstate {
 	long warm, done;
-	int started, finished;
+	int started, finished, failed;
 	int64_t spent_ns;
 	struct ty_welford w;
 	long next_check; /* robust centres: the runs at which to look again */
@@ -690,6 +812,8 @@ struct sched {
 	double *values;
 	size_t nvalues;
 	uint32_t round;
+	size_t failures; /* jobs stopped by a failure (the first said in first_failure) */
+	struct ty_error first_failure;
 	double t;   /* t quantile of the interval of a mean of t_n runs */
 	size_t t_n; /* 0: none yet */
 };
@@ -717,6 +841,7 @@ do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook, st
 		return 1;
 	memset(s, 0, sizeof(*s));
 	s->start_ns = r->clock.now_ns(r->clock.ctx) - r->t0; /* the real executor is exact */
+	r->job = j;
 	return fn(r, &S->jobs[j], index, step, hook, s, S->values, e);
 }
 
@@ -740,10 +865,54 @@ failed(const struct ty_sample *s)
 	return s->timed_out || s->signal || s->exit_code != 0;
 }
 
+/* Where a failing command's output can be seen: a hint, or "". */
+static const char *
+output_hint(const struct ty_runner *r)
+{
+	return r->o.output == TY_OUTPUT_INHERIT || r->o.output == TY_OUTPUT_FILE
+		   ? ""
+		   : "--show-output shows its output";
+}
+
+/* Job J failed (a run, or one of its hooks): it runs no more, its cleanup
+ * still runs, the other jobs go on; the message is kept with its result
+ * and the first one is the runner's error at the end. */
+static int job_failed(struct sched *S, size_t j, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+job_failed(struct sched *S, size_t j, const char *fmt, ...)
+{
+	struct ty_result *res = &S->rs->r[j];
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ty_error_set(&S->first_failure, -ENOMEM, "out of memory");
+	if (S->failures++ == 0)
+		ty_error_set(&S->first_failure, -ECHILD, "%s", msg);
+	S->st[j].failed = S->st[j].finished = 1;
+	if (res->stop != TY_STOP_FAILED || !res->failure) {
+		res->stop = TY_STOP_FAILED;
+		free(res->failure);
+		res->failure = msg;
+	} else {
+		free(msg);
+	}
+	return 0;
+}
+
+/* Run hook HOOK of job J. A hook that fails fails the job (job_failed);
+ * returns 0 then, 1 when interrupted, or a negative errno. */
 static int
 run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
 {
 	struct ty_job *job = &S->jobs[j];
+	const char *hint = output_hint(S->r);
 	struct ty_sample s;
 	char buf[96];
 	int rc;
@@ -754,9 +923,10 @@ run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
 	if (rc)
 		return rc;
 	if (failed(&s))
-		return ty_error_set(e, -ECHILD, "the %s command '%s' of '%s' %s", hook_names[hook],
-				    job->hook_text[hook], S->rs->r[j].name,
-				    status_text(&s, S->r->o.hook_timeout, buf, sizeof(buf)));
+		return job_failed(S, j, "the --%s command '%s' of '%s' %s%s%s%s", hook_names[hook],
+				  job->hook_text[hook], S->rs->r[j].name,
+				  status_text(&s, S->r->o.hook_timeout, buf, sizeof(buf)),
+				  *hint ? " (" : "", hint, *hint ? ")" : "");
 	return 0;
 }
 
@@ -799,27 +969,31 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell
 
 	if (!st->started) {
 		st->started = 1;
-		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)))
+		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)) || st->finished)
 			return rc;
 	}
 	if ((rc = run_hook(S, j, TY_HOOK_PREPARE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
-			   e)))
+			   e)) ||
+	    st->finished)
 		return rc;
 	rc = do_exec(S, j, index, kind, 0, &s, e);
 	if (rc)
 		return rc;
 	if (failed(&s) && !r->o.ignore_failure) {
-		if (kind == TY_STEP_RUN)
+		const char *show = output_hint(r);
+		int go_on = !(r->o.timeout > 0 || s.signal);
+		if (kind == TY_STEP_RUN) /* in the export, its exit code with it */
 			ty_result_add(res, &s, S->values, S->nvalues, NULL);
-		res->stop = TY_STOP_FAILED;
-		return ty_error_set(
-		    e, -ECHILD, "command '%s' %s in %s %zu%s", res->name,
-		    status_text(&s, r->o.timeout, buf, sizeof(buf)),
-		    kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
-		    r->o.timeout > 0 || s.signal ? "" : " (use -i/--ignore-failure to go on)");
+		return job_failed(S, j, "command '%s' %s in %s %zu%s%s%s%s%s", res->name,
+				  status_text(&s, r->o.timeout, buf, sizeof(buf)),
+				  kind == TY_STEP_RUN ? "run" : "warm-up run", index + 1,
+				  *show || go_on ? " (" : "", show, *show && go_on ? "; " : "",
+				  go_on ? "use -i/--ignore-failure to go on" : "",
+				  *show || go_on ? ")" : "");
 	}
 	if ((rc = run_hook(S, j, TY_HOOK_CONCLUDE, kind == TY_STEP_WARMUP ? HOOK_OF_WARMUP : index,
-			   e)))
+			   e)) ||
+	    st->finished)
 		return rc;
 	st->spent_ns += r->clock.now_ns(r->clock.ctx) - t0;
 	if (kind == TY_STEP_WARMUP) {
@@ -1021,14 +1195,80 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
 	}
+	if (S->jobs[j].uncounted[0] && S->r->nprobes)
+		ty_result_warn(res,
+			       "its counters are left out: %s, and the kernel does not count a "
+			       "set-ID program for this user (run tachy as root, or as the user it "
+			       "runs as)",
+			       S->jobs[j].uncounted);
 	if (S->jobs[j].leftover_runs)
 		ty_result_warn(res,
-			       "%ld run%s left processes running in the command's process group "
-			       "after it exited (%ld at most; they ran on during later runs): "
+			       "%ld run%s left processes running in the command's %s after it "
+			       "exited (%ld at most; they ran on during later runs): "
 			       "--leftovers=wait waits for them, --leftovers=kill kills them",
 			       S->jobs[j].leftover_runs, S->jobs[j].leftover_runs == 1 ? "" : "s",
+			       S->jobs[j].leftover_where ? S->jobs[j].leftover_where
+							 : "process group",
 			       S->jobs[j].leftover_max);
+	if (S->r->o.order != TY_ORDER_SEQUENTIAL)
+		return 0; /* every cleanup after the last round: cleanups() */
 	return run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
+}
+
+/* Did a job before J have the same HOOK (the same words, after the
+ * parameters' substitution), so that it has run already? */
+static int
+hook_seen(const struct sched *S, size_t j, int hook)
+{
+	size_t k;
+
+	for (k = 0; k < j; k++)
+		if (S->jobs[k].hook[hook] && S->jobs[k].hook_text[hook] &&
+		    strcmp(S->jobs[k].hook_text[hook], S->jobs[j].hook_text[hook]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Interleaved and random orders: every --setup before the first round
+ * (and the warm-ups), each different one once, in the order of the
+ * commands; a failing one fails every command that has it. */
+static int
+setups(struct sched *S, struct ty_error *e)
+{
+	size_t j, k;
+	int rc;
+
+	for (j = 0; j < S->n; j++) {
+		S->st[j].started = 1;
+		if (!S->jobs[j].hook[TY_HOOK_SETUP] || hook_seen(S, j, TY_HOOK_SETUP))
+			continue;
+		if ((rc = run_hook(S, j, TY_HOOK_SETUP, 0, e)))
+			return rc;
+		for (k = j + 1; S->st[j].failed && k < S->n; k++)
+			if (S->jobs[k].hook[TY_HOOK_SETUP] &&
+			    strcmp(S->jobs[k].hook_text[TY_HOOK_SETUP],
+				   S->jobs[j].hook_text[TY_HOOK_SETUP]) == 0)
+				job_failed(S, k, "%s", S->rs->r[j].failure);
+	}
+	return 0;
+}
+
+/* Interleaved and random orders: every --cleanup after the last round,
+ * each different one once, in the order of the commands (a failed command
+ * is cleaned up too; an interrupted benchmark is not). */
+static int
+cleanups(struct sched *S, struct ty_error *e)
+{
+	size_t j;
+	int rc;
+
+	for (j = 0; j < S->n; j++) {
+		if (!S->jobs[j].hook[TY_HOOK_CLEANUP] || hook_seen(S, j, TY_HOOK_CLEANUP))
+			continue;
+		if ((rc = run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e)))
+			return rc;
+	}
+	return 0;
 }
 
 /* The time spent that counts for --max-time: J's own, or in joint
@@ -1064,7 +1304,7 @@ measure(struct sched *S, size_t j, const struct ty_sample *shell, struct ty_erro
 {
 	int rc = step(S, j, TY_STEP_RUN, shell, e);
 
-	if (rc)
+	if (rc || S->st[j].finished) /* failed */
 		return rc;
 	report(S, j);
 	if (job_done(S, j))
@@ -1089,7 +1329,7 @@ warmups(struct sched *S, size_t j, struct ty_error *e)
 {
 	int rc;
 
-	while (S->st[j].warm < S->r->o.warmup)
+	while (!S->st[j].finished && S->st[j].warm < S->r->o.warmup)
 		if ((rc = step(S, j, TY_STEP_WARMUP, NULL, e)))
 			return rc;
 	return 0;
@@ -1121,9 +1361,12 @@ schedule(struct sched *S, const struct ty_sample *shell, struct ty_error *e)
 			rc = warmups(S, j, e);
 			for (S->round = 0; !rc && !S->st[j].finished; S->round++)
 				rc = measure(S, j, shell, e);
+			if (!rc && S->st[j].failed) /* cleaned up all the same */
+				rc = run_hook(S, j, TY_HOOK_CLEANUP, (size_t)S->st[j].done, e);
 		}
 		goto out;
 	}
+	rc = setups(S, e);
 	for (j = 0; j < S->n && !rc; j++)
 		rc = warmups(S, j, e);
 	for (S->round = 0; !rc && (k = active(S, list)) > 0; S->round++) {
@@ -1142,9 +1385,51 @@ schedule(struct sched *S, const struct ty_sample *shell, struct ty_error *e)
 		if (!rc && joint(r) && all_done(S))
 			rc = finish_all(S, e);
 	}
+	if (!rc)
+		rc = cleanups(S, e);
 out:
 	free(list);
 	return rc;
+}
+
+/* Is NAME a shell builtin that no program on PATH stands for? */
+static int
+shell_builtin(const char *name)
+{
+	static const char *const builtins[] = {
+	    ".",     "alias",  "bg",	 "break",   "cd",   "continue", "eval",	    "exec",
+	    "exit",  "export", "fg",	 "hash",    "jobs", "local",	"readonly", "return",
+	    "set",   "shift",  "source", "times",   "trap", "type",	"ulimit",   "umask",
+	    "unset", "wait",   "read",	 "declare", "let"};
+	size_t i;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (strcmp(name, builtins[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Resolve ARGV[0] of job J (HOOK < 0) or of its hook HOOK into PATH. */
+static int
+resolve_one(struct ty_job *job, int hook, char *path, size_t size, struct ty_error *e)
+{
+	char **argv = hook < 0 ? job->argv : job->hook[hook];
+	char what[TY_ERROR_MAX];
+	int rc = ty_spawn_resolve(argv[0], path, size, e);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOENT && shell_builtin(argv[0]))
+		snprintf(what, sizeof(what),
+			 "cannot run '%s': a shell builtin, and commands run without a "
+			 "shell: run it with one, --shell sh",
+			 argv[0]);
+	else
+		snprintf(what, sizeof(what), "%s", e->msg);
+	if (hook < 0)
+		return ty_error_set(e, rc, "%s", what);
+	return ty_error_set(e, rc, "the --%s command '%s': %s", hook_names[hook],
+			    job->hook_text[hook], what);
 }
 
 static int
@@ -1154,14 +1439,16 @@ resolve_all(struct ty_job *jobs, size_t n, struct ty_error *e)
 	int h, rc;
 
 	for (j = 0; j < n; j++) {
-		rc = ty_spawn_resolve(jobs[j].argv[0], jobs[j].path, sizeof(jobs[j].path), e);
+		rc = resolve_one(&jobs[j], -1, jobs[j].path, sizeof(jobs[j].path), e);
 		if (rc < 0)
 			return rc;
+		jobs[j].uncounted[0] = '\0';
+		ty_spawn_unobservable(jobs[j].path, jobs[j].uncounted, sizeof(jobs[j].uncounted));
 		for (h = 0; h < TY_HOOKS; h++) {
 			if (!jobs[j].hook[h])
 				continue;
-			rc = ty_spawn_resolve(jobs[j].hook[h][0], jobs[j].hook_path[h],
-					      sizeof(jobs[j].hook_path[h]), e);
+			rc = resolve_one(&jobs[j], h, jobs[j].hook_path[h],
+					 sizeof(jobs[j].hook_path[h]), e);
 			if (rc < 0)
 				return rc;
 		}
@@ -1194,7 +1481,7 @@ static int
 measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
-	char *argv[] = {(char *)r->o.shell, "-c", "", NULL};
+	char **argv = NULL;
 	size_t n = r->o.shell_runs > 0 ? (size_t)r->o.shell_runs : 0, i;
 	int64_t *v;
 	struct ty_job job;
@@ -1203,13 +1490,18 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 
 	memset(&job, 0, sizeof(job));
 	memset(centre, 0, sizeof(*centre));
-	job.argv = argv;
-	if ((rc = ty_spawn_resolve(r->o.shell, job.path, sizeof(job.path), e)) < 0)
+	if ((rc = ty_runner_shell_argv(r->o.shell, "", &argv, e)) < 0)
 		return rc;
-	if (n == 0)
-		return 0;
-	if (!(v = malloc(n * SH_FIGS * sizeof(*v))))
+	job.argv = argv;
+	rc = ty_spawn_resolve(argv[0], job.path, sizeof(job.path), e);
+	if (rc < 0 || n == 0) {
+		free(argv);
+		return rc < 0 ? rc : 0;
+	}
+	if (!(v = malloc(n * SH_FIGS * sizeof(*v)))) {
+		free(argv);
 		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
 	for (i = 0; i < n && !rc; i++) {
 		ty_runner_exec_fn fn = r->exec ? r->exec : real_exec;
 		if (r->stop && *r->stop) {
@@ -1244,6 +1536,7 @@ measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
 		centre->usage.nivcsw = (long)m[SH_NIVCSW];
 	}
 	free(v);
+	free(argv);
 	return rc;
 }
 
@@ -1335,6 +1628,10 @@ ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_resu
 	}
 	if (rc == 0)
 		rc = schedule(&S, r->o.shell ? &shell : NULL, e);
+	if (rc == 0 && S.failures) {
+		rc = S.first_failure.code;
+		*e = S.first_failure;
+	}
 	if (rc == 1) {
 		rs->interrupted = 1;
 		for (j = 0; j < n; j++)

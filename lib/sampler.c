@@ -97,8 +97,14 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 	a->config2 = o->config2;
 	a->freq = o->use_freq ? 1 : 0;
 	a->sample_period = o->rate; /* union with sample_freq */
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			 PERF_SAMPLE_PERIOD;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/* A fixed period is every sample's: with PERF_SAMPLE_PERIOD asked for,
+	 * the kernel samples a software event or a tracepoint at every
+	 * occurrence whatever the period (page-faults -c 100 gave a sample a
+	 * fault); perf record leaves it out for -c too. The context-switches
+	 * event beside (switch_samples) shares the layout and its period 1. */
+	if (o->use_freq || o->switch_samples)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->regs_user && o->stack_user) {
@@ -111,8 +117,8 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->context_switch = o->context_switch || o->switch_samples;
 	a->disabled = 1;
-	a->inherit = 1;
-	a->enable_on_exec = o->enable_on_exec ? 1 : 0;
+	a->inherit = !o->system_wide; /* a CPU's event sees every task already */
+	a->enable_on_exec = o->enable_on_exec && !o->system_wide ? 1 : 0;
 	a->exclude_kernel = o->exclude_kernel ? 1 : 0;
 	a->exclude_user = o->exclude_user ? 1 : 0;
 	a->exclude_callchain_kernel = o->exclude_kernel ? 1 : 0;
@@ -390,11 +396,14 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	unsigned pages = o->mmap_pages ? o->mmap_pages : 128;
 	size_t page = (size_t)getpagesize();
 	int ncpu = online_cpus(), i, err;
+	pid_t pid = o->system_wide ? -1 : o->pid;
 
 	*out = NULL;
 	if (pages & (pages - 1))
 		return ty_error_set(e, -EINVAL, "ring size %u pages is not a power of two", pages);
 	s = calloc(1, sizeof(*s));
+	if (o->system_wide && o->cpus && o->ncpus > ncpu)
+		ncpu = o->ncpus;
 	if (!s || !(s->rings = calloc((size_t)ncpu, sizeof(*s->rings)))) {
 		free(s);
 		return ty_error_set(e, -ENOMEM, "cannot open sampler: out of memory");
@@ -404,21 +413,27 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	s->layout.sample_type = a.sample_type;
 	s->layout.regs_user = a.sample_regs_user;
 	s->layout.sample_id_all = 1;
+	s->layout.period = a.sample_type & PERF_SAMPLE_PERIOD ? 0 : o->rate;
 	s->map_len = (pages + 1) * page;
+	if (o->system_wide && o->cpus)
+		ncpu = o->ncpus;
 	for (i = 0; i < ncpu; i++) {
 		struct ring *r = &s->rings[s->nrings];
-		long fd = perf_open(&a, o->pid, i);
+		int cpu = o->system_wide && o->cpus ? o->cpus[i] : i;
+		long fd = perf_open(&a, pid, cpu);
 
 		if (fd < 0) {
 			err = errno;
-			if (err == ENODEV || err == EINVAL) /* offline CPU */
-				if (s->nrings > 0 || i + 1 < ncpu)
+			if ((err == ENODEV || err == EINVAL) && !(o->system_wide && o->cpus))
+				if (s->nrings > 0 || i + 1 < ncpu) /* offline CPU */
 					continue;
 			ty_sampler_free(s);
+			if (o->system_wide && o->cpus && err == ENODEV)
+				return ty_error_set(e, -ENODEV, "CPU %d is offline", cpu);
 			return open_error(e, err, o);
 		}
 		r->fd = (int)fd;
-		r->cpu = i;
+		r->cpu = cpu;
 		s->nrings++;
 		if ((err = map_ring(r, s->map_len, page)) < 0) {
 			ty_sampler_free(s);
@@ -429,18 +444,19 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		}
 		if (o->switch_samples) {
 			switch_attr(&s->sw_attr, &a, o->switch_stack_user);
-			if ((err = open_switch(s, &s->sw_attr, o->pid, s->nrings - 1)) < 0) {
+			if ((err = open_switch(s, &s->sw_attr, pid, s->nrings - 1)) < 0) {
 				ty_sampler_free(s);
 				return ty_error_set(e, err, "cannot sample context switches: %s",
 						    strerror(-err));
 			}
 		}
 	}
-	if (o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
+	if (!o->system_wide && o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
 		ty_sampler_free(s);
 		return open_error(e, -err, o);
 	}
-	if (o->lazy_mmap && s->nrings > 0 && (err = open_lazy(s, &a, o->pid, page)) < 0) {
+	if (o->lazy_mmap && !o->system_wide && s->nrings > 0 &&
+	    (err = open_lazy(s, &a, o->pid, page)) < 0) {
 		/* Sampling works without them: the caller reads /proc instead. */
 		ty_sampler_track_stop(s);
 		ty_sampler_watch_stop(s);
@@ -716,6 +732,8 @@ decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_sample
 		get32x2(c, &r->cpu, &x);
 	if (t & PERF_SAMPLE_PERIOD)
 		r->period = get64(c);
+	else
+		r->period = l->period;
 	if (c->bad)
 		return -EINVAL;
 	if (t & PERF_SAMPLE_CALLCHAIN) {
@@ -816,6 +834,7 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 		r->lost = get64(&c);
 		break;
 	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: /* the other task's ids, then the trailer */
 		r->type = TY_SAMPLER_REC_SWITCH;
 		r->out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
 		r->preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
@@ -849,7 +868,8 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 static int
 in_order(uint32_t type)
 {
-	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_SWITCH;
+	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_SWITCH ||
+	       type == PERF_RECORD_SWITCH_CPU_WIDE;
 }
 
 /* Decode and hand over the records between tail and HEAD of one ring; S

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -218,6 +220,35 @@ ty_spawn_resolve(const char *name, char *buf, size_t size, struct ty_error *e)
 			break;
 	}
 	return resolve_error(name, seen, e);
+}
+
+int
+ty_spawn_unobservable(const char *path, char *why, size_t size)
+{
+	struct statvfs vfs;
+	struct passwd *pw;
+	struct stat st;
+	char owner[32];
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (access(path, R_OK) != 0 && errno == EACCES)
+		return snprintf(why, size, "%s cannot be read by this user", path), 1;
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 ||
+	    (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)))
+		return 0; /* the set-ID bits are ignored here */
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) {
+		if ((pw = getpwuid(st.st_uid)))
+			snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+		else
+			snprintf(owner, sizeof(owner), "uid %lu", (unsigned long)st.st_uid);
+		return snprintf(why, size, "%s is set-user-ID %s", path, owner), 1;
+	}
+	if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+		return snprintf(why, size, "%s is set-group-ID (gid %lu)", path,
+				(unsigned long)st.st_gid),
+		       1;
+	return 0;
 }
 
 pid_t

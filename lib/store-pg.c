@@ -9,14 +9,38 @@
 #ifdef HAVE_LIBPQ
 #include <libpq-fe.h>
 
-/* The first line of libpq's message, without its trailing newline. */
+/* The first line of libpq's message, without its trailing newline, and
+ * without any secret of the connection string. */
 static int
 pg_error(struct ty_store *s, int code, const char *what, const char *msg, struct ty_error *e)
 {
 	size_t len = strcspn(msg ? msg : "", "\n");
 
-	return ty_error_set(e, code, "database '%s': %s%.*s", s->name, what, (int)len,
-			    msg ? msg : "");
+	ty_error_set(e, code, "database '%s': %s%.*s", s->name, what, (int)len, msg ? msg : "");
+	if (e)
+		ty_store_scrub(s, e->msg, sizeof(e->msg));
+	return code;
+}
+
+/* The code for a failed statement of class STATE (SQLSTATE). */
+static int
+pg_code(struct ty_store *s, const char *state)
+{
+	if (PQstatus(s->db) != CONNECTION_OK)
+		return -ECONNRESET;
+	if (!state)
+		return -EIO;
+	/* serialization failure, deadlock: the transaction is to be run again */
+	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
+		return -EAGAIN;
+	/* connection exceptions, the server shutting down */
+	if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0)
+		return -ECONNRESET;
+	if (strncmp(state, "42", 2) == 0)
+		return -EINVAL; /* the schema is not what tachy wrote */
+	if (strcmp(state, "53100") == 0)
+		return -ENOSPC; /* disk full */
+	return -EIO;
 }
 
 static int
@@ -29,12 +53,7 @@ pg_exec(struct ty_store *s, const char *sql, const char *const *params, int npar
 	int rows, cols, i, k, ret = 0;
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-		int code = -EIO;
-		if (PQstatus(s->db) != CONNECTION_OK)
-			code = -ECONNRESET;
-		else if (state && strncmp(state, "42", 2) == 0)
-			code = -EINVAL; /* the schema is not what tachy wrote */
+		int code = pg_code(s, PQresultErrorField(res, PG_DIAG_SQLSTATE));
 		ret = pg_error(s, code, "", PQerrorMessage(s->db), e);
 		PQclear(res);
 		return ret;
@@ -67,16 +86,39 @@ pg_close(struct ty_store *s)
 	s->db = NULL;
 }
 
-int
-ty_store_pg_open(struct ty_store *s, const char *uri, struct ty_error *e)
+static int
+pg_reset(struct ty_store *s, struct ty_error *e)
 {
+	PQreset(s->db);
+	if (PQstatus(s->db) != CONNECTION_OK)
+		return pg_error(s, -ECONNREFUSED, "cannot connect again: ", PQerrorMessage(s->db),
+				e);
+	PQsetNoticeProcessor(s->db, pg_quiet, NULL);
+	return 0;
+}
+
+int
+ty_store_pg_open(struct ty_store *s, const char *conninfo, struct ty_error *e)
+{
+	PQconninfoOption *opts;
+	char *err = NULL;
 	PGconn *c;
 	int rc;
 
 	s->kind = TY_STORE_PG;
 	s->exec = pg_exec;
+	s->reset = pg_reset;
 	s->close = pg_close;
-	c = PQconnectdb(uri);
+	/* a string libpq cannot parse is bad input, not an unreachable server */
+	if (!(opts = PQconninfoParse(conninfo, &err))) {
+		rc = pg_error(s, err ? -EINVAL : -ENOMEM,
+			      "not a PostgreSQL connection string: ", err ? err : "out of memory",
+			      e);
+		PQfreemem(err);
+		return rc;
+	}
+	PQconninfoFree(opts);
+	c = PQconnectdb(conninfo);
 	s->db = c;
 	if (!c)
 		return ty_error_set(e, -ENOMEM, "out of memory");
@@ -92,10 +134,10 @@ ty_store_pg_open(struct ty_store *s, const char *uri, struct ty_error *e)
 #else
 
 int
-ty_store_pg_open(struct ty_store *s, const char *uri, struct ty_error *e)
+ty_store_pg_open(struct ty_store *s, const char *conninfo, struct ty_error *e)
 {
 	(void)s;
-	(void)uri;
+	(void)conninfo;
 	return ty_error_set(e, -ENOTSUP, "not built with libpq (install libpq-dev and rebuild)");
 }
 

@@ -240,13 +240,14 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 		   struct ty_sym_result *r)
 {
 	struct ty_addrspace_map m;
+	const char *mod;
 
 	memset(r, 0, sizeof(*r));
 	r->addr = ip;
 	if (kernel || ip >= TY_KERNEL_START) {
 		r->kernel = 1;
-		r->dso = "[kernel.kallsyms]";
-		r->name = ty_kallsyms_name(s->kernel, ip);
+		r->name = ty_kallsyms_name(s->kernel, ip, &mod);
+		r->dso = mod ? mod : "[kernel.kallsyms]";
 		return;
 	}
 	if (ty_addrspace_find(s->as, pid, ip, time, &m) < 0) {

@@ -67,6 +67,61 @@ ty_symtab_warn(struct ty_symtab_warnings *w, const char *fmt, ...)
 }
 
 void
+ty_symtab_warn_stripped(struct ty_symtab_warnings *w, const char *path, const char *base)
+{
+	char **np, *msg = NULL, *list = NULL, *t;
+	size_t i;
+	int n;
+
+	for (i = 0; i < w->nstripped; i++)
+		if (strcmp(w->stripped[i], path) == 0)
+			return;
+	if (!(np = realloc(w->stripped, (w->nstripped + 1) * sizeof(*np))))
+		return;
+	w->stripped = np;
+	if (!(np[w->nstripped] = strdup(path)))
+		return;
+	w->nstripped++;
+	if (w->nstripped == 1) {
+		n = asprintf(&msg,
+			     "%s is stripped (no .symtab, no debug file): functions it does not "
+			     "export are named %s+0xADDRESS",
+			     path, base);
+	} else {
+		for (i = 0; i < w->nstripped; i++) {
+			n = asprintf(&t, "%s%s%s", list ? list : "",
+				     i == 0		     ? ""
+				     : i + 1 == w->nstripped ? " and "
+							     : ", ",
+				     w->stripped[i]);
+			free(list);
+			list = n < 0 ? NULL : t;
+			if (!list)
+				return;
+		}
+		n = asprintf(&msg,
+			     "%s are stripped (no .symtab, no debug file): functions they do not "
+			     "export are named FILE+0xADDRESS",
+			     list);
+		free(list);
+	}
+	if (n < 0)
+		return;
+	if (w->stripped_warning) { /* the one warning, said again with one more file */
+		free(w->msg[w->stripped_warning - 1]);
+		w->msg[w->stripped_warning - 1] = msg;
+		return;
+	}
+	if (!(np = realloc(w->msg, (w->n + 1) * sizeof(*np)))) {
+		free(msg);
+		return;
+	}
+	w->msg = np;
+	np[w->n++] = msg;
+	w->stripped_warning = w->n;
+}
+
+void
 ty_symtab_warnings_release(struct ty_symtab_warnings *w)
 {
 	size_t i;
@@ -74,8 +129,13 @@ ty_symtab_warnings_release(struct ty_symtab_warnings *w)
 	for (i = 0; i < w->n; i++)
 		free(w->msg[i]);
 	free(w->msg);
+	for (i = 0; i < w->nstripped; i++)
+		free(w->stripped[i]);
+	free(w->stripped);
 	w->msg = NULL;
 	w->n = 0;
+	w->stripped = NULL;
+	w->nstripped = w->stripped_warning = 0;
 }
 
 /* --- demangling ------------------------------------------------------ */

@@ -136,6 +136,14 @@ fact_paranoid(const struct ty_sysinfo *si, struct ty_fact *f)
 		      p);
 		return;
 	}
+	if (si->perf_privileged == 1) { /* nothing to fix for this user */
+		f->state = TY_FACT_OK;
+		VALUE(f,
+		      "%d: limits unprivileged users only; tachy runs with root's or "
+		      "CAP_PERFMON's rights here: kernel included",
+		      p);
+		return;
+	}
 	f->state = TY_FACT_WARN;
 	if (p == 2)
 		VALUE(f, "2: unprivileged users see user space only (root and CAP_PERFMON "
@@ -378,7 +386,7 @@ fact_load(const struct ty_sysinfo *si, struct ty_fact *f)
 		return;
 	}
 	VALUE(f, "%.2f %.2f %.2f (1, 5, 15 min) on %d CPU%s", si->load1, si->load5, si->load15,
-	      si->cpus > 0 ? si->cpus : 1, si->cpus == 1 ? "" : "s");
+	      si->cpus > 0 ? si->cpus : 1, si->cpus > 1 ? "s" : "");
 	per = si->load1 / (si->cpus > 0 ? si->cpus : 1);
 	if (per < 0.1) {
 		f->state = TY_FACT_OK;
@@ -389,12 +397,28 @@ fact_load(const struct ty_sysinfo *si, struct ty_fact *f)
 		  "a quiet machine (see the busy processes)");
 }
 
+/* A server that a benchmark may well use (a database): never in the fix. */
+static int
+is_server(const char *comm)
+{
+	static const char *const servers[] = {
+	    "postgres",	    "postmaster", "mysqld",	"mariadbd", "mongod",
+	    "redis-server", "memcached",  "clickhouse", "sqlservr", "oracle",
+	    "etcd",	    "dockerd",	  "containerd"};
+	size_t i;
+
+	for (i = 0; i < sizeof(servers) / sizeof(servers[0]); i++)
+		if (strncmp(comm, servers[i], strlen(servers[i])) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 fact_busy(const struct ty_sysinfo *si, struct ty_fact *f)
 {
 	char list[400] = "", pids[200] = "";
 	size_t ll = 0, pl = 0;
-	int i;
+	int i, kept = 0, kthreads = 0, servers = 0;
 
 	if (si->busy_count < 0) {
 		f->state = TY_FACT_INFO;
@@ -407,20 +431,41 @@ fact_busy(const struct ty_sysinfo *si, struct ty_fact *f)
 		return;
 	}
 	for (i = 0; i < si->busy_count && i < TY_SYSINFO_BUSY; i++) {
+		const struct ty_sysinfo_proc *b = &si->busy[i];
 		if (ll < sizeof(list))
 			ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%s (%d)",
-					       i ? ", " : "", si->busy[i].comm, si->busy[i].pid);
+					       i ? ", " : "", b->comm, b->pid);
+		/* a kernel thread cannot be stopped; a database server may be
+		 * what the benchmark talks to: the fix leaves both alone */
+		if (b->kernel_thread) {
+			kthreads++;
+			continue;
+		}
+		if (is_server(b->comm)) {
+			servers++;
+			continue;
+		}
 		if (pl < sizeof(pids))
-			pl += (size_t)snprintf(pids + pl, sizeof(pids) - pl, "%s%d", i ? " " : "",
-					       si->busy[i].pid);
+			pl += (size_t)snprintf(pids + pl, sizeof(pids) - pl, "%s%d",
+					       kept ? " " : "", b->pid);
+		kept++;
 	}
 	f->state = TY_FACT_BAD;
 	VALUE(f, "%d other process%s running: %s%s", si->busy_count,
 	      si->busy_count == 1 ? "" : "es", list,
 	      si->busy_count > TY_SYSINFO_BUSY ? ", ..." : "");
-	ADVICE(f, "they compete for the CPUs and caches: stop them or wait for them "
-		  "(a stopped process resumes with kill -CONT)");
-	FIX(f, "kill -STOP %s", pids);
+	ADVICE(f,
+	       "they compete for the CPUs and caches: stop them or wait for them "
+	       "(a stopped process resumes with kill -CONT)%s%s%s",
+	       kthreads ? "; kernel threads (kworker...) cannot be stopped: they work for "
+			  "others, see what keeps them busy"
+			: "",
+	       servers ? "; a server (a database...) is left running: the benchmark may use "
+			 "it, stop it yourself if not"
+		       : "",
+	       "");
+	if (kept)
+		FIX(f, "kill -STOP %s", pids);
 }
 
 static void

@@ -103,6 +103,21 @@ read_ll(const char *root, const char *rel, long long def)
 	return v;
 }
 
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in CapEff of ROOT/proc/self/status:
+ * 1, 0, or -1 when not visible. */
+static int
+read_privileged(const char *root)
+{
+	char buf[4096], *p;
+	unsigned long long caps;
+
+	if (ty_sysinfo_read(root, "/proc/self/status", buf, sizeof(buf)) <= 0 ||
+	    !(p = strstr(buf, "CapEff:")))
+		return -1;
+	caps = strtoull(p + 7, NULL, 16);
+	return (caps >> 38 & 1) || (caps >> 21 & 1);
+}
+
 /* Parse a CPU list ("0-3,8,10-11") into SET[0..MAX_CPUS). Returns the
  * count, or -1 if malformed. */
 static int
@@ -333,6 +348,7 @@ read_kernel(const char *root, struct ty_sysinfo *si)
 		si->nohz_full[0] = '\0';
 	si->aslr = (int)read_ll(root, "/proc/sys/kernel/randomize_va_space", -1);
 	si->perf_paranoid = (int)read_ll(root, "/proc/sys/kernel/perf_event_paranoid", INT32_MIN);
+	si->perf_privileged = read_privileged(root);
 	si->perf_max_sample_rate =
 	    (int)read_ll(root, "/proc/sys/kernel/perf_event_max_sample_rate", -1);
 }
@@ -383,6 +399,7 @@ read_memory(const char *root, struct ty_sysinfo *si)
 struct busy_tally {
 	int pid[64];
 	int seen[64];
+	int kthread[64];
 	char comm[64][32];
 	int n;
 };
@@ -412,8 +429,14 @@ procs_running(const char *root)
 
 /* Parse a stat line: COMM (up to 32 bytes), its state, and its thread
  * count (0 when the line is too short). Returns 0, or -1 if malformed. */
+/* PF_KTHREAD in a stat line's flags: a kernel thread. */
+#define STAT_PF_KTHREAD 0x00200000UL
+
+/* Parse a stat line: COMM (up to 32 bytes), its state, its thread count
+ * (0 when the line is too short) and its flags (field 9; 0 when missing).
+ * Returns 0, or -1 if malformed. */
 static int
-parse_stat(const char *buf, char *comm, char *state, long *threads)
+parse_stat(const char *buf, char *comm, char *state, long *threads, unsigned long *flags)
 {
 	const char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')'), *p;
 	int field;
@@ -423,29 +446,34 @@ parse_stat(const char *buf, char *comm, char *state, long *threads)
 	snprintf(comm, 32, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
 	*state = close_p[2];
 	*threads = 0;
-	/* num_threads is field 20; the state is field 3. */
+	*flags = 0;
+	/* num_threads is field 20, the flags 9; the state is field 3. */
 	for (p = close_p + 2, field = 3; *p && field < 20; p++)
-		if (*p == ' ')
-			field++;
+		if (*p == ' ' && ++field == 9)
+			*flags = strtoul(p + 1, NULL, 10);
 	if (field == 20)
 		*threads = strtol(p, NULL, 10);
 	return 0;
 }
 
-/* Is any task of PID running? Sets COMM to the process's name. */
+/* Is any task of PID running? Sets COMM to the process's name, *KTHREAD
+ * to whether it is a kernel thread. */
 static int
-task_running(const char *root, int pid, char *comm)
+task_running(const char *root, int pid, char *comm, int *kthread)
 {
 	char path[4096], rel[128], buf[512], tcomm[32], st;
 	struct dirent *e;
+	unsigned long flags;
 	long threads;
 	DIR *task;
 	int running = 0;
 
 	/* One read for a single-threaded process, the usual case. */
+	*kthread = 0;
 	snprintf(rel, sizeof(rel), "/proc/%d/stat", pid);
 	if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0 &&
-	    parse_stat(buf, comm, &st, &threads) == 0) {
+	    parse_stat(buf, comm, &st, &threads, &flags) == 0) {
+		*kthread = (flags & STAT_PF_KTHREAD) != 0;
 		if (st == 'R')
 			return 1;
 		if (threads == 1)
@@ -460,7 +488,7 @@ task_running(const char *root, int pid, char *comm)
 			continue;
 		snprintf(rel, sizeof(rel), "/proc/%d/task/%.20s/stat", pid, e->d_name);
 		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) > 0 &&
-		    parse_stat(buf, tcomm, &st, &threads) == 0 && st == 'R')
+		    parse_stat(buf, tcomm, &st, &threads, &flags) == 0 && st == 'R')
 			running = 1;
 	}
 	closedir(task);
@@ -468,7 +496,7 @@ task_running(const char *root, int pid, char *comm)
 		/* the process's name is its main thread's */
 		snprintf(rel, sizeof(rel), "/proc/%d/task/%d/stat", pid, pid);
 		if (ty_sysinfo_read(root, rel, buf, sizeof(buf)) <= 0 ||
-		    parse_stat(buf, comm, &st, &threads) < 0)
+		    parse_stat(buf, comm, &st, &threads, &flags) < 0)
 			snprintf(comm, 32, "%s", tcomm);
 	}
 	return running;
@@ -490,10 +518,10 @@ tally_running(const char *root, int self, struct busy_tally *t)
 	if (!proc)
 		return;
 	while ((d = readdir(proc)) != NULL) {
-		int pid = atoi(d->d_name), i;
+		int pid = atoi(d->d_name), i, kthread;
 		char comm[32] = "";
 
-		if (pid <= 0 || pid == self || !task_running(root, pid, comm))
+		if (pid <= 0 || pid == self || !task_running(root, pid, comm, &kthread))
 			continue;
 		for (i = 0; i < t->n && t->pid[i] != pid; i++)
 			;
@@ -503,6 +531,7 @@ tally_running(const char *root, int self, struct busy_tally *t)
 			t->n++;
 			t->pid[i] = pid;
 			t->seen[i] = 0;
+			t->kthread[i] = kthread;
 			copy_str(t->comm[i], sizeof(t->comm[i]), comm);
 		}
 		t->seen[i]++;
@@ -535,6 +564,7 @@ read_busy(const char *root, int live, int looks, struct ty_sysinfo *si)
 			continue;
 		if (si->busy_count < TY_SYSINFO_BUSY) {
 			si->busy[si->busy_count].pid = t.pid[i];
+			si->busy[si->busy_count].kernel_thread = t.kthread[i];
 			copy_str(si->busy[si->busy_count].comm, sizeof(si->busy[0].comm),
 				 t.comm[i]);
 		}

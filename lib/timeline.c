@@ -832,7 +832,9 @@ write_file(const struct ty_profile *p, const char *path,
 
 	if ((r = ty_outfile_open(&of, path, e)) < 0)
 		return r;
-	if ((r = fn(p, of.fp)) < 0) {
+	if ((r = fn(p, of.fp)) == -EIO && of.werr)
+		r = -of.werr; /* the write's own reason (ENOSPC), not the stream's EIO */
+	if (r < 0) {
 		ty_outfile_abort(&of);
 		return ty_error_set(e, r, "cannot write '%s': %s", path,
 				    r == -ENOMEM ? "out of memory" : strerror(-r));

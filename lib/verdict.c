@@ -353,13 +353,133 @@ unpaired_test(const double *old, size_t na, const double *new, size_t nb,
 					: ty_stats_student(&sa, &sb, o->confidence, &v->c);
 }
 
+/* Which way the paired log ratios D[0..N) lean: +1 more above 0, -1
+ * more below, 0 as many. */
+static int
+sign_of_pairs(const double *d, size_t n)
+{
+	size_t i, pos = 0, neg = 0;
+
+	for (i = 0; i < n; i++) {
+		pos += d[i] > 0;
+		neg += d[i] < 0;
+	}
+	return (pos > neg) - (pos < neg);
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Which way NEW's values lean against OLD's: the sign of (pairs with the
+ * new value higher) - (pairs with it lower), the direction Mann-Whitney's
+ * U proves. Stores it in *DIR; returns 0 or -ENOMEM. */
+static int
+sign_of_ranks(const double *old, size_t na, const double *new, size_t nb, int *dir)
+{
+	double *a = malloc(na * sizeof(*a)), *b = malloc(nb * sizeof(*b));
+	double higher = 0, lower = 0;
+	size_t i, lo = 0, hi = 0;
+
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	memcpy(a, old, na * sizeof(*a));
+	memcpy(b, new, nb * sizeof(*b));
+	qsort(a, na, sizeof(*a), cmp_dbl);
+	qsort(b, nb, sizeof(*b), cmp_dbl);
+	for (i = 0; i < nb; i++) {
+		while (lo < na && a[lo] < b[i]) /* a[0..lo) below b[i] */
+			lo++;
+		while (hi < na && a[hi] <= b[i]) /* a[hi..na) above b[i] */
+			hi++;
+		higher += (double)lo;
+		lower += (double)(na - hi);
+	}
+	*dir = (higher > lower) - (higher < lower);
+	free(a);
+	free(b);
+	return 0;
+}
+
+/* The verdict from what the test proved (its p-value, in the direction
+ * DIR), and whether its interval can be shown beside it: an interval
+ * that disagrees with the test (ties put a bound on 0, or the estimate
+ * at 0) is not shown rather than shown contradicting the verdict. */
+static void
+judge(struct ty_verdict *v, int dir, double confidence)
+{
+	const struct ty_compare *c = &v->c;
+	int proven = c->p_value < 1 - confidence / 100;
+	int excludes = c->diff_lo > 0 || c->diff_hi < 0;
+
+	v->verdict = TY_VERDICT_SAME;
+	v->interval = TY_INTERVAL_OK;
+	if (!isfinite(c->rel_lo) || !isfinite(c->rel_hi) || !isfinite(c->rel))
+		v->interval = v->old.centre == 0 ? TY_INTERVAL_ZERO_REF : TY_INTERVAL_TOO_FEW;
+	if (v->too_few)
+		return;
+	if (proven && dir)
+		v->verdict = dir > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER;
+	if (v->interval != TY_INTERVAL_OK)
+		return;
+	if (proven != excludes ||
+	    (proven && (c->diff > 0   ? 1
+			: c->diff < 0 ? -1
+				      : 0) != dir) ||
+	    (excludes && (c->diff_lo > 0 ? 1 : -1) != dir))
+		v->interval = TY_INTERVAL_FEW_DISTINCT;
+}
+
+const char *
+ty_verdict_word_name(enum ty_verdict_word w)
+{
+	return w == TY_VERDICT_SLOWER ? "slower" : w == TY_VERDICT_FASTER ? "faster" : "~";
+}
+
+const char *
+ty_verdict_interval_why(enum ty_interval i)
+{
+	switch (i) {
+	case TY_INTERVAL_TOO_FEW:
+		return "too few values";
+	case TY_INTERVAL_FEW_DISTINCT:
+		return "too few distinct values";
+	case TY_INTERVAL_ZERO_REF:
+		return "the reference is 0";
+	case TY_INTERVAL_OK:
+		break;
+	}
+	return NULL;
+}
+
+enum ty_gate
+ty_verdict_gate(enum ty_verdict_word verdict, enum ty_interval interval, int too_few, double rel,
+		double rel_lo, double limit)
+{
+	if (too_few)
+		return TY_GATE_TOO_FEW;
+	if (verdict == TY_VERDICT_SLOWER &&
+	    (interval == TY_INTERVAL_OK ? rel_lo > limit : !(limit > 0)))
+		return TY_GATE_TRIP;
+	if (limit > 0 && rel > limit)
+		return TY_GATE_UNPROVEN;
+	return TY_GATE_PASS;
+}
+
 int
 ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb,
 		   const struct ty_verdict_opts *o, struct ty_verdict *v, struct ty_error *e)
 {
 	double confidence = o->confidence, *d = NULL;
 	size_t i, np = 0;
-	int rc;
+	int rc, dir = 0;
 
 	memset(v, 0, sizeof(*v));
 	if (!(confidence > 0 && confidence < 100))
@@ -375,6 +495,7 @@ ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb,
 	v->min_p = min_p_value(na, nb, o->test);
 	if (na < 2 || nb < 2) {
 		v->too_few = 1;
+		v->interval = TY_INTERVAL_TOO_FEW;
 		no_test(v, o->test);
 		return 0;
 	}
@@ -385,12 +506,19 @@ ty_verdict_compute(const double *old, size_t na, const double *new, size_t nb,
 	if (np && min_p_value(np, 0, o->test) > 1 - confidence / 100)
 		np = 0;
 	rc = np ? paired_test(d, np, o, v) : unpaired_test(old, na, new, nb, o, v);
+	/* the direction the test proves: of the ranks or signs (Mann-Whitney,
+	 * sign test), of the difference of means (t tests, Yuen) */
+	if (!rc && o->test != TY_TEST_MANN_WHITNEY)
+		dir = (v->c.diff > 0) - (v->c.diff < 0);
+	else if (!rc && np)
+		dir = sign_of_pairs(d, np);
+	else if (!rc)
+		rc = sign_of_ranks(old, na, new, nb, &dir);
 	free(d);
 	if (rc)
 		return ty_error_set(e, rc, "cannot compare: %s", strerror(-rc));
 	v->too_few = v->min_p > 1 - confidence / 100;
-	if (v->c.significant && !v->too_few)
-		v->verdict = v->c.diff > 0 ? 1 : v->c.diff < 0 ? -1 : 0;
+	judge(v, dir, confidence);
 	return 0;
 }
 

@@ -8,19 +8,31 @@
 
 #include "cli.h"
 #include "tachy/stats.h"
+#include "term.h"
 
 const char *cli_cmd;
 
 static void
 vsay(const char *what, const char *fmt, va_list ap)
 {
+	char *msg = NULL, *safe;
+
 	fflush(stdout);
 	if (cli_cmd)
 		fprintf(stderr, "tachy %s: %s", cli_cmd, what);
 	else
 		fprintf(stderr, "tachy: %s", what);
-	vfprintf(stderr, fmt, ap);
+	/* a message names what came from outside (a command, a commit, a file
+	 * name): its control characters are shown, never sent to the terminal */
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory)\n", stderr);
+		return;
+	}
+	safe = term_shown_lines(msg);
+	fputs(safe ? safe : msg, stderr);
 	fputc('\n', stderr);
+	free(safe);
+	free(msg);
 }
 
 int
@@ -140,6 +152,13 @@ cli_opt_test_all(const struct cli_option *opt, const char *typed, char **args)
 	    strcmp(args[0], "mann-whitney") && strcmp(args[0], "u"))
 		return cli_bad_value(typed, args[0], "mann-whitney, yuen, welch or student");
 	return cli_opt_test(opt, typed, args);
+}
+
+int
+cli_opt_refused(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)args;
+	return cli_usage_error("%s: %s", typed, (const char *)opt->value);
 }
 
 /* "a, b or c" of a CHOICE's names. */

@@ -173,6 +173,16 @@ struct cli_option {
 		CLI_T_CALLBACK, (s), (l), (v), NULL, (h), 0, 0, 0, 0, NULL, 0, (fn)                \
 	}
 
+/* An option a peer has (perf stat -a, perf report --children) with no
+ * meaning here: not listed, and refused (exit 2) with WHY, the sentence
+ * that says the tachy way; A names the value it takes, NULL: none. */
+int cli_opt_refused(const struct cli_option *opt, const char *typed, char **args);
+#define OPT_REFUSED(s, l, a, why)                                                                  \
+	{                                                                                          \
+		CLI_T_CALLBACK, (s), (l), (void *)(why), (a), NULL, 0, 0, 0, 0, NULL, (a) ? 1 : 0, \
+		    cli_opt_refused                                                                \
+	}
+
 /* --test TEST, the same for every command: student, welch, mann-whitney
  * (or u) into an enum ty_test. */
 int cli_opt_test(const struct cli_option *opt, const char *typed, char **args);

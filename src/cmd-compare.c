@@ -9,12 +9,14 @@
 #include "cli.h"
 #include "resfmt.h"
 #include "resopt.h"
+#include "run-profile.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/markdown.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
 #include "tachy/results_read.h"
+#include "term.h"
 
 int cmd_compare(int argc, char **argv);
 
@@ -199,7 +201,8 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 		free(label);
 		label = NULL;
 		if (s->old != s->new &&strcmp(r->old->label, r->new->label) != 0 &&
-		    asprintf(&label, "%s \xe2\x86\x92 %s", r->old->label, r->new->label) < 0)
+		    asprintf(&label, "%s %s %s", r->old->label, term_glyph("arrow"),
+			     r->new->label) < 0)
 			return -ENOMEM;
 		cols[0] = prev && prev == r->new->label ? "" : label ? label : r->new->label;
 		prev = r->new->label;
@@ -409,9 +412,12 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_kdouble(w, "p_value", r->v.c.p_value);
 	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
 	ty_jsonw_kbool(w, "too_few_runs", r->v.too_few);
+	if (r->v.interval != TY_INTERVAL_OK) /* the bounds above are not to be read */
+		ty_jsonw_kstring(w, "interval_unavailable", ty_verdict_interval_why(r->v.interval));
 	ty_jsonw_kuint(w, "paired_rounds", r->v.pairs);
 	ty_jsonw_kuint(w, "old_left_out", r->skip_old);
 	ty_jsonw_kuint(w, "new_left_out", r->skip_new);
+	run_profile_compare_json(w, c, r);
 	ty_jsonw_key(w, "notes");
 	ty_jsonw_array_begin(w);
 	for (j = 0; j < 4 && r->notes[j]; j++)
@@ -492,7 +498,7 @@ print_json(FILE *fp, const struct ty_cmp_table *c)
 static int
 gate(const struct ty_cmp_table *c, double limit)
 {
-	char pct[32];
+	char m[256];
 	size_t i;
 	int tripped = 0;
 
@@ -500,12 +506,19 @@ gate(const struct ty_cmp_table *c, double limit)
 		return 0;
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
-		if (strcmp(r->figure, "wall") != 0 || r->v.verdict <= 0 || !(r->v.c.rel > limit))
+		enum ty_gate g;
+		if (strcmp(r->figure, "wall") != 0)
 			continue;
-		snprintf(pct, sizeof(pct), "%.1f%%", r->v.c.rel);
-		cli_error(0, "'%s' is %s slower than '%s' in %s (more than %g%%)", r->new->label,
-			  pct, r->old->label, c->sets[r->set].old->path, limit);
-		tripped = 1;
+		g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few, r->v.c.rel,
+				    r->v.c.rel_lo, limit);
+		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+			continue;
+		resfmt_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
+			    r->v.interval, c->opt.confidence);
+		cli_error(0, "'%s' against '%s' in %s: %s%s", r->new->label, r->old->label,
+			  c->sets[r->set].old->path, m,
+			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
+		tripped |= g == TY_GATE_TRIP;
 	}
 	return tripped;
 }
@@ -543,7 +556,7 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 		       "write the table to FILE (default: standard output)"),
 	    OPT_DOUBLE(0, "fail-if-slower", &o->fail_if_slower, "P", 0, 1e9,
 		       "exit 3 when a benchmark's wall time is proven slower\n"
-		       "by more than P percent"),
+		       "by more than P percent (the interval's bound)"),
 	    OPT_HELP('h', "help", "show this help"),
 	    OPT_END(),
 	};
@@ -563,6 +576,7 @@ emit(const struct ty_cmp_table *c, const struct options *o)
 	switch (o->format) {
 	case FMT_TEXT:
 		print_tables(of.fp, c, 0);
+		run_profile_compare_text(of.fp, c);
 		break;
 	case FMT_MARKDOWN:
 		print_tables(of.fp, c, 1);

@@ -17,6 +17,7 @@
 #include "tachy/results_read.h"
 #include "tachy/svg.h"
 #include "tachy/sysinfo.h"
+#include "term.h"
 
 int cmd_history(int argc, char **argv);
 
@@ -132,7 +133,7 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
 	struct ty_history_git g;
 	struct ty_sysinfo si;
-	char *envj = NULL;
+	char *envj = NULL, rev12[16];
 	struct ty_history *h;
 	struct ty_error e = {0};
 	size_t added;
@@ -160,9 +161,10 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 	}
 	rc = ty_history_add(h, &m, files, n, &added, &e);
 	free(envj);
+	snprintf(rev12, sizeof(rev12), "%.12s", m.commit); /* may cut a UTF-8 sequence: shown */
 	if (rc == 0 && !quiet)
-		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %.12s\n", cli_cmd, added,
-			added == 1 ? "" : "s", ty_history_name(h), m.commit);
+		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %s\n", cli_cmd, added,
+			added == 1 ? "" : "s", term_safe(ty_history_name(h)), term_safe(rev12));
 	ty_history_close(h);
 	if (rc < 0)
 		return cli_error(store_status(rc), "%s", e.msg);
@@ -292,9 +294,35 @@ struct found {
 	struct ty_history_change c;
 };
 
+/* What a series where nothing was found could have shown. */
+struct quiet {
+	double min_step;   /* percent; NAN: too short to tell */
+	double runs;	   /* median runs per commit */
+	double max_p;	   /* of the test */
+	int nothing_found; /* no change point in the series */
+};
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The confidence of detect's intervals (ty_history_detect_defaults). */
+static double
+d_confidence(void)
+{
+	struct ty_history_detect_opts d;
+
+	ty_history_detect_defaults(&d);
+	return d.confidence;
+}
+
 static int
 detect_series(struct ty_history_series *s, const struct opts *o, struct found **out, size_t *nout,
-	      size_t *cap)
+	      size_t *cap, struct quiet *q)
 {
 	struct ty_history_detect_opts d;
 	struct ty_history_point *p = points_of(s);
@@ -309,6 +337,20 @@ detect_series(struct ty_history_series *s, const struct opts *o, struct found **
 	if (!isnan(o->max_p))
 		d.max_p = o->max_p;
 	rc = ty_history_detect(p, s->n, &d, &ch, &nch, &e);
+	q->nothing_found = rc == 0 && nch == 0;
+	q->max_p = d.max_p;
+	q->min_step = q->nothing_found ? ty_history_min_step(p, s->n, &d, 0.8) : NAN;
+	q->runs = 0;
+	if (q->nothing_found && s->n) {
+		double *w = malloc(s->n * sizeof(*w));
+		for (size_t i = 0; w && i < s->n; i++)
+			w[i] = p[i].weight;
+		if (w) {
+			qsort(w, s->n, sizeof(*w), cmp_d);
+			q->runs = w[s->n / 2];
+		}
+		free(w);
+	}
 	free(p);
 	if (rc < 0)
 		return cli_error(EXIT_RUNTIME, "%s: %s", s->benchmark, e.msg);
@@ -352,17 +394,37 @@ p_text(char *buf, size_t size, double p)
 		snprintf(buf, size, "%.4f", p);
 }
 
+/* A series where nothing was found: how large a step it could have shown. */
 static void
-write_detect_text(FILE *fp, const struct found *f, size_t n)
+write_quiet_text(FILE *fp, const struct ty_history_series *s, const struct quiet *q)
+{
+	char b[256], m[256], fg[256];
+
+	fprintf(fp, "no change points in %s on %s, %s (%zu commit%s, %g run%s per commit)",
+		clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
+		clean(fg, sizeof(fg), s->figure), s->n, s->n == 1 ? "" : "s", q->runs,
+		q->runs == 1 ? "" : "s");
+	if (isfinite(q->min_step))
+		fprintf(fp,
+			": with this noise, a step of %.1f%% or more in the middle would have "
+			"been found 80%% of the time (p < %g)\n",
+			q->min_step, q->max_p);
+	else
+		fprintf(fp, ": too few commits to find a step (4 or more are needed)\n");
+}
+
+static void
+write_detect_text(FILE *fp, const struct found *f, size_t n, const struct ty_history_series *all,
+		  const struct quiet *q, size_t ns)
 {
 	char b[256], m[256], fg[256], rv[64], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32],
 	    pc[32], pl[32], ph[32], pp[32];
-	size_t i;
+	size_t i, quiet = 0;
 
-	if (!n) {
+	for (i = 0; i < ns; i++)
+		quiet += q[i].nothing_found;
+	if (!n && !quiet) /* nothing from --since on */
 		fprintf(fp, "no change points\n");
-		return;
-	}
 	for (i = 0; i < n; i++) {
 		const struct ty_history_change *c = &f[i].c;
 		const struct ty_history_series *s = f[i].s;
@@ -386,6 +448,9 @@ write_detect_text(FILE *fp, const struct found *f, size_t n)
 			c->n_before, v2, l2, h2, c->n_after);
 		fprintf(fp, "  change %s [%s, %s], p = %s\n", pc, pl, ph, pp);
 	}
+	for (i = 0; i < ns; i++) /* the series where nothing was found, and what they could show */
+		if (q[i].nothing_found)
+			write_quiet_text(fp, &all[i], &q[i]);
 }
 
 static void
@@ -502,6 +567,7 @@ do_detect(struct opts *o, char **benches, int nb)
 	struct ty_history_git g;
 	struct ty_history_series *s = NULL;
 	struct found *f = NULL;
+	struct quiet *q = NULL;
 	struct ty_history *h;
 	struct ty_outfile of;
 	struct ty_error e = {0};
@@ -527,8 +593,12 @@ do_detect(struct opts *o, char **benches, int nb)
 			goto out;
 		}
 	}
+	if (n && !(q = calloc(n, sizeof(*q)))) {
+		st = cli_error(EXIT_RUNTIME, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < n && !st; i++)
-		st = detect_series(&s[i], o, &f, &nf, &cap);
+		st = detect_series(&s[i], o, &f, &nf, &cap, &q[i]);
 	if (st)
 		goto out;
 	if (ty_outfile_open(&of, o->output ? o->output : "-", &e) < 0) {
@@ -540,7 +610,7 @@ do_detect(struct opts *o, char **benches, int nb)
 	else if (o->format == FMT_CSV)
 		write_detect_csv(of.fp, f, nf);
 	else
-		write_detect_text(of.fp, f, nf);
+		write_detect_text(of.fp, f, nf, s, q, n);
 	if (of.is_stdout) {
 		ty_outfile_abort(&of);
 		st = cli_finish_stdout(0);
@@ -551,20 +621,29 @@ do_detect(struct opts *o, char **benches, int nb)
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char b[256], m[256], rv[64];
-		if (c->index + 1 != f[k].s->n || !(c->change_pct > o->fail_if_slower) ||
-		    !(c->ci_low > 0))
+		char b[256], m[256], rv[64], msg[256];
+		enum ty_gate gt;
+		if (c->index + 1 != f[k].s->n)
 			continue;
-		cli_error(EXIT_REGRESSION,
-			  "'%s' on %s: the newest commit %.12s is %.1f%% slower (more than %g%%)",
+		/* a change point found is a proven change: its direction is the verdict */
+		gt =
+		    ty_verdict_gate(c->change_pct > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER,
+				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
+		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
+			continue;
+		resfmt_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
+			    c->ci_high, TY_INTERVAL_OK, d_confidence());
+		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
 			  clean(b, sizeof(b), f[k].s->benchmark),
 			  clean(m, sizeof(m), f[k].s->machine),
-			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), c->change_pct,
-			  o->fail_if_slower);
-		st = EXIT_REGRESSION;
+			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), msg,
+			  gt == TY_GATE_TRIP ? "" : " (the gate passes)");
+		if (gt == TY_GATE_TRIP)
+			st = EXIT_REGRESSION;
 	}
 out:
 	free(f);
+	free(q);
 	ty_history_series_free(s, n);
 	ty_history_close(h);
 	return st;
@@ -803,9 +882,10 @@ cmd_history(int argc, char **argv)
 	struct opts o = {.fail_if_slower = NAN, .max_p = NAN};
 	struct cli_option options[] = {
 	    OPT_STRING(0, "db", &o.db, "DB",
-		       "SQLite file or postgresql://... URI (default:\n"
-		       "$TACHY_DB, else $XDG_DATA_HOME/tachy/history.db,\n"
-		       "else ~/.local/share/tachy/history.db)"),
+		       "SQLite file, postgresql://... URI or libpq's\n"
+		       "'host=H dbname=D' (default: $TACHY_DB, else\n"
+		       "$XDG_DATA_HOME/tachy/history.db, else\n"
+		       "~/.local/share/tachy/history.db)"),
 	    OPT_STRING(0, "commit", &o.commit, "REV",
 		       "the commit of the results (resolved by git if it can)"),
 	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
@@ -820,7 +900,7 @@ cmd_history(int argc, char **argv)
 		       "detect: text (default), json or csv"),
 	    OPT_DOUBLE(0, "fail-if-slower", &o.fail_if_slower, "P", 0, 1e9,
 		       "detect: exit 3 when the newest commit of a series\n"
-		       "starts a proven slowdown of more than P percent"),
+		       "starts a slowdown proven beyond P percent"),
 	    OPT_DOUBLE(0, "max-p", &o.max_p, "P", 1e-300, 0.5,
 		       "detect: the p-value a change point must beat (0.001)"),
 	    OPT_STRING('o', "output", &o.output, "FILE",

@@ -10,22 +10,29 @@
 
 #include "cli.h"
 #include "tachy/array.h"
+#include "tachy/calls.h"
+#include "tachy/cpulist.h"
 #include "tachy/events.h"
 #include "tachy/outfile.h"
 #include "tachy/profile-file.h"
+#include "tachy/record-system.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
+#include "tachy/spawn.h"
 #include "tachy/symbols.h"
 
 static const char usage_text[] =
     "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
     "                    [-o FILE] [-m PAGES] [--proc-maps | --mmap-records]\n"
     "                    [--user | --kernel] [--off-cpu | --wall]\n"
-    "                    [--off-cpu-chains HZ|all] [-q]\n"
+    "                    [--off-cpu-chains HZ|all] [--calls PATTERN]... [-q]\n"
     "                    (-- COMMAND [ARG...] | -p PID)\n"
+    "       tachy record -a [-C LIST] [options] [--duration SECS | -- COMMAND [ARG...]]\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
-    "process PID spends its time, and write a self-contained profile.\n"
+    "process PID spends its time, and write a self-contained profile. With -a,\n"
+    "sample every process and the kernel on every CPU (or those of -C) while\n"
+    "COMMAND runs, for SECS seconds, or until Ctrl-C or SIGTERM.\n"
     "\n";
 
 static const char footer[] =
@@ -43,6 +50,12 @@ struct opts {
 	long stack_size;
 	uint64_t switch_chains; /* 0: the default; TY_RECORD_CHAINS_ALL */
 	char **argv;
+	int all;		  /* -a */
+	const char *cpu_list;	  /* -C */
+	double duration;	  /* --duration, seconds (0: none) */
+	struct ty_cpulist cpus;	  /* -C parsed */
+	int cg_given;		  /* --call-graph named the mode */
+	struct cli_strings calls; /* --calls */
 };
 
 static struct ty_record_stop stop;
@@ -117,6 +130,7 @@ opt_chains(const struct cli_option *opt, const char *typed, char **args)
 static int
 opt_callgraph(const struct cli_option *opt, const char *typed, char **args)
 {
+	((struct opts *)opt->value)->cg_given = 1;
 	return parse_callgraph(args[0], opt->value);
 }
 
@@ -182,6 +196,23 @@ parse_args(int argc, char **argv, struct opts *o)
 			 "nearest duration (every duration stays exact); all:\n"
 			 "at every switch-out (the kernel's ~2.5 us each)",
 			 opt_chains),
+	    OPT_FLAG('a', "all-cpus", &o->all,
+		     "system-wide: every process and the kernel on every\n"
+		     "CPU, with a ring per CPU; the processes running\n"
+		     "before are named and symbolized from /proc (needs\n"
+		     "root, CAP_PERFMON or perf_event_paranoid <= 0); -g\n"
+		     "is frame-pointer chains here (--call-graph dwarf to\n"
+		     "unwind copies of the stacks)"),
+	    OPT_STRING('C', "cpu", &o->cpu_list, "LIST", "with -a: these CPUs only (0, 0-3,6)"),
+	    OPT_DOUBLE(0, "duration", &o->duration, "SECS", 0.001, 1e7,
+		       "with -a and no command: stop after SECS seconds"),
+	    OPT_STRINGS(0, "calls", &o->calls, "PATTERN",
+			"count every call of the functions matching the glob\n"
+			"PATTERN in the command's executable (FILE:PATTERN: in\n"
+			"FILE, a library say), exactly, with a uprobe at each\n"
+			"entry (root or CAP_PERFMON); the flat profile then\n"
+			"has gprof's calls, self ns/call and total ns/call.\n"
+			"A probe hit's cost is measured first and stated"),
 	    OPT_FLAG('q', "quiet", &o->quiet, "no summary line"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
@@ -215,10 +246,29 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (user && kernel)
 		return cli_usage_error("--user and --kernel exclude each other");
 	o->user = user ? 1 : kernel ? -1 : 0;
+	if (o->cpu_list && !o->all)
+		return cli_usage_error("-C is for -a (the CPUs to sample every process on)");
+	if (o->duration > 0 && !o->all)
+		return cli_usage_error("--duration is for -a (a command or -p PID ends when it "
+				       "ends)");
+	if (o->all && o->pid)
+		return cli_usage_error("-a samples every process: -p PID is for one");
+	if (o->all && o->duration > 0 && o->argv[0])
+		return cli_usage_error("-a records for --duration SECS or for the life of a "
+				       "command, not both");
+	if (o->all && o->callchain && o->cg == TY_CG_AUTO && !o->cg_given)
+		o->cg = TY_CG_FP; /* a stack copy per sample on every CPU: asked for, not -g */
+	if (o->all && o->cpu_list) {
+		struct ty_error e = {0};
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		if (ty_cpulist_parse(&o->cpus, o->cpu_list, n > 0 ? (int)n : 1, &e) < 0)
+			return cli_usage_error("-C %s: %s", o->cpu_list, e.msg);
+	}
 	if (o->pid && o->argv[0])
 		return cli_usage_error("give either -p PID or a command, not both");
-	if (!o->pid && !o->argv[0])
-		return cli_usage_error("no command to record (tachy record [options] -- COMMAND)");
+	if (!o->pid && !o->argv[0] && !o->all)
+		return cli_usage_error("no command to record (tachy record [options] -- COMMAND, "
+				       "or -a for every process)");
 	return 0;
 }
 
@@ -249,6 +299,7 @@ struct run {
 	struct ty_symbols *syms;
 	struct ty_outfile out; /* -o, opened before the command starts */
 	int out_open;
+	struct ty_calls calls; /* --calls */
 };
 
 /* Does the profile go where tachy's stdout goes (-o -, -o /dev/stdout)? Then
@@ -303,11 +354,64 @@ unwind_summary(struct run *r)
 	}
 }
 
+/* The share of P's samples that are tachy's own (seed 000's complaint). */
+static double
+own_share(const struct ty_profile *p, size_t *n)
+{
+	uint32_t me = (uint32_t)getpid();
+	size_t i, j;
+
+	*n = 0;
+	for (i = 0; i < p->nsamples; i++)
+		for (j = 0; j < p->nthreads; j++)
+			if (p->threads[j].tid == p->samples[i].tid) {
+				*n += p->threads[j].pid == me;
+				break;
+			}
+	return p->nsamples ? (double)*n / (double)p->nsamples : 0;
+}
+
+static void
+summary_system(struct run *r, const struct ty_profile *p, const char *rate, const char *space)
+{
+	size_t own;
+	double share = own_share(p, &own);
+
+	fprintf(stderr,
+		"tachy record: system-wide on CPUs %s for %.3f s: %zu samples of %s%s %s%s%s "
+		"(%.1f%% idle), %llu lost, %llu throttled; %u processes; tachy's own samples "
+		"%zu (%.2f%%), its CPU %.3f s; wrote %s\n",
+		p->meta.cpus ? p->meta.cpus : "?", (double)p->meta.wall_ns / 1e9, p->nsamples,
+		ty_record_event_name(r->rec),
+		ty_record_fell_back(r->rec) ? " (no cycles event here)" : "", rate,
+		r->o->callchain ? " with call chains" : "", space, 100 * ty_record_system_idle(p),
+		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled,
+		p->meta.processes, own, 100 * share, (double)p->meta.profiler_cpu_ns / 1e9,
+		r->o->output);
+	unwind_summary(r);
+}
+
+/* "profiler CPU 0.047 s, 7.3% of the workload's 0.649 s"; as a ratio when
+ * the profiler used more than the workload (a short command: its set-up
+ * and reading dominate), never as "3029.81%". */
+static void
+cpu_share(char *buf, size_t size, double me, double work)
+{
+	if (!(work > 0))
+		snprintf(buf, size, "profiler CPU %.3f s", me);
+	else if (me < work)
+		snprintf(buf, size, "profiler CPU %.3f s, %.*f%% of the workload's %.3f s", me,
+			 100 * me / work < 10 ? 2 : 1, 100 * me / work, work);
+	else
+		snprintf(buf, size, "profiler CPU %.3f s, %.*fx the workload's %.3f s", me,
+			 me / work < 10 ? 1 : 0, me / work, work);
+}
+
 static void
 summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 {
 	double work = (double)p->meta.workload_cpu_ns / 1e9, me = (double)self_cpu / 1e9;
-	char rate[64], space[96], cover[512];
+	char rate[64], space[96], cover[512], cpu[160];
 
 	if (r->o->period)
 		snprintf(rate, sizeof(rate), "every %ld events", r->o->period);
@@ -320,42 +424,172 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 			 ty_record_paranoid());
 	else
 		snprintf(space, sizeof(space), " (user space only)");
+	if (p->meta.system_wide && !p->meta.off_cpu) {
+		summary_system(r, p, rate, space);
+		return;
+	}
+	cpu_share(cpu, sizeof(cpu), me, work);
 	if (p->meta.off_cpu) {
 		size_t i, off = 0;
 		for (i = 0; i < p->nsamples; i++)
 			off += p->samples[i].state != TY_STATE_CPU;
+		if (p->meta.system_wide) {
+			fprintf(stderr,
+				"tachy record: system-wide on CPUs %s for %.3f s: %zu on-CPU "
+				"samples and %zu off-CPU intervals%s%s, %llu lost; %u processes; "
+				"tachy's CPU %.3f s; wrote %s\n",
+				p->meta.cpus ? p->meta.cpus : "?", (double)p->meta.wall_ns / 1e9,
+				p->nsamples - off, off, r->o->callchain ? " with call chains" : "",
+				space, (unsigned long long)p->meta.lost, p->meta.processes, me,
+				r->o->output);
+			if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
+				fprintf(stderr, "tachy record: %s\n", cover);
+			unwind_summary(r);
+			return;
+		}
 		fprintf(stderr,
 			"tachy record: %zu on-CPU samples%s%s and %zu off-CPU intervals%s%s, "
-			"%llu lost; profiler CPU %.3f s = %.2f%% of the workload's %.3f s; "
-			"wrote %s\n",
+			"%llu lost; %s; wrote %s\n",
 			p->nsamples - off, p->meta.off_cpu == TY_OFFCPU_WALL ? " " : "",
 			p->meta.off_cpu == TY_OFFCPU_WALL ? rate : "", off,
 			r->o->callchain ? " with call chains" : "", space,
-			(unsigned long long)p->meta.lost, me, work > 0 ? 100 * me / work : 0, work,
-			r->o->output);
+			(unsigned long long)p->meta.lost, cpu, r->o->output);
 		if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
 			fprintf(stderr, "tachy record: %s\n", cover);
 		unwind_summary(r);
 		return;
 	}
 	fprintf(stderr,
-		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; profiler "
-		"CPU %.3f s = %.2f%% of the workload's %.3f s; wrote %s\n",
+		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; %s; wrote "
+		"%s\n",
 		p->nsamples, ty_record_event_name(r->rec),
 		ty_record_fell_back(r->rec) ? " (no cycles event here)" : "", rate,
 		r->o->callchain ? " with call chains" : "", space, (unsigned long long)p->meta.lost,
-		(unsigned long long)p->meta.throttled, me, work > 0 ? 100 * me / work : 0, work,
-		r->o->output);
+		(unsigned long long)p->meta.throttled, cpu, r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
 	unwind_summary(r);
+}
+
+/* --calls: the probes on the held command (ty_record_opts.on_child). */
+static int
+calls_on_child(pid_t pid, void *arg, struct ty_error *e)
+{
+	struct run *r = arg;
+
+	return ty_calls_open(&r->calls, pid, 1, NULL, 0, e);
+}
+
+/* --calls: the functions matched, and a probe hit's cost measured. Exit
+ * status 0, else the error's (2: a pattern that matches nothing or too
+ * much, or no uprobes here). */
+static int
+calls_setup(struct run *r)
+{
+	const struct opts *o = r->o;
+	char exe[4096] = "";
+	struct ty_error e = {0};
+	size_t i;
+	int ret;
+
+	if (!o->calls.n)
+		return 0;
+	if (o->argv[0] && ty_spawn_resolve(o->argv[0], exe, sizeof(exe), &e) < 0)
+		return cli_error(EXIT_USAGE, "%s", e.msg);
+	for (i = 0; i < o->calls.n; i++) {
+		if ((ret = ty_calls_add(&r->calls, exe, o->calls.v[i], &e)) < 0)
+			return cli_error(ret == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
+	}
+	if ((ret = ty_calls_calibrate(&r->calls, &e)) < 0)
+		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+				 e.msg);
+	if (o->all && (ret = ty_calls_open(&r->calls, -1, 0, o->cpus.n ? o->cpus.cpus : NULL,
+					   (int)o->cpus.n, &e)) < 0)
+		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+				 e.msg);
+	return 0;
+}
+
+/* --calls: the counts into P, and what the probes cost. */
+static int
+calls_finish(struct run *r, struct ty_profile *p)
+{
+	struct ty_error e = {0};
+	size_t i;
+
+	if (!r->calls.n)
+		return 0;
+	if (ty_calls_read(&r->calls, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	for (i = 0; i < r->calls.n; i++) {
+		const struct ty_calls_fn *f = &r->calls.fn[i];
+		char *d = ty_symbols_demangle(f->name);
+		uint32_t fn = ty_profile_func(p, d ? d : f->name, f->path);
+		free(d);
+		if (fn == TY_NONE || ty_profile_calls(p, fn, f->count) < 0)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	p->meta.calls_hit_ps = (uint64_t)(r->calls.hit_ns * 1000 + 0.5);
+	return 0;
+}
+
+static void
+calls_summary(const struct run *r, const struct ty_profile *p)
+{
+	uint64_t total = ty_calls_total(&r->calls);
+	double cost = (double)total * r->calls.hit_ns / 1e9;
+	double work = (double)p->meta.workload_cpu_ns / 1e9;
+
+	if (!r->calls.n)
+		return;
+	fprintf(stderr,
+		"tachy record: --calls: %llu calls of %zu functions counted exactly; a probe hit "
+		"costs %.0f ns here (measured), so the probes took about %.3f s",
+		(unsigned long long)total, r->calls.n, r->calls.hit_ns, cost);
+	if (work > 0)
+		fprintf(stderr, ", %.1f%% of the workload's %.3f s of CPU\n", 100 * cost / work,
+			work);
+	else
+		fprintf(stderr, "\n");
+	if (r->calls.no_children)
+		cli_warn(
+		    "--calls: the command's own calls only, not its children's: the kernel's "
+		    "uprobe PMU events are not inherited; with tracefs mounted (mount -t tracefs "
+		    "nodev /sys/kernel/tracing) tachy places probes that are");
+}
+
+/* The symbol reader's warnings; system-wide, the stripped files (dozens)
+ * in one line. */
+static void
+warnings(struct run *r)
+{
+	size_t i, stripped = 0;
+	char names[256] = "";
+
+	if (r->o->quiet)
+		return;
+	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++) {
+		const char *w = ty_symbols_warning(r->syms, i), *b, *e;
+		if (!r->o->all || !(e = strstr(w, " is stripped"))) {
+			cli_warn("%s", w);
+			continue;
+		}
+		for (b = e; b > w && b[-1] != '/' && b[-1] != ' '; b--)
+			;
+		if (stripped++ < 4 && strlen(names) + (size_t)(e - b) + 3 < sizeof(names))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%.*s",
+				 stripped > 1 ? ", " : "", (int)(e - b), b);
+	}
+	if (stripped)
+		cli_warn("%zu sampled files are stripped (%s%s): the functions they do not export "
+			 "are named FILE+0xADDRESS",
+			 stripped, names, stripped > 4 ? ", ..." : "");
 }
 
 static int
 finish(struct run *r, struct ty_error *err)
 {
 	struct ty_profile *p = ty_profile_new();
-	size_t i;
 	int ret;
 
 	if (!p)
@@ -364,9 +598,11 @@ finish(struct run *r, struct ty_error *err)
 		ty_profile_free(p);
 		return cli_error(EXIT_RUNTIME, "%s", err->msg);
 	}
-	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++)
-		if (!r->o->quiet)
-			cli_warn("%s", ty_symbols_warning(r->syms, i));
+	if ((ret = calls_finish(r, p))) {
+		ty_profile_free(p);
+		return ret;
+	}
+	warnings(r);
 	ret = ty_profile_write_fp(p, r->out.fp, r->o->output, err);
 	r->out_open = 0;
 	if (ret < 0)
@@ -389,6 +625,7 @@ finish(struct run *r, struct ty_error *err)
 			    (unsigned long long)p->meta.throttled,
 			    (unsigned long long)ty_sampler_max_rate());
 		summary(r, p, p->meta.profiler_cpu_ns);
+		calls_summary(r, p);
 	}
 	ty_profile_free(p);
 	return 0;
@@ -472,8 +709,10 @@ on_warning(const char *msg, void *arg)
 		cli_warn("%s", msg);
 }
 
-int
-cmd_record(int argc, char **argv)
+static const char **calls_v; /* --calls's list, freed when the command ends */
+
+static int
+record(int argc, char **argv)
 {
 	struct opts o;
 	struct run r;
@@ -483,7 +722,9 @@ cmd_record(int argc, char **argv)
 	uint64_t max;
 	int ret;
 
-	if ((ret = parse_args(argc, argv, &o)) != 0)
+	ret = parse_args(argc, argv, &o);
+	calls_v = o.calls.v;
+	if (ret != 0)
 		return ret < 0 ? cli_finish_stdout(EXIT_OK) : ret;
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
@@ -501,9 +742,31 @@ cmd_record(int argc, char **argv)
 		return above_max("-F", (uint64_t)o.freq, max);
 	if (max && o.switch_chains != TY_RECORD_CHAINS_ALL && o.switch_chains > max)
 		return above_max("--off-cpu-chains", o.switch_chains, max);
-	if (!(r.syms = ty_symbols_new()))
+	for (size_t i = 0; i < o.calls.n; i++) /* a usage error before the privileges */
+		if (!o.argv[0] && !strchr(o.calls.v[i], ':')) {
+			ty_cpulist_release(&o.cpus);
+			return cli_usage_error("--calls %s: without a command, name the file: "
+					       "--calls FILE:PATTERN",
+					       o.calls.v[i]);
+		}
+	if (o.all && (ret = ty_record_system_check(o.cpus.cpus, (int)o.cpus.n, &err)) < 0) {
+		ty_cpulist_release(&o.cpus);
+		return cli_error(ret == -EACCES || ret == -ENODEV ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+				 err.msg);
+	}
+	r.o = &o;
+	if ((ret = calls_setup(&r))) {
+		ty_calls_release(&r.calls);
+		ty_cpulist_release(&o.cpus);
+		return ret;
+	}
+	if (!(r.syms = ty_symbols_new())) {
+		ty_calls_release(&r.calls);
 		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
 	set_cache_dir(r.syms);
+	if (getenv("TACHY_DEBUG_ROOT") && *getenv("TACHY_DEBUG_ROOT"))
+		ty_symbols_set_debug_root(r.syms, getenv("TACHY_DEBUG_ROOT"));
 	/* A bad -o fails now, not after a long recording. */
 	if (ty_outfile_open(&r.out, o.output, &err) < 0) {
 		ty_symbols_free(r.syms);
@@ -526,6 +789,14 @@ cmd_record(int argc, char **argv)
 	ro.maps = o.proc_maps ? TY_MAPS_PROC : o.mmap_records ? TY_MAPS_MMAP_RECORDS : TY_MAPS_LAZY;
 	ro.off_cpu = o.off_cpu;
 	ro.switch_chains = o.switch_chains;
+	ro.system_wide = o.all;
+	ro.cpus = o.cpus.n ? o.cpus.cpus : NULL;
+	ro.ncpus = (int)o.cpus.n;
+	ro.duration_ns = (uint64_t)(o.duration * 1e9);
+	if (r.calls.n && !o.all) {
+		ro.on_child = calls_on_child;
+		ro.on_child_arg = &r;
+	}
 	ro.warn = on_warning;
 	ro.warn_arg = &o;
 	ro.unwind_log = unwind_log();
@@ -547,8 +818,20 @@ cmd_record(int argc, char **argv)
 		ty_outfile_abort(&r.out);
 	ty_record_free(r.rec);
 	ty_symbols_free(r.syms);
+	ty_cpulist_release(&o.cpus);
+	ty_calls_release(&r.calls);
 	if (ro.unwind_log && ro.unwind_log != stderr)
 		fclose(ro.unwind_log);
+	return ret;
+}
+
+int
+cmd_record(int argc, char **argv)
+{
+	int ret = record(argc, argv);
+
+	free(calls_v);
+	calls_v = NULL;
 	return ret;
 }
 

@@ -7,18 +7,22 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tachy/cpulist.h"
 #include "tachy/flame.h"
 #include "tachy/outfile.h"
 #include "tachy/pprof.h"
 #include "tachy/profile-file.h"
 #include "tachy/profile-views.h"
+#include "tachy/profile-who.h"
+#include "tachy/record-system.h"
 #include "tachy/timeline.h"
+#include "tachy/utf8.h"
 #include "term.h"
 
 static const char usage_text[] =
     "usage: tachy report [--sort KEY] [--limit N]\n"
-    "                    [--by symbol|thread|comm|dso|line|state | --lines]\n"
-    "                    [--on-cpu | --off-cpu] [FILE]\n"
+    "                    [--by symbol|thread|comm|process|cpu|dso|line|state |\n"
+    "                     --lines] [--on-cpu | --off-cpu] [FILE]\n"
     "       tachy report (--callers SYM | --callees SYM) [FILE]\n"
     "       tachy report --tree [--min PCT] [FILE]\n"
     "       tachy report --folded [FILE]\n"
@@ -27,7 +31,9 @@ static const char usage_text[] =
     "       tachy report --firefox OUT.json | --speedscope OUT.json [FILE]\n"
     "       tachy report --diff OLD NEW [--by WHAT] [--flame OUT.svg]\n"
     "\n"
-    "Show a profile written by tachy record (FILE, default tachy.prof).\n"
+    "Show a profile written by tachy record (FILE, default tachy.prof). Every\n"
+    "view takes --comm NAME[,NAME], --pid PID[,PID] and --cpu LIST: only the\n"
+    "samples of those commands, processes and CPUs count.\n"
     "\n";
 
 static const char footer[] = "\n"
@@ -45,6 +51,15 @@ struct opts {
 	const char *sym, *flame, *pprof, *title, *file, *old, *new_;
 	const char *firefox, *speedscope;
 	int on_cpu, off_cpu;
+	struct cli_strings comm_args, pid_args;
+	const char *cpu_arg;
+	const char **comms; /* --comm, split at commas */
+	size_t ncomms;
+	uint32_t *pids; /* --pid */
+	size_t npids;
+	struct ty_cpulist cpus; /* --cpu */
+	int filtered;
+	char **dups; /* a copy of each --comm, split in place into COMMS */
 };
 
 static int
@@ -55,22 +70,132 @@ opt_lines(const struct cli_option *opt, const char *typed, char **args)
 	return 0;
 }
 
+/* --sort KEY: tachy's orders, or perf report's keys, which are what the
+ * rows are per (tachy's --by): --sort dso is --by dso. */
+struct sort_choice {
+	int sort, by;	      /* -1: not given */
+	int children;	      /* --children 1, --no-children 0, -1: neither */
+	const char *by_typed; /* the option that set BY */
+};
+
+static int
+opt_sort(const struct cli_option *opt, const char *typed, char **args)
+{
+	static const char *const sorts[] = {"self", "total", "name", "samples", NULL};
+	/* perf report's sort keys, and the --by each means */
+	static const struct {
+		const char *key;
+		int by;
+	} perf_keys[] = {{"sym", TY_BY_SYMBOL},	  {"symbol", TY_BY_SYMBOL}, {"comm", TY_BY_COMM},
+			 {"dso", TY_BY_DSO},	  {"pid", TY_BY_THREAD},    {"tid", TY_BY_THREAD},
+			 {"srcline", TY_BY_LINE}, {"cpu", TY_BY_CPU}};
+	struct sort_choice *sc = opt->value;
+	const char *s = args[0];
+	size_t i;
+
+	for (i = 0; sorts[i]; i++)
+		if (strcmp(s, sorts[i]) == 0) {
+			sc->sort = (int)i;
+			return 0;
+		}
+	if (strchr(s, ','))
+		return cli_usage_error(
+		    "%s %s: tachy report's rows are per one key at a time: --by comm, --by dso, "
+		    "--by symbol, --by thread or --by line (and --sort self, total, samples or "
+		    "name orders them)",
+		    typed, s);
+	if (strcmp(s, "overhead") == 0) {
+		sc->sort = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(perf_keys) / sizeof(perf_keys[0]); i++)
+		if (strcmp(s, perf_keys[i].key) == 0) {
+			sc->by = perf_keys[i].by;
+			sc->by_typed = typed;
+			return 0;
+		}
+	return cli_bad_value(typed, s,
+			     "self, total, samples or name (or perf report's sym, comm, dso, "
+			     "pid, tid, srcline: the rows per that key, as --by)");
+}
+
+static int
+opt_children(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)args;
+	((struct sort_choice *)opt->value)->children = strcmp(typed, "--children") == 0;
+	return 0;
+}
+
+/* --comm, --pid and --cpu into O's filter. */
+static int
+parse_filters(struct opts *o)
+{
+	struct ty_error e = {0};
+	size_t i;
+
+	if (o->comm_args.n && !(o->dups = calloc(o->comm_args.n, sizeof(*o->dups))))
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	for (i = 0; i < o->comm_args.n; i++) {
+		char *dup = o->dups[i] = strdup(o->comm_args.v[i]), *tok, *save = NULL;
+		if (!dup)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			const char **v = realloc(o->comms, (o->ncomms + 1) * sizeof(*v));
+			if (!v)
+				return cli_error(EXIT_RUNTIME, "out of memory");
+			o->comms = v;
+			o->comms[o->ncomms++] = tok; /* DUP lives as long as the command */
+		}
+		if (!o->ncomms)
+			return cli_usage_error("--comm '%s': give a command name",
+					       o->comm_args.v[i]);
+	}
+	for (i = 0; i < o->pid_args.n; i++) {
+		const char *p = o->pid_args.v[i];
+		for (;;) {
+			size_t n = strspn(p, "0123456789");
+			uint32_t *v;
+			if (n == 0 || n > 9 || (p[n] && p[n] != ','))
+				return cli_usage_error(
+				    "--pid %s: give process ids as 123 or 123,456",
+				    o->pid_args.v[i]);
+			if (!(v = realloc(o->pids, (o->npids + 1) * sizeof(*v))))
+				return cli_error(EXIT_RUNTIME, "out of memory");
+			o->pids = v;
+			o->pids[o->npids++] = (uint32_t)strtoul(p, NULL, 10);
+			if (!p[n])
+				break;
+			p += n + 1;
+		}
+	}
+	if (o->cpu_arg && ty_cpulist_parse(&o->cpus, o->cpu_arg, 0, &e) < 0)
+		return cli_usage_error("--cpu %s: %s", o->cpu_arg, e.msg);
+	o->filtered = o->ncomms || o->npids || o->cpu_arg;
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const char *const sorts[] = {"self", "total", "name", "samples", NULL};
-	static const char *const bys[] = {"symbol", "thread", "comm", "dso", "line", "state", NULL};
-	const char *callers = NULL, *callees = NULL;
-	int tree = 0, folded = 0, diff = 0, sort = 0, by = 0, modes, rc;
+	static const char *const bys[] = {"symbol", "thread",  "comm", "dso", "line",
+					  "state",  "process", "cpu",  NULL};
+	const char *callers = NULL, *callees = NULL, *input = NULL;
+	int tree = 0, folded = 0, diff = 0, by = -1, stdio = 0, modes, rc;
+	struct sort_choice sc = {-1, -1, -1, NULL};
 	double min = NAN;
 	struct cli_option options[] = {
-	    OPT_CHOICE(0, "sort", &sort, "KEY", sorts,
-		       "flat profile order: self (default), total, samples, name"),
+	    OPT_CALLBACK(0, "sort", &sc, "KEY",
+			 "flat profile order: self (default), total, samples, name\n"
+			 "(perf report's keys sym, comm, dso, pid, tid, srcline:\n"
+			 "the rows per that key, as --by)",
+			 opt_sort),
 	    OPT_LONG(0, "limit", &o->limit, "N", 1, 1L << 30, "show the first N rows only"),
 	    OPT_CHOICE(0, "by", &by, "WHAT", bys,
 		       "flat profile (and --diff) per symbol (default), thread,\n"
-		       "comm, dso, line (file:line, from DWARF) or state\n"
-		       "(on-CPU, sleeping, I/O, lock, runnable, blocked)"),
+		       "comm, process (name [pid]), cpu, dso, line (file:line,\n"
+		       "from DWARF) or state (on-CPU, sleeping, I/O, lock,\n"
+		       "runnable, blocked)"),
 	    OPT_CALLBACK_NOARG(0, "lines", &by, "the same as --by line", opt_lines),
 	    OPT_STRING(0, "callers", &callers, "SYM", "who calls SYM, in how many samples"),
 	    OPT_STRING(0, "callees", &callees, "SYM", "what SYM calls, and its own time"),
@@ -91,9 +216,35 @@ parse_args(int argc, char **argv, struct opts *o)
 		       "57): a timeline per thread, off-CPU intervals as markers"),
 	    OPT_STRING(0, "speedscope", &o->speedscope, "OUT",
 		       "speedscope's format: one sampled profile per thread"),
+	    OPT_STRINGS(0, "comm", &o->comm_args, "NAME[,NAME]",
+			"only the samples of threads named NAME (repeatable)"),
+	    OPT_STRINGS(0, "pid", &o->pid_args, "PID[,PID]",
+			"only the samples of process PID (repeatable)"),
+	    OPT_STRING(0, "cpu", &o->cpu_arg, "LIST",
+		       "only the samples taken on CPUs LIST (0-3,6)"),
 	    OPT_FLAG(0, "on-cpu", &o->on_cpu, "keep the on-CPU samples only"),
 	    OPT_FLAG(0, "off-cpu", &o->off_cpu,
 		     "keep the off-CPU time only (record --off-cpu, --wall)"),
+	    OPT_GROUP("perf report's spellings:"),
+	    OPT_STRING('i', "input", &input, "FILE", "the profile to read (as FILE)"),
+	    OPT_CALLBACK_NOARG(0, "children", &sc,
+			       "rows in order of their total (callees\n"
+			       "included), as --sort total",
+			       opt_children),
+	    OPT_CALLBACK_NOARG(0, "no-children", &sc,
+			       "rows in order of their self time (the\n"
+			       "default), as --sort self",
+			       opt_children),
+	    OPT_FLAG('G', "inverted", &tree,
+		     "the call tree from the root (callers first),\n"
+		     "as --tree"),
+	    OPT_FLAG(0, "stdio", &stdio, "text on standard output (always so)"),
+	    OPT_REFUSED(0, "tui", NULL,
+			"tachy report prints text (as --stdio); to browse a profile: --flame "
+			"OUT.svg (zoom, search) or --firefox OUT.json (a timeline)"),
+	    OPT_REFUSED(0, "gtk", NULL,
+			"tachy report prints text (as --stdio); to browse a profile: --flame "
+			"OUT.svg (zoom, search) or --firefox OUT.json (a timeline)"),
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
 	};
@@ -103,8 +254,18 @@ parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	if ((rc = cli_parse(&parser, argc, argv, &args)))
 		return rc;
-	o->sort = (enum ty_prof_sort)sort;
-	o->by = (enum ty_prof_by)by;
+	(void)stdio; /* the report is text on stdout in any case */
+	if (by >= 0) /* the index in bys[] to the row kind */
+		by = by == 6 ? (int)TY_BY_PROCESS : by == 7 ? (int)TY_BY_CPU : by;
+	if (sc.by >= 0 && by >= 0 && sc.by != by)
+		return cli_usage_error("%s and --by ask for different rows: give one", sc.by_typed);
+	if (sc.children >= 0 && sc.sort >= 0 && sc.sort != (sc.children ? 1 : 0))
+		return cli_usage_error("--%schildren and --sort ask for different orders: give one",
+				       sc.children ? "" : "no-");
+	o->sort = (enum ty_prof_sort)(sc.sort >= 0 ? sc.sort : sc.children > 0 ? 1 : 0);
+	o->by = (enum ty_prof_by)(by >= 0 ? by : sc.by >= 0 ? sc.by : 0);
+	if ((rc = parse_filters(o)))
+		return rc;
 	o->min = isnan(min) ? 0.5 : min;
 	modes = !!callers + !!callees + tree + folded + diff;
 	if (callers)
@@ -143,9 +304,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		o->new_ = argv[1];
 		return 0;
 	}
-	if (argc > 1)
+	if (argc > 1 || (argc && input))
 		return cli_usage_error("one profile at a time (or --diff OLD NEW)");
-	o->file = argc ? argv[0] : "tachy.prof";
+	o->file = argc ? argv[0] : input ? input : "tachy.prof";
 	return 0;
 }
 
@@ -194,6 +355,32 @@ put_amount(const struct ty_profile *p, int width, double v)
 	printf(p->meta.period_ns ? "%*.3f" : "%*.0f", width, v);
 }
 
+static const struct opts *filter_opts; /* for the header's Filter: line */
+
+/* A system-wide profile: which CPUs, how long, how idle; and the filters. */
+static void
+system_line(const struct ty_profile *p)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	const struct opts *o = filter_opts;
+	size_t i;
+
+	if (m->system_wide)
+		printf("System-wide: CPUs %s, %.3f s, idle %.1f%% of the samples\n",
+		       m->cpus && *m->cpus ? term_safe(m->cpus) : "?", (double)m->wall_ns / 1e9,
+		       100 * ty_record_system_idle(p));
+	if (!o || !o->filtered)
+		return;
+	printf("Filter:");
+	for (i = 0; i < o->comm_args.n; i++)
+		printf(" --comm %s", term_safe(o->comm_args.v[i]));
+	for (i = 0; i < o->pid_args.n; i++)
+		printf(" --pid %s", term_safe(o->pid_args.v[i]));
+	if (o->cpu_arg)
+		printf(" --cpu %s", term_safe(o->cpu_arg));
+	printf(" (%zu samples kept)\n", p->nsamples);
+}
+
 /* The header of a profile with off-CPU time: its wall time per state. */
 static void
 header_off_cpu(const struct ty_profile *p, const char *what, double total)
@@ -221,11 +408,13 @@ header_off_cpu(const struct ty_profile *p, const char *what, double total)
 	printf("\n");
 	if (m->command && *m->command)
 		printf("Command: %s\n", term_safe(m->command));
+	system_line(p);
 	if (m->off_cpu_limits && *m->off_cpu_limits)
 		printf("Limits: %s\n", term_safe(m->off_cpu_limits));
 	if (ty_profile_chains_note(p, cover, sizeof(cover)) == 0)
 		printf("Chains: %s\n", cover);
-	if (off < p->nsamples && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
+	if (off < p->nsamples && !m->system_wide &&
+	    ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		printf("Coverage: %s\n", term_safe(cover));
 	if (m->lost)
 		printf("Warning: %" PRIu64 " records were lost; percentages may be off.\n",
@@ -259,7 +448,8 @@ header(const struct ty_profile *p, const char *what)
 	printf(", %" PRIu64 " lost, %" PRIu64 " throttled\n", m->lost, m->throttled);
 	if (m->command && *m->command)
 		printf("Command: %s\n", term_safe(m->command));
-	if (ty_profile_coverage(p, cover, sizeof(cover)) == 0)
+	system_line(p);
+	if (!m->system_wide && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		printf("Coverage: %s\n", term_safe(cover));
 	if (m->lost)
 		printf("Warning: %" PRIu64 " samples were lost; percentages may be off.\n",
@@ -280,9 +470,71 @@ by_heading(enum ty_prof_by by)
 		return "line  DSO";
 	case TY_BY_STATE:
 		return "state";
+	case TY_BY_PROCESS:
+		return "process [pid]";
+	case TY_BY_CPU:
+		return "CPU";
 	default:
 		return "symbol  DSO";
 	}
+}
+
+/* The exact call count of ROW's function (record --calls), or -1. */
+static int64_t
+row_calls(const struct ty_profile *p, const struct ty_profile_views_row *row)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->ncalls; i++) {
+		uint32_t f = p->calls[i].func;
+		if (row->dso == ty_profile_func_dso(p, f) &&
+		    strcmp(row->name, ty_profile_func_name(p, f)) == 0)
+			return (int64_t)p->calls[i].count;
+	}
+	return -1;
+}
+
+/* gprof's columns: calls, self ns/call, total ns/call (blank where the
+ * function was not counted, or not called). */
+static void
+put_calls(const struct ty_profile *p, const struct ty_profile_views_row *r)
+{
+	int64_t n = row_calls(p, r);
+
+	if (n <= 0 || !p->meta.period_ns) {
+		if (n == 0)
+			printf(" %10d %10s %10s", 0, "", "");
+		else
+			printf(" %10s %10s %10s", "", "", "");
+		return;
+	}
+	printf(" %10lld %10.0f %10.0f", (long long)n,
+	       ty_profile_seconds(p, r->self_weight) * 1e9 / (double)n,
+	       ty_profile_seconds(p, r->total_weight) * 1e9 / (double)n);
+}
+
+/* What the probes of record --calls cost, as measured when recording. */
+static void
+calls_line(const struct ty_profile *p)
+{
+	const struct ty_prof_meta *m = &p->meta;
+	uint64_t total = 0;
+	double cost;
+	uint32_t i;
+
+	if (!p->ncalls)
+		return;
+	for (i = 0; i < p->ncalls; i++)
+		total += p->calls[i].count;
+	cost = (double)total * (double)m->calls_hit_ps / 1e12;
+	printf("Calls: %u functions counted exactly by uprobes, %llu calls; a probe hit cost %.0f "
+	       "ns, about %.3f s in all",
+	       p->ncalls, (unsigned long long)total, (double)m->calls_hit_ps / 1000, cost);
+	if (m->workload_cpu_ns)
+		printf(" (%.1f%% of the workload's CPU time, in the kernel's trap handling, not in "
+		       "the functions' self time)",
+		       100 * cost * 1e9 / (double)m->workload_cpu_ns);
+	printf("\n");
 }
 
 static int
@@ -291,15 +543,17 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	struct ty_profile_views_flat f;
 	double cum = 0;
 	size_t i, n;
-	int off = ty_profile_has_off_cpu(p);
+	int off = ty_profile_has_off_cpu(p), calls = p->ncalls && o->by == TY_BY_SYMBOL;
 
 	if (ty_profile_views_flat(p, o->by, o->sort, &f) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
-	printf("\n  %%    cumulative   self       self    total    total%s\n"
-	       " time    %s   %s   samples     %%    %s%s  %s\n",
-	       off ? "      self" : "", unit(p), unit(p), unit(p), off ? "   off-CPU" : "",
-	       by_heading(o->by));
+	calls_line(p);
+	printf("\n  %%    cumulative   self       self    total    total%s%s\n"
+	       " time    %s   %s   samples     %%    %s%s%s  %s\n",
+	       off ? "      self" : "", calls ? "                   self      total" : "", unit(p),
+	       unit(p), unit(p), off ? "   off-CPU" : "",
+	       calls ? "      calls    ns/call    ns/call" : "", by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
 		const struct ty_profile_views_row *r = &f.rows[i];
@@ -314,6 +568,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		put_amount(p, 9, amount(p, r->total_weight));
 		if (off)
 			put_amount(p, 9, amount(p, r->self_off));
+		if (calls)
+			put_calls(p, r);
 		printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
 		       r->dso ? "  " : "", term_safe(base(r->dso)));
 	}
@@ -411,6 +667,9 @@ report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct
 		       term_safe(base(r->dso)));
 	}
 	ty_profile_views_diff_release(&d);
+	printf("\nOne run a side: no interval and no test, so any change above may be sampling\n"
+	       "noise. For each function's change with its interval and p, sample every run:\n"
+	       "tachy run --profile 'OLD COMMAND' 'NEW COMMAND' (tachy-run(1)).\n");
 	return 0;
 }
 
@@ -434,12 +693,53 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 	if (ty_outfile_open(&of, o->flame, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	r = ty_flame_write(p, &fo, of.fp);
+	if (r == -EIO && of.werr)
+		r = -of.werr; /* the write's own reason (ENOSPC), not the stream's EIO */
 	if (r < 0) {
 		ty_outfile_abort(&of);
-		return cli_error(EXIT_RUNTIME, "cannot write %s: %s", o->flame, strerror(-r));
+		return cli_error(EXIT_RUNTIME, "cannot write '%s': %s", o->flame, strerror(-r));
 	}
 	if (ty_outfile_commit(&of, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	return 0;
+}
+
+/* The folded stacks on stdout, each line with its control characters
+ * escaped (ty_utf8_escape: \xHH, reversible): a symbol's ESC or OSC 52
+ * must not reach the terminal or the next tool raw. The lines are made
+ * whole first: a name's line break is already a space there, so every
+ * '\n' ends a line. */
+static int
+report_folded(const struct ty_profile *p)
+{
+	char *buf = NULL, *line, *nl, *esc;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int r;
+
+	if (!mem)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	r = ty_profile_views_folded(p, mem);
+	if (fclose(mem) != 0 || r == -ENOMEM || !buf) {
+		free(buf);
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	for (line = buf; line < buf + len; line = nl + 1) {
+		if (!(nl = memchr(line, '\n', (size_t)(buf + len - line))))
+			nl = buf + len;
+		*nl = '\0';
+		if (!ty_utf8_needs_escape(line)) {
+			puts(line);
+			continue;
+		}
+		if (!(esc = ty_utf8_escape(line))) {
+			free(buf);
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		}
+		puts(esc);
+		free(esc);
+	}
+	free(buf);
 	return 0;
 }
 
@@ -488,6 +788,15 @@ run(const struct opts *o)
 	} else if ((r = load(o->file, &p))) {
 		goto out;
 	}
+	if (o->filtered) {
+		struct ty_prof_filter f = {o->comms, o->ncomms, o->pids, o->npids,
+					   o->cpu_arg ? &o->cpus : NULL};
+		filter_opts = o;
+		if (ty_profile_filter(p, &f) < 0 || (old && ty_profile_filter(old, &f) < 0)) {
+			r = cli_error(EXIT_RUNTIME, "out of memory");
+			goto out;
+		}
+	}
 	if (o->on_cpu || o->off_cpu) {
 		if (o->off_cpu && !ty_profile_has_off_cpu(p)) {
 			r = cli_error(EXIT_USAGE,
@@ -525,8 +834,7 @@ run(const struct opts *o)
 		r = report_tree(p, o);
 		break;
 	case M_FOLDED:
-		if (ty_profile_views_folded(p, stdout) == -ENOMEM)
-			r = cli_error(EXIT_RUNTIME, "out of memory");
+		r = report_folded(p);
 		break;
 	case M_DIFF:
 		if (!o->flame)
@@ -546,10 +854,21 @@ cmd_report(int argc, char **argv)
 {
 	struct opts o;
 	int r = parse_args(argc, argv, &o);
+	size_t i;
 
-	if (r != 0)
-		return r < 0 ? cli_finish_stdout(EXIT_OK) : r;
-	return cli_finish_stdout(run(&o));
+	if (r == 0)
+		r = cli_finish_stdout(run(&o));
+	else if (r < 0)
+		r = cli_finish_stdout(EXIT_OK);
+	for (i = 0; i < o.comm_args.n && o.dups; i++) /* --comm's copies, split */
+		free(o.dups[i]);
+	free(o.dups);
+	free(o.comms);
+	free(o.pids);
+	free(o.comm_args.v);
+	free(o.pid_args.v);
+	ty_cpulist_release(&o.cpus);
+	return r;
 }
 
 const struct cmd_info cmd_info_report = {

@@ -9,6 +9,9 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "resfmt.h"
+#include "run-habits.h"
+#include "run-profile.h"
 #include "runhist.h"
 #include "tachy/clock.h"
 #include "tachy/outfile.h"
@@ -71,8 +74,11 @@ struct run_opts {
 	const char *unit;
 	cpu_set_t cpus;
 	int have_cpus;
+	int output_given;	      /* --output or --show-output */
+	int details;		      /* --details: every figure, every warning */
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
 	struct runhist hist;	      /* --history, --bisect */
+	struct run_profile prof;      /* --profile */
 	char **argv_cmd;	      /* after -- */
 	int argc_cmd;
 };
@@ -346,10 +352,12 @@ opt_no_shell(const struct cli_option *opt, const char *typed, char **args)
 static int
 opt_output(const struct cli_option *opt, const char *typed, char **args)
 {
-	struct ty_runner_opts *r = opt->value;
+	struct run_opts *o = opt->value;
+	struct ty_runner_opts *r = &o->ro;
 	const char *s = args[0] ? args[0] : "inherit"; /* --show-output: no value */
 
 	(void)typed;
+	o->output_given = 1;
 	if (strcmp(s, "null") == 0) {
 		r->output = TY_OUTPUT_NULL;
 	} else if (strcmp(s, "pipe") == 0) {
@@ -459,10 +467,9 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_CALLBACK_NOARG('N', NULL, &(o)->ro, "no shell (the default)", opt_no_shell),       \
 	    OPT_STRING(0, "input", &(o)->ro.input_file, "FILE",                                    \
 		       "standard input of the commands (default /dev/null)"),                      \
-	    OPT_CALLBACK(0, "output", &(o)->ro, "WHERE",                                           \
-			 "null (default), pipe, inherit or a FILE", opt_output),                   \
-	    OPT_CALLBACK_NOARG(0, "show-output", &(o)->ro, "same as --output inherit",             \
-			       opt_output),                                                        \
+	    OPT_CALLBACK(0, "output", (o), "WHERE", "null (default), pipe, inherit or a FILE",     \
+			 opt_output),                                                              \
+	    OPT_CALLBACK_NOARG(0, "show-output", (o), "same as --output inherit", opt_output),     \
 	    OPT_CALLBACK(0, "cpu", (o), "LIST", "pin commands and hooks to CPUs (e.g. 0,2-3)",     \
 			 opt_cpu),                                                                 \
 	    OPT_DOUBLE(0, "timeout", &(o)->ro.timeout, "S", 1e-6, 1e9,                             \
@@ -475,7 +482,7 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "(default), wait for them, or kill them"),                                  \
 	    OPT_FLAG('i', "ignore-failure", &(o)->ro.ignore_failure,                               \
 		     "record failing runs and go on"),                                             \
-	    OPT_GROUP("Statistics:"),                                                              \
+	    RUN_PROFILE_OPTION(&(o)->prof), OPT_GROUP("Statistics:"),                              \
 	    OPT_TEST_ALL(0, &(o)->test,                                                            \
 			 "mann-whitney (default: medians), yuen (trimmed\n"                        \
 			 "means), welch or student (means)"),                                      \
@@ -485,8 +492,8 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_DOUBLE(0, "confidence", &(o)->ro.confidence, "C", 50, 99.9999,                     \
 		       "confidence level in percent (default 95)"),                                \
 	    OPT_DOUBLE(0, "fail-if-slower", &(o)->fail_if_slower, "P", 0, 1e9,                     \
-		       "exit 3 when a command is significantly slower than\n"                      \
-		       "the reference by more than P%"),                                           \
+		       "exit 3 when a command is proven slower than the\n"                         \
+		       "reference by more than P% (the interval's bound)"),                        \
 	    OPT_GROUP("Output:"),                                                                  \
 	    OPT_CALLBACK('u', "time-unit", &(o)->unit, "UNIT",                                     \
 			 "s, ms, us or ns, or hyperfine's second, millisecond,\n"                  \
@@ -503,6 +510,10 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_STRING('o', "report-file", &(o)->report_file, "FILE",                              \
 		       "the report to FILE, as perf stat -o writes it\n"                           \
 		       "(default: stdout; stderr with --perf-stat, as perf's)"),                   \
+	    OPT_FLAG(0, "details", &(o)->details,                                                  \
+		     "every figure: the median's interval, memory, page\n"                         \
+		     "faults, context switches, the default counters"),                            \
+	    OPT_FLAG('v', "verbose", &(o)->details, NULL),                                         \
 	    OPT_FLAG('q', "quiet", &(o)->quiet,                                                    \
 		     "no warnings about the machine (tachy env tells them)"),                      \
 	    OPT_CHOICE(0, "color", &(o)->color_choice, "WHEN", run_colors,                         \
@@ -533,7 +544,7 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
 		       "the command failed, 128 bad usage, 130 interrupted"),                      \
 	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
-	    COUNTERS_OPTIONS(&(o)->counters),                                                      \
+	    COUNTERS_OPTIONS(&(o)->counters), RUN_HABIT_OPTIONS(),                                 \
 	    OPT_CALLBACK_NOARG('V', "version", NULL, "tachy's version", opt_version),              \
 	    OPT_HELP('h', "help", "this help"), OPT_END()
 
@@ -608,6 +619,9 @@ parse_args(struct run_opts *o, int argc, char **argv)
 	if ((rc = cli_parse(&parser, argc, argv, &a)) ||
 	    (rc = take_commands(&parser, o, &a, argv0)))
 		return rc;
+	if ((rc = run_habits_check(&o->ro, &o->hooks[TY_HOOK_PREPARE], o->counters.perf_stat,
+				   o->output_given)))
+		return rc;
 	o->ro.order = (enum ty_order)o->order;
 	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
 	if (o->color_choice >= 0)
@@ -649,7 +663,7 @@ substitute(const char *s, const struct run_opts *o, const size_t *pick)
 	while (out && *p) {
 		const char *val = NULL;
 		size_t skip = 1;
-		for (k = 0; k < o->nparams && *p == '{'; k++) {
+		for (k = 0; pick && k < o->nparams && *p == '{'; k++) {
 			size_t nl = strlen(o->params[k].name);
 			if (strncmp(p + 1, o->params[k].name, nl) == 0 && p[1 + nl] == '}') {
 				val = o->params[k].values[pick[k]];
@@ -677,28 +691,69 @@ substitute(const char *s, const struct run_opts *o, const size_t *pick)
 	return out;
 }
 
+/* Does S hold {VAR} for parameter K (K < 0: for any parameter)? */
+static int
+uses_param(const struct run_opts *o, const char *s, int k)
+{
+	size_t m, nl;
+	const char *p;
+
+	for (m = 0; m < o->nparams; m++) {
+		if (k >= 0 && m != (size_t)k)
+			continue;
+		nl = strlen(o->params[m].name);
+		for (p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
+			if (strncmp(p + 1, o->params[m].name, nl) == 0 && p[1 + nl] == '}')
+				return 1;
+	}
+	return 0;
+}
+
+static int
+uses_params(const struct run_opts *o, const char *s)
+{
+	return uses_param(o, s, -1);
+}
+
+/* COMMAND with the parameters substituted, then, as hyperfine names it,
+ * those it does not use: "echo test (branch = master)" (PICK NULL: no
+ * parameters). */
+static char *
+named(const struct run_opts *o, const char *command, const size_t *pick)
+{
+	char *s = pick ? substitute(command, o, pick) : strdup(command), *t;
+	size_t k;
+	int first = 1;
+
+	for (k = 0; s && pick && k < o->nparams; k++) {
+		if (uses_param(o, command, (int)k))
+			continue;
+		t = NULL;
+		if (asprintf(&t, "%s%s%s = %s", s, first ? " (" : ", ", o->params[k].name,
+			     o->params[k].values[pick[k]]) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+		first = 0;
+	}
+	if (s && !first) {
+		t = NULL;
+		if (asprintf(&t, "%s)", s) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 static char **
 make_argv(const char *text, const char *shell, struct ty_error *e)
 {
 	char **v;
-	size_t len;
 
 	if (!shell)
 		return ty_runner_split(text, &v, e) < 0 ? NULL : v;
-	len = strlen(shell) + strlen(text) + 8;
-	v = malloc(4 * sizeof(char *) + len);
-	if (!v) {
-		ty_error_set(e, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	v[0] = (char *)(v + 4);
-	strcpy(v[0], shell);
-	v[1] = v[0] + strlen(shell) + 1;
-	strcpy(v[1], "-c");
-	v[2] = v[1] + 3;
-	strcpy(v[2], text);
-	v[3] = NULL;
-	return v;
+	return ty_runner_shell_argv(shell, text, &v, e) < 0 ? NULL : v;
 }
 
 static const char *
@@ -722,15 +777,16 @@ build_job(const struct run_opts *o, size_t c, const size_t *pick, struct ty_job 
 
 	ty_error_clear(&e);
 	res->command = substitute(o->cmds.v[c], o, pick);
-	res->name = substitute(name ? name : o->cmds.v[c], o, pick);
+	/* a name given is kept as given ({VAR} substituted) */
+	res->name = name ? substitute(name, o, pick) : named(o, o->cmds.v[c], pick);
 	res->params = calloc(o->nparams ? o->nparams : 1, sizeof(*res->params));
 	if (!res->command || !res->name || !res->params)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	for (k = 0; k < o->nparams; k++) {
+	for (k = 0; pick && k < o->nparams; k++) {
 		res->params[k].name = strdup(o->params[k].name);
 		res->params[k].value = strdup(o->params[k].values[pick[k]]);
 	}
-	res->nparams = o->nparams;
+	res->nparams = pick ? o->nparams : 0;
 	if (!(job->argv = make_argv(res->command, o->ro.shell, &e)))
 		return cli_error(EXIT_USAGE, "%s", e.msg);
 	for (h = 0; h < TY_HOOKS; h++) {
@@ -768,12 +824,14 @@ check_counts(struct run_opts *o)
 	return 0;
 }
 
-/* Put the reference first among the commands (adding it when it is not one). */
+/* The index of the reference among the commands; one that is not among
+ * them is added first (*ADDED set). */
 static int
-place_reference(struct run_opts *o)
+place_reference(struct run_opts *o, int *added)
 {
 	size_t i;
 
+	*added = 0;
 	if (!o->reference)
 		return 0;
 	for (i = 0; i < o->cmds.n; i++)
@@ -784,6 +842,7 @@ place_reference(struct run_opts *o)
 		return -1;
 	memmove(o->cmds.v + 1, o->cmds.v, (o->cmds.n - 1) * sizeof(char *));
 	o->cmds.v[0] = o->reference;
+	*added = 1;
 	if (o->names.n) { /* the names stay with their commands */
 		if (list_add(&o->names, o->reference))
 			return -1;
@@ -807,6 +866,113 @@ label(const char *s)
 	fprintf(rep, "  %s%*s", s, w < 26 ? 26 - w : 1, "");
 }
 
+/* Max RSS, the tree's memory, page faults, context switches (--details). */
+static void
+print_memory(struct term *t, const struct ty_results *rs, size_t i)
+{
+	const struct ty_result *r = &rs->r[i];
+	const struct ty_summary *s = r->sum;
+	char a[32], b[32];
+
+	label("Max RSS (max):");
+	if (r->maxrss_unmeasured < r->nruns - r->left_out || r->maxrss_floor_kb <= 0) {
+		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
+		fprintf(rep, "%s", a);
+		if (r->maxrss_unmeasured) {
+			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
+			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
+				r->maxrss_unmeasured, r->nruns - r->left_out, term_sym(t, "le"), b);
+		}
+		fprintf(rep, "\n");
+	} else {
+		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
+		fprintf(rep, "%s %s: below %s own footprint, not measurable\n", term_sym(t, "le"),
+			a,
+			rs->maxrss_method && !strcmp(rs->maxrss_method, "helper") ? "the spawner's"
+										  : "tachy's");
+	}
+	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
+		label("Tree memory (max):");
+		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
+		/* a cgroup is charged only the pages its processes were first to
+		 * bring in: said in the man page, not on every report */
+		fprintf(rep, "%s   (all processes, %s)\n", a,
+			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
+								  : "cgroup v2");
+	}
+	label("Page faults (mean):");
+	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
+	label("Context switches (mean):");
+	fprintf(rep, "%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean,
+		s[TY_FIG_NIVCSW].mean);
+}
+
+/* Are the counters shown in the report: named with -e, or --details? */
+static int
+counters_shown(const struct run_opts *o)
+{
+	return o->details || o->counters.replace || o->counters.add;
+}
+
+/* The counters of command I, each mean with its interval in one unit. */
+static void
+print_counters(struct term *t, const struct ty_results *rs, size_t i, const struct run_opts *o)
+{
+	const struct ty_result *r = &rs->r[i];
+	const struct ty_summary *s = r->sum;
+	char a[32], b[32], lbl[48];
+	size_t f;
+
+	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
+		const char *u = ty_results_figure_unit(rs, f);
+		if (!rs->values[f - TY_FIG_BUILTIN].supported)
+			continue; /* said once, left out */
+		snprintf(lbl, sizeof(lbl), "%s:", ty_results_figure_name(rs, f));
+		label(lbl);
+		if (s[f].n == 0) {
+			fprintf(rep, "not counted\n");
+			continue;
+		}
+		if (strcmp(u, "ns") == 0) { /* a time: both in the unit of the mean */
+			const char *tu = term_unit_for(s[f].mean / 1e9, NULL);
+			term_time(t, a, sizeof(a), s[f].mean / 1e9, tu);
+			term_time(t, b, sizeof(b), r->ci_half[f] / 1e9, tu);
+		} else {
+			term_value(t, a, sizeof(a), s[f].mean, u);
+			term_value(t, b, sizeof(b), r->ci_half[f], u);
+		}
+		fprintf(rep, "%s %s %s", a, term_sym(t, "pm"), b);
+		if (rs->shell) /* a count with the shell against a time without: no ratio */
+			fprintf(rep, "   (includes %s -c)", o->ro.shell);
+		else
+			counters_print_derived(&o->counters, rs, i, f, rep);
+		fputc('\n', rep);
+	}
+}
+
+/* Is W the runner's "the median is known to within X% only" warning? */
+static int
+precision_warning(const char *w)
+{
+	return strstr(w, " is known to within ") && strstr(w, " only, not ");
+}
+
+/* Does the precision of command I matter to what is reported: a
+ * comparison with it (as command or reference) that proved nothing? A
+ * single command's interval is on its Time line already. */
+static int
+precision_matters(const struct ty_results *rs, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < rs->ncmp; k++)
+		if (rs->cmp[k].figure == TY_FIG_WALL &&
+		    (rs->cmp[k].command == i || rs->cmp[k].reference == i) &&
+		    rs->cmp[k].verdict == TY_VERDICT_SAME)
+			return 1;
+	return 0;
+}
+
 static void
 print_result(struct term *t, const struct ty_results *rs, size_t i, const struct run_opts *o)
 {
@@ -816,10 +982,13 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	const struct ty_summary *s = r->sum;
 	const char *unit = term_unit_for(s[TY_FIG_WALL].mean, o->unit);
 	char a[32], b[32], c[32], d[32], lbl[48];
-	size_t f, w;
+	size_t w;
 
 	fprintf(rep, "%sBenchmark %zu%s: %s\n", term_c(t, "bold"), i + 1, term_c(t, "reset"),
 		r->name);
+	if (r->failure)
+		fprintf(rep, "  %sFailed%s: %s\n", term_c(t, "red"), term_c(t, "reset"),
+			r->failure);
 	if (r->nruns == 0) {
 		fprintf(rep, "  no finished runs\n");
 		return;
@@ -832,7 +1001,7 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	term_time(t, d, sizeof(d), s->n >= 2 ? s->stddev : NAN, unit);
 	fprintf(rep, "%s%s%s %s %s   (median %s, %s %s)\n", term_c(t, "bold"), a,
 		term_c(t, "reset"), term_sym(t, "pm"), b, c, term_sym(t, "sigma"), d);
-	if (rs->test == TY_TEST_MANN_WHITNEY || rs->test == TY_TEST_YUEN) {
+	if (o->details && (rs->test == TY_TEST_MANN_WHITNEY || rs->test == TY_TEST_YUEN)) {
 		const struct ty_centre *m = &r->centre[TY_FIG_WALL];
 		snprintf(lbl, sizeof(lbl), "Time (%s, %g%% CI):", ty_verdict_centre_name(rs->test),
 			 rs->confidence);
@@ -851,87 +1020,75 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 	label(lbl);
 	term_time(t, a, sizeof(a), s[TY_FIG_WALL].min, unit);
 	term_time(t, b, sizeof(b), s[TY_FIG_WALL].max, unit);
-	fprintf(rep, "%s %s %s   (%zu run%s%s%s)\n", a, term_sym(t, "dots"), b, r->nruns,
-		r->nruns == 1 ? "" : "s", r->stop ? ", " : "", stops[r->stop]);
+	/* the runs the figures come from; a warm-up left out is counted apart */
+	fprintf(rep, "%s %s %s   (%zu run%s", a, term_sym(t, "dots"), b, r->nruns - r->left_out,
+		r->nruns - r->left_out == 1 ? "" : "s");
+	if (r->left_out)
+		fprintf(rep, " + %zu warm-up left out", r->left_out);
+	fprintf(rep, "%s%s)\n", r->stop ? ", " : "", stops[r->stop]);
 	label("User / System (mean):");
 	/* one unit for both, that of the larger */
 	unit = term_unit_for(fmax(s[TY_FIG_USER].mean, s[TY_FIG_SYSTEM].mean), o->unit);
 	term_time(t, a, sizeof(a), s[TY_FIG_USER].mean, unit);
 	term_time(t, b, sizeof(b), s[TY_FIG_SYSTEM].mean, unit);
 	fprintf(rep, "%s / %s\n", a, b);
-	label("Max RSS (max):");
-	if (r->maxrss_unmeasured < r->nruns || r->maxrss_floor_kb <= 0) {
-		term_value(t, a, sizeof(a), s[TY_FIG_MAXRSS].max, "KiB");
-		fprintf(rep, "%s", a);
-		if (r->maxrss_unmeasured) {
-			term_value(t, b, sizeof(b), (double)r->maxrss_floor_kb, "KiB");
-			fprintf(rep, "   (%zu of %zu runs not measurable: %s %s)",
-				r->maxrss_unmeasured, r->nruns, term_sym(t, "le"), b);
-		}
-		fprintf(rep, "\n");
-	} else {
-		term_value(t, a, sizeof(a), (double)r->maxrss_floor_kb, "KiB");
-		fprintf(rep, "%s %s: below %s own footprint, not measurable\n", term_sym(t, "le"),
-			a,
-			rs->maxrss_method && !strcmp(rs->maxrss_method, "helper") ? "the spawner's"
-										  : "tachy's");
-	}
-	if (rs->tree_method && ty_result_tree_peak_kb(r) > 0) {
-		label("Tree memory (max):");
-		term_value(t, a, sizeof(a), (double)ty_result_tree_peak_kb(r), "KiB");
-		fprintf(rep, "%s   (all processes, %s%s)\n", a,
-			strcmp(rs->tree_method, "cgroup-v1") == 0 ? "cgroup v1, with page cache"
-								  : "cgroup v2",
-			/* a cgroup is charged only the pages its processes were
-			 * first to bring in: said rather than left unexplained */
-			r->maxrss_unmeasured < r->nruns &&
-				(double)ty_result_tree_peak_kb(r) < s[TY_FIG_MAXRSS].max
-			    ? "; below Max RSS: shared pages are charged to whoever first used them"
-			    : "");
-	}
-	label("Page faults (mean):");
-	fprintf(rep, "%.0f minor, %.0f major\n", s[TY_FIG_MINFLT].mean, s[TY_FIG_MAJFLT].mean);
-	label("Context switches (mean):");
-	fprintf(rep, "%.0f voluntary, %.0f involuntary\n", s[TY_FIG_NVCSW].mean,
-		s[TY_FIG_NIVCSW].mean);
-	for (f = TY_FIG_BUILTIN; f < ty_results_nfigures(rs); f++) {
-		const char *u = ty_results_figure_unit(rs, f);
-		if (!rs->values[f - TY_FIG_BUILTIN].supported)
-			continue; /* said once, left out */
-		snprintf(lbl, sizeof(lbl), "%s:", ty_results_figure_name(rs, f));
-		label(lbl);
-		if (s[f].n == 0) {
-			fprintf(rep, "not counted\n");
-			continue;
-		}
-		term_value(t, a, sizeof(a), s[f].mean, u);
-		term_value(t, b, sizeof(b), r->ci_half[f], u);
-		fprintf(rep, "%s %s %s", a, term_sym(t, "pm"), b);
-		if (rs->shell) /* a count with the shell against a time without: no ratio */
-			fprintf(rep, "   (includes %s -c)", o->ro.shell);
-		else
-			counters_print_derived(&o->counters, rs, i, f, rep);
-		fputc('\n', rep);
-	}
-	if (r->shell_ns)
+	if (o->details)
+		print_memory(t, rs, i);
+	if (counters_shown(o))
+		print_counters(t, rs, i, o);
+	if (o->details && r->shell_ns)
 		fprintf(rep, "  (shell start-up of %.3f ms subtracted from each run)\n",
 			(double)r->shell_ns / 1e6);
 	for (w = 0; w < r->nwarnings; w++)
-		fprintf(rep, "  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
-			r->warnings[w]);
+		if (o->details || !precision_warning(r->warnings[w]) || precision_matters(rs, i))
+			fprintf(rep, "  %sWarning%s: %s\n", term_c(t, "yellow"), term_c(t, "reset"),
+				r->warnings[w]);
+}
+
+/* "1.02x slower" or "1.5x faster" for the time ratio V (new/reference). */
+static void
+ratio_text(struct term *t, char *buf, size_t size, double v)
+{
+	snprintf(buf, size, "%.3f%s %s", v >= 1 ? v : 1 / v, term_sym(t, "times"),
+		 v >= 1 ? "slower" : "faster");
+}
+
+/* The interval of a comparison as people read it: its bounds as ratios
+ * in words ("[1.02x slower, 1.10x slower]"), the percentages beside only
+ * while they stay readable (between -90% and +900%), and no interval at
+ * all where it spans more than a factor 10 or has no bound: "too wide to
+ * be useful" then says so instead of "[-99.5%, +21805.4%]". */
+static void
+print_interval(struct term *t, const struct ty_compare *x, int too_few)
+{
+	char lo[48], hi[48];
+
+	if (too_few) { /* the verdict says so */
+		fputs(", ", rep);
+		return;
+	}
+	if (!(x->ratio_lo > 0) || !isfinite(x->ratio_hi) || x->ratio_hi / x->ratio_lo > 10) {
+		fputs(" (interval too wide to be useful: more runs, -r N or --max-time), ", rep);
+		return;
+	}
+	ratio_text(t, lo, sizeof(lo), x->ratio_lo);
+	ratio_text(t, hi, sizeof(hi), x->ratio_hi);
+	fprintf(rep, " [%s, %s], ", lo, hi);
+	if (x->rel_lo > -90 && x->rel_hi < 900)
+		fprintf(rep, "%+.1f%% [%+.1f%%, %+.1f%%], ", x->rel, x->rel_lo, x->rel_hi);
 }
 
 static void
 print_comparison(struct term *t, const struct ty_results *rs, const struct ty_comparison *c)
 {
 	const struct ty_compare *x = &c->c;
-	const char *color = strcmp(c->verdict, "faster") == 0	? "green"
-			    : strcmp(c->verdict, "slower") == 0 ? "red"
-								: "dim";
+	const char *color = c->verdict == TY_VERDICT_FASTER   ? "green"
+			    : c->verdict == TY_VERDICT_SLOWER ? "red"
+							      : "dim";
+	const char *word = c->verdict == TY_VERDICT_SAME ? "no difference proven"
+							 : ty_verdict_word_name(c->verdict);
 	int faster = x->ratio < 1;
 	double ratio = faster ? 1 / x->ratio : x->ratio;
-	double lo = faster ? 1 / x->ratio_hi : x->ratio_lo,
-	       hi = faster ? 1 / x->ratio_lo : x->ratio_hi;
 	char p[32];
 
 	if (x->p_value < 0.001)
@@ -941,25 +1098,26 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 	fprintf(rep, "  %s%s%s", term_c(t, "bold"), rs->r[c->command].name, term_c(t, "reset"));
 	if (c->figure != TY_FIG_WALL)
 		fprintf(rep, " [%s]", ty_results_figure_name(rs, c->figure));
+	if (rs->r[c->command].failure || rs->r[c->reference].failure) {
+		fprintf(rep, ": not compared: %s failed\n",
+			rs->r[c->command].failure ? "it" : "the reference");
+		return;
+	}
 	if (!isfinite(ratio) || !isfinite(x->rel)) { /* against a zero reference */
 		fprintf(rep, ": the reference is 0: no ratio, %s: %s%s%s%s\n", p, term_c(t, color),
-			strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+			word, c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
+		return;
+	}
+	if (c->interval != TY_INTERVAL_OK) { /* no interval to show: say why */
+		fprintf(rep, ": %.3f%s %s, %+.1f%%, interval n/a (%s), %s: %s%s%s%s\n", ratio,
+			term_sym(t, "times"), faster ? "faster" : "slower", x->rel,
+			ty_verdict_interval_why(c->interval), p, term_c(t, color), word,
 			c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 		return;
 	}
-	fprintf(rep, ": %.3f%s %s [%.3f, ", ratio, term_sym(t, "times"),
-		faster ? "faster" : "slower", lo);
-	if (isfinite(hi)) /* the interval of a "faster" can reach -100%: no bound */
-		fprintf(rep, "%.3f], ", hi);
-	else
-		fprintf(rep, "unbounded], ");
-	fprintf(rep, "%+.1f%% [%+.1f%%, ", x->rel, x->rel_lo);
-	if (isfinite(x->rel_hi))
-		fprintf(rep, "%+.1f%%], ", x->rel_hi);
-	else
-		fprintf(rep, "unbounded], ");
-	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color),
-		strcmp(c->verdict, "same") == 0 ? "no difference proven" : c->verdict,
+	fprintf(rep, ": %.3f%s %s", ratio, term_sym(t, "times"), faster ? "faster" : "slower");
+	print_interval(t, x, c->too_few);
+	fprintf(rep, "%s: %s%s%s%s\n", p, term_c(t, color), word,
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 	if (rs->interleaved && !rs->no_pairing && !c->pairs)
 		fprintf(rep, "    (rounds not paired: too few shared rounds for the test, or a "
@@ -1198,13 +1356,21 @@ gate(const struct ty_results *rs, const struct run_opts *o)
 		return 0;
 	for (i = 0; i < rs->ncmp; i++) {
 		const struct ty_comparison *c = &rs->cmp[i];
-		if (c->figure != TY_FIG_WALL || strcmp(c->verdict, "slower") != 0 ||
-		    !(c->c.rel > o->fail_if_slower))
+		enum ty_gate g;
+		char m[256];
+		if (c->figure != TY_FIG_WALL)
 			continue;
-		cli_error(EXIT_REGRESSION, "'%s' is %.1f%% slower than '%s' (more than %g%%)",
-			  rs->r[c->command].name, c->c.rel, rs->r[c->reference].name,
-			  o->fail_if_slower);
-		st = EXIT_REGRESSION;
+		g = ty_verdict_gate(c->verdict, c->interval, c->too_few, c->c.rel, c->c.rel_lo,
+				    o->fail_if_slower);
+		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+			continue;
+		resfmt_gate(m, sizeof(m), g, o->fail_if_slower, c->c.rel, c->c.rel_lo, c->c.rel_hi,
+			    c->interval, rs->confidence);
+		cli_error(0, "'%s' against '%s': %s%s", rs->r[c->command].name,
+			  rs->r[c->reference].name, m,
+			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
+		if (g == TY_GATE_TRIP)
+			st = EXIT_REGRESSION;
 	}
 	return st;
 }
@@ -1231,8 +1397,8 @@ static int
 build_jobs(struct bench *b)
 {
 	struct run_opts *o = &b->o;
-	size_t combos = 1, c, k, j = 0, pick[MAX_PARAMS], x;
-	int rc, ref;
+	size_t combos = 1, c, k, j = 0, pick[MAX_PARAMS], x, nref;
+	int rc, ref, added;
 	struct ty_error e;
 
 	if (o->argv_cmd) {
@@ -1242,7 +1408,7 @@ build_jobs(struct bench *b)
 		if (!b->argv_text || list_add(&o->cmds, b->argv_text))
 			return cli_error(EXIT_RUNTIME, "out of memory");
 	}
-	ref = place_reference(o);
+	ref = place_reference(o, &added);
 	if (ref < 0)
 		return EXIT_RUNTIME;
 	if ((rc = check_counts(o)))
@@ -1250,20 +1416,30 @@ build_jobs(struct bench *b)
 	for (k = 0; k < o->nparams; k++)
 		if ((combos *= o->params[k].n) > MAX_COMBOS)
 			return cli_usage_error("too many parameter combinations");
-	b->njobs = o->cmds.n * combos;
+	/* an added --reference without a {VAR} of its own runs once, as
+	 * hyperfine's: it is one benchmark, not one per parameter value */
+	nref = combos;
+	if (added && !uses_params(o, o->reference)) {
+		int h;
+		for (h = 0, nref = 1; h < TY_HOOKS; h++)
+			if (per_command(&o->hooks[h], 0) &&
+			    uses_params(o, per_command(&o->hooks[h], 0)))
+				nref = combos;
+	}
+	b->njobs = (o->cmds.n - (added ? 1 : 0)) * combos + (added ? nref : 0);
 	b->jobs = calloc(b->njobs, sizeof(*b->jobs));
 	b->hook_text = calloc(b->njobs * TY_HOOKS, sizeof(char *));
 	if (!b->jobs || !b->hook_text || ty_results_init(&b->rs, b->njobs, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	for (c = 0; c < o->cmds.n; c++)
-		for (x = 0; x < combos; x++, j++) {
+		for (x = 0; x < (c == 0 && added ? nref : combos); x++, j++) {
 			size_t rest = x;
 			for (k = o->nparams; k-- > 0;) {
 				pick[k] = rest % o->params[k].n;
 				rest /= o->params[k].n;
 			}
-			if ((rc = build_job(o, c, pick, &b->jobs[j], &b->rs.r[j],
-					    b->hook_text + j * TY_HOOKS)))
+			if ((rc = build_job(o, c, c == 0 && added && nref == 1 ? NULL : pick,
+					    &b->jobs[j], &b->rs.r[j], b->hook_text + j * TY_HOOKS)))
 				return rc;
 		}
 	b->rs.reference = (size_t)ref * combos;
@@ -1294,6 +1470,7 @@ bench_release(struct bench *b)
 		ty_outfile_abort(&b->rof);
 	ty_results_release(&b->rs);
 	counters_cli_release(&b->o.counters);
+	run_profile_release(&b->o.prof);
 	free(b->o.cmds.v);
 	free(b->o.names.v);
 	for (h = 0; h < TY_HOOKS; h++)
@@ -1389,11 +1566,14 @@ print_report_body(struct bench *b)
 			fputc('\n', rep);
 	}
 	if (!b->o.counters.perf_stat) {
-		counters_print_unsupported(&b->o.counters, &b->rs, rep);
+		if (counters_shown(&b->o))
+			counters_print_unsupported(&b->o.counters, &b->rs, rep);
 		size_t *order = b->o.sort_mean ? mean_order(&b->rs) : NULL;
 		print_summary(&b->term, &b->rs, order);
 		free(order);
-		counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
+		if (counters_shown(&b->o))
+			counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
+		run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
 	}
 }
 
@@ -1451,6 +1631,25 @@ report_commit(struct bench *b)
 	return 0;
 }
 
+/* The commands that failed, each with why (after the report). Returns
+ * EXIT_RUNTIME. */
+static int
+say_failures(const struct ty_results *rs)
+{
+	size_t i, k;
+
+	for (i = 0; i < rs->n; i++) {
+		if (!rs->r[i].failure)
+			continue;
+		for (k = 0; k < i; k++) /* a shared --setup: said once */
+			if (rs->r[k].failure && strcmp(rs->r[k].failure, rs->r[i].failure) == 0)
+				break;
+		if (k == i)
+			cli_error(EXIT_RUNTIME, "%s", rs->r[i].failure);
+	}
+	return EXIT_RUNTIME;
+}
+
 static int
 run_bench(struct bench *b)
 {
@@ -1463,6 +1662,8 @@ run_bench(struct bench *b)
 	b->runner.o = b->o.ro;
 	b->o.counters.quiet = b->o.quiet;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
+		return st;
+	if ((st = run_profile_setup(&b->o.prof, &b->runner, &b->rs)))
 		return st;
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;
@@ -1496,7 +1697,7 @@ run_bench(struct bench *b)
 	running_pid = NULL;
 	term_progress_clear(&b->term);
 	counters_cli_finish(&b->o.counters, &b->rs);
-	if (rc < 0 && rc != -EINTR)
+	if (rc < 0 && rc != -EINTR && rc != -ECHILD)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	b->rs.test = b->o.test;
 	if (ty_results_analyze(&b->rs, &e) < 0)
@@ -1514,6 +1715,8 @@ run_bench(struct bench *b)
 		st = files_st;
 	if (rc == -EINTR)
 		st = EXIT_INTERRUPTED;
+	else if (rc == -ECHILD) /* what finished is reported and exported; then why not all */
+		st = say_failures(&b->rs);
 	if (b->o.hist.history || b->o.hist.bisect) {
 		struct runhist_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
 		st = runhist_finish(&b->o.hist, &b->rs, b->si ? env_json : NULL, b->si, &hs, st);

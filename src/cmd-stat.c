@@ -355,7 +355,10 @@ compare(const struct set *a, const struct set *b, const struct opts *o, struct t
 		break;
 	case TY_TEST_WELCH:
 		rc = ty_stats_welch(&a->s, &b->s, o->confidence, r);
-		*e = (r->diff_hi - r->diff_lo) / 2;
+		/* t times the standard error, not (hi - lo) / 2: that is lost
+		 * when the difference dwarfs it */
+		*e = ty_stats_t_quantile(0.5 + o->confidence / 200, r->df) *
+		     hypot(a->s.stddev / sqrt((double)a->s.n), b->s.stddev / sqrt((double)b->s.n));
 		*re = *e * 100 / fabs(a->s.mean); /* unclamped, as printed with +/- */
 		break;
 	default:
@@ -364,6 +367,15 @@ compare(const struct set *a, const struct set *b, const struct opts *o, struct t
 		break;
 	}
 	return rc;
+}
+
+/* Mann-Whitney at sizes that can prove nothing has no interval: its
+ * bounds are -inf and inf, which are neither printed nor refused. */
+static int
+unbounded(const struct ty_compare *r)
+{
+	return r->test == TY_TEST_MANN_WHITNEY && isinf(r->diff_lo) && r->diff_lo < 0 &&
+	       isinf(r->diff_hi) && r->diff_hi > 0;
 }
 
 /* ministat's text for Student's t; Welch and Mann-Whitney say more, and
@@ -380,6 +392,12 @@ print_comparison(const struct ty_compare *r, double e, double re, const struct o
 		printf("No difference proven at %s%% confidence\n", level);
 	if (!r->significant && r->test == TY_TEST_STUDENT)
 		return;
+	if (r->test == TY_TEST_MANN_WHITNEY && unbounded(r)) {
+		printf("\t%g [no interval: too few values to bound it]\n", r->diff);
+		printf("\t%g%%\n", r->rel);
+		printf("\t(Mann-Whitney U = %g, p = %g; Hodges-Lehmann shift)\n", r->u, r->p_value);
+		return;
+	}
 	if (r->test == TY_TEST_MANN_WHITNEY) {
 		printf("\t%g [%g, %g]\n", r->diff, r->diff_lo, r->diff_hi);
 		printf("\t%g%% [%g%%, %g%%]\n", r->rel, r->rel_lo, r->rel_hi);
@@ -710,10 +728,81 @@ read_set(struct set *set, int fd, const struct opts *o)
 		return cli_error(EXIT_USAGE, "Dataset %s must contain at least 3 data points",
 				 set->name);
 	ty_stats_summarize_inplace(set->nums.v, set->nums.n, &set->s);
+	/* the sum and the squares are scaled when they overflow (stats.c):
+	 * only a mean or deviation beyond DBL_MAX is left to refuse */
 	if (!isfinite(set->s.mean) || !isfinite(set->s.stddev))
 		return cli_error(EXIT_USAGE,
-				 "Dataset %s has values too large to add up: %s overflows",
-				 set->name, isfinite(set->s.mean) ? "the variance" : "the sum");
+				 "Dataset %s has values too large: %s is beyond what a double "
+				 "holds; give them in a larger unit",
+				 set->name,
+				 isfinite(set->s.mean) ? "the standard deviation" : "the mean");
+	return 0;
+}
+
+/* The first figure of a comparison that is beyond a double (infinite or
+ * NaN: the difference of two sets near DBL_MAX, a change relative to a mean
+ * of 0 or of 1e-300), by the name the output gives it; NULL when all are
+ * finite. Text output with Student's t shows no figure when no difference
+ * is proven; JSON shows them all. */
+static const char *
+unprintable(const struct ty_compare *r, double e, double re, const struct opts *o)
+{
+	const struct {
+		const char *name;
+		double v;
+		int shown;
+	} f[] = {
+	    {"the difference", r->diff, 1},
+	    {"the difference's interval", r->diff_lo, 1},
+	    {"the difference's interval", r->diff_hi, 1},
+	    {"the difference's half-width", e, r->test != TY_TEST_MANN_WHITNEY},
+	    {"the relative difference", r->rel, 1},
+	    {"the relative difference's interval", r->rel_lo, 1},
+	    {"the relative difference's interval", r->rel_hi, 1},
+	    {"the relative half-width", re, r->test != TY_TEST_MANN_WHITNEY},
+	    {"the pooled standard deviation", r->pooled_s, r->test == TY_TEST_STUDENT},
+	    {"the p-value", r->p_value, r->test != TY_TEST_STUDENT || o->json},
+	    {"the degrees of freedom", r->df, r->test == TY_TEST_WELCH || o->json},
+	};
+	size_t i;
+
+	if (!o->json && r->test == TY_TEST_STUDENT && !r->significant)
+		return NULL;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i].shown && !isfinite(f[i].v) &&
+		    !(unbounded(r) && strstr(f[i].name, "interval")))
+			return f[i].name;
+	return NULL;
+}
+
+/* Refuse (exit 2) before printing anything when a comparison has a figure
+ * that a double cannot hold: tachy stat never prints inf or nan. */
+static int
+check_comparisons(const struct set *sets, int nsets, const struct opts *o)
+{
+	struct ty_compare r;
+	const char *what;
+	double e, re;
+	int i, rc;
+
+	if (o->summary_only)
+		return 0;
+	for (i = 1; i < nsets; i++) {
+		if ((rc = compare(&sets[0], &sets[i], o, &r, &e, &re)) < 0)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		if (!(what = unprintable(&r, e, re, o)))
+			continue;
+		if (sets[0].s.mean == 0 && strstr(what, "relative"))
+			return cli_error(EXIT_USAGE,
+					 "%s of %s against %s has no value: %s's mean is 0; put a "
+					 "data set with a mean other than 0 first, or use -n for "
+					 "the summaries alone",
+					 what, sets[i].name, sets[0].name, sets[0].name);
+		return cli_error(EXIT_USAGE,
+				 "%s of %s against %s is beyond what a double holds; compare "
+				 "data sets in a smaller unit, or use -n for the summaries alone",
+				 what, sets[i].name, sets[0].name);
+	}
 	return 0;
 }
 
@@ -741,6 +830,8 @@ run(char **files, int nfiles, struct set *sets, const struct opts *o)
 		if (rc)
 			goto out;
 	}
+	if ((rc = check_comparisons(sets, nsets, o)) != 0)
+		goto out;
 	rc = o->json ? print_json(sets, nsets, o) : print_text(sets, nsets, o);
 	if (rc < 0)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");

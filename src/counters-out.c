@@ -608,13 +608,17 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 	/* the centres the test compares */
 	double a = rs->r[c->reference].centre[c->figure].centre,
 	       b = rs->r[c->command].centre[c->figure].centre;
-	char va[32], vb[32], ch[64], p[16];
+	char va[32], vb[32], ch[80], p[16];
 
 	term_value(t, va, sizeof(va), a, unit);
 	term_value(t, vb, sizeof(vb), b, unit);
-	if (a != 0 && isfinite(x->rel))
+	if (a != 0 && isfinite(x->rel) && c->interval == TY_INTERVAL_OK)
 		snprintf(ch, sizeof(ch), "%+.1f%% [%+.1f%%, %+.1f%%]", x->rel, x->rel_lo,
 			 x->rel_hi);
+	else if (a != 0 && isfinite(x->rel)) /* never an interval of infinities or one
+						 contradicting the test */
+		snprintf(ch, sizeof(ch), "%+.1f%% n/a (%s)", x->rel,
+			 ty_verdict_interval_why(c->interval));
 	else
 		snprintf(ch, sizeof(ch), "%+g", b - a);
 	if (x->p_value < 0.001)
@@ -628,11 +632,8 @@ comparison_row(const struct counters_cli *cc, const struct ty_results *rs,
 	fputs("  ", fp);
 	pad(fp, ch, 28, 0);
 	pad(fp, p, 8, 1);
-	fprintf(fp, "  %s%s%s\n", term_c(t, strcmp(c->verdict, "same") == 0 ? "dim" : "bold"),
-		strcmp(c->verdict, "same") == 0	    ? "same"
-		: strcmp(c->verdict, "faster") == 0 ? "lower"
-						    : "higher",
-		term_c(t, "reset"));
+	fprintf(fp, "  %s%s%s\n", term_c(t, c->verdict == TY_VERDICT_SAME ? "dim" : "bold"),
+		ty_verdict_word_name(c->verdict), term_c(t, "reset"));
 }
 
 static int

@@ -44,7 +44,8 @@ int counters_opt_separator(const struct cli_option *opt, const char *typed, char
 		     counters_opt_events),                                                         \
 	    OPT_FLAG(0, "no-counters", &(cc)->off, "count no events"),                             \
 	    OPT_FLAG(0, "perf-stat", &(cc)->perf_stat,                                             \
-		     "print perf stat's layout instead of the report"),                            \
+		     "perf stat's layout and defaults: one run unless -r,\n"                       \
+		     "the output shown"),                                                          \
 	    OPT_CALLBACK('x', "field-separator", (cc), "SEP",                                      \
 			 "with --perf-stat: perf stat's CSV layout", counters_opt_separator)
 

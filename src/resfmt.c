@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "resfmt.h"
+#include "term.h"
 
 struct prefix {
 	double scale;
 	const char *name;
 };
 
-static const struct prefix times[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\xc2\xb5s"}, {1e-9, "ns"}};
+static const struct prefix times[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
 static const struct prefix counts[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
 static const struct prefix bytes[] = {
     {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}, {1, "B"}};
@@ -60,7 +61,7 @@ resfmt_scale(double ref, const char *unit, double *scale, const char **suffix)
 		p = pick(counts, sizeof(counts) / sizeof(counts[0]), ref);
 	*scale = k / p->scale;
 	if (strcmp(unit, "s") == 0 || strcmp(unit, "B") == 0 || unit[0] == '\0') {
-		*suffix = p->name;
+		*suffix = p->scale == 1e-6 && strcmp(unit, "s") == 0 ? term_glyph("us") : p->name;
 	} else {
 		snprintf(other, sizeof(other), "%s %s", p->name, unit);
 		*suffix = other;
@@ -101,6 +102,29 @@ resfmt_pct(char *buf, size_t size, double pct)
 	return buf;
 }
 
+char *
+resfmt_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo, double hi,
+	    enum ty_interval interval, double confidence)
+{
+	char r[32], l[32], h[32], iv[96];
+
+	resfmt_pct(r, sizeof(r), rel);
+	if (interval == TY_INTERVAL_OK)
+		snprintf(iv, sizeof(iv), "[%s, %s]", resfmt_pct(l, sizeof(l), lo),
+			 resfmt_pct(h, sizeof(h), hi));
+	else
+		snprintf(iv, sizeof(iv), "interval n/a (%s)", ty_verdict_interval_why(interval));
+	if (g == TY_GATE_TOO_FEW)
+		snprintf(buf, size, "too few runs to prove a change: %s", r);
+	else
+		snprintf(buf, size, "%sslower by more than %g%%%s: %s %s at %g%% confidence",
+			 g == TY_GATE_TRIP	 ? ""
+			 : g == TY_GATE_UNPROVEN ? "may be "
+						 : "not proven ",
+			 limit, g == TY_GATE_UNPROVEN ? ", not proven" : "", r, iv, confidence);
+	return buf;
+}
+
 size_t
 resfmt_width(const char *s)
 {
@@ -121,11 +145,7 @@ resfmt_row_ref(const struct ty_cmp_row *r)
 const char *
 resfmt_verdict(const struct ty_cmp_row *r)
 {
-	if (r->v.verdict == 0)
-		return "~";
-	if (r->is_time)
-		return r->v.verdict > 0 ? "slower" : "faster";
-	return r->v.verdict > 0 ? "higher" : "lower";
+	return ty_verdict_word_name(r->v.verdict);
 }
 
 char *
@@ -136,10 +156,10 @@ resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref, con
 
 	resfmt_value(v, sizeof(v), c->centre, ref, unit);
 	if (!c->exact_ci || !isfinite(h))
-		snprintf(buf, size, "%s \xc2\xb1\xe2\x88\x9e", v);
+		snprintf(buf, size, "%s %s%s", v, term_glyph("pm"), term_glyph("inf"));
 	else if (c->centre != 0)
-		snprintf(buf, size, "%s \xc2\xb1%.*f%%", v, 100 * h / fabs(c->centre) < 10 ? 1 : 0,
-			 100 * h / fabs(c->centre));
+		snprintf(buf, size, "%s %s%.*f%%", v, term_glyph("pm"),
+			 100 * h / fabs(c->centre) < 10 ? 1 : 0, 100 * h / fabs(c->centre));
 	else
 		snprintf(buf, size, "%s", v);
 	return buf;
@@ -155,8 +175,10 @@ resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r)
 		return buf;
 	}
 	resfmt_pct(a, sizeof(a), r->v.c.rel);
-	if (!isfinite(r->v.c.rel_lo) || !isfinite(r->v.c.rel_hi))
+	if (r->v.interval == TY_INTERVAL_TOO_FEW) /* a footnote says so */
 		snprintf(buf, size, "%s", a);
+	else if (r->v.interval != TY_INTERVAL_OK)
+		snprintf(buf, size, "%s n/a (%s)", a, ty_verdict_interval_why(r->v.interval));
 	else
 		snprintf(buf, size, "%s [%s, %s]", a, resfmt_pct(b, sizeof(b), r->v.c.rel_lo),
 			 resfmt_pct(c, sizeof(c), r->v.c.rel_hi));
@@ -178,13 +200,14 @@ resfmt_p(char *buf, size_t size, double p)
 char *
 resfmt_truncate(char *buf, size_t size, const char *s, size_t max)
 {
-	size_t i, cps = 0, cut = 0;
+	const char *mark = term_glyph("dots"); /* … or ... */
+	size_t i, cps = 0, cut = 0, mw = resfmt_width(mark);
 
-	/* CUT: where the last character that fits with room for "…" starts. */
+	/* CUT: where the last character that fits with room for the mark starts. */
 	for (i = 0; s[i]; i++) {
 		if (((unsigned char)s[i] & 0xc0) == 0x80)
 			continue;
-		if (cps + 1 < max && i + 4 + 4 < size)
+		if (cps + mw < max && i + 4 + 4 < size)
 			cut = i + 1;
 		cps++;
 	}
@@ -195,6 +218,6 @@ resfmt_truncate(char *buf, size_t size, const char *s, size_t max)
 	while (s[cut] && ((unsigned char)s[cut] & 0xc0) == 0x80)
 		cut++; /* never split a character */
 	memcpy(buf, s, cut);
-	memcpy(buf + cut, "\xe2\x80\xa6", 4);
+	memcpy(buf + cut, mark, strlen(mark) + 1);
 	return buf;
 }

@@ -16,7 +16,8 @@ char *resfmt_value(char *buf, size_t size, double v, double ref, const char *uni
 /* A signed percentage: "+6.0%", "-12%", "?" when not finite. Returns BUF. */
 char *resfmt_pct(char *buf, size_t size, double pct);
 
-/* S cut to at most MAX characters, "…" marking a cut, into BUF (SIZE >=
+/* S cut to at most MAX characters, "…" ("..." where the locale is not
+ * UTF-8: term_glyph) marking a cut, into BUF (SIZE >=
  * 8 bytes; a cut never splits a UTF-8 sequence). Returns BUF. */
 char *resfmt_truncate(char *buf, size_t size, const char *s, size_t max);
 
@@ -27,14 +28,25 @@ size_t resfmt_width(const char *s);
  * one when the old is 0. */
 double resfmt_row_ref(const struct ty_cmp_row *r);
 
-/* The cells of a comparison row: "slower", "faster", "higher", "lower" or
- * "~"; a centre with its interval "10.40ms ±0.6%" (REF picks the scale);
- * the change with its interval "+6.0% [+5.0%, +7.1%]"; a p-value. */
+/* The cells of a comparison row: "slower", "faster" or "~" (one vocabulary
+ * for every figure); a centre with its interval "10.40ms ±0.6%" (REF picks the scale);
+ * the change with its interval "+6.0% [+5.0%, +7.1%]", or "+6.0% n/a (too few
+ * distinct values)" where none can be had; a p-value. */
 const char *resfmt_verdict(const struct ty_cmp_row *r);
 char *resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref,
 		    const char *unit);
 char *resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r);
 char *resfmt_p(char *buf, size_t size, double p);
+
+/* What a regression gate found, for its message: "slower by more than 5%:
+ * +12.3% [+7.1%, +17.9%] at 95% confidence" (TY_GATE_TRIP), "may be slower
+ * by more than 5%, not proven: +6.1% [+2.0%, +10.3%] at 95% confidence"
+ * (TY_GATE_UNPROVEN), "not proven slower by more than 5%: ..." (TY_GATE_PASS),
+ * "too few runs to prove a change: +6.1%" (TY_GATE_TOO_FEW); an interval
+ * that cannot be had says "interval n/a (WHY)". INTERVAL says whether LO,
+ * HI mean something. Returns BUF. */
+char *resfmt_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo,
+		  double hi, enum ty_interval interval, double confidence);
 
 /* The prefix for values like REF in UNIT: *SCALE to multiply them by and
  * the suffix to print ("ms", "k", "MiB"), for axes. */

@@ -121,22 +121,20 @@ bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhi
 		return cli_error(128, "--bisect: %s", e.msg);
 	for (i = 0; i < c.nrows; i++) {
 		const struct ty_cmp_row *r = &c.rows[i];
-		char pc[32], lo[32], hi[32];
-		int word;
-		resfmt_pct(pc, sizeof(pc), r->v.c.rel);
-		resfmt_pct(lo, sizeof(lo), r->v.c.rel_lo);
-		resfmt_pct(hi, sizeof(hi), r->v.c.rel_hi);
-		if (r->v.verdict > 0 && r->v.c.rel > p)
-			word = 1; /* proven slower by more than P */
-		else if (r->v.too_few || (p > 0 && r->v.verdict == 0 && r->v.c.rel > p))
-			word = 125; /* looks slower by more than P, not proven */
-		else
-			word = 0;
-		fprintf(stderr, "tachy run: --bisect: '%s' %s [%s, %s] against %s: %s\n",
-			r->new->label, pc, lo, hi, h->bisect,
-			word == 1     ? "bad (proven slower)"
+		char m[256];
+		/* the one gate of run, compare and history: bad only when proven
+		 * slower by more than P at the confidence; skip when the estimate
+		 * is beyond P but not proven, or nothing can be proven */
+		enum ty_gate g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few,
+						 r->v.c.rel, r->v.c.rel_lo, p);
+		int word = g == TY_GATE_TRIP ? 1 : g == TY_GATE_PASS ? 0 : 125;
+		resfmt_gate(m, sizeof(m), g, p, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
+			    r->v.interval, s->confidence);
+		fprintf(stderr, "tachy run: --bisect: '%s' against %s: %s: %s\n", r->new->label,
+			h->bisect, m,
+			word == 1     ? "bad"
 			: word == 125 ? "skip (inconclusive)"
-				      : "good (not proven slower)");
+				      : "good");
 		if (word == 1 || (word == 125 && st == 0))
 			st = word;
 	}

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -9,13 +10,14 @@
 #include "term.h"
 
 /* The length of the harmless sequence at P (printable ASCII, or UTF-8
- * that is not a C1 control), 0 when it must be shown escaped. */
+ * that is not a C1 control; a line break and a tab too when LINES), 0
+ * when it must be shown escaped. */
 static int
-harmless(const unsigned char *p)
+harmless(const unsigned char *p, int lines)
 {
 	int n;
 
-	if (*p >= 0x20 && *p < 0x7f)
+	if ((*p >= 0x20 && *p < 0x7f) || (lines && (*p == '\n' || *p == '\t')))
 		return 1;
 	if (*p < 0x80 || !(n = ty_utf8_seqlen((const char *)p)))
 		return 0;
@@ -23,27 +25,27 @@ harmless(const unsigned char *p)
 }
 
 static int
-needs_showing(const char *s)
+needs_showing(const char *s, int lines)
 {
 	const unsigned char *p;
 	int n;
 
-	for (p = (const unsigned char *)s; *p && (n = harmless(p)); p += n)
+	for (p = (const unsigned char *)s; *p && (n = harmless(p, lines)); p += n)
 		;
 	return *p != '\0';
 }
 
-char *
-term_shown(const char *s)
+static char *
+shown(const char *s, int lines)
 {
 	const unsigned char *p;
 	char *out, *q;
 	int n;
 
-	if (!needs_showing(s) || !(out = malloc(strlen(s) * 4 + 1)))
+	if (!needs_showing(s, lines) || !(out = malloc(strlen(s) * 4 + 1)))
 		return NULL;
 	for (p = (const unsigned char *)s, q = out; *p;) {
-		if ((n = harmless(p))) {
+		if ((n = harmless(p, lines))) {
 			memcpy(q, p, (size_t)n);
 			q += n;
 			p += n;
@@ -65,6 +67,18 @@ term_shown(const char *s)
 	return out;
 }
 
+char *
+term_shown(const char *s)
+{
+	return shown(s, 0);
+}
+
+char *
+term_shown_lines(const char *s)
+{
+	return shown(s, 1);
+}
+
 const char *
 term_safe(const char *s)
 {
@@ -72,7 +86,7 @@ term_safe(const char *s)
 	static unsigned next;
 	char *t;
 
-	if (!s || !needs_showing(s))
+	if (!s || !needs_showing(s, 0))
 		return s;
 	if (!(t = term_shown(s)))
 		return "?";
@@ -95,7 +109,7 @@ term_init(struct term *t, enum term_color color, enum term_style style)
 	    color == TERM_COLOR_ALWAYS || (color == TERM_COLOR_AUTO && isatty(STDERR_FILENO) &&
 					   !(nc && *nc) && style == TERM_STYLE_FULL);
 	t->progress = style != TERM_STYLE_NONE && isatty(STDERR_FILENO);
-	t->unicode = style == TERM_STYLE_FULL;
+	t->unicode = style == TERM_STYLE_FULL && term_utf8();
 }
 
 const char *
@@ -116,20 +130,52 @@ term_c(const struct term *t, const char *name)
 	return "";
 }
 
+int
+term_utf8(void)
+{
+	static int known = -1;
+	static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	const char *v = NULL, *p;
+	size_t i;
+
+	if (known >= 0)
+		return known;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && !(v && *v); i++)
+		v = getenv(vars[i]);
+	known = 0;
+	for (p = v && *v ? v : ""; *p && !known; p++)
+		known = strncasecmp(p, "utf-8", 5) == 0 || strncasecmp(p, "utf8", 4) == 0;
+	return known;
+}
+
+static const struct {
+	const char *name, *utf8, *ascii;
+} glyphs[] = {
+    {"pm", "±", "+-"}, {"dots", "…", "..."}, {"times", "×", "x"}, {"sigma", "σ", "sd"},
+    {"le", "≤", "<="}, {"us", "µs", "us"},   {"inf", "∞", "inf"}, {"arrow", "→", "->"},
+};
+
+static const char *
+glyph(const char *name, int utf8)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(glyphs) / sizeof(glyphs[0]); i++)
+		if (strcmp(glyphs[i].name, name) == 0)
+			return utf8 ? glyphs[i].utf8 : glyphs[i].ascii;
+	return name;
+}
+
+const char *
+term_glyph(const char *name)
+{
+	return glyph(name, term_utf8());
+}
+
 const char *
 term_sym(const struct term *t, const char *name)
 {
-	if (strcmp(name, "pm") == 0)
-		return t->unicode ? "±" : "+-";
-	if (strcmp(name, "dots") == 0)
-		return t->unicode ? "…" : "...";
-	if (strcmp(name, "times") == 0)
-		return t->unicode ? "×" : "x";
-	if (strcmp(name, "sigma") == 0)
-		return t->unicode ? "σ" : "sd";
-	if (strcmp(name, "le") == 0)
-		return t->unicode ? "≤" : "<=";
-	return name;
+	return glyph(name, t->unicode);
 }
 
 const char *
@@ -170,7 +216,7 @@ term_time(const struct term *t, char *buf, size_t size, double seconds, const ch
 		scale = 1e3;
 	} else if (strcmp(unit, "us") == 0) {
 		scale = 1e6;
-		shown = t->unicode ? "µs" : "us";
+		shown = term_sym(t, "us");
 	} else if (strcmp(unit, "ns") == 0) {
 		scale = 1e9;
 	}

@@ -12,7 +12,7 @@ struct term {
 	int color;	  /* emit ANSI colours on stdout */
 	int color_stderr; /* what --color auto gives when the report goes to stderr */
 	int progress;	  /* draw the progress line on stderr */
-	int unicode;	  /* ± … × µ σ, else +- ... x us sd */
+	int unicode;	  /* ± … × µ σ (a UTF-8 locale, --style full), else +- ... x us sd */
 	int shown;	  /* a progress line is on the screen */
 	long long last_ns;
 };
@@ -22,6 +22,10 @@ struct term {
  * \xHH. A newly allocated string, or NULL when S needs nothing (or
  * memory ran out). */
 char *term_shown(const char *s);
+
+/* The same with line breaks and tabs kept: for a whole message of
+ * tachy's, whose lines are its own but whose names came from outside. */
+char *term_shown_lines(const char *s);
 
 /* S itself when it needs nothing, else its shown form, valid until eight
  * more calls: for names printed from a profile, a results file, argv. */
@@ -35,7 +39,19 @@ void term_init(struct term *t, enum term_color color, enum term_style style);
  * "dim", "reset"), or "" without colours. */
 const char *term_c(const struct term *t, const char *name);
 
-/* A symbol: "pm" (±), "dots" (…), "times" (×), "sigma" (σ), "le" (≤). */
+/* Whether the locale's charset is UTF-8: the first of LC_ALL, LC_CTYPE and
+ * LANG that is set and not empty names one ("C.UTF-8", "en_US.utf8").
+ * Without (C, POSIX, none set) tachy writes its symbols in ASCII. */
+int term_utf8(void);
+
+/* A symbol, in UTF-8 where the locale is (term_utf8()), else in ASCII:
+ * "pm" (± or +-), "dots" (… or ...), "times" (× or x), "sigma" (σ or sd),
+ * "le" (≤ or <=), "us" (µs or us), "inf" (∞ or inf), "arrow" (→ or ->);
+ * NAME itself when unknown. Every symbol tachy writes comes from here. */
+const char *term_glyph(const char *name);
+
+/* term_glyph(NAME), or its ASCII form where T has no unicode (--style
+ * basic or none). */
 const char *term_sym(const struct term *t, const char *name);
 
 /* Pick a unit for SECONDS: "s", "ms", "us", "ns" (UNIT if not NULL). */

@@ -15,6 +15,9 @@
 #   skip-if          optional: sh script; exit 0 (printing why) skips the case
 # T=GLOB in the environment runs only the cases (and unit tests) whose name
 # matches the shell pattern GLOB (make cli-test T='record-*').
+# UPDATE=1 writes what a failing case printed into its expected-stdout and
+# expected-stderr (those it has) and expected-status, for review with git
+# diff before committing (make cli-test UPDATE=1 T=NAME).
 set -u
 only=${T:-*}
 mode=all
@@ -27,7 +30,10 @@ TACHY="$TOP/tachy"
 TACHY_SYSROOT="$TOP/tests/fixtures/ideal"
 # tachy record's kernel symbol cache goes to the scratch tree, never $HOME.
 TACHY_CACHE_DIR="$TOP/tests/tmp/cache"
-export TOP TACHY TACHY_SYSROOT TACHY_CACHE_DIR
+# One locale for every case, whatever the caller's: UTF-8 (tachy's ± σ µ),
+# in C's order and messages; the cases about the locale set their own.
+LC_ALL=C.UTF-8
+export TOP TACHY TACHY_SYSROOT TACHY_CACHE_DIR LC_ALL
 pass=0 fail=0 skip=0
 failed=""
 
@@ -54,12 +60,14 @@ fi
 
 if [ "$mode" != unit-only ]; then
 	scratch="$TOP/tests/tmp"
-	rm -rf "$scratch"; mkdir -p "$scratch"
+	[ "$only" = "*" ] && rm -rf "$scratch"
+	mkdir -p "$scratch"
 	for dir in "$TOP"/tests/cli/*/; do
 		[ -f "$dir/cmd" ] || continue
 		name=$(basename "$dir")
 		case "$name" in $only) ;; *) continue ;; esac
 		w="$scratch/$name"
+		rm -rf "$w"
 		cp -r "$dir" "$w"
 		if [ -f "$w/skip-if" ]; then
 			why=$(cd "$w" && PATH="$TOP:$PATH" sh ./skip-if 2>&1) && {
@@ -78,6 +86,13 @@ if [ "$mode" != unit-only ]; then
 		fi
 		if [ -f "$w/expected-stderr" ] && ! cmp -s "$w/expected-stderr" "$w/.err"; then
 			ok=0; why="$why; stderr differs"
+		fi
+		if [ $ok = 0 ] && [ "${UPDATE:-}" = 1 ]; then
+			[ -f "$dir/expected-stdout" ] && cp "$w/.out" "$dir/expected-stdout"
+			[ -f "$dir/expected-stderr" ] && cp "$w/.err" "$dir/expected-stderr"
+			if [ "$st" != 0 ] || [ -f "$dir/expected-status" ]; then echo "$st" > "$dir/expected-status"; fi
+			echo "updated $name: review with git diff tests/cli/$name"
+			ok=1
 		fi
 		if [ $ok = 1 ]; then
 			pass=$((pass + 1))

@@ -25,10 +25,13 @@
 /* ---- change points ---- */
 
 /* One commit of a series: the centre of its runs (their median), the
- * weight (number of runs) and the interval of the centre. */
+ * weight (number of runs), the interval of the centre, and the spread of
+ * one run about it (a robust variance, (1.4826 MAD)^2; 0 or NAN when not
+ * known, as for fewer than 3 runs). */
 struct ty_history_point {
 	double centre, lo, hi;
 	double weight;
+	double run_var;
 };
 
 struct ty_history_change {
@@ -51,6 +54,14 @@ struct ty_history_detect_opts {
 /* Defaults: max_p 0.001, window 50, confidence 95, min_change_pct 0. */
 void ty_history_detect_defaults(struct ty_history_detect_opts *o);
 
+/* The smallest step, in percent of the level, that a change in the middle
+ * of X[0..N) (or of a window of O->window commits) would be found with
+ * probability POWER (0.8) at O->max_p, by the test ty_history_detect uses,
+ * from the spread of X (a series in which nothing was found: one level).
+ * NAN when X is too short (fewer than 4 commits) or its level is 0. */
+double ty_history_min_step(const struct ty_history_point *x, size_t n,
+			   const struct ty_history_detect_opts *o, double power);
+
 /* Find the change points of X[0..N) (in commit order). Stores a malloc'd
  * array in *OUT (the caller frees it) and its length in *NOUT, in index
  * order. Returns 0, -EINVAL (E: a non-finite centre or weight) or -ENOMEM. */
@@ -59,8 +70,8 @@ int ty_history_detect(const struct ty_history_point *x, size_t n,
 		      size_t *nout, struct ty_error *e);
 
 /* The centre of VALUES[0..N) for a point (median; interval by
- * ty_verdict_median_ci at CONFIDENCE, min..max when N is too small).
- * Reorders VALUES. Returns 0 or -ENOMEM. */
+ * ty_verdict_median_ci at CONFIDENCE, min..max when N is too small) and
+ * the runs' spread (run_var). Reorders VALUES. Returns 0 or -ENOMEM. */
 int ty_history_point_of(double *values, size_t n, double confidence, struct ty_history_point *p);
 
 /* ---- the store ---- */

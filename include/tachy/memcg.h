@@ -62,6 +62,13 @@ int ty_memcg_parse_cgroup(const char *text, size_t len, int version, char *out, 
  * KiB, or -EIO for anything else (a sign, blanks, junk, out of range). */
 long ty_memcg_parse_peak(const char *text, size_t len);
 
+/* The processes in M's group now (its cgroup.procs, each ending in a
+ * line break): a malloc'd array in *OUT (the caller frees it), *N long.
+ * Every process the runs start is born there, whatever session or process
+ * group it moves to (a daemon's double fork and setsid included). Returns
+ * 0 or a negative errno. */
+int ty_memcg_procs(const struct ty_memcg *m, pid_t **out, size_t *n);
+
 /* "cgroup-v1" or "cgroup-v2"; NULL when M is not open. */
 const char *ty_memcg_method(const struct ty_memcg *m);
 

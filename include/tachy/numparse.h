@@ -34,10 +34,11 @@ struct ty_numbers {
 void ty_numbers_init(struct ty_numbers *nums);
 void ty_numbers_release(struct ty_numbers *nums);
 
-/* Read the numbers of the file PATH ("-" is standard input), lines of any
- * length, appending them to NUMS. NAME is the file's name in messages.
+/* Read the numbers of the file PATH ("-" is standard input), lines of up
+ * to 16 MiB, appending them to NUMS. NAME is the file's name in messages.
  * Returns 0; -EINVAL with "Invalid data on line N in NAME" when a field is
- * not a finite number; a negative errno with "Cannot open NAME: why" or
+ * not a finite number, or with "Line N in NAME is longer than 16 MiB" (a
+ * file that is not numbers: /dev/zero, a binary); a negative errno with "Cannot open NAME: why" or
  * "Cannot read NAME: why"; -ENOMEM. OPT may be NULL for the defaults. */
 int ty_numfile_read(const char *path, const char *name, const struct ty_numfile *opt,
 		    struct ty_numbers *nums, struct ty_error *err);

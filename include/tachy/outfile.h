@@ -48,6 +48,16 @@ void ty_outfile_abort(struct ty_outfile *of);
  * (the caller closes it), or a negative errno with E filled. */
 int ty_outfile_open_dir(const char *dir, struct ty_error *e);
 
+/* Resolve PATH (a file to be used by name: a database) under the same
+ * rule, VERB naming the use in messages ("write", "open"): returns the
+ * descriptor of its directory (O_PATH; the caller closes it) and puts its
+ * last component, never a symbolic link, in *NAME (malloc'd) and what it
+ * is in *ST (st_mode 0 when it does not exist). Returns a negative errno
+ * with E filled: -EPERM for an untrusted link, -EINVAL for a /proc link. */
+struct stat;
+int ty_outfile_resolve(const char *path, const char *verb, char **name, struct stat *st,
+		       struct ty_error *e);
+
 /* Create a new temporary file ".NAME.tachy-XXXXXX" in DIRFD with MODE
  * (less the umask), O_EXCL, close-on-exec; its name goes to *TMP (the
  * caller frees it). Returns the descriptor or a negative errno. */

@@ -1,10 +1,11 @@
 /* profile-file.h - the profile's self-contained file format.
  *
- * Version 2, little-endian: the magic "TACHYPRF", u32 version, u32 zero,
- * then sections {u32 tag, u32 zero, u64 length, payload} ending with an END
- * section; see profile-file.c for each payload. Version 2 adds the state of
- * every sample; version 1 files (all on-CPU) are read too. Readers reject a
- * bad magic, another version, truncation, and any index out of range. */
+ * Version 3, little-endian: the magic "TACHYPRF", u32 version, u32 check,
+ * then sections {u32 tag, u32 check, u64 length, payload} ending with an
+ * END section; each check is a CRC-32 (profile-file.c says of what). See
+ * profile-file.c for each payload. Versions 1 and 2 (checks 0) are read
+ * too, unchecked. Readers reject a bad magic, another version, a bad check,
+ * truncation, and any index out of range. */
 #ifndef TACHY_PROFILE_FILE_H
 #define TACHY_PROFILE_FILE_H
 
@@ -15,7 +16,7 @@
 #include "tachy/profile.h"
 
 #define TY_PROFILE_MAGIC "TACHYPRF"
-#define TY_PROFILE_VERSION 2
+#define TY_PROFILE_VERSION 3	 /* 3: a CRC-32 per section */
 #define TY_PROFILE_VERSION_MIN 1 /* the oldest version read */
 
 /* Write P to PATH ("-" for stdout) atomically. Returns 0 or a negative

@@ -13,7 +13,16 @@
 
 /* TY_BY_LINE: per source line of the locations ("file:line"; a location
  * without one counts under its function's name). TY_BY_STATE: per state. */
-enum ty_prof_by { TY_BY_SYMBOL, TY_BY_THREAD, TY_BY_COMM, TY_BY_DSO, TY_BY_LINE, TY_BY_STATE };
+enum ty_prof_by {
+	TY_BY_SYMBOL,
+	TY_BY_THREAD,
+	TY_BY_COMM,
+	TY_BY_DSO,
+	TY_BY_LINE,
+	TY_BY_STATE,
+	TY_BY_PROCESS, /* "comm [pid]" (profile-who.c) */
+	TY_BY_CPU      /* "cpu N" (profile-who.c) */
+};
 enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
 
 struct ty_profile_views_row {

@@ -39,6 +39,12 @@ struct ty_prof_mapping {
 	uint64_t start, limit, offset;
 };
 
+/* A function's exact call count (record --calls: uprobes). */
+struct ty_prof_call {
+	uint32_t func;
+	uint64_t count;
+};
+
 struct ty_prof_thread {
 	uint32_t pid, tid, comm; /* comm: string index */
 };
@@ -96,6 +102,9 @@ struct ty_prof_meta {
 					chain of one near them in their thread */
 	uint64_t start_unix_ns;	     /* the recording's start: CLOCK_REALTIME (0: unknown)... */
 	uint64_t start_mono_ns;	     /* ...and CLOCK_MONOTONIC (the samples' clock) then */
+	uint64_t calls_hit_ps;	     /* record --calls: a probe hit's measured cost (ps) */
+	int system_wide;	     /* record -a: every process on the CPUs of... */
+	char *cpus;		     /* ..."0-3,6" (NULL: not system-wide) */
 };
 
 struct ty_profile {
@@ -114,6 +123,8 @@ struct ty_profile {
 	uint32_t nthreads, cap_threads;
 	struct ty_prof_mapping *maps; /* optional, one per DSO at most */
 	uint32_t nmaps;
+	struct ty_prof_call *calls; /* optional: counted functions */
+	uint32_t ncalls;
 	struct ty_prof_sample *samples;
 	size_t nsamples, cap_samples;
 	double weight; /* sum of the samples' periods */
@@ -136,6 +147,11 @@ uint32_t ty_profile_stack(struct ty_profile *p, const uint32_t *locs, uint32_t n
 /* Set the command name of thread TID (adding the thread). */
 uint32_t ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *comm);
 int ty_profile_sample(struct ty_profile *p, const struct ty_prof_sample *s);
+/* Function F was called COUNT times (record --calls). Returns 0 or
+ * -ENOMEM. */
+int ty_profile_calls(struct ty_profile *p, uint32_t f, uint64_t count);
+/* The count of function F, or -1 when it was not counted. */
+int64_t ty_profile_call_count(const struct ty_profile *p, uint32_t f);
 /* Add the mapping M (its strings already interned). Returns 0 or -ENOMEM. */
 int ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m);
 

@@ -75,6 +75,17 @@ struct ty_record_opts {
 	uint64_t switch_chains; /* with call chains: at about this many switch-outs a
 				   second (0: TY_RECORD_CHAINS_DEFAULT), or
 				   TY_RECORD_CHAINS_ALL: at every one */
+	int system_wide;	/* -a: every process and the kernel, every CPU (the
+				   command, if any, only says how long; PID unused) */
+	const int *cpus;	/* system_wide: these CPUs only (NULL: all), sorted */
+	int ncpus;
+	uint64_t duration_ns; /* system_wide without a command: stop after this (0:
+				 at the stop word) */
+	/* Called with the command's pid while it is held before its exec (the
+	 * place to open more events on it); a negative return stops the start
+	 * with that error (E filled). NULL: none. */
+	int (*on_child)(pid_t pid, void *arg, struct ty_error *e);
+	void *on_child_arg;
 	/* Called for what a user should hear of at once (MSG lives for the call). */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;

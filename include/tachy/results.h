@@ -94,21 +94,27 @@ struct ty_result {
 	struct ty_verdict_series series; /* warm-up and level shift of the wall times */
 	size_t left_out;	  /* the first LEFT_OUT runs (a detected warm-up) are not in the
 				     summaries and comparisons; 0 with keep_warmup */
-	size_t maxrss_unmeasured; /* runs whose maxrss is not above their floor: left
+	size_t maxrss_unmeasured; /* runs kept (after left_out) whose maxrss is not above
+				     their floor: left
 				     out of the maxrss figure (ty_results_value is NAN) */
 	int hooks_once;		  /* it had a hook that runs once (setup, cleanup) */
 	int hooks_each;		  /* it had a hook that runs around every run (prepare,
 				     conclude): the warnings name the likely cause */
+	char *failure;		  /* why its runs stopped early (a run or a hook failed), NULL: they
+				     did not (owned) */
 };
 
 /* One figure of one command against the reference. */
 struct ty_comparison {
 	size_t command, reference, figure;
 	struct ty_compare c;
-	const char *verdict; /* "faster", "slower", "same" (lower values are "faster") */
-	int too_few;	     /* so few runs that no difference can be proven ("same") */
-	size_t pairs;	     /* rounds paired (interleaved runs), 0: unpaired */
+	enum ty_verdict_word verdict; /* ty_verdict_compute's verdict (lower values are "faster") */
+	enum ty_interval interval;    /* whether c's interval can be shown */
+	int too_few;		      /* so few runs that no difference can be proven (SAME) */
+	size_t pairs;		      /* rounds paired (interleaved runs), 0: unpaired */
 };
+
+struct ty_runprof;
 
 struct ty_results {
 	struct ty_result *r;
@@ -134,10 +140,14 @@ struct ty_results {
 				      NULL when unknown (a file written elsewhere) */
 	struct ty_comparison *cmp;
 	size_t ncmp;
+	const struct ty_runprof *profile; /* per-run profiles (run --profile), exported as
+					     tachy.profile (runprof-json.h); NULL: none */
 };
 
-/* Write S to FP as one CSV field (RFC 4180): quoted, with inner quotes
- * doubled, when it holds a comma, a quote or a line break. */
+/* Write S to FP as one CSV field (RFC 4180): its control characters
+ * escaped as \xHH (ty_utf8_escape: a line break, ESC, BEL, C1; reversible),
+ * then quoted, with inner quotes doubled, when it holds a comma or a
+ * quote. */
 void ty_results_csv_field(FILE *fp, const char *s);
 
 /* Set up RS for N commands (results zeroed). Returns 0 or -ENOMEM. */
@@ -151,7 +161,8 @@ int ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *
 /* Add a printf-formatted warning to R. Returns 0 or -ENOMEM. */
 int ty_result_warn(struct ty_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The highest whole-tree peak (usage.tree_peak_kb) of R's runs, KiB; 0
+/* The highest whole-tree peak (usage.tree_peak_kb) of R's runs after those
+ * left out (left_out), KiB; 0
  * when none was measured. */
 long ty_result_tree_peak_kb(const struct ty_result *r);
 

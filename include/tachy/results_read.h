@@ -52,6 +52,8 @@ struct ty_saved_bench {
 	long left_out;		/* tachy.left_out (a warm-up left out by run), -1 when absent */
 };
 
+struct ty_runprof;
+
 /* One results file. */
 struct ty_saved {
 	char *path;
@@ -65,13 +67,16 @@ struct ty_saved {
 	char **env_keys;   /* tachy.environment, values as text; */
 	char **env_values; /* nenv == 0 when the file has none */
 	size_t nenv;
-	int interrupted;       /* tachy.interrupted is true */
-	char *reference_norun; /* the reference was left out (no run): its
-				  name, "" when unknown (tachy.not_run without
-				  tachy.reference); else NULL */
-	char **notes;	       /* what a reader must know about the file */
-	size_t nnotes;	       /* (benchmarks left out, interrupted), */
-			       /* sentences without the file's name */
+	int interrupted;	    /* tachy.interrupted is true */
+	char *reference_norun;	    /* the reference was left out (no run): its
+				       name, "" when unknown (tachy.not_run without
+				       tachy.reference); else NULL */
+	struct ty_runprof *profile; /* tachy.profile: a command per benchmark (runprof-json.h),
+				       NULL when the file has none */
+	/* What a reader must know about the file (benchmarks left out,
+	 * interrupted): sentences without the file's name. */
+	char **notes;
+	size_t nnotes;
 };
 
 /* Read PATH into R (the caller owns R; release with ty_results_read_release).

@@ -72,13 +72,24 @@ struct ty_job {
 	const char *hook_text[TY_HOOKS]; /* as given, for messages */
 	char path[4096];		 /* resolved argv[0] (ty_runner_run fills it) */
 	char hook_path[TY_HOOKS][4096];
-	/* Filled by ty_runner_run: runs after which processes were left in
-	 * the run's process group, and the most left at once. */
+	/* Filled by ty_runner_run: runs after which processes were left (in
+	 * the runs' memory cgroup, which holds every process a run starts, a
+	 * daemon's too; in the run's process group where there is no cgroup),
+	 * the most left by one run, and where they were looked for:
+	 * "memory cgroup" or "process group". */
 	long leftover_runs, leftover_max;
+	const char *leftover_where;
+	/* Filled by ty_runner_run: why the kernel counts nothing of the
+	 * command for this user (ty_spawn_unobservable: a set-user-ID program),
+	 * "" when it does. The probes are left out of its runs (their values
+	 * NaN) and its result says so. */
+	char uncounted[4200];
 };
 
-/* What to do with processes a run leaves in its process group (a daemon
- * started by the command) once the command has exited. */
+/* What to do with processes a run leaves behind (a daemon started by the
+ * command) once the command has exited: those in the runs' memory cgroup
+ * that were not there before the run, or where no cgroup could be made,
+ * those in the run's process group. */
 enum ty_leftovers {
 	TY_LEFTOVERS_WARN, /* let them run; a warning says how many */
 	TY_LEFTOVERS_WAIT, /* wait until they are gone (not timed) */
@@ -130,6 +141,7 @@ struct ty_runner {
 	void *progress_ctx;
 	ty_runner_exec_fn exec; /* NULL: spawn real processes */
 	void *exec_ctx;
+	size_t job; /* the index of the job whose step runs now (a probe reads it) */
 	/* Private. */
 	struct ty_spawner sp;
 	struct ty_memcg memcg; /* the runs' cgroup, version 0 when none */
@@ -170,6 +182,13 @@ int ty_runner_split(const char *s, char ***argv, struct ty_error *e);
  * back as the same words: plain words as they are, others in single
  * quotes. Returns a malloc()ed string, or NULL when out of memory. */
 char *ty_runner_join(char *const *argv, size_t argc);
+
+/* The argv that runs command TEXT through SHELL: SHELL split into words
+ * as a command is ("bash --norc", "sh -e"), then "-c", TEXT. *ARGV gets a
+ * NULL-terminated array allocated in one block (free() it). Returns the
+ * number of words, or -EINVAL (a shell that cannot be split) or -ENOMEM
+ * with E set. */
+int ty_runner_shell_argv(const char *shell, const char *text, char ***argv, struct ty_error *e);
 
 /* The name of signal SIG ("SIGKILL"), or "signal N". BUF has 32 bytes. */
 const char *ty_runner_signame(int sig, char *buf);

@@ -58,6 +58,10 @@ struct ty_sampler_opts {
 				       user stack their samples copy (0: stack_user) */
 	unsigned wakeup_div;	    /* the poller wakes when 1/WAKEUP_DIV of a ring is
 				       full (0: 2, half the ring) */
+	int system_wide;	    /* every process and the kernel on each CPU (pid -1;
+				       PID, enable_on_exec, tids and lazy_mmap unused) */
+	const int *cpus;	    /* system_wide: these CPUs only (NULL: every one) */
+	int ncpus;
 };
 
 enum ty_sampler_rec_type {
@@ -104,6 +108,7 @@ struct ty_sampler_layout {
 	uint64_t sample_type;
 	int sample_id_all;
 	uint64_t regs_user; /* the mask of PERF_SAMPLE_REGS_USER */
+	uint64_t period;    /* without PERF_SAMPLE_PERIOD: every sample's period */
 };
 
 /* Decode the record REC (LEN bytes, a whole perf_event_header record) laid

@@ -117,6 +117,16 @@ void ty_spawn_release(struct ty_spawner *sp);
  * "cannot run 'NAME': ...". */
 int ty_spawn_resolve(const char *name, char *buf, size_t size, struct ty_error *e);
 
+/* Whether the kernel will take this process's perf events off the program
+ * PATH when it is exec'd: an exec that changes credentials (a set-user-ID
+ * program of another user, a set-group-ID one of another group, unless the
+ * file system is nosuid or no_new_privs is set) or of a file this user
+ * cannot read leaves the process not dumpable, and the kernel then neither
+ * samples nor counts it for us. Returns 1 with WHY (SIZE bytes) saying
+ * which, e.g. "/usr/bin/su is set-user-ID root"; 0 when it can be
+ * observed (or PATH cannot be looked at). */
+int ty_spawn_unobservable(const char *path, char *why, size_t size);
+
 /* Create the child described by O, held before exec. O and everything it
  * points to must stay valid until the child is reaped. Returns the pid, or
  * a negative errno with E set. */

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "tachy/stats-dist.h"
+
 /* Descriptive summary of one sample. */
 struct ty_summary {
 	size_t n;
@@ -38,13 +40,6 @@ double ty_stats_quantile(double *x, size_t n, double q);
 /* Median absolute deviation around MEDIAN (unscaled). Reorders nothing:
  * uses a scratch copy; returns NAN if it cannot allocate. */
 double ty_stats_mad(const double *x, size_t n, double median);
-
-/* Student's t distribution with DF degrees of freedom (DF > 0, real). */
-double ty_stats_t_cdf(double t, double df);
-double ty_stats_t_quantile(double p, double df); /* inverse of ty_stats_t_cdf, 0 < p < 1 */
-/* Standard normal. */
-double ty_stats_normal_cdf(double z);
-double ty_stats_normal_quantile(double p);
 
 /* Half-width of the CONFIDENCE% interval of the mean of S (t-based). */
 double ty_stats_mean_ci_halfwidth(const struct ty_summary *s, double confidence);

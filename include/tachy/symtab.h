@@ -69,12 +69,18 @@ int ty_symtab_can_demangle(void);
 struct ty_symtab_warnings {
 	char **msg;
 	size_t n;
+	char **stripped;		    /* the stripped files, said in one warning */
+	size_t nstripped, stripped_warning; /* that warning's index + 1 (0: none yet) */
 };
 
 /* Add a printf-formatted warning to W unless it holds it already (out of
  * memory: dropped). */
 void ty_symtab_warn(struct ty_symtab_warnings *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Say that the file PATH (BASE its base name) is stripped: one warning
+ * names every stripped file, in the order they were said ("A is stripped
+ * (...)", then "A, B and C are stripped (...)"). */
+void ty_symtab_warn_stripped(struct ty_symtab_warnings *w, const char *path, const char *base);
 void ty_symtab_warnings_release(struct ty_symtab_warnings *w);
 
 #endif

@@ -23,6 +23,7 @@ struct ty_jsonw;
 struct ty_sysinfo_proc {
 	int pid;
 	char comm[32];
+	int kernel_thread; /* a kernel thread (kworker...): it cannot be stopped */
 };
 
 struct ty_sysinfo {
@@ -49,6 +50,9 @@ struct ty_sysinfo {
 	char nohz_full[TY_SYSINFO_STR];	   /* "" none */
 	int aslr;			   /* randomize_va_space 0/1/2, -1 unknown */
 	int perf_paranoid;		   /* INT32_MIN unknown */
+	int perf_privileged;		   /* this process may count and sample everything whatever
+					      perf_paranoid (CAP_PERFMON or CAP_SYS_ADMIN in
+					      /proc/self/status): 1, 0, -1 unknown */
 	int perf_max_sample_rate;	   /* -1 unknown */
 
 	/* frequency */

@@ -26,13 +26,36 @@ struct ty_centre {
 	int exact_ci; /* 0: too few values for a median interval; lo/hi are min/max */
 };
 
+/* The one vocabulary of every verdict, wall time and counters alike: a
+ * higher value is "slower" (lower is better for every figure tachy
+ * measures), a lower one "faster", and "~" when no difference is proven. */
+enum ty_verdict_word {
+	TY_VERDICT_FASTER = -1,
+	TY_VERDICT_SAME = 0,
+	TY_VERDICT_SLOWER = 1,
+};
+
+/* Whether the change's interval can be had (rel_lo, rel_hi of struct
+ * ty_compare mean something). */
+enum ty_interval {
+	TY_INTERVAL_OK,
+	TY_INTERVAL_TOO_FEW,	  /* too few values for a bounded interval */
+	TY_INTERVAL_FEW_DISTINCT, /* ties: the shift's interval reaches 0 (or its
+				     estimate is 0) while the test proves a
+				     difference, or the other way round */
+	TY_INTERVAL_ZERO_REF,	  /* the reference's centre is 0: no relative change */
+};
+
 struct ty_verdict {
 	struct ty_centre old, new;
-	struct ty_compare c; /* the test: change, interval, p-value (stats.h) */
-	int verdict;	     /* +1 higher, -1 lower, 0 no difference proven */
-	int too_few;	     /* so few values that no difference can be proven */
-	double min_p;	     /* smallest p-value the test can give with these sizes */
-	size_t pairs;	     /* rounds paired (0: the samples were compared unpaired) */
+	struct ty_compare c;	      /* the test: change, interval, p-value (stats.h) */
+	enum ty_verdict_word verdict; /* what the test proved at the confidence: the
+					 direction of its ranks (or signs, or means)
+					 when p < 1 - confidence, else SAME */
+	enum ty_interval interval;    /* OK, or why c's interval is not to be shown */
+	int too_few;		      /* so few values that no difference can be proven */
+	double min_p;		      /* smallest p-value the test can give with these sizes */
+	size_t pairs;		      /* rounds paired (0: the samples were compared unpaired) */
 };
 
 /* How to compare. OLD_ROUND and NEW_ROUND, when both are given, hold the
@@ -66,6 +89,33 @@ int ty_verdict_compute(const double *old, size_t na, const double *new, size_t n
  * (what adaptive stopping judges). Returns 0, -EINVAL (N == 0) or -ENOMEM. */
 int ty_verdict_centre(const double *x, size_t n, enum ty_test test, double confidence,
 		      struct ty_centre *c);
+
+/* "slower", "faster" or "~". */
+const char *ty_verdict_word_name(enum ty_verdict_word w);
+
+/* Why an interval cannot be had, in words for "n/a (...)": "too few
+ * values", "too few distinct values", "the reference is 0"; NULL for
+ * TY_INTERVAL_OK. */
+const char *ty_verdict_interval_why(enum ty_interval i);
+
+/* What a regression gate "--fail-if-slower LIMIT" makes of a change.
+ * Tripping means "slower by more than LIMIT percent, proven at the
+ * confidence of the interval": the interval's low bound is beyond LIMIT
+ * (with LIMIT 0: the verdict is SLOWER, which an interval that cannot be
+ * had (ties) may still prove). */
+enum ty_gate {
+	TY_GATE_PASS,	  /* not shown slower by more than LIMIT */
+	TY_GATE_UNPROVEN, /* the estimate is beyond LIMIT > 0, its interval is not
+			     (or cannot be had): may be slower by more, not proven */
+	TY_GATE_TOO_FEW,  /* so few values that nothing can be proven */
+	TY_GATE_TRIP,	  /* proven slower by more than LIMIT */
+};
+
+/* The gate on a change of REL percent with the interval's low bound
+ * REL_LO, as VERDICT and INTERVAL say it (TOO_FEW: no proof possible).
+ * The one gate decision of run, compare, history and --bisect. */
+enum ty_gate ty_verdict_gate(enum ty_verdict_word verdict, enum ty_interval interval, int too_few,
+			     double rel, double rel_lo, double limit);
 
 /* The name of TEST's centre: "mean", "median", "trimmed mean". */
 const char *ty_verdict_centre_name(enum ty_test test);

@@ -7,18 +7,29 @@ b shrunk), events (basic as page-faults sampled every 3 events), separators
 (basic with a ';' and a line break in a name), terminal (basic with ESC,
 OSC, CR and C1 controls in names, the DSO, the thread and the command), bad-version, bad-index, no-end,
 wall (format version 2: basic on-CPU plus off-CPU time in every state on two
-threads), bad-state (wall with a state out of range)."""
+threads), bad-state (wall with a state out of range).
+Format version 3 (a CRC-32 per section and of the header): v3 (basic),
+v3-wall (wall), v3-flip (basic with one bit of wall_ns flipped after the
+checks were made), v3-unsealed (basic as version 3 with the checks left 0)."""
 import struct
 import sys
+import zlib
 
 def s32(v): return struct.pack('<I', v)
 def s64(v): return struct.pack('<Q', v)
 def sstr(b): return s32(len(b)) + b
 
+SEALED = False
+
 def section(tag, payload):
-    return s32(tag) + s32(0) + s64(len(payload)) + payload
+    check = zlib.crc32(s32(tag) + s64(len(payload)) + payload) if SEALED else 0
+    return s32(tag) + s32(check) + s64(len(payload)) + payload
 
 def profile(kind):
+    global SEALED
+    v3 = kind.startswith('v3')
+    SEALED = v3 and kind != 'v3-unsealed'
+    kind = {'v3-wall': 'wall'}.get(kind, 'basic' if v3 else kind)
     strings = [b'main', b'/bin/prog', b'a', b'b', b'c<&"\'>', b'libc.so.6', b'prog', b'helper']
     if kind == 'separators':
         strings[4] = b'c;d\ne'
@@ -53,7 +64,11 @@ def profile(kind):
         meta.append((b'off_cpu', b'2'))
         # 2026-12-01 10:00:00 UTC on the wall's clock, at 5 ms on the samples'
         meta += [(b'start_unix_ns', b'1796119200000000000'), (b'start_mono_ns', b'5000000')]
-    out = b'TACHYPRF' + s32(99 if kind == 'bad-version' else 2 if v2 else 1) + s32(0)
+    version = 99 if kind == 'bad-version' else 2 if v2 else 1
+    if v3:
+        version = 3
+    out = b'TACHYPRF' + s32(version)
+    out += s32(zlib.crc32(out) if SEALED else 0)
     out += section(1, s32(len(meta)) + b''.join(sstr(k) + sstr(v) for k, v in meta))
     out += section(2, s32(len(strings)) + b''.join(sstr(x) for x in strings))
     out += section(3, s32(len(funcs)) + b''.join(s32(a) + s32(b) for a, b in funcs))
@@ -71,7 +86,7 @@ def profile(kind):
     for i, c in enumerate(counts):
         for j in range(c):
             samples += s64(n * 1000) + s64(period) + s32(100) + s32(0) + s32(i)
-            if v2:
+            if v2 or v3:
                 samples += s32(0)
             n += 1
     if v2:
@@ -89,4 +104,9 @@ def profile(kind):
         out += section(0x454e44, b'')
     return out
 
-sys.stdout.buffer.write(profile(sys.argv[1] if len(sys.argv) > 1 else 'basic'))
+kind = sys.argv[1] if len(sys.argv) > 1 else 'basic'
+data = profile(kind)
+if kind == 'v3-flip':
+    at = data.index(b'100000000', data.index(b'wall_ns'))
+    data = data[:at] + bytes([data[at] ^ 0x08]) + data[at + 1:]  # '1' -> '9'
+sys.stdout.buffer.write(data)

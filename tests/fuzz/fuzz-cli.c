@@ -7,6 +7,7 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE \
  *       tests/fuzz/fuzz-cli.c -lm -o fuzz-cli
+ *   (it includes src/cli.c and src/term.c, which are not in libtachy)
  *   ./fuzz-cli -close_fd_mask=3 -max_total_time=60 tests/fuzz/corpus/cli
  * (-close_fd_mask=3: the parser's messages and help are not shown)
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "../../src/cli.c"
+#include "../../src/term.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

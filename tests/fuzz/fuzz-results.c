@@ -1,7 +1,9 @@
 /* fuzz-results.c - libFuzzer target for the JSON results reader
  * (lib/results_read.c): tachy's exports and hyperfine's. Every input must
  * give results (at least one benchmark, a wall figure of finite values)
- * or -EINVAL/-ENOTSUP/-ENOMEM with a message; never a crash.
+ * or -EINVAL/-ENOTSUP/-ENOMEM with a message; never a crash. Per-run
+ * profiles (tachy.profile) read must hold only valid indices and counts,
+ * and the per-function tests between their benchmarks must run.
  *
  *   make fuzz && build/fuzz/fuzz-results tests/fuzz/corpus/results
  */
@@ -11,8 +13,46 @@
 #include <string.h>
 
 #include "tachy/results_read.h"
+#include "tachy/runprof-diff.h"
+#include "tachy/runprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+check_profile(const struct ty_saved *r)
+{
+	const struct ty_runprof *p = r->profile;
+	struct ty_runprof_diff_opts o = {.test = TY_TEST_MANN_WHITNEY, .confidence = 95};
+	struct ty_runprof_diff d;
+	struct ty_error e;
+	size_t c, i, k;
+
+	if (p->ncmds != r->nbenches)
+		abort();
+	for (c = 0; c < p->ncmds; c++) {
+		if (p->cmds[c].nruns && p->cmds[c].nruns != r->benches[c].nruns)
+			abort();
+		for (i = 0; i < p->cmds[c].nruns; i++) {
+			const struct ty_runprof_run *run = &p->cmds[c].runs[i];
+			for (k = 0; k < run->n; k++) {
+				const struct ty_runprof_ent *en = &p->ents[run->first + k];
+				if (en->sym >= p->nsyms || en->self > run->samples ||
+				    en->total > run->samples)
+					abort();
+			}
+		}
+		o.old_round = r->benches[0].rounds;
+		o.new_round = r->benches[c].rounds;
+		if (ty_runprof_diff(p, 0, c, &o, &d, &e) == 0) {
+			for (i = 0; i < d.nrows; i++)
+				if (d.rows[i].sym != TY_RUNPROF_POOLED && d.rows[i].sym >= p->nsyms)
+					abort();
+			ty_runprof_diff_release(&d);
+		} else if (!e.msg[0]) {
+			abort();
+		}
+	}
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,6 +87,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 	}
 	(void)ty_results_read_env(&r, "kernel");
+	if (r.profile)
+		check_profile(&r);
 	ty_results_read_release(&r);
 	ty_results_read_release(&r);
 	return 0;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../../src/cli.c"
+#include "../../src/term.c" /* the messages show control characters */
 #include "check.h"
 
 struct vals {

@@ -242,10 +242,32 @@ test_default_db(void)
 	CHECK_STR(buf, "/home/u/.local/share/tachy/history.db");
 }
 
+/* What a flat series could have shown: runs of 1% noise, 10 a commit, make
+ * a median known to about 0.4%; a step a few times that is found 80% of
+ * the time, and a step that size is found when planted. Too short a series
+ * can tell nothing. */
+static void
+test_min_step(void)
+{
+	struct ty_history_point p[30];
+	struct ty_history_change *ch = NULL;
+	double step;
+
+	series(p, 30, 30, 0, 99);
+	CHECK(p[0].run_var > 0.2e-4 && p[0].run_var < 4e-4); /* (1%)^2, from 10 runs */
+	step = ty_history_min_step(p, 30, NULL, 0.8);
+	CHECK(step > 0.5 && step < 3);
+	CHECK(isnan(ty_history_min_step(p, 3, NULL, 0.8)));
+	series(p, 30, 15, 1.2 * step / 100, 99);
+	CHECK(detect(p, 30, &ch) >= 1 && ch[0].index >= 14 && ch[0].index <= 16);
+	free(ch);
+}
+
 int
 main(void)
 {
 	test_detect();
+	test_min_step();
 	test_parse();
 #ifdef HAVE_SQLITE3
 	test_store();

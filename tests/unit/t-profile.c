@@ -9,11 +9,26 @@
 
 #include "check.h"
 #include "tachy/collect.h"
+#include "tachy/crc32.h"
 #include "tachy/flame.h"
 #include "tachy/pprof.h"
 #include "tachy/profile-file.h"
 #include "tachy/profile-views.h"
 #include "tachy/timeline.h"
+
+/* Make good the check of the section whose header is at H (format 3: the
+ * CRC-32 of the tag, the length and the payload), after a test changed it. */
+static void
+reseal(void *head)
+{
+	unsigned char *h = head;
+	uint64_t n;
+	uint32_t crc;
+
+	memcpy(&n, h + 8, 8);
+	crc = ty_crc32(ty_crc32(ty_crc32(0, h, 4), h + 8, 8), h + 16, (size_t)n);
+	memcpy(h + 4, &crc, 4);
+}
 
 static struct ty_profile *
 synthetic(void)
@@ -206,6 +221,12 @@ test_lines(void)
 		at += 16 + n;
 	}
 	CHECK(at + 16 <= len);
+	/* the section's checksum refuses the change first... */
+	CHECK_INT(ty_profile_parse(buf, len, &q, &e), -EINVAL);
+	CHECK(strstr(e.msg, "lines section") && strstr(e.msg, "checksum"));
+	/* ...and with the checksum made good, the reference check does */
+	if (at + 16 <= len)
+		reseal(buf + at);
 	CHECK_INT(ty_profile_parse(buf, len, &q, &e), -EINVAL);
 	CHECK(strstr(e.msg, "line string") != NULL);
 	ty_profile_free(q);
@@ -302,6 +323,16 @@ test_corruption(struct ty_profile *p)
 		} else if (r != -EINVAL) {
 			bad++;
 		}
+	}
+	CHECK_INT(bad, 0);
+	/* Format 3: every single flipped bit is refused as damaged (the
+	 * header's check and the sections' checks), none read as numbers */
+	for (n = 0; n < len * 8; n++) {
+		memcpy(mut, buf, len);
+		mut[n / 8] ^= (unsigned char)(1u << n % 8);
+		if (ty_profile_parse(mut, len, &q, &e) != -EINVAL || q)
+			bad++;
+		ty_profile_free(q);
 	}
 	CHECK_INT(bad, 0);
 	memcpy(mut, buf, len);
@@ -519,6 +550,68 @@ test_collector(void)
 	free(s);
 	CHECK_INT(p->meta.lost, 3);
 	CHECK_INT(p->nthreads, 1);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
+/* The exec window: samples inside execve once the new image is in place
+ * (after the exec's COMM, or in begin_new_exec) keep only the old
+ * program's pc, looked up in its old mappings, under an [exec] frame;
+ * samples early in the exec keep their whole chain. */
+static void
+test_collector_exec(void)
+{
+	char path[] = "/tmp/t-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_sampler_rec r;
+	const uint64_t k = 0xffffffff81000000ull;
+	uint64_t early[] = {k + 0x310, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x400205};
+	uint64_t late[] = {k + 0x410, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x7ffd00001234};
+	uint64_t bne[] = {k + 0x210, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x7ffd00001234};
+	uint64_t konly[] = {k + 0x410, k + 0x110};
+	char *s;
+
+	fputs("ffffffff81000000 T _stext\nffffffff81000100 T __x64_sys_execve\n"
+	      "ffffffff81000200 T begin_new_exec\nffffffff81000300 T do_open_execat\n"
+	      "ffffffff81000400 t elf_load\nffffffff81000500 T _etext\n",
+	      fp);
+	fclose(fp);
+	ty_symbols_set_kallsyms(syms, path);
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = 9;
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 5;
+	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/old";
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.period = 1, r.time = 50, r.nr = 4, r.chain = early;
+	ty_collector_record(&r, c);
+	r.time = 99, r.chain = bne; /* the image switched, no COMM yet */
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_COMM, r.time = 100, r.exec = 1, r.name = "new", r.nr = 0,
+	r.chain = NULL;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 101, r.exec = 0;
+	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/new";
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 150, r.nr = 4, r.chain = late;
+	ty_collector_record(&r, c);
+	r.time = 160, r.nr = 2, r.chain = konly;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	s = folded(p);
+	CHECK_STR(s,
+		  "[exec];[unknown] 0x100 in old;__x64_sys_execve;begin_new_exec 1\n"
+		  "[exec];[unknown] 0x100 in old;__x64_sys_execve;elf_load 1\n"
+		  "[exec];__x64_sys_execve;elf_load 1\n"
+		  "[unknown] 0x204 in old;[unknown] 0x100 in old;__x64_sys_execve;do_open_execat "
+		  "1\n");
+	free(s);
+	unlink(path);
 	ty_profile_free(p);
 	ty_collector_free(c);
 	ty_symbols_free(syms);
@@ -1019,6 +1112,7 @@ main(void)
 	test_pprof(p);
 	test_collector();
 	test_collector_same_address();
+	test_collector_exec();
 	ty_profile_free(p);
 	return check_done();
 }

@@ -215,6 +215,82 @@ test_hooks(void)
 	ty_results_release(&rs);
 }
 
+/* Interleaved: every setup before the first round (the warm-ups too),
+ * every cleanup after the last; the same hook text runs once. */
+static void
+test_hooks_interleaved(void)
+{
+	static char *other_argv[] = {"other", NULL};
+	struct ty_runner r;
+	struct ty_job jobs[3];
+	struct ty_results rs;
+	struct ty_error e;
+
+	setup(&r, jobs, 3, &rs);
+	r.o.runs = 2;
+	r.o.warmup = 1;
+	jobs[0].hook[TY_HOOK_SETUP] = jobs[1].hook[TY_HOOK_SETUP] = hook_argv;
+	jobs[0].hook_text[TY_HOOK_SETUP] = jobs[1].hook_text[TY_HOOK_SETUP] = "mkdir work";
+	jobs[2].hook[TY_HOOK_SETUP] = other_argv;
+	jobs[2].hook_text[TY_HOOK_SETUP] = "other";
+	jobs[0].hook[TY_HOOK_CLEANUP] = jobs[1].hook[TY_HOOK_CLEANUP] = hook_argv;
+	jobs[0].hook_text[TY_HOOK_CLEANUP] = jobs[1].hook_text[TY_HOOK_CLEANUP] = "rm -r work";
+	CHECK_INT(ty_runner_run(&r, jobs, 3, &rs, &e), 0);
+	CHECK(strncmp(F.log, "s0s2ABC", 7) == 0);
+	CHECK_INT((long)strlen(F.log), 7 + 6 + 2);
+	CHECK(strcmp(F.log + strlen(F.log) - 2, "x0") == 0);
+	CHECK_INT(rs.r[0].nruns, 2);
+	CHECK_INT(rs.r[1].nruns, 2);
+	ty_results_release(&rs);
+}
+
+/* A command that fails stops; the others run to the end, and the
+ * runner's error says the failure after the last round. */
+static void
+test_failure_goes_on(void)
+{
+	struct ty_runner r;
+	struct ty_job jobs[2];
+	struct ty_results rs;
+	struct ty_error e;
+
+	setup(&r, jobs, 2, &rs);
+	r.o.runs = 5;
+	r.o.order = TY_ORDER_SEQUENTIAL;
+	F.fail_at = 2; /* the second run of a */
+	jobs[0].hook[TY_HOOK_CLEANUP] = hook_argv;
+	jobs[0].hook_text[TY_HOOK_CLEANUP] = "hook";
+	CHECK_INT(ty_runner_run(&r, jobs, 2, &rs, &e), -ECHILD);
+	CHECK(strstr(e.msg, "'a' exited with status 1 in run 2") != NULL);
+	CHECK_INT(rs.r[0].stop, TY_STOP_FAILED);
+	CHECK(rs.r[0].failure && strstr(rs.r[0].failure, "in run 2") != NULL);
+	CHECK_INT(rs.r[0].nruns, 2); /* the failed run is kept, with its exit code */
+	CHECK_INT(rs.r[1].nruns, 5);
+	CHECK(rs.r[1].failure == NULL);
+	CHECK_STR(F.log, "aax0bbbbb"); /* a failed command is cleaned up */
+	ty_results_release(&rs);
+}
+
+static void
+test_shell_argv(void)
+{
+	struct ty_error e;
+	char **v = NULL;
+
+	CHECK_INT(ty_runner_shell_argv("bash --norc", "echo 'a b'", &v, &e), 4);
+	CHECK_STR(v[0], "bash");
+	CHECK_STR(v[1], "--norc");
+	CHECK_STR(v[2], "-c");
+	CHECK_STR(v[3], "echo 'a b'");
+	CHECK(v[4] == NULL);
+	free(v);
+	CHECK_INT(ty_runner_shell_argv("sh", "", &v, &e), 3);
+	CHECK_STR(v[2], "");
+	free(v);
+	CHECK_INT(ty_runner_shell_argv("sh |", "x", &v, &e), -EINVAL);
+	CHECK(strstr(e.msg, "cannot use 'sh |' as the shell") != NULL);
+}
+
 /* Two commands, the first with +-2% noise, the second steady; -m 3. */
 static void
 run_noisy_pair(struct ty_runner *r, struct ty_job *jobs, struct ty_results *rs, enum ty_order order,
@@ -442,15 +518,16 @@ test_split(void)
 	/* globs, a leading ~ and an assignment: the same hint as '|' */
 	CHECK_INT(ty_runner_split("ls *.c", &v, &e), -EINVAL);
 	CHECK_STR(e.msg, "cannot split command 'ls *.c': '*' is shell syntax, and commands run "
-			 "without a shell: quote it or use --shell");
+			 "without a shell: quote it or run it with a shell, --shell sh");
 	CHECK_INT(ty_runner_split("ls a?", &v, &e), -EINVAL);
 	CHECK_INT(ty_runner_split("ls [ab]", &v, &e), -EINVAL);
 	CHECK_INT(ty_runner_split("cat ~/x", &v, &e), -EINVAL);
 	CHECK_STR(e.msg, "cannot split command 'cat ~/x': '~' is shell syntax, and commands run "
-			 "without a shell: quote it or use --shell");
+			 "without a shell: quote it or run it with a shell, --shell sh");
 	CHECK_INT(ty_runner_split("LC_ALL=C sort f", &v, &e), -EINVAL);
-	CHECK_STR(e.msg, "cannot split command 'LC_ALL=C sort f': 'LC_ALL=C' is shell syntax, and "
-			 "commands run without a shell: run it with env or use --shell");
+	CHECK_STR(e.msg,
+		  "cannot split command 'LC_ALL=C sort f': 'LC_ALL=C' is shell syntax, and "
+		  "commands run without a shell: run it with env or with a shell, --shell sh");
 	check_split("env LC_ALL=C sort", 3, "env|LC_ALL=C|sort"); /* an argument, not the first */
 	check_split("test [ -f x", 4, "test|[|-f|x");
 	check_split("echo '*' \\? \"~\" a~b", 5, "echo|*|?|~|a~b");
@@ -764,6 +841,9 @@ main(void)
 	test_interleaved();
 	test_sequential_random();
 	test_hooks();
+	test_hooks_interleaved();
+	test_failure_goes_on();
+	test_shell_argv();
 	test_adaptive();
 	test_failure_and_stop();
 	test_shell();

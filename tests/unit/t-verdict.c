@@ -372,9 +372,65 @@ test_series(void)
 	}
 }
 
+/* Ties: a count that takes two values (context switches) gives a
+ * Mann-Whitney p below 0.05 while the shift's interval stops on 0; the
+ * verdict follows the test and the interval is said to be unavailable, never
+ * shown contradicting it. A reference of zeros has no relative change. */
+static void
+test_ties_and_zeros(void)
+{
+	double a[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2};
+	double b[12] = {1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2};
+	double z[10] = {0}, d[10] = {5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+	struct ty_verdict_opts o = {TY_TEST_MANN_WHITNEY, 95, NULL, NULL};
+	struct ty_verdict v;
+	struct ty_error e = {0};
+
+	CHECK_INT(ty_verdict_compute(a, 12, b, 12, &o, &v, &e), 0);
+	CHECK(v.c.p_value < 0.05 && v.c.diff_lo == 0);
+	CHECK_INT(v.verdict, TY_VERDICT_SLOWER);
+	CHECK_INT(v.interval, TY_INTERVAL_FEW_DISTINCT);
+	CHECK_STR(ty_verdict_interval_why(v.interval), "too few distinct values");
+	CHECK_INT(ty_verdict_compute(b, 12, a, 12, &o, &v, &e), 0);
+	CHECK_INT(v.verdict, TY_VERDICT_FASTER);
+	CHECK_INT(ty_verdict_compute(a, 12, a, 12, &o, &v, &e), 0);
+	CHECK_INT(v.verdict, TY_VERDICT_SAME);
+	CHECK_INT(v.interval, TY_INTERVAL_OK);
+	CHECK_INT(ty_verdict_compute(z, 10, d, 10, &o, &v, &e), 0);
+	CHECK_INT(v.verdict, TY_VERDICT_SLOWER);
+	CHECK_INT(v.interval, TY_INTERVAL_ZERO_REF);
+	CHECK_STR(ty_verdict_word_name(TY_VERDICT_SAME), "~");
+	CHECK_STR(ty_verdict_word_name(TY_VERDICT_FASTER), "faster");
+}
+
+/* The gate: slower by more than LIMIT only when the interval's low bound
+ * is beyond it. */
+static void
+test_gate(void)
+{
+	enum ty_verdict_word S = TY_VERDICT_SLOWER, N = TY_VERDICT_SAME;
+	enum ty_interval OK = TY_INTERVAL_OK, FEW = TY_INTERVAL_FEW_DISTINCT;
+
+	/* the case: +10.4% [+1.6%, +19.5%] at P=10 is not proven */
+	CHECK_INT(ty_verdict_gate(S, OK, 0, 10.4, 1.6, 10), TY_GATE_UNPROVEN);
+	CHECK_INT(ty_verdict_gate(S, OK, 0, 10.4, 1.6, 1), TY_GATE_TRIP);
+	CHECK_INT(ty_verdict_gate(S, OK, 0, 12.3, 7.1, 5), TY_GATE_TRIP);
+	CHECK_INT(ty_verdict_gate(S, OK, 0, 12.3, 5, 5), TY_GATE_UNPROVEN); /* not beyond */
+	CHECK_INT(ty_verdict_gate(N, OK, 0, 3, -1, 5), TY_GATE_PASS);
+	CHECK_INT(ty_verdict_gate(N, OK, 0, 3, -1, 0), TY_GATE_PASS);
+	CHECK_INT(ty_verdict_gate(N, OK, 0, 8, -1, 5), TY_GATE_UNPROVEN);
+	CHECK_INT(ty_verdict_gate(N, OK, 1, 80, NAN, 5), TY_GATE_TOO_FEW);
+	CHECK_INT(ty_verdict_gate(TY_VERDICT_FASTER, OK, 0, -20, -25, 0), TY_GATE_PASS);
+	/* no interval: proven slower, by how much unknown */
+	CHECK_INT(ty_verdict_gate(S, FEW, 0, 50, 0, 0), TY_GATE_TRIP);
+	CHECK_INT(ty_verdict_gate(S, FEW, 0, 50, 0, 5), TY_GATE_UNPROVEN);
+}
+
 int
 main(void)
 {
+	test_ties_and_zeros();
+	test_gate();
 	test_exact_values();
 	test_paired();
 	test_series();

@@ -1,0 +1,72 @@
+/* calls.h - exact call counts with uprobes (record --calls): the functions
+ * of an ELF file whose names match a glob, a counting uprobe at the entry
+ * of each (on a command and its children, or on every process), their
+ * counts, and what a probe hit costs on this machine (a trap per call:
+ * seed 003's lesson, where mcount was 40% of the profile).
+ *
+ * The uprobe PMU (/sys/bus/event_source/devices/uprobe) needs CAP_PERFMON
+ * or root; without it, or without it in the kernel, opening fails with a
+ * sentence that says so. */
+#ifndef TACHY_CALLS_H
+#define TACHY_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tachy/error.h"
+
+#define TY_CALLS_MAX 64 /* functions counted at most */
+
+struct ty_calls_fn {
+	char *name;	 /* as the symbol table has it */
+	char *path;	 /* the file (its real path: the DSO the profile names) */
+	uint64_t offset; /* of the entry in the file */
+	uint64_t count;	 /* after ty_calls_read */
+};
+
+struct ty_calls {
+	struct ty_calls_fn *fn;
+	size_t n, cap;
+	int *fds; /* per function, NFDS_PER each */
+	size_t nfds_per;
+	double hit_ns;	     /* ty_calls_calibrate's cost per hit (0: not measured) */
+	const char *tracefs; /* the probes of a command are tracefs's (inherited) */
+	size_t traced;	     /* how many were placed there */
+	int no_children;     /* without tracefs: the command's children not counted */
+};
+
+/* Add the functions of PATTERN: "GLOB" over the function symbols of EXE,
+ * or "FILE:GLOB" over those of FILE. Aliases (one entry, several names)
+ * count once, under the first name. Returns the number added; -ENOENT
+ * when the glob matches no function (E says how to list them), -E2BIG
+ * when the total would pass TY_CALLS_MAX (E says how to narrow it),
+ * -ENOTSUP without elfutils, or another negative errno. */
+int ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struct ty_error *e);
+
+/* Open a counting uprobe per function: on PID and what it starts (counting
+ * from its exec when ON_EXEC), or, PID -1, on every process of each CPU of
+ * CPUS (NCPUS; NULL: every CPU). For PID the probes are tracefs's
+ * (tachy_PID/fN in uprobe_events, removed by ty_calls_release), whose
+ * events its children inherit; without tracefs mounted they are the
+ * uprobe PMU's, which children do not inherit (C->no_children set). Returns 0, or a negative errno
+ * with E saying why (-EACCES: no CAP_PERFMON; -ENODEV: no uprobe PMU). */
+int ty_calls_open(struct ty_calls *c, pid_t pid, int on_exec, const int *cpus, int ncpus,
+		  struct ty_error *e);
+
+/* Read every count (summed over the CPUs; a command's children counted
+ * once they have exited). Returns 0 or a negative errno with E filled. */
+int ty_calls_read(struct ty_calls *c, struct ty_error *e);
+
+/* Measure what one probe hit costs here: a function of tachy's own, called
+ * with a probe on it and without, in the thread's CPU time, the least of
+ * five rounds each, per call, into C->hit_ns. Returns 0, or a negative errno with E filled
+ * (the probe could not be opened, or counted wrong). */
+int ty_calls_calibrate(struct ty_calls *c, struct ty_error *e);
+
+/* The sum of the counts. */
+uint64_t ty_calls_total(const struct ty_calls *c);
+
+void ty_calls_release(struct ty_calls *c);
+
+#endif

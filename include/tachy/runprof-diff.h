@@ -1,0 +1,90 @@
+/* runprof-diff.h - where a change is: each function's self time per run
+ * (runprof.h) tested between two commands as the wall time is.
+ *
+ * Per function, the self time of each run in ms: its samples times the
+ * time a sample stands for, the same for every run of both sides (all
+ * their time over all their samples: the kernel adjusts a frequency-mode
+ * period as it goes, and one weight keeps equal counts equal, their
+ * difference exactly 0). Paired by round when rounds are given and enough
+ * pair (as verdict.h pairs the wall time: at least 6 rounds and half of
+ * the larger side): the per-round differences new - old by Wilcoxon's
+ * signed-rank test with the Hodges-Lehmann estimate and its interval (the
+ * differences are counts with zeros, not ratios: no logarithm); else
+ * Mann-Whitney U with the Hodges-Lehmann shift. With a t test (Student,
+ * Welch) the paired t / Welch's t on means; with Yuen the trimmed forms.
+ *
+ * Functions sampled fewer than MIN_SAMPLES times on both sides together
+ * are not tested one by one: their times are added into one pooled row,
+ * tested once. The false discovery rate over the rows tested is held by
+ * Benjamini-Hochberg's step-up at alpha = 1 - confidence: a row is flagged
+ * when its adjusted p (q) is at most alpha. The intervals of the R rows
+ * flagged out of M are at confidence 1 - R alpha / M (Benjamini-Yekutieli's
+ * false coverage rate), the others at CONFIDENCE.
+ *
+ * Row order, the report's: the flagged rows by how much of the wall change
+ * they explain (change_ms in the wall change's direction, largest first),
+ * then the others by |change_ms|, the pooled row last. */
+#ifndef TACHY_RUNPROF_DIFF_H
+#define TACHY_RUNPROF_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tachy/error.h"
+#include "tachy/runprof.h"
+#include "tachy/stats.h"
+
+#define TY_RUNPROF_POOLED UINT32_MAX /* the sym of the pooled row */
+
+struct ty_runprof_diff_opts {
+	enum ty_test test;
+	double confidence; /* percent */
+	/* The round of each run of the old and new command (their results'
+	 * runs), or NULL: unpaired. */
+	const uint32_t *old_round, *new_round;
+	/* Runs to leave out at the start of each side (a warm-up left out). */
+	size_t skip_old, skip_new;
+	uint32_t min_samples;  /* 0: the default, max(10, runs of both sides) */
+	double wall_change_ms; /* the wall time's change (ranks the rows) */
+};
+
+struct ty_runprof_row {
+	uint32_t sym;			   /* index into the profile's syms, or TY_RUNPROF_POOLED */
+	size_t npooled;			   /* functions in the pooled row */
+	double old_ms, new_ms;		   /* mean self ms per run */
+	double old_total_ms, new_total_ms; /* mean total ms per run (NAN: pooled) */
+	double change_ms, lo, hi;	   /* the test's estimate of the change, interval */
+	double conf;			   /* the interval's confidence, percent */
+	double p, q;			   /* p, and Benjamini-Hochberg's adjusted p */
+	int verdict;			   /* +1 slower, -1 faster, 0 not proven */
+};
+
+struct ty_runprof_diff {
+	struct ty_runprof_row *rows; /* in the report's order */
+	size_t nrows;		     /* all rows (every row is tested) */
+	size_t nflagged;
+	size_t pairs;	       /* rounds paired (0: unpaired) */
+	double explained_ms;   /* sum of the flagged changes */
+	double wall_change_ms; /* as given */
+	double alpha;
+	uint32_t min_samples; /* as used */
+};
+
+/* Compare command NEW_CMD of P against OLD_CMD as O says into D. Returns
+ * 0; -EINVAL with E (a command index out of range, fewer than 2 runs on a
+ * side, a bad confidence, a run index out of range); -ENOMEM. Release D
+ * with ty_runprof_diff_release. */
+int ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
+		    const struct ty_runprof_diff_opts *o, struct ty_runprof_diff *d,
+		    struct ty_error *e);
+
+void ty_runprof_diff_release(struct ty_runprof_diff *d);
+
+/* Benjamini-Hochberg: the adjusted p-values of P[0..N) into Q. Returns 0
+ * or -ENOMEM. */
+int ty_runprof_bh(const double *p, size_t n, double *q);
+
+/* The verdict's word: "slower", "faster" or "~". */
+const char *ty_runprof_verdict_word(int verdict);
+
+#endif

@@ -1,0 +1,501 @@
+/* calls.c - exact call counts with counting uprobes at function entries. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBELF
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+#include "tachy/array.h"
+#include "tachy/calls.h"
+
+static int
+has_offset(const struct ty_calls *c, const char *path, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->fn[i].offset == off && strcmp(c->fn[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+#ifdef HAVE_LIBELF
+/* The file offset of the link-time address V (in an executable segment). */
+static int
+vaddr_offset(Elf *elf, uint64_t v, uint64_t *off)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    v >= ph.p_vaddr && v < ph.p_vaddr + ph.p_filesz) {
+			*off = v - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	return -1;
+}
+
+/* Functions of ELF matching GLOB into C (at most TY_CALLS_MAX in all):
+ * .symtab, else .dynsym. Returns the number added or -E2BIG. */
+static int
+match(struct ty_calls *c, Elf *elf, const char *path, const char *glob, size_t *over)
+{
+	Elf_Scn *scn = NULL, *want = NULL;
+	GElf_Shdr sh;
+	int added = 0;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !want)))
+			want = scn;
+	if (!want || !gelf_getshdr(want, &sh) || !sh.sh_entsize)
+		return 0;
+	{
+		Elf_Data *d = elf_getdata(want, NULL);
+		size_t i, n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; d && i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+			uint64_t off;
+			int type;
+			if (!gelf_getsym(d, (int)i, &s))
+				continue;
+			type = GELF_ST_TYPE(s.st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+			    s.st_shndx == SHN_UNDEF || !s.st_value ||
+			    !(name = elf_strptr(elf, sh.sh_link, s.st_name)) || !*name ||
+			    fnmatch(glob, name, 0) != 0 ||
+			    vaddr_offset(elf, s.st_value, &off) < 0 || has_offset(c, path, off))
+				continue;
+			if (c->n >= TY_CALLS_MAX) {
+				(*over)++;
+				continue;
+			}
+			if (ty_array_grow(&c->fn, sizeof(*c->fn), c->n + 1, &c->cap) < 0)
+				return -ENOMEM;
+			c->fn[c->n].name = strdup(name);
+			c->fn[c->n].path = strdup(path);
+			c->fn[c->n].offset = off;
+			c->fn[c->n].count = 0;
+			if (!c->fn[c->n].name || !c->fn[c->n].path)
+				return -ENOMEM;
+			c->n++;
+			added++;
+		}
+	}
+	return added;
+}
+#endif
+
+int
+ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struct ty_error *e)
+{
+#ifdef HAVE_LIBELF
+	const char *colon = strrchr(pattern, ':'), *glob = colon ? colon + 1 : pattern;
+	char file[PATH_MAX], real[PATH_MAX];
+	size_t over = 0;
+	Elf *elf;
+	int fd, n;
+
+	if (colon) {
+		if ((size_t)(colon - pattern) >= sizeof(file) || colon == pattern)
+			return ty_error_set(e, -EINVAL, "--calls %s: give GLOB or FILE:GLOB",
+					    pattern);
+		memcpy(file, pattern, (size_t)(colon - pattern));
+		file[colon - pattern] = '\0';
+	} else {
+		snprintf(file, sizeof(file), "%s", exe);
+	}
+	if (!*glob)
+		return ty_error_set(e, -EINVAL, "--calls %s: the function pattern is empty",
+				    pattern);
+	if (!realpath(file, real))
+		return ty_error_set(e, -errno, "--calls %s: cannot find %s: %s", pattern, file,
+				    strerror(errno));
+	elf_version(EV_CURRENT);
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
+		return ty_error_set(e, -errno, "--calls %s: cannot read %s: %s", pattern, real,
+				    strerror(errno));
+	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)) || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return ty_error_set(e, -EINVAL, "--calls %s: %s is not an ELF file", pattern, real);
+	}
+	n = match(c, elf, real, glob, &over);
+	elf_end(elf);
+	close(fd);
+	if (n == -ENOMEM)
+		return ty_error_set(e, n, "out of memory");
+	if (over)
+		return ty_error_set(e, -E2BIG,
+				    "--calls %s matches more than %d functions in all (%zu more): "
+				    "narrow the pattern (list them with nm -C %s)",
+				    pattern, TY_CALLS_MAX, over, real);
+	if (n == 0)
+		return ty_error_set(e, -ENOENT,
+				    "--calls %s: no function of %s matches '%s' (list them with nm "
+				    "-C %s; a library's with FILE:GLOB)",
+				    pattern, real, glob, real);
+	return n;
+#else
+	(void)c, (void)exe;
+	return ty_error_set(e, -ENOTSUP, "--calls %s: not built with elfutils (libelf)", pattern);
+#endif
+}
+
+static int
+uprobe_type(void)
+{
+	FILE *fp = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+	int t = -1;
+
+	if (!fp)
+		return -1;
+	if (fscanf(fp, "%d", &t) != 1)
+		t = -1;
+	fclose(fp);
+	return t;
+}
+
+static long
+open_probe(int type, const struct ty_calls_fn *f, pid_t pid, int cpu, int on_exec)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = (uint32_t)type;
+	a.config = 0; /* entry, not return */
+	a.config1 = (uint64_t)(uintptr_t)f->path;
+	a.config2 = f->offset;
+	a.disabled = on_exec ? 1 : 0;
+	a.enable_on_exec = on_exec ? 1 : 0;
+	a.inherit = pid > 0;
+	a.exclude_kernel = 1;
+	return syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int
+open_error(struct ty_error *e, int err, const struct ty_calls_fn *f)
+{
+	if (err == EACCES || err == EPERM)
+		return ty_error_set(
+		    e, -EACCES,
+		    "--calls: uprobes need CAP_PERFMON (or root): run tachy as root "
+		    "or give it the capability ('setcap cap_perfmon+ep tachy')");
+	return ty_error_set(e, -err, "--calls: cannot place a uprobe at %s in %s: %s", f->name,
+			    f->path, strerror(err));
+}
+
+/* The tracefs directory, or NULL when it is not mounted. */
+static const char *
+tracefs(void)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char path[64];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/uprobe_events", dirs[i]);
+		if (access(path, W_OK) == 0)
+			return dirs[i];
+	}
+	return NULL;
+}
+
+static int
+write_probe(const char *dir, const char *line)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
+		return -errno;
+	ok = write(fd, line, strlen(line)) == (ssize_t)strlen(line);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+/* Remove the tracefs probes placed (after their events are closed). */
+static void
+untrace(struct ty_calls *c)
+{
+	char line[96];
+	size_t i;
+
+	for (i = 0; c->tracefs && i < c->traced; i++) {
+		snprintf(line, sizeof(line), "-:tachy_%d/f%zu\n", (int)getpid(), i);
+		write_probe(c->tracefs, line);
+	}
+	c->traced = 0;
+}
+
+/* A tracefs uprobe for F (its event id), so that the counting events of a
+ * command are inherited by its children: the uprobe PMU's are not (the
+ * kernel reads the file name from the forking process's memory). */
+static long
+trace_probe(struct ty_calls *c, size_t i, const char *dir)
+{
+	char line[PATH_MAX + 128], path[PATH_MAX + 64], id[32];
+	const struct ty_calls_fn *f = &c->fn[i];
+	long v;
+	int fd;
+	ssize_t n;
+
+	if (strpbrk(f->path, " \t\n"))
+		return -EINVAL;
+	snprintf(line, sizeof(line), "p:tachy_%d/f%zu %s:0x%llx\n", (int)getpid(), i, f->path,
+		 (unsigned long long)f->offset);
+	if ((v = write_probe(dir, line)) < 0)
+		return v;
+	c->traced = i + 1;
+	snprintf(path, sizeof(path), "%s/events/tachy_%d/f%zu/id", dir, (int)getpid(), i);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, id, sizeof(id) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	id[n] = '\0';
+	return strtol(id, NULL, 10);
+}
+
+static long
+open_traced(long id, pid_t pid, int on_exec)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.disabled = on_exec ? 1 : 0;
+	a.enable_on_exec = on_exec ? 1 : 0;
+	a.inherit = 1;
+	return syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int
+ty_calls_open(struct ty_calls *c, pid_t pid, int on_exec, const int *cpus, int ncpus,
+	      struct ty_error *e)
+{
+	int type = uprobe_type(), all = 0;
+	long nconf = sysconf(_SC_NPROCESSORS_CONF);
+	size_t i, k;
+
+	if (type < 0)
+		return ty_error_set(e, -ENODEV,
+				    "--calls: this kernel has no uprobe PMU "
+				    "(/sys/bus/event_source/devices/uprobe; CONFIG_UPROBE_EVENTS)");
+	if (pid < 0 && !cpus) {
+		all = 1;
+		ncpus = nconf > 0 ? (int)nconf : 1;
+	}
+	c->nfds_per = pid < 0 ? (size_t)ncpus : 1;
+	if (!(c->fds = malloc((c->n ? c->n : 1) * c->nfds_per * sizeof(*c->fds))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < c->n * c->nfds_per; i++)
+		c->fds[i] = -1;
+	if (pid > 0 && (c->tracefs = tracefs())) {
+		for (i = 0; i < c->n; i++) {
+			long id = trace_probe(c, i, c->tracefs), fd;
+			if (id < 0)
+				break;
+			if ((fd = open_traced(id, pid, on_exec)) < 0)
+				return open_error(e, errno, &c->fn[i]);
+			c->fds[i] = (int)fd;
+		}
+		if (i == c->n)
+			return 0;
+		for (i = 0; i < c->n; i++) /* tracefs refused: the PMU's, children uncounted */
+			if (c->fds[i] >= 0)
+				close(c->fds[i]), c->fds[i] = -1;
+		untrace(c);
+	}
+	if (pid > 0)
+		c->no_children = 1;
+	for (i = 0; i < c->n; i++)
+		for (k = 0; k < c->nfds_per; k++) {
+			int cpu = pid < 0 ? (all ? (int)k : cpus[k]) : -1;
+			long fd = open_probe(type, &c->fn[i], pid, cpu, on_exec);
+			if (fd < 0) {
+				if (pid < 0 && all && errno == ENODEV)
+					continue; /* an offline CPU */
+				return open_error(e, errno, &c->fn[i]);
+			}
+			c->fds[i * c->nfds_per + k] = (int)fd;
+		}
+	return 0;
+}
+
+int
+ty_calls_read(struct ty_calls *c, struct ty_error *e)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->n; i++) {
+		c->fn[i].count = 0;
+		for (k = 0; k < c->nfds_per; k++) {
+			uint64_t v;
+			int fd = c->fds ? c->fds[i * c->nfds_per + k] : -1;
+			if (fd < 0)
+				continue;
+			if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+				return ty_error_set(e, -errno ? -errno : -EIO,
+						    "--calls: cannot read the count of %s: %s",
+						    c->fn[i].name, strerror(errno ? errno : EIO));
+			c->fn[i].count += v;
+		}
+	}
+	return 0;
+}
+
+uint64_t
+ty_calls_total(const struct ty_calls *c)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		t += c->fn[i].count;
+	return t;
+}
+
+/* The function the calibration probes: not inlined, not merged away. */
+__attribute__((noinline, used)) void ty_calls_calibration_target(volatile unsigned long *x);
+__attribute__((noinline, used)) void
+ty_calls_calibration_target(volatile unsigned long *x)
+{
+	(*x)++;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The thread's CPU time: the trap's kernel time is in it, another task's
+ * time on a loaded machine is not. */
+static uint64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Where our own function lies: its file and the offset in it. */
+static int
+self_offset(struct ty_calls_fn *f)
+{
+	uintptr_t addr = (uintptr_t)&ty_calls_calibration_target;
+	char line[PATH_MAX + 128], path[PATH_MAX];
+	unsigned long long lo, hi, off;
+	FILE *fp = fopen("/proc/self/maps", "r");
+	int found = -1;
+
+	if (!fp)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &lo, &hi, &off, path) == 4 &&
+		    addr >= lo && addr < hi && path[0] == '/') {
+			f->offset = addr - lo + off;
+			f->path = strdup(path);
+			found = f->path ? 0 : -1;
+		}
+	fclose(fp);
+	return found;
+}
+
+#define CALIB_CALLS 20000
+
+int
+ty_calls_calibrate(struct ty_calls *c, struct ty_error *e)
+{
+	struct ty_calls_fn f = {"ty_calls_calibration_target", NULL, 0, 0};
+	volatile unsigned long x = 0;
+	double on = -1, off = -1;
+	int type = uprobe_type(), round, i;
+	long fd;
+
+	if (type < 0)
+		return ty_error_set(e, -ENODEV, "--calls: this kernel has no uprobe PMU");
+	if (self_offset(&f) < 0)
+		return ty_error_set(e, -ENOENT,
+				    "--calls: cannot find tachy's own code to measure "
+				    "a probe hit with");
+	/* Without a probe first: once placed, the breakpoint stays in the
+	 * code while the event is merely disabled. */
+	for (round = 0; round < 5; round++) {
+		uint64_t t0 = cpu_ns();
+		for (i = 0; i < CALIB_CALLS; i++)
+			ty_calls_calibration_target(&x);
+		if (off < 0 || (double)(cpu_ns() - t0) < off) /* the least disturbed */
+			off = (double)(cpu_ns() - t0);
+	}
+	fd = open_probe(type, &f, 0, -1, 0);
+	if (fd < 0) {
+		int err = errno;
+		open_error(e, err, &f);
+		free(f.path);
+		return e->code;
+	}
+	for (round = 0; round < 5; round++) {
+		uint64_t t0, t1, before = 0, after = 0;
+		if (read((int)fd, &before, sizeof(before)) != (ssize_t)sizeof(before))
+			break;
+		t0 = cpu_ns();
+		for (i = 0; i < CALIB_CALLS; i++)
+			ty_calls_calibration_target(&x);
+		t1 = cpu_ns();
+		if (read((int)fd, &after, sizeof(after)) != (ssize_t)sizeof(after))
+			break;
+		if (after - before != CALIB_CALLS) {
+			close((int)fd);
+			free(f.path);
+			return ty_error_set(
+			    e, -EIO, "--calls: the calibration probe counted %llu calls of %d",
+			    (unsigned long long)(after - before), CALIB_CALLS);
+		}
+		if (on < 0 || (double)(t1 - t0) < on)
+			on = (double)(t1 - t0);
+	}
+	close((int)fd);
+	free(f.path);
+	if (on < 0)
+		return ty_error_set(e, -EIO, "--calls: cannot read the calibration probe's count");
+	c->hit_ns = on > off ? (on - off) / CALIB_CALLS : 0;
+	return 0;
+}
+
+void
+ty_calls_release(struct ty_calls *c)
+{
+	size_t i;
+
+	for (i = 0; c->fds && i < c->n * c->nfds_per; i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	untrace(c);
+	for (i = 0; i < c->n; i++) {
+		free(c->fn[i].name);
+		free(c->fn[i].path);
+	}
+	free(c->fn);
+	free(c->fds);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,362 @@
+/* runprof-diff.c - per-function tests between the per-run profiles of two
+ * commands, the false discovery rate held over them (runprof-diff.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachy/runprof-diff.h"
+
+const char *
+ty_runprof_verdict_word(int verdict)
+{
+	return verdict > 0 ? "slower" : verdict < 0 ? "faster" : "~";
+}
+
+struct pq {
+	double p;
+	size_t i;
+};
+
+static int
+pq_cmp(const void *a, const void *b)
+{
+	const struct pq *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int
+ty_runprof_bh(const double *p, size_t n, double *q)
+{
+	struct pq *v = malloc((n ? n : 1) * sizeof(*v));
+	double run = 1;
+	size_t k;
+
+	if (!v)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		v[k].p = isnan(p[k]) ? 1 : p[k];
+		v[k].i = k;
+	}
+	qsort(v, n, sizeof(*v), pq_cmp);
+	/* step-up: q_(k) = min over j >= k of p_(j) n / j */
+	for (k = n; k-- > 0;) {
+		double x = v[k].p * (double)n / (double)(k + 1);
+		if (x < run)
+			run = x;
+		q[v[k].i] = run;
+	}
+	free(v);
+	return 0;
+}
+
+/* The per-run columns of the tested rows. */
+struct cols {
+	size_t na, nb, ncol;
+	double *a, *b;	   /* a[i * ncol + c]: run i of old, column c (self ms) */
+	double *ta, *tb;   /* total ms, likewise */
+	uint32_t *col_sym; /* column -> sym (TY_RUNPROF_POOLED) */
+	size_t npooled;
+};
+
+static void
+cols_release(struct cols *c)
+{
+	free(c->a);
+	free(c->b);
+	free(c->ta);
+	free(c->tb);
+	free(c->col_sym);
+}
+
+static void
+fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t skip,
+	  const uint32_t *colof, size_t ncol, double mps, double *self, double *total)
+{
+	size_t i, k;
+
+	for (i = skip; i < cmd->nruns; i++) {
+		const struct ty_runprof_run *r = &cmd->runs[i];
+		double *row = self + (i - skip) * ncol, *trow = total + (i - skip) * ncol;
+		for (k = 0; k < r->n; k++) {
+			const struct ty_runprof_ent *en = &p->ents[r->first + k];
+			uint32_t c = colof[en->sym];
+			row[c] += mps * en->self;
+			trow[c] += mps * en->total;
+		}
+	}
+}
+
+static int
+build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
+	   const struct ty_runprof_cmd *cb, const struct ty_runprof_diff_opts *o, uint32_t min,
+	   struct cols *c)
+{
+	uint64_t *sum = calloc(p->nsyms ? p->nsyms : 1, sizeof(*sum));
+	uint32_t *colof = malloc((p->nsyms ? p->nsyms : 1) * sizeof(*colof));
+	const struct ty_runprof_cmd *side[2] = {ca, cb};
+	size_t skip[2] = {o->skip_old, o->skip_new}, s, i, k, ntested = 0;
+	uint32_t y;
+	uint64_t samples = 0;
+	double ms = 0, mps;
+	int rc = -ENOMEM, seen_rare = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!sum || !colof)
+		goto out;
+	for (s = 0; s < 2; s++)
+		for (i = skip[s]; i < side[s]->nruns; i++) {
+			ms += side[s]->runs[i].ms;
+			samples += side[s]->runs[i].samples;
+		}
+	mps = samples ? ms / (double)samples : 0;
+	for (s = 0; s < 2; s++)
+		for (i = skip[s]; i < side[s]->nruns; i++)
+			for (k = 0; k < side[s]->runs[i].n; k++) {
+				const struct ty_runprof_ent *en =
+				    &p->ents[side[s]->runs[i].first + k];
+				sum[en->sym] += en->self;
+			}
+	for (y = 0; y < p->nsyms; y++)
+		if (sum[y] >= min)
+			ntested++;
+		else if (sum[y] > 0)
+			seen_rare = 1;
+	c->ncol = ntested + (size_t)seen_rare;
+	c->na = ca->nruns - o->skip_old;
+	c->nb = cb->nruns - o->skip_new;
+	c->col_sym = malloc((c->ncol ? c->ncol : 1) * sizeof(*c->col_sym));
+	c->a = calloc(c->na * c->ncol + 1, sizeof(double));
+	c->b = calloc(c->nb * c->ncol + 1, sizeof(double));
+	c->ta = calloc(c->na * c->ncol + 1, sizeof(double));
+	c->tb = calloc(c->nb * c->ncol + 1, sizeof(double));
+	if (!c->col_sym || !c->a || !c->b || !c->ta || !c->tb)
+		goto out;
+	for (y = 0, k = 0; y < p->nsyms; y++) {
+		if (sum[y] >= min) {
+			c->col_sym[k] = y;
+			colof[y] = (uint32_t)k++;
+		} else {
+			colof[y] = (uint32_t)ntested; /* the pooled column (or unused) */
+			c->npooled += sum[y] > 0;
+		}
+	}
+	if (seen_rare)
+		c->col_sym[ntested] = TY_RUNPROF_POOLED;
+	fill_side(p, ca, o->skip_old, colof, c->ncol, mps, c->a, c->ta);
+	fill_side(p, cb, o->skip_new, colof, c->ncol, mps, c->b, c->tb);
+	rc = 0;
+out:
+	free(sum);
+	free(colof);
+	return rc;
+}
+
+/* The pairs of runs (old index, new index) of rounds present once on each
+ * side; 0 when too few pair for a paired test. */
+static size_t
+pair_rounds(const struct ty_runprof_diff_opts *o, size_t na, size_t nb, size_t *pa, size_t *pb)
+{
+	size_t i, j, n = 0, big = na > nb ? na : nb;
+
+	if (!o->old_round || !o->new_round)
+		return 0;
+	for (i = 0; i < na; i++) {
+		uint32_t rd = o->old_round[o->skip_old + i];
+		size_t hits = 0, at = 0, again = 0;
+		for (j = 0; j < nb; j++)
+			if (o->new_round[o->skip_new + j] == rd) {
+				hits++;
+				at = j;
+			}
+		for (j = 0; j < na; j++)
+			again += o->old_round[o->skip_old + j] == rd;
+		if (hits == 1 && again == 1) {
+			pa[n] = i;
+			pb[n++] = at;
+		}
+	}
+	return n >= 6 && 2 * n >= big ? n : 0;
+}
+
+/* One test of column K at CONF; fills est/lo/hi/p. */
+static int
+test_col(const struct cols *c, size_t k, const size_t *pa, const size_t *pb, size_t npairs,
+	 enum ty_test test, double conf, double *tmp, struct ty_compare *r)
+{
+	double *x = tmp, *y = tmp + c->na + c->nb;
+	size_t i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (npairs) {
+		for (i = 0; i < npairs; i++)
+			x[i] = c->b[pb[i] * c->ncol + k] - c->a[pa[i] * c->ncol + k];
+		if (test == TY_TEST_MANN_WHITNEY)
+			rc = ty_stats_signed_rank(x, npairs, conf, r);
+		else if (test == TY_TEST_YUEN)
+			rc = ty_stats_one_sample_trimmed(x, npairs, conf, r);
+		else
+			rc = ty_stats_one_sample_t(x, npairs, conf, r);
+	} else {
+		struct ty_summary sa, sb;
+		for (i = 0; i < c->na; i++)
+			x[i] = c->a[i * c->ncol + k];
+		for (i = 0; i < c->nb; i++)
+			y[i] = c->b[i * c->ncol + k];
+		if (test == TY_TEST_MANN_WHITNEY)
+			rc = ty_stats_mann_whitney(x, c->na, y, c->nb, conf, r);
+		else if (test == TY_TEST_YUEN)
+			rc = ty_stats_yuen(x, c->na, y, c->nb, conf, r);
+		else if ((rc = ty_stats_summarize(x, c->na, &sa)) == 0 &&
+			 (rc = ty_stats_summarize(y, c->nb, &sb)) == 0)
+			rc = test == TY_TEST_STUDENT ? ty_stats_student(&sa, &sb, conf, r)
+						     : ty_stats_welch(&sa, &sb, conf, r);
+	}
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0 || !isfinite(r->p_value)) {
+		/* nothing to test (every difference zero, no spread): no change */
+		r->diff = r->diff_lo = r->diff_hi = 0;
+		r->p_value = 1;
+	}
+	return 0;
+}
+
+static double
+col_mean(const double *m, size_t n, size_t ncol, size_t k)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += m[i * ncol + k];
+	return n ? s / (double)n : 0;
+}
+
+static double rank_dir; /* qsort has no context: the wall change's sign */
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct ty_runprof_row *x = a, *y = b;
+	int px = x->sym == TY_RUNPROF_POOLED, py = y->sym == TY_RUNPROF_POOLED;
+	double kx, ky;
+
+	if (px != py)
+		return px - py;
+	if ((x->verdict != 0) != (y->verdict != 0))
+		return x->verdict ? -1 : 1;
+	kx = x->verdict ? x->change_ms * rank_dir : fabs(x->change_ms);
+	ky = y->verdict ? y->change_ms * rank_dir : fabs(y->change_ms);
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+int
+ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
+		const struct ty_runprof_diff_opts *o, struct ty_runprof_diff *d, struct ty_error *e)
+{
+	struct cols c;
+	size_t na, nb, k, *pa = NULL, *pb = NULL, npairs;
+	double *tmp = NULL, *pv = NULL, *qv = NULL, alpha;
+	uint32_t min;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (old_cmd >= p->ncmds || new_cmd >= p->ncmds)
+		return ty_error_set(e, -EINVAL, "profile: no such command");
+	if (!(o->confidence > 0 && o->confidence < 100))
+		return ty_error_set(e, -EINVAL, "confidence %g%% is not in (0, 100)",
+				    o->confidence);
+	if (p->cmds[old_cmd].nruns < o->skip_old + 2 || p->cmds[new_cmd].nruns < o->skip_new + 2)
+		return ty_error_set(e, -EINVAL, "profile: fewer than 2 profiled runs on a side");
+	na = p->cmds[old_cmd].nruns - o->skip_old;
+	nb = p->cmds[new_cmd].nruns - o->skip_new;
+	alpha = 1 - o->confidence / 100;
+	min = o->min_samples ? o->min_samples : (na + nb > 10 ? (uint32_t)(na + nb) : 10);
+	if ((rc = build_cols(p, &p->cmds[old_cmd], &p->cmds[new_cmd], o, min, &c)) < 0)
+		goto oom;
+	rc = -ENOMEM;
+	pa = malloc((na + 1) * sizeof(*pa));
+	pb = malloc((na + 1) * sizeof(*pb));
+	tmp = malloc((2 * (na + nb) + 2) * sizeof(*tmp));
+	pv = calloc(c.ncol + 1, sizeof(*pv));
+	qv = malloc((c.ncol + 1) * sizeof(*qv));
+	d->rows = calloc(c.ncol + 1, sizeof(*d->rows));
+	if (!pa || !pb || !tmp || !pv || !qv || !d->rows)
+		goto oom;
+	npairs = pair_rounds(o, na, nb, pa, pb);
+	for (k = 0; k < c.ncol; k++) {
+		struct ty_runprof_row *r = &d->rows[k];
+		struct ty_compare t;
+		if ((rc = test_col(&c, k, pa, pb, npairs, o->test, o->confidence, tmp, &t)) < 0)
+			goto oom;
+		r->sym = c.col_sym[k];
+		r->npooled = r->sym == TY_RUNPROF_POOLED ? c.npooled : 0;
+		r->old_ms = col_mean(c.a, na, c.ncol, k);
+		r->new_ms = col_mean(c.b, nb, c.ncol, k);
+		r->old_total_ms = r->sym == TY_RUNPROF_POOLED ? NAN : col_mean(c.ta, na, c.ncol, k);
+		r->new_total_ms = r->sym == TY_RUNPROF_POOLED ? NAN : col_mean(c.tb, nb, c.ncol, k);
+		r->change_ms = t.diff;
+		r->lo = t.diff_lo;
+		r->hi = t.diff_hi;
+		r->conf = o->confidence;
+		pv[k] = r->p = t.p_value;
+	}
+	if ((rc = ty_runprof_bh(pv, c.ncol, qv)) < 0)
+		goto oom;
+	for (k = 0; k < c.ncol; k++)
+		if ((d->rows[k].q = qv[k]) <= alpha)
+			d->nflagged++;
+	for (k = 0; k < c.ncol; k++) {
+		struct ty_runprof_row *r = &d->rows[k];
+		if (r->q > alpha)
+			continue;
+		if (d->nflagged < c.ncol) { /* the false coverage rate's level */
+			struct ty_compare t;
+			double conf = 100 * (1 - (double)d->nflagged * alpha / (double)c.ncol);
+			if ((rc = test_col(&c, k, pa, pb, npairs, o->test, conf, tmp, &t)) < 0)
+				goto oom;
+			r->lo = t.diff_lo;
+			r->hi = t.diff_hi;
+			r->conf = conf;
+		}
+		r->verdict = r->change_ms > 0	      ? 1
+			     : r->change_ms < 0	      ? -1
+			     : r->new_ms >= r->old_ms ? 1
+						      : -1;
+		d->explained_ms += r->change_ms;
+	}
+	d->nrows = c.ncol;
+	d->pairs = npairs;
+	d->alpha = alpha;
+	d->min_samples = min;
+	d->wall_change_ms = o->wall_change_ms;
+	rank_dir = o->wall_change_ms < 0 ? -1 : 1;
+	qsort(d->rows, d->nrows, sizeof(*d->rows), row_cmp);
+	rc = 0;
+	goto out;
+oom:
+	ty_runprof_diff_release(d);
+	rc = ty_error_set(e, -ENOMEM, "out of memory");
+out:
+	cols_release(&c);
+	free(pa);
+	free(pb);
+	free(tmp);
+	free(pv);
+	free(qv);
+	return rc;
+}
+
+void
+ty_runprof_diff_release(struct ty_runprof_diff *d)
+{
+	free(d->rows);
+	memset(d, 0, sizeof(*d));
+}

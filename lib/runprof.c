@@ -1,0 +1,284 @@
+/* runprof.c - per-run profiles: the model (a symbol table, per-run counts)
+ * and the runner probe that samples each measured run. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tachy/collect.h"
+#include "tachy/runprof.h"
+#include "tachy/sampler.h"
+
+int
+ty_runprof_init(struct ty_runprof *p, size_t ncmds)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = -1;
+	p->ncmds = ncmds;
+	p->cmds = calloc(ncmds ? ncmds : 1, sizeof(*p->cmds));
+	return p->cmds ? 0 : -ENOMEM;
+}
+
+void
+ty_runprof_release(struct ty_runprof *p)
+{
+	uint32_t i;
+	size_t c;
+
+	if (!p)
+		return;
+	ty_sampler_free(p->sampler);
+	for (i = 0; i < p->nsyms; i++) {
+		free(p->syms[i].name);
+		free(p->syms[i].dso);
+	}
+	free(p->syms);
+	free(p->ents);
+	for (c = 0; c < p->ncmds && p->cmds; c++)
+		free(p->cmds[c].runs);
+	free(p->cmds);
+	ty_idmap_release(&p->index);
+	memset(p, 0, sizeof(*p));
+	p->pid = -1;
+}
+
+static uint64_t
+hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull;
+}
+
+uint32_t
+ty_runprof_sym(struct ty_runprof *p, const char *name, const char *dso)
+{
+	uint64_t key = hash_str(hash_str(14695981039346656037ull, name), dso);
+	uint32_t *slot;
+
+	/* Equal hashes of different names: the next key, until a match or a
+	 * free slot. */
+	for (;; key++) {
+		if (!(slot = ty_idmap_get(&p->index, key)))
+			return UINT32_MAX;
+		if (*slot == TY_IDMAP_NONE)
+			break;
+		if (strcmp(p->syms[*slot].name, name) == 0 && strcmp(p->syms[*slot].dso, dso) == 0)
+			return *slot;
+	}
+	if (ty_array_grow(&p->syms, sizeof(*p->syms), (size_t)p->nsyms + 1, &p->capsyms) < 0)
+		goto oom;
+	p->syms[p->nsyms].name = strdup(name);
+	p->syms[p->nsyms].dso = strdup(dso);
+	if (!p->syms[p->nsyms].name || !p->syms[p->nsyms].dso) {
+		free(p->syms[p->nsyms].name);
+		free(p->syms[p->nsyms].dso);
+		goto oom;
+	}
+	*slot = p->nsyms;
+	return p->nsyms++;
+oom:
+	/* leave the slot unused: a key that maps to nothing is re-probed */
+	*slot = TY_IDMAP_NONE;
+	return UINT32_MAX;
+}
+
+int
+ty_runprof_add_run(struct ty_runprof *p, size_t cmd, uint64_t samples, double ms,
+		   const struct ty_runprof_ent *ents, size_t n)
+{
+	struct ty_runprof_cmd *c;
+	size_t i;
+
+	if (cmd >= p->ncmds)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (ents[i].sym >= p->nsyms)
+			return -EINVAL;
+	c = &p->cmds[cmd];
+	if (ty_array_grow(&c->runs, sizeof(*c->runs), c->nruns + 1, &c->cap) < 0 ||
+	    ty_array_grow(&p->ents, sizeof(*p->ents), p->nents + n, &p->capents) < 0)
+		return -ENOMEM;
+	if (n)
+		memcpy(p->ents + p->nents, ents, n * sizeof(*ents));
+	c->runs[c->nruns].samples = samples;
+	c->runs[c->nruns].ms = ms;
+	c->runs[c->nruns].first = p->nents;
+	c->runs[c->nruns].n = n;
+	c->nruns++;
+	p->nents += n;
+	return 0;
+}
+
+double
+ty_runprof_ms(const struct ty_runprof_run *r, uint32_t count)
+{
+	return r->samples ? r->ms * count / (double)r->samples : 0;
+}
+
+/* ---- the probe ---- */
+
+static double
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+probe_attach(void *ctx, pid_t pid, struct ty_error *e)
+{
+	struct ty_runprof *p = ctx;
+	struct ty_sampler_opts so = {0};
+	struct ty_sampler *s = NULL;
+	double t0 = mono_ms();
+	int rc;
+
+	so.type = PERF_TYPE_SOFTWARE;
+	so.config = PERF_COUNT_SW_CPU_CLOCK;
+	so.use_freq = 1;
+	so.rate = p->hz;
+	so.callchain = 1;
+	so.pid = pid;
+	so.enable_on_exec = 1;
+	so.mmap_pages = 128;
+	for (;;) {
+		so.exclude_kernel = p->user_only;
+		rc = ty_sampler_open(&s, &so, e);
+		if (rc == 0)
+			break;
+		if ((rc == -EPERM || rc == -ENOMEM) && so.mmap_pages > 16) {
+			so.mmap_pages /= 2; /* a user's locked-memory limit */
+			continue;
+		}
+		if ((rc == -EACCES || rc == -EPERM) && !p->user_only) {
+			p->user_only = 1; /* perf_event_paranoid >= 2: user space only */
+			continue;
+		}
+		return rc;
+	}
+	ty_sampler_free(p->sampler);
+	p->sampler = s;
+	p->pid = pid;
+	p->cost_ms += mono_ms() - t0;
+	return 0;
+}
+
+static void
+probe_detach(void *ctx, pid_t pid)
+{
+	struct ty_runprof *p = ctx;
+
+	(void)pid;
+	ty_sampler_free(p->sampler);
+	p->sampler = NULL;
+	p->pid = -1;
+}
+
+/* Count P's samples per function into ENTS (one per function of PR, zeroed
+ * by the caller; SYM set here). */
+static int
+count_samples(struct ty_runprof *rp, const struct ty_profile *pr, struct ty_runprof_ent *ents,
+	      uint32_t *mark, double *ms)
+{
+	size_t i;
+	uint32_t f, k;
+
+	*ms = 0;
+	for (f = 0; f < pr->nfuncs; f++) {
+		ents[f].sym =
+		    ty_runprof_sym(rp, ty_profile_func_name(pr, f), ty_profile_func_dso(pr, f));
+		if (ents[f].sym == UINT32_MAX)
+			return -ENOMEM;
+		mark[f] = UINT32_MAX;
+	}
+	for (i = 0; i < pr->nsamples; i++) {
+		const struct ty_prof_sample *s = &pr->samples[i];
+		uint32_t a = pr->stack_off[s->stack], b = pr->stack_off[s->stack + 1];
+
+		*ms += s->period / 1e6;
+		if (a == b)
+			continue;
+		ents[pr->locs[pr->frames[a]].func].self++;
+		for (k = a; k < b; k++) {
+			f = pr->locs[pr->frames[k]].func;
+			if (mark[f] != (uint32_t)i) { /* once per sample */
+				mark[f] = (uint32_t)i;
+				ents[f].total++;
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+probe_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
+{
+	struct ty_runprof *p = ctx;
+	struct ty_collector *c = NULL;
+	struct ty_profile *pr = NULL;
+	struct ty_runprof_ent *ents = NULL;
+	uint32_t *mark = NULL, f;
+	size_t n = 0;
+	double t0 = mono_ms(), ms = 0;
+	long got;
+	int rc = -ENOMEM;
+
+	(void)values;
+	if (!p->sampler || p->pid != pid)
+		return ty_error_set(e, -EINVAL, "profile: run of process %d was not sampled",
+				    (int)pid);
+	if (!(c = ty_collector_new(p->syms_table)) || !(pr = ty_profile_new()))
+		goto out;
+	got = ty_sampler_drain(p->sampler, ty_collector_record, c, e);
+	if (got < 0) {
+		rc = (int)got;
+		goto done;
+	}
+	p->lost += ty_collector_lost(c);
+	if ((rc = ty_collector_finish(c, pr, e)) < 0)
+		goto done;
+	rc = -ENOMEM;
+	ents = calloc(pr->nfuncs ? pr->nfuncs : 1, sizeof(*ents));
+	mark = calloc(pr->nfuncs ? pr->nfuncs : 1, sizeof(*mark));
+	if (!ents || !mark || count_samples(p, pr, ents, mark, &ms) < 0)
+		goto out;
+	for (f = 0; f < pr->nfuncs; f++) /* keep the functions sampled */
+		if (ents[f].total || ents[f].self)
+			ents[n++] = ents[f];
+	rc = ty_runprof_add_run(p, p->runner ? p->runner->job : 0, pr->nsamples, ms, ents, n);
+out:
+	if (rc < 0)
+		ty_error_set(e, rc, "profile: out of memory");
+done:
+	free(ents);
+	free(mark);
+	ty_profile_free(pr);
+	ty_collector_free(c);
+	ty_sampler_free(p->sampler);
+	p->sampler = NULL;
+	p->pid = -1;
+	p->cost_ms += mono_ms() - t0;
+	return rc < 0 ? rc : 0;
+}
+
+int
+ty_runprof_attach(struct ty_runprof *p, struct ty_runner *r, struct ty_symbols *syms, uint64_t hz,
+		  struct ty_error *e)
+{
+	struct ty_probe probe = {0};
+
+	p->hz = hz ? hz : TY_RUNPROF_HZ_DEFAULT;
+	p->callchain = 1;
+	p->syms_table = syms;
+	p->runner = r;
+	probe.name = "profile";
+	probe.ctx = p;
+	probe.attach = probe_attach;
+	probe.collect = probe_collect;
+	probe.detach = probe_detach;
+	return ty_runner_add_probe(r, &probe, e);
+}

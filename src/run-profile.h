@@ -1,0 +1,73 @@
+/* run-profile.h - `tachy run --profile[=HZ]`: every measured run sampled
+ * (lib/runprof.c), and the "where it changed" section that run and compare
+ * print under the wall-time verdict (lib/runprof-diff.c). */
+#ifndef TACHY_RUN_PROFILE_H
+#define TACHY_RUN_PROFILE_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "tachy/comparison.h"
+#include "tachy/jsonw.h"
+#include "tachy/results.h"
+#include "tachy/results_read.h"
+#include "tachy/runner.h"
+#include "tachy/runprof-diff.h"
+#include "tachy/runprof-json.h"
+#include "tachy/runprof.h"
+#include "term.h"
+
+struct run_profile {
+	int on;
+	long hz;
+	struct ty_runprof rp;
+	struct ty_symbols *syms;
+};
+
+int run_profile_opt(const struct cli_option *opt, const char *typed, char **args);
+
+#define RUN_PROFILE_OPTION(p)                                                                      \
+	{                                                                                          \
+		CLI_T_CALLBACK, 0, "profile", (p), "HZ",                                           \
+		    "sample every measured run (HZ a second, default 499)\n"                       \
+		    "and say which functions' self time changed",                                  \
+		    CLI_OPTARG, 0, 0, 0, NULL, 1, run_profile_opt                                  \
+	}
+
+/* With --profile: add the sampling probe to R for the jobs of RS, whose
+ * export will carry the profiles. Returns 0 or an exit status after
+ * printing why. */
+int run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results *rs);
+
+/* The section of every command against the reference, under the summary. */
+void run_profile_print(const struct run_profile *p, const struct ty_results *rs,
+		       const struct term *t, FILE *fp);
+
+void run_profile_release(struct run_profile *p);
+
+/* One comparison of two commands' per-run profiles. */
+struct run_profile_pair {
+	const struct ty_runprof *rp;
+	size_t old_cmd, new_cmd;
+	const char *old_name, *new_name;
+	struct ty_runprof_diff_opts o; /* o.wall_change_ms: the change of the wall
+					  time's centre (what its verdict compares) */
+};
+
+/* Compute the diff of PR into D. Returns 0, or -1 after warning why. */
+int run_profile_diff(struct run_profile_pair *pr, struct ty_runprof_diff *d);
+
+/* Print the section of PR with D to FP. */
+void run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pair *pr,
+			 const struct ty_runprof_diff *d);
+
+/* compare: the section under the tables, for each wall-time row whose
+ * benchmarks both have per-run profiles (nothing for the others). */
+void run_profile_compare_text(FILE *fp, const struct ty_cmp_table *c);
+
+/* compare --format json: the "functions" array of row R (a wall-time row
+ * of C) when both benchmarks have per-run profiles, else nothing. */
+void run_profile_compare_json(struct ty_jsonw *w, const struct ty_cmp_table *c,
+			      const struct ty_cmp_row *r);
+
+#endif
