@@ -27,8 +27,8 @@
 
 #define NS_PER_S 1000000000.0
 
-static uint64_t
-mono_ns(void)
+uint64_t
+ty_clock_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -94,9 +94,9 @@ tsc_pair(uint64_t *tsc, uint64_t *ns)
 	int i;
 
 	for (i = 0; i < 9; i++) {
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = ty_clock_mono_ns();
 		uint64_t x = __rdtsc();
-		uint64_t t1 = mono_ns();
+		uint64_t t1 = ty_clock_mono_ns();
 
 		if (t1 - t0 < best) {
 			best = t1 - t0;
@@ -130,7 +130,7 @@ calibration_finish(const struct ty_clock_calibration *cal, unsigned ms, double *
 
 	if (!cal->started)
 		return ty_error_set(e, -ENOTSUP, "this CPU has no time stamp counter");
-	ns1 = mono_ns();
+	ns1 = ty_clock_mono_ns();
 	if (ns1 > cal->ns0 && ns1 - cal->ns0 < want) {
 		uint64_t left = want - (ns1 - cal->ns0);
 		ts.tv_sec = (time_t)(left / 1000000000u);
@@ -483,9 +483,9 @@ measure_cost(const struct probe_def *d, const struct ctx *x, struct ty_clock_pro
 	int i;
 
 	/* Estimate, then size the batches. */
-	t0 = mono_ns();
+	t0 = ty_clock_mono_ns();
 	sink += d->batch(x, 100);
-	t1 = mono_ns();
+	t1 = ty_clock_mono_ns();
 	est = (double)(t1 - t0) / 100.0;
 	n = est > 0 ? (unsigned)(BATCH_NS / est) : 20000;
 	if (n < 10)
@@ -493,9 +493,9 @@ measure_cost(const struct probe_def *d, const struct ctx *x, struct ty_clock_pro
 	if (n > 20000)
 		n = 20000;
 	for (i = 0; i < BATCHES; i++) {
-		t0 = mono_ns();
+		t0 = ty_clock_mono_ns();
 		sink += d->batch(x, n);
-		t1 = mono_ns();
+		t1 = ty_clock_mono_ns();
 		cost[i] = (double)(t1 - t0) / n;
 	}
 	qsort(cost, BATCHES, sizeof(cost[0]), cmp_double);
@@ -519,7 +519,7 @@ note_backwards(struct ty_clock_probe *p, uint64_t prev, uint64_t v, double unit)
 static void
 measure_step(const struct probe_def *d, const struct ctx *x, struct ty_clock_probe *p, double unit)
 {
-	uint64_t start = mono_ns(), prev, v, best = 0;
+	uint64_t start = ty_clock_mono_ns(), prev, v, best = 0;
 	unsigned i;
 
 	prev = d->read(x);
@@ -530,7 +530,7 @@ measure_step(const struct probe_def *d, const struct ctx *x, struct ty_clock_pro
 		else if (v < prev)
 			note_backwards(p, prev, v, unit);
 		prev = v;
-		if ((i & 255) == 0 && mono_ns() - start > STEP_NS)
+		if ((i & 255) == 0 && ty_clock_mono_ns() - start > STEP_NS)
 			break;
 	}
 	p->step_ns = (double)best * unit;

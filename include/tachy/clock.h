@@ -86,6 +86,10 @@ uint64_t ty_clock_elapsed_ns(const struct ty_tick_clock *c, uint64_t start, uint
  * shape of tachy run's clock callback (runner.h: now_ns(ctx)). */
 int64_t ty_clock_now_ns(void *clock);
 
+/* CLOCK_MONOTONIC now, in nanoseconds: the one helper for timeouts and
+ * intervals that need no tick clock (and the clock perf samples carry). */
+uint64_t ty_clock_mono_ns(void);
+
 /* "tsc" or "CLOCK_MONOTONIC": the export's "clock" field. */
 const char *ty_clock_name(const struct ty_tick_clock *c);
 
