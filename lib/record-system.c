@@ -14,7 +14,6 @@
 #include "tachy/cpulist.h"
 #include "tachy/procscan.h"
 #include "tachy/record-system.h"
-#include "tachy/record.h"
 
 int
 ty_record_system_check(const int *cpus, int ncpus, struct ty_error *e)
@@ -44,7 +43,7 @@ ty_record_system_check(const int *cpus, int ncpus, struct ty_error *e)
 		    "allow it with 'sysctl kernel.perf_event_paranoid=0', or give tachy the "
 		    "capability ('setcap cap_perfmon+ep tachy'); without -a, tachy record samples "
 		    "a command of your own",
-		    ty_record_paranoid(), (unsigned)geteuid());
+		    ty_sampler_paranoid(), (unsigned)geteuid());
 	if (err == ENODEV || err == EINVAL)
 		return ty_error_set(e, -ENODEV, "-a: CPU %d is offline or does not exist", cpu);
 	return ty_error_set(e, -err, "-a: cannot open a sampling event on CPU %d: %s", cpu,

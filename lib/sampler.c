@@ -14,6 +14,7 @@
 
 #include "tachy/array.h"
 #include "tachy/sampler.h"
+#include "tachy/sysinfo.h"
 
 struct ring {
 	int fd, cpu;
@@ -1012,4 +1013,17 @@ ty_sampler_free(struct ty_sampler *s)
 	free(s->sw_fds);
 	free(s->sw_ids);
 	free(s);
+}
+
+int
+ty_sampler_paranoid(void)
+{
+	char buf[32];
+	char *end;
+	long v;
+
+	if (ty_sysinfo_read(NULL, "/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
+		return 2;
+	v = strtol(buf, &end, 10);
+	return end == buf ? 2 : (int)v;
 }

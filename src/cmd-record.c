@@ -421,7 +421,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		snprintf(space, sizeof(space), " (kernel included)");
 	else if (ty_record_kernel_refused(r->rec))
 		snprintf(space, sizeof(space), " (user space only: perf_event_paranoid is %d)",
-			 ty_record_paranoid());
+			 ty_sampler_paranoid());
 	else
 		snprintf(space, sizeof(space), " (user space only)");
 	if (p->meta.system_wide && !p->meta.off_cpu) {

@@ -87,7 +87,8 @@ uint64_t ty_clock_elapsed_ns(const struct ty_tick_clock *c, uint64_t start, uint
 int64_t ty_clock_since_init_ns(void *clock);
 
 /* CLOCK_MONOTONIC now, in nanoseconds: the one helper for timing that
- * needs no tick clock (deadlines, rate limits, the runner's default). */
+ * needs no tick clock (deadlines, rate limits, the runner's default, and
+ * the clock perf samples carry). */
 uint64_t ty_clock_now_ns(void);
 
 /* "tsc" or "CLOCK_MONOTONIC": the export's "clock" field. */

@@ -154,9 +154,6 @@ void ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind
 /* What off-CPU recording could not have here (NULL: nothing missing). */
 const char *ty_record_off_cpu_limits(const struct ty_recorder *r);
 
-/* perf_event_paranoid of this machine (2 when unreadable). */
-int ty_record_paranoid(void);
-
 /* Kill what is left of the command, close everything; R may be NULL. */
 void ty_record_free(struct ty_recorder *r);
 

@@ -207,4 +207,7 @@ void ty_sampler_watch_stop(struct ty_sampler *s);
 /* Close events and unmap rings; S may be NULL. */
 void ty_sampler_free(struct ty_sampler *s);
 
+/* perf_event_paranoid of this machine (2 when unreadable). */
+int ty_sampler_paranoid(void);
+
 #endif
