@@ -14,8 +14,8 @@
 #include "tachy/jsonw.h"
 #include "tachy/markdown.h"
 #include "tachy/outfile.h"
+#include "tachy/results-read.h"
 #include "tachy/results.h"
-#include "tachy/results_read.h"
 #include "term.h"
 
 int cmd_compare(int argc, char **argv);
@@ -599,7 +599,7 @@ cmd_compare(int argc, char **argv)
 	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95},
 			    .output = "-",
 			    .fail_if_slower = NAN};
-	struct ty_saved *files = NULL;
+	struct ty_results_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	struct cli_args args;
@@ -631,7 +631,7 @@ cmd_compare(int argc, char **argv)
 		ty_comparison_release(&c);
 	}
 	for (i = 0; i < n; i++)
-		ty_results_read_release(&files[i]);
+		ty_results_saved_release(&files[i]);
 out:
 	free(files);
 	free(o.cmp.match.pairs);

@@ -13,8 +13,8 @@
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
+#include "tachy/results-read.h"
 #include "tachy/results.h"
-#include "tachy/results_read.h"
 #include "tachy/svg.h"
 #include "tachy/sysinfo.h"
 #include "term.h"
@@ -102,7 +102,7 @@ open_store(const char *db, int create, struct ty_history **h)
  * $TACHY_SYSROOT) as a JSON object, for files that carry none (hyperfine's);
  * NULL when every file has its own, or they cannot be read. */
 static char *
-this_machine(const struct ty_saved *files, size_t n, struct ty_sysinfo *si)
+this_machine(const struct ty_results_saved *files, size_t n, struct ty_sysinfo *si)
 {
 	const char *root = getenv("TACHY_SYSROOT");
 	struct ty_error e = {0};
@@ -128,7 +128,7 @@ this_machine(const struct ty_saved *files, size_t n, struct ty_sysinfo *si)
 
 int
 histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
-	      const char *tags, const struct ty_saved *files, size_t n, int quiet)
+	      const char *tags, const struct ty_results_saved *files, size_t n, int quiet)
 {
 	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
 	struct ty_history_git g;
@@ -232,7 +232,7 @@ load(struct ty_history *h, const char *bench, const struct opts *o, struct ty_hi
 static int
 do_add(const struct opts *o, char **paths, int n)
 {
-	struct ty_saved *files;
+	struct ty_results_saved *files;
 	int st, i;
 
 	if (n < 1)
@@ -246,7 +246,7 @@ do_add(const struct opts *o, char **paths, int n)
 	}
 	st = histcli_store(o->db, o->commit, o->branch, o->machine, o->tag, files, (size_t)n, 0);
 	for (i = 0; i < n; i++)
-		ty_results_read_release(&files[i]);
+		ty_results_saved_release(&files[i]);
 	free(files);
 	return st;
 }

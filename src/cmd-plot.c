@@ -10,7 +10,7 @@
 #include "resopt.h"
 #include "tachy/comparison.h"
 #include "tachy/outfile.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 #include "tachy/stats.h"
 #include "tachy/svg.h"
 
@@ -42,7 +42,7 @@ struct options {
 
 struct plot {
 	const struct options *o;
-	const struct ty_saved *files;
+	const struct ty_results_saved *files;
 	size_t nfiles;
 	const struct ty_cmp_table *cmp; /* NULL: nothing to compare */
 };
@@ -56,7 +56,7 @@ struct bench_stats {
 };
 
 static int
-bench_stats(const struct ty_saved_figure *f, double confidence, struct bench_stats *b)
+bench_stats(const struct ty_results_saved_figure *f, double confidence, struct bench_stats *b)
 {
 	int rc;
 
@@ -79,7 +79,7 @@ scale_ref(const struct ty_summary *s)
 
 static char *
 bench_title(char *buf, size_t size, const struct plot *p, size_t file,
-	    const struct ty_saved_bench *b)
+	    const struct ty_results_saved_bench *b)
 {
 	char full[1024];
 
@@ -92,8 +92,8 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 
 /* The benchmark B is paired with in another file (its old or new side),
  * or NULL: the two histograms share an x axis. */
-static const struct ty_saved_bench *
-partner(const struct plot *p, const struct ty_saved_bench *b)
+static const struct ty_results_saved_bench *
+partner(const struct plot *p, const struct ty_results_saved_bench *b)
 {
 	size_t i;
 
@@ -113,10 +113,10 @@ partner(const struct plot *p, const struct ty_saved_bench *b)
 /* The x range of B's histogram (display units of SCALE) shared with its
  * partner, into FRAME; its scale reference (the old side's) into *REF. */
 static void
-shared_axis(const struct plot *p, const struct ty_saved_bench *b, double *ref,
+shared_axis(const struct plot *p, const struct ty_results_saved_bench *b, double *ref,
 	    struct ty_svg_frame *frame)
 {
-	const struct ty_saved_bench *o = partner(p, b), *side[2] = {b, o};
+	const struct ty_results_saved_bench *o = partner(p, b), *side[2] = {b, o};
 	struct bench_stats st;
 	const char *suffix;
 	double scale, lo = INFINITY, hi = -INFINITY;
@@ -142,9 +142,10 @@ shared_axis(const struct plot *p, const struct ty_saved_bench *b, double *ref,
 }
 
 static int
-bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct ty_saved_bench *b)
+bench_panel(FILE *fp, double y, const struct plot *p, size_t file,
+	    const struct ty_results_saved_bench *b)
 {
-	const struct ty_saved_figure *f = &b->figs[0];
+	const struct ty_results_saved_figure *f = &b->figs[0];
 	struct ty_svg_frame left = {10, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
 	struct ty_svg_frame right = {WIDTH / 2 + 5, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
 	char title[1024], sub[256], m[32], l[32], h[32], mean[32];
@@ -416,8 +417,8 @@ bench_table(FILE *fp, const struct plot *p)
 	      fp);
 	for (i = 0; i < p->nfiles; i++) {
 		for (j = 0; j < p->files[i].nbenches; j++) {
-			const struct ty_saved_bench *b = &p->files[i].benches[j];
-			const struct ty_saved_figure *f = &b->figs[0];
+			const struct ty_results_saved_bench *b = &p->files[i].benches[j];
+			const struct ty_results_saved_figure *f = &b->figs[0];
 			double ref;
 			if ((rc = bench_stats(f, p->o->cmp.confidence, &st)))
 				return rc;
@@ -657,7 +658,7 @@ int
 cmd_plot(int argc, char **argv)
 {
 	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95}};
-	struct ty_saved *files = NULL;
+	struct ty_results_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	struct plot p = {.o = &o};
@@ -694,7 +695,7 @@ cmd_plot(int argc, char **argv)
 		ty_comparison_release(&c);
 out:
 	for (i = 0; i < n; i++)
-		ty_results_read_release(&files[i]);
+		ty_results_saved_release(&files[i]);
 	free(files);
 	free(o.cmp.match.pairs);
 	return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;

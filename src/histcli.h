@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 
 /* Where the history is: DB (--db), else $TACHY_DB, else the default
  * location (history.h). Writes it to BUF; returns 0, or prints why not
@@ -17,6 +17,6 @@ int histcli_db(const char *db, char *buf, size_t size);
  * ("tachy CMD: ...") and returns an exit status; QUIET 0 also says how
  * many results were stored, on stderr. */
 int histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
-		  const char *tags, const struct ty_saved *files, size_t n, int quiet);
+		  const char *tags, const struct ty_results_saved *files, size_t n, int quiet);
 
 #endif

@@ -45,7 +45,7 @@ resopt_opt_match(const struct cli_option *opt, const char *typed, char **args)
 }
 
 int
-resopt_read(struct ty_saved *files, char **paths, int n)
+resopt_read(struct ty_results_saved *files, char **paths, int n)
 {
 	struct ty_error e = {0};
 	int i, rc, stdin_seen = 0;
@@ -61,7 +61,7 @@ resopt_read(struct ty_saved *files, char **paths, int n)
 			rc = ty_results_read_file(&files[i], paths[i], &e);
 		if (rc) {
 			while (i-- > 0)
-				ty_results_read_release(&files[i]);
+				ty_results_saved_release(&files[i]);
 			return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME
 									 : EXIT_USAGE,
 					 "%s", e.msg);

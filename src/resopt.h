@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "tachy/comparison.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 
 /* Callbacks of the options compare and plot share (see cli.h):
  * -c/--confidence P, a percentage in (0, 100), into a double;
@@ -19,6 +19,6 @@ int resopt_opt_match(const struct cli_option *opt, const char *typed, char **arg
 /* Read PATHS[0..N) into FILES ("-": standard input, at most once).
  * Returns 0, or prints why and returns EXIT_USAGE (bad input) or
  * EXIT_RUNTIME (no jansson, no memory); then nothing is left to release. */
-int resopt_read(struct ty_saved *files, char **paths, int n);
+int resopt_read(struct ty_results_saved *files, char **paths, int n);
 
 #endif

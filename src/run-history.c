@@ -51,14 +51,15 @@ void
 runhist_release(struct runhist *h)
 {
 	if (h->base_read)
-		ty_results_read_release(&h->base);
+		ty_results_saved_release(&h->base);
 	h->base_read = 0;
 }
 
 /* RS as the export would read back (so history and bisect see exactly
  * what --export-json writes). Returns 0 or an exit status. */
 static int
-as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx, struct ty_saved *out)
+as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx,
+	 struct ty_results_saved *out)
 {
 	struct ty_error e = {0};
 	char *buf = NULL;
@@ -93,11 +94,11 @@ runhist_bisect_status(int st)
 }
 
 static int
-bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhist_stats *s)
+bisect_verdict(struct runhist *h, const struct ty_results_saved *now, const struct runhist_stats *s)
 {
 	struct ty_cmp_options opt = {
 	    .test = s->test, .confidence = s->confidence, .figures = "wall"};
-	struct ty_saved files[2];
+	struct ty_results_saved files[2];
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	double p = isnan(s->fail_if_slower) ? 0 : s->fail_if_slower;
@@ -146,7 +147,7 @@ int
 runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn env, void *ctx,
 	       const struct runhist_stats *s, int st)
 {
-	struct ty_saved now;
+	struct ty_results_saved now;
 	int rc;
 
 	if (!h->history && !h->bisect)
@@ -160,6 +161,6 @@ runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn
 		st = histcli_store(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
 	if (h->bisect)
 		st = st ? runhist_bisect_status(st) : bisect_verdict(h, &now, s);
-	ty_results_read_release(&now);
+	ty_results_saved_release(&now);
 	return st;
 }

@@ -10,14 +10,14 @@
 #ifndef TACHY_RUNHIST_H
 #define TACHY_RUNHIST_H
 
+#include "tachy/results-read.h"
 #include "tachy/results.h"
-#include "tachy/results_read.h"
 
 struct runhist {
 	int history;	    /* --history given */
 	const char *db;	    /* its DB, NULL: the default */
 	const char *bisect; /* BASE.json, NULL: no bisect */
-	struct ty_saved base;
+	struct ty_results_saved base;
 	int base_read;
 	int done; /* runhist_finish gave the exit status */
 };
