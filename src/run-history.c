@@ -19,9 +19,8 @@ runhist_prepare(struct runhist *h)
 	int rc;
 
 #ifndef HAVE_JANSSON
-	if (h->history || h->bisect)
-		return cli_error(h->bisect ? 128 : EXIT_RUNTIME, "%s: not built with jansson",
-				 h->bisect ? "--bisect" : "--history");
+	if (h->bisect) /* BASE is read; the run's own results need no JSON reader */
+		return cli_error(128, "--bisect: not built with jansson");
 #endif
 	if (h->history) {
 		/* the store must take the results before anything is measured */
@@ -55,29 +54,18 @@ runhist_release(struct runhist *h)
 	h->base_read = 0;
 }
 
-/* RS as the export would read back (so history and bisect see exactly
- * what --export-json writes). Returns 0 or an exit status. */
+/* RS as saved results, as its --export-json would read back (so history
+ * and bisect see exactly what the export holds). Returns 0 or an exit
+ * status. */
 static int
 as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx,
 	 struct ty_results_saved *out)
 {
 	struct ty_error e = {0};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	int rc;
+	int rc = ty_results_saved_from(out, rs, env, ctx, "this run", &e);
 
-	if (!fp)
-		return cli_error(EXIT_RUNTIME, "out of memory");
-	rc = ty_results_write_json(rs, fp, env, ctx);
-	if (fclose(fp) != 0 || rc < 0) {
-		free(buf);
-		return cli_error(EXIT_RUNTIME, "out of memory");
-	}
-	rc = ty_results_read_text(out, buf, "this run", &e);
-	free(buf);
 	if (rc < 0)
-		return cli_error(rc == -ENOTSUP ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
+		return cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	return 0;
 }
 

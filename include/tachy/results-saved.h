@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "tachy/error.h"
+#include "tachy/results-export.h"
 
 /* The newest schema this reader knows. */
 #define TY_RESULTS_SCHEMA 1
@@ -94,5 +95,19 @@ const char *ty_results_saved_env_value(const struct ty_results_saved *r, const c
  * (the notes of a file, of a comparison). Returns 0 or -ENOMEM. */
 int ty_results_saved_strv_addf(char ***v, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Saved results made from RS, the results of this run, as reading RS's
+ * --export-json (ENV and ENV_CTX filling its environment, NULL:
+ * ty_results_env_default) would give them, field for field, but without a
+ * JSON text in between; the environment's values as text as the reader
+ * gives them (ty_jsonw_init_members). PATH names it (its path, and in
+ * messages). The per-run profiles (RS->profile) are not carried: PROFILE
+ * is NULL. RS must have been analysed (ty_results_analyze). Returns 0;
+ * -EINVAL with E when no command has a finished run, or an environment
+ * fact is an object or an array; -ENOMEM. On failure R holds nothing. */
+struct ty_results;
+int ty_results_saved_from(struct ty_results_saved *r, const struct ty_results *rs,
+			  ty_results_env_fn env, void *env_ctx, const char *path,
+			  struct ty_error *e);
 
 #endif
