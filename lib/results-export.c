@@ -259,8 +259,7 @@ json_comparison(const struct ty_results *rs, const struct ty_comparison *c, stru
 	ty_jsonw_kdouble(w, "change_low_pct", c->c.rel_lo);
 	ty_jsonw_kdouble(w, "change_high_pct", c->c.rel_hi);
 	ty_jsonw_kdouble(w, "p_value", c->c.p_value);
-	ty_jsonw_kstring(w, "verdict",
-			 c->verdict == TY_VERDICT_SAME ? "same" : ty_verdict_word_name(c->verdict));
+	ty_jsonw_kstring(w, "verdict", ty_verdict_word_key(c->verdict));
 	if (c->interval != TY_INTERVAL_OK) /* the bounds above are not to be read */
 		ty_jsonw_kstring(w, "interval_unavailable", ty_verdict_interval_why(c->interval));
 	ty_jsonw_kuint(w, "paired_rounds", c->pairs);

@@ -369,7 +369,7 @@ print_csv(FILE *fp, const struct ty_cmp_table *c)
 		csv_num(fp, r->v.c.ratio_lo);
 		csv_num(fp, r->v.c.ratio_hi);
 		csv_num(fp, r->v.c.p_value);
-		fprintf(fp, ",%s,", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
+		fprintf(fp, ",%s,", ty_verdict_word_key(r->v.verdict));
 		for (j = 0; j < 4 && r->notes[j]; j++)
 			fprintf(fp, "%s%zu", j ? ";" : "", r->notes[j]);
 		fputc('\n', fp);
@@ -410,7 +410,7 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_kdouble(w, "ratio_low", r->v.c.ratio_lo);
 	ty_jsonw_kdouble(w, "ratio_high", r->v.c.ratio_hi);
 	ty_jsonw_kdouble(w, "p_value", r->v.c.p_value);
-	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
+	ty_jsonw_kstring(w, "verdict", ty_verdict_word_key(r->v.verdict));
 	ty_jsonw_kbool(w, "too_few_runs", r->v.too_few);
 	if (r->v.interval != TY_INTERVAL_OK) /* the bounds above are not to be read */
 		ty_jsonw_kstring(w, "interval_unavailable", ty_verdict_interval_why(r->v.interval));

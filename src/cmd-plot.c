@@ -490,7 +490,7 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit));
 		td(fp, NULL, resfmt_change(ch, sizeof(ch), r));
 		td(fp, NULL, resfmt_p(pv, sizeof(pv), r->v.c.p_value));
-		td(fp, strcmp(v, "~") == 0 ? "l" : v, v);
+		td(fp, r->v.verdict == TY_VERDICT_SAME ? "l" : v, v);
 		fputs("</tr>\n", fp);
 	}
 	for (i = 0; i < c->ngeo; i++) { /* as tachy compare prints them */
