@@ -48,12 +48,13 @@ struct options {
 
 /* ---- cells ---- */
 
-static void
-sanitize(char *s)
+/* S as it may reach a terminal (term_shown), newly allocated; NULL: no memory. */
+static char *
+shown_copy(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	char *t = term_shown(s);
+
+	return t ? t : strdup(s);
 }
 
 static char *
@@ -88,11 +89,9 @@ table_add(struct table *t, const char *const *cols)
 		t->cells = p;
 		t->cap = cap;
 	}
-	for (i = 0; i < NCOL; i++) {
-		if (!(t->cells[t->n][i] = strdup(cols[i] ? cols[i] : "")))
+	for (i = 0; i < NCOL; i++)
+		if (!(t->cells[t->n][i] = shown_copy(cols[i] ? cols[i] : "")))
 			return -ENOMEM;
-		sanitize(t->cells[t->n][i]);
-	}
 	t->n++;
 	return 0;
 }
@@ -237,7 +236,8 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 	return 0;
 }
 
-/* A line of text around the table: control characters shown as '?', and in
+/* A line of text around the table: what could drive a terminal shown
+ * (term_shown), and in
  * markdown escaped after MD ("**" for bold, closed at the end; "- " an item). */
 static void line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -246,7 +246,7 @@ static void
 line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char *s, *t;
 	int rc;
 
 	va_start(ap, fmt);
@@ -254,7 +254,10 @@ line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
 	va_end(ap);
 	if (rc < 0)
 		return;
-	sanitize(s);
+	if ((t = term_shown(s))) {
+		free(s);
+		s = t;
+	}
 	if (markdown) {
 		fputs(md, fp);
 		ty_markdown_escape(fp, s);

@@ -173,19 +173,6 @@ histcli_store(const char *db, const char *commit, const char *branch, const char
 
 /* ---- helpers ---- */
 
-/* S with control characters shown as '?' (for a terminal), into BUF. */
-static const char *
-clean(char *buf, size_t size, const char *s)
-{
-	size_t i;
-
-	snprintf(buf, size, "%s", s ? s : "");
-	for (i = 0; buf[i]; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = '?';
-	return buf;
-}
-
 static int
 point_of(struct ty_history_commit *c, struct ty_history_point *p)
 {
@@ -259,7 +246,6 @@ do_list(const struct opts *o, int argc)
 	struct ty_history_series *s;
 	struct ty_history *h;
 	size_t n, i, k, runs;
-	char b1[256], b2[256], r1[64], r2[64];
 	int st;
 
 	if (argc)
@@ -274,10 +260,9 @@ do_list(const struct opts *o, int argc)
 			for (k = 0, runs = 0; k < s[i].n; k++)
 				runs += s[i].commits[k].nvalues;
 			printf("%-32s %-20s %7zu %7zu  %-12.12s  %-12.12s\n",
-			       clean(b1, sizeof(b1), s[i].benchmark),
-			       clean(b2, sizeof(b2), s[i].machine), s[i].n, runs,
-			       clean(r1, sizeof(r1), s[i].commits[0].rev),
-			       clean(r2, sizeof(r2), s[i].commits[s[i].n - 1].rev));
+			       term_safe(s[i].benchmark), term_safe(s[i].machine), s[i].n, runs,
+			       term_safe(s[i].commits[0].rev),
+			       term_safe(s[i].commits[s[i].n - 1].rev));
 		}
 		if (!n)
 			printf("(no results of figure '%s')\n", o->figure ? o->figure : "wall");
@@ -398,12 +383,9 @@ p_text(char *buf, size_t size, double p)
 static void
 write_quiet_text(FILE *fp, const struct ty_history_series *s, const struct quiet *q)
 {
-	char b[256], m[256], fg[256];
-
 	fprintf(fp, "no change points in %s on %s, %s (%zu commit%s, %g run%s per commit)",
-		clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
-		clean(fg, sizeof(fg), s->figure), s->n, s->n == 1 ? "" : "s", q->runs,
-		q->runs == 1 ? "" : "s");
+		term_safe(s->benchmark), term_safe(s->machine), term_safe(s->figure), s->n,
+		s->n == 1 ? "" : "s", q->runs, q->runs == 1 ? "" : "s");
 	if (isfinite(q->min_step))
 		fprintf(fp,
 			": with this noise, a step of %.1f%% or more in the middle would have "
@@ -417,8 +399,7 @@ static void
 write_detect_text(FILE *fp, const struct found *f, size_t n, const struct ty_history_series *all,
 		  const struct quiet *q, size_t ns)
 {
-	char b[256], m[256], fg[256], rv[64], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32],
-	    pc[32], pl[32], ph[32], pp[32];
+	char v1[32], v2[32], l1[32], h1[32], l2[32], h2[32], pc[32], pl[32], ph[32], pp[32];
 	size_t i, quiet = 0;
 
 	for (i = 0; i < ns; i++)
@@ -440,9 +421,8 @@ write_detect_text(FILE *fp, const struct found *f, size_t n, const struct ty_his
 		resfmt_pct(ph, sizeof(ph), c->ci_high);
 		p_text(pp, sizeof(pp), c->p);
 		fprintf(fp, "%s on %s, %s: at %.12s (commit %zu of %zu%s)\n",
-			clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
-			clean(fg, sizeof(fg), s->figure),
-			clean(rv, sizeof(rv), s->commits[c->index].rev), c->index + 1, s->n,
+			term_safe(s->benchmark), term_safe(s->machine), term_safe(s->figure),
+			term_safe(s->commits[c->index].rev), c->index + 1, s->n,
 			c->single ? ", the newest alone" : "");
 		fprintf(fp, "  %s [%s, %s] over %zu commits -> %s [%s, %s] over %zu\n", v1, l1, h1,
 			c->n_before, v2, l2, h2, c->n_after);
@@ -538,12 +518,11 @@ load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
 			return st;
 		}
 		if (!none) {
-			char b[256];
 			ty_history_series_free(all, nall);
 			free(one);
 			return cli_error(EXIT_USAGE, "no benchmark '%s' with figure '%s' in '%s'",
-					 clean(b, sizeof(b), benches[i]),
-					 o->figure ? o->figure : "wall", ty_history_name(h));
+					 term_safe(benches[i]), o->figure ? o->figure : "wall",
+					 ty_history_name(h));
 		}
 		struct ty_history_series *na = realloc(all, (nall + none) * sizeof(*na));
 		if (!na) {
@@ -587,9 +566,8 @@ do_detect(struct opts *o, char **benches, int nb)
 				seen =
 				    strncmp(s[i].commits[k].rev, o->since, strlen(o->since)) == 0;
 		if (!seen) {
-			char b[256];
 			st = cli_error(EXIT_USAGE, "--since: no commit '%s' in '%s'",
-				       clean(b, sizeof(b), o->since), ty_history_name(h));
+				       term_safe(o->since), ty_history_name(h));
 			goto out;
 		}
 	}
@@ -621,7 +599,7 @@ do_detect(struct opts *o, char **benches, int nb)
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char b[256], m[256], rv[64], msg[256];
+		char msg[256];
 		enum ty_gate gt;
 		if (c->index + 1 != f[k].s->n)
 			continue;
@@ -634,9 +612,8 @@ do_detect(struct opts *o, char **benches, int nb)
 		resfmt_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
 			    c->ci_high, TY_INTERVAL_OK, d_confidence());
 		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
-			  clean(b, sizeof(b), f[k].s->benchmark),
-			  clean(m, sizeof(m), f[k].s->machine),
-			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), msg,
+			  term_safe(f[k].s->benchmark), term_safe(f[k].s->machine),
+			  term_safe(f[k].s->commits[c->index].rev), msg,
 			  gt == TY_GATE_TRIP ? "" : " (the gate passes)");
 		if (gt == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
@@ -670,16 +647,16 @@ do_show(const struct opts *o, char **args, int n)
 		struct ty_history_change *ch = NULL;
 		struct ty_error e = {0};
 		size_t nch = 0;
-		char b[256], m[256], fg[256], rv[64], v[32], l[32], hi[32], pc[32], br[64];
+		char b[256], v[32], l[32], hi[32], pc[32];
 		if (!p) {
 			st = cli_error(EXIT_RUNTIME, "out of memory");
 			break;
 		}
 		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
 			nch = 0;
-		printf("%s on %s, %s (%zu commit%s)\n", clean(b, sizeof(b), s[i].benchmark),
-		       clean(m, sizeof(m), s[i].machine), clean(fg, sizeof(fg), s[i].figure),
-		       s[i].n, s[i].n == 1 ? "" : "s");
+		printf("%s on %s, %s (%zu commit%s)\n", term_safe(s[i].benchmark),
+		       term_safe(s[i].machine), term_safe(s[i].figure), s[i].n,
+		       s[i].n == 1 ? "" : "s");
 		printf("  %-12s %-16s %5s %12s %25s %9s\n", "commit", "branch", "runs", "median",
 		       "95% interval", "change");
 		for (k = 0; k < s[i].n; k++) {
@@ -698,9 +675,8 @@ do_show(const struct opts *o, char **args, int n)
 				snprintf(pc, sizeof(pc), "-");
 			snprintf(b, sizeof(b), "[%s, %s]", l, hi);
 			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n",
-			       clean(rv, sizeof(rv), s[i].commits[k].rev),
-			       clean(br, sizeof(br),
-				     s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
+			       term_safe(s[i].commits[k].rev),
+			       term_safe(s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
 			       s[i].commits[k].nvalues, v, b, pc, mark);
 		}
 		if (i + 1 < ns)
@@ -726,7 +702,7 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 	double lo = INFINITY, hi = -INFINITY, x0 = 70, w = PW - 90, top = y0 + 40, h = PH - 80;
 	double scale, span;
 	const char *suffix;
-	char title[600], b[256], m[256], lab[64];
+	char title[600], lab[64];
 	size_t k, j;
 
 	for (k = 0; k < s->n; k++) {
@@ -746,9 +722,9 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 	resfmt_scale(p[0].centre, s->unit, &scale, &suffix);
 #define X(i) (x0 + (s->n > 1 ? w * (double)(i) / (double)(s->n - 1) : w / 2))
 #define Y(v) (top + h - h * ((v)-lo) / (hi - lo))
+	/* the names as they are: ty_svg_text escapes them for SVG */
 	snprintf(title, sizeof(title), "%s on %s: %s, %zu commits, %zu change point%s",
-		 clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine), s->figure,
-		 s->n, nch, nch == 1 ? "" : "s");
+		 s->benchmark, s->machine, s->figure, s->n, nch, nch == 1 ? "" : "s");
 	ty_svg_text(fp, 10, y0 + 20, "start", 15, 1, title);
 	fprintf(fp,
 		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
