@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "histcli.h"
+#include "history-store.h"
 #include "resfmt.h"
 #include "resopt.h"
 #include "tachy/history.h"
@@ -24,7 +24,7 @@ int cmd_history(int argc, char **argv);
 static const char usage[] =
     "usage: tachy history add [--db DB] [--commit REV] [--branch B] [--machine M]\n"
     "                         [--tag T] FILE.json...\n"
-    "       tachy history list [--db DB]\n"
+    "       tachy history list [--db DB] [--figure F] [--machine M]\n"
     "       tachy history show [--db DB] [--figure F] [--machine M] BENCH\n"
     "       tachy history detect [--db DB] [--figure F] [--machine M] [--since REV]\n"
     "                            [--format text|json|csv] [--fail-if-slower P]\n"
@@ -56,122 +56,6 @@ struct opts {
 	int format; /* enum format */
 	double fail_if_slower, max_p;
 };
-
-/* ---- shared with tachy run ---- */
-
-int
-histcli_db(const char *db, char *buf, size_t size)
-{
-	const char *env = getenv("TACHY_DB");
-
-	if (!db || !db[0])
-		db = env && env[0] ? env : NULL;
-	if (db) {
-		if (strlen(db) >= size)
-			return cli_usage_error("--db: name too long");
-		strcpy(buf, db);
-		return 0;
-	}
-	if (ty_history_default_db(buf, size) < 0)
-		return cli_usage_error("no history database: give --db DB or set TACHY_DB "
-				       "(HOME and XDG_DATA_HOME are unset)");
-	return 0;
-}
-
-static int
-store_status(int rc)
-{
-	return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-}
-
-static int
-open_store(const char *db, int create, struct ty_history **h)
-{
-	struct ty_error e = {0};
-	char path[4096];
-	int st, rc;
-
-	if ((st = histcli_db(db, path, sizeof(path))))
-		return st;
-	if ((rc = ty_history_open(h, path, create, &e)) < 0)
-		return cli_error(store_status(rc), "%s", e.msg);
-	return 0;
-}
-
-/* The facts of this machine (as tachy env reads them, under
- * $TACHY_SYSROOT) as a JSON object, for files that carry none (hyperfine's);
- * NULL when every file has its own, or they cannot be read. */
-static char *
-this_machine(const struct ty_results_saved *files, size_t n, struct ty_sysinfo *si)
-{
-	const char *root = getenv("TACHY_SYSROOT");
-	struct ty_error e = {0};
-	struct ty_jsonw w;
-	char *buf = NULL;
-	size_t i, len = 0;
-	FILE *fp;
-
-	for (i = 0; i < n && files[i].nenv; i++)
-		;
-	if (i == n || ty_sysinfo_collect_quick(root && root[0] ? root : NULL, si, &e) < 0)
-		return NULL;
-	if (!(fp = open_memstream(&buf, &len)))
-		return NULL;
-	ty_jsonw_init(&w, fp, 0);
-	ty_sysinfo_write_json(&w, si);
-	if (fclose(fp) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-int
-histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
-	      const char *tags, const struct ty_results_saved *files, size_t n, int quiet)
-{
-	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
-	struct ty_history_git g;
-	struct ty_sysinfo si;
-	char *envj = NULL, rev12[16];
-	struct ty_history *h;
-	struct ty_error e = {0};
-	size_t added;
-	int rc, st;
-
-	if (ty_history_git_describe(NULL, commit, &g) == 0) {
-		m.commit = g.rev;
-		m.commit_time = g.time;
-		m.commit_order = g.order;
-		m.branch = g.has_branch ? g.branch : NULL;
-	} else if (commit) {
-		m.commit = commit; /* not a commit git knows here: kept as given */
-	} else {
-		return cli_usage_error("not in a git work tree: give --commit REV");
-	}
-	if (branch)
-		m.branch = branch;
-	m.machine = machine;
-	m.tags = tags;
-	if (!machine && (envj = this_machine(files, n, &si)))
-		m.env_json = envj, m.env_machine = si.hostname;
-	if ((st = open_store(db, 1, &h))) {
-		free(envj);
-		return st;
-	}
-	rc = ty_history_add(h, &m, files, n, &added, &e);
-	free(envj);
-	snprintf(rev12, sizeof(rev12), "%.12s", m.commit); /* may cut a UTF-8 sequence: shown */
-	if (rc == 0 && !quiet)
-		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %s\n", cli_cmd, added,
-			added == 1 ? "" : "s", term_safe(ty_history_name(h)), term_safe(rev12));
-	ty_history_close(h);
-	if (rc < 0)
-		return cli_error(store_status(rc), "%s", e.msg);
-	return EXIT_OK;
-}
-
-/* ---- helpers ---- */
 
 static int
 point_of(struct ty_history_commit *c, struct ty_history_point *p)
@@ -210,7 +94,7 @@ load(struct ty_history *h, const char *bench, const struct opts *o, struct ty_hi
 	int rc = ty_history_load(h, bench, o->machine, o->figure, s, n, &e);
 
 	if (rc < 0)
-		return cli_error(store_status(rc), "%s", e.msg);
+		return cli_error(history_store_status(rc), "%s", e.msg);
 	return 0;
 }
 
@@ -231,7 +115,8 @@ do_add(const struct opts *o, char **paths, int n)
 		free(files);
 		return st;
 	}
-	st = histcli_store(o->db, o->commit, o->branch, o->machine, o->tag, files, (size_t)n, 0);
+	st =
+	    history_store_add(o->db, o->commit, o->branch, o->machine, o->tag, files, (size_t)n, 0);
 	for (i = 0; i < n; i++)
 		ty_results_saved_release(&files[i]);
 	free(files);
@@ -250,7 +135,7 @@ do_list(const struct opts *o, int argc)
 
 	if (argc)
 		return cli_usage_error("list takes no arguments");
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	st = load(h, NULL, o, &s, &n);
 	if (!st) {
@@ -555,7 +440,7 @@ do_detect(struct opts *o, char **benches, int nb)
 
 	if (o->since && ty_history_git_describe(NULL, o->since, &g) == 0)
 		o->since = g.rev; /* a name git knows: its commit id */
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, benches, nb, &s, &n)))
 		goto out;
@@ -638,7 +523,7 @@ do_show(const struct opts *o, char **args, int n)
 
 	if (n != 1)
 		return cli_usage_error("show takes one benchmark name");
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, args, 1, &s, &ns)))
 		goto out;
@@ -793,7 +678,7 @@ do_plot(const struct opts *o, char **benches, int nb)
 		html = 1;
 	else
 		return cli_usage_error("plot: -o must name a .html or .svg file");
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, benches, nb, &s, &n)))
 		goto out;
@@ -851,6 +736,68 @@ out:
 
 /* ---- main ---- */
 
+/* The subcommands, as bits: which one an option goes with. */
+enum { ADD = 1, LIST = 2, SHOW = 4, DETECT = 8, PLOT = 16, ALL = 31 };
+static const char *const subs[] = {"add", "list", "show", "detect", "plot", NULL};
+
+/* The subcommand being parsed, for refuse(). */
+static const char *parsing;
+
+/* An option of another subcommand: OPT->value says which ones. */
+static int
+refuse(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)args;
+	if (typed[1] == '-') /* its whole name, however much of it was typed */
+		return cli_usage_error("%s does not take --%s (it goes with %s)", parsing,
+				       opt->long_name, (const char *)opt->value);
+	return cli_usage_error("%s does not take %s (it goes with %s)", parsing, typed,
+			       (const char *)opt->value);
+}
+
+/* "detect", "detect and plot", "list, show, detect and plot": the
+ * subcommands of the bits OWN, into BUF. */
+static const char *
+owners_text(unsigned own, char *buf, size_t size)
+{
+	size_t len = 0, i, n = 0, k = 0;
+
+	for (i = 0; subs[i]; i++)
+		n += (own >> i) & 1;
+	buf[0] = '\0';
+	for (i = 0; subs[i] && len < size; i++)
+		if ((own >> i) & 1) {
+			k++;
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						k == 1	 ? ""
+						: k == n ? " and "
+							 : ", ",
+						subs[i]);
+		}
+	return buf;
+}
+
+/* OPTIONS[0..N) as subcommand SUB (a bit) parses them: those of the
+ * others refused by name (the help, and the prefixes an option is typed
+ * by, stay those of the whole table), into OUT, with their owners' names
+ * in TEXT. */
+static void
+options_for(unsigned sub, const struct cli_option *options, const unsigned *own, size_t n,
+	    struct cli_option *out, char (*text)[64])
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = options[i];
+		if (!own[i] || (own[i] & sub))
+			continue;
+		out[i].type = CLI_T_CALLBACK;
+		out[i].value = (void *)owners_text(own[i], text[i], sizeof(text[i]));
+		out[i].nargs = out[i].argh ? 1 : 0;
+		out[i].cb = refuse;
+	}
+}
+
 int
 cmd_history(int argc, char **argv)
 {
@@ -863,14 +810,17 @@ cmd_history(int argc, char **argv)
 		       "$XDG_DATA_HOME/tachy/history.db, else\n"
 		       "~/.local/share/tachy/history.db)"),
 	    OPT_STRING(0, "commit", &o.commit, "REV",
-		       "the commit of the results (resolved by git if it can)"),
-	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
+		       "add: the commit of the results (resolved by git if\n"
+		       "it can)"),
+	    OPT_STRING(0, "branch", &o.branch, "B", "add: its branch"),
 	    OPT_STRING(0, "machine", &o.machine, "M",
-		       "the machine (default: the file's hostname, else\n"
-		       "this machine's, with its facts, for hyperfine's files)"),
-	    OPT_STRING(0, "tag", &o.tag, "T", "a free tag, stored with the results"),
+		       "add: the machine (default: the file's hostname, else\n"
+		       "this machine's, with its facts, for hyperfine's files);\n"
+		       "the others: only the series of machine M"),
+	    OPT_STRING(0, "tag", &o.tag, "T", "add: a free tag, stored with the results"),
 	    OPT_STRING('F', "figure", &o.figure, "F",
-		       "wall (default), user, system, maxrss or a counter"),
+		       "list, show, detect, plot: wall (default), user,\n"
+		       "system, maxrss or a counter"),
 	    OPT_STRING(0, "since", &o.since, "REV", "detect: only change points from REV on"),
 	    OPT_CHOICE('f', "format", &o.format, "FORMAT", formats,
 		       "detect: text (default), json or csv"),
@@ -885,9 +835,31 @@ cmd_history(int argc, char **argv)
 	    OPT_HELP('h', "help", "show this help"),
 	    OPT_END(),
 	};
+	/* which subcommands each option goes with (0: every one, --help) */
+	static const unsigned own[] = {
+	    ALL,			 /* --db */
+	    ADD,			 /* --commit */
+	    ADD,			 /* --branch */
+	    ALL,			 /* --machine */
+	    ADD,			 /* --tag */
+	    LIST | SHOW | DETECT | PLOT, /* --figure */
+	    DETECT,			 /* --since */
+	    DETECT,			 /* --format */
+	    DETECT,			 /* --fail-if-slower */
+	    DETECT,			 /* --max-p */
+	    DETECT | PLOT,		 /* --output */
+	    0,				 /* --help */
+	    0,				 /* the end */
+	};
+	_Static_assert(sizeof(own) / sizeof(own[0]) == sizeof(options) / sizeof(options[0]),
+		       "an owner for every option");
+	struct cli_option mine[sizeof(options) / sizeof(options[0])];
+	char text[sizeof(options) / sizeof(options[0])][64];
 	const struct cli_parser parser = {usage, options, footer, 0, 26};
+	struct cli_parser sub_parser = parser;
 	struct cli_args args;
 	const char *sub;
+	unsigned bit;
 	int c;
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
@@ -897,25 +869,32 @@ cmd_history(int argc, char **argv)
 	if (argc < 2)
 		return cli_usage_error("which one: add, list, show, detect or plot?");
 	sub = argv[1];
-	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "show") &&
-	    strcmp(sub, "detect") && strcmp(sub, "plot"))
+	for (bit = 0; subs[bit] && strcmp(sub, subs[bit]) != 0; bit++)
+		;
+	if (!subs[bit])
 		return cli_usage_error("unknown subcommand '%s': add, list, show, detect or plot",
 				       sub);
+	options_for(1u << bit, options, own, sizeof(options) / sizeof(options[0]), mine, text);
+	sub_parser.options = mine;
+	parsing = sub;
 	argc--;
 	argv++;
-	if ((c = cli_parse(&parser, argc, argv, &args)))
+	if ((c = cli_parse(&sub_parser, argc, argv, &args)))
 		return c == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : c;
 	argc = args.n;
 	argv = args.v;
-	if (strcmp(sub, "add") == 0)
+	switch (1u << bit) {
+	case ADD:
 		return do_add(&o, argv, argc);
-	if (strcmp(sub, "list") == 0)
+	case LIST:
 		return do_list(&o, argc);
-	if (strcmp(sub, "show") == 0)
+	case SHOW:
 		return do_show(&o, argv, argc);
-	if (strcmp(sub, "detect") == 0)
+	case DETECT:
 		return do_detect(&o, argv, argc);
-	return do_plot(&o, argv, argc);
+	default:
+		return do_plot(&o, argv, argc);
+	}
 }
 
 const struct cmd_info cmd_info_history = {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "histcli.h"
+#include "history-store.h"
 #include "resfmt.h"
 #include "runhist.h"
 #include "tachy/comparison.h"
@@ -31,7 +31,7 @@ runhist_prepare(struct runhist *h)
 			return cli_usage_error("--history: not in a git work tree (export with "
 					       "--export-json and store it with tachy history add "
 					       "--commit REV)");
-		if ((rc = histcli_db(h->db, path, sizeof(path))))
+		if ((rc = history_store_db(h->db, path, sizeof(path))))
 			return rc;
 		if ((rc = ty_history_open(&store, path, 1, &e)) < 0)
 			return cli_error(rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
@@ -146,7 +146,7 @@ runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn
 	if ((rc = as_saved(rs, env, ctx, &now)))
 		return h->bisect ? runhist_bisect_status(rc) : rc;
 	if (h->history)
-		st = histcli_store(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
+		st = history_store_add(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
 	if (h->bisect)
 		st = st ? runhist_bisect_status(st) : bisect_verdict(h, &now, s);
 	ty_results_saved_release(&now);
