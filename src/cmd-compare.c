@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "resfmt.h"
-#include "resopt.h"
+#include "compare-input.h"
+#include "figure-text.h"
 #include "run-profile.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
@@ -114,8 +114,8 @@ table_print(FILE *fp, const struct table *t, int markdown)
 
 	for (i = 0; i < t->n; i++)
 		for (j = 0; j < NCOL; j++)
-			if (resfmt_width(t->cells[i][j]) > w[j])
-				w[j] = resfmt_width(t->cells[i][j]);
+			if (figure_text_width(t->cells[i][j]) > w[j])
+				w[j] = figure_text_width(t->cells[i][j]);
 	for (i = 0; i < t->n; i++) {
 		size_t last = NCOL;
 		while (!markdown && last > 1 && !t->cells[i][last - 1][0])
@@ -128,7 +128,7 @@ table_print(FILE *fp, const struct table *t, int markdown)
 			}
 			fputs(t->cells[i][j], fp);
 			if (j + 1 < last)
-				for (k = resfmt_width(t->cells[i][j]); k < w[j] + 2; k++)
+				for (k = figure_text_width(t->cells[i][j]); k < w[j] + 2; k++)
 					fputc(' ', fp);
 		}
 		fputs(markdown ? " |\n" : "\n", fp);
@@ -206,12 +206,14 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 		cols[0] = prev && prev == r->new->label ? "" : label ? label : r->new->label;
 		prev = r->new->label;
 		cols[1] = r->figure;
-		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit);
-		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit);
-		cols[4] = resfmt_change(ch, sizeof(ch), r);
-		cols[5] = resfmt_p(p, sizeof(p), r->v.c.p_value);
+		cols[2] =
+		    figure_text_centre(o, sizeof(o), &r->v.old, figure_text_row_ref(r), r->unit);
+		cols[3] =
+		    figure_text_centre(n, sizeof(n), &r->v.new, figure_text_row_ref(r), r->unit);
+		cols[4] = figure_text_change(ch, sizeof(ch), r);
+		cols[5] = figure_text_p(p, sizeof(p), r->v.c.p_value);
 		notes_cell(nt, sizeof(nt), r);
-		snprintf(v, sizeof(v), "%s%s%s%s", resfmt_verdict(r), nt[0] ? " [" : "", nt,
+		snprintf(v, sizeof(v), "%s%s%s%s", figure_text_verdict(r), nt[0] ? " [" : "", nt,
 			 nt[0] ? "]" : "");
 		cols[6] = v;
 		if ((rc = table_add(t, cols))) {
@@ -226,9 +228,9 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 			continue;
 		cols[0] = "geomean";
 		cols[1] = g->figure;
-		cols[2] = resfmt_value(o, sizeof(o), g->old, g->old, g->unit);
-		cols[3] = resfmt_value(n, sizeof(n), g->new, g->old, g->unit);
-		cols[4] = resfmt_pct(ch, sizeof(ch), g->rel);
+		cols[2] = figure_text_value(o, sizeof(o), g->old, g->old, g->unit);
+		cols[3] = figure_text_value(n, sizeof(n), g->new, g->old, g->unit);
+		cols[4] = figure_text_pct(ch, sizeof(ch), g->rel);
 		cols[5] = cols[6] = "";
 		if ((rc = table_add(t, cols)))
 			return rc;
@@ -516,8 +518,8 @@ gate(const struct ty_cmp_table *c, double limit)
 				    r->v.c.rel_lo, limit);
 		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
 			continue;
-		resfmt_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-			    r->v.interval, c->opt.confidence);
+		figure_text_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
+				 r->v.interval, c->opt.confidence);
 		cli_error(0, "'%s' against '%s' in %s: %s%s", r->new->label, r->old->label,
 			  c->sets[r->set].old->path, m,
 			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
@@ -542,12 +544,12 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 	    OPT_FLAG(0, "keep-warmup", &o->cmp.keep_warmup,
 		     "keep the runs of a warm-up (else left out)"),
 	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
-			 "confidence level in percent (default 95)", resopt_opt_confidence),
+			 "confidence level in percent (default 95)", compare_input_opt_confidence),
 	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
 			 "pair benchmarks: OLD=NEW pairs two names; /REGEX/\n"
 			 "pairs names whose matches (first group) are equal;\n"
 			 "repeatable; unpaired names then pair by name",
-			 resopt_opt_match),
+			 compare_input_opt_match),
 	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
 		       "with one FILE: compare against NAME"),
 	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
@@ -623,7 +625,7 @@ cmd_compare(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = resopt_read(files, args.v, n)))
+	if ((rc = compare_input_read(files, args.v, n)))
 		goto out;
 	if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
 		rc = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare-input.h"
+#include "figure-text.h"
 #include "history-store.h"
-#include "resfmt.h"
-#include "resopt.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
@@ -111,7 +111,7 @@ do_add(const struct opts *o, char **paths, int n)
 	if (!(files = calloc((size_t)n, sizeof(*files))))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	/* every file is read before the store is touched: a bad one writes nothing */
-	if ((st = resopt_read(files, paths, n))) {
+	if ((st = compare_input_read(files, paths, n))) {
 		free(files);
 		return st;
 	}
@@ -295,15 +295,15 @@ write_detect_text(FILE *fp, const struct found *f, size_t n, const struct ty_his
 		const struct ty_history_change *c = &f[i].c;
 		const struct ty_history_series *s = f[i].s;
 		double ref = c->before;
-		resfmt_value(v1, sizeof(v1), c->before, ref, s->unit);
-		resfmt_value(l1, sizeof(l1), c->before_lo, ref, s->unit);
-		resfmt_value(h1, sizeof(h1), c->before_hi, ref, s->unit);
-		resfmt_value(v2, sizeof(v2), c->after, ref, s->unit);
-		resfmt_value(l2, sizeof(l2), c->after_lo, ref, s->unit);
-		resfmt_value(h2, sizeof(h2), c->after_hi, ref, s->unit);
-		resfmt_pct(pc, sizeof(pc), c->change_pct);
-		resfmt_pct(pl, sizeof(pl), c->ci_low);
-		resfmt_pct(ph, sizeof(ph), c->ci_high);
+		figure_text_value(v1, sizeof(v1), c->before, ref, s->unit);
+		figure_text_value(l1, sizeof(l1), c->before_lo, ref, s->unit);
+		figure_text_value(h1, sizeof(h1), c->before_hi, ref, s->unit);
+		figure_text_value(v2, sizeof(v2), c->after, ref, s->unit);
+		figure_text_value(l2, sizeof(l2), c->after_lo, ref, s->unit);
+		figure_text_value(h2, sizeof(h2), c->after_hi, ref, s->unit);
+		figure_text_pct(pc, sizeof(pc), c->change_pct);
+		figure_text_pct(pl, sizeof(pl), c->ci_low);
+		figure_text_pct(ph, sizeof(ph), c->ci_high);
 		p_text(pp, sizeof(pp), c->p);
 		fprintf(fp, "%s on %s, %s: at %.12s (commit %zu of %zu%s)\n",
 			term_safe(s->benchmark), term_safe(s->machine), term_safe(s->figure),
@@ -494,8 +494,8 @@ do_detect(struct opts *o, char **benches, int nb)
 				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
 		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
 			continue;
-		resfmt_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
-			    c->ci_high, TY_INTERVAL_OK, d_confidence());
+		figure_text_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
+				 c->ci_high, TY_INTERVAL_OK, d_confidence());
 		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
 			  term_safe(f[k].s->benchmark), term_safe(f[k].s->machine),
 			  term_safe(f[k].s->commits[c->index].rev), msg,
@@ -550,12 +550,12 @@ do_show(const struct opts *o, char **args, int n)
 			for (j = 0; j < nch; j++)
 				if (ch[j].index == k)
 					mark = "  <- change point";
-			resfmt_value(v, sizeof(v), p[k].centre, ref, s[i].unit);
-			resfmt_value(l, sizeof(l), p[k].lo, ref, s[i].unit);
-			resfmt_value(hi, sizeof(hi), p[k].hi, ref, s[i].unit);
+			figure_text_value(v, sizeof(v), p[k].centre, ref, s[i].unit);
+			figure_text_value(l, sizeof(l), p[k].lo, ref, s[i].unit);
+			figure_text_value(hi, sizeof(hi), p[k].hi, ref, s[i].unit);
 			if (k)
-				resfmt_pct(pc, sizeof(pc),
-					   (p[k].centre / p[k - 1].centre - 1) * 100);
+				figure_text_pct(pc, sizeof(pc),
+						(p[k].centre / p[k - 1].centre - 1) * 100);
 			else
 				snprintf(pc, sizeof(pc), "-");
 			snprintf(b, sizeof(b), "[%s, %s]", l, hi);
@@ -604,7 +604,7 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 	span = hi - lo;
 	lo -= span * 0.05;
 	hi += span * 0.05;
-	resfmt_scale(p[0].centre, s->unit, &scale, &suffix);
+	figure_text_scale(p[0].centre, s->unit, &scale, &suffix);
 #define X(i) (x0 + (s->n > 1 ? w * (double)(i) / (double)(s->n - 1) : w / 2))
 #define Y(v) (top + h - h * ((v)-lo) / (hi - lo))
 	/* the names as they are: ty_svg_text escapes them for SVG */
@@ -648,7 +648,7 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-dasharray=\"4 3\"/>\n",
 			xx, top, xx, top + h, c->change_pct > 0 ? "#c22" : "#2a2");
-		resfmt_pct(pc, sizeof(pc), c->change_pct);
+		figure_text_pct(pc, sizeof(pc), c->change_pct);
 		snprintf(label, sizeof(label), "%s at %.8s", pc, s->commits[c->index].rev);
 		ty_svg_text(fp, xx + 3, top + 12 + 12 * (double)(j % 3), "start", 10, 1, label);
 	}

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "resfmt.h"
-#include "resopt.h"
+#include "compare-input.h"
+#include "figure-text.h"
 #include "tachy/comparison.h"
 #include "tachy/outfile.h"
 #include "tachy/results-read.h"
@@ -87,7 +87,7 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 		snprintf(full, sizeof(full), "%s (%s)", b->label, p->files[file].path);
 	else
 		snprintf(full, sizeof(full), "%s", b->label);
-	return resfmt_truncate(buf, size, full, 52);
+	return figure_text_truncate(buf, size, full, 52);
 }
 
 /* The benchmark B is paired with in another file (its old or new side),
@@ -129,7 +129,7 @@ shared_axis(const struct plot *p, const struct ty_results_saved_bench *b, double
 		    p->cmp->rows[i].old ==
 			o &&bench_stats(&o->figs[0], p->o->cmp.confidence, &st) == 0)
 			*ref = scale_ref(&st.s);
-	resfmt_scale(*ref, b->figs[0].unit, &scale, &suffix);
+	figure_text_scale(*ref, b->figs[0].unit, &scale, &suffix);
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < side[k]->figs[0].n; i++) {
 			lo = fmin(lo, side[k]->figs[0].values[i] * scale);
@@ -161,13 +161,13 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file,
 		return -ENOMEM;
 	ref = scale_ref(&st.s);
 	shared_axis(p, b, &ref, &left);
-	resfmt_scale(ref, f->unit, &scale, &suffix);
+	figure_text_scale(ref, f->unit, &scale, &suffix);
 	for (i = 0; i < f->n; i++)
 		x[i] = f->values[i] * scale;
-	resfmt_value(m, sizeof(m), st.s.median, ref, f->unit);
-	resfmt_value(l, sizeof(l), st.lo, ref, f->unit);
-	resfmt_value(h, sizeof(h), st.hi, ref, f->unit);
-	resfmt_value(mean, sizeof(mean), st.s.mean, ref, f->unit);
+	figure_text_value(m, sizeof(m), st.s.median, ref, f->unit);
+	figure_text_value(l, sizeof(l), st.lo, ref, f->unit);
+	figure_text_value(h, sizeof(h), st.hi, ref, f->unit);
+	figure_text_value(mean, sizeof(mean), st.s.mean, ref, f->unit);
 	if (st.has_ci)
 		snprintf(sub, sizeof(sub), "%zu run%s: median %s [%s, %s], mean %s", f->n,
 			 f->n == 1 ? "" : "s", m, l, h, mean);
@@ -248,7 +248,7 @@ figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 		const struct ty_cmp_row *r = &c->rows[i];
 		if (strcmp(r->figure, fig) != 0 || !row_drawn(r))
 			continue;
-		resfmt_truncate(name, sizeof(name), r->new->label, c->nsets > 1 ? 28 : 44);
+		figure_text_truncate(name, sizeof(name), r->new->label, c->nsets > 1 ? 28 : 44);
 		if (asprintf(&labels[n], "%s%s%s", name, c->nsets > 1 ? " in " : "",
 			     c->nsets > 1 ? c->sets[r->set].new->path : "") < 0) {
 			labels[n] = NULL;
@@ -345,7 +345,7 @@ svg_file_notes(FILE *fp, double y, const struct plot *p)
 			snprintf(buf, sizeof(buf), "note: %s: %s", p->files[i].path,
 				 p->files[i].notes[j]);
 			ty_svg_text(fp, 15, y, "start", 12, 0,
-				    resfmt_truncate(cut, sizeof(cut), buf, 140));
+				    figure_text_truncate(cut, sizeof(cut), buf, 140));
 		}
 }
 
@@ -433,12 +433,12 @@ bench_table(FILE *fp, const struct plot *p)
 				c.hi = st.s.mean + hw;
 			}
 			snprintf(n, sizeof(n), "%zu", f->n);
-			resfmt_centre(mean, sizeof(mean), &c, ref, f->unit);
-			resfmt_value(med, sizeof(med), st.s.median, ref, f->unit);
+			figure_text_centre(mean, sizeof(mean), &c, ref, f->unit);
+			figure_text_value(med, sizeof(med), st.s.median, ref, f->unit);
 			if (st.has_ci)
 				snprintf(med + strlen(med), sizeof(med) - strlen(med), " [%s, %s]",
-					 resfmt_value(l, sizeof(l), st.lo, ref, f->unit),
-					 resfmt_value(h, sizeof(h), st.hi, ref, f->unit));
+					 figure_text_value(l, sizeof(l), st.lo, ref, f->unit),
+					 figure_text_value(h, sizeof(h), st.hi, ref, f->unit));
 			fputs("<tr>", fp);
 			td(fp, "l", p->files[i].path);
 			td(fp, "n", b->label);
@@ -448,9 +448,9 @@ bench_table(FILE *fp, const struct plot *p)
 			td(fp, NULL, n);
 			td(fp, NULL, mean);
 			td(fp, NULL, med);
-			td(fp, NULL, resfmt_value(sd, sizeof(sd), st.s.stddev, ref, f->unit));
-			td(fp, NULL, resfmt_value(mn, sizeof(mn), st.s.min, ref, f->unit));
-			td(fp, NULL, resfmt_value(mx, sizeof(mx), st.s.max, ref, f->unit));
+			td(fp, NULL, figure_text_value(sd, sizeof(sd), st.s.stddev, ref, f->unit));
+			td(fp, NULL, figure_text_value(mn, sizeof(mn), st.s.min, ref, f->unit));
+			td(fp, NULL, figure_text_value(mx, sizeof(mx), st.s.max, ref, f->unit));
 			fputs("</tr>\n", fp);
 		}
 	}
@@ -473,7 +473,7 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		centre, centre);
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
-		const char *v = resfmt_verdict(r);
+		const char *v = figure_text_verdict(r);
 		fputs("<tr>", fp);
 		td(fp, "n", r->old->label);
 		if (c->nsets > 1) {
@@ -486,10 +486,12 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 			td(fp, "n", r->new->label);
 		}
 		td(fp, "l", r->figure);
-		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit));
-		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit));
-		td(fp, NULL, resfmt_change(ch, sizeof(ch), r));
-		td(fp, NULL, resfmt_p(pv, sizeof(pv), r->v.c.p_value));
+		td(fp, NULL,
+		   figure_text_centre(o, sizeof(o), &r->v.old, figure_text_row_ref(r), r->unit));
+		td(fp, NULL,
+		   figure_text_centre(n, sizeof(n), &r->v.new, figure_text_row_ref(r), r->unit));
+		td(fp, NULL, figure_text_change(ch, sizeof(ch), r));
+		td(fp, NULL, figure_text_p(pv, sizeof(pv), r->v.c.p_value));
 		td(fp, r->v.verdict == TY_VERDICT_SAME ? "l" : v, v);
 		fputs("</tr>\n", fp);
 	}
@@ -499,9 +501,9 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		td(fp, "n", "geomean");
 		td(fp, "n", c->nsets > 1 ? c->sets[g->set].new->path : "");
 		td(fp, "l", g->figure);
-		td(fp, NULL, resfmt_value(o, sizeof(o), g->old, g->old, g->unit));
-		td(fp, NULL, resfmt_value(n, sizeof(n), g->new, g->old, g->unit));
-		td(fp, NULL, resfmt_pct(ch, sizeof(ch), g->rel));
+		td(fp, NULL, figure_text_value(o, sizeof(o), g->old, g->old, g->unit));
+		td(fp, NULL, figure_text_value(n, sizeof(n), g->new, g->old, g->unit));
+		td(fp, NULL, figure_text_pct(ch, sizeof(ch), g->rel));
 		td(fp, NULL, "");
 		td(fp, "l", "");
 		fputs("</tr>\n", fp);
@@ -596,9 +598,10 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 	    OPT_STRING(0, "title", &o->title, "TEXT", "the title of the page"),
 	    OPT_TEST_ALL('t', &o->cmp.test, "mann-whitney (default), yuen, welch, or student"),
 	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
-			 "confidence level in percent (default 95)", resopt_opt_confidence),
+			 "confidence level in percent (default 95)", compare_input_opt_confidence),
 	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
-			 "pair benchmarks across files, as in tachy compare", resopt_opt_match),
+			 "pair benchmarks across files, as in tachy compare",
+			 compare_input_opt_match),
 	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
 		       "with one FILE: compare against NAME"),
 	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
@@ -676,7 +679,7 @@ cmd_plot(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = resopt_read(files, args.v, n))) {
+	if ((rc = compare_input_read(files, args.v, n))) {
 		n = 0;
 		goto out;
 	}

@@ -1,4 +1,4 @@
-/* run-history.c - tachy run's --history and --bisect (runhist.h). */
+/* run-history.c - tachy run's --history and --bisect (run-history.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "figure-text.h"
 #include "history-store.h"
-#include "resfmt.h"
-#include "runhist.h"
+#include "run-history.h"
 #include "tachy/comparison.h"
 #include "tachy/history.h"
 
 int
-runhist_prepare(struct runhist *h)
+run_history_prepare(struct run_history *h)
 {
 	struct ty_error e = {0};
 	int rc;
@@ -47,7 +47,7 @@ runhist_prepare(struct runhist *h)
 }
 
 void
-runhist_release(struct runhist *h)
+run_history_release(struct run_history *h)
 {
 	if (h->base_read)
 		ty_results_saved_release(&h->base);
@@ -72,7 +72,7 @@ as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx,
 /* git bisect's word for a status that is not a verdict: 128 or more
  * aborts the bisect (usage, Ctrl-C), 125 skips the commit. */
 int
-runhist_bisect_status(int st)
+run_history_bisect_status(int st)
 {
 	if (st == EXIT_USAGE)
 		return 128;
@@ -82,7 +82,8 @@ runhist_bisect_status(int st)
 }
 
 static int
-bisect_verdict(struct runhist *h, const struct ty_results_saved *now, const struct runhist_stats *s)
+bisect_verdict(struct run_history *h, const struct ty_results_saved *now,
+	       const struct run_history_stats *s)
 {
 	struct ty_cmp_options opt = {
 	    .test = s->test, .confidence = s->confidence, .figures = "wall"};
@@ -117,8 +118,8 @@ bisect_verdict(struct runhist *h, const struct ty_results_saved *now, const stru
 		enum ty_gate g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few,
 						 r->v.c.rel, r->v.c.rel_lo, p);
 		int word = g == TY_GATE_TRIP ? 1 : g == TY_GATE_PASS ? 0 : 125;
-		resfmt_gate(m, sizeof(m), g, p, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-			    r->v.interval, s->confidence);
+		figure_text_gate(m, sizeof(m), g, p, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
+				 r->v.interval, s->confidence);
 		fprintf(stderr, "tachy run: --bisect: '%s' against %s: %s: %s\n", r->new->label,
 			h->bisect, m,
 			word == 1     ? "bad"
@@ -132,8 +133,8 @@ bisect_verdict(struct runhist *h, const struct ty_results_saved *now, const stru
 }
 
 int
-runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn env, void *ctx,
-	       const struct runhist_stats *s, int st)
+run_history_finish(struct run_history *h, const struct ty_results *rs, ty_results_env_fn env,
+		   void *ctx, const struct run_history_stats *s, int st)
 {
 	struct ty_results_saved now;
 	int rc;
@@ -142,13 +143,13 @@ runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn
 		return st;
 	h->done = 1;
 	if (st) /* a command failed, an export could not be written, Ctrl-C */
-		return h->bisect ? runhist_bisect_status(st) : st;
+		return h->bisect ? run_history_bisect_status(st) : st;
 	if ((rc = as_saved(rs, env, ctx, &now)))
-		return h->bisect ? runhist_bisect_status(rc) : rc;
+		return h->bisect ? run_history_bisect_status(rc) : rc;
 	if (h->history)
 		st = history_store_add(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
 	if (h->bisect)
-		st = st ? runhist_bisect_status(st) : bisect_verdict(h, &now, s);
+		st = st ? run_history_bisect_status(st) : bisect_verdict(h, &now, s);
 	ty_results_saved_release(&now);
 	return st;
 }
