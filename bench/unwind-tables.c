@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tachy/unwind.h"
+#include "tachy/cfi.h"
 
 static double
 now(void)
@@ -104,29 +104,29 @@ main(int argc, char **argv)
 			pcs[i] = lo + seed % (hi - lo);
 		}
 		for (r = 0; r < reps; r++) {
-			struct ty_unwind_table *t, *te;
+			struct ty_cfi_table *t, *te;
 			double t0 = now(), t1, t2, t3, t4, t5;
 			/* the first sample: what the unwinder does for a new file */
 			fd = open(argv[a], O_RDONLY | O_CLOEXEC);
 			img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 			close(fd);
-			if (ty_unwind_table_open(img, (size_t)st.st_size, &t, &e) < 0)
+			if (ty_cfi_table_open(img, (size_t)st.st_size, &t, &e) < 0)
 				return 1;
-			ty_unwind_table_find(t, pcs[0]);
+			ty_cfi_table_find(t, pcs[0]);
 			t1 = now();
 			for (i = 1; i < NPC; i++) /* mostly FDEs not made yet */
-				ty_unwind_table_find(t, pcs[i]);
+				ty_cfi_table_find(t, pcs[i]);
 			t2 = now();
 			for (i = 0; i < NPC; i++) /* all made */
-				ty_unwind_table_find(t, pcs[i]);
+				ty_cfi_table_find(t, pcs[i]);
 			t3 = now();
-			ty_unwind_table_free(t);
+			ty_cfi_table_free(t);
 			t4 = now();
-			if (ty_unwind_table_build(img, (size_t)st.st_size, &te, &e) < 0)
+			if (ty_cfi_table_build(img, (size_t)st.st_size, &te, &e) < 0)
 				return 1;
 			t5 = now();
-			rows = ty_unwind_table_rows(te);
-			ty_unwind_table_free(te);
+			rows = ty_cfi_table_rows(te);
+			ty_cfi_table_free(te);
 			munmap(img, (size_t)st.st_size);
 			first[r] = (t1 - t0) * 1e6;
 			fde[r] = (t2 - t1) * 1e6 / (NPC - 1);

@@ -69,3 +69,28 @@ ty_idmap_get(struct ty_idmap *m, uint64_t key)
 	m->n++;
 	return &m->v[j];
 }
+
+int
+ty_array_grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
+{
+	size_t c = *cap;
+	int r;
+
+	if (need >= UINT32_MAX)
+		return -ENOMEM;
+	r = ty_array_grow(pp, elem, need, &c);
+	*cap = (uint32_t)c;
+	return r;
+}
+
+uint64_t
+ty_array_hash(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	h ^= 0xcbf29ce484222325ull;
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}

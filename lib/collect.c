@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tachy/array.h"
-#include "tachy/profile.h"
+#include "tachy/collect.h"
 
 struct raw_sample {
 	uint64_t time, period;
@@ -306,7 +306,7 @@ swlist(struct ty_collector *c, uint32_t tid)
 }
 
 static void
-on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t stack)
+on_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int kind, uint32_t stack)
 {
 	struct swlist *l = swlist(c, r->tid);
 	struct sw *last, e = {r->time, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
@@ -337,7 +337,7 @@ on_switch(struct ty_collector *c, const struct ty_record *r, int kind, uint32_t 
 }
 
 static void
-on_switch_sample(struct ty_collector *c, const struct ty_record *r)
+on_switch_sample(struct ty_collector *c, const struct ty_sampler_rec *r)
 {
 	const uint64_t *ips = r->nr ? r->chain : &r->ip;
 	uint64_t n = r->nr ? r->nr : 1;
@@ -350,7 +350,7 @@ on_switch_sample(struct ty_collector *c, const struct ty_record *r)
 }
 
 static void
-on_sample(struct ty_collector *c, const struct ty_record *r)
+on_sample(struct ty_collector *c, const struct ty_sampler_rec *r)
 {
 	const uint64_t *ips = r->nr ? r->chain : &r->ip;
 	uint64_t n = r->nr ? r->nr : 1;
@@ -366,27 +366,27 @@ on_sample(struct ty_collector *c, const struct ty_record *r)
 }
 
 void
-ty_collector_record(const struct ty_record *r, void *arg)
+ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 {
 	struct ty_collector *c = arg;
 	struct tcomm *t;
 
 	switch (r->type) {
-	case TY_REC_SAMPLE:
+	case TY_SAMPLER_REC_SAMPLE:
 		on_sample(c, r);
 		break;
-	case TY_REC_SWITCH:
+	case TY_SAMPLER_REC_SWITCH:
 		on_switch(c, r, r->out ? SW_OUT : SW_IN, TY_NONE);
 		break;
-	case TY_REC_SWITCH_SAMPLE:
+	case TY_SAMPLER_REC_SWITCH_SAMPLE:
 		on_switch_sample(c, r);
 		break;
-	case TY_REC_MMAP:
+	case TY_SAMPLER_REC_MMAP:
 		if (ty_symbols_add_mmap(c->syms, r->pid, r->start, r->len, r->pgoff, r->name,
 					r->time) < 0)
 			c->oom = 1;
 		break;
-	case TY_REC_COMM:
+	case TY_SAMPLER_REC_COMM:
 		if ((t = thread(c, r->pid, r->tid)))
 			add_name(t, r->time, r->name);
 		if (r->exec) {
@@ -398,7 +398,7 @@ ty_collector_record(const struct ty_record *r, void *arg)
 				c->execs[c->nexecs++] = (struct exec_ev){r->pid, r->time};
 		}
 		break;
-	case TY_REC_FORK: {
+	case TY_SAMPLER_REC_FORK: {
 		char comm[32] = "";
 		struct tcomm *parent = thread(c, r->ppid, r->ptid);
 		ty_symbols_fork(c->syms, r->pid, r->ppid, r->time);
@@ -412,13 +412,13 @@ ty_collector_record(const struct ty_record *r, void *arg)
 		}
 		break;
 	}
-	case TY_REC_LOST:
+	case TY_SAMPLER_REC_LOST:
 		c->lost += r->lost;
 		break;
-	case TY_REC_THROTTLE:
+	case TY_SAMPLER_REC_THROTTLE:
 		c->throttled++;
 		break;
-	case TY_REC_UNTHROTTLE:
+	case TY_SAMPLER_REC_UNTHROTTLE:
 		c->unthrottled++;
 		break;
 	default:
@@ -762,7 +762,7 @@ struct runs {
 /* Add the location of R's frame FR (NAME, inlined or not) to RUNS. */
 static int
 add_frame(struct ty_profile *p, struct runs *runs, const struct ty_sym_result *r, const char *name,
-	  const struct ty_sym_frame *fr)
+	  const struct ty_dso_frame *fr)
 {
 	char buf[600];
 	uint32_t f, l;
@@ -790,7 +790,7 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 	struct runs *runs, uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
 {
 	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & mask;
-	struct ty_sym_frame fr[MAX_INLINE];
+	struct ty_dso_frame fr[MAX_INLINE];
 	struct ty_sym_result r;
 	size_t nfr, k, first;
 	char buf[512];

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tachy/profile.h"
+#include "tachy/flame.h"
+#include "tachy/profile-views.h"
 #include "tachy/svg.h"
 #include "tachy/utf8.h"
 
@@ -21,7 +22,7 @@
 #define BOTTOM 34
 
 struct ctx {
-	const struct ty_tree *t;
+	const struct ty_profile_views_tree *t;
 	const struct ty_flame_opts *o;
 	FILE *fp;
 	double scale;	  /* pixels per unit of weight */
@@ -103,7 +104,7 @@ hash_name(const char *s)
 }
 
 static void
-colour(struct ctx *c, const struct ty_tree_node *n, char *buf, size_t len)
+colour(struct ctx *c, const struct ty_profile_views_node *n, char *buf, size_t len)
 {
 	if (c->o->old) {
 		double d = n->total - n->old_total;
@@ -176,9 +177,9 @@ label(FILE *fp, const char *name, double w)
 }
 
 static void
-frame(struct ctx *c, const struct ty_tree_node *n, int depth, double x, double w)
+frame(struct ctx *c, const struct ty_profile_views_node *n, int depth, double x, double w)
 {
-	const struct ty_tree_node *root = &c->t->nodes[0];
+	const struct ty_profile_views_node *root = &c->t->nodes[0];
 	const char *name = n->name ? n->name : "all";
 	double pct = root->total > 0 ? 100 * n->total / root->total : 0;
 	double self = root->total > 0 ? 100 * n->self / root->total : 0;
@@ -217,7 +218,7 @@ frame(struct ctx *c, const struct ty_tree_node *n, int depth, double x, double w
 static void
 walk(struct ctx *c, uint32_t i, int depth, double x)
 {
-	const struct ty_tree_node *n = &c->t->nodes[i];
+	const struct ty_profile_views_node *n = &c->t->nodes[i];
 	double w = n->total * c->scale;
 	uint32_t k;
 
@@ -231,7 +232,7 @@ walk(struct ctx *c, uint32_t i, int depth, double x)
 }
 
 static int
-max_depth(const struct ty_tree *t, uint32_t i, double min)
+max_depth(const struct ty_profile_views_tree *t, uint32_t i, double min)
 {
 	int best = 0, d;
 	uint32_t k;
@@ -245,13 +246,13 @@ max_depth(const struct ty_tree *t, uint32_t i, double min)
 int
 ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *fp)
 {
-	struct ty_tree t;
+	struct ty_profile_views_tree t;
 	struct ctx c = {0};
 	uint32_t i;
 
-	if (ty_tree_build(&t, p, o->old) < 0)
+	if (ty_profile_views_tree_build(&t, p, o->old) < 0)
 		return -ENOMEM;
-	ty_tree_sort_children(&t, p);
+	ty_profile_views_tree_sort_children(&t, p);
 	c.t = &t;
 	c.o = o;
 	c.fp = fp;
@@ -293,6 +294,6 @@ ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *
 	fputs("</g>\n", fp);
 	fputs(script, fp);
 	fputs("</svg>\n", fp);
-	ty_tree_release(&t);
+	ty_profile_views_tree_release(&t);
 	return ferror(fp) ? -EIO : 0;
 }

@@ -11,7 +11,7 @@
 #endif
 
 #include "tachy/outfile.h"
-#include "tachy/profile.h"
+#include "tachy/pprof.h"
 
 struct pb {
 	unsigned char *p;

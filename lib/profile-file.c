@@ -20,7 +20,7 @@
 #include "tachy/array.h"
 #include "tachy/crc32.h"
 #include "tachy/outfile.h"
-#include "tachy/profile.h"
+#include "tachy/profile-file.h"
 
 enum {
 	SEC_META = 1,

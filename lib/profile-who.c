@@ -119,7 +119,7 @@ ty_profile_filter(struct ty_profile *p, const struct ty_prof_filter *f)
 }
 
 static int
-row_for(struct ty_flat *f, size_t *cap, uint32_t **keys, size_t *kcap, uint32_t key,
+row_for(struct ty_profile_views_flat *f, size_t *cap, uint32_t **keys, size_t *kcap, uint32_t key,
 	const char *name)
 {
 	size_t i;
@@ -138,7 +138,7 @@ row_for(struct ty_flat *f, size_t *cap, uint32_t **keys, size_t *kcap, uint32_t 
 }
 
 int
-ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_flat *out)
+ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_profile_views_flat *out)
 {
 	struct tindex t;
 	uint32_t *keys = NULL;
@@ -152,7 +152,7 @@ ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_flat *out)
 		const struct ty_prof_thread *th = tindex_find(&t, p, s->tid), *main_;
 		uint32_t key = by_cpu ? s->cpu : th ? th->pid : UINT32_MAX;
 		char name[512];
-		struct ty_flat_row *row;
+		struct ty_profile_views_row *row;
 		if (by_cpu) {
 			snprintf(name, sizeof(name), "cpu %u", s->cpu);
 		} else if (!th) {

@@ -52,12 +52,12 @@ ty_record_system_check(const int *cpus, int ncpus, struct ty_error *e)
 }
 
 static void
-comm_record(ty_record_fn fn, void *arg, uint32_t pid, uint32_t tid, const char *name)
+comm_record(ty_sampler_rec_fn fn, void *arg, uint32_t pid, uint32_t tid, const char *name)
 {
-	struct ty_record rec;
+	struct ty_sampler_rec rec;
 
-	memset(&rec, 0, offsetof(struct ty_record, chainbuf));
-	rec.type = TY_REC_COMM;
+	memset(&rec, 0, offsetof(struct ty_sampler_rec, chainbuf));
+	rec.type = TY_SAMPLER_REC_COMM;
 	rec.pid = pid;
 	rec.tid = tid;
 	rec.name = name;
@@ -65,10 +65,10 @@ comm_record(ty_record_fn fn, void *arg, uint32_t pid, uint32_t tid, const char *
 }
 
 long
-ty_record_system_synthesize(const char *root, ty_record_fn fn, void *arg, struct ty_error *e)
+ty_record_system_synthesize(const char *root, ty_sampler_rec_fn fn, void *arg, struct ty_error *e)
 {
 	struct ty_procscan ps;
-	struct ty_record rec;
+	struct ty_sampler_rec rec;
 	size_t i, k;
 	int ret;
 
@@ -83,8 +83,8 @@ ty_record_system_synthesize(const char *root, ty_record_fn fn, void *arg, struct
 			const struct ty_proc_map *m = &p->maps[k];
 			if (m->kind == TY_PMAP_ANON)
 				continue;
-			memset(&rec, 0, offsetof(struct ty_record, chainbuf));
-			rec.type = TY_REC_MMAP;
+			memset(&rec, 0, offsetof(struct ty_sampler_rec, chainbuf));
+			rec.type = TY_SAMPLER_REC_MMAP;
 			rec.pid = rec.tid = p->pid;
 			rec.start = m->start;
 			rec.len = m->end - m->start;

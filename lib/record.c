@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tachy/array.h"
+#include "tachy/collect.h"
 #include "tachy/duty.h"
 #include "tachy/record-system.h"
 #include "tachy/record.h"
@@ -26,6 +27,9 @@
 #include "tachy/spawn.h"
 #include "tachy/sysinfo.h"
 #include "tachy/unwind.h"
+
+/* The unwinder marks exact pcs as the sampler does. */
+_Static_assert(TY_UNWIND_EXACT == TY_FRAME_EXACT, "one exact-pc bit");
 
 extern char **environ;
 
@@ -69,9 +73,9 @@ struct ty_recorder {
 	int fell_back;
 	enum ty_callgraph cg;
 	uint32_t stack_size;
-	uint32_t sw_stack_size;	  /* copied at a switch-out */
-	struct ty_unwinder *uw;	  /* TY_CG_DWARF */
-	struct ty_record scratch; /* a sample with its unwound chain */
+	uint32_t sw_stack_size;	       /* copied at a switch-out */
+	struct ty_unwinder *uw;	       /* TY_CG_DWARF */
+	struct ty_sampler_rec scratch; /* a sample with its unwound chain */
 	struct ty_record_unwind_stats ust;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
@@ -504,29 +508,29 @@ push_pid(uint32_t **v, size_t *n, size_t *cap, uint32_t pid)
 
 /* A FORK, EXIT or COMM record from the watcher. */
 static void
-on_watch(const struct ty_record *rec, void *arg)
+on_watch(const struct ty_sampler_rec *rec, void *arg)
 {
 	struct ty_recorder *r = arg;
 	struct cover *parent;
 
 	r->wcount++;
-	if (rec->type == TY_REC_EXIT) {
+	if (rec->type == TY_SAMPLER_REC_EXIT) {
 		if (cover_find(r, rec->tid)) {
 			cover_drop(r, rec->tid);
 			push_pid(&r->gone, &r->ngone, &r->gonecap, rec->tid);
 		}
 		return;
 	}
-	if (rec->type == TY_REC_LOST)
+	if (rec->type == TY_SAMPLER_REC_LOST)
 		r->watch_lost = 1;
-	if (rec->type == TY_REC_COMM && rec->exec && !ty_sampler_tracking(r->s)) {
+	if (rec->type == TY_SAMPLER_REC_COMM && rec->exec && !ty_sampler_tracking(r->s)) {
 		/* A new program in an untracked process: its loader is about
 		 * to map its libraries. */
 		if (!cover_find(r, rec->tid))
 			push_pid(&r->todo, &r->ntodo, &r->todocap, rec->pid);
 		return;
 	}
-	if (rec->type != TY_REC_FORK)
+	if (rec->type != TY_SAMPLER_REC_FORK)
 		return;
 	if (rec->pid != rec->ppid)
 		r->forked = 1;
@@ -665,7 +669,7 @@ lazy_step(struct ty_recorder *r, struct ty_error *e)
 
 /* After the close: a sample outside the mappings known for its process. */
 static void
-check_sample(struct ty_recorder *r, const struct ty_record *rec)
+check_sample(struct ty_recorder *r, const struct ty_sampler_rec *rec)
 {
 	uint64_t ip = rec->ip;
 	size_t i = r->rrlast;
@@ -767,11 +771,12 @@ diag_proc(struct ty_recorder *r, uint32_t pid)
 }
 
 static void
-diag_record(struct ty_recorder *r, const struct ty_record *rec)
+diag_record(struct ty_recorder *r, const struct ty_sampler_rec *rec)
 {
 	struct uwproc *p, *pp;
 
-	if (rec->type == TY_REC_FORK && rec->pid != rec->ppid && (p = diag_proc(r, rec->pid))) {
+	if (rec->type == TY_SAMPLER_REC_FORK && rec->pid != rec->ppid &&
+	    (p = diag_proc(r, rec->pid))) {
 		p->ppid = rec->ppid;
 		p->fork_time = rec->time;
 		if ((pp = diag_proc(r, rec->ppid))) {
@@ -781,7 +786,7 @@ diag_record(struct ty_recorder *r, const struct ty_record *rec)
 			if (!p->old[0] && p->exec_time) /* its exec came first (another ring) */
 				memcpy(p->old, pp->comm, sizeof(p->old));
 		}
-	} else if (rec->type == TY_REC_COMM && rec->pid == rec->tid &&
+	} else if (rec->type == TY_SAMPLER_REC_COMM && rec->pid == rec->tid &&
 		   (p = diag_proc(r, rec->pid))) {
 		if (rec->exec) {
 			memcpy(p->old, p->comm, sizeof(p->old));
@@ -794,8 +799,8 @@ diag_record(struct ty_recorder *r, const struct ty_record *rec)
 #define DIAG_NOREGS 9 /* a stop reason of diag_sample: the sample has no user registers */
 
 static void
-diag_sample(struct ty_recorder *r, const struct ty_record *rec, size_t k, enum ty_unwind_end end,
-	    int retried)
+diag_sample(struct ty_recorder *r, const struct ty_sampler_rec *rec, size_t k,
+	    enum ty_unwind_end end, int retried)
 {
 	struct ty_unwind_stats st = {0, 0, 0, 0, TY_STOP_END};
 	struct uwdiag *d;
@@ -938,10 +943,10 @@ diag_report(struct ty_recorder *r)
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
  * the process again (at most every 20 ms) and is unwound once more. */
-static const struct ty_record *
-unwind(struct ty_recorder *r, const struct ty_record *rec)
+static const struct ty_sampler_rec *
+unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec)
 {
-	struct ty_record *out = &r->scratch;
+	struct ty_sampler_rec *out = &r->scratch;
 	struct ty_unwind_sample us;
 	enum ty_unwind_end end;
 	size_t room, n, k;
@@ -1000,27 +1005,29 @@ unwind(struct ty_recorder *r, const struct ty_record *rec)
 }
 
 static void
-on_record(const struct ty_record *rec, void *arg)
+on_record(const struct ty_sampler_rec *rec, void *arg)
 {
 	struct ty_recorder *r = arg;
 
 	if (r->o.system_wide && rec->tid == 0 &&
-	    (rec->type == TY_REC_SWITCH || rec->type == TY_REC_SWITCH_SAMPLE))
+	    (rec->type == TY_SAMPLER_REC_SWITCH || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE))
 		return; /* the idle task is not off the CPU when a CPU works */
 	if (r->o.unwind_log)
 		diag_record(r, rec);
-	if (r->lazy && rec->type == TY_REC_SAMPLE && !ty_sampler_tracking(r->s))
+	if (r->lazy && rec->type == TY_SAMPLER_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		check_sample(r, rec);
-	if (r->uw && (rec->type == TY_REC_SAMPLE || rec->type == TY_REC_SWITCH_SAMPLE) &&
+	if (r->uw &&
+	    (rec->type == TY_SAMPLER_REC_SAMPLE || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE) &&
 	    rec->regs_abi)
 		rec = unwind(r, rec);
-	else if (r->o.unwind_log && rec->type == TY_REC_SAMPLE)
+	else if (r->o.unwind_log && rec->type == TY_SAMPLER_REC_SAMPLE)
 		diag_sample(r, rec, 0, r->cg == TY_CG_DWARF ? TY_UNWIND_LOST : TY_UNWIND_COMPLETE,
 			    0);
-	else if (r->uw && (rec->type == TY_REC_MMAP || (rec->type == TY_REC_COMM && rec->exec)))
+	else if (r->uw && (rec->type == TY_SAMPLER_REC_MMAP ||
+			   (rec->type == TY_SAMPLER_REC_COMM && rec->exec)))
 		ty_unwind_forget(r->uw);
-	r->duty.sw += rec->type == TY_REC_SWITCH && rec->out;
-	r->duty.n += rec->type == TY_REC_SWITCH_SAMPLE;
+	r->duty.sw += rec->type == TY_SAMPLER_REC_SWITCH && rec->out;
+	r->duty.n += rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE;
 	ty_collector_record(rec, r->c);
 }
 
@@ -1254,7 +1261,7 @@ static void
 name_thread(struct ty_recorder *r, long tid)
 {
 	char path[96], comm[64] = "";
-	struct ty_record rec;
+	struct ty_sampler_rec rec;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/comm", (long)r->o.pid, tid);
@@ -1262,8 +1269,8 @@ name_thread(struct ty_recorder *r, long tid)
 		return;
 	if (fgets(comm, sizeof(comm), fp)) {
 		comm[strcspn(comm, "\n")] = '\0';
-		memset(&rec, 0, offsetof(struct ty_record, chainbuf));
-		rec.type = TY_REC_COMM;
+		memset(&rec, 0, offsetof(struct ty_sampler_rec, chainbuf));
+		rec.type = TY_SAMPLER_REC_COMM;
 		rec.pid = (uint32_t)r->o.pid;
 		rec.tid = (uint32_t)tid;
 		rec.name = comm;
@@ -1441,7 +1448,8 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 		r->cg = TY_CG_FP; /* the unwinder knows x86-64 only */
 #endif
 	r->sw_stack_size = o->stack_size ? r->stack_size : TY_RECORD_OFFCPU_STACK_DEFAULT;
-	if (r->cg == TY_CG_DWARF && !(r->uw = ty_unwind_new(syms))) {
+	if (r->cg == TY_CG_DWARF &&
+	    !(r->uw = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms)))) {
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tachy/profile.h"
+#include "tachy/collect.h"
 #include "tachy/runprof.h"
 #include "tachy/sampler.h"
 

@@ -671,7 +671,7 @@ get32x2(struct cur *c, uint32_t *a, uint32_t *b)
 /* The sample_id_all trailer of non-sample records (TID, TIME, CPU). */
 static void
 decode_trailer(const unsigned char *start, const unsigned char *end,
-	       const struct ty_sampler_layout *l, struct ty_record *r)
+	       const struct ty_sampler_layout *l, struct ty_sampler_rec *r)
 {
 	uint64_t t = l->sample_type;
 	size_t n = 0;
@@ -694,7 +694,7 @@ decode_trailer(const unsigned char *start, const unsigned char *end,
 	if (t & PERF_SAMPLE_TID) {
 		uint32_t pid, tid;
 		get32x2(&c, &pid, &tid);
-		if (r->type != TY_REC_FORK && r->type != TY_REC_EXIT)
+		if (r->type != TY_SAMPLER_REC_FORK && r->type != TY_SAMPLER_REC_EXIT)
 			r->pid = pid, r->tid = tid;
 	}
 	if (t & PERF_SAMPLE_TIME)
@@ -708,7 +708,7 @@ decode_trailer(const unsigned char *start, const unsigned char *end,
 }
 
 static int
-decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_record *r)
+decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_sampler_rec *r)
 {
 	uint64_t t = l->sample_type, nr, i, kept = 0, v;
 	uint32_t x;
@@ -788,27 +788,27 @@ decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_record
 
 int
 ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l,
-		  struct ty_record *r)
+		  struct ty_sampler_rec *r)
 {
 	const struct perf_event_header *h = rec;
 	struct cur c;
 	uint32_t x;
 
-	memset(r, 0, offsetof(struct ty_record, chainbuf));
+	memset(r, 0, offsetof(struct ty_sampler_rec, chainbuf));
 	if (len < sizeof(*h) || h->size < sizeof(*h) || h->size > len)
 		return -EINVAL;
 	c.p = (const unsigned char *)rec + sizeof(*h);
 	c.end = (const unsigned char *)rec + h->size;
 	c.bad = 0;
-	r->type = TY_REC_OTHER;
+	r->type = TY_SAMPLER_REC_OTHER;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		r->type = TY_REC_SAMPLE;
+		r->type = TY_SAMPLER_REC_SAMPLE;
 		r->user = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 		return decode_sample(&c, l, r);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		r->type = TY_REC_MMAP;
+		r->type = TY_SAMPLER_REC_MMAP;
 		get32x2(&c, &r->pid, &r->tid);
 		r->start = get64(&c);
 		r->len = get64(&c);
@@ -817,31 +817,32 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 			c.p += 32 > c.end - c.p ? (c.bad = 1, 0) : 32;
 		break;
 	case PERF_RECORD_COMM:
-		r->type = TY_REC_COMM;
+		r->type = TY_SAMPLER_REC_COMM;
 		r->exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
 		get32x2(&c, &r->pid, &r->tid);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		r->type = h->type == PERF_RECORD_FORK ? TY_REC_FORK : TY_REC_EXIT;
+		r->type = h->type == PERF_RECORD_FORK ? TY_SAMPLER_REC_FORK : TY_SAMPLER_REC_EXIT;
 		get32x2(&c, &r->pid, &r->ppid);
 		get32x2(&c, &r->tid, &r->ptid);
 		r->time = get64(&c);
 		break;
 	case PERF_RECORD_LOST:
-		r->type = TY_REC_LOST;
+		r->type = TY_SAMPLER_REC_LOST;
 		get64(&c);
 		r->lost = get64(&c);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE: /* the other task's ids, then the trailer */
-		r->type = TY_REC_SWITCH;
+		r->type = TY_SAMPLER_REC_SWITCH;
 		r->out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
 		r->preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
-		r->type = h->type == PERF_RECORD_THROTTLE ? TY_REC_THROTTLE : TY_REC_UNTHROTTLE;
+		r->type = h->type == PERF_RECORD_THROTTLE ? TY_SAMPLER_REC_THROTTLE
+							  : TY_SAMPLER_REC_UNTHROTTLE;
 		r->time = get64(&c);
 		break;
 	default:
@@ -849,7 +850,7 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 	}
 	if (c.bad)
 		return -EINVAL;
-	if (r->type == TY_REC_MMAP || r->type == TY_REC_COMM) {
+	if (r->type == TY_SAMPLER_REC_MMAP || r->type == TY_SAMPLER_REC_COMM) {
 		/* A NUL-terminated name padded to 8 bytes, then the trailer. */
 		const unsigned char *nul = memchr(c.p, '\0', (size_t)(c.end - c.p));
 		if (!nul)
@@ -878,12 +879,12 @@ in_order(uint32_t type)
  * those, then the tail moves. */
 static long
 drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_layout *l,
-	   uint64_t head, int phase, ty_record_fn fn, void *arg, struct ty_error *e)
+	   uint64_t head, int phase, ty_sampler_rec_fn fn, void *arg, struct ty_error *e)
 {
 	uint64_t tail = r->pg->data_tail;
 	size_t mask = r->size - 1;
 	long n = 0;
-	struct ty_record rec;
+	struct ty_sampler_rec rec;
 
 	if (phase == 1 && r->meta > tail)
 		tail = r->meta;
@@ -923,10 +924,11 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 			memcpy(r->scratch + first, r->data, h.size - first);
 			p = r->scratch;
 		}
-		if (ty_sampler_decode(p, h.size, l, &rec) == 0 && rec.type != TY_REC_OTHER) {
-			if (rec.type == TY_REC_SAMPLE && s && s->nswid &&
+		if (ty_sampler_decode(p, h.size, l, &rec) == 0 &&
+		    rec.type != TY_SAMPLER_REC_OTHER) {
+			if (rec.type == TY_SAMPLER_REC_SAMPLE && s && s->nswid &&
 			    is_switch_sample(s, rec.id))
-				rec.type = TY_REC_SWITCH_SAMPLE;
+				rec.type = TY_SAMPLER_REC_SWITCH_SAMPLE;
 			fn(&rec, arg);
 		}
 		tail += h.size;
@@ -949,7 +951,7 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
  * copied. */
 static long
 drain_rings(const struct ty_sampler *s, struct ring *rings, int n,
-	    const struct ty_sampler_layout *l, int phased, ty_record_fn fn, void *arg,
+	    const struct ty_sampler_layout *l, int phased, ty_sampler_rec_fn fn, void *arg,
 	    struct ty_error *e)
 {
 	uint64_t heads[64], *hv = heads;
@@ -978,13 +980,13 @@ drain_rings(const struct ty_sampler *s, struct ring *rings, int n,
 }
 
 long
-ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
+ty_sampler_drain(struct ty_sampler *s, ty_sampler_rec_fn fn, void *arg, struct ty_error *e)
 {
 	return drain_rings(s, s->rings, s->nrings, &s->layout, 1, fn, arg, e);
 }
 
 long
-ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e)
+ty_sampler_drain_watch(struct ty_sampler *s, ty_sampler_rec_fn fn, void *arg, struct ty_error *e)
 {
 	return drain_rings(NULL, s->watch, s->nwatch, &s->layout, 0, fn, arg, e);
 }

@@ -1,6 +1,6 @@
 /* timeline.c - a profile as timelines per thread, for the viewers people
  * use: the Firefox Profiler's processed profile format (version
- * TY_FIREFOX_VERSION, the one its own importers upgrade from) and
+ * TY_TIMELINE_FIREFOX_VERSION, the one its own importers upgrade from) and
  * speedscope's file format (sampled profiles). Both keep the samples in
  * time order per thread with their weights, so on- and off-CPU time draw
  * one wall-clock timeline. */
@@ -13,7 +13,7 @@
 #include "tachy/array.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
-#include "tachy/profile.h"
+#include "tachy/timeline.h"
 
 /* The threads of P that have samples, and each one's samples in time
  * order: thread T's are order[start[T] .. start[T + 1]). */
@@ -117,7 +117,7 @@ finish(FILE *fp)
 /* --- speedscope ----------------------------------------------------------- */
 
 int
-ty_speedscope_write_fp(const struct ty_profile *p, FILE *fp)
+ty_timeline_speedscope_write_fp(const struct ty_profile *p, FILE *fp)
 {
 	struct ty_jsonw w;
 	struct lanes l;
@@ -683,7 +683,7 @@ ff_meta(struct ty_jsonw *w, const struct ty_profile *p, const struct lanes *l)
 	ty_jsonw_kint(w, "stackwalk", m->callchain ? 1 : 0);
 	ty_jsonw_kbool(w, "debug", 0);
 	ty_jsonw_kint(w, "version", 24); /* the Gecko format's: not read here */
-	ty_jsonw_kint(w, "preprocessedProfileVersion", TY_FIREFOX_VERSION);
+	ty_jsonw_kint(w, "preprocessedProfileVersion", TY_TIMELINE_FIREFOX_VERSION);
 	ty_jsonw_kbool(w, "symbolicated", 1);
 	ty_jsonw_kbool(w, "usesOnlyOneStackType", 1);
 	ty_jsonw_kbool(w, "sourceCodeIsNotOnSearchfox", 1);
@@ -771,7 +771,7 @@ ff_libs(struct ty_jsonw *w, const struct ty_profile *p)
 }
 
 int
-ty_firefox_write_fp(const struct ty_profile *p, FILE *fp)
+ty_timeline_firefox_write_fp(const struct ty_profile *p, FILE *fp)
 {
 	struct ty_jsonw w;
 	struct lanes l;
@@ -843,13 +843,13 @@ write_file(const struct ty_profile *p, const char *path,
 }
 
 int
-ty_firefox_write(const struct ty_profile *p, const char *path, struct ty_error *e)
+ty_timeline_firefox_write(const struct ty_profile *p, const char *path, struct ty_error *e)
 {
-	return write_file(p, path, ty_firefox_write_fp, e);
+	return write_file(p, path, ty_timeline_firefox_write_fp, e);
 }
 
 int
-ty_speedscope_write(const struct ty_profile *p, const char *path, struct ty_error *e)
+ty_timeline_speedscope_write(const struct ty_profile *p, const char *path, struct ty_error *e)
 {
-	return write_file(p, path, ty_speedscope_write_fp, e);
+	return write_file(p, path, ty_timeline_speedscope_write_fp, e);
 }

@@ -14,7 +14,7 @@
 #include "tachy/cpulist.h"
 #include "tachy/events.h"
 #include "tachy/outfile.h"
-#include "tachy/profile.h"
+#include "tachy/profile-file.h"
 #include "tachy/record-system.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"

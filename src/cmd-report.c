@@ -8,10 +8,14 @@
 
 #include "cli.h"
 #include "tachy/cpulist.h"
+#include "tachy/flame.h"
 #include "tachy/outfile.h"
+#include "tachy/pprof.h"
+#include "tachy/profile-file.h"
+#include "tachy/profile-views.h"
 #include "tachy/profile-who.h"
-#include "tachy/profile.h"
 #include "tachy/record-system.h"
+#include "tachy/timeline.h"
 #include "tachy/utf8.h"
 #include "term.h"
 
@@ -477,7 +481,7 @@ by_heading(enum ty_prof_by by)
 
 /* The exact call count of ROW's function (record --calls), or -1. */
 static int64_t
-row_calls(const struct ty_profile *p, const struct ty_flat_row *row)
+row_calls(const struct ty_profile *p, const struct ty_profile_views_row *row)
 {
 	uint32_t i;
 
@@ -493,7 +497,7 @@ row_calls(const struct ty_profile *p, const struct ty_flat_row *row)
 /* gprof's columns: calls, self ns/call, total ns/call (blank where the
  * function was not counted, or not called). */
 static void
-put_calls(const struct ty_profile *p, const struct ty_flat_row *r)
+put_calls(const struct ty_profile *p, const struct ty_profile_views_row *r)
 {
 	int64_t n = row_calls(p, r);
 
@@ -536,12 +540,12 @@ calls_line(const struct ty_profile *p)
 static int
 report_flat(const struct ty_profile *p, const struct opts *o)
 {
-	struct ty_flat f;
+	struct ty_profile_views_flat f;
 	double cum = 0;
 	size_t i, n;
 	int off = ty_profile_has_off_cpu(p), calls = p->ncalls && o->by == TY_BY_SYMBOL;
 
-	if (ty_profile_flat(p, o->by, o->sort, &f) < 0)
+	if (ty_profile_views_flat(p, o->by, o->sort, &f) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
 	calls_line(p);
@@ -552,7 +556,7 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	       calls ? "      calls    ns/call    ns/call" : "", by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
 	for (i = 0; i < n; i++) {
-		const struct ty_flat_row *r = &f.rows[i];
+		const struct ty_profile_views_row *r = &f.rows[i];
 		double self = amount(p, r->self_weight);
 		double pct = f.weight > 0 ? 100 * r->self_weight / f.weight : 0;
 		double tpct = f.weight > 0 ? 100 * r->total_weight / f.weight : 0;
@@ -571,19 +575,19 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	}
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
-	ty_flat_release(&f);
+	ty_profile_views_flat_release(&f);
 	return 0;
 }
 
 static int
 report_neighbours(const struct ty_profile *p, const struct opts *o)
 {
-	struct ty_flat f;
-	struct ty_flat_row m;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_row m;
 	int up = o->mode == M_CALLERS, r, off = ty_profile_has_off_cpu(p);
 	size_t i;
 
-	r = ty_profile_neighbours(p, o->sym, up, &f, &m);
+	r = ty_profile_views_neighbours(p, o->sym, up, &f, &m);
 	if (r == -ENOENT)
 		return cli_error(EXIT_USAGE, "no symbol named '%s' in %s", term_safe(o->sym),
 				 term_safe(o->file));
@@ -598,7 +602,7 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 	printf("      %%   %s   samples%s  %s  DSO\n", unit(p), off ? "   off-CPU" : "",
 	       up ? "caller" : "callee");
 	for (i = 0; i < f.nrows && (!o->limit || i < (size_t)o->limit); i++) {
-		const struct ty_flat_row *x = &f.rows[i];
+		const struct ty_profile_views_row *x = &f.rows[i];
 		printf("%7.2f ", m.total_weight > 0 ? 100 * x->self_weight / m.total_weight : 0);
 		put_amount(p, 9, amount(p, x->self_weight));
 		printf(" %9" PRIu64, x->self_samples);
@@ -607,14 +611,15 @@ report_neighbours(const struct ty_profile *p, const struct opts *o)
 		printf("  %s%s%s\n", term_safe(x->name), x->dso ? "  " : "",
 		       term_safe(base(x->dso)));
 	}
-	ty_flat_release(&f);
+	ty_profile_views_flat_release(&f);
 	return 0;
 }
 
 static void
-print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int depth, double min)
+print_node(const struct ty_profile *p, const struct ty_profile_views_tree *t, uint32_t i, int depth,
+	   double min)
 {
-	const struct ty_tree_node *n = &t->nodes[i];
+	const struct ty_profile_views_node *n = &t->nodes[i];
 	double all = t->nodes[0].total;
 	uint32_t k;
 
@@ -631,37 +636,37 @@ print_node(const struct ty_profile *p, const struct ty_tree *t, uint32_t i, int 
 static int
 report_tree(const struct ty_profile *p, const struct opts *o)
 {
-	struct ty_tree t;
+	struct ty_profile_views_tree t;
 
-	if (ty_tree_build(&t, p, NULL) < 0)
+	if (ty_profile_views_tree_build(&t, p, NULL) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	ty_tree_sort_by_total(&t);
+	ty_profile_views_tree_sort_by_total(&t);
 	header(p, "Call tree");
 	printf("\n  total     self  function  DSO (nodes under %.2g%% hidden)\n", o->min);
 	print_node(p, &t, 0, 0, o->min);
-	ty_tree_release(&t);
+	ty_profile_views_tree_release(&t);
 	return 0;
 }
 
 static int
 report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct opts *o)
 {
-	struct ty_diff d;
+	struct ty_profile_views_diff d;
 	size_t i;
 
-	if (ty_profile_diff(a, b, o->by, &d) < 0)
+	if (ty_profile_views_diff(a, b, o->by, &d) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
 	       term_safe(o->old), a->nsamples, term_safe(o->new_), b->nsamples);
 	printf("  self%%:  old      new    delta  total%%: old     new  %s\n", by_heading(o->by));
 	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
-		const struct ty_diff_row *r = &d.rows[i];
+		const struct ty_profile_views_diff_row *r = &d.rows[i];
 		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s%s%s\n", r->old_self,
 		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total,
 		       term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name), r->dso ? "  " : "",
 		       term_safe(base(r->dso)));
 	}
-	ty_diff_release(&d);
+	ty_profile_views_diff_release(&d);
 	printf("\nOne run a side: no interval and no test, so any change above may be sampling\n"
 	       "noise. For each function's change with its interval and p, sample every run:\n"
 	       "tachy run --profile 'OLD COMMAND' 'NEW COMMAND' (tachy-run(1)).\n");
@@ -714,7 +719,7 @@ report_folded(const struct ty_profile *p)
 
 	if (!mem)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	r = ty_profile_folded(p, mem);
+	r = ty_profile_views_folded(p, mem);
 	if (fclose(mem) != 0 || r == -ENOMEM || !buf) {
 		free(buf);
 		return cli_error(EXIT_RUNTIME, "out of memory");
@@ -804,11 +809,11 @@ run(const struct opts *o)
 	}
 	if (o->flame && (r = write_flame(p, old, o)))
 		goto out;
-	if (o->firefox && ty_firefox_write(p, o->firefox, &e) < 0) {
+	if (o->firefox && ty_timeline_firefox_write(p, o->firefox, &e) < 0) {
 		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
 		goto out;
 	}
-	if (o->speedscope && ty_speedscope_write(p, o->speedscope, &e) < 0) {
+	if (o->speedscope && ty_timeline_speedscope_write(p, o->speedscope, &e) < 0) {
 		r = cli_error(EXIT_RUNTIME, "%s", e.msg);
 		goto out;
 	}

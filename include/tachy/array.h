@@ -17,6 +17,14 @@
  * then left as they were; the caller still owns and frees *PP). */
 int ty_array_grow(void *pp, size_t elem, size_t need, size_t *cap);
 
+/* ty_array_grow for an array whose capacity is a uint32_t: NEED must stay
+ * below UINT32_MAX (else -ENOMEM). */
+int ty_array_grow32(void *pp, size_t elem, size_t need, uint32_t *cap);
+
+/* FNV-1a of P[N] continued from H (0 to start): the key of a string or a
+ * record in a hash table. */
+uint64_t ty_array_hash(const void *p, size_t n, uint64_t h);
+
 /* KEY -> index; zero-initialised is empty. */
 struct ty_idmap {
 	uint64_t *k;

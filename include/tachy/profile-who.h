@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "tachy/cpulist.h"
-#include "tachy/profile.h"
+#include "tachy/profile-views.h"
 
 /* What to keep: a sample stays when its thread's name is one of COMMS (or
  * NCOMMS is 0), its process one of PIDS (or NPIDS is 0) and its CPU in
@@ -30,6 +30,6 @@ long ty_profile_filter(struct ty_profile *p, const struct ty_prof_filter *f);
  * main thread where known) or per CPU ("cpu N"), self = total, into OUT
  * (empty, its weight and samples set by the caller). Returns 0 or
  * -ENOMEM. */
-int ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_flat *out);
+int ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_profile_views_flat *out);
 
 #endif

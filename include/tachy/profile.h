@@ -1,6 +1,9 @@
-/* profile.h - the profile model, its self-contained file format, and the
- * views of it: flat profile, callers and callees, call tree, folded stacks,
- * diff, flame graphs (flame.c) and pprof export (pprof.c).
+/* profile.h - the profile model: strings, functions, locations, stacks,
+ * threads, mappings and samples, interned as they are added, and the
+ * recording's facts. Its file format is profile-file.h's, its views
+ * profile-views.h's (flat, callers and callees, call tree, folded stacks,
+ * diff), flame.h's, pprof.h's and timeline.h's; collect.h builds one from
+ * the sampler's records. The model knows nothing of how it was sampled.
  *
  * A profile holds resolved names only (function and DSO strings), so it can
  * be reported on another machine or after the binaries changed.
@@ -8,14 +11,7 @@
  * A sample is on-CPU time (a clock event's period, or a count of another
  * event) or off-CPU time: how long a thread stayed off the CPU after a
  * switch-out, in nanoseconds, with the state it waited in. Both kinds add up
- * to wall time per thread in a --wall profile.
- *
- * File format, version 2, little-endian: the magic "TACHYPRF", u32 version,
- * u32 zero, then sections {u32 tag, u32 zero, u64 length, payload} ending
- * with an END section; see profile-file.c for each payload. Version 2 adds
- * the state of every sample; version 1 files (all on-CPU) are read too.
- * Readers reject a bad magic, another version, truncation, and any index
- * out of range. */
+ * to wall time per thread in a --wall profile. */
 #ifndef TACHY_PROFILE_H
 #define TACHY_PROFILE_H
 
@@ -23,13 +19,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tachy/error.h"
-#include "tachy/sampler.h"
-#include "tachy/symbols.h"
-
-#define TY_PROFILE_MAGIC "TACHYPRF"
-#define TY_PROFILE_VERSION 3	 /* 3: a CRC-32 per section */
-#define TY_PROFILE_VERSION_MIN 1 /* the oldest version read */
 #define TY_NONE UINT32_MAX
 
 struct ty_prof_func {
@@ -191,186 +180,5 @@ int ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len);
  * BUF: 0, or -1 when there is nothing to say (no chains, or every interval
  * has its own). */
 int ty_profile_chains_note(const struct ty_profile *p, char *buf, size_t len);
-
-/* Write P to PATH ("-" for stdout) atomically. Returns 0 or a negative
- * errno with E filled. */
-int ty_profile_write(const struct ty_profile *p, const char *path, struct ty_error *e);
-
-/* Write P to OUT (an open ty_outfile's stream, say; PATH names it in
- * errors); write errors are the caller's to check. Returns 0 or -ENOMEM
- * with E filled. */
-int ty_profile_write_fp(const struct ty_profile *p, FILE *out, const char *path,
-			struct ty_error *e);
-
-/* Read PATH into a new profile. Returns 0 and *OUT, -EINVAL with E filled
- * for a file that is not a valid tachy profile (bad magic, other version,
- * truncated, an index out of range), or another negative errno. */
-int ty_profile_read(const char *path, struct ty_profile **out, struct ty_error *e);
-/* The same from memory (BUF is not kept). */
-int ty_profile_parse(const void *buf, size_t len, struct ty_profile **out, struct ty_error *e);
-
-/* --- building a profile from sampler records ---------------------------- */
-
-struct ty_collector;
-
-/* A collector keeps raw samples and the process events of a recording; SYMS
- * (owned by the caller) learns the mappings. NULL when out of memory. */
-struct ty_collector *ty_collector_new(struct ty_symbols *syms);
-void ty_collector_free(struct ty_collector *c);
-/* A ty_record_fn: pass it to ty_sampler_drain with the collector as ARG. */
-void ty_collector_record(const struct ty_record *r, void *arg);
-/* Counts so far. */
-uint64_t ty_collector_samples(const struct ty_collector *c);
-uint64_t ty_collector_lost(const struct ty_collector *c);
-uint64_t ty_collector_throttled(const struct ty_collector *c);
-uint64_t ty_collector_unthrottled(const struct ty_collector *c);
-/* The processes seen so far (from thread names and forks): up to MAX pids
- * into OUT; returns how many there are. */
-size_t ty_collector_pids(const struct ty_collector *c, uint32_t *out, size_t max);
-
-/* How many threads had their first switch record since the last call. */
-size_t ty_collector_new_threads(struct ty_collector *c);
-/* Resolve every sampled address and fill P (whose meta the caller sets).
- * Returns 0 or -ENOMEM with E filled. */
-int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e);
-
-/* --- views --------------------------------------------------------------- */
-
-/* TY_BY_LINE: per source line of the locations ("file:line"; a location
- * without one counts under its function's name). TY_BY_STATE: per state. */
-enum ty_prof_by {
-	TY_BY_SYMBOL,
-	TY_BY_THREAD,
-	TY_BY_COMM,
-	TY_BY_DSO,
-	TY_BY_LINE,
-	TY_BY_STATE,
-	TY_BY_PROCESS, /* "comm [pid]" (profile-who.c) */
-	TY_BY_CPU      /* "cpu N" (profile-who.c) */
-};
-enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
-
-struct ty_flat_row {
-	char *name;	 /* owned by the row set */
-	const char *dso; /* NULL for thread, comm and dso rows */
-	uint64_t self_samples, total_samples;
-	double self_weight, total_weight; /* sums of periods */
-	double self_off;		  /* of self_weight, off the CPU */
-};
-
-struct ty_flat {
-	struct ty_flat_row *rows;
-	size_t nrows;
-	uint64_t samples;
-	double weight;
-};
-
-/* Aggregate P by BY, sorted by SORT (self: descending self weight, then
- * name). Total (with children) counts each function once per sample.
- * Returns 0 or -ENOMEM. */
-int ty_profile_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sort sort,
-		    struct ty_flat *out);
-void ty_flat_release(struct ty_flat *f);
-
-/* The call tree: node 0 is the root; children of a node are linked. */
-struct ty_tree_node {
-	const char *name, *dso; /* NULL for the root; owned by the profiles */
-	uint32_t parent, child, sibling;
-	double self, total;	    /* weights */
-	double old_self, old_total; /* second profile of a diff, normalised */
-	double off;		    /* of total, off the CPU */
-	uint32_t state;		    /* a pseudo-frame's state (TY_STATE_CPU: a function) */
-	uint64_t self_n, total_n;   /* samples */
-};
-
-struct ty_tree {
-	struct ty_tree_node *nodes;
-	uint32_t n, cap;
-	uint32_t *slots; /* (parent, name, dso) -> node */
-	size_t nslots;
-};
-
-/* Build the top-down call tree of P (root -> leaf); off-CPU time ends in a
- * pseudo-frame per state under the function it was spent in (its name is
- * ty_profile_state_frame's, its dso ""). With OLD (may be NULL),
- * also add OLD's weights into old_* scaled to P's total weight, merging
- * nodes by function name and DSO. Returns 0 or -ENOMEM. */
-int ty_tree_build(struct ty_tree *t, const struct ty_profile *p, const struct ty_profile *old);
-void ty_tree_release(struct ty_tree *t);
-/* Children of N sorted by NAME ascending (for stable output). */
-void ty_tree_sort_children(struct ty_tree *t, const struct ty_profile *p);
-/* Children of every node sorted by total weight, largest first (equal
- * totals by name): the order of a call tree read from the top. */
-void ty_tree_sort_by_total(struct ty_tree *t);
-
-/* Write FlameGraph's folded stacks ("root;...;leaf COUNT", lines sorted)
- * to FP: counts in samples, or in nanoseconds when P has off-CPU time (so
- * that on- and off-CPU time share one unit). Returns 0, or -EIO when FP
- * fails. */
-int ty_profile_folded(const struct ty_profile *p, FILE *fp);
-
-/* Callers (UP = 1) or callees (UP = 0) of the functions named SYM: one row
- * per neighbour, weight = samples in which that pair occurs; a callee row
- * named "[self]" holds SYM's own time. *MATCHED is the total of SYM.
- * Returns 0, -ENOENT when no function is called SYM, or -ENOMEM. */
-int ty_profile_neighbours(const struct ty_profile *p, const char *sym, int up, struct ty_flat *out,
-			  struct ty_flat_row *matched);
-
-/* Per-function change between OLD and NEW, in percent of each profile's
- * total weight. */
-struct ty_diff_row {
-	char *name;
-	const char *dso;
-	double old_self, new_self, old_total, new_total; /* percent */
-};
-struct ty_diff {
-	struct ty_diff_row *rows;
-	size_t nrows;
-};
-/* The flat profiles of OLD and NEW by BY, their rows matched by key as
- * the flat profile keys them (function name and DSO, DSO, thread, command,
- * source line). Rows sorted by |new_self - old_self| descending. Returns 0
- * or -ENOMEM. */
-int ty_profile_diff(const struct ty_profile *old, const struct ty_profile *new_, enum ty_prof_by by,
-		    struct ty_diff *out);
-void ty_diff_release(struct ty_diff *d);
-
-/* --- flame graphs (flame.c) ------------------------------------------------ */
-
-struct ty_flame_opts {
-	const char *title;
-	int width;		      /* pixels, 0 for 1200 */
-	const struct ty_profile *old; /* non-NULL: differential flame graph */
-};
-
-/* Write an interactive, self-contained flame graph SVG of P to FP: hover
- * shows details, click zooms, search highlights; every name escaped.
- * Returns 0, -ENOMEM, or -EIO when FP fails. */
-int ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *fp);
-
-/* --- pprof (pprof.c) --------------------------------------------------------- */
-
-/* Write P as pprof's profile.proto to PATH, gzip-compressed (zlib).
- * Returns 0, -ENOTSUP with "not built with zlib", or a negative errno
- * with E filled. */
-int ty_pprof_write(const struct ty_profile *p, const char *path, struct ty_error *e);
-/* Encode P as an uncompressed profile.proto into a malloc'd buffer. */
-int ty_pprof_encode(const struct ty_profile *p, unsigned char **buf, size_t *len);
-
-/* --- timelines (timeline.c) ------------------------------------------------- */
-
-/* The Firefox Profiler's processed profile format version written. */
-#define TY_FIREFOX_VERSION 57
-
-/* Write P as a Firefox Profiler processed profile (one thread per tid, its
- * samples with their times and weights, off-CPU intervals as markers,
- * libraries, categories per state) / as speedscope's file format (one
- * sampled profile per thread, weights in nanoseconds or events) to PATH
- * through ty_outfile. Returns 0, or a negative errno with E filled. */
-int ty_firefox_write(const struct ty_profile *p, const char *path, struct ty_error *e);
-int ty_speedscope_write(const struct ty_profile *p, const char *path, struct ty_error *e);
-/* The same into an open stream; -EIO when FP fails, -ENOMEM. */
-int ty_firefox_write_fp(const struct ty_profile *p, FILE *fp);
-int ty_speedscope_write_fp(const struct ty_profile *p, FILE *fp);
 
 #endif

@@ -29,7 +29,8 @@ int ty_record_system_check(const int *cpus, int ncpus, struct ty_error *e);
  * task's name (TY_IDLE_COMM). Anonymous executable memory is left to the
  * process's perf map (JIT). Returns the number of processes, or a
  * negative errno with E filled. */
-long ty_record_system_synthesize(const char *root, ty_record_fn fn, void *arg, struct ty_error *e);
+long ty_record_system_synthesize(const char *root, ty_sampler_rec_fn fn, void *arg,
+				 struct ty_error *e);
 
 /* Fill the facts of a system-wide profile P: system_wide, the CPUs (CPUS,
  * NCPUS; NULL: every one of NCONF), the command line ("-a [-C LIST] [--

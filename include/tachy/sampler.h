@@ -23,7 +23,7 @@
  * TY_FRAME_TRUNCATED alone says the stack copy ended the chain there. */
 #define TY_FRAME_EXACT (1ull << 56)
 #define TY_FRAME_TRUNCATED (1ull << 57)
-#define TY_SAMPLER_REGS 24 /* PERF_REG_X86_* slots of ty_record.regs */
+#define TY_SAMPLER_REGS 24 /* PERF_REG_X86_* slots of ty_sampler_rec.regs */
 
 /* What to sample and how. */
 struct ty_sampler_opts {
@@ -50,10 +50,10 @@ struct ty_sampler_opts {
 				       that ty_sampler_track_stop closes, and a watcher
 				       ring reports every fork at once (see below) */
 	int context_switch;	    /* off-CPU time: the kernel's PERF_RECORD_SWITCH
-				       records of every thread (TY_REC_SWITCH) */
+				       records of every thread (TY_SAMPLER_REC_SWITCH) */
 	int switch_samples;	    /* and a context-switches event sampled at every
 				       switch-out, with the call chain there
-				       (TY_REC_SWITCH_SAMPLE), beside the sampling event */
+				       (TY_SAMPLER_REC_SWITCH_SAMPLE), beside the sampling event */
 	uint32_t switch_stack_user; /* switch_samples with stack_user: the bytes of
 				       user stack their samples copy (0: stack_user) */
 	unsigned wakeup_div;	    /* the poller wakes when 1/WAKEUP_DIV of a ring is
@@ -64,24 +64,24 @@ struct ty_sampler_opts {
 	int ncpus;
 };
 
-enum ty_rec_type {
-	TY_REC_SAMPLE = 1,
-	TY_REC_MMAP, /* an executable mapping (MMAP or MMAP2) */
-	TY_REC_COMM, /* a thread's name changed (exec when .exec is set) */
-	TY_REC_FORK, /* a new process or thread */
-	TY_REC_EXIT,
-	TY_REC_LOST,	 /* .lost records were dropped: the ring was full */
-	TY_REC_THROTTLE, /* the kernel throttled the event (too many samples) */
-	TY_REC_UNTHROTTLE,
-	TY_REC_SWITCH,	      /* a thread went off the CPU (.out) or came back */
-	TY_REC_SWITCH_SAMPLE, /* a sample of the context-switches event */
-	TY_REC_OTHER,	      /* anything else: skipped */
+enum ty_sampler_rec_type {
+	TY_SAMPLER_REC_SAMPLE = 1,
+	TY_SAMPLER_REC_MMAP, /* an executable mapping (MMAP or MMAP2) */
+	TY_SAMPLER_REC_COMM, /* a thread's name changed (exec when .exec is set) */
+	TY_SAMPLER_REC_FORK, /* a new process or thread */
+	TY_SAMPLER_REC_EXIT,
+	TY_SAMPLER_REC_LOST,	 /* .lost records were dropped: the ring was full */
+	TY_SAMPLER_REC_THROTTLE, /* the kernel throttled the event (too many samples) */
+	TY_SAMPLER_REC_UNTHROTTLE,
+	TY_SAMPLER_REC_SWITCH,	      /* a thread went off the CPU (.out) or came back */
+	TY_SAMPLER_REC_SWITCH_SAMPLE, /* a sample of the context-switches event */
+	TY_SAMPLER_REC_OTHER,	      /* anything else: skipped */
 };
 
 /* One decoded record. Pointers point into the ring (or its scratch copy) and
  * are valid only during the callback. */
-struct ty_record {
-	enum ty_rec_type type;
+struct ty_sampler_rec {
+	enum ty_sampler_rec_type type;
 	uint32_t pid, tid;   /* SAMPLE, MMAP, COMM, FORK/EXIT (the new/exiting one) */
 	uint32_t ppid, ptid; /* FORK/EXIT: the parent */
 	uint64_t time;	     /* ns of CLOCK_MONOTONIC */
@@ -116,7 +116,7 @@ struct ty_sampler_layout {
  * context markers; chains longer than TY_SAMPLER_MAX_STACK are cut.
  * Returns 0, or -EINVAL when the record is shorter than its fields. */
 int ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l,
-		      struct ty_record *r);
+		      struct ty_sampler_rec *r);
 
 struct ty_sampler;
 
@@ -148,14 +148,14 @@ int ty_sampler_nswitch(const struct ty_sampler *s);
 int ty_sampler_nrings(const struct ty_sampler *s);
 int ty_sampler_fd(const struct ty_sampler *s, int i);
 
-typedef void (*ty_record_fn)(const struct ty_record *r, void *arg);
+typedef void (*ty_sampler_rec_fn)(const struct ty_sampler_rec *r, void *arg);
 
 /* Drain every ring, calling FN for each record: first every record but the
  * samples of all the rings, then the samples, each ring's in the order the
  * kernel wrote them (a sample in one ring may follow the fork, exec or mmap
  * of its process in another). Returns the number of records, or a negative
  * errno when a ring is corrupt (E filled). */
-long ty_sampler_drain(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e);
+long ty_sampler_drain(struct ty_sampler *s, ty_sampler_rec_fn fn, void *arg, struct ty_error *e);
 
 /* The layout the rings use, for tests and tools. */
 const struct ty_sampler_layout *ty_sampler_layout(const struct ty_sampler *s);
@@ -198,7 +198,8 @@ void ty_sampler_untrack_pid(struct ty_sampler *s, pid_t pid);
  * EXIT and COMM records only; the sampling rings carry the same records). */
 int ty_sampler_nwatch(const struct ty_sampler *s);
 int ty_sampler_watch_fd(const struct ty_sampler *s, int i);
-long ty_sampler_drain_watch(struct ty_sampler *s, ty_record_fn fn, void *arg, struct ty_error *e);
+long ty_sampler_drain_watch(struct ty_sampler *s, ty_sampler_rec_fn fn, void *arg,
+			    struct ty_error *e);
 
 /* Close the watchers (the caller no longer needs to hear of forks). */
 void ty_sampler_watch_stop(struct ty_sampler *s);

@@ -1,21 +1,13 @@
-/* symbols.h - address -> symbol: the address spaces of sampled processes
- * (from mmap, fork and exec records, a child's samples before its exec in
- * its parent's image), ELF .symtab and .dynsym through libelf (elfutils),
- * PIE and shared-library load bias, the vDSO, /proc/kallsyms, and C++
- * demangling.
- *
- * Names where the symbol table has none: untyped code labels (ld.so's
- * _start), PLT entries ("malloc@plt", x86-64; a library's IRELATIVE entry
- * for its own IFUNC by the IFUNC at the resolver, else objdump's
- * "*ABS*+0xADDR@plt"), separate debug files (by
- * build-id, .gnu_debuglink with its CRC, path, and debuginfod when
- * DEBUGINFOD_URLS is set and tachy is built with libdebuginfod),
- * MiniDebugInfo (.gnu_debugdata, with liblzma), JIT code in perf maps, and
- * else the function ranges of the call-frame information (.eh_frame FDEs,
- * through lib/unwind.c's reader): "DSO+0xSTART", DSO the file's base name and START the
- * range's link-time address. Of several names at one address the global
- * one wins over weak and local aliases, then the one with fewer leading
- * underscores ("malloc", not "__GI___libc_malloc").
+/* symbols.h - address -> symbol, the facade of the profiling side's
+ * symbol modules: the address spaces of sampled processes (addrspace.h:
+ * from mmap, fork and exec records, a child's samples before its exec in
+ * its parent's image), the files mapped there (dso.h: ELF symbols, debug
+ * files, names for stripped code, inline frames), their call-frame tables
+ * (cfi.h: one per file, shared with the unwinder), the kernel's symbols
+ * (kallsyms.h, with its per-boot cache) and JIT perf maps (perfmap.h). Of
+ * several names at one address the global one wins over weak and local
+ * aliases, then the one with fewer leading underscores ("malloc", not
+ * "__GI___libc_malloc"); C++ names are demangled.
  *
  * Without elfutils (no HAVE_LIBELF) every user address stays raw and one
  * warning says "not built with elfutils". A stripped, unreadable or corrupt
@@ -26,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tachy/addrspace.h"
+#include "tachy/cfi.h"
+#include "tachy/dso.h"
 #include "tachy/error.h"
 
 /* Addresses from here up are the kernel's (x86-64 and arm64 with 48-bit
@@ -47,6 +42,11 @@ struct ty_sym_result {
 /* Allocate an empty set of address spaces. Returns NULL when out of memory. */
 struct ty_symbols *ty_symbols_new(void);
 void ty_symbols_free(struct ty_symbols *s);
+
+/* The address spaces and the call-frame tables of S, for an unwinder
+ * (ty_unwind_new); owned by S. */
+struct ty_addrspace *ty_symbols_addrspace(struct ty_symbols *s);
+struct ty_cfi_cache *ty_symbols_cfi(struct ty_symbols *s);
 
 /* Read kernel symbols from PATH instead of /proc/kallsyms (tests). */
 void ty_symbols_set_kallsyms(struct ty_symbols *s, const char *path);
@@ -121,14 +121,6 @@ int ty_symbols_covers(struct ty_symbols *s, uint32_t pid, uint64_t ip);
 void ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time, int kernel,
 			struct ty_sym_result *r);
 
-/* One source-level frame of a resolved address. */
-struct ty_sym_frame {
-	const char *name; /* function (an inlined callee, or the symbol itself) */
-	const char *file; /* source file (base name), NULL when unknown */
-	unsigned line;	  /* 0 when unknown */
-	int inlined;	  /* an inlined callee */
-};
-
 /* The inline chain and source lines of R (a ty_symbols_resolve result),
  * from the DWARF of its file or of its debug file (libdw): FRAMES[0] is
  * the innermost inlined callee, each one's caller follows, and the last is
@@ -136,16 +128,10 @@ struct ty_sym_frame {
  * MAX frames. Returns the number filled, 0 without DWARF for R's address
  * (or not built with libdw). Strings live as long as S. */
 size_t ty_symbols_frames(struct ty_symbols *s, const struct ty_sym_result *r,
-			 struct ty_sym_frame *frames, size_t max);
+			 struct ty_dso_frame *frames, size_t max);
 
-/* What a loaded DSO says of itself: its executable segment in link-time
- * addresses and the file offset it starts at, and its GNU build-id. */
-struct ty_dso_info {
-	uint64_t start, limit, offset;
-	const char *build_id; /* hex, "" when none; owned by the ty_symbols */
-};
-
-/* Fill OUT for the DSO PATH whose symbols were read (by a resolve).
+/* Fill OUT (struct ty_dso_info, dso.h) for the DSO PATH whose symbols
+ * were read (by a resolve).
  * Returns 0, or -1 when PATH is unknown or unread. */
 int ty_symbols_dso_info(struct ty_symbols *s, const char *path, struct ty_dso_info *out);
 

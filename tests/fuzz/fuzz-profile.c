@@ -1,8 +1,8 @@
 /* fuzz-profile.c - libFuzzer target for the profile file reader.
  *   clang -g -fsanitize=fuzzer,address -Iinclude -D_GNU_SOURCE \
- *     tests/fuzz/fuzz-profile.c lib/profile.c lib/profile-file.c lib/timeline.c \
- *     lib/jsonw.c lib/outfile.c lib/error.c lib/array.c lib/utf8.c lib/crc32.c -lm \
- *     -o fuzz-profile
+ *     tests/fuzz/fuzz-profile.c lib/profile.c lib/profile-file.c lib/profile-views.c \
+ *     lib/profile-who.c lib/cpulist.c lib/timeline.c lib/jsonw.c lib/outfile.c \
+ *     lib/error.c lib/array.c lib/utf8.c lib/crc32.c -lm -o fuzz-profile
  * Every input must give a profile or -EINVAL/-ENOMEM, and a profile read
  * must survive every view and export (seeds: tests/fuzz/corpus/profile/,
  * version 1, 2 and 3 profiles). Each input is read as it is (the checks of
@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "tachy/crc32.h"
-#include "tachy/profile.h"
+#include "tachy/profile-file.h"
+#include "tachy/profile-views.h"
+#include "tachy/timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -57,21 +59,21 @@ exercise(const uint8_t *data, size_t size)
 {
 	struct ty_profile *p;
 	struct ty_error e;
-	struct ty_flat f;
+	struct ty_profile_views_flat f;
 	FILE *null;
 
 	if (ty_profile_parse(data, size, &p, &e) < 0)
 		return;
-	if (ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f) == 0)
-		ty_flat_release(&f);
-	if (ty_profile_flat(p, TY_BY_THREAD, TY_SORT_SELF, &f) == 0)
-		ty_flat_release(&f);
-	if (ty_profile_flat(p, TY_BY_STATE, TY_SORT_SELF, &f) == 0)
-		ty_flat_release(&f);
+	if (ty_profile_views_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f) == 0)
+		ty_profile_views_flat_release(&f);
+	if (ty_profile_views_flat(p, TY_BY_THREAD, TY_SORT_SELF, &f) == 0)
+		ty_profile_views_flat_release(&f);
+	if (ty_profile_views_flat(p, TY_BY_STATE, TY_SORT_SELF, &f) == 0)
+		ty_profile_views_flat_release(&f);
 	if ((null = fopen("/dev/null", "w"))) {
-		ty_profile_folded(p, null);
-		ty_firefox_write_fp(p, null);
-		ty_speedscope_write_fp(p, null);
+		ty_profile_views_folded(p, null);
+		ty_timeline_firefox_write_fp(p, null);
+		ty_timeline_speedscope_write_fp(p, null);
 		fclose(null);
 	}
 	ty_profile_free(p);

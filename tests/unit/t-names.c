@@ -508,7 +508,7 @@ test_inline_lines(void)
 {
 #ifdef HAVE_LIBDW
 	struct ty_symbols *s = ty_symbols_new();
-	struct ty_sym_frame fr[8];
+	struct ty_dso_frame fr[8];
 	struct ty_sym_result r;
 	char pi[128];
 	uint64_t a, lo, i;

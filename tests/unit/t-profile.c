@@ -8,8 +8,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/collect.h"
 #include "tachy/crc32.h"
-#include "tachy/profile.h"
+#include "tachy/flame.h"
+#include "tachy/pprof.h"
+#include "tachy/profile-file.h"
+#include "tachy/profile-views.h"
+#include "tachy/timeline.h"
 
 /* Make good the check of the section whose header is at H (format 3: the
  * CRC-32 of the tag, the length and the payload), after a test changed it. */
@@ -70,7 +75,7 @@ folded(const struct ty_profile *p)
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
 
-	CHECK_INT(ty_profile_folded(p, fp), 0);
+	CHECK_INT(ty_profile_views_folded(p, fp), 0);
 	fclose(fp);
 	return buf;
 }
@@ -82,13 +87,13 @@ static const char want_folded[] = "main 10\n"
 static void
 test_views(struct ty_profile *p)
 {
-	struct ty_flat f;
-	struct ty_flat_row m;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_row m;
 	char *s = folded(p);
 
 	CHECK_STR(s, want_folded);
 	free(s);
-	CHECK_INT(ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f), 0);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_SYMBOL, TY_SORT_SELF, &f), 0);
 	CHECK_INT(f.nrows, 3);
 	CHECK_STR(f.rows[0].name, "b<&\"'>");
 	CHECK_INT(f.rows[0].self_samples, 50);
@@ -96,25 +101,25 @@ test_views(struct ty_profile *p)
 	CHECK_INT(f.rows[1].total_samples, 90);
 	CHECK_INT(f.rows[2].total_samples, 100);
 	CHECK_NEAR(ty_profile_seconds(p, f.rows[0].self_weight), 50e-6, 1e-12);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_flat(p, TY_BY_THREAD, TY_SORT_NAME, &f), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_THREAD, TY_SORT_NAME, &f), 0);
 	CHECK_INT(f.nrows, 2);
 	CHECK_STR(f.rows[0].name, "prog [5]");
 	CHECK_INT(f.rows[0].self_samples, 50);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_flat(p, TY_BY_DSO, TY_SORT_SELF, &f), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_DSO, TY_SORT_SELF, &f), 0);
 	CHECK_INT(f.nrows, 2);
 	CHECK_STR(f.rows[0].name, "/bin/prog"); /* a tie on self: more total first */
 	CHECK_INT(f.rows[1].self_samples, 50);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_neighbours(p, "a", 0, &f, &m), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_neighbours(p, "a", 0, &f, &m), 0);
 	CHECK_INT(m.total_samples, 90);
 	CHECK_INT(f.nrows, 2);
 	CHECK_STR(f.rows[0].name, "b<&\"'>");
 	CHECK_INT(f.rows[0].self_samples, 50);
 	CHECK_STR(f.rows[1].name, "[self]");
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_neighbours(p, "nosuch", 1, &f, &m), -ENOENT);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_neighbours(p, "nosuch", 1, &f, &m), -ENOENT);
 }
 
 static void
@@ -160,8 +165,8 @@ test_lines(void)
 	uint32_t l3 = ty_profile_loc(p, 0x20, fb);
 	uint32_t s1[] = {l1}, s2[] = {l2}, s3[] = {l3}, st[3];
 	struct ty_error e = {0};
-	struct ty_flat f;
-	struct ty_diff d;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_diff d;
 	FILE *fp;
 	char *buf = NULL;
 	size_t len = 0, i, at;
@@ -182,7 +187,7 @@ test_lines(void)
 	fclose(fp);
 	CHECK_INT(ty_profile_parse(buf, len, &q, &e), 0);
 	if (q) {
-		CHECK_INT(ty_profile_flat(q, TY_BY_LINE, TY_SORT_SELF, &f), 0);
+		CHECK_INT(ty_profile_views_flat(q, TY_BY_LINE, TY_SORT_SELF, &f), 0);
 		CHECK_INT(f.nrows, 3);
 		if (f.nrows == 3) {
 			CHECK_STR(f.rows[0].name, "a.c:10");
@@ -190,15 +195,15 @@ test_lines(void)
 			CHECK_STR(f.rows[1].name, "a.c:11");
 			CHECK_STR(f.rows[2].name, "b"); /* no line */
 		}
-		ty_flat_release(&f);
-		CHECK_INT(ty_profile_diff(p, q, TY_BY_LINE, &d), 0);
+		ty_profile_views_flat_release(&f);
+		CHECK_INT(ty_profile_views_diff(p, q, TY_BY_LINE, &d), 0);
 		CHECK_INT(d.nrows, 3);
 		for (i = 0; i < d.nrows; i++)
 			CHECK_NEAR(d.rows[i].old_self, d.rows[i].new_self, 1e-9);
-		ty_diff_release(&d);
-		CHECK_INT(ty_profile_diff(p, q, TY_BY_DSO, &d), 0);
+		ty_profile_views_diff_release(&d);
+		CHECK_INT(ty_profile_views_diff(p, q, TY_BY_DSO, &d), 0);
 		CHECK_INT(d.nrows, 1);
-		ty_diff_release(&d);
+		ty_profile_views_diff_release(&d);
 		ty_profile_free(q);
 		q = NULL;
 	}
@@ -512,25 +517,25 @@ test_collector(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint32_t pid = (uint32_t)getpid();
 	char *s;
 
 	ty_symbols_load_maps(syms, "/proc", pid, 0, &e);
 	memset(&r, 0, sizeof(r));
-	r.type = TY_REC_COMM;
+	r.type = TY_SAMPLER_REC_COMM;
 	r.pid = r.tid = pid;
 	r.name = "t-profile";
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SAMPLE;
+	r.type = TY_SAMPLER_REC_SAMPLE;
 	r.ip = (uint64_t)(uintptr_t)&tprof_hot + 1;
 	r.period = 1000;
 	ty_collector_record(&r, c);
 	ty_collector_record(&r, c);
-	r.type = TY_REC_LOST;
+	r.type = TY_SAMPLER_REC_LOST;
 	r.lost = 3;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_THROTTLE;
+	r.type = TY_SAMPLER_REC_THROTTLE;
 	ty_collector_record(&r, c);
 	CHECK_INT(ty_collector_samples(c), 2);
 	CHECK_INT(ty_collector_lost(c), 3);
@@ -564,7 +569,7 @@ test_collector_exec(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	const uint64_t k = 0xffffffff81000000ull;
 	uint64_t early[] = {k + 0x310, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x400205};
 	uint64_t late[] = {k + 0x410, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x7ffd00001234};
@@ -580,19 +585,20 @@ test_collector_exec(void)
 	ty_symbols_set_kallsyms(syms, path);
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = 9;
-	r.type = TY_REC_MMAP, r.time = 5;
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 5;
 	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/old";
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SAMPLE, r.period = 1, r.time = 50, r.nr = 4, r.chain = early;
+	r.type = TY_SAMPLER_REC_SAMPLE, r.period = 1, r.time = 50, r.nr = 4, r.chain = early;
 	ty_collector_record(&r, c);
 	r.time = 99, r.chain = bne; /* the image switched, no COMM yet */
 	ty_collector_record(&r, c);
-	r.type = TY_REC_COMM, r.time = 100, r.exec = 1, r.name = "new", r.nr = 0, r.chain = NULL;
+	r.type = TY_SAMPLER_REC_COMM, r.time = 100, r.exec = 1, r.name = "new", r.nr = 0,
+	r.chain = NULL;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_MMAP, r.time = 101, r.exec = 0;
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 101, r.exec = 0;
 	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/new";
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SAMPLE, r.time = 150, r.nr = 4, r.chain = late;
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 150, r.nr = 4, r.chain = late;
 	ty_collector_record(&r, c);
 	r.time = 160, r.nr = 2, r.chain = konly;
 	ty_collector_record(&r, c);
@@ -621,24 +627,24 @@ test_collector_same_address(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint64_t t[] = {20, 30, 35, 50, 60};
 	char *s;
 	int i;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = 7;
-	r.type = TY_REC_MMAP;
+	r.type = TY_SAMPLER_REC_MMAP;
 	r.start = 0x7f0000001000ull, r.len = 0x1000, r.pgoff = 0x1000;
 	r.name = "/nonexistent/liba.so", r.time = 10;
 	ty_collector_record(&r, c);
 	for (i = 0; i < 5; i++) {
 		if (t[i] == 50) {
-			r.type = TY_REC_MMAP;
+			r.type = TY_SAMPLER_REC_MMAP;
 			r.name = "/nonexistent/libb.so", r.time = 40;
 			ty_collector_record(&r, c);
 		}
-		r.type = TY_REC_SAMPLE;
+		r.type = TY_SAMPLER_REC_SAMPLE;
 		r.ip = 0x7f0000001100ull;
 		r.period = 1000;
 		r.time = t[i];
@@ -664,8 +670,8 @@ test_off_cpu(void)
 {
 	struct ty_profile *p = synthetic(), *q = NULL;
 	struct ty_error e = {0};
-	struct ty_flat f;
-	struct ty_tree t;
+	struct ty_profile_views_flat f;
+	struct ty_profile_views_tree t;
 	double w[TY_NSTATES];
 	char path[] = "/tmp/t-profile-XXXXXX";
 	int fd = mkstemp(path);
@@ -700,19 +706,19 @@ test_off_cpu(void)
 		       "main;a;[off-CPU: sleeping] 7000\n"
 		       "main;a;b<&\"'> 50000\n");
 	free(txt);
-	CHECK_INT(ty_profile_flat(p, TY_BY_SYMBOL, TY_SORT_NAME, &f), 0);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_SYMBOL, TY_SORT_NAME, &f), 0);
 	CHECK_STR(f.rows[0].name, "a");
 	CHECK_NEAR(f.rows[0].self_weight, 50000, 1e-9);
 	CHECK_NEAR(f.rows[0].self_off, 10000, 1e-9);
-	ty_flat_release(&f);
-	CHECK_INT(ty_profile_flat(p, TY_BY_STATE, TY_SORT_SELF, &f), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_flat(p, TY_BY_STATE, TY_SORT_SELF, &f), 0);
 	CHECK_INT(f.nrows, 3);
 	CHECK_STR(f.rows[0].name, "on-CPU");
 	CHECK_STR(f.rows[1].name, "sleeping");
 	CHECK_STR(f.rows[2].name, "I/O");
 	CHECK_NEAR(f.rows[2].self_off, 3000, 1e-9);
-	ty_flat_release(&f);
-	CHECK_INT(ty_tree_build(&t, p, NULL), 0);
+	ty_profile_views_flat_release(&f);
+	CHECK_INT(ty_profile_views_tree_build(&t, p, NULL), 0);
 	for (k = 1; k < t.n && t.nodes[k].state != TY_STATE_SLEEP; k++)
 		;
 	CHECK(k < t.n);
@@ -721,7 +727,7 @@ test_off_cpu(void)
 		CHECK_STR(t.nodes[t.nodes[k].parent].name, "a");
 		CHECK_NEAR(t.nodes[t.nodes[k].parent].off, 10000, 1e-9);
 	}
-	ty_tree_release(&t);
+	ty_profile_views_tree_release(&t);
 	CHECK_INT(ty_profile_write(p, path, &e), 0);
 	CHECK_INT(ty_profile_read(path, &q, &e), 0);
 	if (q) {
@@ -757,24 +763,24 @@ test_collector_switches(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint64_t chain[2] = {0x5000, 0x6000};
 	size_t i, off = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = 7;
-	r.type = TY_REC_SAMPLE; /* on-CPU at 100 */
+	r.type = TY_SAMPLER_REC_SAMPLE; /* on-CPU at 100 */
 	r.ip = 0x1000;
 	r.period = 50;
 	r.time = 100;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH; /* back in at 301 (another ring, drained first) */
+	r.type = TY_SAMPLER_REC_SWITCH; /* back in at 301 (another ring, drained first) */
 	r.out = 0, r.time = 301, r.cpu = 1;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH_SAMPLE; /* the chain at the switch-out */
+	r.type = TY_SAMPLER_REC_SWITCH_SAMPLE; /* the chain at the switch-out */
 	r.time = 200, r.cpu = 0, r.nr = 2, r.chain = chain;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH;
+	r.type = TY_SAMPLER_REC_SWITCH;
 	r.nr = 0, r.chain = NULL;
 	r.out = 1, r.time = 201;
 	ty_collector_record(&r, c);
@@ -794,9 +800,9 @@ test_collector_switches(void)
 	r.pid = r.tid = 70001, r.out = 0, r.time = 650;
 	ty_collector_record(&r, c);
 	r.cpu = 0;
-	r.type = TY_REC_SWITCH_SAMPLE, r.time = 600, r.nr = 2, r.chain = chain;
+	r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.time = 600, r.nr = 2, r.chain = chain;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_SWITCH, r.nr = 0, r.chain = NULL;
+	r.type = TY_SAMPLER_REC_SWITCH, r.nr = 0, r.chain = NULL;
 	r.pid = r.tid = 8, r.out = 1, r.time = 605;
 	ty_collector_record(&r, c);
 	r.pid = r.tid = 70001, r.out = 1, r.time = 601;
@@ -846,24 +852,24 @@ test_collector_runs(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 	uint64_t chain[1] = {0x5000};
 	size_t i, outs = 0, ins = 0, n = 1000, chunk = 1, off = 0, other = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = 7;
-	r.type = TY_REC_SWITCH;
+	r.type = TY_SAMPLER_REC_SWITCH;
 	while (outs < n || ins < n) {
 		for (i = 0; i < chunk && ins < n; i++, ins++) { /* ring 1: back in */
-			r.tid = 7, r.type = TY_REC_SWITCH, r.cpu = 1, r.out = 0;
+			r.tid = 7, r.type = TY_SAMPLER_REC_SWITCH, r.cpu = 1, r.out = 0;
 			r.time = 1000 * ins + 10 + ins % 7;
 			ty_collector_record(&r, c);
 		}
 		for (i = 0; i < chunk + 3 && outs < n; i++, outs++) { /* ring 0: out */
 			r.tid = 7, r.cpu = 0, r.time = 1000 * outs;
-			r.type = TY_REC_SWITCH_SAMPLE, r.nr = 1, r.chain = chain;
+			r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.nr = 1, r.chain = chain;
 			ty_collector_record(&r, c);
-			r.type = TY_REC_SWITCH, r.nr = 0, r.chain = NULL, r.out = 1;
+			r.type = TY_SAMPLER_REC_SWITCH, r.nr = 0, r.chain = NULL, r.out = 1;
 			ty_collector_record(&r, c);
 			r.tid = 9, r.out = 1, r.time = 1000 * outs + 1; /* thread 9, in order */
 			ty_collector_record(&r, c);
@@ -900,16 +906,16 @@ static void
 interval(struct ty_collector *c, uint32_t tid, uint64_t t, uint64_t dur, int preempt,
 	 uint64_t chain)
 {
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = tid;
 	if (chain) {
-		r.type = TY_REC_SWITCH_SAMPLE, r.time = t, r.nr = 1, r.chain = &chain;
+		r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.time = t, r.nr = 1, r.chain = &chain;
 		ty_collector_record(&r, c);
 		r.nr = 0, r.chain = NULL;
 	}
-	r.type = TY_REC_SWITCH, r.time = t, r.out = 1, r.preempt = preempt;
+	r.type = TY_SAMPLER_REC_SWITCH, r.time = t, r.out = 1, r.preempt = preempt;
 	ty_collector_record(&r, c);
 	r.time = t + dur, r.out = 0, r.preempt = 0;
 	ty_collector_record(&r, c);
@@ -1029,16 +1035,16 @@ test_collector_names(void)
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	memset(&r, 0, sizeof(r));
-	r.type = TY_REC_FORK; /* thread 31 of process 30, read first */
+	r.type = TY_SAMPLER_REC_FORK; /* thread 31 of process 30, read first */
 	r.pid = 30, r.tid = 31, r.ppid = 30, r.ptid = 30, r.time = 300;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_FORK; /* and thread 32, created by 31 */
+	r.type = TY_SAMPLER_REC_FORK; /* and thread 32, created by 31 */
 	r.pid = 30, r.tid = 32, r.ppid = 30, r.ptid = 31, r.time = 400;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_COMM, r.pid = r.tid = 30, r.exec = 1;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = r.tid = 30, r.exec = 1;
 	r.name = "prog", r.time = 200; /* the command's exec */
 	ty_collector_record(&r, c);
 	r.name = "taskset", r.time = 100; /* the wrapper's, read later */
@@ -1047,20 +1053,22 @@ test_collector_names(void)
 	ty_collector_record(&r, c);
 	/* process 40 creates 41, then renames itself: 41 keeps the name
 	 * 40 had then */
-	r.type = TY_REC_COMM, r.pid = r.tid = 40, r.name = "prog", r.time = 100;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = r.tid = 40, r.name = "prog", r.time = 100;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_FORK, r.pid = 40, r.tid = 41, r.ppid = 40, r.ptid = 40, r.time = 200;
+	r.type = TY_SAMPLER_REC_FORK, r.pid = 40, r.tid = 41, r.ppid = 40, r.ptid = 40,
+	r.time = 200;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_COMM, r.pid = r.tid = 40, r.name = "main-loop", r.time = 300;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = r.tid = 40, r.name = "main-loop", r.time = 300;
 	ty_collector_record(&r, c);
 	/* 42 names itself; its FORK is read after */
-	r.type = TY_REC_COMM, r.pid = 40, r.tid = 42, r.name = "io", r.time = 250;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = 40, r.tid = 42, r.name = "io", r.time = 250;
 	ty_collector_record(&r, c);
-	r.type = TY_REC_FORK, r.pid = 40, r.tid = 42, r.ppid = 40, r.ptid = 40, r.time = 240;
+	r.type = TY_SAMPLER_REC_FORK, r.pid = 40, r.tid = 42, r.ppid = 40, r.ptid = 40,
+	r.time = 240;
 	ty_collector_record(&r, c);
 	/* a name read from /proc when attaching (time 0) gives way to a COMM
 	 * record, whichever is read first */
-	r.type = TY_REC_COMM, r.pid = 40, r.tid = 43, r.name = "old", r.time = 0;
+	r.type = TY_SAMPLER_REC_COMM, r.pid = 40, r.tid = 43, r.name = "old", r.time = 0;
 	ty_collector_record(&r, c);
 	r.name = "new", r.time = 600;
 	ty_collector_record(&r, c);

@@ -15,16 +15,16 @@ struct seen {
 };
 
 static void
-take(const struct ty_record *r, void *arg)
+take(const struct ty_sampler_rec *r, void *arg)
 {
 	struct seen *s = arg;
 
 	if (s->n == 64)
 		return;
-	if (r->type == TY_REC_COMM)
+	if (r->type == TY_SAMPLER_REC_COMM)
 		snprintf(s->lines[s->n++], 160, "comm %u/%u %s time %llu", r->pid, r->tid, r->name,
 			 (unsigned long long)r->time);
-	else if (r->type == TY_REC_MMAP)
+	else if (r->type == TY_SAMPLER_REC_MMAP)
 		snprintf(s->lines[s->n++], 160, "mmap %u %llx+%llx@%llx %s", r->pid,
 			 (unsigned long long)r->start, (unsigned long long)r->len,
 			 (unsigned long long)r->pgoff, r->name);

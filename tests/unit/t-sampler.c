@@ -41,7 +41,7 @@ test_sample(void)
 {
 	unsigned char b[256];
 	size_t o = 8;
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	o = put64(b, o, 0x401000);  /* ip */
 	o = put32x2(b, o, 42, 43);  /* pid, tid */
@@ -55,7 +55,7 @@ test_sample(void)
 	o = put64(b, o, 0x403000);
 	header(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, o);
 	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_SAMPLE);
+	CHECK_INT(r.type, TY_SAMPLER_REC_SAMPLE);
 	CHECK_INT(r.ip, 0x401000);
 	CHECK_INT(r.pid, 42);
 	CHECK_INT(r.tid, 43);
@@ -82,7 +82,7 @@ test_mmap2(void)
 {
 	unsigned char b[256];
 	size_t o = 8;
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	memset(b, 0, sizeof(b));
 	o = put32x2(b, o, 7, 7);
@@ -97,7 +97,7 @@ test_mmap2(void)
 	o = put32x2(b, o, 0, 0); /* cpu */
 	header(b, PERF_RECORD_MMAP2, 0, o);
 	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_MMAP);
+	CHECK_INT(r.type, TY_SAMPLER_REC_MMAP);
 	CHECK_INT(r.start, 0x7f0000000000);
 	CHECK_INT(r.len, 0x20000);
 	CHECK_INT(r.pgoff, 0x1000);
@@ -113,13 +113,13 @@ test_others(void)
 {
 	unsigned char b[128];
 	size_t o = 8;
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	o = put64(b, o, 99); /* id */
 	o = put64(b, o, 17); /* lost */
 	header(b, PERF_RECORD_LOST, 0, o);
 	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_LOST);
+	CHECK_INT(r.type, TY_SAMPLER_REC_LOST);
 	CHECK_INT(r.lost, 17);
 	o = 8;
 	o = put32x2(b, o, 10, 5); /* pid, ppid */
@@ -127,7 +127,7 @@ test_others(void)
 	o = put64(b, o, 777);
 	header(b, PERF_RECORD_FORK, 0, o);
 	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_FORK);
+	CHECK_INT(r.type, TY_SAMPLER_REC_FORK);
 	CHECK_INT(r.pid, 10);
 	CHECK_INT(r.ppid, 5);
 	CHECK_INT(r.tid, 11);
@@ -138,10 +138,10 @@ test_others(void)
 	o = put64(b, o, 2);
 	header(b, PERF_RECORD_THROTTLE, 0, o);
 	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_THROTTLE);
+	CHECK_INT(r.type, TY_SAMPLER_REC_THROTTLE);
 	header(b, 9999, 0, 16);
 	CHECK_INT(ty_sampler_decode(b, 16, &layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_OTHER);
+	CHECK_INT(r.type, TY_SAMPLER_REC_OTHER);
 	CHECK(ty_sampler_max_rate() > 0);
 }
 
@@ -158,7 +158,7 @@ test_switch(void)
 	};
 	unsigned char b[128];
 	size_t o = 8;
-	struct ty_record r;
+	struct ty_sampler_rec r;
 
 	o = put32x2(b, o, 40, 41); /* trailer: pid, tid */
 	o = put64(b, o, 5000);	   /* time */
@@ -166,7 +166,7 @@ test_switch(void)
 	header(b, PERF_RECORD_SWITCH,
 	       PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, o);
 	CHECK_INT(ty_sampler_decode(b, o, &layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_SWITCH);
+	CHECK_INT(r.type, TY_SAMPLER_REC_SWITCH);
 	CHECK_INT(r.out, 1);
 	CHECK_INT(r.preempt, 1);
 	CHECK_INT(r.tid, 41);
@@ -185,7 +185,7 @@ test_switch(void)
 	o = put64(b, o, 1);
 	header(b, PERF_RECORD_SAMPLE, 0, o);
 	CHECK_INT(ty_sampler_decode(b, o, &id_layout, &r), 0);
-	CHECK_INT(r.type, TY_REC_SAMPLE);
+	CHECK_INT(r.type, TY_SAMPLER_REC_SAMPLE);
 	CHECK_INT(r.id, 0xabc);
 	CHECK_INT(r.ip, 0x1234);
 	CHECK_INT(r.time, 6000);

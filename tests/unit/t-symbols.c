@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "tachy/symbols.h"
+#include "tachy/symtab.h"
 
 __attribute__((noinline)) int tsym_marker_function(int x);
 
@@ -180,6 +181,8 @@ test_kallsyms(void)
 	CHECK(r.kernel);
 	ty_symbols_resolve(s, 1, 0xffffffff81000350ull, 0, 1, &r);
 	CHECK_STR(r.name, "other");
+	CHECK_STR(r.dso, "[mod]"); /* a module's symbol: the module as its DSO */
+	CHECK(r.kernel);
 	ty_symbols_resolve(s, 1, 0xffffffff81000410ull, 0, 1, &r);
 	CHECK_STR(r.name, "lastone");
 	ty_symbols_free(s);
@@ -210,6 +213,29 @@ test_kallsyms(void)
 	ty_symbols_free(s);
 }
 
+/* One warning names every stripped file, each once, in the order seen. */
+static void
+test_warn_stripped(void)
+{
+	struct ty_symtab_warnings w = {0};
+
+	ty_symtab_warn(&w, "first");
+	ty_symtab_warn_stripped(&w, "/a/liba.so", "liba.so");
+	CHECK_INT(w.n, 2);
+	CHECK_STR(w.msg[1], "/a/liba.so is stripped (no .symtab, no debug file): functions it "
+			    "does not export are named liba.so+0xADDRESS");
+	ty_symtab_warn_stripped(&w, "/b/b", "b");
+	ty_symtab_warn_stripped(&w, "/a/liba.so", "liba.so");
+	ty_symtab_warn(&w, "last");
+	ty_symtab_warn_stripped(&w, "/c", "c");
+	CHECK_INT(w.n, 3);
+	CHECK_STR(w.msg[1], "/a/liba.so, /b/b and /c are stripped (no .symtab, no debug file): "
+			    "functions they do not export are named FILE+0xADDRESS");
+	CHECK_STR(w.msg[2], "last");
+	ty_symtab_warnings_release(&w);
+	CHECK_INT(w.n, 0);
+}
+
 static void
 test_demangle(void)
 {
@@ -233,6 +259,7 @@ main(void)
 	test_epochs();
 	test_corrupt_elf();
 	test_kallsyms();
+	test_warn_stripped();
 	test_demangle();
 	return check_done();
 }

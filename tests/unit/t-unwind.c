@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/symbols.h"
 #include "tachy/unwind.h"
 
 #define SNAP_STACK 16384
@@ -74,7 +75,7 @@ chain_of(int n, long len, char *out, size_t size, enum ty_unwind_end *end, size_
 	 int *unmapped)
 {
 	struct ty_symbols *syms = ty_symbols_new();
-	struct ty_unwinder *u = ty_unwind_new(syms);
+	struct ty_unwinder *u = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms));
 	static struct snap s;
 	struct ty_unwind_sample us;
 	struct ty_error e;
@@ -102,8 +103,8 @@ chain_of(int n, long len, char *out, size_t size, enum ty_unwind_end *end, size_
 	*nframes = k;
 	for (i = 0; i < k; i++) {
 		struct ty_sym_result r;
-		uint64_t a = frames[i] & ~TY_FRAME_EXACT;
-		if (!(frames[i] & TY_FRAME_EXACT))
+		uint64_t a = frames[i] & ~TY_UNWIND_EXACT;
+		if (!(frames[i] & TY_UNWIND_EXACT))
 			a--; /* a return address: the call before it */
 		ty_symbols_resolve(syms, (uint32_t)n, a, 0, 0, &r);
 		if (strcmp(r.dso, "[unknown]") == 0)
@@ -134,12 +135,12 @@ check_chain(int n, const char *want)
 /* The PLT's FDE carries the standard expression: a PLT rule, and the CFA
  * it gives depends on where in its 16-byte entry the pc is. */
 static void
-plt_rows(const struct ty_unwind_table *t, const unsigned char *img, size_t len)
+plt_rows(const struct ty_cfi_table *t, const unsigned char *img, size_t len)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
 	const char *names = (const char *)img + sh[eh->e_shstrndx].sh_offset;
-	const struct ty_unwind_row *row;
+	const struct ty_cfi_row *row;
 	int i, found = 0;
 
 	if (eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > len)
@@ -149,7 +150,7 @@ plt_rows(const struct ty_unwind_table *t, const unsigned char *img, size_t len)
 			continue;
 		found = 1;
 		/* The second entry (the first is PLT0) */
-		row = ty_unwind_table_find(t, sh[i].sh_addr + 16 + 4);
+		row = ty_cfi_table_find(t, sh[i].sh_addr + 16 + 4);
 		CHECK(row && row->cfa_kind == TY_CFA_PLT && row->cfa_reg == 7);
 		if (row)
 			CHECK(row->cfa_off == 8 && row->plt_arg >= 10 && row->plt_arg <= 11);
@@ -165,7 +166,7 @@ shared_table(void)
 {
 	static char cmd[8 * PATH_MAX];
 	struct ty_symbols *syms = ty_symbols_new();
-	struct ty_unwinder *u = ty_unwind_new(syms);
+	struct ty_unwinder *u = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms));
 	struct ty_unwind_stats st1, st2;
 	struct ty_unwind_sample us;
 	struct ty_error e;
@@ -217,7 +218,7 @@ out:
 static void
 fde_ranges(const unsigned char *img, size_t len)
 {
-	struct ty_unwind_table *eager, *lazy;
+	struct ty_cfi_table *eager, *lazy;
 	struct ty_error e;
 	uint64_t pc, s1, e1, s2, e2, prev_end = 0;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
@@ -230,11 +231,11 @@ fde_ranges(const unsigned char *img, size_t len)
 		    sh[i].sh_size > hi - lo)
 			lo = sh[i].sh_addr, hi = sh[i].sh_addr + sh[i].sh_size; /* .text */
 	CHECK(hi > lo);
-	CHECK_INT(ty_unwind_table_build(img, len, &eager, &e), 0);
-	CHECK_INT(ty_unwind_table_open(img, len, &lazy, &e), 0);
+	CHECK_INT(ty_cfi_table_build(img, len, &eager, &e), 0);
+	CHECK_INT(ty_cfi_table_open(img, len, &lazy, &e), 0);
 	for (pc = lo; pc < hi; pc++) {
-		int a = ty_unwind_table_fde(eager, pc, &s1, &e1),
-		    b = ty_unwind_table_fde(lazy, pc, &s2, &e2);
+		int a = ty_cfi_table_fde(eager, pc, &s1, &e1),
+		    b = ty_cfi_table_fde(lazy, pc, &s2, &e2);
 		if (a != b || (a == 0 && (s1 != s2 || e1 != e2)))
 			same = 0;
 		if (a == 0) {
@@ -248,10 +249,10 @@ fde_ranges(const unsigned char *img, size_t len)
 	CHECK(found > 100);
 	CHECK(same);
 	CHECK(inside);
-	CHECK_INT(ty_unwind_table_fde(eager, 0, &s1, &e1), -1);
-	CHECK_INT(ty_unwind_table_fde(lazy, ~0ull, &s1, &e1), -1);
-	ty_unwind_table_free(eager);
-	ty_unwind_table_free(lazy);
+	CHECK_INT(ty_cfi_table_fde(eager, 0, &s1, &e1), -1);
+	CHECK_INT(ty_cfi_table_fde(lazy, ~0ull, &s1, &e1), -1);
+	ty_cfi_table_free(eager);
+	ty_cfi_table_free(lazy);
 }
 
 /* Damaged copies of a real table: bytes of .eh_frame changed at random
@@ -259,7 +260,7 @@ fde_ranges(const unsigned char *img, size_t len)
 static void
 damaged(const char *path)
 {
-	struct ty_unwind_table *t;
+	struct ty_cfi_table *t;
 	struct ty_error e;
 	struct stat st;
 	unsigned char *img;
@@ -274,10 +275,10 @@ damaged(const char *path)
 	}
 	CHECK(read(fd, img, (size_t)st.st_size) == st.st_size);
 	close(fd);
-	CHECK_INT(ty_unwind_table_build(img, (size_t)st.st_size, &t, &e), 0);
-	CHECK(ty_unwind_table_rows(t) > 10);
+	CHECK_INT(ty_cfi_table_build(img, (size_t)st.st_size, &t, &e), 0);
+	CHECK(ty_cfi_table_rows(t) > 10);
 	plt_rows(t, img, (size_t)st.st_size);
-	ty_unwind_table_free(t);
+	ty_cfi_table_free(t);
 	fde_ranges(img, (size_t)st.st_size);
 	for (round = 0; round < 300; round++) {
 		unsigned char *copy = malloc((size_t)st.st_size);
@@ -286,31 +287,31 @@ damaged(const char *path)
 			seed = seed * 1103515245 + 12345;
 			copy[(seed >> 4) % (size_t)st.st_size] = (unsigned char)(seed >> 16);
 		}
-		if (ty_unwind_table_build(copy, (size_t)st.st_size, &t, &e) == 0) {
+		if (ty_cfi_table_build(copy, (size_t)st.st_size, &t, &e) == 0) {
 			for (i = 0; i < 200; i++)
-				ty_unwind_table_find(t, (uint64_t)i * 97);
-			ty_unwind_table_free(t);
+				ty_cfi_table_find(t, (uint64_t)i * 97);
+			ty_cfi_table_free(t);
 			built++;
 		}
-		if (ty_unwind_table_open(copy, (size_t)st.st_size, &t, &e) == 0) {
+		if (ty_cfi_table_open(copy, (size_t)st.st_size, &t, &e) == 0) {
 			uint64_t a, b;
 			for (i = 0; i < 200; i++) {
-				ty_unwind_table_find(t, (uint64_t)i * 97);
-				ty_unwind_table_fde(t, (uint64_t)i * 89, &a, &b);
+				ty_cfi_table_find(t, (uint64_t)i * 97);
+				ty_cfi_table_fde(t, (uint64_t)i * 89, &a, &b);
 			}
-			ty_unwind_table_free(t);
+			ty_cfi_table_free(t);
 		}
 		free(copy);
 	}
 	CHECK(built > 0);
 	/* Truncated images and garbage are refused or give no rows. */
-	CHECK_INT(ty_unwind_table_build(img, 10, &t, &e), -EINVAL);
-	CHECK_INT(ty_unwind_table_build("garbage garbage garbage garbage garbage garbage garbage",
-					56, &t, &e),
+	CHECK_INT(ty_cfi_table_build(img, 10, &t, &e), -EINVAL);
+	CHECK_INT(ty_cfi_table_build("garbage garbage garbage garbage garbage garbage garbage", 56,
+				     &t, &e),
 		  -EINVAL);
 	for (i = 64; i < 4096 && i < st.st_size; i += 61)
-		if (ty_unwind_table_build(img, (size_t)i, &t, &e) == 0)
-			ty_unwind_table_free(t);
+		if (ty_cfi_table_build(img, (size_t)i, &t, &e) == 0)
+			ty_cfi_table_free(t);
 	free(img);
 }
 
@@ -324,12 +325,12 @@ main(void)
 	const Elf64_Ehdr *vdso = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
 
 	if (vdso) { /* the vDSO's table, from our own image */
-		struct ty_unwind_table *t;
+		struct ty_cfi_table *t;
 		struct ty_error e;
 		size_t len = vdso->e_shoff + (size_t)vdso->e_shnum * vdso->e_shentsize;
-		CHECK_INT(ty_unwind_table_build(vdso, len, &t, &e), 0);
-		CHECK(t && ty_unwind_table_rows(t) > 0);
-		ty_unwind_table_free(t);
+		CHECK_INT(ty_cfi_table_build(vdso, len, &t, &e), 0);
+		CHECK(t && ty_cfi_table_rows(t) > 0);
+		ty_cfi_table_free(t);
 	}
 	if (system("cc --version >/dev/null 2>&1") != 0) {
 		printf("# skipped the compiled programs: no C compiler\n");

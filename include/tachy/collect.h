@@ -1,0 +1,38 @@
+/* collect.h - a recording's records to a resolved profile: the collector
+ * keeps the raw samples and the process events the sampler decodes, and at
+ * the end resolves every sampled address (symbols.h) into a profile. */
+#ifndef TACHY_COLLECT_H
+#define TACHY_COLLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tachy/error.h"
+#include "tachy/profile.h"
+#include "tachy/sampler.h"
+#include "tachy/symbols.h"
+
+struct ty_collector;
+
+/* A collector keeps raw samples and the process events of a recording; SYMS
+ * (owned by the caller) learns the mappings. NULL when out of memory. */
+struct ty_collector *ty_collector_new(struct ty_symbols *syms);
+void ty_collector_free(struct ty_collector *c);
+/* A ty_sampler_rec_fn: pass it to ty_sampler_drain with the collector as ARG. */
+void ty_collector_record(const struct ty_sampler_rec *r, void *arg);
+/* Counts so far. */
+uint64_t ty_collector_samples(const struct ty_collector *c);
+uint64_t ty_collector_lost(const struct ty_collector *c);
+uint64_t ty_collector_throttled(const struct ty_collector *c);
+uint64_t ty_collector_unthrottled(const struct ty_collector *c);
+/* The processes seen so far (from thread names and forks): up to MAX pids
+ * into OUT; returns how many there are. */
+size_t ty_collector_pids(const struct ty_collector *c, uint32_t *out, size_t max);
+
+/* How many threads had their first switch record since the last call. */
+size_t ty_collector_new_threads(struct ty_collector *c);
+/* Resolve every sampled address and fill P (whose meta the caller sets).
+ * Returns 0 or -ENOMEM with E filled. */
+int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e);
+
+#endif

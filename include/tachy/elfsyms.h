@@ -1,0 +1,30 @@
+/* elfsyms.h - the symbols of an ELF file, read through libelf into a
+ * struct ty_symtab: the function symbols of .symtab and .dynsym (and code
+ * labels without a type, such as ld.so's _start), and names for the
+ * entries of the x86-64 PLT ("malloc@plt"; a library's IRELATIVE entry for
+ * one of its own IFUNCs by that IFUNC, else objdump's "*ABS*+0xADDR@plt").
+ * lib/dso.c reads a file with it, and its debug files. Without elfutils
+ * (no HAVE_LIBELF) this module is empty. */
+#ifndef TACHY_ELFSYMS_H
+#define TACHY_ELFSYMS_H
+
+#include <elf.h>
+
+#include "tachy/symtab.h"
+
+struct Elf;	/* libelf's Elf */
+struct Elf_Scn; /* libelf's Elf_Scn */
+
+/* Add the symbols of ELF's symbol tables to T. Returns 1 when it had a
+ * .symtab (a full table), 0 when only .dynsym or nothing. */
+int ty_elfsyms_read(struct ty_symtab *t, struct Elf *elf);
+
+/* Add the PLT entries of ELF (an x86-64 file) to T, named for the symbols
+ * their GOT slots or lazy stubs resolve. Call after ty_elfsyms_read (an
+ * IRELATIVE entry is named by the IFUNC symbol read). */
+void ty_elfsyms_plt(struct ty_symtab *t, struct Elf *elf);
+
+/* The section of ELF called NAME, its header in *SH; NULL if none. */
+struct Elf_Scn *ty_elfsyms_section(struct Elf *elf, const char *name, Elf64_Shdr *sh);
+
+#endif

@@ -1,0 +1,761 @@
+/* dso.c - one file's symbols (ELF, its debug files, MiniDebugInfo), names
+ * for code without symbols, and its DWARF's inline frames and lines. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBELF
+#include <gelf.h>
+#include <libelf.h>
+#endif
+#ifdef HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#endif
+#ifdef HAVE_LZMA
+#include <lzma.h>
+#endif
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
+#include "tachy/dso.h"
+#include "tachy/elfsyms.h"
+#include "tachy/elfview.h"
+
+/* A function range of the call-frame information, named DSO+0xSTART. */
+struct fde_name {
+	uint64_t start;
+	const char *name;
+};
+
+struct seg {
+	uint64_t off, vaddr, filesz;
+	int exec;
+};
+
+struct ty_dso {
+	struct ty_dsos *set;
+	char *path;
+	int loaded;
+	struct ty_symtab tab;
+	struct seg *segs;
+	size_t nsegs;
+	char build_id[130]; /* GNU build-id in hex, "" when none */
+	const char *base;   /* basename of path */
+	/* Kept open for lookups after loading: the file, and the DWARF of it
+	 * or of its debug file (inline frames and lines). Its call-frame
+	 * information (function ranges) is the cache's table of the file. */
+	int fd, dbg_fd;
+	void *elf, *dbg_elf, *dwarf;
+	struct fde_name *fdes;
+	size_t nfdes, capfdes; /* open addressing on start, 0 empty */
+	struct ty_dso *next;
+};
+
+struct ty_dsos {
+	struct ty_dso *dsos;
+	struct ty_cfi_cache *cfi;
+	struct ty_symtab_warnings *warn;
+	int warned_noelf;
+	char *debug_root; /* "/usr/lib/debug" unless set */
+	void *debuginfod; /* a debuginfod_client, when DEBUGINFOD_URLS is set */
+	int debuginfod_tried;
+};
+
+static const char *
+base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+#ifdef HAVE_LIBELF
+
+/* CRC-32 (as .gnu_debuglink and zlib compute it) of the file FD. */
+static int
+file_crc32(int fd, uint32_t *out)
+{
+	static uint32_t tab[256];
+	unsigned char buf[65536];
+	uint32_t crc = 0xffffffffu;
+	ssize_t n;
+	size_t i;
+
+	if (!tab[1])
+		for (i = 0; i < 256; i++) {
+			uint32_t c = (uint32_t)i;
+			int k;
+			for (k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			tab[i] = c;
+		}
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < (size_t)n; i++)
+			crc = tab[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+	if (n < 0)
+		return -1;
+	*out = crc ^ 0xffffffffu;
+	return 0;
+}
+
+static int
+read_segs(Elf *elf, struct ty_dso *d)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	d->segs = calloc(n ? n : 1, sizeof(*d->segs));
+	if (!d->segs)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nsegs].off = ph.p_offset;
+		d->segs[d->nsegs].vaddr = ph.p_vaddr;
+		d->segs[d->nsegs].filesz = ph.p_filesz > ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+		d->segs[d->nsegs].exec = (ph.p_flags & PF_X) != 0;
+		d->nsegs++;
+	}
+	return 0;
+}
+
+/* Add the symbols of ELF to D; returns 1 when it had a .symtab (a full
+ * table), 0 when only .dynsym or nothing. SEGS: also read the program
+ * headers (not for separate debug files, whose layout is the stripped
+ * file's). */
+static int
+read_elf_syms(struct ty_dsos *s, struct ty_dso *d, Elf *elf, int segs)
+{
+	if (elf_kind(elf) != ELF_K_ELF || (segs && read_segs(elf, d) < 0)) {
+		ty_symtab_warn(
+		    s->warn, "cannot read symbols of %s: not a valid ELF file; addresses shown raw",
+		    d->path);
+		return 0;
+	}
+	return ty_elfsyms_read(&d->tab, elf);
+}
+
+/* Open PATH as the debug file of D when it is a regular file other than D
+ * itself; WANT_CRC: its CRC-32 must be CRC (debuglink); WANT_ID: its
+ * build-id must be D's when both have one. */
+static int
+open_debug(struct ty_dsos *s, struct ty_dso *d, const char *path, int want_crc, uint32_t crc,
+	   int want_id)
+{
+	struct stat st, self;
+	uint32_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (stat(d->path, &self) == 0 && self.st_ino == st.st_ino && self.st_dev == st.st_dev))
+		goto no;
+	if (want_crc && (file_crc32(fd, &got) < 0 || got != crc)) {
+		ty_symtab_warn(s->warn, "debug file %s does not match %s (CRC differs): ignored",
+			       path, d->path);
+		goto no;
+	}
+	if (want_id && *d->build_id) {
+		char hex[130] = "";
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		size_t len = 0;
+		const char *img = e ? elf_rawfile(e, &len) : NULL;
+		int same =
+		    ty_elfview_build_id_hex(img, len, hex) ? strcmp(hex, d->build_id) == 0 : 1;
+		if (e)
+			elf_end(e);
+		if (!same) {
+			ty_symtab_warn(
+			    s->warn, "debug file %s does not match %s (build-id differs): ignored",
+			    path, d->path);
+			goto no;
+		}
+	}
+	return fd;
+no:
+	close(fd);
+	return -1;
+}
+
+/* The file named by .gnu_debuglink, looked for where gdb looks: beside D,
+ * in .debug/ beside it, and under the debug root (by D's directory). */
+static int
+debuglink(struct ty_dsos *s, struct ty_dso *d, Elf *elf, const char *root)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = ty_elfsyms_section(elf, ".gnu_debuglink", &sh);
+	Elf_Data *data;
+	const char *name, *slash = strrchr(d->path, '/');
+	size_t len, at;
+	uint32_t crc;
+	char path[4200], dir[4096];
+	int fd, i;
+
+	if (!scn)
+		return -1;
+	if (!(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < 8 ||
+	    !(name = data->d_buf) || !(len = strnlen(name, data->d_size)) || len == data->d_size ||
+	    strchr(name, '/') || strcmp(name, "..") == 0 || strcmp(name, ".") == 0 ||
+	    (at = (len + 4) & ~(size_t)3) + 4 > data->d_size) {
+		ty_symtab_warn(s->warn, "%s has a damaged .gnu_debuglink section: ignored",
+			       d->path);
+		return -1;
+	}
+	memcpy(&crc, (const char *)data->d_buf + at, 4);
+	if (elf_getident(elf, NULL) &&
+	    elf_getident(elf, NULL)[EI_DATA] !=
+		(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
+		crc = __builtin_bswap32(crc);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - d->path) : 0, d->path);
+	for (i = 0; i < 3; i++) {
+		if ((size_t)snprintf(path, sizeof(path),
+				     i == 0   ? "%s/%s"
+				     : i == 1 ? "%s/.debug/%s"
+					      : "%3$s%1$s/%2$s",
+				     dir, name, root) >= sizeof(path))
+			continue;
+		if ((fd = open_debug(s, d, path, 1, crc, 0)) >= 0)
+			return fd;
+	}
+	return -1;
+}
+
+/* A debug file for D: by build-id under the debug root, by .gnu_debuglink,
+ * by path under the debug root, or from debuginfod (DEBUGINFOD_URLS). */
+static int
+find_debug_file(struct ty_dsos *s, struct ty_dso *d, Elf *elf)
+{
+	const char *root = s->debug_root ? s->debug_root : "/usr/lib/debug";
+	char path[4200];
+	int fd = -1;
+
+	if (*d->build_id && (size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root,
+					     d->build_id, d->build_id + 2) < sizeof(path))
+		fd = open_debug(s, d, path, 0, 0, 1);
+	if (fd < 0)
+		fd = debuglink(s, d, elf, root);
+	if (fd < 0 &&
+	    (size_t)snprintf(path, sizeof(path), "%s%s.debug", root, d->path) < sizeof(path))
+		fd = open_debug(s, d, path, 0, 0, 1);
+#ifdef HAVE_DEBUGINFOD
+	if (fd < 0 && *d->build_id && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS")) {
+		if (!s->debuginfod_tried) {
+			s->debuginfod_tried = 1;
+			s->debuginfod = debuginfod_begin();
+		}
+		if (s->debuginfod) {
+			fd = debuginfod_find_debuginfo(s->debuginfod,
+						       (const unsigned char *)d->build_id, 0, NULL);
+			if (fd < 0) {
+				ty_symtab_warn(
+				    s->warn,
+				    "debuginfod has no debug file for %s (build-id %s): %s",
+				    d->path, d->build_id, strerror(-fd));
+				fd = -1;
+			}
+		}
+	}
+#endif
+	return fd;
+}
+
+/* Read the symbols of a separate debug file FD into D, keeping it open
+ * for its DWARF. Returns 1 when it had a full symbol table. */
+static int
+read_debug_file(struct ty_dsos *s, struct ty_dso *d, int fd)
+{
+	Elf *dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int full;
+
+	if (!dbg || elf_kind(dbg) != ELF_K_ELF) {
+		ty_symtab_warn(s->warn, "the debug file of %s is not a valid ELF file: ignored",
+			       d->path);
+		if (dbg)
+			elf_end(dbg);
+		close(fd);
+		return 0;
+	}
+	full = read_elf_syms(s, d, dbg, 0);
+	d->dbg_fd = fd;
+	d->dbg_elf = dbg;
+	return full;
+}
+
+/* MiniDebugInfo: the .gnu_debugdata section is an xz-compressed ELF file
+ * holding the symbols .dynsym lacks (Fedora's stripped binaries). */
+#define MINIDEBUG_MAX (256u << 20)
+static int
+read_minidebuginfo(struct ty_dsos *s, struct ty_dso *d, Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = ty_elfsyms_section(elf, ".gnu_debugdata", &sh);
+	Elf_Data *data;
+
+	if (!scn || sh.sh_type == SHT_NOBITS)
+		return 0;
+	if (!(data = elf_rawdata(scn, NULL)) || !data->d_buf || !data->d_size) {
+		ty_symtab_warn(s->warn, "%s has a damaged .gnu_debugdata section: ignored",
+			       d->path);
+		return 0;
+	}
+#ifdef HAVE_LZMA
+	{
+		lzma_stream z = LZMA_STREAM_INIT;
+		unsigned char *out = NULL;
+		size_t cap = 0;
+		lzma_ret r;
+		Elf *mini;
+		int full = 0;
+
+		if (lzma_stream_decoder(&z, MINIDEBUG_MAX, 0) != LZMA_OK)
+			return 0;
+		z.next_in = data->d_buf;
+		z.avail_in = data->d_size;
+		do {
+			if (z.avail_out == 0) {
+				size_t nc = cap ? 2 * cap : 4 * data->d_size + 4096;
+				unsigned char *no;
+				if (nc > MINIDEBUG_MAX || !(no = realloc(out, nc))) {
+					r = LZMA_MEM_ERROR;
+					break;
+				}
+				out = no;
+				z.next_out = out + cap;
+				z.avail_out = nc - cap;
+				cap = nc;
+			}
+			r = lzma_code(&z, LZMA_FINISH);
+		} while (r == LZMA_OK);
+		if (r != LZMA_STREAM_END) {
+			ty_symtab_warn(
+			    s->warn, "cannot decompress the MiniDebugInfo of %s (%s): ignored",
+			    d->path, r == LZMA_MEM_ERROR ? "too large" : "not valid xz data");
+			lzma_end(&z);
+			free(out);
+			return 0;
+		}
+		mini = elf_memory((char *)out, z.total_out);
+		if (mini && elf_kind(mini) == ELF_K_ELF) {
+			full = read_elf_syms(s, d, mini, 0);
+		} else {
+			ty_symtab_warn(s->warn,
+				       "the MiniDebugInfo of %s is not a valid ELF file: ignored",
+				       d->path);
+		}
+		if (mini)
+			elf_end(mini);
+		lzma_end(&z);
+		free(out);
+		return full;
+	}
+#else
+	ty_symtab_warn(
+	    s->warn, "%s has MiniDebugInfo (.gnu_debugdata), but tachy was not built with liblzma",
+	    d->path);
+	return 0;
+#endif
+}
+
+/* Does ELF carry DWARF of its own (a binary built with -g, not stripped)? */
+static int
+has_debug_info(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = ty_elfsyms_section(elf, ".debug_info", &sh);
+
+	return scn && sh.sh_type != SHT_NOBITS;
+}
+
+/* A stripped program's entry point has no symbol, but it is _start: name
+ * the range of the call-frame information that begins at the ELF header's
+ * e_entry so, in a file with a program interpreter (an executable, PIE or
+ * not; a library's e_entry is not a _start) and no symbol there already. */
+static void
+entry_sym(struct ty_dso *d, Elf *elf)
+{
+	const struct ty_cfi_table *cfi = ty_cfi_cache_get(d->set->cfi, d->path);
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	uint64_t start, end;
+	size_t i, n;
+	int interp = 0;
+
+	if (!cfi || !gelf_getehdr(elf, &eh) || !eh.e_entry || elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (i = 0; i < n && !interp; i++)
+		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
+	if (!interp || ty_cfi_table_fde(cfi, eh.e_entry, &start, &end) < 0 || start != eh.e_entry ||
+	    end <= start)
+		return;
+	for (i = 0; i < d->tab.n; i++)
+		if (d->tab.syms[i].addr == eh.e_entry)
+			return;
+	ty_symtab_add(&d->tab, start, end - start, "_start", TY_SYM_FUNC, 0, 0);
+}
+
+static void
+read_elf(struct ty_dsos *s, struct ty_dso *d, Elf *elf, int debug)
+{
+	int full = read_elf_syms(s, d, elf, 1), fd, dbgfile = 0;
+	size_t len = 0;
+	const char *img = elf_rawfile(elf, &len);
+
+	ty_elfview_build_id_hex(img, len, d->build_id);
+	ty_elfsyms_plt(&d->tab, elf);
+	if (debug && !has_debug_info(elf) && (fd = find_debug_file(s, d, elf)) >= 0) {
+		full |= read_debug_file(s, d, fd);
+		dbgfile = 1;
+	}
+	if (!full && !dbgfile)
+		full = read_minidebuginfo(s, d, elf);
+	if (!full)
+		entry_sym(d, elf);
+#ifdef HAVE_LIBDW
+	d->dwarf = dwarf_begin_elf(d->dbg_elf ? (Elf *)d->dbg_elf : elf, DWARF_C_READ, NULL);
+#endif
+	ty_symtab_finish(&d->tab);
+	if (!full && debug)
+		ty_symtab_warn_stripped(s->warn, d->path, d->base);
+}
+
+static void
+load_vdso(struct ty_dsos *s, struct ty_dso *d)
+{
+	size_t len = 0;
+	const void *img = ty_elfview_vdso(&len);
+	Elf *elf = img ? elf_memory((char *)img, len) : NULL;
+
+	if (elf) {
+		read_elf(s, d, elf, 0);
+		d->elf = elf;
+	}
+}
+
+static void
+load_dso(struct ty_dsos *s, struct ty_dso *d)
+{
+	int fd;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	if (strcmp(d->path, "[vdso]") == 0) {
+		load_vdso(s, d);
+		return;
+	}
+	if (d->path[0] != '/' || d->path[1] == '/') /* "//anon" */
+		return;
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ty_symtab_warn(s->warn, "cannot read symbols of %s: %s; addresses shown raw",
+			       d->path, strerror(errno));
+		return;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		ty_symtab_warn(s->warn, "cannot read symbols of %s: %s; addresses shown raw",
+			       d->path, elf_errmsg(-1));
+		close(fd);
+		return;
+	}
+	read_elf(s, d, elf, 1);
+	d->elf = elf;
+	d->fd = fd;
+}
+
+static void
+dso_close(struct ty_dso *d)
+{
+#ifdef HAVE_LIBDW
+	if (d->dwarf)
+		dwarf_end(d->dwarf);
+#endif
+	if (d->dbg_elf)
+		elf_end(d->dbg_elf);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->dbg_fd > 0)
+		close(d->dbg_fd);
+	if (d->fd > 0)
+		close(d->fd);
+	d->dwarf = d->dbg_elf = d->elf = NULL;
+	d->fd = d->dbg_fd = -1;
+}
+#else
+static void
+load_dso(struct ty_dsos *s, struct ty_dso *d)
+{
+	if (!s->warned_noelf)
+		ty_symtab_warn(s->warn, "not built with elfutils: user-space addresses shown raw");
+	s->warned_noelf = 1;
+}
+
+static void
+dso_close(struct ty_dso *d)
+{
+}
+#endif
+
+/* The name of the call-frame information's function range (an .eh_frame
+ * FDE) holding ADDR: DSO+0xSTART, one name per range; NULL when none. */
+static const char *
+fde_symbol(struct ty_dso *d, uint64_t addr)
+{
+#ifdef HAVE_LIBELF
+	uint64_t start, end;
+	size_t j;
+	char buf[600];
+
+	const struct ty_cfi_table *cfi = d->elf ? ty_cfi_cache_get(d->set->cfi, d->path) : NULL;
+
+	if (!cfi || ty_cfi_table_fde(cfi, addr, &start, &end) < 0)
+		return NULL;
+	if ((d->nfdes + 1) * 2 > d->capfdes) {
+		size_t nc = d->capfdes ? 2 * d->capfdes : 64, i;
+		struct fde_name *nt = calloc(nc, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (i = 0; i < d->capfdes; i++) {
+			if (!d->fdes[i].name)
+				continue;
+			for (j = (d->fdes[i].start * 0x9e3779b97f4a7c15ull) >> 20 & (nc - 1);
+			     nt[j].name; j = (j + 1) & (nc - 1))
+				;
+			nt[j] = d->fdes[i];
+		}
+		free(d->fdes);
+		d->fdes = nt;
+		d->capfdes = nc;
+	}
+	for (j = (start * 0x9e3779b97f4a7c15ull) >> 20 & (d->capfdes - 1); d->fdes[j].name;
+	     j = (j + 1) & (d->capfdes - 1))
+		if (d->fdes[j].start == start)
+			return d->fdes[j].name;
+	snprintf(buf, sizeof(buf), "%.500s+0x%" PRIx64, d->base, (uint64_t)start);
+	if (!(d->fdes[j].name = ty_symtab_pool_add(&d->tab.pool, buf, strlen(buf))))
+		return NULL;
+	d->fdes[j].start = start;
+	d->nfdes++;
+	return d->fdes[j].name;
+#else
+	return NULL;
+#endif
+}
+
+struct ty_dsos *
+ty_dsos_new(struct ty_cfi_cache *cfi, struct ty_symtab_warnings *w)
+{
+	struct ty_dsos *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->cfi = cfi;
+		s->warn = w;
+	}
+	return s;
+}
+
+void
+ty_dsos_free(struct ty_dsos *s)
+{
+	if (!s)
+		return;
+	while (s->dsos) {
+		struct ty_dso *n = s->dsos->next;
+		dso_close(s->dsos);
+		free(s->dsos->path);
+		free(s->dsos->segs);
+		free(s->dsos->fdes);
+		ty_symtab_release(&s->dsos->tab);
+		free(s->dsos);
+		s->dsos = n;
+	}
+	free(s->debug_root);
+#ifdef HAVE_DEBUGINFOD
+	if (s->debuginfod)
+		debuginfod_end(s->debuginfod);
+#endif
+	free(s);
+}
+
+void
+ty_dsos_set_debug_root(struct ty_dsos *s, const char *dir)
+{
+	free(s->debug_root);
+	s->debug_root = dir ? strdup(dir) : NULL;
+}
+
+struct ty_dso *
+ty_dsos_find(const struct ty_dsos *s, const char *path)
+{
+	struct ty_dso *d;
+
+	for (d = s->dsos; d; d = d->next)
+		if (strcmp(d->path, path) == 0)
+			return d;
+	return NULL;
+}
+
+struct ty_dso *
+ty_dsos_get(struct ty_dsos *s, const char *path)
+{
+	struct ty_dso *d = ty_dsos_find(s, path);
+
+	if (d)
+		return d;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		return NULL;
+	}
+	d->set = s;
+	d->base = base_name(d->path);
+	d->fd = d->dbg_fd = -1;
+	d->next = s->dsos;
+	s->dsos = d;
+	return d;
+}
+
+const char *
+ty_dso_path(const struct ty_dso *d)
+{
+	return d->path;
+}
+
+static void
+load(struct ty_dso *d)
+{
+	if (!d->loaded) {
+		d->loaded = 1;
+		load_dso(d->set, d);
+	}
+}
+
+int
+ty_dso_info(const struct ty_dso *d, struct ty_dso_info *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!d->loaded)
+		return -1;
+	out->build_id = d->build_id;
+	for (i = 0; i < d->nsegs; i++) {
+		if (!d->segs[i].exec)
+			continue;
+		out->start = d->segs[i].vaddr;
+		out->limit = d->segs[i].vaddr + d->segs[i].filesz;
+		out->offset = d->segs[i].off;
+		return 0;
+	}
+	return *d->build_id ? 0 : -1;
+}
+
+const char *
+ty_dso_symbol(struct ty_dso *d, uint64_t addr)
+{
+	const struct ty_sym *sym;
+
+	load(d);
+	sym = ty_symtab_find(&d->tab, addr);
+	return sym ? sym->name : fde_symbol(d, addr);
+}
+
+uint64_t
+ty_dso_vaddr(struct ty_dso *d, uint64_t off)
+{
+	size_t i;
+
+	load(d);
+	for (i = 0; i < d->nsegs; i++)
+		if (off >= d->segs[i].off && off < d->segs[i].off + d->segs[i].filesz)
+			return off - d->segs[i].off + d->segs[i].vaddr;
+	return off;
+}
+
+#ifdef HAVE_LIBDW
+/* The name of the function DIE (following its abstract origin):
+ * demangled linkage name, else DW_AT_name. */
+static const char *
+die_name(struct ty_dso *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	char *dm;
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (n && (dm = ty_symtab_demangle(n))) {
+		const char *p = ty_symtab_pool_add(&d->tab.pool, dm, strlen(dm));
+		free(dm);
+		if (p)
+			return p;
+	}
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+#endif
+
+size_t
+ty_dso_frames(struct ty_dso *d, uint64_t addr, const char *name, struct ty_dso_frame *frames,
+	      size_t max)
+{
+#ifdef HAVE_LIBDW
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Line *l;
+	const char *file = NULL;
+	size_t n = 0, nfiles = 0;
+	int nscopes, i, line = 0;
+
+	if (!d->dwarf || !name || max == 0 || !dwarf_addrdie(d->dwarf, addr, &cu))
+		return 0;
+	if ((l = dwarf_getsrc_die(&cu, addr))) {
+		file = dwarf_linesrc(l, NULL, NULL);
+		dwarf_lineno(l, &line);
+	}
+	nscopes = dwarf_getscopes(&cu, addr, &scopes);
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	for (i = 0; i < nscopes && n + 1 < max; i++) {
+		Dwarf_Attribute a;
+		Dwarf_Word cf = 0, cl = 0;
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		frames[n].name = die_name(d, &scopes[i]);
+		if (!frames[n].name)
+			frames[n].name = "?";
+		frames[n].file = file ? base_name(file) : NULL;
+		frames[n].line = line > 0 ? (unsigned)line : 0;
+		frames[n].inlined = 1;
+		n++;
+		/* The caller's line: where this callee was inlined. */
+		file = NULL;
+		line = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
+		    files && cf < nfiles)
+			file = dwarf_filesrc(files, cf, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
+			line = (int)cl;
+	}
+	free(scopes);
+	frames[n].name = name;
+	frames[n].file = file ? base_name(file) : NULL;
+	frames[n].line = line > 0 ? (unsigned)line : 0;
+	frames[n].inlined = 0;
+	return n + 1;
+#else
+	(void)d, (void)addr, (void)name, (void)frames, (void)max;
+	return 0;
+#endif
+}

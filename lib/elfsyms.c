@@ -1,0 +1,285 @@
+/* elfsyms.c - an ELF file's symbol tables and PLT entries, through libelf. */
+#ifdef HAVE_LIBELF
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachy/elfsyms.h"
+
+/* The end of section NDX when it holds code, else 0. */
+static uint64_t
+code_section_end(Elf *elf, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return 0;
+	return sh.sh_addr + sh.sh_size;
+}
+
+/* Add the function symbols (and code labels without a type, such as
+ * ld.so's _start and _dl_start_user) of one symbol table section. */
+static int
+read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct ty_symtab *d)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym sym;
+
+	if (!data || sh->sh_entsize == 0)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		const char *name;
+		uint64_t lim = 0;
+		int type, bind, b;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || sym.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
+			continue;
+		if (type == STT_NOTYPE && !(lim = code_section_end(elf, sym.st_shndx)))
+			continue;
+		b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+		if (ty_symtab_add(d, sym.st_value, type == STT_NOTYPE ? 0 : sym.st_size, name,
+				  type == STT_NOTYPE ? TY_SYM_LABEL : TY_SYM_FUNC, b, lim) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Add the symbols of ELF to D; returns 1 when it had a .symtab (a full
+ * table), 0 when only .dynsym or nothing. SEGS: also read the program
+ * headers (not for separate debug files, whose layout is the stripped
+ * file's). */
+
+Elf_Scn *
+ty_elfsyms_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstr, sh->sh_name)) &&
+		    strcmp(n, name) == 0)
+			return scn;
+	return NULL;
+}
+
+/* --- PLT entries -------------------------------------------------------- */
+
+struct got_slot {
+	uint64_t addr;
+	const char *name; /* in the ELF's string table */
+};
+
+struct plt_ctx {
+	struct got_slot *slots; /* from every dynamic relocation with a symbol */
+	size_t nslots;
+	const char **jump; /* .rela.plt's symbol names, in order (push index) */
+	size_t njump;
+};
+
+static int
+slot_cmp(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static const char *
+slot_name(const struct plt_ctx *c, uint64_t addr)
+{
+	struct got_slot key = {addr, NULL}, *hit;
+
+	hit = c->nslots ? bsearch(&key, c->slots, c->nslots, sizeof(key), slot_cmp) : NULL;
+	return hit ? hit->name : NULL;
+}
+
+/* The name of an IRELATIVE relocation's PLT entry (a call inside the
+ * library to one of its own IFUNCs, as libc's to strnlen): the IFUNC
+ * symbol at the resolver's address RESOLVER, else objdump's spelling
+ * "*ABS*+0xRESOLVER". NULL when out of memory. */
+static const char *
+irelative_name(struct ty_symtab *d, uint64_t resolver)
+{
+	const struct ty_sym *best = NULL;
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->syms[i].addr == resolver && d->syms[i].kind == TY_SYM_FUNC &&
+		    (!best || ty_symtab_cmp(&d->syms[i], best) < 0))
+			best = &d->syms[i];
+	if (best)
+		return best->name;
+	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, resolver);
+	return ty_symtab_pool_add(&d->pool, buf, strlen(buf));
+}
+
+/* Collect the relocations against the dynamic symbols: the GOT slot each
+ * fills, and the order of .rela.plt (lazy stubs push their index). */
+static int
+plt_relocs(struct ty_symtab *d, Elf *elf, struct plt_ctx *c)
+{
+	Elf_Scn *scn = NULL, *symscn;
+	GElf_Shdr sh, symsh;
+	size_t shstr, cap = 0;
+
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data, *syms;
+		const char *sname;
+		size_t i, n;
+		int jump;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+		    sh.sh_entsize == 0 || !(symscn = elf_getscn(elf, sh.sh_link)) ||
+		    !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM ||
+		    !(data = elf_getdata(scn, NULL)) || !(syms = elf_getdata(symscn, NULL)))
+			continue;
+		sname = elf_strptr(elf, shstr, sh.sh_name);
+		jump = sname && (strcmp(sname, ".rela.plt") == 0 || strcmp(sname, ".rel.plt") == 0);
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela ra;
+			GElf_Rel rl;
+			GElf_Sym sym;
+			uint64_t off, info;
+			const char *name = NULL;
+			if (sh.sh_type == SHT_RELA) {
+				if (!gelf_getrela(data, (int)i, &ra))
+					break;
+				off = ra.r_offset, info = ra.r_info;
+			} else {
+				if (!gelf_getrel(data, (int)i, &rl))
+					break;
+				off = rl.r_offset, info = rl.r_info;
+			}
+			if (GELF_R_SYM(info) && gelf_getsym(syms, (int)GELF_R_SYM(info), &sym))
+				name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (name && !*name)
+				name = NULL;
+			if (!name && jump && sh.sh_type == SHT_RELA &&
+			    GELF_R_TYPE(info) == R_X86_64_IRELATIVE &&
+			    !(name = irelative_name(d, (uint64_t)ra.r_addend)))
+				return -1;
+			if (jump) {
+				const char **nj = realloc(c->jump, (c->njump + 1) * sizeof(*nj));
+				if (!nj)
+					return -1;
+				c->jump = nj;
+				c->jump[c->njump++] = name;
+			}
+			if (!name)
+				continue;
+			if (c->nslots == cap) {
+				size_t nc = cap ? 2 * cap : 256;
+				struct got_slot *ns = realloc(c->slots, nc * sizeof(*ns));
+				if (!ns)
+					return -1;
+				c->slots = ns;
+				cap = nc;
+			}
+			c->slots[c->nslots++] = (struct got_slot){off, name};
+		}
+	}
+	if (c->nslots)
+		qsort(c->slots, c->nslots, sizeof(*c->slots), slot_cmp);
+	return 0;
+}
+
+/* Name the entries of the x86-64 PLT section NAME: an entry that jumps
+ * through a GOT slot (jmp *disp(%rip), with or without endbr64 and bnd)
+ * is named for the slot's symbol; a lazy stub that pushes a .rela.plt
+ * index (the IBT .plt beside .plt.sec) for that relocation's symbol. */
+static int
+plt_section(struct ty_symtab *d, Elf *elf, const char *secname, const struct plt_ctx *c)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = ty_elfsyms_section(elf, secname, &sh);
+	Elf_Data *data;
+	uint64_t ent, off;
+	char buf[600];
+
+	if (!scn || sh.sh_type != SHT_PROGBITS || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf || data->d_size < sh.sh_size)
+		return 0;
+	ent = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+	for (off = 0; off + ent <= sh.sh_size; off += ent) {
+		const unsigned char *p = (const unsigned char *)data->d_buf + off;
+		const char *name = NULL;
+		uint64_t k;
+		int32_t v;
+		for (k = 0; k + 6 <= ent && !name; k++) {
+			if (p[k] == 0xff && p[k + 1] == 0x25) {
+				memcpy(&v, p + k + 2, 4);
+				name =
+				    slot_name(c, sh.sh_addr + off + k + 6 + (uint64_t)(int64_t)v);
+				break;
+			}
+			if (p[k] == 0x68 && k + 5 <= ent) { /* push $index */
+				memcpy(&v, p + k + 1, 4);
+				if (v >= 0 && (size_t)v < c->njump)
+					name = c->jump[v];
+				break;
+			}
+		}
+		if (!name)
+			continue;
+		snprintf(buf, sizeof(buf), "%.500s@plt", name);
+		if (ty_symtab_add(d, sh.sh_addr + off, ent, buf, TY_SYM_PLT, 0, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+ty_elfsyms_plt(struct ty_symtab *d, Elf *elf)
+{
+	struct plt_ctx c = {0};
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return;
+	if (plt_relocs(d, elf, &c) == 0 && (c.nslots || c.njump)) {
+		plt_section(d, elf, ".plt", &c);
+		plt_section(d, elf, ".plt.sec", &c);
+		plt_section(d, elf, ".plt.got", &c);
+	}
+	free(c.slots);
+	free(c.jump);
+}
+
+int
+ty_elfsyms_read(struct ty_symtab *t, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int full = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		full |= sh.sh_type == SHT_SYMTAB;
+		if (read_symtab(elf, scn, &sh, t) < 0)
+			break;
+	}
+	return full;
+}
+#endif

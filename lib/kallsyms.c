@@ -1,0 +1,576 @@
+/* kallsyms.c - the kernel's symbols from /proc/kallsyms, and the per-boot
+ * cache of the core kernel's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tachy/kallsyms.h"
+#include "tachy/kmod.h"
+#include "tachy/outfile.h"
+
+struct kc_ent {
+	uint64_t addr;
+	uint32_t name; /* offset in the arena */
+	uint32_t zero;
+};
+
+struct ty_kallsyms {
+	struct ty_symtab table;
+	int tried;
+	char *kallsyms_path;
+	char *cache_dir;    /* per-boot core kernel symbol cache; NULL: none */
+	char *boot_id_path; /* NULL: the kernel's */
+	void *kcache_map;   /* the cache file, mapped; cached names point into it */
+	size_t kcache_len;
+	const struct kc_ent *kc_ent; /* its entries, sorted by address */
+	size_t kc_n;
+	const char *kc_arena;
+	uint64_t core_lo, core_hi; /* the cached table covers [core_lo, core_hi] */
+	int partial;		   /* kernel addresses resolve from the cache alone */
+	unsigned kallsyms_reads;
+	struct ty_kmod *kmod; /* module symbols (kmod.c), from the full read */
+	struct ty_symtab_warnings *warn;
+};
+
+struct ty_kallsyms *
+ty_kallsyms_new(struct ty_symtab_warnings *w)
+{
+	struct ty_kallsyms *k = calloc(1, sizeof(*k));
+
+	if (k)
+		k->warn = w;
+	return k;
+}
+
+void
+ty_kallsyms_free(struct ty_kallsyms *k)
+{
+	if (!k)
+		return;
+	ty_symtab_release(&k->table);
+	free(k->kallsyms_path);
+	free(k->cache_dir);
+	free(k->boot_id_path);
+	ty_kmod_free(k->kmod);
+	if (k->kcache_map)
+		munmap(k->kcache_map, k->kcache_len);
+	free(k);
+}
+
+void
+ty_kallsyms_set_path(struct ty_kallsyms *k, const char *path)
+{
+	free(k->kallsyms_path);
+	k->kallsyms_path = strdup(path);
+}
+
+void
+ty_kallsyms_set_cache_dir(struct ty_kallsyms *k, const char *dir)
+{
+	free(k->cache_dir);
+	k->cache_dir = dir && *dir ? strdup(dir) : NULL;
+}
+
+void
+ty_kallsyms_set_boot_id(struct ty_kallsyms *k, const char *path)
+{
+	free(k->boot_id_path);
+	k->boot_id_path = path ? strdup(path) : NULL;
+}
+
+/* Copy NAME (demangled when it is C++) into a growing arena; returns the
+ * arena offset, or (size_t)-1 when out of memory. */
+static size_t
+arena_add(char **arena, size_t *len, size_t *cap, const char *name)
+{
+	char *dm = ty_symtab_demangle(name);
+	const char *src = dm ? dm : name;
+	size_t n = strlen(src) + 1, off = *len;
+
+	if (*len + n > *cap) {
+		size_t nc = (*cap ? *cap * 2 : 4096) + n;
+		char *na = realloc(*arena, nc);
+		if (!na) {
+			free(dm);
+			return (size_t)-1;
+		}
+		*arena = na;
+		*cap = nc;
+	}
+	memcpy(*arena + off, src, n);
+	*len += n;
+	free(dm);
+	return off;
+}
+
+/* Parse one kallsyms line "ADDR TYPE NAME [module]" at P; returns the next
+ * line, or NULL at the end. *NAME is NUL-terminated in place; *CORE says
+ * the line names no module (it is the core kernel's). */
+static char *
+kallsyms_line(char *p, char *end, unsigned long long *addr, char *type, char **name, int *core)
+{
+	char *nl = memchr(p, '\n', (size_t)(end - p)), *q;
+	unsigned long long v = 0;
+	int c;
+
+	if (!nl)
+		nl = end;
+	*name = NULL;
+	for (q = p; q < nl && (c = *q) != ' '; q++) {
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			goto next;
+		v = v << 4 | (unsigned)d;
+	}
+	if (nl - q < 4 || q[2] != ' ')
+		goto next;
+	*addr = v;
+	*type = q[1];
+	*name = q + 3;
+	for (q += 3; q < nl && *q != ' ' && *q != '\t'; q++)
+		;
+	*core = q == nl;
+	*q = '\0';
+next:
+	return nl < end ? nl + 1 : NULL;
+}
+
+/* How internal a kernel name looks, for the choice among names at one
+ * address (by_addr): its leading underscores, and more for the "__pi_"
+ * copies of the position-independent startup code
+ * (__pi___x86_indirect_thunk_r12 beside __x86_indirect_thunk_r12). */
+static unsigned char
+kernel_under(const char *name)
+{
+	unsigned n = 0;
+
+	if (strncmp(name, "__pi_", 5) == 0)
+		return 9;
+	while (name[n] == '_' && n < 8)
+		n++;
+	return (unsigned char)n;
+}
+
+/* The per-boot cache of the core kernel's symbols: one file, DIR/kallsyms,
+ * in the machine's byte order:
+ *   struct kc_head, then nsyms struct kc_ent sorted by strictly increasing
+ *   address (no duplicates), then arena_len bytes of NUL-terminated names
+ *   (the last byte a NUL) that the entries point into. */
+#define KC_MAGIC "TYKSYMS\n"
+#define KC_VERSION 2 /* 2: aliases chosen by kernel_under */
+#define KC_IDLEN 48
+#define KC_MAXSIZE (256u << 20)
+
+struct kc_head {
+	char magic[8];
+	uint32_t version;
+	uint32_t entry_size;
+	char boot_id[KC_IDLEN]; /* NUL-padded */
+	uint64_t nsyms, arena_len;
+	uint64_t text_lo, text_hi; /* first and last address */
+};
+
+_Static_assert(sizeof(struct kc_head) == 96, "cache header layout");
+_Static_assert(sizeof(struct kc_ent) == 16, "cache entry layout");
+
+static int
+kcache_enabled(const struct ty_kallsyms *k)
+{
+	return k->cache_dir && (!k->kallsyms_path || k->boot_id_path);
+}
+
+/* This boot's id, NUL-padded into ID; -1 when it cannot be read. */
+static int
+boot_id(const struct ty_kallsyms *k, char id[KC_IDLEN])
+{
+	const char *path = k->boot_id_path ? k->boot_id_path : "/proc/sys/kernel/random/boot_id";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	size_t i;
+
+	if (fd < 0)
+		return -1;
+	memset(id, 0, KC_IDLEN);
+	n = read(fd, id, KC_IDLEN);
+	close(fd);
+	if (n <= 0 || n == KC_IDLEN)
+		return -1;
+	if (id[n - 1] == '\n')
+		id[--n] = '\0';
+	for (i = 0; i < (size_t)n; i++)
+		if (!strchr("0123456789abcdefABCDEF-", id[i]) || !id[i])
+			return -1;
+	return n > 0 ? 0 : -1;
+}
+
+static int
+write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* mkdir -p DIR, the parts it creates mode 0700. */
+static int
+make_dirs(const char *dir)
+{
+	char *p = strdup(dir), *q, c;
+	struct stat st;
+	int ret = -1;
+
+	for (q = p ? p + 1 : NULL; q; q++) {
+		if (*q != '/' && *q != '\0')
+			continue;
+		c = *q;
+		*q = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			break;
+		*q = c;
+		if (!c) {
+			ret = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+			break;
+		}
+	}
+	free(p);
+	return ret;
+}
+
+/* The cache directory DIR, opened; -1 when it is not ours, or reached
+ * through another user's symbolic link in a shared directory (where root
+ * would write the kernel's addresses, or read a planted table). */
+static int
+kcache_dir(const char *dir)
+{
+	struct stat st;
+	int dfd = ty_outfile_open_dir(dir, NULL);
+
+	if (dfd >= 0 && (fstat(dfd, &st) != 0 || st.st_uid != geteuid())) {
+		close(dfd);
+		dfd = -1;
+	}
+	return dfd;
+}
+
+/* Write LEN bytes of BUF to DIR/kallsyms: a temporary file, then a rename. */
+static void
+kcache_put(const char *dir, const char *buf, size_t len)
+{
+	char *tmp = NULL;
+	int dfd, fd, ok;
+
+	if (make_dirs(dir) < 0 || (dfd = kcache_dir(dir)) < 0)
+		return;
+	if ((fd = ty_outfile_tmpat(dfd, "kallsyms", 0600, &tmp)) >= 0) {
+		ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
+		if (close(fd) != 0)
+			ok = 0;
+		if (!ok || renameat(dfd, tmp, dfd, "kallsyms") != 0)
+			unlinkat(dfd, tmp, 0);
+	}
+	free(tmp);
+	close(dfd);
+}
+
+/* Write the sorted, duplicate-free core table SYMS[N] for boot ID. */
+static void
+kcache_write(struct ty_kallsyms *k, const char *id, const struct ty_sym *syms, size_t n)
+{
+	struct kc_head h = {.version = KC_VERSION, .entry_size = sizeof(struct kc_ent)};
+	struct kc_ent *ent;
+	size_t alen = 0, off = 0, i;
+	char *buf, *arena;
+
+	for (i = 0; i < n; i++)
+		alen += strlen(syms[i].name) + 1;
+	if (alen > UINT32_MAX || sizeof(h) + n * sizeof(*ent) + alen > KC_MAXSIZE)
+		return;
+	if (!(buf = calloc(1, sizeof(h) + n * sizeof(*ent) + alen)))
+		return;
+	memcpy(h.magic, KC_MAGIC, sizeof(h.magic));
+	memcpy(h.boot_id, id, KC_IDLEN);
+	h.nsyms = n;
+	h.arena_len = alen;
+	h.text_lo = syms[0].addr;
+	h.text_hi = syms[n - 1].addr;
+	memcpy(buf, &h, sizeof(h));
+	ent = (struct kc_ent *)(void *)(buf + sizeof(h));
+	arena = buf + sizeof(h) + n * sizeof(*ent);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(syms[i].name) + 1;
+		ent[i].addr = syms[i].addr;
+		ent[i].name = (uint32_t)off;
+		memcpy(arena + off, syms[i].name, len);
+		off += len;
+	}
+	kcache_put(k->cache_dir, buf, sizeof(h) + n * sizeof(*ent) + alen);
+	free(buf);
+}
+
+/* The address range [*LO, *HI] of the core symbols of the kallsyms table
+ * ALL[N] (CORE[i]: line i names no module); -1 when there is nothing to
+ * cache: no core symbol, one at zero, or a module's among them (the cached
+ * table alone must name every address of its range as the full one does). */
+static int
+core_range(const struct ty_sym *all, const unsigned char *core, size_t n, uint64_t *lo,
+	   uint64_t *hi)
+{
+	size_t i;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; i < n; i++)
+		if (core[i]) {
+			*lo = all[i].addr < *lo ? all[i].addr : *lo;
+			*hi = all[i].addr > *hi ? all[i].addr : *hi;
+		}
+	if (*lo == 0 || *lo > *hi)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!core[i] && all[i].addr >= *lo && all[i].addr <= *hi)
+			return -1;
+	return 0;
+}
+
+/* Cache the part [LO, HI] of the finished (sorted, duplicate-free) full
+ * table D: the core kernel's symbols, as the full table names them. */
+static void
+kcache_save(struct ty_kallsyms *k, const struct ty_symtab *d, uint64_t lo, uint64_t hi)
+{
+	char id[KC_IDLEN];
+	size_t i = 0, j;
+
+	if (boot_id(k, id) < 0)
+		return;
+	while (i < d->n && d->syms[i].addr < lo)
+		i++;
+	for (j = i; j < d->n && d->syms[j].addr <= hi; j++)
+		;
+	if (j > i)
+		kcache_write(k, id, d->syms + i, j - i);
+}
+
+/* Check the cache file BUF[LEN] and make it the kernel table. */
+static int
+kcache_parse(struct ty_kallsyms *k, const char *buf, size_t len, const char *id)
+{
+	const struct kc_ent *ent =
+	    (const struct kc_ent *)(const void *)(buf + sizeof(struct kc_head));
+	struct kc_head h;
+	const char *arena;
+	size_t room = len - sizeof(h), n, i;
+
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, KC_MAGIC, sizeof(h.magic)) != 0 || h.version != KC_VERSION ||
+	    h.entry_size != sizeof(*ent) || memcmp(h.boot_id, id, KC_IDLEN) != 0)
+		return -1;
+	if (h.nsyms == 0 || h.nsyms > room / sizeof(*ent) ||
+	    h.arena_len != room - h.nsyms * sizeof(*ent) || h.arena_len == 0)
+		return -1;
+	n = h.nsyms;
+	arena = buf + sizeof(h) + n * sizeof(*ent);
+	if (arena[h.arena_len - 1] != '\0' || h.text_lo == 0 || ent[0].addr != h.text_lo ||
+	    ent[n - 1].addr != h.text_hi)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (ent[i].name >= h.arena_len || (i > 0 && ent[i].addr <= ent[i - 1].addr))
+			return -1;
+	k->kc_ent = ent;
+	k->kc_n = n;
+	k->kc_arena = arena;
+	k->core_lo = h.text_lo;
+	k->core_hi = h.text_hi;
+	k->partial = 1;
+	return 0;
+}
+
+/* Load this boot's cached core table; -1 when there is none we can trust.
+ * The file is mapped, not read: only our own user can change it, and
+ * tachy replaces it by rename, never in place. */
+static int
+kcache_load(struct ty_kallsyms *k)
+{
+	char id[KC_IDLEN];
+	struct stat st;
+	void *map;
+	int fd, dfd;
+
+	if (!kcache_enabled(k) || boot_id(k, id) < 0 || (dfd = kcache_dir(k->cache_dir)) < 0)
+		return -1;
+	fd = openat(dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct kc_head) ||
+	    st.st_size > (off_t)KC_MAXSIZE) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	if (kcache_parse(k, map, (size_t)st.st_size, id) < 0) {
+		munmap(map, (size_t)st.st_size);
+		return -1;
+	}
+	k->kcache_map = map;
+	k->kcache_len = (size_t)st.st_size;
+	return 0;
+}
+
+/* The cached name of IP, in [core_lo, core_hi]: as find_sym on the full
+ * table (a symbol spans up to the next one). */
+static const char *
+kcache_find(const struct ty_kallsyms *k, uint64_t ip)
+{
+	const struct kc_ent *e = k->kc_ent;
+	size_t lo = 0, hi = k->kc_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (lo < k->kc_n || ip - e[lo - 1].addr < 4096)
+		return k->kc_arena + e[lo - 1].name;
+	return NULL;
+}
+
+static void
+load_kallsyms(struct ty_kallsyms *k)
+{
+	const char *path = k->kallsyms_path ? k->kallsyms_path : "/proc/kallsyms";
+	struct ty_symtab *d = &k->table;
+	FILE *fp = fopen(path, "r");
+	char *buf = NULL, *p, *name, type;
+	unsigned char *core = NULL;
+	unsigned long long addr;
+	size_t cap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
+	int nonzero = 0, iscore = 0, cache;
+	uint64_t lo = 0, hi = 0;
+
+	if (!fp) {
+		ty_symtab_warn(k->warn, "cannot read %s: %s; kernel addresses shown raw", path,
+			       strerror(errno));
+		return;
+	}
+	k->kallsyms_reads++;
+	do { /* /proc files have no size: read in chunks */
+		if (len + 65536 + 1 > bcap) {
+			char *nb = realloc(buf, bcap = bcap ? 2 * bcap : 1 << 20);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = fread(buf + len, 1, bcap - len - 1, fp);
+		len += n;
+	} while (n > 0);
+	fclose(fp);
+	if (!k->kmod) /* before kallsyms_line cuts the lines */
+		ty_kmod_parse(&k->kmod, buf, len);
+	for (p = buf; p && p < buf + len;) {
+		size_t off;
+		p = kallsyms_line(p, buf + len, &addr, &type, &name, &iscore);
+		if (!name || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
+		if (addr)
+			nonzero = 1;
+		if (d->n == cap) {
+			size_t nc = cap ? cap * 2 : 4096;
+			struct ty_sym *ns = realloc(d->syms, nc * sizeof(*ns));
+			unsigned char *nf;
+			if (ns)
+				d->syms = ns;
+			if (!ns || !(nf = realloc(core, nc)))
+				break;
+			core = nf;
+			cap = nc;
+		}
+		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
+			break;
+		d->syms[d->n] = (struct ty_sym){.addr = addr,
+						.name = (const char *)(uintptr_t)off,
+						.seq = (uint32_t)d->n,
+						.under = kernel_under(name)};
+		core[d->n] = (unsigned char)iscore;
+		d->n++;
+	}
+	free(buf);
+	for (i = 0; i < d->n; i++)
+		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
+	if (!nonzero) {
+		d->n = 0;
+		free(core);
+		ty_symtab_warn(k->warn,
+			       "%s shows no addresses (kptr_restrict?): kernel addresses shown raw",
+			       path);
+		return;
+	}
+	/* Not when the cache was read: it is good. */
+	cache =
+	    !k->kcache_map && kcache_enabled(k) && core_range(d->syms, core, d->n, &lo, &hi) == 0;
+	free(core);
+	ty_symtab_finish(d);
+	if (cache)
+		kcache_save(k, d, lo, hi);
+}
+
+/* Make the kernel table cover IP: the cached core table when it does,
+ * else the whole of kallsyms (read once). */
+static void
+kernel_table(struct ty_kallsyms *k, uint64_t ip)
+{
+	if (!k->tried) {
+		k->tried = 1;
+		if (kcache_load(k) < 0)
+			load_kallsyms(k);
+	}
+	if (k->partial && (ip < k->core_lo || ip > k->core_hi)) {
+		k->partial = 0; /* the cached names stay valid: results keep them */
+		load_kallsyms(k);
+	}
+}
+
+const char *
+ty_kallsyms_name(struct ty_kallsyms *k, uint64_t ip, const char **module)
+{
+	const struct ty_sym *sym;
+	const char *name, *mod;
+
+	*module = NULL;
+	kernel_table(k, ip);
+	if (k->partial)
+		return kcache_find(k, ip);
+	/* from the module table load_kallsyms made (none while the cached core
+	 * table covers IP) */
+	if ((name = ty_kmod_lookup(k->kmod, ip, &mod))) {
+		*module = mod;
+		return name;
+	}
+	sym = ty_symtab_find(&k->table, ip);
+	return sym ? sym->name : NULL;
+}
+
+unsigned
+ty_kallsyms_reads(const struct ty_kallsyms *k)
+{
+	return k->kallsyms_reads;
+}
