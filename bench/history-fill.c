@@ -30,9 +30,9 @@ main(int argc, char **argv)
 	struct ty_history *h;
 	struct ty_error e = {0};
 	size_t nb, nc, b, c, r, added;
-	struct ty_saved file = {.path = "bench"};
-	struct ty_saved_bench *benches;
-	struct ty_saved_figure *figs;
+	struct ty_results_saved file = {.path = "bench"};
+	struct ty_results_saved_bench *benches;
+	struct ty_results_saved_figure *figs;
 	double *vals;
 	char(*names)[32], rev[32];
 
@@ -48,12 +48,12 @@ main(int argc, char **argv)
 		return 1;
 	for (b = 0; b < nb; b++) {
 		snprintf(names[b], sizeof(names[b]), "bench-%03zu", b);
-		figs[b] = (struct ty_saved_figure){"wall", "s", vals + 10 * b, 10, 0};
-		benches[b] = (struct ty_saved_bench){.command = names[b],
-						     .name = names[b],
-						     .label = names[b],
-						     .figs = &figs[b],
-						     .nfigs = 1};
+		figs[b] = (struct ty_results_saved_figure){"wall", "s", vals + 10 * b, 10, 0};
+		benches[b] = (struct ty_results_saved_bench){.command = names[b],
+							     .name = names[b],
+							     .label = names[b],
+							     .figs = &figs[b],
+							     .nfigs = 1};
 	}
 	file.benches = benches;
 	file.nbenches = nb;

@@ -56,7 +56,7 @@ note(struct ty_cmp_table *c, const char *text)
 	for (i = 0; i < c->nnotes; i++)
 		if (strcmp(c->notes[i], text) == 0)
 			return i + 1;
-	if (ty_results_read_strv_addf(&c->notes, &c->nnotes, "%s", text))
+	if (ty_results_saved_strv_addf(&c->notes, &c->nnotes, "%s", text))
 		return 0;
 	return c->nnotes;
 }
@@ -89,13 +89,13 @@ row_note(struct ty_cmp_table *c, struct ty_cmp_row *r, const char *fmt, ...)
 /* ---- pairing ---- */
 
 struct pairing {
-	const struct ty_saved_bench **old, **new;
+	const struct ty_results_saved_bench **old, **new;
 	size_t n;
 	char *old_used, *new_used;
 };
 
 static long
-find_bench(const struct ty_saved *r, const char *name, const char *used)
+find_bench(const struct ty_results_saved *r, const char *name, const char *used)
 {
 	size_t i;
 
@@ -113,7 +113,8 @@ find_bench(const struct ty_saved *r, const char *name, const char *used)
 }
 
 static void
-add_pair(struct pairing *p, const struct ty_saved *o, size_t i, const struct ty_saved *n, size_t j)
+add_pair(struct pairing *p, const struct ty_results_saved *o, size_t i,
+	 const struct ty_results_saved *n, size_t j)
 {
 	p->old[p->n] = &o->benches[i];
 	p->new[p->n] = &n->benches[j];
@@ -124,8 +125,8 @@ add_pair(struct pairing *p, const struct ty_saved *o, size_t i, const struct ty_
 
 /* --match OLD=NEW: split at the '=' where both names exist. */
 static int
-pair_rule(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n, const char *rule,
-	  struct ty_error *e)
+pair_rule(struct pairing *p, const struct ty_results_saved *o, const struct ty_results_saved *n,
+	  const char *rule, struct ty_error *e)
 {
 	const char *eq;
 	char *left;
@@ -165,7 +166,7 @@ match_key(const regex_t *re, const char *name, char *buf, size_t size)
 }
 
 static void
-pair_by_key(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n,
+pair_by_key(struct pairing *p, const struct ty_results_saved *o, const struct ty_results_saved *n,
 	    const regex_t *re)
 {
 	char ka[512], kb[512];
@@ -188,7 +189,7 @@ pair_by_key(struct pairing *p, const struct ty_saved *o, const struct ty_saved *
 }
 
 static void
-pair_by_name(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n)
+pair_by_name(struct pairing *p, const struct ty_results_saved *o, const struct ty_results_saved *n)
 {
 	size_t i;
 	long j;
@@ -204,7 +205,7 @@ pair_by_name(struct pairing *p, const struct ty_saved *o, const struct ty_saved 
 }
 
 static int
-pair_files(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n,
+pair_files(struct pairing *p, const struct ty_results_saved *o, const struct ty_results_saved *n,
 	   const struct ty_match *m, struct ty_error *e)
 {
 	regex_t re;
@@ -233,7 +234,8 @@ pair_files(struct pairing *p, const struct ty_saved *o, const struct ty_saved *n
 }
 
 static int
-pair_reference(struct pairing *p, const struct ty_saved *f, const char *refname, struct ty_error *e)
+pair_reference(struct pairing *p, const struct ty_results_saved *f, const char *refname,
+	       struct ty_error *e)
 {
 	size_t i, ref = f->reference;
 	long k;
@@ -292,7 +294,8 @@ figure_wanted(const char *name, const char *figures)
  * ty_verdict_series finds in the wall times (a hyperfine export, an older
  * tachy file). *FOUND is set when it was found here. */
 static int
-warmup_of(const struct ty_cmp_table *c, const struct ty_saved_bench *b, size_t *skip, double *ratio)
+warmup_of(const struct ty_cmp_table *c, const struct ty_results_saved_bench *b, size_t *skip,
+	  double *ratio)
 {
 	struct ty_verdict_series s;
 	int rc;
@@ -315,7 +318,7 @@ warmup_of(const struct ty_cmp_table *c, const struct ty_saved_bench *b, size_t *
 /* The values of F from run SKIP on into X, their rounds (from ROUNDS) into
  * RX when ROUNDS is given. Returns the count. */
 static size_t
-figure_from(const struct ty_saved_figure *f, size_t skip, const uint32_t *rounds, double *x,
+figure_from(const struct ty_results_saved_figure *f, size_t skip, const uint32_t *rounds, double *x,
 	    uint32_t *rx)
 {
 	size_t i, k = 0;
@@ -333,8 +336,8 @@ figure_from(const struct ty_saved_figure *f, size_t skip, const uint32_t *rounds
 
 /* Rounds pair when both benchmarks come from one interleaved run. */
 static int
-pairable(const struct ty_cmp_table *c, const struct ty_cmp_set *s, const struct ty_saved_bench *ob,
-	 const struct ty_saved_bench *nb)
+pairable(const struct ty_cmp_table *c, const struct ty_cmp_set *s,
+	 const struct ty_results_saved_bench *ob, const struct ty_results_saved_bench *nb)
 {
 	return !c->opt.no_pairing && s->old == s->new &&
 	       s->old->order &&strcmp(s->old->order, "interleaved") == 0 && ob->rounds &&
@@ -342,9 +345,9 @@ pairable(const struct ty_cmp_table *c, const struct ty_cmp_set *s, const struct 
 }
 
 static int
-add_row(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
-	const struct ty_saved_bench *nb, const struct ty_saved_figure *of,
-	const struct ty_saved_figure *nf, const size_t *skip, struct ty_error *e)
+add_row(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench *ob,
+	const struct ty_results_saved_bench *nb, const struct ty_results_saved_figure *of,
+	const struct ty_results_saved_figure *nf, const size_t *skip, struct ty_error *e)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
 	int pair = pairable(c, s, ob, nb);
@@ -446,7 +449,7 @@ warmup_notes(struct ty_cmp_table *c, struct ty_cmp_row *r, const size_t *skip, c
 	int k;
 
 	for (k = 0; k < 2; k++) {
-		const struct ty_saved_bench *b = k ? r->new : r->old;
+		const struct ty_results_saved_bench *b = k ? r->new : r->old;
 		double q = ratio[k] >= 1 ? ratio[k] : 1 / ratio[k];
 		if (!skip[k] || !(ratio[k] > 0) || (k && r->new == r->old))
 			continue;
@@ -461,11 +464,11 @@ warmup_notes(struct ty_cmp_table *c, struct ty_cmp_row *r, const size_t *skip, c
 
 /* Asked for (-F all, -F maxrss), maxrss missing on a side: say why. */
 static void
-missing_maxrss(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
-	       const struct ty_saved_bench *nb)
+missing_maxrss(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench *ob,
+	       const struct ty_results_saved_bench *nb)
 {
 	const struct ty_cmp_set *s = &c->sets[set];
-	const struct ty_saved_bench *b[2] = {ob, nb};
+	const struct ty_results_saved_bench *b[2] = {ob, nb};
 	const char *path[2] = {s->old->path, s->new->path};
 	char buf[1024];
 	int k;
@@ -473,7 +476,7 @@ missing_maxrss(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *
 	if (!c->opt.figures || !figure_wanted("maxrss", c->opt.figures))
 		return;
 	for (k = 0; k < 2; k++) {
-		if (ty_results_read_figure(b[k], "maxrss"))
+		if (ty_results_saved_figure_named(b[k], "maxrss"))
 			continue;
 		snprintf(buf, sizeof(buf), "%s: '%s' has no maxrss: %s", path[k], b[k]->label,
 			 b[k]->maxrss_why ? b[k]->maxrss_why
@@ -485,10 +488,10 @@ missing_maxrss(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *
 }
 
 static int
-pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
-	  const struct ty_saved_bench *nb, struct ty_error *e)
+pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench *ob,
+	  const struct ty_results_saved_bench *nb, struct ty_error *e)
 {
-	const struct ty_saved_figure *of, *nf;
+	const struct ty_results_saved_figure *of, *nf;
 	struct ty_cmp_row *rows;
 	size_t i, first = c->nrows, skip[2];
 	double ratio[2];
@@ -503,7 +506,7 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 	for (i = 0; i < ob->nfigs; i++) {
 		of = &ob->figs[i];
 		if (!figure_wanted(of->name, c->opt.figures) ||
-		    !(nf = ty_results_read_figure(nb, of->name)))
+		    !(nf = ty_results_saved_figure_named(nb, of->name)))
 			continue;
 		if (strcmp(of->unit, nf->unit) != 0) {
 			char buf[512];
@@ -528,7 +531,7 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_saved_bench *ob,
 static int
 env_diffs(struct ty_cmp_set *s)
 {
-	const struct ty_saved *o = s->old, *n = s->new;
+	const struct ty_results_saved *o = s->old, *n = s->new;
 	const char *a, *b;
 	size_t i;
 	int rc;
@@ -536,7 +539,7 @@ env_diffs(struct ty_cmp_set *s)
 	if (!o->nenv || !n->nenv) {
 		if (!o->nenv && !n->nenv)
 			return 0;
-		return ty_results_read_strv_addf(
+		return ty_results_saved_strv_addf(
 		    &s->env_diffs, &s->nenv_diffs,
 		    "'%s' records no environment (a hyperfine export?): whether the "
 		    "machines match is unknown",
@@ -544,13 +547,14 @@ env_diffs(struct ty_cmp_set *s)
 	}
 	for (i = 0; i < o->nenv + n->nenv; i++) {
 		const char *key = i < o->nenv ? o->env_keys[i] : n->env_keys[i - o->nenv];
-		if (strcmp(key, "date") == 0 || (i >= o->nenv && ty_results_read_env(o, key)))
+		if (strcmp(key, "date") == 0 ||
+		    (i >= o->nenv && ty_results_saved_env_value(o, key)))
 			continue;
-		a = ty_results_read_env(o, key);
-		b = ty_results_read_env(n, key);
+		a = ty_results_saved_env_value(o, key);
+		b = ty_results_saved_env_value(n, key);
 		if (a && b && strcmp(a, b) == 0)
 			continue;
-		rc = ty_results_read_strv_addf(
+		rc = ty_results_saved_strv_addf(
 		    &s->env_diffs, &s->nenv_diffs, "%s: '%s' in %s, '%s' in %s", key,
 		    a ? a : "(absent)", o->path, b ? b : "(absent)", n->path);
 		if (rc)
@@ -605,7 +609,7 @@ geomeans(struct ty_cmp_table *c)
 /* The notes of each file (benchmarks left out, an interrupted run) come
  * first, named by the file. */
 static int
-file_notes(struct ty_cmp_table *c, const struct ty_saved *files, size_t n)
+file_notes(struct ty_cmp_table *c, const struct ty_results_saved *files, size_t n)
 {
 	char buf[1024];
 	size_t i, j;
@@ -627,21 +631,21 @@ unmatched(struct ty_cmp_set *s, const struct pairing *p)
 
 	for (i = 0; !rc && i < s->old->nbenches; i++)
 		if (!p->old_used[i])
-			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched,
-						       "only in %s: '%s'", s->old->path,
-						       s->old->benches[i].label);
+			rc = ty_results_saved_strv_addf(&s->unmatched, &s->nunmatched,
+							"only in %s: '%s'", s->old->path,
+							s->old->benches[i].label);
 	for (i = 0; !rc && i < s->new->nbenches; i++)
 		if (!p->new_used[i])
-			rc = ty_results_read_strv_addf(&s->unmatched, &s->nunmatched,
-						       "only in %s: '%s'", s->new->path,
-						       s->new->benches[i].label);
+			rc = ty_results_saved_strv_addf(&s->unmatched, &s->nunmatched,
+							"only in %s: '%s'", s->new->path,
+							s->new->benches[i].label);
 	return rc;
 }
 
 /* How F's counters were counted: 0 it has none, 1 user and kernel space,
  * 2 user space only (perf's ":u"), 3 both kinds. */
 static int
-counting_mode(const struct ty_saved *f)
+counting_mode(const struct ty_results_saved *f)
 {
 	static const char *const builtin[] = {"wall",	"user",	  "system", "maxrss",
 					      "minflt", "majflt", "nvcsw",  "nivcsw"};
@@ -650,7 +654,7 @@ counting_mode(const struct ty_saved *f)
 
 	for (i = 0; i < f->nbenches; i++)
 		for (j = 0; j < f->benches[i].nfigs; j++) {
-			const struct ty_saved_figure *g = &f->benches[i].figs[j];
+			const struct ty_results_saved_figure *g = &f->benches[i].figs[j];
 			for (k = 0; k < sizeof(builtin) / sizeof(*builtin); k++)
 				if (strcmp(g->name, builtin[k]) == 0)
 					break;
@@ -738,7 +742,7 @@ check_figures(const struct ty_cmp_table *c, struct ty_error *e)
 }
 
 int
-ty_comparison_build(struct ty_cmp_table *c, const struct ty_saved *files, size_t n,
+ty_comparison_build(struct ty_cmp_table *c, const struct ty_results_saved *files, size_t n,
 		    const struct ty_cmp_options *opt, struct ty_error *e)
 {
 	size_t i;

@@ -284,7 +284,7 @@ static const char sql_sample[] =
 
 /* The file's environment as a JSON object (malloc'd), "{}" when it has none. */
 static char *
-env_json(const struct ty_saved *f)
+env_json(const struct ty_results_saved *f)
 {
 	struct ty_jsonw w;
 	char *buf = NULL;
@@ -334,7 +334,7 @@ values_text(const double *v, size_t n)
 
 static int
 add_bench(struct ty_history *h, const char *commit_id, const char *machine_id, const char *added,
-	  const struct ty_saved *f, const struct ty_saved_bench *b, const char *env,
+	  const struct ty_results_saved *f, const struct ty_results_saved_bench *b, const char *env,
 	  const char *tags, struct ty_error *e)
 {
 	const char *p[8] = {b->label ? b->label : b->name,
@@ -352,7 +352,7 @@ add_bench(struct ty_history *h, const char *commit_id, const char *machine_id, c
 	if ((rc = query_text(h, sql_result, p, 8, &rid, e)) < 0)
 		return rc;
 	for (k = 0; k < b->nfigs; k++) {
-		const struct ty_saved_figure *g = &b->figs[k];
+		const struct ty_results_saved_figure *g = &b->figs[k];
 		const char *q[5];
 		if (!g->n)
 			continue;
@@ -377,12 +377,12 @@ add_bench(struct ty_history *h, const char *commit_id, const char *machine_id, c
 
 /* The machine FILES[I] is stored under. */
 static const char *
-machine_of(const struct ty_history_meta *m, const struct ty_saved *f)
+machine_of(const struct ty_history_meta *m, const struct ty_results_saved *f)
 {
 	const char *mach = m->machine;
 
 	if (!mach || !mach[0])
-		mach = ty_results_read_env(f, "hostname");
+		mach = ty_results_saved_env_value(f, "hostname");
 	if ((!mach || !mach[0]) && !f->nenv)
 		mach = m->env_machine;
 	return mach && mach[0] ? mach : "unknown";
@@ -398,9 +398,9 @@ cmp_machine(const void *a, const void *b)
  * MID[i] receives its id. *XID gets the PostgreSQL transaction's id, and
  * *AT_COMMIT is set when what failed was the COMMIT itself. */
 static int
-add_once(struct ty_history *h, const struct ty_history_meta *m, const struct ty_saved *files,
-	 size_t n, const char **mach, char **mid, const char *now, char **xid, int *at_commit,
-	 struct ty_error *e)
+add_once(struct ty_history *h, const struct ty_history_meta *m,
+	 const struct ty_results_saved *files, size_t n, const char **mach, char **mid,
+	 const char *now, char **xid, int *at_commit, struct ty_error *e)
 {
 	char t[24], o[24], *cid = NULL, *env = NULL;
 	const char *p[4], ***order = NULL;
@@ -509,8 +509,8 @@ after_lost(struct ty_history *h, const char *xid, int at_commit, struct ty_error
 }
 
 int
-ty_history_add(struct ty_history *h, const struct ty_history_meta *m, const struct ty_saved *files,
-	       size_t n, size_t *added, struct ty_error *e)
+ty_history_add(struct ty_history *h, const struct ty_history_meta *m,
+	       const struct ty_results_saved *files, size_t n, size_t *added, struct ty_error *e)
 {
 	char now[32], **mid = NULL, *xid = NULL;
 	const char **mach = NULL;

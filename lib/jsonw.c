@@ -1,4 +1,5 @@
 /* jsonw.c - streaming JSON writer. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +14,30 @@ ty_jsonw_init(struct ty_jsonw *w, FILE *fp, int pretty)
 	memset(w, 0, sizeof(*w));
 	w->fp = fp;
 	w->pretty = pretty;
+}
+
+void
+ty_jsonw_init_members(struct ty_jsonw *w,
+		      int (*member)(void *ctx, const char *key, const char *text), void *ctx)
+{
+	memset(w, 0, sizeof(*w));
+	w->member = member;
+	w->member_ctx = ctx;
+}
+
+/* In a members writer: hand the value TEXT of the pending top-level key on. */
+static void
+hand_on(struct ty_jsonw *w, const char *text)
+{
+	int rc;
+
+	if (w->depth == 0 && w->key) {
+		rc = w->member(w->member_ctx, w->key, text);
+		if (rc < 0 && !w->member_err)
+			w->member_err = rc;
+	}
+	if (w->depth == 0)
+		w->key = NULL;
 }
 
 static void
@@ -45,6 +70,13 @@ before_value(struct ty_jsonw *w)
 static void
 container_open(struct ty_jsonw *w, int c)
 {
+	if (w->member) { /* a member that is a container: not handed on */
+		if (w->depth == 0 && w->key && !w->member_err)
+			w->member_err = -EINVAL;
+		w->key = w->depth == 0 ? NULL : w->key;
+		w->depth++;
+		return;
+	}
 	before_value(w);
 	fputc(c, w->fp);
 	if (w->depth < TY_JSONW_DEPTH)
@@ -57,6 +89,10 @@ container_close(struct ty_jsonw *w, int c)
 {
 	int had = w->depth > 0 && w->depth <= TY_JSONW_DEPTH && w->count[w->depth - 1] > 0;
 
+	if (w->member) {
+		w->depth--;
+		return;
+	}
 	w->depth--;
 	if (had)
 		newline(w);
@@ -137,6 +173,11 @@ ty_jsonw_escape(FILE *fp, const char *str)
 void
 ty_jsonw_key(struct ty_jsonw *w, const char *key)
 {
+	if (w->member) {
+		if (w->depth == 0)
+			w->key = key;
+		return;
+	}
 	before_value(w);
 	fputc('"', w->fp);
 	ty_jsonw_escape(w->fp, key);
@@ -147,6 +188,10 @@ ty_jsonw_key(struct ty_jsonw *w, const char *key)
 void
 ty_jsonw_string(struct ty_jsonw *w, const char *s)
 {
+	if (w->member) {
+		hand_on(w, s ? s : "null");
+		return;
+	}
 	before_value(w);
 	if (!s) {
 		fputs("null", w->fp);
@@ -163,6 +208,16 @@ ty_jsonw_double(struct ty_jsonw *w, double v)
 	char buf[40];
 	int prec;
 
+	if (w->member) { /* as a reader of what is written would show it */
+		if (!isfinite(v))
+			snprintf(buf, sizeof(buf), "null");
+		else if (v == floor(v) && fabs(v) < 1e15)
+			snprintf(buf, sizeof(buf), "%.0f", v);
+		else
+			snprintf(buf, sizeof(buf), "%.17g", v);
+		hand_on(w, buf);
+		return;
+	}
 	before_value(w);
 	if (!isfinite(v)) {
 		fputs("null", w->fp);
@@ -185,6 +240,13 @@ ty_jsonw_double(struct ty_jsonw *w, double v)
 void
 ty_jsonw_int(struct ty_jsonw *w, int64_t v)
 {
+	char buf[24];
+
+	if (w->member) {
+		snprintf(buf, sizeof(buf), "%" PRId64, v);
+		hand_on(w, buf);
+		return;
+	}
 	before_value(w);
 	fprintf(w->fp, "%" PRId64, v);
 }
@@ -192,6 +254,13 @@ ty_jsonw_int(struct ty_jsonw *w, int64_t v)
 void
 ty_jsonw_uint(struct ty_jsonw *w, uint64_t v)
 {
+	char buf[24];
+
+	if (w->member) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, v);
+		hand_on(w, buf);
+		return;
+	}
 	before_value(w);
 	fprintf(w->fp, "%" PRIu64, v);
 }
@@ -199,6 +268,10 @@ ty_jsonw_uint(struct ty_jsonw *w, uint64_t v)
 void
 ty_jsonw_bool(struct ty_jsonw *w, int v)
 {
+	if (w->member) {
+		hand_on(w, v ? "true" : "false");
+		return;
+	}
 	before_value(w);
 	fputs(v ? "true" : "false", w->fp);
 }
@@ -206,6 +279,10 @@ ty_jsonw_bool(struct ty_jsonw *w, int v)
 void
 ty_jsonw_null(struct ty_jsonw *w)
 {
+	if (w->member) {
+		hand_on(w, "null");
+		return;
+	}
 	before_value(w);
 	fputs("null", w->fp);
 }

@@ -444,6 +444,12 @@ ty_verdict_word_name(enum ty_verdict_word w)
 }
 
 const char *
+ty_verdict_word_key(enum ty_verdict_word w)
+{
+	return w == TY_VERDICT_SAME ? "same" : ty_verdict_word_name(w);
+}
+
+const char *
 ty_verdict_interval_why(enum ty_interval i)
 {
 	switch (i) {

@@ -7,15 +7,15 @@
 #include <string.h>
 
 #include "cli.h"
-#include "resfmt.h"
-#include "resopt.h"
+#include "compare-input.h"
+#include "figure-text.h"
 #include "run-profile.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/markdown.h"
 #include "tachy/outfile.h"
+#include "tachy/results-read.h"
 #include "tachy/results.h"
-#include "tachy/results_read.h"
 #include "term.h"
 
 int cmd_compare(int argc, char **argv);
@@ -48,12 +48,13 @@ struct options {
 
 /* ---- cells ---- */
 
-static void
-sanitize(char *s)
+/* S as it may reach a terminal (term_shown), newly allocated; NULL: no memory. */
+static char *
+shown_copy(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	char *t = term_shown(s);
+
+	return t ? t : strdup(s);
 }
 
 static char *
@@ -88,11 +89,9 @@ table_add(struct table *t, const char *const *cols)
 		t->cells = p;
 		t->cap = cap;
 	}
-	for (i = 0; i < NCOL; i++) {
-		if (!(t->cells[t->n][i] = strdup(cols[i] ? cols[i] : "")))
+	for (i = 0; i < NCOL; i++)
+		if (!(t->cells[t->n][i] = shown_copy(cols[i] ? cols[i] : "")))
 			return -ENOMEM;
-		sanitize(t->cells[t->n][i]);
-	}
 	t->n++;
 	return 0;
 }
@@ -115,8 +114,8 @@ table_print(FILE *fp, const struct table *t, int markdown)
 
 	for (i = 0; i < t->n; i++)
 		for (j = 0; j < NCOL; j++)
-			if (resfmt_width(t->cells[i][j]) > w[j])
-				w[j] = resfmt_width(t->cells[i][j]);
+			if (figure_text_width(t->cells[i][j]) > w[j])
+				w[j] = figure_text_width(t->cells[i][j]);
 	for (i = 0; i < t->n; i++) {
 		size_t last = NCOL;
 		while (!markdown && last > 1 && !t->cells[i][last - 1][0])
@@ -129,7 +128,7 @@ table_print(FILE *fp, const struct table *t, int markdown)
 			}
 			fputs(t->cells[i][j], fp);
 			if (j + 1 < last)
-				for (k = resfmt_width(t->cells[i][j]); k < w[j] + 2; k++)
+				for (k = figure_text_width(t->cells[i][j]); k < w[j] + 2; k++)
 					fputc(' ', fp);
 		}
 		fputs(markdown ? " |\n" : "\n", fp);
@@ -207,12 +206,14 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 		cols[0] = prev && prev == r->new->label ? "" : label ? label : r->new->label;
 		prev = r->new->label;
 		cols[1] = r->figure;
-		cols[2] = resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit);
-		cols[3] = resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit);
-		cols[4] = resfmt_change(ch, sizeof(ch), r);
-		cols[5] = resfmt_p(p, sizeof(p), r->v.c.p_value);
+		cols[2] =
+		    figure_text_centre(o, sizeof(o), &r->v.old, figure_text_row_ref(r), r->unit);
+		cols[3] =
+		    figure_text_centre(n, sizeof(n), &r->v.new, figure_text_row_ref(r), r->unit);
+		cols[4] = figure_text_change(ch, sizeof(ch), r);
+		cols[5] = figure_text_p(p, sizeof(p), r->v.c.p_value);
 		notes_cell(nt, sizeof(nt), r);
-		snprintf(v, sizeof(v), "%s%s%s%s", resfmt_verdict(r), nt[0] ? " [" : "", nt,
+		snprintf(v, sizeof(v), "%s%s%s%s", figure_text_verdict(r), nt[0] ? " [" : "", nt,
 			 nt[0] ? "]" : "");
 		cols[6] = v;
 		if ((rc = table_add(t, cols))) {
@@ -227,9 +228,9 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 			continue;
 		cols[0] = "geomean";
 		cols[1] = g->figure;
-		cols[2] = resfmt_value(o, sizeof(o), g->old, g->old, g->unit);
-		cols[3] = resfmt_value(n, sizeof(n), g->new, g->old, g->unit);
-		cols[4] = resfmt_pct(ch, sizeof(ch), g->rel);
+		cols[2] = figure_text_value(o, sizeof(o), g->old, g->old, g->unit);
+		cols[3] = figure_text_value(n, sizeof(n), g->new, g->old, g->unit);
+		cols[4] = figure_text_pct(ch, sizeof(ch), g->rel);
 		cols[5] = cols[6] = "";
 		if ((rc = table_add(t, cols)))
 			return rc;
@@ -237,7 +238,8 @@ set_table(struct table *t, const struct ty_cmp_table *c, size_t set)
 	return 0;
 }
 
-/* A line of text around the table: control characters shown as '?', and in
+/* A line of text around the table: what could drive a terminal shown
+ * (term_shown), and in
  * markdown escaped after MD ("**" for bold, closed at the end; "- " an item). */
 static void line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -246,7 +248,7 @@ static void
 line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char *s, *t;
 	int rc;
 
 	va_start(ap, fmt);
@@ -254,7 +256,10 @@ line(FILE *fp, int markdown, const char *md, const char *fmt, ...)
 	va_end(ap);
 	if (rc < 0)
 		return;
-	sanitize(s);
+	if ((t = term_shown(s))) {
+		free(s);
+		s = t;
+	}
 	if (markdown) {
 		fputs(md, fp);
 		ty_markdown_escape(fp, s);
@@ -369,7 +374,7 @@ print_csv(FILE *fp, const struct ty_cmp_table *c)
 		csv_num(fp, r->v.c.ratio_lo);
 		csv_num(fp, r->v.c.ratio_hi);
 		csv_num(fp, r->v.c.p_value);
-		fprintf(fp, ",%s,", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
+		fprintf(fp, ",%s,", ty_verdict_word_key(r->v.verdict));
 		for (j = 0; j < 4 && r->notes[j]; j++)
 			fprintf(fp, "%s%zu", j ? ";" : "", r->notes[j]);
 		fputc('\n', fp);
@@ -410,7 +415,7 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_kdouble(w, "ratio_low", r->v.c.ratio_lo);
 	ty_jsonw_kdouble(w, "ratio_high", r->v.c.ratio_hi);
 	ty_jsonw_kdouble(w, "p_value", r->v.c.p_value);
-	ty_jsonw_kstring(w, "verdict", r->v.verdict == 0 ? "same" : resfmt_verdict(r));
+	ty_jsonw_kstring(w, "verdict", ty_verdict_word_key(r->v.verdict));
 	ty_jsonw_kbool(w, "too_few_runs", r->v.too_few);
 	if (r->v.interval != TY_INTERVAL_OK) /* the bounds above are not to be read */
 		ty_jsonw_kstring(w, "interval_unavailable", ty_verdict_interval_why(r->v.interval));
@@ -513,8 +518,8 @@ gate(const struct ty_cmp_table *c, double limit)
 				    r->v.c.rel_lo, limit);
 		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
 			continue;
-		resfmt_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-			    r->v.interval, c->opt.confidence);
+		figure_text_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
+				 r->v.interval, c->opt.confidence);
 		cli_error(0, "'%s' against '%s' in %s: %s%s", r->new->label, r->old->label,
 			  c->sets[r->set].old->path, m,
 			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
@@ -539,12 +544,12 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 	    OPT_FLAG(0, "keep-warmup", &o->cmp.keep_warmup,
 		     "keep the runs of a warm-up (else left out)"),
 	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
-			 "confidence level in percent (default 95)", resopt_opt_confidence),
+			 "confidence level in percent (default 95)", compare_input_opt_confidence),
 	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
 			 "pair benchmarks: OLD=NEW pairs two names; /REGEX/\n"
 			 "pairs names whose matches (first group) are equal;\n"
 			 "repeatable; unpaired names then pair by name",
-			 resopt_opt_match),
+			 compare_input_opt_match),
 	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
 		       "with one FILE: compare against NAME"),
 	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
@@ -599,7 +604,7 @@ cmd_compare(int argc, char **argv)
 	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95},
 			    .output = "-",
 			    .fail_if_slower = NAN};
-	struct ty_saved *files = NULL;
+	struct ty_results_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	struct cli_args args;
@@ -620,7 +625,7 @@ cmd_compare(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = resopt_read(files, args.v, n)))
+	if ((rc = compare_input_read(files, args.v, n)))
 		goto out;
 	if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
 		rc = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
@@ -631,7 +636,7 @@ cmd_compare(int argc, char **argv)
 		ty_comparison_release(&c);
 	}
 	for (i = 0; i < n; i++)
-		ty_results_read_release(&files[i]);
+		ty_results_saved_release(&files[i]);
 out:
 	free(files);
 	free(o.cmp.match.pairs);

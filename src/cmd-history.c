@@ -7,14 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
-#include "histcli.h"
-#include "resfmt.h"
-#include "resopt.h"
+#include "compare-input.h"
+#include "figure-text.h"
+#include "history-store.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
+#include "tachy/results-read.h"
 #include "tachy/results.h"
-#include "tachy/results_read.h"
 #include "tachy/svg.h"
 #include "tachy/sysinfo.h"
 #include "term.h"
@@ -24,7 +24,7 @@ int cmd_history(int argc, char **argv);
 static const char usage[] =
     "usage: tachy history add [--db DB] [--commit REV] [--branch B] [--machine M]\n"
     "                         [--tag T] FILE.json...\n"
-    "       tachy history list [--db DB]\n"
+    "       tachy history list [--db DB] [--figure F] [--machine M]\n"
     "       tachy history show [--db DB] [--figure F] [--machine M] BENCH\n"
     "       tachy history detect [--db DB] [--figure F] [--machine M] [--since REV]\n"
     "                            [--format text|json|csv] [--fail-if-slower P]\n"
@@ -56,135 +56,6 @@ struct opts {
 	int format; /* enum format */
 	double fail_if_slower, max_p;
 };
-
-/* ---- shared with tachy run ---- */
-
-int
-histcli_db(const char *db, char *buf, size_t size)
-{
-	const char *env = getenv("TACHY_DB");
-
-	if (!db || !db[0])
-		db = env && env[0] ? env : NULL;
-	if (db) {
-		if (strlen(db) >= size)
-			return cli_usage_error("--db: name too long");
-		strcpy(buf, db);
-		return 0;
-	}
-	if (ty_history_default_db(buf, size) < 0)
-		return cli_usage_error("no history database: give --db DB or set TACHY_DB "
-				       "(HOME and XDG_DATA_HOME are unset)");
-	return 0;
-}
-
-static int
-store_status(int rc)
-{
-	return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-}
-
-static int
-open_store(const char *db, int create, struct ty_history **h)
-{
-	struct ty_error e = {0};
-	char path[4096];
-	int st, rc;
-
-	if ((st = histcli_db(db, path, sizeof(path))))
-		return st;
-	if ((rc = ty_history_open(h, path, create, &e)) < 0)
-		return cli_error(store_status(rc), "%s", e.msg);
-	return 0;
-}
-
-/* The facts of this machine (as tachy env reads them, under
- * $TACHY_SYSROOT) as a JSON object, for files that carry none (hyperfine's);
- * NULL when every file has its own, or they cannot be read. */
-static char *
-this_machine(const struct ty_saved *files, size_t n, struct ty_sysinfo *si)
-{
-	const char *root = getenv("TACHY_SYSROOT");
-	struct ty_error e = {0};
-	struct ty_jsonw w;
-	char *buf = NULL;
-	size_t i, len = 0;
-	FILE *fp;
-
-	for (i = 0; i < n && files[i].nenv; i++)
-		;
-	if (i == n || ty_sysinfo_collect_quick(root && root[0] ? root : NULL, si, &e) < 0)
-		return NULL;
-	if (!(fp = open_memstream(&buf, &len)))
-		return NULL;
-	ty_jsonw_init(&w, fp, 0);
-	ty_sysinfo_write_json(&w, si);
-	if (fclose(fp) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-int
-histcli_store(const char *db, const char *commit, const char *branch, const char *machine,
-	      const char *tags, const struct ty_saved *files, size_t n, int quiet)
-{
-	struct ty_history_meta m = {.commit_time = -1, .commit_order = -1};
-	struct ty_history_git g;
-	struct ty_sysinfo si;
-	char *envj = NULL, rev12[16];
-	struct ty_history *h;
-	struct ty_error e = {0};
-	size_t added;
-	int rc, st;
-
-	if (ty_history_git_describe(NULL, commit, &g) == 0) {
-		m.commit = g.rev;
-		m.commit_time = g.time;
-		m.commit_order = g.order;
-		m.branch = g.has_branch ? g.branch : NULL;
-	} else if (commit) {
-		m.commit = commit; /* not a commit git knows here: kept as given */
-	} else {
-		return cli_usage_error("not in a git work tree: give --commit REV");
-	}
-	if (branch)
-		m.branch = branch;
-	m.machine = machine;
-	m.tags = tags;
-	if (!machine && (envj = this_machine(files, n, &si)))
-		m.env_json = envj, m.env_machine = si.hostname;
-	if ((st = open_store(db, 1, &h))) {
-		free(envj);
-		return st;
-	}
-	rc = ty_history_add(h, &m, files, n, &added, &e);
-	free(envj);
-	snprintf(rev12, sizeof(rev12), "%.12s", m.commit); /* may cut a UTF-8 sequence: shown */
-	if (rc == 0 && !quiet)
-		fprintf(stderr, "tachy %s: %zu result%s stored in '%s' at %s\n", cli_cmd, added,
-			added == 1 ? "" : "s", term_safe(ty_history_name(h)), term_safe(rev12));
-	ty_history_close(h);
-	if (rc < 0)
-		return cli_error(store_status(rc), "%s", e.msg);
-	return EXIT_OK;
-}
-
-/* ---- helpers ---- */
-
-/* S with control characters shown as '?' (for a terminal), into BUF. */
-static const char *
-clean(char *buf, size_t size, const char *s)
-{
-	size_t i;
-
-	snprintf(buf, size, "%s", s ? s : "");
-	for (i = 0; buf[i]; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = '?';
-	return buf;
-}
 
 static int
 point_of(struct ty_history_commit *c, struct ty_history_point *p)
@@ -223,7 +94,7 @@ load(struct ty_history *h, const char *bench, const struct opts *o, struct ty_hi
 	int rc = ty_history_load(h, bench, o->machine, o->figure, s, n, &e);
 
 	if (rc < 0)
-		return cli_error(store_status(rc), "%s", e.msg);
+		return cli_error(history_store_status(rc), "%s", e.msg);
 	return 0;
 }
 
@@ -232,7 +103,7 @@ load(struct ty_history *h, const char *bench, const struct opts *o, struct ty_hi
 static int
 do_add(const struct opts *o, char **paths, int n)
 {
-	struct ty_saved *files;
+	struct ty_results_saved *files;
 	int st, i;
 
 	if (n < 1)
@@ -240,13 +111,14 @@ do_add(const struct opts *o, char **paths, int n)
 	if (!(files = calloc((size_t)n, sizeof(*files))))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	/* every file is read before the store is touched: a bad one writes nothing */
-	if ((st = resopt_read(files, paths, n))) {
+	if ((st = compare_input_read(files, paths, n))) {
 		free(files);
 		return st;
 	}
-	st = histcli_store(o->db, o->commit, o->branch, o->machine, o->tag, files, (size_t)n, 0);
+	st =
+	    history_store_add(o->db, o->commit, o->branch, o->machine, o->tag, files, (size_t)n, 0);
 	for (i = 0; i < n; i++)
-		ty_results_read_release(&files[i]);
+		ty_results_saved_release(&files[i]);
 	free(files);
 	return st;
 }
@@ -259,12 +131,11 @@ do_list(const struct opts *o, int argc)
 	struct ty_history_series *s;
 	struct ty_history *h;
 	size_t n, i, k, runs;
-	char b1[256], b2[256], r1[64], r2[64];
 	int st;
 
 	if (argc)
 		return cli_usage_error("list takes no arguments");
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	st = load(h, NULL, o, &s, &n);
 	if (!st) {
@@ -274,10 +145,9 @@ do_list(const struct opts *o, int argc)
 			for (k = 0, runs = 0; k < s[i].n; k++)
 				runs += s[i].commits[k].nvalues;
 			printf("%-32s %-20s %7zu %7zu  %-12.12s  %-12.12s\n",
-			       clean(b1, sizeof(b1), s[i].benchmark),
-			       clean(b2, sizeof(b2), s[i].machine), s[i].n, runs,
-			       clean(r1, sizeof(r1), s[i].commits[0].rev),
-			       clean(r2, sizeof(r2), s[i].commits[s[i].n - 1].rev));
+			       term_safe(s[i].benchmark), term_safe(s[i].machine), s[i].n, runs,
+			       term_safe(s[i].commits[0].rev),
+			       term_safe(s[i].commits[s[i].n - 1].rev));
 		}
 		if (!n)
 			printf("(no results of figure '%s')\n", o->figure ? o->figure : "wall");
@@ -398,12 +268,9 @@ p_text(char *buf, size_t size, double p)
 static void
 write_quiet_text(FILE *fp, const struct ty_history_series *s, const struct quiet *q)
 {
-	char b[256], m[256], fg[256];
-
 	fprintf(fp, "no change points in %s on %s, %s (%zu commit%s, %g run%s per commit)",
-		clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
-		clean(fg, sizeof(fg), s->figure), s->n, s->n == 1 ? "" : "s", q->runs,
-		q->runs == 1 ? "" : "s");
+		term_safe(s->benchmark), term_safe(s->machine), term_safe(s->figure), s->n,
+		s->n == 1 ? "" : "s", q->runs, q->runs == 1 ? "" : "s");
 	if (isfinite(q->min_step))
 		fprintf(fp,
 			": with this noise, a step of %.1f%% or more in the middle would have "
@@ -417,8 +284,7 @@ static void
 write_detect_text(FILE *fp, const struct found *f, size_t n, const struct ty_history_series *all,
 		  const struct quiet *q, size_t ns)
 {
-	char b[256], m[256], fg[256], rv[64], v1[32], v2[32], l1[32], h1[32], l2[32], h2[32],
-	    pc[32], pl[32], ph[32], pp[32];
+	char v1[32], v2[32], l1[32], h1[32], l2[32], h2[32], pc[32], pl[32], ph[32], pp[32];
 	size_t i, quiet = 0;
 
 	for (i = 0; i < ns; i++)
@@ -429,20 +295,19 @@ write_detect_text(FILE *fp, const struct found *f, size_t n, const struct ty_his
 		const struct ty_history_change *c = &f[i].c;
 		const struct ty_history_series *s = f[i].s;
 		double ref = c->before;
-		resfmt_value(v1, sizeof(v1), c->before, ref, s->unit);
-		resfmt_value(l1, sizeof(l1), c->before_lo, ref, s->unit);
-		resfmt_value(h1, sizeof(h1), c->before_hi, ref, s->unit);
-		resfmt_value(v2, sizeof(v2), c->after, ref, s->unit);
-		resfmt_value(l2, sizeof(l2), c->after_lo, ref, s->unit);
-		resfmt_value(h2, sizeof(h2), c->after_hi, ref, s->unit);
-		resfmt_pct(pc, sizeof(pc), c->change_pct);
-		resfmt_pct(pl, sizeof(pl), c->ci_low);
-		resfmt_pct(ph, sizeof(ph), c->ci_high);
+		figure_text_value(v1, sizeof(v1), c->before, ref, s->unit);
+		figure_text_value(l1, sizeof(l1), c->before_lo, ref, s->unit);
+		figure_text_value(h1, sizeof(h1), c->before_hi, ref, s->unit);
+		figure_text_value(v2, sizeof(v2), c->after, ref, s->unit);
+		figure_text_value(l2, sizeof(l2), c->after_lo, ref, s->unit);
+		figure_text_value(h2, sizeof(h2), c->after_hi, ref, s->unit);
+		figure_text_pct(pc, sizeof(pc), c->change_pct);
+		figure_text_pct(pl, sizeof(pl), c->ci_low);
+		figure_text_pct(ph, sizeof(ph), c->ci_high);
 		p_text(pp, sizeof(pp), c->p);
 		fprintf(fp, "%s on %s, %s: at %.12s (commit %zu of %zu%s)\n",
-			clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine),
-			clean(fg, sizeof(fg), s->figure),
-			clean(rv, sizeof(rv), s->commits[c->index].rev), c->index + 1, s->n,
+			term_safe(s->benchmark), term_safe(s->machine), term_safe(s->figure),
+			term_safe(s->commits[c->index].rev), c->index + 1, s->n,
 			c->single ? ", the newest alone" : "");
 		fprintf(fp, "  %s [%s, %s] over %zu commits -> %s [%s, %s] over %zu\n", v1, l1, h1,
 			c->n_before, v2, l2, h2, c->n_after);
@@ -538,12 +403,11 @@ load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
 			return st;
 		}
 		if (!none) {
-			char b[256];
 			ty_history_series_free(all, nall);
 			free(one);
 			return cli_error(EXIT_USAGE, "no benchmark '%s' with figure '%s' in '%s'",
-					 clean(b, sizeof(b), benches[i]),
-					 o->figure ? o->figure : "wall", ty_history_name(h));
+					 term_safe(benches[i]), o->figure ? o->figure : "wall",
+					 ty_history_name(h));
 		}
 		struct ty_history_series *na = realloc(all, (nall + none) * sizeof(*na));
 		if (!na) {
@@ -576,7 +440,7 @@ do_detect(struct opts *o, char **benches, int nb)
 
 	if (o->since && ty_history_git_describe(NULL, o->since, &g) == 0)
 		o->since = g.rev; /* a name git knows: its commit id */
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, benches, nb, &s, &n)))
 		goto out;
@@ -587,9 +451,8 @@ do_detect(struct opts *o, char **benches, int nb)
 				seen =
 				    strncmp(s[i].commits[k].rev, o->since, strlen(o->since)) == 0;
 		if (!seen) {
-			char b[256];
 			st = cli_error(EXIT_USAGE, "--since: no commit '%s' in '%s'",
-				       clean(b, sizeof(b), o->since), ty_history_name(h));
+				       term_safe(o->since), ty_history_name(h));
 			goto out;
 		}
 	}
@@ -621,7 +484,7 @@ do_detect(struct opts *o, char **benches, int nb)
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char b[256], m[256], rv[64], msg[256];
+		char msg[256];
 		enum ty_gate gt;
 		if (c->index + 1 != f[k].s->n)
 			continue;
@@ -631,12 +494,11 @@ do_detect(struct opts *o, char **benches, int nb)
 				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
 		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
 			continue;
-		resfmt_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
-			    c->ci_high, TY_INTERVAL_OK, d_confidence());
+		figure_text_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
+				 c->ci_high, TY_INTERVAL_OK, d_confidence());
 		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
-			  clean(b, sizeof(b), f[k].s->benchmark),
-			  clean(m, sizeof(m), f[k].s->machine),
-			  clean(rv, sizeof(rv), f[k].s->commits[c->index].rev), msg,
+			  term_safe(f[k].s->benchmark), term_safe(f[k].s->machine),
+			  term_safe(f[k].s->commits[c->index].rev), msg,
 			  gt == TY_GATE_TRIP ? "" : " (the gate passes)");
 		if (gt == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
@@ -661,7 +523,7 @@ do_show(const struct opts *o, char **args, int n)
 
 	if (n != 1)
 		return cli_usage_error("show takes one benchmark name");
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, args, 1, &s, &ns)))
 		goto out;
@@ -670,16 +532,16 @@ do_show(const struct opts *o, char **args, int n)
 		struct ty_history_change *ch = NULL;
 		struct ty_error e = {0};
 		size_t nch = 0;
-		char b[256], m[256], fg[256], rv[64], v[32], l[32], hi[32], pc[32], br[64];
+		char b[256], v[32], l[32], hi[32], pc[32];
 		if (!p) {
 			st = cli_error(EXIT_RUNTIME, "out of memory");
 			break;
 		}
 		if (ty_history_detect(p, s[i].n, NULL, &ch, &nch, &e) < 0)
 			nch = 0;
-		printf("%s on %s, %s (%zu commit%s)\n", clean(b, sizeof(b), s[i].benchmark),
-		       clean(m, sizeof(m), s[i].machine), clean(fg, sizeof(fg), s[i].figure),
-		       s[i].n, s[i].n == 1 ? "" : "s");
+		printf("%s on %s, %s (%zu commit%s)\n", term_safe(s[i].benchmark),
+		       term_safe(s[i].machine), term_safe(s[i].figure), s[i].n,
+		       s[i].n == 1 ? "" : "s");
 		printf("  %-12s %-16s %5s %12s %25s %9s\n", "commit", "branch", "runs", "median",
 		       "95% interval", "change");
 		for (k = 0; k < s[i].n; k++) {
@@ -688,19 +550,18 @@ do_show(const struct opts *o, char **args, int n)
 			for (j = 0; j < nch; j++)
 				if (ch[j].index == k)
 					mark = "  <- change point";
-			resfmt_value(v, sizeof(v), p[k].centre, ref, s[i].unit);
-			resfmt_value(l, sizeof(l), p[k].lo, ref, s[i].unit);
-			resfmt_value(hi, sizeof(hi), p[k].hi, ref, s[i].unit);
+			figure_text_value(v, sizeof(v), p[k].centre, ref, s[i].unit);
+			figure_text_value(l, sizeof(l), p[k].lo, ref, s[i].unit);
+			figure_text_value(hi, sizeof(hi), p[k].hi, ref, s[i].unit);
 			if (k)
-				resfmt_pct(pc, sizeof(pc),
-					   (p[k].centre / p[k - 1].centre - 1) * 100);
+				figure_text_pct(pc, sizeof(pc),
+						(p[k].centre / p[k - 1].centre - 1) * 100);
 			else
 				snprintf(pc, sizeof(pc), "-");
 			snprintf(b, sizeof(b), "[%s, %s]", l, hi);
 			printf("  %-12.12s %-16.16s %5zu %12s %25s %9s%s\n",
-			       clean(rv, sizeof(rv), s[i].commits[k].rev),
-			       clean(br, sizeof(br),
-				     s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
+			       term_safe(s[i].commits[k].rev),
+			       term_safe(s[i].commits[k].branch ? s[i].commits[k].branch : "-"),
 			       s[i].commits[k].nvalues, v, b, pc, mark);
 		}
 		if (i + 1 < ns)
@@ -726,7 +587,7 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 	double lo = INFINITY, hi = -INFINITY, x0 = 70, w = PW - 90, top = y0 + 40, h = PH - 80;
 	double scale, span;
 	const char *suffix;
-	char title[600], b[256], m[256], lab[64];
+	char title[600], lab[64];
 	size_t k, j;
 
 	for (k = 0; k < s->n; k++) {
@@ -743,12 +604,12 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 	span = hi - lo;
 	lo -= span * 0.05;
 	hi += span * 0.05;
-	resfmt_scale(p[0].centre, s->unit, &scale, &suffix);
+	figure_text_scale(p[0].centre, s->unit, &scale, &suffix);
 #define X(i) (x0 + (s->n > 1 ? w * (double)(i) / (double)(s->n - 1) : w / 2))
 #define Y(v) (top + h - h * ((v)-lo) / (hi - lo))
+	/* the names as they are: ty_svg_text escapes them for SVG */
 	snprintf(title, sizeof(title), "%s on %s: %s, %zu commits, %zu change point%s",
-		 clean(b, sizeof(b), s->benchmark), clean(m, sizeof(m), s->machine), s->figure,
-		 s->n, nch, nch == 1 ? "" : "s");
+		 s->benchmark, s->machine, s->figure, s->n, nch, nch == 1 ? "" : "s");
 	ty_svg_text(fp, 10, y0 + 20, "start", 15, 1, title);
 	fprintf(fp,
 		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
@@ -787,7 +648,7 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-dasharray=\"4 3\"/>\n",
 			xx, top, xx, top + h, c->change_pct > 0 ? "#c22" : "#2a2");
-		resfmt_pct(pc, sizeof(pc), c->change_pct);
+		figure_text_pct(pc, sizeof(pc), c->change_pct);
 		snprintf(label, sizeof(label), "%s at %.8s", pc, s->commits[c->index].rev);
 		ty_svg_text(fp, xx + 3, top + 12 + 12 * (double)(j % 3), "start", 10, 1, label);
 	}
@@ -817,7 +678,7 @@ do_plot(const struct opts *o, char **benches, int nb)
 		html = 1;
 	else
 		return cli_usage_error("plot: -o must name a .html or .svg file");
-	if ((st = open_store(o->db, 0, &h)))
+	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
 	if ((st = load_benches(h, o, benches, nb, &s, &n)))
 		goto out;
@@ -875,6 +736,68 @@ out:
 
 /* ---- main ---- */
 
+/* The subcommands, as bits: which one an option goes with. */
+enum { ADD = 1, LIST = 2, SHOW = 4, DETECT = 8, PLOT = 16, ALL = 31 };
+static const char *const subs[] = {"add", "list", "show", "detect", "plot", NULL};
+
+/* The subcommand being parsed, for refuse(). */
+static const char *parsing;
+
+/* An option of another subcommand: OPT->value says which ones. */
+static int
+refuse(const struct cli_option *opt, const char *typed, char **args)
+{
+	(void)args;
+	if (typed[1] == '-') /* its whole name, however much of it was typed */
+		return cli_usage_error("%s does not take --%s (it goes with %s)", parsing,
+				       opt->long_name, (const char *)opt->value);
+	return cli_usage_error("%s does not take %s (it goes with %s)", parsing, typed,
+			       (const char *)opt->value);
+}
+
+/* "detect", "detect and plot", "list, show, detect and plot": the
+ * subcommands of the bits OWN, into BUF. */
+static const char *
+owners_text(unsigned own, char *buf, size_t size)
+{
+	size_t len = 0, i, n = 0, k = 0;
+
+	for (i = 0; subs[i]; i++)
+		n += (own >> i) & 1;
+	buf[0] = '\0';
+	for (i = 0; subs[i] && len < size; i++)
+		if ((own >> i) & 1) {
+			k++;
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						k == 1	 ? ""
+						: k == n ? " and "
+							 : ", ",
+						subs[i]);
+		}
+	return buf;
+}
+
+/* OPTIONS[0..N) as subcommand SUB (a bit) parses them: those of the
+ * others refused by name (the help, and the prefixes an option is typed
+ * by, stay those of the whole table), into OUT, with their owners' names
+ * in TEXT. */
+static void
+options_for(unsigned sub, const struct cli_option *options, const unsigned *own, size_t n,
+	    struct cli_option *out, char (*text)[64])
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = options[i];
+		if (!own[i] || (own[i] & sub))
+			continue;
+		out[i].type = CLI_T_CALLBACK;
+		out[i].value = (void *)owners_text(own[i], text[i], sizeof(text[i]));
+		out[i].nargs = out[i].argh ? 1 : 0;
+		out[i].cb = refuse;
+	}
+}
+
 int
 cmd_history(int argc, char **argv)
 {
@@ -887,14 +810,17 @@ cmd_history(int argc, char **argv)
 		       "$XDG_DATA_HOME/tachy/history.db, else\n"
 		       "~/.local/share/tachy/history.db)"),
 	    OPT_STRING(0, "commit", &o.commit, "REV",
-		       "the commit of the results (resolved by git if it can)"),
-	    OPT_STRING(0, "branch", &o.branch, "B", "its branch"),
+		       "add: the commit of the results (resolved by git if\n"
+		       "it can)"),
+	    OPT_STRING(0, "branch", &o.branch, "B", "add: its branch"),
 	    OPT_STRING(0, "machine", &o.machine, "M",
-		       "the machine (default: the file's hostname, else\n"
-		       "this machine's, with its facts, for hyperfine's files)"),
-	    OPT_STRING(0, "tag", &o.tag, "T", "a free tag, stored with the results"),
+		       "add: the machine (default: the file's hostname, else\n"
+		       "this machine's, with its facts, for hyperfine's files);\n"
+		       "the others: only the series of machine M"),
+	    OPT_STRING(0, "tag", &o.tag, "T", "add: a free tag, stored with the results"),
 	    OPT_STRING('F', "figure", &o.figure, "F",
-		       "wall (default), user, system, maxrss or a counter"),
+		       "list, show, detect, plot: wall (default), user,\n"
+		       "system, maxrss or a counter"),
 	    OPT_STRING(0, "since", &o.since, "REV", "detect: only change points from REV on"),
 	    OPT_CHOICE('f', "format", &o.format, "FORMAT", formats,
 		       "detect: text (default), json or csv"),
@@ -909,9 +835,31 @@ cmd_history(int argc, char **argv)
 	    OPT_HELP('h', "help", "show this help"),
 	    OPT_END(),
 	};
+	/* which subcommands each option goes with (0: every one, --help) */
+	static const unsigned own[] = {
+	    ALL,			 /* --db */
+	    ADD,			 /* --commit */
+	    ADD,			 /* --branch */
+	    ALL,			 /* --machine */
+	    ADD,			 /* --tag */
+	    LIST | SHOW | DETECT | PLOT, /* --figure */
+	    DETECT,			 /* --since */
+	    DETECT,			 /* --format */
+	    DETECT,			 /* --fail-if-slower */
+	    DETECT,			 /* --max-p */
+	    DETECT | PLOT,		 /* --output */
+	    0,				 /* --help */
+	    0,				 /* the end */
+	};
+	_Static_assert(sizeof(own) / sizeof(own[0]) == sizeof(options) / sizeof(options[0]),
+		       "an owner for every option");
+	struct cli_option mine[sizeof(options) / sizeof(options[0])];
+	char text[sizeof(options) / sizeof(options[0])][64];
 	const struct cli_parser parser = {usage, options, footer, 0, 26};
+	struct cli_parser sub_parser = parser;
 	struct cli_args args;
 	const char *sub;
+	unsigned bit;
 	int c;
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
@@ -921,25 +869,32 @@ cmd_history(int argc, char **argv)
 	if (argc < 2)
 		return cli_usage_error("which one: add, list, show, detect or plot?");
 	sub = argv[1];
-	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "show") &&
-	    strcmp(sub, "detect") && strcmp(sub, "plot"))
+	for (bit = 0; subs[bit] && strcmp(sub, subs[bit]) != 0; bit++)
+		;
+	if (!subs[bit])
 		return cli_usage_error("unknown subcommand '%s': add, list, show, detect or plot",
 				       sub);
+	options_for(1u << bit, options, own, sizeof(options) / sizeof(options[0]), mine, text);
+	sub_parser.options = mine;
+	parsing = sub;
 	argc--;
 	argv++;
-	if ((c = cli_parse(&parser, argc, argv, &args)))
+	if ((c = cli_parse(&sub_parser, argc, argv, &args)))
 		return c == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : c;
 	argc = args.n;
 	argv = args.v;
-	if (strcmp(sub, "add") == 0)
+	switch (1u << bit) {
+	case ADD:
 		return do_add(&o, argv, argc);
-	if (strcmp(sub, "list") == 0)
+	case LIST:
 		return do_list(&o, argc);
-	if (strcmp(sub, "show") == 0)
+	case SHOW:
 		return do_show(&o, argv, argc);
-	if (strcmp(sub, "detect") == 0)
+	case DETECT:
 		return do_detect(&o, argv, argc);
-	return do_plot(&o, argv, argc);
+	default:
+		return do_plot(&o, argv, argc);
+	}
 }
 
 const struct cmd_info cmd_info_history = {

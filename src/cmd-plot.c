@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "resfmt.h"
-#include "resopt.h"
+#include "compare-input.h"
+#include "figure-text.h"
 #include "tachy/comparison.h"
 #include "tachy/outfile.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 #include "tachy/stats.h"
 #include "tachy/svg.h"
 
@@ -42,7 +42,7 @@ struct options {
 
 struct plot {
 	const struct options *o;
-	const struct ty_saved *files;
+	const struct ty_results_saved *files;
 	size_t nfiles;
 	const struct ty_cmp_table *cmp; /* NULL: nothing to compare */
 };
@@ -56,7 +56,7 @@ struct bench_stats {
 };
 
 static int
-bench_stats(const struct ty_saved_figure *f, double confidence, struct bench_stats *b)
+bench_stats(const struct ty_results_saved_figure *f, double confidence, struct bench_stats *b)
 {
 	int rc;
 
@@ -79,7 +79,7 @@ scale_ref(const struct ty_summary *s)
 
 static char *
 bench_title(char *buf, size_t size, const struct plot *p, size_t file,
-	    const struct ty_saved_bench *b)
+	    const struct ty_results_saved_bench *b)
 {
 	char full[1024];
 
@@ -87,13 +87,13 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 		snprintf(full, sizeof(full), "%s (%s)", b->label, p->files[file].path);
 	else
 		snprintf(full, sizeof(full), "%s", b->label);
-	return resfmt_truncate(buf, size, full, 52);
+	return figure_text_truncate(buf, size, full, 52);
 }
 
 /* The benchmark B is paired with in another file (its old or new side),
  * or NULL: the two histograms share an x axis. */
-static const struct ty_saved_bench *
-partner(const struct plot *p, const struct ty_saved_bench *b)
+static const struct ty_results_saved_bench *
+partner(const struct plot *p, const struct ty_results_saved_bench *b)
 {
 	size_t i;
 
@@ -113,10 +113,10 @@ partner(const struct plot *p, const struct ty_saved_bench *b)
 /* The x range of B's histogram (display units of SCALE) shared with its
  * partner, into FRAME; its scale reference (the old side's) into *REF. */
 static void
-shared_axis(const struct plot *p, const struct ty_saved_bench *b, double *ref,
+shared_axis(const struct plot *p, const struct ty_results_saved_bench *b, double *ref,
 	    struct ty_svg_frame *frame)
 {
-	const struct ty_saved_bench *o = partner(p, b), *side[2] = {b, o};
+	const struct ty_results_saved_bench *o = partner(p, b), *side[2] = {b, o};
 	struct bench_stats st;
 	const char *suffix;
 	double scale, lo = INFINITY, hi = -INFINITY;
@@ -129,7 +129,7 @@ shared_axis(const struct plot *p, const struct ty_saved_bench *b, double *ref,
 		    p->cmp->rows[i].old ==
 			o &&bench_stats(&o->figs[0], p->o->cmp.confidence, &st) == 0)
 			*ref = scale_ref(&st.s);
-	resfmt_scale(*ref, b->figs[0].unit, &scale, &suffix);
+	figure_text_scale(*ref, b->figs[0].unit, &scale, &suffix);
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < side[k]->figs[0].n; i++) {
 			lo = fmin(lo, side[k]->figs[0].values[i] * scale);
@@ -142,9 +142,10 @@ shared_axis(const struct plot *p, const struct ty_saved_bench *b, double *ref,
 }
 
 static int
-bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct ty_saved_bench *b)
+bench_panel(FILE *fp, double y, const struct plot *p, size_t file,
+	    const struct ty_results_saved_bench *b)
 {
-	const struct ty_saved_figure *f = &b->figs[0];
+	const struct ty_results_saved_figure *f = &b->figs[0];
 	struct ty_svg_frame left = {10, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
 	struct ty_svg_frame right = {WIDTH / 2 + 5, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
 	char title[1024], sub[256], m[32], l[32], h[32], mean[32];
@@ -160,13 +161,13 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file, const struct 
 		return -ENOMEM;
 	ref = scale_ref(&st.s);
 	shared_axis(p, b, &ref, &left);
-	resfmt_scale(ref, f->unit, &scale, &suffix);
+	figure_text_scale(ref, f->unit, &scale, &suffix);
 	for (i = 0; i < f->n; i++)
 		x[i] = f->values[i] * scale;
-	resfmt_value(m, sizeof(m), st.s.median, ref, f->unit);
-	resfmt_value(l, sizeof(l), st.lo, ref, f->unit);
-	resfmt_value(h, sizeof(h), st.hi, ref, f->unit);
-	resfmt_value(mean, sizeof(mean), st.s.mean, ref, f->unit);
+	figure_text_value(m, sizeof(m), st.s.median, ref, f->unit);
+	figure_text_value(l, sizeof(l), st.lo, ref, f->unit);
+	figure_text_value(h, sizeof(h), st.hi, ref, f->unit);
+	figure_text_value(mean, sizeof(mean), st.s.mean, ref, f->unit);
 	if (st.has_ci)
 		snprintf(sub, sizeof(sub), "%zu run%s: median %s [%s, %s], mean %s", f->n,
 			 f->n == 1 ? "" : "s", m, l, h, mean);
@@ -247,7 +248,7 @@ figure_panel(FILE *fp, double *y, const struct plot *p, size_t first)
 		const struct ty_cmp_row *r = &c->rows[i];
 		if (strcmp(r->figure, fig) != 0 || !row_drawn(r))
 			continue;
-		resfmt_truncate(name, sizeof(name), r->new->label, c->nsets > 1 ? 28 : 44);
+		figure_text_truncate(name, sizeof(name), r->new->label, c->nsets > 1 ? 28 : 44);
 		if (asprintf(&labels[n], "%s%s%s", name, c->nsets > 1 ? " in " : "",
 			     c->nsets > 1 ? c->sets[r->set].new->path : "") < 0) {
 			labels[n] = NULL;
@@ -344,7 +345,7 @@ svg_file_notes(FILE *fp, double y, const struct plot *p)
 			snprintf(buf, sizeof(buf), "note: %s: %s", p->files[i].path,
 				 p->files[i].notes[j]);
 			ty_svg_text(fp, 15, y, "start", 12, 0,
-				    resfmt_truncate(cut, sizeof(cut), buf, 140));
+				    figure_text_truncate(cut, sizeof(cut), buf, 140));
 		}
 }
 
@@ -416,8 +417,8 @@ bench_table(FILE *fp, const struct plot *p)
 	      fp);
 	for (i = 0; i < p->nfiles; i++) {
 		for (j = 0; j < p->files[i].nbenches; j++) {
-			const struct ty_saved_bench *b = &p->files[i].benches[j];
-			const struct ty_saved_figure *f = &b->figs[0];
+			const struct ty_results_saved_bench *b = &p->files[i].benches[j];
+			const struct ty_results_saved_figure *f = &b->figs[0];
 			double ref;
 			if ((rc = bench_stats(f, p->o->cmp.confidence, &st)))
 				return rc;
@@ -432,12 +433,12 @@ bench_table(FILE *fp, const struct plot *p)
 				c.hi = st.s.mean + hw;
 			}
 			snprintf(n, sizeof(n), "%zu", f->n);
-			resfmt_centre(mean, sizeof(mean), &c, ref, f->unit);
-			resfmt_value(med, sizeof(med), st.s.median, ref, f->unit);
+			figure_text_centre(mean, sizeof(mean), &c, ref, f->unit);
+			figure_text_value(med, sizeof(med), st.s.median, ref, f->unit);
 			if (st.has_ci)
 				snprintf(med + strlen(med), sizeof(med) - strlen(med), " [%s, %s]",
-					 resfmt_value(l, sizeof(l), st.lo, ref, f->unit),
-					 resfmt_value(h, sizeof(h), st.hi, ref, f->unit));
+					 figure_text_value(l, sizeof(l), st.lo, ref, f->unit),
+					 figure_text_value(h, sizeof(h), st.hi, ref, f->unit));
 			fputs("<tr>", fp);
 			td(fp, "l", p->files[i].path);
 			td(fp, "n", b->label);
@@ -447,9 +448,9 @@ bench_table(FILE *fp, const struct plot *p)
 			td(fp, NULL, n);
 			td(fp, NULL, mean);
 			td(fp, NULL, med);
-			td(fp, NULL, resfmt_value(sd, sizeof(sd), st.s.stddev, ref, f->unit));
-			td(fp, NULL, resfmt_value(mn, sizeof(mn), st.s.min, ref, f->unit));
-			td(fp, NULL, resfmt_value(mx, sizeof(mx), st.s.max, ref, f->unit));
+			td(fp, NULL, figure_text_value(sd, sizeof(sd), st.s.stddev, ref, f->unit));
+			td(fp, NULL, figure_text_value(mn, sizeof(mn), st.s.min, ref, f->unit));
+			td(fp, NULL, figure_text_value(mx, sizeof(mx), st.s.max, ref, f->unit));
 			fputs("</tr>\n", fp);
 		}
 	}
@@ -472,7 +473,7 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		centre, centre);
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
-		const char *v = resfmt_verdict(r);
+		const char *v = figure_text_verdict(r);
 		fputs("<tr>", fp);
 		td(fp, "n", r->old->label);
 		if (c->nsets > 1) {
@@ -485,11 +486,13 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 			td(fp, "n", r->new->label);
 		}
 		td(fp, "l", r->figure);
-		td(fp, NULL, resfmt_centre(o, sizeof(o), &r->v.old, resfmt_row_ref(r), r->unit));
-		td(fp, NULL, resfmt_centre(n, sizeof(n), &r->v.new, resfmt_row_ref(r), r->unit));
-		td(fp, NULL, resfmt_change(ch, sizeof(ch), r));
-		td(fp, NULL, resfmt_p(pv, sizeof(pv), r->v.c.p_value));
-		td(fp, strcmp(v, "~") == 0 ? "l" : v, v);
+		td(fp, NULL,
+		   figure_text_centre(o, sizeof(o), &r->v.old, figure_text_row_ref(r), r->unit));
+		td(fp, NULL,
+		   figure_text_centre(n, sizeof(n), &r->v.new, figure_text_row_ref(r), r->unit));
+		td(fp, NULL, figure_text_change(ch, sizeof(ch), r));
+		td(fp, NULL, figure_text_p(pv, sizeof(pv), r->v.c.p_value));
+		td(fp, r->v.verdict == TY_VERDICT_SAME ? "l" : v, v);
 		fputs("</tr>\n", fp);
 	}
 	for (i = 0; i < c->ngeo; i++) { /* as tachy compare prints them */
@@ -498,9 +501,9 @@ change_table(FILE *fp, const struct ty_cmp_table *c)
 		td(fp, "n", "geomean");
 		td(fp, "n", c->nsets > 1 ? c->sets[g->set].new->path : "");
 		td(fp, "l", g->figure);
-		td(fp, NULL, resfmt_value(o, sizeof(o), g->old, g->old, g->unit));
-		td(fp, NULL, resfmt_value(n, sizeof(n), g->new, g->old, g->unit));
-		td(fp, NULL, resfmt_pct(ch, sizeof(ch), g->rel));
+		td(fp, NULL, figure_text_value(o, sizeof(o), g->old, g->old, g->unit));
+		td(fp, NULL, figure_text_value(n, sizeof(n), g->new, g->old, g->unit));
+		td(fp, NULL, figure_text_pct(ch, sizeof(ch), g->rel));
 		td(fp, NULL, "");
 		td(fp, "l", "");
 		fputs("</tr>\n", fp);
@@ -595,9 +598,10 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 	    OPT_STRING(0, "title", &o->title, "TEXT", "the title of the page"),
 	    OPT_TEST_ALL('t', &o->cmp.test, "mann-whitney (default), yuen, welch, or student"),
 	    OPT_CALLBACK('c', "confidence", &o->cmp.confidence, "P",
-			 "confidence level in percent (default 95)", resopt_opt_confidence),
+			 "confidence level in percent (default 95)", compare_input_opt_confidence),
 	    OPT_CALLBACK('m', "match", &o->cmp.match, "RULE",
-			 "pair benchmarks across files, as in tachy compare", resopt_opt_match),
+			 "pair benchmarks across files, as in tachy compare",
+			 compare_input_opt_match),
 	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
 		       "with one FILE: compare against NAME"),
 	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
@@ -657,7 +661,7 @@ int
 cmd_plot(int argc, char **argv)
 {
 	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95}};
-	struct ty_saved *files = NULL;
+	struct ty_results_saved *files = NULL;
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	struct plot p = {.o = &o};
@@ -675,7 +679,7 @@ cmd_plot(int argc, char **argv)
 		rc = cli_error(EXIT_RUNTIME, "out of memory");
 		goto out;
 	}
-	if ((rc = resopt_read(files, args.v, n))) {
+	if ((rc = compare_input_read(files, args.v, n))) {
 		n = 0;
 		goto out;
 	}
@@ -694,7 +698,7 @@ cmd_plot(int argc, char **argv)
 		ty_comparison_release(&c);
 out:
 	for (i = 0; i < n; i++)
-		ty_results_read_release(&files[i]);
+		ty_results_saved_release(&files[i]);
 	free(files);
 	free(o.cmp.match.pairs);
 	return rc == CLI_HELP_SHOWN ? cli_finish_stdout(EXIT_OK) : rc;

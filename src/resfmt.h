@@ -1,55 +1,16 @@
-/* resfmt.h - numbers of saved results as people read them (compare, plot). */
+/* resfmt.h - TRANSITIONAL, to be deleted: the old names of figure-text.h,
+ * kept only for src/cmd-run.c and src/run-profile.c, which other branches
+ * are rewriting at the same time. Once those are merged, rename there
+ * (sed -i 's/"resfmt.h"/"figure-text.h"/; s/\bresfmt_/figure_text_/g')
+ * and delete this file. */
 #ifndef TACHY_RESFMT_H
 #define TACHY_RESFMT_H
 
-#include <stddef.h>
+#include "figure-text.h"
 
-#include "tachy/comparison.h"
-
-/* Write V, a value in UNIT ("s", "ns", "KiB", "" for a count, ...), to BUF
- * with a prefix chosen for REF (so a column shares one scale): "10.40ms",
- * "1.235M", "1.75MiB". Zero prints as "0" with the prefix of REF ("0ms"),
- * or of no prefix when REF is 0 too ("0s", "0B", "0"). Non-finite values
- * print as "?". Returns BUF. */
-char *resfmt_value(char *buf, size_t size, double v, double ref, const char *unit);
-
-/* A signed percentage: "+6.0%", "-12%", "?" when not finite. Returns BUF. */
-char *resfmt_pct(char *buf, size_t size, double pct);
-
-/* S cut to at most MAX characters, "…" ("..." where the locale is not
- * UTF-8: term_glyph) marking a cut, into BUF (SIZE >=
- * 8 bytes; a cut never splits a UTF-8 sequence). Returns BUF. */
-char *resfmt_truncate(char *buf, size_t size, const char *s, size_t max);
-
-/* The display width of UTF-8 text S (code points). */
-size_t resfmt_width(const char *s);
-
-/* The scale a comparison row's centres share: the old centre, else the new
- * one when the old is 0. */
-double resfmt_row_ref(const struct ty_cmp_row *r);
-
-/* The cells of a comparison row: "slower", "faster" or "~" (one vocabulary
- * for every figure); a centre with its interval "10.40ms ±0.6%" (REF picks the scale);
- * the change with its interval "+6.0% [+5.0%, +7.1%]", or "+6.0% n/a (too few
- * distinct values)" where none can be had; a p-value. */
-const char *resfmt_verdict(const struct ty_cmp_row *r);
-char *resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref,
-		    const char *unit);
-char *resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r);
-char *resfmt_p(char *buf, size_t size, double p);
-
-/* What a regression gate found, for its message: "slower by more than 5%:
- * +12.3% [+7.1%, +17.9%] at 95% confidence" (TY_GATE_TRIP), "may be slower
- * by more than 5%, not proven: +6.1% [+2.0%, +10.3%] at 95% confidence"
- * (TY_GATE_UNPROVEN), "not proven slower by more than 5%: ..." (TY_GATE_PASS),
- * "too few runs to prove a change: +6.1%" (TY_GATE_TOO_FEW); an interval
- * that cannot be had says "interval n/a (WHY)". INTERVAL says whether LO,
- * HI mean something. Returns BUF. */
-char *resfmt_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo,
-		  double hi, enum ty_interval interval, double confidence);
-
-/* The prefix for values like REF in UNIT: *SCALE to multiply them by and
- * the suffix to print ("ms", "k", "MiB"), for axes. */
-void resfmt_scale(double ref, const char *unit, double *scale, const char **suffix);
+#define resfmt_gate figure_text_gate
+#define resfmt_p figure_text_p
+#define resfmt_truncate figure_text_truncate
+#define resfmt_width figure_text_width
 
 #endif

@@ -1,4 +1,4 @@
-/* run-history.c - tachy run's --history and --bisect (runhist.h). */
+/* run-history.c - tachy run's --history and --bisect (run-history.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -6,22 +6,21 @@
 #include <string.h>
 
 #include "cli.h"
-#include "histcli.h"
-#include "resfmt.h"
-#include "runhist.h"
+#include "figure-text.h"
+#include "history-store.h"
+#include "run-history.h"
 #include "tachy/comparison.h"
 #include "tachy/history.h"
 
 int
-runhist_prepare(struct runhist *h)
+run_history_prepare(struct run_history *h)
 {
 	struct ty_error e = {0};
 	int rc;
 
 #ifndef HAVE_JANSSON
-	if (h->history || h->bisect)
-		return cli_error(h->bisect ? 128 : EXIT_RUNTIME, "%s: not built with jansson",
-				 h->bisect ? "--bisect" : "--history");
+	if (h->bisect) /* BASE is read; the run's own results need no JSON reader */
+		return cli_error(128, "--bisect: not built with jansson");
 #endif
 	if (h->history) {
 		/* the store must take the results before anything is measured */
@@ -32,7 +31,7 @@ runhist_prepare(struct runhist *h)
 			return cli_usage_error("--history: not in a git work tree (export with "
 					       "--export-json and store it with tachy history add "
 					       "--commit REV)");
-		if ((rc = histcli_db(h->db, path, sizeof(path))))
+		if ((rc = history_store_db(h->db, path, sizeof(path))))
 			return rc;
 		if ((rc = ty_history_open(&store, path, 1, &e)) < 0)
 			return cli_error(rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
@@ -48,42 +47,32 @@ runhist_prepare(struct runhist *h)
 }
 
 void
-runhist_release(struct runhist *h)
+run_history_release(struct run_history *h)
 {
 	if (h->base_read)
-		ty_results_read_release(&h->base);
+		ty_results_saved_release(&h->base);
 	h->base_read = 0;
 }
 
-/* RS as the export would read back (so history and bisect see exactly
- * what --export-json writes). Returns 0 or an exit status. */
+/* RS as saved results, as its --export-json would read back (so history
+ * and bisect see exactly what the export holds). Returns 0 or an exit
+ * status. */
 static int
-as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx, struct ty_saved *out)
+as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx,
+	 struct ty_results_saved *out)
 {
 	struct ty_error e = {0};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	int rc;
+	int rc = ty_results_saved_from(out, rs, env, ctx, "this run", &e);
 
-	if (!fp)
-		return cli_error(EXIT_RUNTIME, "out of memory");
-	rc = ty_results_write_json(rs, fp, env, ctx);
-	if (fclose(fp) != 0 || rc < 0) {
-		free(buf);
-		return cli_error(EXIT_RUNTIME, "out of memory");
-	}
-	rc = ty_results_read_text(out, buf, "this run", &e);
-	free(buf);
 	if (rc < 0)
-		return cli_error(rc == -ENOTSUP ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
+		return cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	return 0;
 }
 
 /* git bisect's word for a status that is not a verdict: 128 or more
  * aborts the bisect (usage, Ctrl-C), 125 skips the commit. */
 int
-runhist_bisect_status(int st)
+run_history_bisect_status(int st)
 {
 	if (st == EXIT_USAGE)
 		return 128;
@@ -93,11 +82,12 @@ runhist_bisect_status(int st)
 }
 
 static int
-bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhist_stats *s)
+bisect_verdict(struct run_history *h, const struct ty_results_saved *now,
+	       const struct run_history_stats *s)
 {
 	struct ty_cmp_options opt = {
 	    .test = s->test, .confidence = s->confidence, .figures = "wall"};
-	struct ty_saved files[2];
+	struct ty_results_saved files[2];
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
 	double p = isnan(s->fail_if_slower) ? 0 : s->fail_if_slower;
@@ -128,8 +118,8 @@ bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhi
 		enum ty_gate g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few,
 						 r->v.c.rel, r->v.c.rel_lo, p);
 		int word = g == TY_GATE_TRIP ? 1 : g == TY_GATE_PASS ? 0 : 125;
-		resfmt_gate(m, sizeof(m), g, p, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-			    r->v.interval, s->confidence);
+		figure_text_gate(m, sizeof(m), g, p, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
+				 r->v.interval, s->confidence);
 		fprintf(stderr, "tachy run: --bisect: '%s' against %s: %s: %s\n", r->new->label,
 			h->bisect, m,
 			word == 1     ? "bad"
@@ -143,23 +133,23 @@ bisect_verdict(struct runhist *h, const struct ty_saved *now, const struct runhi
 }
 
 int
-runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn env, void *ctx,
-	       const struct runhist_stats *s, int st)
+run_history_finish(struct run_history *h, const struct ty_results *rs, ty_results_env_fn env,
+		   void *ctx, const struct run_history_stats *s, int st)
 {
-	struct ty_saved now;
+	struct ty_results_saved now;
 	int rc;
 
 	if (!h->history && !h->bisect)
 		return st;
 	h->done = 1;
 	if (st) /* a command failed, an export could not be written, Ctrl-C */
-		return h->bisect ? runhist_bisect_status(st) : st;
+		return h->bisect ? run_history_bisect_status(st) : st;
 	if ((rc = as_saved(rs, env, ctx, &now)))
-		return h->bisect ? runhist_bisect_status(rc) : rc;
+		return h->bisect ? run_history_bisect_status(rc) : rc;
 	if (h->history)
-		st = histcli_store(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
+		st = history_store_add(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
 	if (h->bisect)
-		st = st ? runhist_bisect_status(st) : bisect_verdict(h, &now, s);
-	ty_results_read_release(&now);
+		st = st ? run_history_bisect_status(st) : bisect_verdict(h, &now, s);
+	ty_results_saved_release(&now);
 	return st;
 }

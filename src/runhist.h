@@ -1,45 +1,18 @@
-/* runhist.h - tachy run's --history[=DB] and --bisect BASE.json (src/ only).
- *
- * --history stores the run's results in the history under git's HEAD;
- * --bisect compares them against BASE as `tachy compare` does (the one
- * verdict of comparison.c) and turns the verdict into git bisect run's
- * exit codes: 0 not proven slower, 1 proven slower by more than
- * --fail-if-slower P (default 0), 125 inconclusive (too few runs to prove
- * anything, or more than P% slower but not proven) or the command could
- * not run, 128 a usage error, 130 interrupted. */
+/* runhist.h - TRANSITIONAL, to be deleted: the old names of run-history.h,
+ * kept only for src/cmd-run.c, which another branch is splitting at the
+ * same time. Once that is merged, rename there (sed -i
+ * 's/"runhist.h"/"run-history.h"/; s/\brunhist_/run_history_/g;
+ * s/\bstruct runhist\b/struct run_history/g') and delete this file. */
 #ifndef TACHY_RUNHIST_H
 #define TACHY_RUNHIST_H
 
-#include "tachy/results.h"
-#include "tachy/results_read.h"
+#include "run-history.h"
 
-struct runhist {
-	int history;	    /* --history given */
-	const char *db;	    /* its DB, NULL: the default */
-	const char *bisect; /* BASE.json, NULL: no bisect */
-	struct ty_saved base;
-	int base_read;
-	int done; /* runhist_finish gave the exit status */
-};
-
-struct runhist_stats {
-	enum ty_test test;
-	double confidence;
-	double fail_if_slower; /* NAN: 0 */
-};
-
-/* Before the first run: read BASE. Returns 0 or an exit status. */
-int runhist_prepare(struct runhist *h);
-void runhist_release(struct runhist *h);
-
-/* git bisect's code for an exit status ST that is no verdict: 128 for a
- * usage error, 130 interrupted, 125 (skip the commit) otherwise. */
-int runhist_bisect_status(int st);
-
-/* After the run whose exit status is ST: store and/or judge RS (ENV and
- * CTX fill the export's environment). Returns the final exit status
- * (git bisect's codes with --bisect). */
-int runhist_finish(struct runhist *h, const struct ty_results *rs, ty_results_env_fn env, void *ctx,
-		   const struct runhist_stats *s, int st);
+#define runhist run_history
+#define runhist_stats run_history_stats
+#define runhist_prepare run_history_prepare
+#define runhist_release run_history_release
+#define runhist_bisect_status run_history_bisect_status
+#define runhist_finish run_history_finish
 
 #endif

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "tachy/error.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 #include "tachy/verdict.h"
 
 /* How to pair benchmarks of the old file with those of a new one. */
@@ -34,7 +34,7 @@ struct ty_cmp_options {
 /* One row: a benchmark pair and one figure. */
 struct ty_cmp_row {
 	size_t set; /* index into sets[] */
-	const struct ty_saved_bench *old, *new;
+	const struct ty_results_saved_bench *old, *new;
 	const char *figure, *unit;
 	struct ty_verdict v;
 	int is_time;		   /* the unit is a duration ("s", "ns") */
@@ -53,7 +53,7 @@ struct ty_cmp_geomean {
 /* One comparison set: an old file against a new one (or a file against
  * its own reference: old == new). */
 struct ty_cmp_set {
-	const struct ty_saved *old, *new;
+	const struct ty_results_saved *old, *new;
 	char **env_diffs; /* "kernel: '6.1' in a.json, '6.2' in b.json" */
 	size_t nenv_diffs;
 	char **unmatched; /* benchmark names without a partner */
@@ -76,7 +76,7 @@ struct ty_cmp_table {
  * of FILES[0] against its reference. The files must outlive C. Returns 0;
  * -EINVAL with E (nothing pairs, a bad --match regex, an unknown figure or
  * reference); -ENOMEM. Release C with ty_comparison_release. */
-int ty_comparison_build(struct ty_cmp_table *c, const struct ty_saved *files, size_t n,
+int ty_comparison_build(struct ty_cmp_table *c, const struct ty_results_saved *files, size_t n,
 			const struct ty_cmp_options *opt, struct ty_error *e);
 
 void ty_comparison_release(struct ty_cmp_table *c);

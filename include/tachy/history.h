@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "tachy/error.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 
 /* The schema this tachy writes; an older one is migrated, a newer one refused. */
 #define TY_HISTORY_SCHEMA 1
@@ -112,7 +112,8 @@ struct ty_history_meta {
  * transaction: all or nothing. Stores the number of results in *ADDED.
  * Returns 0, -EINVAL (E: a file without a run) or a store error. */
 int ty_history_add(struct ty_history *h, const struct ty_history_meta *meta,
-		   const struct ty_saved *files, size_t n, size_t *added, struct ty_error *e);
+		   const struct ty_results_saved *files, size_t n, size_t *added,
+		   struct ty_error *e);
 
 /* One commit of a series as stored: every run of every result of that
  * benchmark, machine and figure at that commit, pooled. */

@@ -18,9 +18,26 @@ struct ty_jsonw {
 	int depth;
 	int count[TY_JSONW_DEPTH]; /* items written at each depth */
 	int after_key;
+	/* ty_jsonw_init_members: where the members go instead of a file */
+	int (*member)(void *ctx, const char *key, const char *text);
+	void *member_ctx;
+	const char *key; /* the key of the value to come */
+	int member_err;	 /* the first error of member(), or -EINVAL for a member
+			    that is an object or an array */
 };
 
 void ty_jsonw_init(struct ty_jsonw *w, FILE *fp, int pretty);
+
+/* A writer that writes nothing but hands every member written at the top
+ * level (as a function that fills an object's members writes them) to
+ * MEMBER, its value as text: a string as it is, a number as the writer
+ * would write it ("12", "0.25"; %.17g where it is not whole), "true",
+ * "false", "null" (a NULL string too). A member whose value is an object
+ * or an array is not handed on: w->member_err is then -EINVAL. MEMBER
+ * returns 0 or a negative errno, kept in w->member_err (the first one;
+ * later members are still handed on). KEY is valid only during the call. */
+void ty_jsonw_init_members(struct ty_jsonw *w,
+			   int (*member)(void *ctx, const char *key, const char *text), void *ctx);
 
 void ty_jsonw_object_begin(struct ty_jsonw *w);
 void ty_jsonw_object_end(struct ty_jsonw *w);

@@ -90,8 +90,10 @@ int ty_verdict_compute(const double *old, size_t na, const double *new, size_t n
 int ty_verdict_centre(const double *x, size_t n, enum ty_test test, double confidence,
 		      struct ty_centre *c);
 
-/* "slower", "faster" or "~". */
+/* "slower", "faster" or "~": the word shown. */
 const char *ty_verdict_word_name(enum ty_verdict_word w);
+/* "slower", "faster" or "same": the word written in files (JSON, CSV). */
+const char *ty_verdict_word_key(enum ty_verdict_word w);
 
 /* Why an interval cannot be had, in words for "n/a (...)": "too few
  * values", "too few distinct values", "the reference is 0"; NULL for

@@ -1,12 +1,12 @@
 /* fuzz-compare.c - libFuzzer target for what tachy compare reads (a tachy
- * or hyperfine JSON export, lib/results_read.c) and for what it does with
+ * or hyperfine JSON export, lib/results-read.c) and for what it does with
  * it (lib/comparison.c): pairing runs by round in an interleaved file,
  * warm-ups left out (tachy.left_out, or found by ty_verdict_series), every
  * test. Nothing may crash; every row's verdict is -1, 0 or 1 and its paired
  * rounds no more than its runs; a left-out count is never above the runs.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE \
- *       -DHAVE_JANSSON tests/fuzz/fuzz-compare.c lib/results_read.c \
+ *       -DHAVE_JANSSON tests/fuzz/fuzz-compare.c lib/results-read.c lib/results-saved.c \
  *       lib/comparison.c lib/verdict.c lib/stats.c lib/error.c -ljansson -lm \
  *       -o fuzz-compare
  *   ./fuzz-compare -max_total_time=60 tests/fuzz/corpus/compare
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "tachy/comparison.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum ty_test tests[] = {TY_TEST_MANN_WHITNEY, TY_TEST_YUEN, TY_TEST_WELCH,
 					     TY_TEST_STUDENT};
 	struct ty_cmp_options o = {.confidence = 95};
-	struct ty_saved f;
+	struct ty_results_saved f;
 	struct ty_cmp_table c;
 	struct ty_error e;
 	char *text;
@@ -53,7 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			ty_comparison_release(&c);
 		}
-		ty_results_read_release(&f);
+		ty_results_saved_release(&f);
 	}
 	free(text);
 	return 0;

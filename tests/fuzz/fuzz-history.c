@@ -7,7 +7,8 @@
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE \
  *       tests/fuzz/fuzz-history.c lib/history-detect.c lib/history.c \
  *       lib/store-sqlite.c lib/store-pg.c lib/stats.c lib/verdict.c lib/jsonw.c \
- *       lib/utf8.c lib/error.c lib/results_read.c lib/numparse.c -lm -o fuzz-history
+ *       lib/utf8.c lib/error.c lib/results-read.c lib/results-saved.c lib/numparse.c -lm -o
+ * fuzz-history
  *   ./fuzz-history -max_total_time=60 tests/fuzz/corpus/history
  */
 #include <math.h>

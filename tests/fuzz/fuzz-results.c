@@ -1,5 +1,5 @@
 /* fuzz-results.c - libFuzzer target for the JSON results reader
- * (lib/results_read.c): tachy's exports and hyperfine's. Every input must
+ * (lib/results-read.c): tachy's exports and hyperfine's. Every input must
  * give results (at least one benchmark, a wall figure of finite values)
  * or -EINVAL/-ENOTSUP/-ENOMEM with a message; never a crash. Per-run
  * profiles (tachy.profile) read must hold only valid indices and counts,
@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 #include "tachy/runprof-diff.h"
 #include "tachy/runprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
-check_profile(const struct ty_saved *r)
+check_profile(const struct ty_results_saved *r)
 {
 	const struct ty_runprof *p = r->profile;
 	struct ty_runprof_diff_opts o = {.test = TY_TEST_MANN_WHITNEY, .confidence = 95};
@@ -57,7 +57,7 @@ check_profile(const struct ty_saved *r)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e = {0};
 	char *text = malloc(size + 1);
 	size_t i, j, k;
@@ -78,18 +78,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r.nbenches < 1)
 		abort();
 	for (i = 0; i < r.nbenches; i++) {
-		const struct ty_saved_bench *b = &r.benches[i];
-		if (!b->label || !b->command || !ty_results_read_figure(b, "wall"))
+		const struct ty_results_saved_bench *b = &r.benches[i];
+		if (!b->label || !b->command || !ty_results_saved_figure_named(b, "wall"))
 			abort();
 		for (j = 0; j < b->nfigs; j++)
 			for (k = 0; k < b->figs[j].n; k++)
 				if (!isfinite(b->figs[j].values[k]))
 					abort();
 	}
-	(void)ty_results_read_env(&r, "kernel");
+	(void)ty_results_saved_env_value(&r, "kernel");
 	if (r.profile)
 		check_profile(&r);
-	ty_results_read_release(&r);
-	ty_results_read_release(&r);
+	ty_results_saved_release(&r);
+	ty_results_saved_release(&r);
 	return 0;
 }

@@ -37,7 +37,7 @@ row_of(const struct ty_cmp_table *c, const char *old, const char *new)
 static void
 test_pairing(void)
 {
-	struct ty_saved f[2];
+	struct ty_results_saved f[2];
 	struct ty_cmp_options o = {.test = TY_TEST_WELCH, .confidence = 95};
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
@@ -98,8 +98,8 @@ test_pairing(void)
 	o.reference = "nope";
 	CHECK_INT(ty_comparison_build(&c, f, 1, &o, &e), -EINVAL);
 	CHECK_STR(e.msg, "--reference 'nope': no such benchmark in 'old.json'");
-	ty_results_read_release(&f[0]);
-	ty_results_read_release(&f[1]);
+	ty_results_saved_release(&f[0]);
+	ty_results_saved_release(&f[1]);
 }
 
 static void
@@ -115,7 +115,7 @@ test_environment(void)
 	static const char b[] =
 	    RES " \"tachy\": {\"schema\": 1, \"environment\": {\"kernel\": \"6.2\","
 		" \"governor\": null, \"date\": \"tomorrow\", \"smt\": true}}}";
-	struct ty_saved f[2];
+	struct ty_results_saved f[2];
 	struct ty_cmp_options o = {.test = TY_TEST_MANN_WHITNEY, .confidence = 95};
 	struct ty_cmp_table c;
 	struct ty_error e = {0};
@@ -135,8 +135,8 @@ test_environment(void)
 	CHECK_INT(c.rows[0].v.too_few, 1);
 	CHECK(c.nnotes >= 1 && strstr(c.notes[0], "smallest p-value") != NULL);
 	ty_comparison_release(&c);
-	ty_results_read_release(&f[0]);
-	ty_results_read_release(&f[1]);
+	ty_results_saved_release(&f[0]);
+	ty_results_saved_release(&f[1]);
 }
 
 int

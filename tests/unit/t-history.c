@@ -152,11 +152,11 @@ test_store(void)
 	struct ty_history_series *s;
 	size_t n, added;
 	double vals[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
-	struct ty_saved_figure figs[2] = {{"wall", "s", vals[0], 4, 0, 0},
-					  {"task-clock", "ns", vals[1], 4, 0, 0}};
-	struct ty_saved_bench bench = {
+	struct ty_results_saved_figure figs[2] = {{"wall", "s", vals[0], 4, 0, 0},
+						  {"task-clock", "ns", vals[1], 4, 0, 0}};
+	struct ty_results_saved_bench bench = {
 	    .command = "cmd", .name = "b1", .figs = figs, .nfigs = 2, .label = "b1"};
-	struct ty_saved file = {.path = "x.json", .benches = &bench, .nbenches = 1};
+	struct ty_results_saved file = {.path = "x.json", .benches = &bench, .nbenches = 1};
 	struct ty_history_meta m = {"abc123", "main", 1700000000, 5, "m1", NULL};
 	FILE *fp;
 

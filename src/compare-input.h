@@ -1,24 +1,24 @@
-/* resopt.h - options and input shared by compare and plot (src/ only). */
-#ifndef TACHY_RESOPT_H
-#define TACHY_RESOPT_H
+/* compare-input.h - options and input shared by compare and plot (src/ only). */
+#ifndef TACHY_COMPARE_INPUT_H
+#define TACHY_COMPARE_INPUT_H
 
 #include "cli.h"
 #include "tachy/comparison.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 
 /* Callbacks of the options compare and plot share (see cli.h):
  * -c/--confidence P, a percentage in (0, 100), into a double;
  * -m/--match RULE (OLD=NEW, or /REGEX/ once; RULE is kept) into a struct
  * ty_match. The test is cli.h's OPT_TEST. */
-int resopt_opt_confidence(const struct cli_option *opt, const char *typed, char **args);
-int resopt_opt_match(const struct cli_option *opt, const char *typed, char **args);
+int compare_input_opt_confidence(const struct cli_option *opt, const char *typed, char **args);
+int compare_input_opt_match(const struct cli_option *opt, const char *typed, char **args);
 
 /* How a results file read from standard input is named. */
-#define RESOPT_STDIN "(standard input)"
+#define COMPARE_INPUT_STDIN "(standard input)"
 
 /* Read PATHS[0..N) into FILES ("-": standard input, at most once).
  * Returns 0, or prints why and returns EXIT_USAGE (bad input) or
  * EXIT_RUNTIME (no jansson, no memory); then nothing is left to release. */
-int resopt_read(struct ty_saved *files, char **paths, int n);
+int compare_input_read(struct ty_results_saved *files, char **paths, int n);
 
 #endif

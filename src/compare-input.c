@@ -1,13 +1,13 @@
-/* resopt.c - options and input shared by compare and plot. */
+/* compare-input.c - options and input shared by compare and plot. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "resopt.h"
+#include "compare-input.h"
 
 int
-resopt_opt_confidence(const struct cli_option *opt, const char *typed, char **args)
+compare_input_opt_confidence(const struct cli_option *opt, const char *typed, char **args)
 {
 	char *end;
 	double v;
@@ -21,7 +21,7 @@ resopt_opt_confidence(const struct cli_option *opt, const char *typed, char **ar
 }
 
 int
-resopt_opt_match(const struct cli_option *opt, const char *typed, char **args)
+compare_input_opt_match(const struct cli_option *opt, const char *typed, char **args)
 {
 	struct ty_match *m = opt->value;
 	char *rule = args[0];
@@ -45,7 +45,7 @@ resopt_opt_match(const struct cli_option *opt, const char *typed, char **args)
 }
 
 int
-resopt_read(struct ty_saved *files, char **paths, int n)
+compare_input_read(struct ty_results_saved *files, char **paths, int n)
 {
 	struct ty_error e = {0};
 	int i, rc, stdin_seen = 0;
@@ -56,12 +56,12 @@ resopt_read(struct ty_saved *files, char **paths, int n)
 					       "once");
 	for (i = 0; i < n; i++) {
 		if (strcmp(paths[i], "-") == 0)
-			rc = ty_results_read_stream(&files[i], stdin, RESOPT_STDIN, &e);
+			rc = ty_results_read_stream(&files[i], stdin, COMPARE_INPUT_STDIN, &e);
 		else
 			rc = ty_results_read_file(&files[i], paths[i], &e);
 		if (rc) {
 			while (i-- > 0)
-				ty_results_read_release(&files[i]);
+				ty_results_saved_release(&files[i]);
 			return cli_error(rc == -ENOTSUP || rc == -ENOMEM ? EXIT_RUNTIME
 									 : EXIT_USAGE,
 					 "%s", e.msg);

@@ -1,28 +1,21 @@
-/* results_read.h - read saved results: tachy's JSON exports (schema 1, see
- * docs/json-schema.md) and hyperfine's --export-json files.
- *
- * The reader checks every field it uses: malformed or truncated JSON, a
- * missing or mistyped field, an empty result list or an unknown schema
- * version is an error naming the file and the place (line and column for
- * syntax, a path such as results[2].tachy.runs[4].wall_ns for content).
- * Nothing is guessed. A benchmark without a single run ("times": [], as an
- * interrupted run leaves it) is left out with a note, not an error, unless
- * no benchmark of the file has a run. Needs jansson (HAVE_JANSSON); without it every read
- * fails with "not built with jansson". */
-#ifndef TACHY_RESULTS_READ_H
-#define TACHY_RESULTS_READ_H
+/* results-saved.h - saved results: what a results file holds, as compare,
+ * plot, history and run's --bisect use it (results-saved.c). Made by
+ * reading a file (results-read.h) or from the results of this run
+ * (ty_results_saved_from), the two giving the same thing. */
+#ifndef TACHY_RESULTS_SAVED_H
+#define TACHY_RESULTS_SAVED_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "tachy/error.h"
+#include "tachy/results-export.h"
 
 /* The newest schema this reader knows. */
 #define TY_RESULTS_SCHEMA 1
 
 /* One figure of one benchmark: wall time, user/system time, a counter. */
-struct ty_saved_figure {
+struct ty_results_saved_figure {
 	char *name;	/* "wall", "user", "system", or a counter name */
 	char *unit;	/* "s" for times, "ns", "" (a count), ... */
 	double *values; /* per run, in run order, in UNIT; n of them */
@@ -34,10 +27,10 @@ struct ty_saved_figure {
 };
 
 /* One benchmarked command. */
-struct ty_saved_bench {
-	char *command;		      /* as run */
-	char *name;		      /* tachy.name, else the command */
-	struct ty_saved_figure *figs; /* figs[0] is "wall", in seconds */
+struct ty_results_saved_bench {
+	char *command;			      /* as run */
+	char *name;			      /* tachy.name, else the command */
+	struct ty_results_saved_figure *figs; /* figs[0] is "wall", in seconds */
 	size_t nfigs;
 	char **warnings; /* tachy.warnings, as written by run */
 	size_t nwarnings;
@@ -55,10 +48,10 @@ struct ty_saved_bench {
 struct ty_runprof;
 
 /* One results file. */
-struct ty_saved {
+struct ty_results_saved {
 	char *path;
 	int schema; /* tachy.schema, or 0 for a hyperfine export */
-	struct ty_saved_bench *benches;
+	struct ty_results_saved_bench *benches;
 	size_t nbenches;   /* at least 1 */
 	size_t reference;  /* tachy.reference, else 0 */
 	double confidence; /* tachy.confidence, else 0 (not given) */
@@ -79,34 +72,42 @@ struct ty_saved {
 	size_t nnotes;
 };
 
-/* Read PATH into R (the caller owns R; release with ty_results_read_release).
- * Returns 0; -EINVAL with E naming PATH and the place for bad content;
- * -ENOENT/-EACCES/... when it cannot be opened; -ENOTSUP without jansson;
- * -ENOMEM. On failure R holds nothing. */
-int ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e);
-
-/* As ty_results_read_file, from the open stream FP (read to its end, not
- * closed); PATH only names it in messages. */
-int ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e);
-
-/* As ty_results_read, from the NUL-terminated TEXT; PATH only names it in
- * messages. */
-int ty_results_read_text(struct ty_saved *r, const char *text, const char *path,
-			 struct ty_error *e);
-
 /* Free what R holds. Safe on a zeroed or released R. */
-void ty_results_read_release(struct ty_saved *r);
+void ty_results_saved_release(struct ty_results_saved *r);
+/* Free what one benchmark B, one figure F holds (not B, F themselves). */
+void ty_results_saved_bench_release(struct ty_results_saved_bench *b);
+void ty_results_saved_figure_release(struct ty_results_saved_figure *f);
+
+/* Give R's benchmarks their labels: the name, or "NAME #k" (dup k) where
+ * several share it, with a note per shared name that names them by
+ * ORIG[i], the index in the file's results[] of benches[i]. Returns 0 or
+ * -ENOMEM. */
+int ty_results_saved_label(struct ty_results_saved *r, const size_t *orig);
 
 /* The figure called NAME of B, or NULL. */
-const struct ty_saved_figure *ty_results_read_figure(const struct ty_saved_bench *b,
-						     const char *name);
+const struct ty_results_saved_figure *
+ty_results_saved_figure_named(const struct ty_results_saved_bench *b, const char *name);
 
 /* The value of environment key KEY in R, or NULL. */
-const char *ty_results_read_env(const struct ty_saved *r, const char *key);
+const char *ty_results_saved_env_value(const struct ty_results_saved *r, const char *key);
 
 /* Append a printf-formatted string to the string vector *V of *N items
  * (the notes of a file, of a comparison). Returns 0 or -ENOMEM. */
-int ty_results_read_strv_addf(char ***v, size_t *n, const char *fmt, ...)
+int ty_results_saved_strv_addf(char ***v, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Saved results made from RS, the results of this run, as reading RS's
+ * --export-json (ENV and ENV_CTX filling its environment, NULL:
+ * ty_results_env_default) would give them, field for field, but without a
+ * JSON text in between; the environment's values as text as the reader
+ * gives them (ty_jsonw_init_members). PATH names it (its path, and in
+ * messages). The per-run profiles (RS->profile) are not carried: PROFILE
+ * is NULL. RS must have been analysed (ty_results_analyze). Returns 0;
+ * -EINVAL with E when no command has a finished run, or an environment
+ * fact is an object or an array; -ENOMEM. On failure R holds nothing. */
+struct ty_results;
+int ty_results_saved_from(struct ty_results_saved *r, const struct ty_results *rs,
+			  ty_results_env_fn env, void *env_ctx, const char *path,
+			  struct ty_error *e);
 
 #endif

@@ -1,4 +1,4 @@
-/* results_read.c - read tachy's and hyperfine's JSON exports.
+/* results-read.c - read tachy's and hyperfine's JSON exports.
  *
  * Every field is checked where it is read, and a problem is reported with
  * the file and a path to the value (results[1].tachy.runs[3].wall_ns), or
@@ -10,127 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 #include "tachy/runprof-json.h"
 
 #ifdef HAVE_JANSSON
 #include <jansson.h>
 #endif
 
-static void
-free_figure(struct ty_saved_figure *f)
-{
-	free(f->name);
-	free(f->unit);
-	free(f->values);
-	free(f->run);
-}
-
-static void
-free_bench(struct ty_saved_bench *b)
-{
-	size_t i;
-
-	free(b->command);
-	free(b->name);
-	free(b->label);
-	for (i = 0; i < b->nfigs; i++)
-		free_figure(&b->figs[i]);
-	free(b->figs);
-	for (i = 0; i < b->nwarnings; i++)
-		free(b->warnings[i]);
-	free(b->warnings);
-	free(b->rounds);
-}
-
-void
-ty_results_read_release(struct ty_saved *r)
-{
-	size_t i;
-
-	if (!r)
-		return;
-	for (i = 0; i < r->nbenches; i++)
-		free_bench(&r->benches[i]);
-	free(r->benches);
-	for (i = 0; i < r->nenv; i++) {
-		free(r->env_keys[i]);
-		free(r->env_values[i]);
-	}
-	free(r->env_keys);
-	free(r->env_values);
-	for (i = 0; i < r->nnotes; i++)
-		free(r->notes[i]);
-	free(r->notes);
-	free(r->path);
-	free(r->test);
-	free(r->order);
-	free(r->reference_norun);
-	ty_runprof_json_free(r->profile);
-	memset(r, 0, sizeof(*r));
-}
-
-const struct ty_saved_figure *
-ty_results_read_figure(const struct ty_saved_bench *b, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < b->nfigs; i++)
-		if (strcmp(b->figs[i].name, name) == 0)
-			return &b->figs[i];
-	return NULL;
-}
-
-const char *
-ty_results_read_env(const struct ty_saved *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->nenv; i++)
-		if (strcmp(r->env_keys[i], key) == 0)
-			return r->env_values[i];
-	return NULL;
-}
-
-/* Needs no JSON library: compare's notes use it in every build. */
-int
-ty_results_read_strv_addf(char ***v, size_t *n, const char *fmt, ...)
-{
-	char **nv, *s;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		return -ENOMEM;
-	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	*v = nv;
-	return 0;
-}
-
 #ifndef HAVE_JANSSON
 
 int
-ty_results_read_text(struct ty_saved *r, const char *text, const char *path, struct ty_error *e)
+ty_results_read_text(struct ty_results_saved *r, const char *text, const char *path,
+		     struct ty_error *e)
 {
 	memset(r, 0, sizeof(*r));
 	return ty_error_set(e, -ENOTSUP, "cannot read '%s': not built with jansson", path);
 }
 
 int
-ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+ty_results_read_file(struct ty_results_saved *r, const char *path, struct ty_error *e)
 {
 	return ty_results_read_text(r, "", path, e);
 }
 
 int
-ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e)
+ty_results_read_stream(struct ty_results_saved *r, FILE *fp, const char *path, struct ty_error *e)
 {
 	(void)fp;
 	return ty_results_read_text(r, "", path, e);
@@ -255,10 +159,10 @@ nonneg_number(struct reader *rd, const json_t *v, int nullok, double *out)
 }
 
 /* Add a figure NAME/UNIT with room for N values to B; returns it or NULL. */
-static struct ty_saved_figure *
-add_figure(struct ty_saved_bench *b, const char *name, const char *unit, size_t n)
+static struct ty_results_saved_figure *
+add_figure(struct ty_results_saved_bench *b, const char *name, const char *unit, size_t n)
 {
-	struct ty_saved_figure *f, *figs;
+	struct ty_results_saved_figure *f, *figs;
 
 	figs = realloc(b->figs, (b->nfigs + 1) * sizeof(*figs));
 	if (!figs)
@@ -271,7 +175,7 @@ add_figure(struct ty_saved_bench *b, const char *name, const char *unit, size_t 
 	f->values = calloc(n ? n : 1, sizeof(double));
 	f->run = calloc(n ? n : 1, sizeof(*f->run));
 	if (!f->name || !f->unit || !f->values || !f->run) {
-		free_figure(f);
+		ty_results_saved_figure_release(f);
 		return NULL;
 	}
 	b->nfigs++;
@@ -279,7 +183,7 @@ add_figure(struct ty_saved_bench *b, const char *name, const char *unit, size_t 
 }
 
 static void
-push_value(struct ty_saved_figure *f, double v, size_t run)
+push_value(struct ty_results_saved_figure *f, double v, size_t run)
 {
 	if (isnan(v)) {
 		f->missing++;
@@ -292,10 +196,10 @@ push_value(struct ty_saved_figure *f, double v, size_t run)
 /* results[i].times -> figure "wall" (seconds). Returns 1 when the array
  * is empty (a benchmark without a finished run). */
 static int
-read_times(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
+read_times(struct reader *rd, const json_t *res, struct ty_results_saved_bench *b)
 {
 	json_t *times, *v;
-	struct ty_saved_figure *f;
+	struct ty_results_saved_figure *f;
 	size_t i, l;
 	double d;
 	int rc;
@@ -400,11 +304,12 @@ counter_unit(struct reader *rd, const json_t *tachy, const char *name, const cha
 
 /* Counters named in any run, as figures, values in run order. */
 static int
-read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct ty_saved_bench *b)
+read_counters(struct reader *rd, const json_t *tachy, const json_t *runs,
+	      struct ty_results_saved_bench *b)
 {
 	json_t *run, *cs, *v;
 	const char *name, *unit;
-	struct ty_saved_figure *f;
+	struct ty_results_saved_figure *f;
 	size_t i, j, n = json_array_size(runs), l, l2;
 	int rc, supported, user_only;
 	double d;
@@ -415,7 +320,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 			continue;
 		json_object_foreach(cs, name, v)
 		{
-			if (ty_results_read_figure(b, name))
+			if (ty_results_saved_figure_named(b, name))
 				continue;
 			if ((rc = counter_unit(rd, tachy, name, &unit, &supported, &user_only)))
 				return rc;
@@ -448,7 +353,8 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs, struct
 }
 
 static int
-read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t first, size_t index)
+read_run(struct reader *rd, const json_t *run, struct ty_results_saved_bench *b, size_t first,
+	 size_t index)
 {
 	json_t *v, *cs;
 	size_t j;
@@ -462,7 +368,7 @@ read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t 
 	if ((rc = member(rd, run, "counters", JSON_OBJECT, 0, &cs)))
 		return rc;
 	for (j = 0; j < NRUN_FIELDS; j++) {
-		struct ty_saved_figure *f = &b->figs[first + j];
+		struct ty_results_saved_figure *f = &b->figs[first + j];
 		if ((rc = member(rd, run, run_fields[j].field, JSON_REAL, run_fields[j].required,
 				 &v)))
 			return rc;
@@ -495,13 +401,13 @@ read_run(struct reader *rd, const json_t *run, struct ty_saved_bench *b, size_t 
 
 /* Drop figures that no run had (optional rusage fields absent throughout). */
 static void
-drop_empty_figures(struct ty_saved_bench *b)
+drop_empty_figures(struct ty_results_saved_bench *b)
 {
 	size_t i, k = 0;
 
 	for (i = 0; i < b->nfigs; i++) {
 		if (b->figs[i].n == 0 && i > 0) {
-			free_figure(&b->figs[i]);
+			ty_results_saved_figure_release(&b->figs[i]);
 			continue;
 		}
 		b->figs[k++] = b->figs[i];
@@ -510,7 +416,7 @@ drop_empty_figures(struct ty_saved_bench *b)
 }
 
 static int
-read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench *b)
+read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_results_saved_bench *b)
 {
 	json_t *name, *cmd, *mm, *runs, *warn, *run, *w;
 	size_t i, l, first = b->nfigs;
@@ -599,7 +505,7 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_saved_bench 
 /* A result without runs: only its name is read (tachy.name when given);
  * returns 1 (left out) or an error. */
 static int
-no_runs(struct reader *rd, const json_t *res, struct ty_saved_bench *b)
+no_runs(struct reader *rd, const json_t *res, struct ty_results_saved_bench *b)
 {
 	json_t *tachy, *name;
 	size_t l;
@@ -693,7 +599,8 @@ out:
 }
 
 static int
-read_result_joined(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
+read_result_joined(struct reader *rd, const json_t *res, struct ty_results_saved_bench *b,
+		   int is_tachy)
 {
 	json_t *cmd, *tachy;
 	size_t l;
@@ -718,7 +625,7 @@ read_result_joined(struct reader *rd, const json_t *res, struct ty_saved_bench *
 }
 
 static int
-read_result(struct reader *rd, const json_t *res, struct ty_saved_bench *b, int is_tachy)
+read_result(struct reader *rd, const json_t *res, struct ty_results_saved_bench *b, int is_tachy)
 {
 	json_t *joined = NULL;
 	int rc;
@@ -753,7 +660,7 @@ env_text(const json_t *v)
 }
 
 static int
-read_environment(struct reader *rd, const json_t *env, struct ty_saved *r)
+read_environment(struct reader *rd, const json_t *env, struct ty_results_saved *r)
 {
 	const char *key;
 	json_t *v;
@@ -779,13 +686,13 @@ read_environment(struct reader *rd, const json_t *env, struct ty_saved *r)
 
 /* Add a note about the file to R. */
 #define note(rd, r, ...)                                                                           \
-	(ty_results_read_strv_addf(&(r)->notes, &(r)->nnotes, __VA_ARGS__) ? nomem(rd) : 0)
+	(ty_results_saved_strv_addf(&(r)->notes, &(r)->nnotes, __VA_ARGS__) ? nomem(rd) : 0)
 
 /* tachy.reference (index IDX into results[]) as an index into r->benches:
  * ORIG[i] is the results[] index of benches[i]; NORUN names the results
  * left out. */
 static int
-set_reference(struct reader *rd, struct ty_saved *r, size_t idx, const size_t *orig,
+set_reference(struct reader *rd, struct ty_results_saved *r, size_t idx, const size_t *orig,
 	      char *const *norun)
 {
 	size_t i;
@@ -805,7 +712,7 @@ set_reference(struct reader *rd, struct ty_saved *r, size_t idx, const size_t *o
  * interrupted run left out of results[]; a note each. Without
  * tachy.reference (HAS_REF 0) the reference is one of them. */
 static int
-read_not_run(struct reader *rd, const json_t *t, struct ty_saved *r, int has_ref)
+read_not_run(struct reader *rd, const json_t *t, struct ty_results_saved *r, int has_ref)
 {
 	json_t *list, *o, *name;
 	size_t i, l;
@@ -835,7 +742,7 @@ read_not_run(struct reader *rd, const json_t *t, struct ty_saved *r, int has_ref
 }
 
 static int
-read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r, size_t nresults,
+read_top_tachy(struct reader *rd, const json_t *t, struct ty_results_saved *r, size_t nresults,
 	       const size_t *orig, char *const *norun)
 {
 	json_t *schema, *ref, *conf, *test, *order, *env;
@@ -880,7 +787,7 @@ read_top_tachy(struct reader *rd, const json_t *t, struct ty_saved *r, size_t nr
 
 /* tachy.interrupted: a note first when true. */
 static int
-read_interrupted(struct reader *rd, const json_t *t, struct ty_saved *r)
+read_interrupted(struct reader *rd, const json_t *t, struct ty_results_saved *r)
 {
 	json_t *intr;
 	size_t l;
@@ -907,10 +814,10 @@ read_interrupted(struct reader *rd, const json_t *t, struct ty_saved *r)
  * a run; ORIG[i] gets the results[] index of benches[i], NORUN[k] the name
  * of results[k] when it was left out. */
 static int
-read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int is_tachy,
+read_results(struct reader *rd, const json_t *results, struct ty_results_saved *r, int is_tachy,
 	     size_t *orig, char **norun)
 {
-	struct ty_saved_bench *b;
+	struct ty_results_saved_bench *b;
 	const json_t *res;
 	size_t i, l;
 	int rc;
@@ -930,7 +837,7 @@ read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int i
 			continue;
 		norun[i] = b->name;
 		b->name = NULL;
-		free_bench(b);
+		ty_results_saved_bench_release(b);
 		memset(b, 0, sizeof(*b));
 		b->left_out = -1;
 		r->nbenches--;
@@ -947,50 +854,9 @@ read_results(struct reader *rd, const json_t *results, struct ty_saved *r, int i
 	return 0;
 }
 
-/* Number the benchmarks that share a name (b->dup), with a note per name. */
-static int
-mark_duplicates(struct reader *rd, struct ty_saved *r, const size_t *orig)
-{
-	char list[512];
-	size_t i, j, k, len;
-	int rc;
-
-	for (i = 0; i < r->nbenches; i++) {
-		if (r->benches[i].dup)
-			continue;
-		for (j = i + 1, k = 1; j < r->nbenches; j++)
-			if (strcmp(r->benches[j].name, r->benches[i].name) == 0)
-				r->benches[j].dup = ++k;
-		if (k == 1)
-			continue;
-		r->benches[i].dup = 1;
-		len = (size_t)snprintf(list, sizeof(list), "results[%zu]", orig[i]);
-		for (j = i + 1; j < r->nbenches && len < sizeof(list); j++)
-			if (r->benches[j].dup &&
-			    strcmp(r->benches[j].name, r->benches[i].name) == 0)
-				len += (size_t)snprintf(list + len, sizeof(list) - len,
-							", results[%zu]", orig[j]);
-		rc = note(rd, r,
-			  "%zu benchmarks are named '%s' (%s): shown numbered ('%s #1', ...); "
-			  "across files they pair in the order they appear",
-			  k, r->benches[i].name, list, r->benches[i].name);
-		if (rc)
-			return rc;
-	}
-	for (i = 0; i < r->nbenches; i++) {
-		struct ty_saved_bench *b = &r->benches[i];
-		if (b->dup ? asprintf(&b->label, "%s #%zu", b->name, b->dup) < 0
-			   : !(b->label = strdup(b->name))) {
-			b->label = NULL;
-			return nomem(rd);
-		}
-	}
-	return 0;
-}
-
 /* tachy.profile: per-run profiles (runprof-json.h). */
 static int
-read_profile(struct reader *rd, const json_t *prof, struct ty_saved *r, const size_t *orig,
+read_profile(struct reader *rd, const json_t *prof, struct ty_results_saved *r, const size_t *orig,
 	     size_t nresults)
 {
 	size_t *nruns = calloc(r->nbenches + 1, sizeof(*nruns)), i;
@@ -1007,7 +873,7 @@ read_profile(struct reader *rd, const json_t *prof, struct ty_saved *r, const si
 }
 
 static int
-read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
+read_root(struct reader *rd, const json_t *root, struct ty_results_saved *r)
 {
 	json_t *results, *tachy;
 	char **norun = NULL;
@@ -1053,7 +919,7 @@ read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 	else if (!tachy || !(rc = read_interrupted(rd, tachy, r)))
 		rc = read_results(rd, results, r, tachy != NULL, orig, norun);
 	if (!rc)
-		rc = mark_duplicates(rd, r, orig);
+		rc = ty_results_saved_label(r, orig) < 0 ? nomem(rd) : 0;
 	if (!rc && tachy) {
 		l = down(rd, "tachy", 0);
 		rc = read_top_tachy(rd, tachy, r, n, orig, norun);
@@ -1069,7 +935,7 @@ read_root(struct reader *rd, const json_t *root, struct ty_saved *r)
 }
 
 static int
-parse_json(struct ty_saved *r, json_t *root, const char *path, struct ty_error *e)
+parse_json(struct ty_results_saved *r, json_t *root, const char *path, struct ty_error *e)
 {
 	struct reader rd = {.file = path, .e = e};
 	int rc;
@@ -1081,12 +947,13 @@ parse_json(struct ty_saved *r, json_t *root, const char *path, struct ty_error *
 	rc = read_root(&rd, root, r);
 	json_decref(root);
 	if (rc)
-		ty_results_read_release(r);
+		ty_results_saved_release(r);
 	return rc;
 }
 
 int
-ty_results_read_text(struct ty_saved *r, const char *text, const char *path, struct ty_error *e)
+ty_results_read_text(struct ty_results_saved *r, const char *text, const char *path,
+		     struct ty_error *e)
 {
 	json_error_t je;
 	json_t *root;
@@ -1100,7 +967,7 @@ ty_results_read_text(struct ty_saved *r, const char *text, const char *path, str
 }
 
 int
-ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty_error *e)
+ty_results_read_stream(struct ty_results_saved *r, FILE *fp, const char *path, struct ty_error *e)
 {
 	json_error_t je;
 	json_t *root;
@@ -1120,7 +987,7 @@ ty_results_read_stream(struct ty_saved *r, FILE *fp, const char *path, struct ty
 }
 
 int
-ty_results_read_file(struct ty_saved *r, const char *path, struct ty_error *e)
+ty_results_read_file(struct ty_results_saved *r, const char *path, struct ty_error *e)
 {
 	FILE *fp;
 	int err, rc;

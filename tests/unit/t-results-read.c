@@ -1,4 +1,4 @@
-/* t-results_read.c - reading tachy's and hyperfine's exports, and refusing
+/* t-results-read.c - reading tachy's and hyperfine's exports, and refusing
  * bad ones with the file and the place named. */
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "tachy/results_read.h"
+#include "tachy/results-read.h"
 
 #ifdef HAVE_JANSSON
 
@@ -27,9 +27,9 @@ static const char tachy_doc[] =
 static void
 test_tachy(void)
 {
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e = {0};
-	const struct ty_saved_figure *f;
+	const struct ty_results_saved_figure *f;
 
 	CHECK_INT(ty_results_read_text(&r, tachy_doc, "t.json", &e), 0);
 	if (e.msg[0])
@@ -40,23 +40,23 @@ test_tachy(void)
 	CHECK_STR(r.benches[0].command, "sleep 0.01");
 	CHECK_NEAR(r.confidence, 99, 0);
 	CHECK_STR(r.test, "welch");
-	CHECK_STR(ty_results_read_env(&r, "cpu_model"), "X");
-	CHECK_STR(ty_results_read_env(&r, "cores"), "2");
-	CHECK_STR(ty_results_read_env(&r, "smt"), "false");
+	CHECK_STR(ty_results_saved_env_value(&r, "cpu_model"), "X");
+	CHECK_STR(ty_results_saved_env_value(&r, "cores"), "2");
+	CHECK_STR(ty_results_saved_env_value(&r, "smt"), "false");
 	CHECK_INT(r.benches[0].nwarnings, 1);
-	f = ty_results_read_figure(&r.benches[0], "wall");
+	f = ty_results_saved_figure_named(&r.benches[0], "wall");
 	CHECK(f && f->n == 2 && f->values[1] == 0.0105 && strcmp(f->unit, "s") == 0);
-	f = ty_results_read_figure(&r.benches[0], "user");
+	f = ty_results_saved_figure_named(&r.benches[0], "user");
 	CHECK(f && f->n == 2 && fabs(f->values[1] - 3e-6) < 1e-18);
-	f = ty_results_read_figure(&r.benches[0], "task-clock");
+	f = ty_results_saved_figure_named(&r.benches[0], "task-clock");
 	CHECK(f && f->n == 2 && f->values[0] == 500 && strcmp(f->unit, "ns") == 0);
-	f = ty_results_read_figure(&r.benches[0], "page-faults");
+	f = ty_results_saved_figure_named(&r.benches[0], "page-faults");
 	CHECK(f && f->n == 1 && f->missing == 1 && strcmp(f->unit, "") == 0);
-	CHECK(ty_results_read_figure(&r.benches[0], "cycles") == NULL); /* not supported */
-	CHECK(ty_results_read_figure(&r.benches[0], "minflt") == NULL); /* in no run */
-	CHECK(ty_results_read_figure(&r.benches[0], "maxrss") != NULL);
-	ty_results_read_release(&r);
-	ty_results_read_release(&r);
+	CHECK(ty_results_saved_figure_named(&r.benches[0], "cycles") == NULL); /* not supported */
+	CHECK(ty_results_saved_figure_named(&r.benches[0], "minflt") == NULL); /* in no run */
+	CHECK(ty_results_saved_figure_named(&r.benches[0], "maxrss") != NULL);
+	ty_results_saved_release(&r);
+	ty_results_saved_release(&r);
 }
 
 static void
@@ -66,7 +66,7 @@ test_hyperfine(void)
 	    "{\"results\": [{\"command\": \"true\", \"mean\": 0.001, \"stddev\": 0.0001,"
 	    " \"median\": 0.001, \"user\": 0.0005, \"system\": 0.0004, \"min\": 0.0009,"
 	    " \"max\": 0.0011, \"times\": [0.0009, 0.001, 0.0011], \"exit_codes\": [0, 0, 0]}]}";
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e = {0};
 
 	CHECK_INT(ty_results_read_text(&r, doc, "h.json", &e), 0);
@@ -74,7 +74,7 @@ test_hyperfine(void)
 	CHECK_INT(r.benches[0].nfigs, 1);
 	CHECK_STR(r.benches[0].name, "true");
 	CHECK_INT(r.nenv, 0);
-	ty_results_read_release(&r);
+	ty_results_saved_release(&r);
 }
 
 /* A benchmark without runs (an interrupted run) is left out with a note;
@@ -99,7 +99,7 @@ test_no_runs(void)
 	    "\"system_ns\": 0}]}}], \"tachy\": {\"schema\": 1, \"interrupted\": true, "
 	    "\"not_run\": [{\"name\": \"ref\", \"command\": \"true\"}]}}";
 	char doc[1024];
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e = {0};
 
 	snprintf(doc, sizeof(doc), fmt, 2, "true");
@@ -116,7 +116,7 @@ test_no_runs(void)
 				      "only the runs finished before the stop");
 		CHECK_STR(r.notes[1], "'bee' (results[1]) has no finished run: left out");
 	}
-	ty_results_read_release(&r);
+	ty_results_saved_release(&r);
 
 	snprintf(doc, sizeof(doc), fmt, 1, "false");
 	CHECK_INT(ty_results_read_text(&r, doc, "i.json", &e), 0);
@@ -124,7 +124,7 @@ test_no_runs(void)
 	CHECK_INT(r.nnotes, 1);
 	CHECK_INT(r.reference, 0);
 	CHECK(r.reference_norun && strcmp(r.reference_norun, "bee") == 0);
-	ty_results_read_release(&r);
+	ty_results_saved_release(&r);
 
 	/* As run writes it since it leaves such commands out: tachy.not_run,
 	 * without tachy.reference when the reference did not run. */
@@ -135,7 +135,7 @@ test_no_runs(void)
 	if (r.nnotes == 2)
 		CHECK_STR(r.notes[1], "'ref' (tachy.not_run) has no finished run: left out");
 	CHECK(r.reference_norun && r.reference_norun[0] == '\0');
-	ty_results_read_release(&r);
+	ty_results_saved_release(&r);
 
 	CHECK_INT(ty_results_read_text(&r, hf, "h.json", &e), 0);
 	CHECK_INT(r.benches[0].dup, 0);
@@ -145,7 +145,7 @@ test_no_runs(void)
 	CHECK_INT(r.nnotes, 1);
 	if (r.nnotes)
 		CHECK_STR(r.notes[0], "'x' (results[0]) has no finished run: left out");
-	ty_results_read_release(&r);
+	ty_results_saved_release(&r);
 }
 
 /* Benchmarks sharing a name are numbered, with a note. */
@@ -156,7 +156,7 @@ test_duplicates(void)
 				  " {\"command\": \"y\", \"times\": [1]},"
 				  " {\"command\": \"x\", \"times\": []},"
 				  " {\"command\": \"x\", \"times\": [2]}]}";
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e = {0};
 
 	CHECK_INT(ty_results_read_text(&r, doc, "d.json", &e), 0);
@@ -172,7 +172,7 @@ test_duplicates(void)
 		CHECK_STR(r.notes[1], "2 benchmarks are named 'x' (results[0], results[3]): shown "
 				      "numbered ('x #1', ...); across files they pair in the order "
 				      "they appear");
-	ty_results_read_release(&r);
+	ty_results_saved_release(&r);
 }
 
 /* Each bad document and the message it must give. */
@@ -255,7 +255,7 @@ static const struct {
 static void
 test_bad(void)
 {
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e;
 	size_t i;
 
@@ -278,7 +278,7 @@ test_mangled(void)
 	struct {
 		unsigned long long x;
 	} rng = {88172645463325252ULL};
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e;
 	size_t i, len = strlen(tachy_doc), bad_msgs = 0, accepted = 0, k;
 	int rc;
@@ -289,7 +289,7 @@ test_mangled(void)
 		ty_error_clear(&e);
 		rc = ty_results_read_text(&r, doc, "b.json", &e);
 		if (rc == 0)
-			ty_results_read_release(&r);
+			ty_results_saved_release(&r);
 		else if (rc != -EINVAL || strncmp(e.msg, "b.json: ", 8) != 0)
 			bad_msgs++;
 	}
@@ -307,7 +307,7 @@ test_mangled(void)
 		if (rc == 0) {
 			accepted++;
 			CHECK(r.nbenches == 1 && r.benches[0].nfigs >= 1);
-			ty_results_read_release(&r);
+			ty_results_saved_release(&r);
 		} else if (rc != -EINVAL || strncmp(e.msg, "b.json: ", 8) != 0) {
 			bad_msgs++;
 		}
@@ -319,7 +319,7 @@ test_mangled(void)
 static void
 test_files(void)
 {
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e = {0};
 
 	CHECK_INT(ty_results_read_file(&r, "/nonexistent/x.json", &e), -ENOENT);
@@ -345,7 +345,7 @@ main(void)
 int
 main(void)
 {
-	struct ty_saved r;
+	struct ty_results_saved r;
 	struct ty_error e = {0};
 
 	CHECK_INT(ty_results_read_text(&r, "{}", "x.json", &e), -ENOTSUP);

@@ -1,9 +1,9 @@
-/* resfmt.c - numbers of saved results as people read them. */
+/* figure-text.c - numbers of saved results as people read them. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "resfmt.h"
+#include "figure-text.h"
 #include "term.h"
 
 struct prefix {
@@ -39,7 +39,7 @@ fixed(char *buf, size_t size, double x, const char *suffix)
 }
 
 void
-resfmt_scale(double ref, const char *unit, double *scale, const char **suffix)
+figure_text_scale(double ref, const char *unit, double *scale, const char **suffix)
 {
 	static char other[64];
 	const struct prefix *p;
@@ -69,7 +69,7 @@ resfmt_scale(double ref, const char *unit, double *scale, const char **suffix)
 }
 
 char *
-resfmt_value(char *buf, size_t size, double v, double ref, const char *unit)
+figure_text_value(char *buf, size_t size, double v, double ref, const char *unit)
 {
 	const char *suffix;
 	double scale;
@@ -80,7 +80,7 @@ resfmt_value(char *buf, size_t size, double v, double ref, const char *unit)
 	}
 	if (!isfinite(ref) || ref == 0)
 		ref = v;
-	resfmt_scale(ref, unit, &scale, &suffix);
+	figure_text_scale(ref, unit, &scale, &suffix);
 	if (v == 0) { /* "0ms" beside other milliseconds; "0s", "0B", "0" alone */
 		if (ref == 0 && ty_comparison_unit_is_time(unit))
 			suffix = "s";
@@ -91,7 +91,7 @@ resfmt_value(char *buf, size_t size, double v, double ref, const char *unit)
 }
 
 char *
-resfmt_pct(char *buf, size_t size, double pct)
+figure_text_pct(char *buf, size_t size, double pct)
 {
 	double a = fabs(pct);
 
@@ -103,15 +103,15 @@ resfmt_pct(char *buf, size_t size, double pct)
 }
 
 char *
-resfmt_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo, double hi,
-	    enum ty_interval interval, double confidence)
+figure_text_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo,
+		 double hi, enum ty_interval interval, double confidence)
 {
 	char r[32], l[32], h[32], iv[96];
 
-	resfmt_pct(r, sizeof(r), rel);
+	figure_text_pct(r, sizeof(r), rel);
 	if (interval == TY_INTERVAL_OK)
-		snprintf(iv, sizeof(iv), "[%s, %s]", resfmt_pct(l, sizeof(l), lo),
-			 resfmt_pct(h, sizeof(h), hi));
+		snprintf(iv, sizeof(iv), "[%s, %s]", figure_text_pct(l, sizeof(l), lo),
+			 figure_text_pct(h, sizeof(h), hi));
 	else
 		snprintf(iv, sizeof(iv), "interval n/a (%s)", ty_verdict_interval_why(interval));
 	if (g == TY_GATE_TOO_FEW)
@@ -126,7 +126,7 @@ resfmt_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, do
 }
 
 size_t
-resfmt_width(const char *s)
+figure_text_width(const char *s)
 {
 	size_t w = 0;
 
@@ -137,24 +137,24 @@ resfmt_width(const char *s)
 }
 
 double
-resfmt_row_ref(const struct ty_cmp_row *r)
+figure_text_row_ref(const struct ty_cmp_row *r)
 {
 	return r->v.old.centre != 0 ? r->v.old.centre : r->v.new.centre;
 }
 
 const char *
-resfmt_verdict(const struct ty_cmp_row *r)
+figure_text_verdict(const struct ty_cmp_row *r)
 {
 	return ty_verdict_word_name(r->v.verdict);
 }
 
 char *
-resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref, const char *unit)
+figure_text_centre(char *buf, size_t size, const struct ty_centre *c, double ref, const char *unit)
 {
 	char v[64];
 	double h = fmax(c->hi - c->centre, c->centre - c->lo);
 
-	resfmt_value(v, sizeof(v), c->centre, ref, unit);
+	figure_text_value(v, sizeof(v), c->centre, ref, unit);
 	if (!c->exact_ci || !isfinite(h))
 		snprintf(buf, size, "%s %s%s", v, term_glyph("pm"), term_glyph("inf"));
 	else if (c->centre != 0)
@@ -166,7 +166,7 @@ resfmt_centre(char *buf, size_t size, const struct ty_centre *c, double ref, con
 }
 
 char *
-resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r)
+figure_text_change(char *buf, size_t size, const struct ty_cmp_row *r)
 {
 	char a[32], b[32], c[32];
 
@@ -174,19 +174,19 @@ resfmt_change(char *buf, size_t size, const struct ty_cmp_row *r)
 		snprintf(buf, size, r->v.new.centre == 0 ? "none (both 0)" : "from 0");
 		return buf;
 	}
-	resfmt_pct(a, sizeof(a), r->v.c.rel);
+	figure_text_pct(a, sizeof(a), r->v.c.rel);
 	if (r->v.interval == TY_INTERVAL_TOO_FEW) /* a footnote says so */
 		snprintf(buf, size, "%s", a);
 	else if (r->v.interval != TY_INTERVAL_OK)
 		snprintf(buf, size, "%s n/a (%s)", a, ty_verdict_interval_why(r->v.interval));
 	else
-		snprintf(buf, size, "%s [%s, %s]", a, resfmt_pct(b, sizeof(b), r->v.c.rel_lo),
-			 resfmt_pct(c, sizeof(c), r->v.c.rel_hi));
+		snprintf(buf, size, "%s [%s, %s]", a, figure_text_pct(b, sizeof(b), r->v.c.rel_lo),
+			 figure_text_pct(c, sizeof(c), r->v.c.rel_hi));
 	return buf;
 }
 
 char *
-resfmt_p(char *buf, size_t size, double p)
+figure_text_p(char *buf, size_t size, double p)
 {
 	if (!isfinite(p))
 		snprintf(buf, size, "n/a");
@@ -198,10 +198,10 @@ resfmt_p(char *buf, size_t size, double p)
 }
 
 char *
-resfmt_truncate(char *buf, size_t size, const char *s, size_t max)
+figure_text_truncate(char *buf, size_t size, const char *s, size_t max)
 {
 	const char *mark = term_glyph("dots"); /* … or ... */
-	size_t i, cps = 0, cut = 0, mw = resfmt_width(mark);
+	size_t i, cps = 0, cut = 0, mw = figure_text_width(mark);
 
 	/* CUT: where the last character that fits with room for the mark starts. */
 	for (i = 0; s[i]; i++) {
