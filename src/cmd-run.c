@@ -552,6 +552,15 @@ static const char *const run_orders[] = {"interleaved", "sequential", "random", 
 static const char *const run_colors[] = {"auto", "always", "never", NULL};
 static const char *const run_leftovers[] = {"warn", "wait", "kill", NULL};
 
+/* Is the environment variable NAME set to "0" (a knob turned off)? */
+static int
+env_zero(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0") == 0;
+}
+
 /* Is S one word, a program's name rather than a command line? */
 static int
 one_word(const char *s)
@@ -624,6 +633,8 @@ parse_args(struct run_opts *o, int argc, char **argv)
 		return rc;
 	o->ro.order = (enum ty_order)o->order;
 	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
+	o->ro.spawn_self = env_zero("TACHY_SPAWN_HELPER"); /* tachy-run(1) ENVIRONMENT */
+	o->ro.spawn_no_pin = env_zero("TACHY_SPAWN_PIN");
 	if (o->color_choice >= 0)
 		o->color = (enum term_color)o->color_choice;
 	if (!o->argv_cmd && o->cmds.n == 0 && o->ro.shell && !one_word(o->ro.shell))

@@ -118,6 +118,9 @@ struct ty_runner_opts {
 	long shell_runs;	 /* runs to measure shell start-up (default 50) */
 	uint64_t seed;		 /* for the random orders; 0: from the clock */
 	enum ty_leftovers leftovers;
+	int spawn_self;	  /* clone the runs from tachy, not from the spawner helper
+			     (their peak RSS then floored at tachy's) */
+	int spawn_no_pin; /* leave tachy and the helper unpinned (see spawn.c) */
 };
 
 struct ty_runner;
