@@ -440,40 +440,74 @@ kill_procs(const char *path, long self)
 	return others;
 }
 
+/* PATH (room for 16 more bytes) is DIR (N bytes) with "/NAME" after it. */
+static const char *
+in_dir(char *path, size_t n, const char *name)
+{
+	size_t i;
+
+	path[n] = '/';
+	for (i = 0; name[i]; i++)
+		path[n + 1 + i] = name[i];
+	path[n + 1 + i] = 0;
+	return path;
+}
+
+/* Write the decimal V to the file PATH; 0 when it took it. */
+static int
+write_num(const char *path, long v)
+{
+	char num[24], *p = num + sizeof(num);
+	long fd, r;
+
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	fd = sys6(__NR_openat, -100, (long)path, O_WRONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	r = sys(__NR_write, fd, p, num + sizeof(num) - p);
+	sys(__NR_close, fd, 0, 0);
+	return r == num + sizeof(num) - p ? 0 : -1;
+}
+
 /* tachy died: kill what its runs left (see the top). */
 static void
 reap(void)
 {
-	static char path[sizeof(shm->cgroup) + 16];
+	static char path[sizeof(shm->cgroup) + 16], parent[sizeof(path)];
 	int32_t group = __atomic_load_n(&shm->watch, __ATOMIC_ACQUIRE);
-	long fd, r, self, ns = 1000000;
-	size_t n = 0, i;
-	int round;
+	long self = sys(__NR_getpid, 0, 0, 0), ns = 1000000;
+	size_t n = 0, up;
+	int round, out;
 
 	/* the kernel sends a group's signal to a child being forked too */
 	if (group > 0)
 		sys(__NR_kill, -group, SIGKILL, 0);
 	while (n < sizeof(shm->cgroup) - 1 && shm->cgroup[n])
-		path[n] = shm->cgroup[n], n++;
-	if (n == 0)
+		path[n] = parent[n] = shm->cgroup[n], n++;
+	if (n == 0 || path[0] != '/')
 		return;
-	for (i = 0; "/cgroup.kill"[i]; i++)
-		path[n + i] = "/cgroup.kill"[i];
-	path[n + i] = 0;
-	fd = sys6(__NR_openat, -100, (long)path, O_WRONLY | O_CLOEXEC, 0, 0, 0);
-	if (fd >= 0) { /* cgroup v2, Linux >= 5.14: the whole group at once (us too) */
-		r = sys(__NR_write, fd, "1", 1);
-		sys(__NR_close, fd, 0, 0);
-		if (r == 1)
-			return;
+	/* Out of the group first (into tachy's, its parent), so as to remove
+	 * it once empty; where we may not, we stay and spare ourselves. */
+	for (up = n - 1; up > 0 && path[up] != '/'; up--)
+		;
+	out = up > 0 && write_num(in_dir(parent, up, "cgroup.procs"), self) == 0;
+	if (out) /* cgroup v2, Linux >= 5.14: the whole group at once */
+		write_num(in_dir(path, n, "cgroup.kill"), 1);
+	/* Else (cgroup v1) each process: one forked while we read escapes one
+	 * round, not the next; bounded (about 20 s) should some keep coming. */
+	for (round = 0; round < 400 && kill_procs(in_dir(path, n, "cgroup.procs"), self) > 0;
+	     round++) {
+		nap(ns);
+		if (ns < 50000000)
+			ns *= 2;
 	}
-	for (i = 0; "/cgroup.procs"[i]; i++)
-		path[n + i] = "/cgroup.procs"[i];
-	path[n + i] = 0;
-	self = sys(__NR_getpid, 0, 0, 0);
-	/* A process forked while we read escapes one round, not the next;
-	 * bounded (about 20 s) should something keep coming back. */
-	for (round = 0; round < 400 && kill_procs(path, self) > 0; round++) {
+	path[n] = 0;
+	/* what was just killed may hold the group a moment (EBUSY) */
+	for (round = 0, ns = 1000000; out && round < 40; round++) {
+		if (sys(__NR_unlinkat, -100, path, 0x200 /* AT_REMOVEDIR */) != -16 /* EBUSY */)
+			break;
 		nap(ns);
 		if (ns < 50000000)
 			ns *= 2;
