@@ -130,7 +130,7 @@ static int start_helper(struct ty_spawner *sp, int guard_only, struct ty_error *
 static int
 helper_clones(const struct ty_spawner *sp)
 {
-	return sp->helper_fd >= 0 && !sp->guard_only;
+	return sp->helper_fd >= 0;
 }
 
 /* Tell the helper (or guard) which process group to kill should tachy die
@@ -152,6 +152,7 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 	memset(sp, 0, sizeof(*sp));
 	sp->pidfd = -1;
 	sp->helper_fd = -1;
+	sp->guard_fd = -1;
 	sp->stack_size = STACK_SIZE;
 	sp->stack = mmap(NULL, sp->stack_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -282,7 +283,8 @@ ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_
 	/* The child's own children outlive a SIGKILLed tachy: a guard kills
 	 * its process group then (where the helper does not run already;
 	 * without one, only the child gets its signal). */
-	if (o->pdeathsig && !o->same_group && sp->helper_fd < 0 && !sp->guard_tried) {
+	if (o->pdeathsig && !o->same_group && sp->helper_fd < 0 && sp->guard_fd < 0 &&
+	    !sp->guard_tried) {
 		sp->guard_tried = 1;
 		start_helper(sp, 1, NULL);
 	}
@@ -416,7 +418,9 @@ helper_stop(struct ty_spawner *sp)
 	if (sp->helper_fd >= 0)
 		close(sp->helper_fd); /* EOF ends it */
 	sp->helper_fd = -1;
-	sp->guard_only = 0;
+	if (sp->guard_fd >= 0)
+		close(sp->guard_fd);
+	sp->guard_fd = -1;
 	if (sp->helper_pid > 0)
 		while (waitpid(sp->helper_pid, &status, 0) < 0 && errno == EINTR)
 			;
@@ -497,7 +501,7 @@ memfd_with(const char *name, const void *data, size_t size)
 int
 ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 {
-	if (sp->helper_fd >= 0 && !sp->guard_only)
+	if (sp->helper_fd >= 0)
 		return 0;
 	helper_stop(sp); /* a guard becomes the helper */
 	return start_helper(sp, 0, e);
@@ -602,7 +606,10 @@ start_helper(struct ty_spawner *sp, int guard_only, struct ty_error *e)
 			goto stop;
 		}
 	}
-	sp->guard_only = guard_only;
+	if (guard_only) { /* it clones nothing more: the children are ours */
+		sp->guard_fd = sp->helper_fd;
+		sp->helper_fd = -1;
+	}
 	return 0;
 fail:
 	if (exe >= 0)

@@ -102,7 +102,8 @@ struct ty_spawner {
 	cpu_set_t orig;		     /* our affinity before that: the runs get it back */
 	int no_pin;		     /* set by the caller: never pin (tachy run's
 					TACHY_SPAWN_PIN=0) */
-	int guard_only;		     /* the helper clones nothing: a guard (see above) */
+	int guard_fd;		     /* the socket to the helper when it clones nothing
+					(a guard, see above; helper_fd is then -1), else -1 */
 	int guard_tried;	     /* a guard was asked for once (it may have failed) */
 };
 
