@@ -633,7 +633,7 @@ parse_args(struct run_opts *o, int argc, char **argv)
 		return rc;
 	o->ro.order = (enum ty_order)o->order;
 	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
-	o->ro.spawn_self = env_zero("TACHY_SPAWN_HELPER"); /* tachy-run(1) ENVIRONMENT */
+	o->ro.spawn_self = env_zero("TACHY_SPAWN_HELPER"); /* knobs of tachy-run(1) */
 	o->ro.spawn_no_pin = env_zero("TACHY_SPAWN_PIN");
 	if (o->color_choice >= 0)
 		o->color = (enum term_color)o->color_choice;
