@@ -199,6 +199,7 @@ start_memcg(struct ty_runner *r, struct ty_results *rs)
 		ty_memcg_close(&r->memcg);
 		return;
 	}
+	ty_spawn_guard_cgroup(&r->sp, r->memcg.dir); /* killed should tachy die */
 	rs->tree_method = ty_memcg_method(&r->memcg);
 }
 

@@ -866,12 +866,11 @@ prepare(struct ty_runner *r, struct ty_results *rs, struct sched *S, struct ty_e
 	rs->shell = r->o.shell != NULL;
 	rs->confidence = r->o.confidence;
 	if (!r->exec) {
-		const char *h = getenv("TACHY_SPAWN_HELPER");
-
 		if ((rc = ty_spawn_init(&r->sp, e)) < 0)
 			return rc;
+		r->sp.no_pin = r->o.spawn_no_pin;
 		/* without it, peak RSS is floored at ours: said in the results */
-		if (!h || strcmp(h, "0") != 0)
+		if (!r->o.spawn_self)
 			ty_spawn_start_helper(&r->sp, NULL);
 		rs->maxrss_method = ty_spawn_rss_method(&r->sp);
 		if ((rc = ty_runner_exec_start(r, rs, e)) < 0)

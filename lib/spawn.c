@@ -125,6 +125,27 @@ child_main(void *arg)
 static void helper_stop(struct ty_spawner *sp);
 static pid_t helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o,
 			   struct ty_error *e);
+static int start_helper(struct ty_spawner *sp, int guard_only, struct ty_error *e);
+
+/* Whether the helper clones the runs (else it is only a guard, or none). */
+static int
+helper_clones(const struct ty_spawner *sp)
+{
+	return sp->helper_fd >= 0;
+}
+
+/* Tell the helper (or guard) which process group to kill should tachy die
+ * while the child PID of O lives: its own, unless it shares ours. Through
+ * the shared page: no system call. */
+static void
+guard_watch(struct ty_spawner *sp, const struct ty_spawn_opts *o, pid_t pid)
+{
+	struct ty_helper_shm *shm = sp->helper_shm;
+
+	if (shm)
+		__atomic_store_n(&shm->watch, o->pdeathsig && !o->same_group ? (int32_t)pid : 0,
+				 __ATOMIC_RELEASE);
+}
 
 int
 ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
@@ -132,6 +153,7 @@ ty_spawn_init(struct ty_spawner *sp, struct ty_error *e)
 	memset(sp, 0, sizeof(*sp));
 	sp->pidfd = -1;
 	sp->helper_fd = -1;
+	sp->guard_fd = -1;
 	sp->stack_size = STACK_SIZE;
 	sp->stack = mmap(NULL, sp->stack_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -259,8 +281,16 @@ ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_
 	int pidfd = -1;
 	pid_t pid;
 
+	/* The child's own children outlive a SIGKILLed tachy: a guard kills
+	 * its process group then (where the helper does not run already;
+	 * without one, only the child gets its signal). */
+	if (o->pdeathsig && !o->same_group && sp->helper_fd < 0 && sp->guard_fd < 0 &&
+	    !sp->guard_tried) {
+		sp->guard_tried = 1;
+		start_helper(sp, 1, NULL);
+	}
 	sp->opts = o;
-	if (sp->helper_fd >= 0)
+	if (helper_clones(sp))
 		return helper_create(sp, o, e);
 	sp->child_errno = 0;
 	sp->pre_csw[0] = sp->pre_csw[1] = 0;
@@ -276,6 +306,7 @@ ty_spawn_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_
 	sp->pidfd = o->want_pidfd ? pidfd : -1;
 	if (!o->same_group)
 		setpgid(pid, pid); /* also here: no race with the first kill of the group */
+	guard_watch(sp, o, pid);
 	return pid;
 }
 
@@ -284,7 +315,7 @@ ty_spawn_go(struct ty_spawner *sp)
 {
 	volatile uint32_t *go = &sp->go;
 
-	if (sp->helper_fd >= 0) /* a shared futex: the child is the helper's */
+	if (helper_clones(sp)) /* a shared futex: the child is the helper's */
 		go = &((struct ty_helper_shm *)sp->helper_shm)->go;
 	if (__atomic_exchange_n(go, 1, __ATOMIC_ACQ_REL) == 2)
 		syscall(SYS_futex, go, FUTEX_WAKE, 1, NULL, NULL, 0);
@@ -373,9 +404,15 @@ helper_stop(struct ty_spawner *sp)
 		sched_setaffinity(0, sizeof(sp->orig), &sp->orig);
 	sp->pinned = 0;
 
+	if (sp->helper_shm) /* no death: it is to kill nothing */
+		__atomic_store_n(&((struct ty_helper_shm *)sp->helper_shm)->bye, 1,
+				 __ATOMIC_RELEASE);
 	if (sp->helper_fd >= 0)
 		close(sp->helper_fd); /* EOF ends it */
 	sp->helper_fd = -1;
+	if (sp->guard_fd >= 0)
+		close(sp->guard_fd);
+	sp->guard_fd = -1;
 	if (sp->helper_pid > 0)
 		while (waitpid(sp->helper_pid, &status, 0) < 0 && errno == EINTR)
 			;
@@ -456,6 +493,29 @@ memfd_with(const char *name, const void *data, size_t size)
 int
 ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 {
+	if (sp->helper_fd >= 0)
+		return 0;
+	helper_stop(sp); /* a guard becomes the helper */
+	return start_helper(sp, 0, e);
+}
+
+void
+ty_spawn_guard_cgroup(struct ty_spawner *sp, const char *dir)
+{
+	struct ty_helper_shm *shm = sp->helper_shm;
+
+	if (!shm)
+		return;
+	if (strlen(dir) >= sizeof(shm->cgroup))
+		return; /* not cut short: another group */
+	memcpy(shm->cgroup, dir, strlen(dir) + 1);
+}
+
+/* Start the helper: it clones the runs from now on, or with GUARD_ONLY it
+ * only watches (the children are cloned here). */
+static int
+start_helper(struct ty_spawner *sp, int guard_only, struct ty_error *e)
+{
 	static char *const argv[] = {"tachy-spawner", NULL}, *const envp[] = {NULL};
 	size_t size = (size_t)(ty_spawner_blob_end - ty_spawner_blob);
 	struct ty_spawn_opts o;
@@ -499,7 +559,9 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	o.fd[1] = mem;
 	o.fd[2] = 2;
 	o.drain_fd = -1;
-	o.pdeathsig = SIGKILL;
+	/* No PR_SET_PDEATHSIG: it outlives tachy to kill what the runs left;
+	 * tachy's death closes its socket, which ends it. */
+	o.pdeathsig = 0;
 	pid = ty_spawn_create(sp->launcher, &o, e);
 	if (pid < 0) {
 		rc = pid;
@@ -512,6 +574,8 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 	sp->helper_fd = sv[0];
 	close(exe);
 	close(mem);
+	if (guard_only)
+		sp->pinned = -1; /* it clones nothing but the first: no pinning */
 	/* A first run of nothing proves it works: the exec may be refused
 	 * (vm.memfd_noexec, a noexec /proc). */
 	{
@@ -534,6 +598,10 @@ ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e)
 			goto stop;
 		}
 	}
+	if (guard_only) { /* it clones nothing more: the children are ours */
+		sp->guard_fd = sp->helper_fd;
+		sp->helper_fd = -1;
+	}
 	return 0;
 fail:
 	if (exe >= 0)
@@ -554,7 +622,7 @@ stop:
 const char *
 ty_spawn_rss_method(const struct ty_spawner *sp)
 {
-	return sp->helper_fd >= 0 ? "helper" : "self";
+	return helper_clones(sp) ? "helper" : "self";
 }
 
 static size_t
@@ -580,7 +648,7 @@ helper_pin(struct ty_spawner *sp)
 	int cpu;
 
 	sp->pinned = -1;
-	if (getenv("TACHY_SPAWN_PIN") && strcmp(getenv("TACHY_SPAWN_PIN"), "0") == 0)
+	if (sp->no_pin)
 		return;
 	if (sched_getaffinity(0, sizeof(sp->orig), &sp->orig) != 0 || (cpu = sched_getcpu()) < 0 ||
 	    cpu >= CPU_SETSIZE)
@@ -691,6 +759,7 @@ helper_create(struct ty_spawner *sp, const struct ty_spawn_opts *o, struct ty_er
 	sp->pid = hp.pid;
 	if (!o->same_group)
 		setpgid(hp.pid, hp.pid); /* no race with the first kill of the group */
+	guard_watch(sp, o, hp.pid);
 	sp->pidfd = -1;
 	if (o->want_pidfd && (sp->pidfd = (int)syscall(SYS_pidfd_open, hp.pid, 0)) < 0) {
 		rc = -errno;
@@ -711,7 +780,8 @@ static void
 reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usage *u,
        struct ty_exit *x)
 {
-	struct ty_helper_shm *shm = sp->helper_fd >= 0 ? sp->helper_shm : NULL;
+	struct ty_helper_shm *shm = helper_clones(sp) ? sp->helper_shm : NULL;
+	struct ty_helper_shm *guard = sp->helper_shm;
 	int child_errno =
 	    shm ? __atomic_load_n(&shm->child_errno, __ATOMIC_ACQUIRE) : sp->child_errno;
 
@@ -721,6 +791,11 @@ reaped(struct ty_spawner *sp, int status, const struct rusage *ru, struct ty_usa
 		close(sp->pidfd);
 		sp->pidfd = -1;
 	}
+	/* Its group, once empty, is nothing to kill: its number may be
+	 * another's one day. With members left, it stays watched. */
+	if (guard && __atomic_load_n(&guard->watch, __ATOMIC_ACQUIRE) == sp->pid &&
+	    kill(-sp->pid, 0) != 0 && errno == ESRCH)
+		__atomic_store_n(&guard->watch, 0, __ATOMIC_RELEASE);
 	sp->pid = 0;
 	fill_usage(ru, u);
 	{

@@ -113,6 +113,15 @@ catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Is the environment variable NAME set to "0" (a knob turned off)? */
+static int
+env_zero(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0") == 0;
+}
+
 static int
 run_bench(struct bench *b)
 {
@@ -124,7 +133,11 @@ run_bench(struct bench *b)
 	b->si = env_setup(&b->runner, &tick, b->o.quiet);
 	b->runner.o = b->o.ro;
 	/* TACHY_MEMCG=0 (tachy-run(1)): the runs in no cgroup of their own */
-	b->runner.o.no_memcg = getenv("TACHY_MEMCG") && strcmp(getenv("TACHY_MEMCG"), "0") == 0;
+	b->runner.o.no_memcg = env_zero("TACHY_MEMCG");
+	/* TACHY_SPAWN_HELPER=0, TACHY_SPAWN_PIN=0 (tachy-run(1)): the runs
+	 * cloned from tachy; tachy and the helper left unpinned */
+	b->runner.o.spawn_self = env_zero("TACHY_SPAWN_HELPER");
+	b->runner.o.spawn_no_pin = env_zero("TACHY_SPAWN_PIN");
 	b->o.counters.quiet = b->o.quiet;
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;

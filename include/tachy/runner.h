@@ -122,6 +122,9 @@ struct ty_runner_opts {
 	 * TACHY_MEMCG=0): no tree memory figure then, and what a run leaves
 	 * behind is looked for in its process group only. */
 	int no_memcg;
+	int spawn_self;	  /* clone the runs from tachy, not from the spawner helper
+			     (their peak RSS then floored at tachy's) */
+	int spawn_no_pin; /* leave tachy and the helper unpinned (see spawn.c) */
 };
 
 struct ty_runner;

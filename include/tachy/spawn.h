@@ -19,8 +19,16 @@
  * process (lib/spawner/helper.c, no libc, a few dozen KiB) that tachy
  * starts once: their ru_maxrss is then their own. The helper clones them
  * with CLONE_PARENT, so they are still our children (reaped, killed and
- * waited for as the ones we clone); the helper and they get SIGKILL when
- * tachy dies. */
+ * waited for as the ones we clone).
+ *
+ * A SIGKILLed tachy: a child with pdeathsig gets that signal, but what it
+ * started does not. So the helper outlives tachy: when tachy's end of its
+ * socket closes without a goodbye (ty_spawn_release), it SIGKILLs the
+ * current child's process group, and every process in the runs' cgroup if
+ * one was named (ty_spawn_guard_cgroup). Where tachy clones the children
+ * itself, ty_spawn_create starts the same program as a guard that only
+ * does that. A process that left the group (setsid) and is in no such
+ * cgroup is out of its reach, as is a child that shares tachy's group. */
 #ifndef TACHY_SPAWN_H
 #define TACHY_SPAWN_H
 
@@ -39,7 +47,8 @@ struct ty_spawn_opts {
 	const cpu_set_t *cpus; /* sched_setaffinity() before exec, or NULL */
 	int drain_fd;	       /* >= 0: the parent reads and discards this pipe while waiting */
 	int want_pidfd;	       /* ask for a pidfd (needed for timeouts and draining) */
-	int pdeathsig;	       /* > 0: the child gets this signal when its parent dies */
+	int pdeathsig;	       /* > 0: the child gets this signal when its parent dies,
+				  and its process group SIGKILL (see above) */
 	int same_group;	       /* stay in the parent's process group (a terminal's
 				  foreground job: Ctrl-C reaches the child directly) */
 };
@@ -91,6 +100,11 @@ struct ty_spawner {
 	int pinned;		     /* we and the helper are held on one CPU: 1, could not
 					be: -1, not tried yet: 0 (see helper_pin in spawn.c) */
 	cpu_set_t orig;		     /* our affinity before that: the runs get it back */
+	int no_pin;		     /* set by the caller: never pin (tachy run's
+					TACHY_SPAWN_PIN=0) */
+	int guard_fd;		     /* the socket to the helper when it clones nothing
+					(a guard, see above; helper_fd is then -1), else -1 */
+	int guard_tried;	     /* a guard was asked for once (it may have failed) */
 };
 
 /* Set up SP (allocates the child stack). Returns 0 or -ENOMEM with E set. */
@@ -101,6 +115,11 @@ int ty_spawn_init(struct ty_spawner *sp, struct ty_error *e);
  * without it, no memfd, an exec-forbidding sysctl): SP then goes on
  * cloning the children itself. */
 int ty_spawn_start_helper(struct ty_spawner *sp, struct ty_error *e);
+
+/* Name the cgroup directory DIR (absolute) that the children are born in:
+ * should tachy die, the helper kills every process in it. Nothing when no
+ * helper runs. */
+void ty_spawn_guard_cgroup(struct ty_spawner *sp, const char *dir);
 
 /* How the children's peak RSS is measured: "helper" (wait4 of a child the
  * helper cloned: its floor is the helper's own peak, in usage.maxrss_floor_kb)

@@ -18,6 +18,12 @@ struct ty_helper_shm {
 	int64_t floor_kb;    /* the helper's own peak RSS, set before each clone */
 	int64_t pre_csw[2];  /* the child's voluntary and involuntary context
 				switches before its execve (tachy's, not the run's) */
+	/* Set by tachy, read by the helper when tachy's end of the socket
+	 * closes: without BYE tachy has died, and the helper kills WATCH's
+	 * process group and every process in the cgroup CGROUP. */
+	uint32_t bye;	   /* tachy ends normally */
+	int32_t watch;	   /* the current run's process group, 0 when none */
+	char cgroup[2048]; /* the runs' cgroup directory, "" when none */
 };
 
 struct ty_helper_req {

@@ -19,8 +19,16 @@
  *   tachy releases the child through the futex word in the shared page and
  *   reaps it; only then does it send the next request (the child runs on
  *   our stack and reads our copy of the request until it execs).
- * EOF on fd 0 ends the helper. Only raw system calls; nothing here may call
- * into a library. */
+ * EOF on fd 0 ends the helper. When tachy has not set the page's bye flag
+ * first, tachy has died (SIGKILL): the runs got SIGKILL with it (their
+ * PR_SET_PDEATHSIG), but not what they started, so the helper then kills
+ * the process group the page names (the current run's) and every process
+ * in the runs' cgroup, if tachy named one (cgroup.kill where the kernel
+ * has it, else each pid of cgroup.procs until none is left). The helper
+ * itself has no PR_SET_PDEATHSIG: it must outlive tachy to do that.
+ * lib/spawn.c also starts it only for this (a guard: no request but the
+ * first) where tachy clones the children itself.
+ * Only raw system calls; nothing here may call into a library. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -388,10 +396,144 @@ recv_req(struct run *R, size_t *got)
 	return 0;
 }
 
+static struct ty_helper_shm *shm;
+
+/* Sleep NS nanoseconds. */
+static void
+nap(long ns)
+{
+	long ts[2] = {0, ns};
+
+	sys(__NR_nanosleep, ts, 0, 0);
+}
+
+/* Kill each process in cgroup.procs (PATH) but us; returns how many there
+ * were, or -1 when the file cannot be read. */
+static long
+kill_procs(const char *path, long self)
+{
+	static char buf[4096];
+	long fd, n, pid = -1, others = 0;
+	int i;
+
+	fd = sys6(__NR_openat, -100, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	while ((n = sys(__NR_read, fd, buf, sizeof(buf))) > 0 || n == -4) {
+		for (i = 0; i < n; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				pid = (pid < 0 ? 0 : pid * 10) + (buf[i] - '0');
+				continue;
+			}
+			if (pid > 0 && pid != self) {
+				sys(__NR_kill, pid, SIGKILL, 0);
+				others++;
+			}
+			pid = -1;
+		}
+	}
+	sys(__NR_close, fd, 0, 0);
+	if (pid > 0 && pid != self) {
+		sys(__NR_kill, pid, SIGKILL, 0);
+		others++;
+	}
+	return others;
+}
+
+/* PATH (room for 16 more bytes) is DIR (N bytes) with "/NAME" after it. */
+static const char *
+in_dir(char *path, size_t n, const char *name)
+{
+	size_t i;
+
+	path[n] = '/';
+	for (i = 0; name[i]; i++)
+		path[n + 1 + i] = name[i];
+	path[n + 1 + i] = 0;
+	return path;
+}
+
+/* Write the decimal V to the file PATH; 0 when it took it. */
+static int
+write_num(const char *path, long v)
+{
+	char num[24], *p = num + sizeof(num);
+	long fd, r;
+
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	fd = sys6(__NR_openat, -100, (long)path, O_WRONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	r = sys(__NR_write, fd, p, num + sizeof(num) - p);
+	sys(__NR_close, fd, 0, 0);
+	return r == num + sizeof(num) - p ? 0 : -1;
+}
+
+/* tachy died: kill what its runs left (see the top). */
+static void
+reap(void)
+{
+	static char path[sizeof(shm->cgroup) + 16], parent[sizeof(path)];
+	int32_t group = __atomic_load_n(&shm->watch, __ATOMIC_ACQUIRE);
+	long self = sys(__NR_getpid, 0, 0, 0), ns = 1000000;
+	size_t n = 0, up;
+	int round, out;
+
+	/* the kernel sends a group's signal to a child being forked too */
+	if (group > 0)
+		sys(__NR_kill, -group, SIGKILL, 0);
+	while (n < sizeof(shm->cgroup) - 1 && shm->cgroup[n])
+		path[n] = parent[n] = shm->cgroup[n], n++;
+	if (n == 0 || path[0] != '/')
+		return;
+	/* Out of the group first (into tachy's, its parent), so as to remove
+	 * it once empty; where we may not, we stay and spare ourselves. */
+	for (up = n - 1; up > 0 && path[up] != '/'; up--)
+		;
+	out = up > 0 && write_num(in_dir(parent, up, "cgroup.procs"), self) == 0;
+	if (out) /* cgroup v2, Linux >= 5.14: the whole group at once */
+		write_num(in_dir(path, n, "cgroup.kill"), 1);
+	/* Else (cgroup v1) each process: one forked while we read escapes one
+	 * round, not the next; bounded (about 20 s) should some keep coming. */
+	for (round = 0; round < 400 && kill_procs(in_dir(path, n, "cgroup.procs"), self) > 0;
+	     round++) {
+		nap(ns);
+		if (ns < 50000000)
+			ns *= 2;
+	}
+	path[n] = 0;
+	/* what was just killed may hold the group a moment (EBUSY) */
+	for (round = 0, ns = 1000000; out && round < 40; round++) {
+		if (sys(__NR_unlinkat, -100, path, 0x200 /* AT_REMOVEDIR */) != -16 /* EBUSY */)
+			break;
+		nap(ns);
+		if (ns < 50000000)
+			ns *= 2;
+	}
+}
+
+static int serve(void);
+
 int
 helper_main(void)
 {
-	struct ty_helper_shm *shm;
+	long r = sys6(__NR_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 1, 0);
+	int rc;
+
+	if (r < 0 && r > -4096)
+		return 1;
+	shm = (struct ty_helper_shm *)r;
+	rc = serve();
+	if (!__atomic_load_n(&shm->bye, __ATOMIC_ACQUIRE))
+		reap();
+	return rc;
+}
+
+static int
+serve(void)
+{
 	struct ty_helper_pid hp;
 	struct run R;
 	long r, pid;
@@ -400,10 +542,6 @@ helper_main(void)
 	char **v;
 	char *s;
 
-	r = sys6(__NR_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 1, 0);
-	if (r < 0 && r > -4096)
-		return 1;
-	shm = (struct ty_helper_shm *)r;
 	/* The child's stack is in our peak from the start, so that the floor
 	 * read before a clone is the floor at the child's exec. */
 	for (i = 0; i < STACK_SIZE; i += 4096)
