@@ -1710,6 +1710,8 @@ run_bench(struct bench *b)
 		print_report(b);
 	if (b->rof_open && (st = report_commit(b)))
 		files_st = st;
+	if ((st = run_profile_flame(&b->o.prof, &b->rs)))
+		files_st = st;
 	st = exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 1);
 	if (files_st)
 		st = files_st;
