@@ -32,14 +32,36 @@ volatile unsigned long sink;
 		__asm__ volatile("");                                                              \
 	}
 
+/* clang-format off */
 FN(1)
-FN(2) FN(3) FN(4) FN(5) FN(6) FN(7) FN(8) FN(9) FN(10) FN(11) FN(12) FN(13) FN(14) FN(15) FN(16)
-    FN(17) FN(18) FN(19) FN(20) FN(21) FN(22) FN(23) FN(24)
+FN(2)
+FN(3)
+FN(4)
+FN(5)
+FN(6)
+FN(7)
+FN(8)
+FN(9)
+FN(10)
+FN(11)
+FN(12)
+FN(13)
+FN(14)
+FN(15)
+FN(16)
+FN(17)
+FN(18)
+FN(19)
+FN(20)
+FN(21)
+FN(22)
+FN(23)
+FN(24)
+/* clang-format on */
 
-	static void (*const steps[24])(long) = {step1,	step2,	step3,	step4,	step5,	step6,
-						step7,	step8,	step9,	step10, step11, step12,
-						step13, step14, step15, step16, step17, step18,
-						step19, step20, step21, step22, step23, step24};
+static void (*const steps[24])(long) = {
+    step1,  step2,  step3,  step4,  step5,  step6,  step7,  step8,  step9,  step10, step11, step12,
+    step13, step14, step15, step16, step17, step18, step19, step20, step21, step22, step23, step24};
 
 int
 main(int argc, char **argv)
