@@ -103,6 +103,20 @@ hash_name(const char *s)
 	return h;
 }
 
+/* A frame's colour by the verdict SHADE gave its function (level 0..1). */
+static void
+shade_colour(int verdict, double level, char *buf, size_t len)
+{
+	int v = (int)(60 + 160 * (level < 0 ? 0 : level > 1 ? 1 : level));
+
+	if (verdict > 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", 255 - v, 255 - v);
+	else if (verdict < 0)
+		snprintf(buf, len, "rgb(%d,%d,255)", 255 - v, 255 - v);
+	else
+		snprintf(buf, len, "rgb(218,218,218)");
+}
+
 static void
 colour(struct ctx *c, const struct ty_profile_views_node *n, char *buf, size_t len)
 {
@@ -184,9 +198,17 @@ frame(struct ctx *c, const struct ty_profile_views_node *n, int depth, double x,
 	double pct = root->total > 0 ? 100 * n->total / root->total : 0;
 	double self = root->total > 0 ? 100 * n->self / root->total : 0;
 	int y = c->height - BOTTOM - (depth + 1) * FRAME_H;
-	char fill[48];
+	char fill[48], note[256] = "";
 
-	colour(c, n, fill, sizeof(fill));
+	if (c->o->shade) {
+		double level = 0;
+		int v = n->name ? c->o->shade(c->o->shade_arg, n->name, n->dso ? n->dso : "",
+					      &level, note, sizeof(note))
+				: 0;
+		shade_colour(v, level, fill, sizeof(fill));
+	} else {
+		colour(c, n, fill, sizeof(fill));
+	}
 	fprintf(c->fp, "<g class=\"f\" data-d=\"%d\" data-name=\"", depth);
 	ty_svg_escape(c->fp, name);
 	fputs("\" data-info=\"", c->fp);
@@ -200,6 +222,10 @@ frame(struct ctx *c, const struct ty_profile_views_node *n, int depth, double x,
 	if (c->o->old) {
 		double op = root->total > 0 ? 100 * n->old_total / root->total : 0;
 		fprintf(c->fp, ", was %.2f%% (%+.2f)", op, pct - op);
+	}
+	if (*note) {
+		fputs("; ", c->fp);
+		ty_svg_escape(c->fp, note);
 	}
 	fputs("\"><title>", c->fp);
 	ty_svg_escape(c->fp, name);
@@ -272,11 +298,16 @@ ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *
 	fprintf(fp, "<text id=\"title\" x=\"%d\" y=\"24\">", c.width / 2);
 	ty_svg_escape(fp, o->title ? o->title : "Flame graph");
 	fputs("</text>\n", fp);
-	if (o->old)
+	if (o->legend) {
+		fprintf(fp, "<text x=\"%d\" y=\"42\" style=\"text-anchor:middle\">", c.width / 2);
+		ty_svg_escape(fp, o->legend);
+		fputs("</text>\n", fp);
+	} else if (o->old) {
 		fprintf(fp,
 			"<text x=\"%d\" y=\"42\" style=\"text-anchor:middle\">red grew, blue "
 			"shrank (width: the new profile)</text>\n",
 			c.width / 2);
+	}
 	fprintf(fp,
 		"<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset "
 		"Zoom</text>\n",

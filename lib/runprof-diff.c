@@ -84,16 +84,24 @@ fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t s
 		for (k = 0; k < r->n; k++) {
 			const struct ty_runprof_ent *en = &p->ents[r->first + k];
 			uint32_t c = colof[en->sym];
+			if (c == UINT32_MAX)
+				continue; /* not tested (totals: too rare) */
 			row[c] += mps * en->self;
 			trow[c] += mps * en->total;
 		}
 	}
 }
 
+/* The columns of the rows tested: by self time (TOTALS 0: each function
+ * sampled as the leaf at least MIN times, the rarer pooled into one
+ * column), or by total time (TOTALS 1: each function on the chains at
+ * least MIN times; the rarer are left out: their totals overlap, a sum of
+ * them means nothing). A and B hold the measure tested, TA and TB the
+ * total. */
 static int
 build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 	   const struct ty_runprof_cmd *cb, const struct ty_runprof_diff_opts *o, uint32_t min,
-	   struct cols *c)
+	   int totals, struct cols *c)
 {
 	uint64_t *sum = calloc(p->nsyms ? p->nsyms : 1, sizeof(*sum));
 	uint32_t *colof = malloc((p->nsyms ? p->nsyms : 1) * sizeof(*colof));
@@ -118,12 +126,12 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 			for (k = 0; k < side[s]->runs[i].n; k++) {
 				const struct ty_runprof_ent *en =
 				    &p->ents[side[s]->runs[i].first + k];
-				sum[en->sym] += en->self;
+				sum[en->sym] += totals ? en->total : en->self;
 			}
 	for (y = 0; y < p->nsyms; y++)
 		if (sum[y] >= min)
 			ntested++;
-		else if (sum[y] > 0)
+		else if (sum[y] > 0 && !totals)
 			seen_rare = 1;
 	c->ncol = ntested + (size_t)seen_rare;
 	c->na = ca->nruns - o->skip_old;
@@ -139,6 +147,8 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 		if (sum[y] >= min) {
 			c->col_sym[k] = y;
 			colof[y] = (uint32_t)k++;
+		} else if (totals) {
+			colof[y] = UINT32_MAX;
 		} else {
 			colof[y] = (uint32_t)ntested; /* the pooled column (or unused) */
 			c->npooled += sum[y] > 0;
@@ -146,8 +156,13 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 	}
 	if (seen_rare)
 		c->col_sym[ntested] = TY_RUNPROF_POOLED;
-	fill_side(p, ca, o->skip_old, colof, c->ncol, mps, c->a, c->ta);
-	fill_side(p, cb, o->skip_new, colof, c->ncol, mps, c->b, c->tb);
+	if (totals) { /* test the totals: they go in A and B */
+		fill_side(p, ca, o->skip_old, colof, c->ncol, mps, c->ta, c->a);
+		fill_side(p, cb, o->skip_new, colof, c->ncol, mps, c->tb, c->b);
+	} else {
+		fill_side(p, ca, o->skip_old, colof, c->ncol, mps, c->a, c->ta);
+		fill_side(p, cb, o->skip_new, colof, c->ncol, mps, c->b, c->tb);
+	}
 	rc = 0;
 out:
 	free(sum);
@@ -257,45 +272,39 @@ row_cmp(const void *a, const void *b)
 	return x->sym < y->sym ? -1 : x->sym > y->sym;
 }
 
-int
-ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
-		const struct ty_runprof_diff_opts *o, struct ty_runprof_diff *d, struct ty_error *e)
+/* Test one family of rows (self or total time) into *ROWS, *NROWS, with
+ * Benjamini-Hochberg over them. */
+static int
+family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
+       const struct ty_runprof_diff_opts *o, uint32_t min, int totals, struct ty_runprof_row **rows,
+       size_t *nrows, size_t *nflagged, double *explained, size_t *npairs_out)
 {
 	struct cols c;
-	size_t na, nb, k, *pa = NULL, *pb = NULL, npairs;
-	double *tmp = NULL, *pv = NULL, *qv = NULL, alpha;
-	uint32_t min;
+	size_t na = p->cmds[old_cmd].nruns - o->skip_old, nb = p->cmds[new_cmd].nruns - o->skip_new;
+	size_t k, *pa = NULL, *pb = NULL, npairs, nf = 0;
+	double *tmp = NULL, *pv = NULL, *qv = NULL, alpha = 1 - o->confidence / 100;
+	struct ty_runprof_row *rw = NULL;
 	int rc;
 
-	memset(d, 0, sizeof(*d));
-	if (old_cmd >= p->ncmds || new_cmd >= p->ncmds)
-		return ty_error_set(e, -EINVAL, "profile: no such command");
-	if (!(o->confidence > 0 && o->confidence < 100))
-		return ty_error_set(e, -EINVAL, "confidence %g%% is not in (0, 100)",
-				    o->confidence);
-	if (p->cmds[old_cmd].nruns < o->skip_old + 2 || p->cmds[new_cmd].nruns < o->skip_new + 2)
-		return ty_error_set(e, -EINVAL, "profile: fewer than 2 profiled runs on a side");
-	na = p->cmds[old_cmd].nruns - o->skip_old;
-	nb = p->cmds[new_cmd].nruns - o->skip_new;
-	alpha = 1 - o->confidence / 100;
-	min = o->min_samples ? o->min_samples : (na + nb > 10 ? (uint32_t)(na + nb) : 10);
-	if ((rc = build_cols(p, &p->cmds[old_cmd], &p->cmds[new_cmd], o, min, &c)) < 0)
-		goto oom;
+	*rows = NULL;
+	*nrows = *nflagged = 0;
+	if ((rc = build_cols(p, &p->cmds[old_cmd], &p->cmds[new_cmd], o, min, totals, &c)) < 0)
+		goto out;
 	rc = -ENOMEM;
 	pa = malloc((na + 1) * sizeof(*pa));
 	pb = malloc((na + 1) * sizeof(*pb));
 	tmp = malloc((2 * (na + nb) + 2) * sizeof(*tmp));
 	pv = calloc(c.ncol + 1, sizeof(*pv));
 	qv = malloc((c.ncol + 1) * sizeof(*qv));
-	d->rows = calloc(c.ncol + 1, sizeof(*d->rows));
-	if (!pa || !pb || !tmp || !pv || !qv || !d->rows)
-		goto oom;
+	rw = calloc(c.ncol + 1, sizeof(*rw));
+	if (!pa || !pb || !tmp || !pv || !qv || !rw)
+		goto out;
 	npairs = pair_rounds(o, na, nb, pa, pb);
 	for (k = 0; k < c.ncol; k++) {
-		struct ty_runprof_row *r = &d->rows[k];
+		struct ty_runprof_row *r = &rw[k];
 		struct ty_compare t;
 		if ((rc = test_col(&c, k, pa, pb, npairs, o->test, o->confidence, tmp, &t)) < 0)
-			goto oom;
+			goto out;
 		r->sym = c.col_sym[k];
 		r->npooled = r->sym == TY_RUNPROF_POOLED ? c.npooled : 0;
 		r->old_ms = col_mean(c.a, na, c.ncol, k);
@@ -309,19 +318,19 @@ ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		pv[k] = r->p = t.p_value;
 	}
 	if ((rc = ty_runprof_bh(pv, c.ncol, qv)) < 0)
-		goto oom;
+		goto out;
 	for (k = 0; k < c.ncol; k++)
-		if ((d->rows[k].q = qv[k]) <= alpha)
-			d->nflagged++;
+		if ((rw[k].q = qv[k]) <= alpha)
+			nf++;
 	for (k = 0; k < c.ncol; k++) {
-		struct ty_runprof_row *r = &d->rows[k];
+		struct ty_runprof_row *r = &rw[k];
 		if (r->q > alpha)
 			continue;
-		if (d->nflagged < c.ncol) { /* the false coverage rate's level */
+		if (nf < c.ncol) { /* the false coverage rate's level */
 			struct ty_compare t;
-			double conf = 100 * (1 - (double)d->nflagged * alpha / (double)c.ncol);
+			double conf = 100 * (1 - (double)nf * alpha / (double)c.ncol);
 			if ((rc = test_col(&c, k, pa, pb, npairs, o->test, conf, tmp, &t)) < 0)
-				goto oom;
+				goto out;
 			r->lo = t.diff_lo;
 			r->hi = t.diff_hi;
 			r->conf = conf;
@@ -330,22 +339,20 @@ ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 			     : r->change_ms < 0	      ? -1
 			     : r->new_ms >= r->old_ms ? 1
 						      : -1;
-		d->explained_ms += r->change_ms;
+		if (explained)
+			*explained += r->change_ms;
 	}
-	d->nrows = c.ncol;
-	d->pairs = npairs;
-	d->alpha = alpha;
-	d->min_samples = min;
-	d->wall_change_ms = o->wall_change_ms;
 	rank_dir = o->wall_change_ms < 0 ? -1 : 1;
-	qsort(d->rows, d->nrows, sizeof(*d->rows), row_cmp);
+	qsort(rw, c.ncol, sizeof(*rw), row_cmp);
+	*rows = rw;
+	rw = NULL;
+	*nrows = c.ncol;
+	*nflagged = nf;
+	*npairs_out = npairs;
 	rc = 0;
-	goto out;
-oom:
-	ty_runprof_diff_release(d);
-	rc = ty_error_set(e, -ENOMEM, "out of memory");
 out:
 	cols_release(&c);
+	free(rw);
 	free(pa);
 	free(pb);
 	free(tmp);
@@ -354,9 +361,41 @@ out:
 	return rc;
 }
 
+int
+ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
+		const struct ty_runprof_diff_opts *o, struct ty_runprof_diff *d, struct ty_error *e)
+{
+	size_t na, nb, pairs = 0;
+	uint32_t min;
+
+	memset(d, 0, sizeof(*d));
+	if (old_cmd >= p->ncmds || new_cmd >= p->ncmds)
+		return ty_error_set(e, -EINVAL, "profile: no such command");
+	if (!(o->confidence > 0 && o->confidence < 100))
+		return ty_error_set(e, -EINVAL, "confidence %g%% is not in (0, 100)",
+				    o->confidence);
+	if (p->cmds[old_cmd].nruns < o->skip_old + 2 || p->cmds[new_cmd].nruns < o->skip_new + 2)
+		return ty_error_set(e, -EINVAL, "profile: fewer than 2 profiled runs on a side");
+	na = p->cmds[old_cmd].nruns - o->skip_old;
+	nb = p->cmds[new_cmd].nruns - o->skip_new;
+	min = o->min_samples ? o->min_samples : (na + nb > 10 ? (uint32_t)(na + nb) : 10);
+	if (family(p, old_cmd, new_cmd, o, min, 0, &d->rows, &d->nrows, &d->nflagged,
+		   &d->explained_ms, &d->pairs) < 0 ||
+	    family(p, old_cmd, new_cmd, o, min, 1, &d->totals, &d->ntotals, &d->ntotals_flagged,
+		   NULL, &pairs) < 0) {
+		ty_runprof_diff_release(d);
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+	d->alpha = 1 - o->confidence / 100;
+	d->min_samples = min;
+	d->wall_change_ms = o->wall_change_ms;
+	return 0;
+}
+
 void
 ty_runprof_diff_release(struct ty_runprof_diff *d)
 {
 	free(d->rows);
+	free(d->totals);
 	memset(d, 0, sizeof(*d));
 }

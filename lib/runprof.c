@@ -37,6 +37,9 @@ ty_runprof_release(struct ty_runprof *p)
 	free(p->ents);
 	for (c = 0; c < p->ncmds && p->cmds; c++)
 		free(p->cmds[c].runs);
+	for (c = 0; c < p->ncmds && p->stacks; c++)
+		ty_profile_free(p->stacks[c]);
+	free(p->stacks);
 	free(p->cmds);
 	ty_idmap_release(&p->index);
 	memset(p, 0, sizeof(*p));
@@ -214,6 +217,57 @@ count_samples(struct ty_runprof *rp, const struct ty_profile *pr, struct ty_runp
 	return 0;
 }
 
+/* Merge the samples of PR (one run) into the call stacks of command CMD:
+ * a location per function (address 0), a weight of 1 a sample. */
+static int
+merge_stacks(struct ty_runprof *p, size_t cmd, const struct ty_profile *pr)
+{
+	struct ty_profile *dst;
+	uint32_t *loc = NULL, *chain = NULL, f, maxlen = 0, s;
+	size_t i;
+	int rc = -ENOMEM;
+
+	if (cmd >= p->ncmds)
+		return -EINVAL;
+	if (!p->stacks && !(p->stacks = calloc(p->ncmds, sizeof(*p->stacks))))
+		return -ENOMEM;
+	if (!p->stacks[cmd] && !(p->stacks[cmd] = ty_profile_new()))
+		return -ENOMEM;
+	dst = p->stacks[cmd];
+	for (s = 0; s < pr->nstacks; s++)
+		if (pr->stack_off[s + 1] - pr->stack_off[s] > maxlen)
+			maxlen = pr->stack_off[s + 1] - pr->stack_off[s];
+	loc = malloc((pr->nfuncs ? pr->nfuncs : 1) * sizeof(*loc));
+	chain = malloc((maxlen ? maxlen : 1) * sizeof(*chain));
+	if (!loc || !chain)
+		goto out;
+	for (f = 0; f < pr->nfuncs; f++) {
+		uint32_t df =
+		    ty_profile_func(dst, ty_profile_func_name(pr, f), ty_profile_func_dso(pr, f));
+		if (df == TY_NONE || (loc[f] = ty_profile_loc(dst, 0, df)) == TY_NONE)
+			goto out;
+	}
+	for (i = 0; i < pr->nsamples; i++) {
+		const struct ty_prof_sample *sm = &pr->samples[i];
+		struct ty_prof_sample out = {0};
+		uint32_t a = pr->stack_off[sm->stack], b = pr->stack_off[sm->stack + 1], k;
+		if (a == b || sm->state != TY_STATE_CPU)
+			continue;
+		for (k = a; k < b; k++)
+			chain[k - a] = loc[pr->locs[pr->frames[k]].func];
+		if ((out.stack = ty_profile_stack(dst, chain, b - a)) == TY_NONE)
+			goto out;
+		out.period = 1;
+		if (ty_profile_sample(dst, &out) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(loc);
+	free(chain);
+	return rc;
+}
+
 static int
 probe_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
 {
@@ -250,6 +304,8 @@ probe_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
 		if (ents[f].total || ents[f].self)
 			ents[n++] = ents[f];
 	rc = ty_runprof_add_run(p, p->runner ? p->runner->job : 0, pr->nsamples, ms, ents, n);
+	if (rc == 0 && p->keep_stacks)
+		rc = merge_stacks(p, p->runner ? p->runner->job : 0, pr);
 out:
 	if (rc < 0)
 		ty_error_set(e, rc, "profile: out of memory");

@@ -177,6 +177,8 @@ run_bench(struct bench *b)
 		run_report_print(b);
 	if (b->rof_open && (st = run_report_commit(b)))
 		files_st = st;
+	if ((st = run_profile_flame(&b->o.prof, &b->rs)))
+		files_st = st;
 	st = run_exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 1);
 	if (files_st)
 		st = files_st;

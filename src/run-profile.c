@@ -7,6 +7,9 @@
 
 #include "resfmt.h"
 #include "run-profile.h"
+#include "tachy/flame.h"
+#include "tachy/outfile.h"
+#include "tachy/profile.h"
 #include "tachy/stats.h"
 #include "tachy/symbols.h"
 #include "tachy/verdict.h"
@@ -32,11 +35,22 @@ run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results 
 {
 	struct ty_error e;
 
+	if (p->flame) {
+		if (rs->n != 2)
+			return cli_usage_error(
+			    "--flame draws one command against another: give two "
+			    "commands (%zu given)",
+			    rs->n);
+		p->on = 1; /* --flame implies --profile */
+		if (!p->hz)
+			p->hz = TY_RUNPROF_HZ_DEFAULT;
+	}
 	if (!p->on)
 		return 0;
 	ty_error_clear(&e);
 	if (ty_runprof_init(&p->rp, rs->n) < 0 || !(p->syms = ty_symbols_new()))
 		return cli_error(EXIT_RUNTIME, "out of memory");
+	p->rp.keep_stacks = p->flame != NULL;
 	if (ty_runprof_attach(&p->rp, r, p->syms, (uint64_t)p->hz, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "--profile: %s", e.msg);
 	rs->profile = &p->rp;
@@ -133,6 +147,36 @@ shown(const struct ty_runprof_row *r, size_t *unproven)
 	return (*unproven)++ < SHOWN_UNPROVEN;
 }
 
+#define SHOWN_TOTALS 8 /* flagged total-time rows listed */
+
+/* The total-time family in a few lines: the functions whose total time
+ * (callees in) is proven changed, the path from main to the change. */
+static void
+totals_section(FILE *fp, const struct term *t, const struct ty_runprof *rp,
+	       const struct ty_runprof_diff *d)
+{
+	char name[NAME_MAX_SHOWN * 4 + 32], c[32], lo[32], hi[32];
+	size_t i;
+
+	fprintf(fp, "  Total time (callees in), tested apart at the same false discovery rate:\n");
+	if (!d->ntotals_flagged) {
+		fprintf(fp, "    no function's total time changed provably (%zu tested)\n",
+			d->ntotals);
+		return;
+	}
+	for (i = 0; i < d->ntotals && i < SHOWN_TOTALS && d->totals[i].verdict; i++) {
+		const struct ty_runprof_row *r = &d->totals[i];
+		fprintf(fp, "    %s %s [%s, %s] ms: %s%s%s\n", row_name(rp, r, name, sizeof(name)),
+			fmt_ms(c, sizeof(c), r->change_ms, 1), fmt_ms(lo, sizeof(lo), r->lo, 1),
+			fmt_ms(hi, sizeof(hi), r->hi, 1),
+			term_c(t, r->verdict > 0 ? "red" : "green"),
+			ty_runprof_verdict_word(r->verdict), term_c(t, "reset"));
+	}
+	if (d->ntotals_flagged > SHOWN_TOTALS)
+		fprintf(fp, "    (%zu more)\n", d->ntotals_flagged - SHOWN_TOTALS);
+	fprintf(fp, "    (%zu of %zu functions flagged)\n", d->ntotals_flagged, d->ntotals);
+}
+
 void
 run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pair *pr,
 		    const struct ty_runprof_diff *d)
@@ -205,6 +249,7 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		fprintf(fp, "  No function's self time changed provably (wall change %s ms)\n",
 			fmt_ms(o, sizeof(o), d->wall_change_ms, 1));
 	}
+	totals_section(fp, t, rp, d);
 }
 
 static size_t
@@ -248,62 +293,221 @@ print_costs(const struct run_profile *p, const struct ty_results *rs, FILE *fp)
 		runs ? p->rp.cost_ms / (double)runs : 0, (unsigned long long)p->rp.hz);
 }
 
+/* The diff of command I against the reference into D. Returns 0, or -1
+ * when there is none (I is the reference, runs missing, or the diff
+ * failed: warned). */
+static int
+ref_diff(const struct run_profile *p, const struct ty_results *rs, size_t i,
+	 struct run_profile_pair *pr, struct ty_runprof_diff *d)
+{
+	size_t ref = rs->reference;
+	const struct ty_result *a, *b;
+	uint32_t *ra, *rb;
+	int rc = -1;
+
+	if (ref >= rs->n || ref >= p->rp.ncmds || i >= rs->n || i >= p->rp.ncmds || i == ref)
+		return -1;
+	a = &rs->r[ref];
+	b = &rs->r[i];
+	if (p->rp.cmds[i].nruns != b->nruns || p->rp.cmds[ref].nruns != a->nruns)
+		return -1;
+	memset(pr, 0, sizeof(*pr));
+	pr->rp = &p->rp;
+	pr->old_cmd = ref;
+	pr->new_cmd = i;
+	pr->old_name = a->name;
+	pr->new_name = b->name;
+	pr->o.wall_change_ms =
+	    (b->centre[TY_FIG_WALL].centre - a->centre[TY_FIG_WALL].centre) * 1e3;
+	ra = rounds(a);
+	rb = rounds(b);
+	pr->o.test = rs->test;
+	pr->o.confidence = rs->confidence;
+	if (rs->interleaved && !rs->no_pairing) {
+		pr->o.old_round = ra;
+		pr->o.new_round = rb;
+	}
+	pr->o.skip_old = first_kept(a);
+	pr->o.skip_new = first_kept(b);
+	if (ra && rb)
+		rc = run_profile_diff(pr, d);
+	else
+		cli_warn("out of memory");
+	free(ra);
+	free(rb);
+	pr->o.old_round = pr->o.new_round = NULL;
+	return rc;
+}
+
 void
 run_profile_print(const struct run_profile *p, const struct ty_results *rs, const struct term *t,
 		  FILE *fp)
 {
-	size_t i, ref = rs->reference;
+	size_t i;
 
 	if (!p->on)
 		return;
 	print_costs(p, rs, fp);
-	if (ref >= rs->n || ref >= p->rp.ncmds)
-		return;
 	for (i = 0; i < rs->n && i < p->rp.ncmds; i++) {
-		const struct ty_result *a = &rs->r[ref], *b = &rs->r[i];
 		struct run_profile_pair pr;
 		struct ty_runprof_diff d;
-		uint32_t *ra, *rb;
-		size_t sa = first_kept(a), sb = first_kept(b);
-		if (i == ref || p->rp.cmds[i].nruns != b->nruns ||
-		    p->rp.cmds[ref].nruns != a->nruns)
+		if (ref_diff(p, rs, i, &pr, &d) < 0)
 			continue;
-		memset(&pr, 0, sizeof(pr));
-		pr.rp = &p->rp;
-		pr.old_cmd = ref;
-		pr.new_cmd = i;
-		pr.old_name = a->name;
-		pr.new_name = b->name;
-		pr.o.wall_change_ms =
-		    (b->centre[TY_FIG_WALL].centre - a->centre[TY_FIG_WALL].centre) * 1e3;
-		ra = rounds(a);
-		rb = rounds(b);
-		pr.o.test = rs->test;
-		pr.o.confidence = rs->confidence;
-		if (rs->interleaved && !rs->no_pairing) {
-			pr.o.old_round = ra;
-			pr.o.new_round = rb;
-		}
-		pr.o.skip_old = sa;
-		pr.o.skip_new = sb;
-		if (ra && rb && run_profile_diff(&pr, &d) == 0) {
-			run_profile_section(fp, t, &pr, &d);
-			ty_runprof_diff_release(&d);
-		}
-		free(ra);
-		free(rb);
+		run_profile_section(fp, t, &pr, &d);
+		ty_runprof_diff_release(&d);
 	}
 }
 
+/* ---- the differential flame graph ---- */
+
+struct shade {
+	const struct ty_runprof_row *self, *total; /* by sym (NULL: no row) */
+};
+
+struct shades {
+	struct run_profile *p;
+	struct shade *by_sym;
+	uint32_t n;
+	double max_self; /* largest |change| of a flagged self row */
+};
+
 static void
-json_functions(struct ty_jsonw *w, const struct ty_runprof *rp, const struct ty_runprof_diff *d)
+note_row(char *buf, size_t len, const char *what, const struct ty_runprof_row *r)
+{
+	char o[32], n[32], c[32], lo[32], hi[32], pv[32];
+
+	snprintf(buf, len, "%s %s -> %s ms/run, %s [%s, %s] ms, p %s: %s", what,
+		 fmt_ms(o, sizeof(o), r->old_ms, 0), fmt_ms(n, sizeof(n), r->new_ms, 0),
+		 fmt_ms(c, sizeof(c), r->change_ms, 1), fmt_ms(lo, sizeof(lo), r->lo, 1),
+		 fmt_ms(hi, sizeof(hi), r->hi, 1), resfmt_p(pv, sizeof(pv), r->p),
+		 ty_runprof_verdict_word(r->verdict));
+}
+
+/* ty_flame_opts.shade: a frame is red or blue only where its function's
+ * self time is proven changed (strength by how much), pale where only its
+ * total is (the path to a change), grey elsewhere. */
+static int
+shade_frame(void *arg, const char *name, const char *dso, double *level, char *info, size_t len)
+{
+	struct shades *sh = arg;
+	uint32_t sym = ty_runprof_sym(&sh->p->rp, name, dso);
+	const struct shade *f;
+	size_t used;
+
+	*level = 0;
+	if (sym >= sh->n)
+		return 0; /* pooled: too rarely sampled to test one by one */
+	f = &sh->by_sym[sym];
+	if (f->self)
+		note_row(info, len, "self", f->self);
+	else
+		snprintf(info, len, "self: pooled with the rare functions");
+	used = strlen(info);
+	if (f->total && used + 3 < len)
+		note_row(info + used, len - used, "; total", f->total);
+	if (f->self && f->self->verdict) {
+		*level = sh->max_self > 0 ? 0.3 + 0.7 * fabs(f->self->change_ms) / sh->max_self : 1;
+		return f->self->verdict;
+	}
+	if (f->total && f->total->verdict) {
+		*level = 0.05;
+		return f->total->verdict;
+	}
+	return 0;
+}
+
+static int
+flame_write(const struct run_profile *p, const struct ty_profile *prof, struct shades *sh,
+	    const char *title)
+{
+	struct ty_flame_opts fo = {0};
+	struct ty_outfile of;
+	struct ty_error e;
+	int r;
+
+	ty_error_clear(&e);
+	fo.title = title;
+	fo.shade = shade_frame;
+	fo.shade_arg = sh;
+	fo.legend = "red: self time proven slower, blue: proven faster (pale: only the total, "
+		    "callees in); grey: no change proven. Width: the new command's samples";
+	if (ty_outfile_open(&of, p->flame, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "--flame: %s", e.msg);
+	r = ty_flame_write(prof, &fo, of.fp);
+	if (r == -EIO && of.werr)
+		r = -of.werr;
+	if (r < 0) {
+		ty_outfile_abort(&of);
+		return cli_error(EXIT_RUNTIME, "cannot write '%s': %s", p->flame, strerror(-r));
+	}
+	if (ty_outfile_commit(&of, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "--flame: %s", e.msg);
+	return 0;
+}
+
+int
+run_profile_flame(struct run_profile *p, const struct ty_results *rs)
+{
+	struct run_profile_pair pr;
+	struct ty_runprof_diff d;
+	struct shades sh = {0};
+	struct ty_profile *empty = NULL;
+	const struct ty_profile *prof;
+	char title[256];
+	size_t i, k, other = rs->reference == 0 ? 1 : 0;
+	int st;
+
+	if (!p->on || !p->flame)
+		return 0;
+	if (ref_diff(p, rs, other, &pr, &d) < 0)
+		return cli_error(EXIT_RUNTIME, "--flame: no profile to draw ('%s' against '%s')",
+				 term_safe(rs->r[other].name),
+				 term_safe(rs->r[rs->reference].name));
+	sh.p = p;
+	sh.n = p->rp.nsyms;
+	if (!(sh.by_sym = calloc(sh.n ? sh.n : 1, sizeof(*sh.by_sym)))) {
+		ty_runprof_diff_release(&d);
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	for (k = 0; k < 2; k++) {
+		const struct ty_runprof_row *rows = k ? d.totals : d.rows;
+		size_t n = k ? d.ntotals : d.nrows;
+		for (i = 0; i < n; i++) {
+			if (rows[i].sym >= sh.n)
+				continue;
+			if (k)
+				sh.by_sym[rows[i].sym].total = &rows[i];
+			else
+				sh.by_sym[rows[i].sym].self = &rows[i];
+			if (!k && rows[i].verdict && fabs(rows[i].change_ms) > sh.max_self)
+				sh.max_self = fabs(rows[i].change_ms);
+		}
+	}
+	prof = p->rp.stacks ? p->rp.stacks[other] : NULL;
+	if (!prof && !(prof = empty = ty_profile_new())) {
+		st = cli_error(EXIT_RUNTIME, "out of memory");
+		goto out;
+	}
+	snprintf(title, sizeof(title), "Where it changed: '%s' against '%s'", rs->r[other].name,
+		 rs->r[rs->reference].name);
+	st = flame_write(p, prof, &sh, title);
+out:
+	ty_profile_free(empty);
+	free(sh.by_sym);
+	ty_runprof_diff_release(&d);
+	return st;
+}
+
+static void
+json_rows(struct ty_jsonw *w, const char *key, const struct ty_runprof *rp,
+	  const struct ty_runprof_row *rows, size_t nrows)
 {
 	size_t i;
 
-	ty_jsonw_key(w, "functions");
+	ty_jsonw_key(w, key);
 	ty_jsonw_array_begin(w);
-	for (i = 0; i < d->nrows; i++) {
-		const struct ty_runprof_row *r = &d->rows[i];
+	for (i = 0; i < nrows; i++) {
+		const struct ty_runprof_row *r = &rows[i];
 		int pooled = r->sym == TY_RUNPROF_POOLED;
 		ty_jsonw_object_begin(w);
 		if (pooled) {
@@ -409,7 +613,8 @@ run_profile_compare_json(struct ty_jsonw *w, const struct ty_cmp_table *c,
 		ty_jsonw_kuint(w, "profile_pairs", d.pairs);
 		ty_jsonw_kdouble(w, "profile_explained_ms", d.explained_ms);
 		ty_jsonw_kdouble(w, "profile_wall_change_ms", d.wall_change_ms);
-		json_functions(w, &rp, &d);
+		json_rows(w, "functions", &rp, d.rows, d.nrows);
+		json_rows(w, "functions_total", &rp, d.totals, d.ntotals);
 		ty_runprof_diff_release(&d);
 	}
 	ty_runprof_release(&rp);

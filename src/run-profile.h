@@ -20,6 +20,7 @@
 struct run_profile {
 	int on;
 	long hz;
+	const char *flame; /* --flame OUT.svg */
 	struct ty_runprof rp;
 	struct ty_symbols *syms;
 };
@@ -27,11 +28,25 @@ struct run_profile {
 int run_profile_opt(const struct cli_option *opt, const char *typed, char **args);
 
 #define RUN_PROFILE_OPTION(p)                                                                      \
+	{CLI_T_CALLBACK,                                                                           \
+	 0,                                                                                        \
+	 "profile",                                                                                \
+	 (p),                                                                                      \
+	 "HZ",                                                                                     \
+	 "sample every measured run (HZ a second, default 499)\n"                                  \
+	 "and say which functions' self time changed",                                             \
+	 CLI_OPTARG,                                                                               \
+	 0,                                                                                        \
+	 0,                                                                                        \
+	 0,                                                                                        \
+	 NULL,                                                                                     \
+	 1,                                                                                        \
+	 run_profile_opt},                                                                         \
 	{                                                                                          \
-		CLI_T_CALLBACK, 0, "profile", (p), "HZ",                                           \
-		    "sample every measured run (HZ a second, default 499)\n"                       \
-		    "and say which functions' self time changed",                                  \
-		    CLI_OPTARG, 0, 0, 0, NULL, 1, run_profile_opt                                  \
+		CLI_T_STRING, 0, "flame", &(p)->flame, "OUT.svg",                                  \
+		    "with --profile (implied), two commands: the other's\n"                        \
+		    "flame graph, red/blue only where a change is proven",                         \
+		    0, 0, 0, 0, NULL, 0, NULL                                                      \
 	}
 
 /* With --profile: add the sampling probe to R for the jobs of RS, whose
@@ -42,6 +57,11 @@ int run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_resu
 /* The section of every command against the reference, under the summary. */
 void run_profile_print(const struct run_profile *p, const struct ty_results *rs,
 		       const struct term *t, FILE *fp);
+
+/* With --flame: write the differential flame graph of the second
+ * command against the reference. Returns 0 or an exit status after
+ * printing why. */
+int run_profile_flame(struct run_profile *p, const struct ty_results *rs);
 
 void run_profile_release(struct run_profile *p);
 

@@ -11,6 +11,16 @@ struct ty_flame_opts {
 	const char *title;
 	int width;		      /* pixels, 0 for 1200 */
 	const struct ty_profile *old; /* non-NULL: differential flame graph */
+	/* Differential, coloured by a verdict (tachy run --profile --flame):
+	 * with SHADE set, each frame of a function is coloured only as SHADE
+	 * says for (NAME, DSO): it returns +1 (red: slower), -1 (blue:
+	 * faster) or 0 (grey: no change proven), puts the colour's strength
+	 * in *LEVEL (0..1) and a note for the frame's details in INFO ("" for
+	 * none). LEGEND replaces the line under the title. */
+	int (*shade)(void *arg, const char *name, const char *dso, double *level, char *info,
+		     size_t len);
+	void *shade_arg;
+	const char *legend;
 };
 
 /* Write an interactive, self-contained flame graph SVG of P to FP: hover

@@ -21,6 +21,9 @@
  * flagged out of M are at confidence 1 - R alpha / M (Benjamini-Yekutieli's
  * false coverage rate), the others at CONFIDENCE.
  *
+ * Total time is tested the same way as a second family (totals below),
+ * its false discovery rate held on its own: each family's at alpha.
+ *
  * Row order, the report's: the flagged rows by how much of the wall change
  * they explain (change_ms in the wall change's direction, largest first),
  * then the others by |change_ms|, the pooled row last. */
@@ -63,7 +66,14 @@ struct ty_runprof_diff {
 	struct ty_runprof_row *rows; /* in the report's order */
 	size_t nrows;		     /* all rows (every row is tested) */
 	size_t nflagged;
-	size_t pairs;	       /* rounds paired (0: unpaired) */
+	size_t pairs; /* rounds paired (0: unpaired) */
+	/* Total time (the function anywhere on the chain, callees in), a
+	 * family of its own: each function on the chains at least min_samples
+	 * times (no pooled row), tested and ordered as the self rows, with
+	 * Benjamini-Hochberg over these rows alone; old_ms/new_ms/change_ms
+	 * are total ms here. */
+	struct ty_runprof_row *totals;
+	size_t ntotals, ntotals_flagged;
 	double explained_ms;   /* sum of the flagged changes */
 	double wall_change_ms; /* as given */
 	double alpha;

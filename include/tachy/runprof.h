@@ -23,6 +23,8 @@
 #include "tachy/runner.h"
 #include "tachy/symbols.h"
 
+struct ty_profile;
+
 #define TY_RUNPROF_HZ_DEFAULT 499
 
 struct ty_runprof_sym {
@@ -60,6 +62,11 @@ struct ty_runprof {
 	size_t nents, capents;
 	struct ty_runprof_cmd *cmds;
 	size_t ncmds;
+	/* Set before the runs: each command's samples also merged into one
+	 * profile of call stacks (every run's, a weight of 1 a sample), for
+	 * the differential flame graph. stacks[cmd] NULL until a run of it. */
+	int keep_stacks;
+	struct ty_profile **stacks;
 	struct ty_idmap index; /* symbol interning (private) */
 	/* Sampling state (private). */
 	struct ty_symbols *syms_table;

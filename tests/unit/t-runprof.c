@@ -294,6 +294,63 @@ test_power(void)
 	      10); /* about 10% of trials hold one: BH lets in more once the planted one is in */
 }
 
+/* Total time, the second family: "main" is never the leaf (no self row,
+ * not even pooled) but is on every chain, so its total is tested; its
+ * total and hot's move by exactly 20 ms, flat's not at all. */
+static void
+test_totals(void)
+{
+	struct ty_runprof p;
+	struct ty_runprof_diff d;
+	struct ty_runprof_diff_opts o = {0};
+	struct ty_compare want;
+	struct ty_error e;
+	double a[8], b[8];
+	uint32_t mn, hot, flat;
+	size_t i, c;
+
+	ty_runprof_init(&p, 2);
+	mn = ty_runprof_sym(&p, "main", "prog");
+	hot = ty_runprof_sym(&p, "hot", "prog");
+	flat = ty_runprof_sym(&p, "flat", "prog");
+	for (c = 0; c < 2; c++)
+		for (i = 0; i < 8; i++) {
+			uint32_t h = (c ? 60 : 40) + (uint32_t)(i % 3);
+			struct ty_runprof_ent en[3] = {
+			    {mn, 0, h + 50}, {hot, h, h}, {flat, 50, 50}};
+			ty_runprof_add_run(&p, c, h + 50, (double)(h + 50), en, 3);
+		}
+	o.test = TY_TEST_MANN_WHITNEY;
+	o.confidence = 95;
+	o.wall_change_ms = 20;
+	CHECK_INT(ty_runprof_diff(&p, 0, 1, &o, &d, &e), 0);
+	CHECK_INT(d.nrows, 2); /* hot, flat: main has no self time, no pooled row */
+	CHECK_INT(d.nflagged, 1);
+	CHECK_INT(d.ntotals, 3);
+	CHECK_INT(d.ntotals_flagged, 2);
+	/* flagged first, equal changes by symbol index: main, hot; then flat */
+	CHECK_STR(p.syms[d.totals[0].sym].name, "main");
+	CHECK_STR(p.syms[d.totals[1].sym].name, "hot");
+	CHECK_STR(p.syms[d.totals[2].sym].name, "flat");
+	CHECK_INT(d.totals[0].verdict, 1);
+	CHECK_INT(d.totals[1].verdict, 1);
+	CHECK_INT(d.totals[2].verdict, 0);
+	CHECK_NEAR(d.totals[0].change_ms, 20, 1e-12);
+	CHECK_NEAR(d.totals[0].old_ms, 327.0 / 8 + 50, 1e-12);
+	CHECK_NEAR(d.totals[0].new_ms, 487.0 / 8 + 50, 1e-12);
+	CHECK_NEAR(d.totals[2].change_ms, 0, 1e-12);
+	for (i = 0; i < 8; i++) {
+		a[i] = 90 + (double)(i % 3);
+		b[i] = 110 + (double)(i % 3);
+	}
+	CHECK_INT(ty_stats_mann_whitney(a, 8, b, 8, 95, &want), 0);
+	CHECK_NEAR(d.totals[0].p, want.p_value, 0);
+	/* the false coverage rate's level of its own family: 2 flagged of 3 */
+	CHECK_NEAR(d.totals[0].conf, 100 * (1 - 2 * 0.05 / 3), 1e-9);
+	ty_runprof_diff_release(&d);
+	ty_runprof_release(&p);
+}
+
 int
 main(void)
 {
@@ -301,6 +358,7 @@ main(void)
 	test_model();
 	test_unpaired();
 	test_paired();
+	test_totals();
 	test_aa();
 	test_power();
 	return check_done();
