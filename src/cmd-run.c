@@ -157,7 +157,7 @@ run_bench(struct bench *b)
 			 "own, which can bias the verdicts: use --order interleaved or -r N");
 	if ((st = run_exports_open(b->of, b->of_open, &b->o)))
 		return st;
-	if ((st = runhist_prepare(&b->o.hist)))
+	if ((st = run_history_prepare(&b->o.hist)))
 		return st;
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
@@ -187,9 +187,9 @@ run_bench(struct bench *b)
 	else if (rc == -ECHILD) /* what finished is reported and exported; then why not all */
 		st = run_report_failures(&b->rs);
 	if (b->o.hist.history || b->o.hist.bisect) {
-		struct runhist_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
-		st =
-		    runhist_finish(&b->o.hist, &b->rs, b->si ? run_env_json : NULL, b->si, &hs, st);
+		struct run_history_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
+		st = run_history_finish(&b->o.hist, &b->rs, b->si ? run_env_json : NULL, b->si, &hs,
+					st);
 		if (b->o.hist.bisect || st)
 			return cli_finish_stdout(st);
 	}
@@ -237,8 +237,8 @@ cmd_run(int argc, char **argv)
 	if (st == 0)
 		st = run_bench(&b);
 	if (st && !b.o.hist.done && bis)
-		st = runhist_bisect_status(st); /* git bisect run's codes */
-	runhist_release(&b.o.hist);
+		st = run_history_bisect_status(st); /* git bisect run's codes */
+	run_history_release(&b.o.hist);
 	bench_release(&b);
 	return st;
 }

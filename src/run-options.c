@@ -312,7 +312,7 @@ opt_cpu(const struct cli_option *opt, const char *typed, char **args)
 static int
 opt_history(const struct cli_option *opt, const char *typed, char **args)
 {
-	struct runhist *h = opt->value;
+	struct run_history *h = opt->value;
 
 	(void)typed;
 	h->history = 1;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resfmt.h"
+#include "figure-text.h"
 #include "run-profile.h"
 #include "tachy/flame.h"
 #include "tachy/outfile.h"
@@ -114,8 +114,8 @@ row_name(const struct ty_runprof *rp, const struct ty_runprof_row *r, char *buf,
 		snprintf(buf, size, "(%zu rare functions)", r->npooled);
 	else
 		snprintf(buf, size, "%s",
-			 resfmt_truncate(t, sizeof(t), term_safe(rp->syms[r->sym].name),
-					 NAME_MAX_SHOWN));
+			 figure_text_truncate(t, sizeof(t), term_safe(rp->syms[r->sym].name),
+					      NAME_MAX_SHOWN));
 	return buf;
 }
 
@@ -202,7 +202,7 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		if (!shown(&d->rows[i], &k))
 			continue;
 		un = k;
-		size_t l = resfmt_width(row_name(rp, &d->rows[i], name, sizeof(name)));
+		size_t l = figure_text_width(row_name(rp, &d->rows[i], name, sizeof(name)));
 		if (l > w)
 			w = l;
 	}
@@ -217,17 +217,17 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 			continue;
 		}
 		row_name(rp, r, name, sizeof(name));
-		resfmt_truncate(
+		figure_text_truncate(
 		    dso, sizeof(dso),
 		    r->sym == TY_RUNPROF_POOLED ? "" : term_safe(base_name(rp->syms[r->sym].dso)),
 		    16);
 		snprintf(iv, sizeof(iv), "%s [%s, %s]", fmt_ms(c, sizeof(c), r->change_ms, 1),
 			 fmt_ms(lo, sizeof(lo), r->lo, 1), fmt_ms(hi, sizeof(hi), r->hi, 1));
-		cw = (int)(w + strlen(name) - resfmt_width(name));
+		cw = (int)(w + strlen(name) - figure_text_width(name));
 		fprintf(fp, "  %-*s %-*s %9s %9s  %-28s %8s  %s%s%s\n", cw, name,
-			(int)(16 + strlen(dso) - resfmt_width(dso)), dso,
+			(int)(16 + strlen(dso) - figure_text_width(dso)), dso,
 			fmt_ms(o, sizeof(o), r->old_ms, 0), fmt_ms(n, sizeof(n), r->new_ms, 0), iv,
-			resfmt_p(p, sizeof(p), r->p),
+			figure_text_p(p, sizeof(p), r->p),
 			term_c(t, r->verdict > 0   ? "red"
 				  : r->verdict < 0 ? "green"
 						   : "dim"),
@@ -379,7 +379,7 @@ note_row(char *buf, size_t len, const char *what, const struct ty_runprof_row *r
 	snprintf(buf, len, "%s %s -> %s ms/run, %s [%s, %s] ms, p %s: %s", what,
 		 fmt_ms(o, sizeof(o), r->old_ms, 0), fmt_ms(n, sizeof(n), r->new_ms, 0),
 		 fmt_ms(c, sizeof(c), r->change_ms, 1), fmt_ms(lo, sizeof(lo), r->lo, 1),
-		 fmt_ms(hi, sizeof(hi), r->hi, 1), resfmt_p(pv, sizeof(pv), r->p),
+		 fmt_ms(hi, sizeof(hi), r->hi, 1), figure_text_p(pv, sizeof(pv), r->p),
 		 ty_runprof_verdict_word(r->verdict));
 }
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "resfmt.h"
+#include "figure-text.h"
 #include "run.h"
 #include "tachy/tachy.h"
 
@@ -484,8 +484,8 @@ gate(const struct ty_results *rs, const struct run_opts *o)
 				    o->fail_if_slower);
 		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
 			continue;
-		resfmt_gate(m, sizeof(m), g, o->fail_if_slower, c->c.rel, c->c.rel_lo, c->c.rel_hi,
-			    c->interval, rs->confidence);
+		figure_text_gate(m, sizeof(m), g, o->fail_if_slower, c->c.rel, c->c.rel_lo,
+				 c->c.rel_hi, c->interval, rs->confidence);
 		cli_error(0, "'%s' against '%s': %s%s", rs->r[c->command].name,
 			  rs->r[c->reference].name, m,
 			  g == TY_GATE_TRIP ? "" : " (the gate passes)");

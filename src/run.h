@@ -9,8 +9,8 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "run-history.h"
 #include "run-profile.h"
-#include "runhist.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
 #include "tachy/results.h"
@@ -58,7 +58,7 @@ struct run_opts {
 	int output_given;	      /* --output or --show-output */
 	int details;		      /* --details: every figure, every warning */
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
-	struct runhist hist;	      /* --history, --bisect */
+	struct run_history hist;      /* --history, --bisect */
 	struct run_profile prof;      /* --profile */
 	char **argv_cmd;	      /* after -- */
 	int argc_cmd;
