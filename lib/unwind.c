@@ -260,8 +260,12 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 		}
 		t = lookup(u, s->pid, s->time, exact ? pc : pc - 1, &va);
 		if (guessed && !t && u->miss) {
-			n--; /* a return address guessed in a CFI gap, in no mapping */
-			u->st.stop = TY_STOP_NOROW;
+			/* A return address guessed (in a CFI gap, or by the frame
+			 * pointer through code that may keep none), in no
+			 * mapping: %rbp held data, not a frame. */
+			n--;
+			if (u->st.stop != TY_STOP_NOCFI && u->st.stop != TY_STOP_NOMAP)
+				u->st.stop = TY_STOP_NOROW;
 			return n;
 		}
 		guessed = 0;
@@ -281,7 +285,8 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 			u->st.fp_frames++;
 			r = step_fp(&w);
 			u->st.stop = t ? TY_STOP_NOROW : u->miss ? TY_STOP_NOMAP : TY_STOP_NOCFI;
-			guessed = t != NULL; /* a file with CFI, but none here */
+			guessed = 1; /* by the frame pointer: a file with CFI but none
+				      * here, or a file without any */
 		}
 		u->st.depth = w.v[DW_RSP] - w.sp0;
 		if (r == 0) {

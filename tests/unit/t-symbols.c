@@ -236,6 +236,58 @@ test_warn_stripped(void)
 	CHECK_INT(w.n, 0);
 }
 
+/* A stripped executable (PIE: lea main(%rip),%rdi; not PIE: mov $main,%rdi
+ * in _start) names main by what _start passes __libc_start_main; a
+ * function main calls stays unnamed (DSO+0x...), a shared library has no
+ * main. The addresses come from nm on the copy before stripping. */
+static void
+test_stripped_main(void)
+{
+#ifdef HAVE_LIBELF
+	static const char *const flags[] = {"-pie -fPIE", "-no-pie -fno-PIE"};
+	char dir[] = "/tmp/t-symbols.XXXXXX", cmd[1024], path[64], addrs[64];
+	size_t k;
+
+	if (system("cc --version >/dev/null 2>&1 && strip --version >/dev/null 2>&1") != 0) {
+		printf("t-symbols: no cc or strip here: stripped-main test skipped\n");
+		return;
+	}
+	if (!CHECK(mkdtemp(dir) != NULL))
+		return;
+	for (k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		struct ty_symbols *s = ty_symbols_new();
+		unsigned long long m = 0, w = 0;
+		FILE *f;
+		const char *n;
+
+		snprintf(cmd, sizeof(cmd),
+			 "cd %s && printf '%%s\\n' '__attribute__((noinline)) int work(int x) { "
+			 "return x * 3 + 1; }' 'int main(int c, char **v) { (void)v; return "
+			 "work(c); }' >p.c && cc -O1 %s -o p p.c && nm p | awk '$3 == \"main\" "
+			 "|| $3 == \"work\" { print $3, $1 }' | sort >a && cp p p.s && strip p.s",
+			 dir, flags[k]);
+		if (!CHECK(system(cmd) == 0))
+			break;
+		snprintf(addrs, sizeof(addrs), "%s/a", dir);
+		f = fopen(addrs, "r");
+		if (!CHECK(f != NULL))
+			break;
+		CHECK_INT(fscanf(f, "main %llx work %llx", &m, &w), 2);
+		fclose(f);
+		snprintf(path, sizeof(path), "%s/p.s", dir);
+		n = ty_symbols_lookup_file(s, path, m);
+		CHECK_STR(n, "main");
+		n = ty_symbols_lookup_file(s, path, m + 1);
+		CHECK_STR(n, "main");
+		n = ty_symbols_lookup_file(s, path, w);
+		CHECK(n && strcmp(n, "main") != 0 && strstr(n, "p.s+0x"));
+		ty_symbols_free(s);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+#endif
+}
+
 static void
 test_demangle(void)
 {
@@ -260,6 +312,7 @@ main(void)
 	test_corrupt_elf();
 	test_kallsyms();
 	test_warn_stripped();
+	test_stripped_main();
 	test_demangle();
 	return check_done();
 }

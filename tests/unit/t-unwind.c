@@ -315,6 +315,47 @@ damaged(const char *path)
 	free(img);
 }
 
+/* A frame found by the frame pointer (in a file with no call-frame
+ * information: here one that cannot be read) whose return address lies in
+ * no mapping is no frame: through code that keeps no frame pointer, %rbp
+ * holds data and the chain stops, lost, at the last real frame. A return
+ * address it finds in a mapping is kept. */
+static void
+fp_into_nothing(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_unwinder *u;
+	struct ty_unwind_sample us;
+	uint64_t stack[8] = {0}, out[16];
+	enum ty_unwind_end end;
+	size_t k;
+
+	ty_symbols_add_mmap(syms, 42, 0x400000, 0x10000, 0, "/nonexistent/t-unwind-nocfi", 1);
+	u = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms));
+	memset(&us, 0, sizeof(us));
+	us.pid = 42;
+	us.time = 2;
+	us.regs[8] = 0x401000;		     /* ip */
+	us.regs[7] = 0x7ffd00000000;	     /* sp */
+	us.regs[6] = 0x7ffd00000000 + 2 * 8; /* bp: stack[2] */
+	us.mask = (1ull << 8) | (1ull << 7) | (1ull << 6);
+	us.stack = (const unsigned char *)stack;
+	us.stack_len = sizeof(stack);
+	stack[2] = 0x7ffd00000000 + 5 * 8; /* saved bp: stack[5] */
+	stack[3] = 0x12345678;		   /* a "return address" in no mapping */
+	k = ty_unwind_sample(u, &us, out, 16, &end);
+	CHECK_INT(k, 1);
+	CHECK_INT(end, TY_UNWIND_LOST);
+	stack[3] = 0x402345; /* in the mapping: a frame */
+	stack[6] = 0x55;     /* then one in no mapping again */
+	k = ty_unwind_sample(u, &us, out, 16, &end);
+	CHECK_INT(k, 2);
+	CHECK(k == 2 && (out[1] & ~TY_UNWIND_EXACT) == 0x402345);
+	CHECK_INT(end, TY_UNWIND_LOST);
+	ty_unwind_free(u);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
@@ -332,6 +373,7 @@ main(void)
 		CHECK(t && ty_cfi_table_rows(t) > 0);
 		ty_cfi_table_free(t);
 	}
+	fp_into_nothing();
 	if (system("cc --version >/dev/null 2>&1") != 0) {
 		printf("# skipped the compiled programs: no C compiler\n");
 		return check_done();
