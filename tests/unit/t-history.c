@@ -152,12 +152,17 @@ test_store(void)
 	struct ty_history_series *s;
 	size_t n, added;
 	double vals[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
-	struct ty_results_saved_figure figs[2] = {{"wall", "s", vals[0], 4, 0, 0},
-						  {"task-clock", "ns", vals[1], 4, 0, 0}};
+	struct ty_results_saved_figure figs[2] = {
+	    {.name = "wall", .unit = "s", .values = vals[0], .n = 4},
+	    {.name = "task-clock", .unit = "ns", .values = vals[1], .n = 4}};
 	struct ty_results_saved_bench bench = {
 	    .command = "cmd", .name = "b1", .figs = figs, .nfigs = 2, .label = "b1"};
 	struct ty_results_saved file = {.path = "x.json", .benches = &bench, .nbenches = 1};
-	struct ty_history_meta m = {"abc123", "main", 1700000000, 5, "m1", NULL};
+	struct ty_history_meta m = {.commit = "abc123",
+				    .branch = "main",
+				    .commit_time = 1700000000,
+				    .commit_order = 5,
+				    .machine = "m1"};
 	FILE *fp;
 
 	CHECK(mkdtemp(dir) != NULL);

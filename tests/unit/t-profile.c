@@ -352,7 +352,7 @@ test_flame(struct ty_profile *p)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
-	struct ty_flame_opts o = {"title <script>alert(1)</script>", 0, NULL};
+	struct ty_flame_opts o = {.title = "title <script>alert(1)</script>"};
 
 	CHECK_INT(ty_flame_write(p, &o, fp), 0);
 	fclose(fp);
@@ -391,7 +391,7 @@ test_flame_labels(void)
 	uint32_t a[] = {ll, ls}, b[] = {lu, ls}, c[] = {ls};
 	uint32_t sa = ty_profile_stack(p, a, 2), sb = ty_profile_stack(p, b, 2);
 	uint32_t sc = ty_profile_stack(p, c, 1);
-	struct ty_flame_opts o = {"t", 400, NULL};
+	struct ty_flame_opts o = {.title = "t", .width = 400};
 	char *buf = NULL, *q;
 	size_t len = 0;
 	int i, frames = 0, labelled = 0, cut = 0, fits = 1;

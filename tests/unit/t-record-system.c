@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/profile-file.h"
 #include "tachy/record-system.h"
 
 struct seen {
