@@ -158,30 +158,6 @@ nonneg_number(struct reader *rd, const json_t *v, int nullok, double *out)
 	return 0;
 }
 
-/* Add a figure NAME/UNIT with room for N values to B; returns it or NULL. */
-static struct ty_results_saved_figure *
-add_figure(struct ty_results_saved_bench *b, const char *name, const char *unit, size_t n)
-{
-	struct ty_results_saved_figure *f, *figs;
-
-	figs = realloc(b->figs, (b->nfigs + 1) * sizeof(*figs));
-	if (!figs)
-		return NULL;
-	b->figs = figs;
-	f = &figs[b->nfigs];
-	memset(f, 0, sizeof(*f));
-	f->name = strdup(name);
-	f->unit = strdup(unit);
-	f->values = calloc(n ? n : 1, sizeof(double));
-	f->run = calloc(n ? n : 1, sizeof(*f->run));
-	if (!f->name || !f->unit || !f->values || !f->run) {
-		ty_results_saved_figure_release(f);
-		return NULL;
-	}
-	b->nfigs++;
-	return f;
-}
-
 static void
 push_value(struct ty_results_saved_figure *f, double v, size_t run)
 {
@@ -208,7 +184,7 @@ read_times(struct reader *rd, const json_t *res, struct ty_results_saved_bench *
 		return rc;
 	if (json_array_size(times) == 0)
 		return 1;
-	if (!(f = add_figure(b, "wall", "s", json_array_size(times))))
+	if (!(f = ty_results_saved_figure_add(b, "wall", "s", json_array_size(times))))
 		return nomem(rd);
 	l = down(rd, "times", 0);
 	json_array_foreach(times, i, v)
@@ -326,7 +302,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs,
 				return rc;
 			if (!supported)
 				continue;
-			if (!(f = add_figure(b, name, unit, n)))
+			if (!(f = ty_results_saved_figure_add(b, name, unit, n)))
 				return nomem(rd);
 			f->user_only = user_only;
 			for (j = 0; j < n; j++) {
@@ -445,7 +421,8 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_results_save
 		return rc;
 	}
 	for (i = 0; i < NRUN_FIELDS; i++)
-		if (!add_figure(b, run_fields[i].figure, run_fields[i].unit, json_array_size(runs)))
+		if (!ty_results_saved_figure_add(b, run_fields[i].figure, run_fields[i].unit,
+						 json_array_size(runs)))
 			return nomem(rd);
 	if (!(b->rounds = calloc(json_array_size(runs) + 1, sizeof(*b->rounds))))
 		return nomem(rd);

@@ -154,9 +154,9 @@ ty_results_saved_label(struct ty_results_saved *r, const size_t *orig)
 
 /* ---- from the results of this run ---- */
 
-/* A figure NAME/UNIT with room for N values, added to B; NULL: no memory. */
-static struct ty_results_saved_figure *
-add_figure(struct ty_results_saved_bench *b, const char *name, const char *unit, size_t n)
+struct ty_results_saved_figure *
+ty_results_saved_figure_add(struct ty_results_saved_bench *b, const char *name, const char *unit,
+			    size_t n)
 {
 	struct ty_results_saved_figure *f, *figs;
 
@@ -234,7 +234,7 @@ probe_figures(struct ty_results_saved_bench *b, const struct ty_results *rs,
 		const struct ty_value_desc *d = &rs->values[k];
 		if (!d->supported || ty_results_saved_figure_named(b, d->name))
 			continue;
-		if (!(f = add_figure(b, d->name, d->unit, res->nruns)))
+		if (!(f = ty_results_saved_figure_add(b, d->name, d->unit, res->nruns)))
 			return -ENOMEM;
 		f->user_only = d->user_only;
 		for (i = 0; i < res->nruns; i++)
@@ -256,7 +256,8 @@ bench_from(struct ty_results_saved_bench *b, const struct ty_results *rs,
 	    !(b->rounds = calloc(n + 1, sizeof(*b->rounds))))
 		return -ENOMEM;
 	for (k = 0; k < sizeof(builtin_figs) / sizeof(builtin_figs[0]); k++) {
-		if (!(f = add_figure(b, builtin_figs[k].name, builtin_figs[k].unit, n)))
+		if (!(f = ty_results_saved_figure_add(b, builtin_figs[k].name, builtin_figs[k].unit,
+						      n)))
 			return -ENOMEM;
 		for (i = 0; i < n; i++)
 			push_value(f, builtin_value(&res->runs[i], k), i);

@@ -78,6 +78,12 @@ void ty_results_saved_release(struct ty_results_saved *r);
 void ty_results_saved_bench_release(struct ty_results_saved_bench *b);
 void ty_results_saved_figure_release(struct ty_results_saved_figure *f);
 
+/* A figure NAME/UNIT added to B with room for N values (none yet);
+ * returns it, or NULL when out of memory (B unchanged). */
+struct ty_results_saved_figure *ty_results_saved_figure_add(struct ty_results_saved_bench *b,
+							    const char *name, const char *unit,
+							    size_t n);
+
 /* Give R's benchmarks their labels: the name, or "NAME #k" (dup k) where
  * several share it, with a note per shared name that names them by
  * ORIG[i], the index in the file's results[] of benches[i]. Returns 0 or
