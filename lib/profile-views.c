@@ -25,6 +25,17 @@ sweights_release(struct sweights *sw)
 	free(sw->w), free(sw->sum), free(sw->n), free(sw->sn);
 }
 
+void
+ty_profile_views_row_count(struct ty_profile_views_row *row, const struct ty_prof_sample *s)
+{
+	row->self_weight += (double)s->period;
+	row->total_weight += (double)s->period;
+	if (s->state != TY_STATE_CPU)
+		row->self_off += (double)s->period;
+	row->self_samples++;
+	row->total_samples++;
+}
+
 static int
 stack_weights(const struct ty_profile *p, struct sweights *sw)
 {
@@ -195,12 +206,7 @@ flat_by_thread(const struct ty_profile *p, int comm, int state, struct ty_profil
 				goto out;
 		}
 		row = &f->rows[*r];
-		row->self_weight += (double)s->period;
-		row->total_weight += (double)s->period;
-		if (s->state != TY_STATE_CPU)
-			row->self_off += (double)s->period;
-		row->self_samples++;
-		row->total_samples++;
+		ty_profile_views_row_count(row, s);
 	}
 	ret = 0;
 out:

@@ -166,12 +166,7 @@ ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_profile_vi
 		if ((r = row_for(out, &cap, &keys, &kcap, key, name)) < 0)
 			goto out;
 		row = &out->rows[r];
-		row->self_weight += (double)s->period;
-		row->total_weight += (double)s->period;
-		if (s->state != TY_STATE_CPU)
-			row->self_off += (double)s->period;
-		row->self_samples++;
-		row->total_samples++;
+		ty_profile_views_row_count(row, s);
 	}
 	ret = 0;
 out:

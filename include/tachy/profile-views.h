@@ -33,6 +33,10 @@ struct ty_profile_views_row {
 	double self_off;		  /* of self_weight, off the CPU */
 };
 
+/* Sample S counted as ROW's own: self = total, as in the rows of a
+ * thread, a command, a state, a process or a CPU. */
+void ty_profile_views_row_count(struct ty_profile_views_row *row, const struct ty_prof_sample *s);
+
 struct ty_profile_views_flat {
 	struct ty_profile_views_row *rows;
 	size_t nrows;
