@@ -20,6 +20,7 @@
 #include "tachy/array.h"
 #include "tachy/calls.h"
 
+#ifdef HAVE_LIBELF
 static int
 has_offset(const struct ty_calls *c, const char *path, uint64_t off)
 {
@@ -31,7 +32,6 @@ has_offset(const struct ty_calls *c, const char *path, uint64_t off)
 	return 0;
 }
 
-#ifdef HAVE_LIBELF
 /* The file offset of the link-time address V (in an executable segment). */
 static int
 vaddr_offset(Elf *elf, uint64_t v, uint64_t *off)

@@ -8,7 +8,6 @@
 
 #include "tachy/array.h"
 #include "tachy/profile-views.h"
-#include "tachy/profile-who.h"
 
 /* --- views ------------------------------------------------------------------ */
 
@@ -245,8 +244,8 @@ row_cmp(const void *a, const void *b)
 	return strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
 }
 
-static void
-sort_rows(struct ty_profile_views_flat *f, enum ty_prof_sort sort)
+void
+ty_profile_views_flat_sort(struct ty_profile_views_flat *f, enum ty_prof_sort sort)
 {
 	sort_key = sort;
 	if (f->nrows > 1)
@@ -262,12 +261,12 @@ ty_profile_views_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_pr
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if (by == TY_BY_PROCESS || by == TY_BY_CPU)
+		return -EINVAL; /* profile-who.c's */
 	for (i = 0; i < p->nsamples; i++)
 		out->weight += (double)p->samples[i].period;
 	out->samples = p->nsamples;
-	if (by == TY_BY_PROCESS || by == TY_BY_CPU) {
-		ret = ty_profile_flat_who(p, by == TY_BY_CPU, out);
-	} else if (by == TY_BY_THREAD || by == TY_BY_COMM || by == TY_BY_STATE) {
+	if (by == TY_BY_THREAD || by == TY_BY_COMM || by == TY_BY_STATE) {
 		ret = flat_by_thread(p, by == TY_BY_COMM, by == TY_BY_STATE, out);
 	} else {
 		if (stack_weights(p, &sw) < 0)
@@ -279,7 +278,7 @@ ty_profile_views_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_pr
 		ty_profile_views_flat_release(out);
 		return ret;
 	}
-	sort_rows(out, sort);
+	ty_profile_views_flat_sort(out, sort);
 	return 0;
 }
 
@@ -696,7 +695,7 @@ ty_profile_views_neighbours(const struct ty_profile *p, const char *sym, int up,
 		out->weight += w[s];
 		out->samples += n[s];
 	}
-	sort_rows(out, TY_SORT_SELF);
+	ty_profile_views_flat_sort(out, TY_SORT_SELF);
 	ret = 0;
 done:
 	if (ret < 0)

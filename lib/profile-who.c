@@ -138,13 +138,18 @@ row_for(struct ty_profile_views_flat *f, size_t *cap, uint32_t **keys, size_t *k
 }
 
 int
-ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_profile_views_flat *out)
+ty_profile_flat_who(const struct ty_profile *p, int by_cpu, enum ty_prof_sort sort,
+		    struct ty_profile_views_flat *out)
 {
 	struct tindex t;
 	uint32_t *keys = NULL;
 	size_t cap = 0, kcap = 0, i;
 	int ret = -ENOMEM, r;
 
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < p->nsamples; i++)
+		out->weight += (double)p->samples[i].period;
+	out->samples = p->nsamples;
 	if (tindex_build(&t, p) < 0)
 		return -ENOMEM;
 	for (i = 0; i < p->nsamples; i++) {
@@ -168,9 +173,12 @@ ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_profile_vi
 		row = &out->rows[r];
 		ty_profile_views_row_count(row, s);
 	}
+	ty_profile_views_flat_sort(out, sort);
 	ret = 0;
 out:
 	free(keys);
 	tindex_release(&t);
+	if (ret < 0)
+		ty_profile_views_flat_release(out);
 	return ret;
 }

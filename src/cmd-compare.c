@@ -14,6 +14,7 @@
 #include "tachy/jsonw.h"
 #include "tachy/markdown.h"
 #include "tachy/outfile.h"
+#include "tachy/results-export.h"
 #include "tachy/results-read.h"
 #include "tachy/results.h"
 #include "term.h"

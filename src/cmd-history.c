@@ -13,6 +13,7 @@
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
+#include "tachy/results-export.h"
 #include "tachy/results-read.h"
 #include "tachy/results.h"
 #include "tachy/svg.h"

@@ -545,7 +545,9 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	size_t i, n;
 	int off = ty_profile_has_off_cpu(p), calls = p->ncalls && o->by == TY_BY_SYMBOL;
 
-	if (ty_profile_views_flat(p, o->by, o->sort, &f) < 0)
+	if ((o->by == TY_BY_PROCESS || o->by == TY_BY_CPU
+		 ? ty_profile_flat_who(p, o->by == TY_BY_CPU, o->sort, &f)
+		 : ty_profile_views_flat(p, o->by, o->sort, &f)) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
 	calls_line(p);

@@ -20,8 +20,8 @@ enum ty_prof_by {
 	TY_BY_DSO,
 	TY_BY_LINE,
 	TY_BY_STATE,
-	TY_BY_PROCESS, /* "comm [pid]" (profile-who.c) */
-	TY_BY_CPU      /* "cpu N" (profile-who.c) */
+	TY_BY_PROCESS, /* "comm [pid]" (profile-who.c's ty_profile_flat_who) */
+	TY_BY_CPU      /* "cpu N" (profile-who.c's ty_profile_flat_who) */
 };
 enum ty_prof_sort { TY_SORT_SELF, TY_SORT_TOTAL, TY_SORT_NAME, TY_SORT_SAMPLES };
 
@@ -37,6 +37,10 @@ struct ty_profile_views_row {
  * thread, a command, a state, a process or a CPU. */
 void ty_profile_views_row_count(struct ty_profile_views_row *row, const struct ty_prof_sample *s);
 
+struct ty_profile_views_flat;
+/* Sort F's rows by SORT, as ty_profile_views_flat sorts them. */
+void ty_profile_views_flat_sort(struct ty_profile_views_flat *f, enum ty_prof_sort sort);
+
 struct ty_profile_views_flat {
 	struct ty_profile_views_row *rows;
 	size_t nrows;
@@ -46,7 +50,8 @@ struct ty_profile_views_flat {
 
 /* Aggregate P by BY, sorted by SORT (self: descending self weight, then
  * name). Total (with children) counts each function once per sample.
- * Returns 0 or -ENOMEM. */
+ * Returns 0, -ENOMEM, or -EINVAL for TY_BY_PROCESS and TY_BY_CPU (made
+ * by profile-who.h's ty_profile_flat_who). */
 int ty_profile_views_flat(const struct ty_profile *p, enum ty_prof_by by, enum ty_prof_sort sort,
 			  struct ty_profile_views_flat *out);
 void ty_profile_views_flat_release(struct ty_profile_views_flat *f);

@@ -26,10 +26,11 @@ struct ty_prof_filter {
  * Returns the number kept, or -ENOMEM. */
 long ty_profile_filter(struct ty_profile *p, const struct ty_prof_filter *f);
 
-/* The flat profile rows of P per process ("comm [pid]", the name of its
- * main thread where known) or per CPU ("cpu N"), self = total, into OUT
- * (empty, its weight and samples set by the caller). Returns 0 or
+/* The flat profile of P per process ("comm [pid]", the name of its main
+ * thread where known) or per CPU ("cpu N"), self = total, sorted by SORT,
+ * into OUT (as ty_profile_views_flat makes the other views). Returns 0 or
  * -ENOMEM. */
-int ty_profile_flat_who(const struct ty_profile *p, int by_cpu, struct ty_profile_views_flat *out);
+int ty_profile_flat_who(const struct ty_profile *p, int by_cpu, enum ty_prof_sort sort,
+			struct ty_profile_views_flat *out);
 
 #endif

@@ -180,8 +180,4 @@ int ty_results_analyze(struct ty_results *rs, struct ty_error *e);
 const struct ty_comparison *ty_results_comparison(const struct ty_results *rs, size_t command,
 						  size_t fig);
 
-/* The exports of the model (JSON, CSV, the tables): results-export.h,
- * included here for the commands that both build and write results. */
-#include "tachy/results-export.h"
-
 #endif
