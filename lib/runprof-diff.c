@@ -252,7 +252,26 @@ col_mean(const double *m, size_t n, size_t ncol, size_t k)
 	return n ? s / (double)n : 0;
 }
 
-static double rank_dir; /* qsort has no context: the wall change's sign */
+/* qsort has no context: the wall change's sign, and the symbols (ties are
+ * ordered by name and DSO, not by index: a profile read back from an
+ * export numbers its symbols otherwise than the run did) */
+static double rank_dir;
+static const struct ty_runprof *rank_p;
+
+static int
+sym_cmp(uint32_t a, uint32_t b)
+{
+	const struct ty_runprof_sym *x, *y;
+	int c;
+
+	if (a == b || !rank_p || a >= rank_p->nsyms || b >= rank_p->nsyms)
+		return a < b ? -1 : a > b;
+	x = &rank_p->syms[a];
+	y = &rank_p->syms[b];
+	if ((c = strcmp(x->name ? x->name : "", y->name ? y->name : "")))
+		return c;
+	return strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+}
 
 static int
 row_cmp(const void *a, const void *b)
@@ -269,7 +288,7 @@ row_cmp(const void *a, const void *b)
 	ky = y->verdict ? y->change_ms * rank_dir : fabs(y->change_ms);
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
-	return x->sym < y->sym ? -1 : x->sym > y->sym;
+	return sym_cmp(x->sym, y->sym);
 }
 
 /* Test one family of rows (self or total time) into *ROWS, *NROWS, with
@@ -343,6 +362,7 @@ family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 			*explained += r->change_ms;
 	}
 	rank_dir = o->wall_change_ms < 0 ? -1 : 1;
+	rank_p = p;
 	qsort(rw, c.ncol, sizeof(*rw), row_cmp);
 	*rows = rw;
 	rw = NULL;
