@@ -1,5 +1,6 @@
 /* store-pg.c - the history in a PostgreSQL database (store.h). */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,13 +98,50 @@ pg_reset(struct ty_store *s, struct ty_error *e)
 	return 0;
 }
 
+/* connect_timeout of OPTS in ms (libpq's rule: at least 2 s), -1: none. */
+static int
+connect_timeout_ms(const PQconninfoOption *opts)
+{
+	long t;
+
+	for (; opts && opts->keyword; opts++)
+		if (strcmp(opts->keyword, "connect_timeout") == 0 && opts->val && *opts->val) {
+			t = strtol(opts->val, NULL, 10);
+			return t <= 0 ? -1 : t < 2 ? 2000 : t > 86400 ? 86400000 : (int)t * 1000;
+		}
+	return -1;
+}
+
+/* Drive C's connection to its end, as PQconnectdb does (within TIMEOUT_MS
+ * of quiet when not -1). Returns 0 (C's status says how it ended), or -1
+ * on a timeout. */
+static int
+connect_poll(PGconn *c, int timeout_ms)
+{
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	struct pollfd pfd;
+
+	for (;;) {
+		if (st == PGRES_POLLING_OK || st == PGRES_POLLING_FAILED)
+			return 0;
+		pfd.fd = PQsocket(c);
+		pfd.events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT;
+		pfd.revents = 0;
+		if (pfd.fd < 0)
+			return 0;
+		if (poll(&pfd, 1, timeout_ms) == 0)
+			return -1;
+		st = PQconnectPoll(c);
+	}
+}
+
 int
 ty_store_pg_open(struct ty_store *s, const char *conninfo, struct ty_error *e)
 {
 	PQconninfoOption *opts;
 	char *err = NULL;
 	PGconn *c;
-	int rc;
+	int rc, timeout_ms;
 
 	s->kind = TY_STORE_PG;
 	s->exec = pg_exec;
@@ -117,17 +155,26 @@ ty_store_pg_open(struct ty_store *s, const char *conninfo, struct ty_error *e)
 		PQfreemem(err);
 		return rc;
 	}
+	timeout_ms = connect_timeout_ms(opts);
 	PQconninfoFree(opts);
-	c = PQconnectdb(conninfo);
+	/* started, not PQconnectdb: the server's notices during the start-up
+	 * ("terminating connection due to immediate shutdown") go to the quiet
+	 * processor, not raw to stderr */
+	c = PQconnectStart(conninfo);
 	s->db = c;
 	if (!c)
 		return ty_error_set(e, -ENOMEM, "out of memory");
+	PQsetNoticeProcessor(c, pg_quiet, NULL);
+	if (PQstatus(c) != CONNECTION_BAD && connect_poll(c, timeout_ms) < 0) {
+		rc = pg_error(s, -ETIMEDOUT, "cannot connect: ", "timeout expired", e);
+		pg_close(s);
+		return rc;
+	}
 	if (PQstatus(c) != CONNECTION_OK) {
 		rc = pg_error(s, -ECONNREFUSED, "cannot connect: ", PQerrorMessage(c), e);
 		pg_close(s);
 		return rc;
 	}
-	PQsetNoticeProcessor(c, pg_quiet, NULL);
 	return 0;
 }
 
