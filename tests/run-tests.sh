@@ -18,7 +18,11 @@
 # UPDATE=1 writes what a failing case printed into its expected-stdout and
 # expected-stderr (those it has) and expected-status, for review with git
 # diff before committing (make cli-test UPDATE=1 T=NAME).
+# A unit test or case that runs past TEST_TIMEOUT seconds (default 900: a
+# sanitizer build on a slow, loaded machine) is killed, with its children,
+# and fails as "timed out": a hang costs one test, never the whole run.
 set -u
+lim=${TEST_TIMEOUT:-900}
 only=${T:-*}
 mode=all
 case "${1:-}" in --unit-only|--cli-only) mode=${1#--}; shift ;; esac
@@ -42,7 +46,9 @@ if [ "$mode" != cli-only ]; then
 		[ -x "$t" ] || continue
 		name=${t##*/}
 		case "$name" in $only) ;; *) continue ;; esac
-		out=$("$t" 2>&1); st=$?
+		out=$(timeout -k 10 "$lim" "$t" 2>&1); st=$?
+		[ $st = 124 ] && out="$out
+$name: timed out after $lim s"
 		line=$(printf '%s\n' "$out" | grep '^# checks ' | tail -n 1)
 		p=$(echo "$line" | awk '{print $3}'); f=$(echo "$line" | awk '{print $4}')
 		[ -n "$p" ] || { p=0; f=1; }
@@ -75,12 +81,13 @@ if [ "$mode" != unit-only ]; then
 		fi
 		input=/dev/null
 		[ -f "$w/stdin" ] && input="$w/stdin"
-		(cd "$w" && PATH="$TOP:$PATH" sh ./cmd <"$input" >"$w/.out" 2>"$w/.err")
+		(cd "$w" && PATH="$TOP:$PATH" timeout -k 10 "$lim" sh ./cmd <"$input" >"$w/.out" 2>"$w/.err")
 		st=$?
 		want=0
 		[ -f "$w/expected-status" ] && want=$(cat "$w/expected-status")
 		ok=1 why=""
 		[ "$st" = "$want" ] || { ok=0; why="exit status $st, expected $want"; }
+		[ "$st" = 124 ] && [ "$want" != 124 ] && why="timed out after $lim s"
 		if [ -f "$w/expected-stdout" ] && ! cmp -s "$w/expected-stdout" "$w/.out"; then
 			ok=0; why="$why; stdout differs"
 		fi

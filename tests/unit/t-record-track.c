@@ -35,7 +35,7 @@ take(void *arg, long tid)
 	return 1;
 }
 
-static int pipefd[2];
+static int up[2], down[2]; /* thread -> main, main -> thread: a pipe each, so neither reads its own byte */
 static long other_tid;
 
 static void *
@@ -45,9 +45,9 @@ blocked(void *arg)
 
 	(void)arg;
 	other_tid = (long)syscall(SYS_gettid);
-	if (write(pipefd[1], "r", 1) != 1) /* "running": its tid is set */
+	if (write(up[1], "r", 1) != 1) /* "running": its tid is set */
 		return NULL;
-	if (read(pipefd[0], &c, 1) != 1) /* until main lets it go */
+	if (read(down[0], &c, 1) != 1) /* until main lets it go */
 		return NULL;
 	return NULL;
 }
@@ -60,19 +60,22 @@ test_each_thread(void)
 	char c;
 	int ok;
 
-	CHECK_INT(pipe(pipefd), 0);
+	CHECK_INT(pipe(up), 0);
+	CHECK_INT(pipe(down), 0);
 	CHECK_INT(pthread_create(&th, NULL, blocked, NULL), 0);
-	CHECK(read(pipefd[0], &c, 1) == 1);
+	CHECK(read(up[0], &c, 1) == 1);
 	ty_record_track_each_thread((long)getpid(), take, &t);
 	CHECK_INT(t.n, 2);
 	ok = (t.tid[0] == getpid() && t.tid[1] == other_tid) ||
 	     (t.tid[1] == getpid() && t.tid[0] == other_tid);
 	CHECK(ok);
 	CHECK_INT(t.calls, 4); /* a second list took none */
-	CHECK(write(pipefd[1], "g", 1) == 1);
+	CHECK(write(down[1], "g", 1) == 1);
 	pthread_join(th, NULL);
-	close(pipefd[0]);
-	close(pipefd[1]);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
 	t.n = t.calls = 0;
 	ty_record_track_each_thread(999999999L, take, &t); /* no such process */
 	CHECK_INT(t.calls, 0);
