@@ -35,7 +35,8 @@ take(void *arg, long tid)
 	return 1;
 }
 
-static int up[2], down[2]; /* thread -> main, main -> thread: a pipe each, so neither reads its own byte */
+static int up[2],
+    down[2]; /* thread -> main, main -> thread: a pipe each, so neither reads its own byte */
 static long other_tid;
 
 static void *
