@@ -280,6 +280,18 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		}
 		ret = ty_sampler_open(&r->s, &so, err);
 		r->pages = so.mmap_pages ? so.mmap_pages : 128;
+		if (ret == 0 && r->track.lazy && !r->o.mmap_pages && so.mmap_pages > 128 &&
+		    (ty_sampler_lazy_error(r->s) == -EPERM ||
+		     ty_sampler_lazy_error(r->s) == -ENOMEM)) {
+			/* The rings fit the user's locked-memory limit but left
+			 * no room for the mapping watchers: smaller rings rather
+			 * than maps read every 50 ms (which misses the libraries
+			 * of a process that execs and ends between two reads). */
+			ty_sampler_free(r->s);
+			r->s = NULL;
+			fit_rings(r, &so, so.mmap_pages / 2, page);
+			continue;
+		}
 		if (ret == 0)
 			break;
 		if ((ret == -EPERM || ret == -ENOMEM) && !r->o.mmap_pages && so.mmap_pages > 128) {
