@@ -155,8 +155,8 @@ figure_text_centre(char *buf, size_t size, const struct ty_centre *c, double ref
 	double h = fmax(c->hi - c->centre, c->centre - c->lo);
 
 	figure_text_value(v, sizeof(v), c->centre, ref, unit);
-	if (!c->exact_ci || !isfinite(h))
-		snprintf(buf, size, "%s %s%s", v, term_glyph("pm"), term_glyph("inf"));
+	if (!c->exact_ci || !isfinite(h)) /* no interval to be had: said, never as infinite */
+		snprintf(buf, size, "%s %sn/a", v, term_glyph("pm"));
 	else if (c->centre != 0)
 		snprintf(buf, size, "%s %s%.*f%%", v, term_glyph("pm"),
 			 100 * h / fabs(c->centre) < 10 ? 1 : 0, 100 * h / fabs(c->centre));
