@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/results-export.h"
 #include "tachy/runner.h"
 
 /* ---- fake world ---- */
