@@ -102,6 +102,8 @@ ty_results_saved_strv_addf(char ***v, size_t *n, const char *fmt, ...)
 	va_end(ap);
 	if (rc < 0)
 		return -ENOMEM;
+	/* one at a time here and below: notes, figures and environment
+	 * entries are a handful a benchmark, and readers give no capacity */
 	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
 		free(s);
 		return -ENOMEM;
