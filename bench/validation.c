@@ -208,7 +208,7 @@ sim_now(void *ctx)
 
 static int
 sim_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
-	 struct ty_sample *s, double *values, struct ty_error *e)
+	 struct ty_results_run *s, double *values, struct ty_error *e)
 {
 	size_t j = (size_t)(job - W.jobs);
 	double lv;
