@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tachy/argv.h"
 #include "tachy/array.h"
 #include "tachy/clock.h"
 #include "tachy/collect.h"
@@ -882,22 +883,15 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 	return 0;
 }
 
-static char *
-join_argv(char *const *argv)
+/* How many words ARGV (NULL-terminated) has. */
+static size_t
+argv_count(char *const *argv)
 {
-	size_t n = 1, i;
-	char *s;
+	size_t n = 0;
 
-	for (i = 0; argv[i]; i++)
-		n += strlen(argv[i]) + 1;
-	if (!(s = calloc(1, n)))
-		return NULL;
-	for (i = 0; argv[i]; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
+	while (argv[n])
+		n++;
+	return n;
 }
 
 int
@@ -912,7 +906,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.unwind_log)
 		ty_record_diag_report(&r->diag, r->o.unwind_log, r->syms, r->child, r->t0);
 	p->meta.event = strdup(r->ename);
-	p->meta.command = r->o.pid ? r->pname : join_argv(r->o.argv);
+	p->meta.command = r->o.pid ? r->pname : ty_argv_join(r->o.argv, argv_count(r->o.argv));
 	r->pname = NULL;
 	p->meta.use_freq = r->o.use_freq;
 	p->meta.rate = r->o.rate;

@@ -63,7 +63,7 @@ json_num(struct ty_jsonw *w, const char *key, double v)
 static void
 json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struct ty_jsonw *w)
 {
-	const struct ty_sample *s = &r->runs[i];
+	const struct ty_results_run *s = &r->runs[i];
 	size_t k;
 
 	ty_jsonw_object_begin(w);
