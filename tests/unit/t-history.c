@@ -445,9 +445,9 @@ test_migrate(void)
 	{
 		sqlite3 *q;
 		CHECK_INT(sqlite3_open(db, &q), SQLITE_OK);
-		CHECK_INT(sqlite3_exec(q, "UPDATE profiles SET data = '{\"hz\": 0}'", NULL, NULL,
-				       NULL),
-			  SQLITE_OK);
+		CHECK_INT(
+		    sqlite3_exec(q, "UPDATE profiles SET data = '{\"hz\": 0}'", NULL, NULL, NULL),
+		    SQLITE_OK);
 		sqlite3_close(q);
 	}
 	CHECK_INT(ty_history_open(&h, db, 0, &e), 0);
