@@ -841,7 +841,7 @@ cmd_history(int argc, char **argv)
 	    OPT_STRING(0, "machine", &o.machine, "M",
 		       "add: the machine (default: the file's hostname, else\n"
 		       "this machine's, with its facts, for hyperfine's files);\n"
-		       "the others: only the series of machine M"),
+		       "the others: only the results of machine M"),
 	    OPT_STRING(0, "tag", &o.tag, "T", "add: a free tag, stored with the results"),
 	    OPT_STRING('F', "figure", &o.figure, "F",
 		       "list, show, detect, plot: wall (default), user,\n"
