@@ -19,12 +19,10 @@
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/numparse.h"
+#include "tachy/results-saved.h"
+#include "tachy/runprof-json.h"
 
 extern char **environ;
-
-struct ty_history {
-	struct ty_store s;
-};
 
 /* ---- schema ---- */
 
@@ -47,12 +45,31 @@ struct ty_history {
 	    "CREATE INDEX samples_figure ON samples (figure)",                                     \
 	    "INSERT INTO tachy_meta (key, value) VALUES ('schema_version', '1')"
 
-static const char *const schema_sqlite[] = {SCHEMA_V1("INTEGER PRIMARY KEY", "INTEGER"), NULL};
-static const char *const schema_pg[] = {SCHEMA_V1("BIGSERIAL PRIMARY KEY", "BIGINT"), NULL};
+/* Version 2: the per-run profiles of tachy run --profile (runprof-json.h's
+ * tachy.profile for the one result, its symbols only: profiles.data, with
+ * its number of runs), and the warm-up runs the run left out
+ * (results.left_out; NULL where not known, as for every result before).
+ * Only added: every version-1 row stays as it was. */
+#define MIGRATE_V2(BIG)                                                                            \
+	"ALTER TABLE results ADD COLUMN left_out " BIG,                                            \
+	    "CREATE TABLE profiles (result_id " BIG " PRIMARY KEY REFERENCES results(id), "        \
+	    "runs " BIG " NOT NULL, data TEXT NOT NULL)"
 
-/* Migrations: migrations[v - 1] takes a store from version v to v + 1.
- * None yet: the first schema is the current one. */
-static const char *const *const migrations[] = {NULL};
+#define SET_VERSION(V) "UPDATE tachy_meta SET value = '" #V "' WHERE key = 'schema_version'"
+
+static const char *const schema_sqlite[] = {SCHEMA_V1("INTEGER PRIMARY KEY", "INTEGER"),
+					    MIGRATE_V2("INTEGER"), SET_VERSION(2), NULL};
+static const char *const schema_pg[] = {SCHEMA_V1("BIGSERIAL PRIMARY KEY", "BIGINT"),
+					MIGRATE_V2("BIGINT"), SET_VERSION(2), NULL};
+
+/* Migrations: migrations[v - 1] takes a store from version v to v + 1
+ * (its last statement sets the version), for SQLite and PostgreSQL. */
+static const char *const v2_sqlite[] = {MIGRATE_V2("INTEGER"), SET_VERSION(2), NULL};
+static const char *const v2_pg[] = {MIGRATE_V2("BIGINT"), SET_VERSION(2), NULL};
+static const char *const *const migrations[][2] = {{v2_sqlite, v2_pg}};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == TY_HISTORY_SCHEMA - 1,
+	       "a migration to every version");
 
 static const char sql_has_meta_sqlite[] =
     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tachy_meta'";
@@ -63,8 +80,6 @@ static const char sql_has_meta_pg[] =
 static const char sql_tables_pg[] =
     "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()";
 static const char sql_version[] = "SELECT value FROM tachy_meta WHERE key = 'schema_version'";
-static const char sql_set_version[] =
-    "UPDATE tachy_meta SET value = $1 WHERE key = 'schema_version'";
 
 static int
 exec0(struct ty_history *h, const char *sql, struct ty_error *e)
@@ -147,6 +162,7 @@ schema_check(struct ty_history *h, int create, struct ty_error *e)
 		for (st = pg ? schema_pg : schema_sqlite; *st; st++)
 			if ((rc = exec0(h, *st, e)) < 0)
 				goto fail;
+		h->version = TY_HISTORY_SCHEMA;
 		free(txt);
 		return exec0(h, "COMMIT", e);
 	}
@@ -168,24 +184,14 @@ schema_check(struct ty_history *h, int create, struct ty_error *e)
 				  h->s.name, v, TY_HISTORY_SCHEMA);
 		goto fail;
 	}
-	if (v < TY_HISTORY_SCHEMA) {
-		char num[24];
-		const char *p[1] = {num};
-		if (!create) {
-			rc = ty_error_set(e, -EINVAL,
-					  "database '%s' has schema version %ld: add a result with "
-					  "this tachy to migrate it to %d",
-					  h->s.name, v, TY_HISTORY_SCHEMA);
-			goto fail;
-		}
-		for (; v < TY_HISTORY_SCHEMA; v++)
-			for (st = migrations[v - 1]; st && *st; st++)
-				if ((rc = exec0(h, *st, e)) < 0)
-					goto fail;
-		snprintf(num, sizeof(num), "%d", TY_HISTORY_SCHEMA);
-		if ((rc = h->s.exec(&h->s, sql_set_version, p, 1, NULL, NULL, e)) < 0)
-			goto fail;
-	}
+	/* A reader reads an older store as it is (what a version added is
+	 * simply not there: h->version says so); a writer migrates it, in
+	 * this transaction, so that a failure leaves it as it was. */
+	for (; create && v < TY_HISTORY_SCHEMA; v++)
+		for (st = migrations[v - 1][pg]; *st; st++)
+			if ((rc = exec0(h, *st, e)) < 0)
+				goto fail;
+	h->version = (int)v;
 	free(txt);
 	return exec0(h, "COMMIT", e);
 fail:
@@ -278,9 +284,12 @@ static const char sql_commit[] =
     "commit_order = COALESCE(excluded.commit_order, commits.commit_order) RETURNING id";
 static const char sql_result[] =
     "INSERT INTO results (benchmark, command, commit_id, machine_id, added, source, "
-    "environment, tags) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
+    "environment, tags, left_out) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+    "CAST($9 AS BIGINT)) RETURNING id";
 static const char sql_sample[] =
     "INSERT INTO samples (result_id, figure, unit, n, vals) VALUES ($1, $2, $3, $4, $5)";
+static const char sql_profile[] =
+    "INSERT INTO profiles (result_id, runs, data) VALUES ($1, CAST($2 AS BIGINT), $3)";
 
 /* The file's environment as a JSON object (malloc'd), "{}" when it has none. */
 static char *
@@ -332,24 +341,52 @@ values_text(const double *v, size_t n)
 	return buf;
 }
 
+/* The per-run profile of benchmark B of F (result RID), when F has one
+ * for each of B's runs. */
+static int
+add_profile(struct ty_history *h, const char *rid, const struct ty_results_saved *f,
+	    const struct ty_results_saved_bench *b, struct ty_error *e)
+{
+	size_t k = (size_t)(b - f->benches);
+	const char *q[3];
+	char num[24], *data;
+	int rc;
+
+	if (!f->profile || k >= f->profile->ncmds || !f->profile->cmds[k].nruns ||
+	    f->profile->cmds[k].nruns != b->nruns)
+		return 0;
+	if (!(data = ty_runprof_json_text(f->profile, k)))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	snprintf(num, sizeof(num), "%zu", b->nruns);
+	q[0] = rid;
+	q[1] = num;
+	q[2] = data;
+	rc = h->s.exec(&h->s, sql_profile, q, 3, NULL, NULL, e);
+	free(data);
+	return rc;
+}
+
 static int
 add_bench(struct ty_history *h, const char *commit_id, const char *machine_id, const char *added,
 	  const struct ty_results_saved *f, const struct ty_results_saved_bench *b, const char *env,
 	  const char *tags, struct ty_error *e)
 {
-	const char *p[8] = {b->label ? b->label : b->name,
+	char left[24];
+	const char *p[9] = {b->label ? b->label : b->name,
 			    b->command,
 			    commit_id,
 			    machine_id,
 			    added,
 			    f->path,
 			    env,
-			    tags};
+			    tags,
+			    b->left_out >= 0 ? left : NULL};
 	char *rid = NULL, num[24], *vals;
 	size_t k;
 	int rc;
 
-	if ((rc = query_text(h, sql_result, p, 8, &rid, e)) < 0)
+	snprintf(left, sizeof(left), "%ld", b->left_out);
+	if ((rc = query_text(h, sql_result, p, 9, &rid, e)) < 0)
 		return rc;
 	for (k = 0; k < b->nfigs; k++) {
 		const struct ty_results_saved_figure *g = &b->figs[k];
@@ -371,6 +408,8 @@ add_bench(struct ty_history *h, const char *commit_id, const char *machine_id, c
 		if (rc < 0)
 			break;
 	}
+	if (rc == 0)
+		rc = add_profile(h, rid, f, b, e);
 	free(rid);
 	return rc;
 }
@@ -520,6 +559,9 @@ ty_history_add(struct ty_history *h, const struct ty_history_meta *m,
 	int rc = 0, tries, at_commit;
 
 	*added = 0;
+	if (h->version < TY_HISTORY_SCHEMA)
+		return ty_error_set(e, -EINVAL, "database '%s' was opened to read, not to add to",
+				    h->s.name);
 	if (!m->commit || !m->commit[0])
 		return ty_error_set(e, -EINVAL, "no commit to store the results under");
 	for (i = 0; i < n; i++) {

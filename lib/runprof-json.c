@@ -86,8 +86,8 @@ ty_runprof_json_free(struct ty_runprof *p)
 }
 
 int
-ty_runprof_copy_cmd(struct ty_runprof *dst, size_t dst_cmd, const struct ty_runprof *src,
-		    size_t src_cmd)
+ty_runprof_copy_runs(struct ty_runprof *dst, size_t dst_cmd, const struct ty_runprof *src,
+		     size_t src_cmd, size_t first, size_t n)
 {
 	const struct ty_runprof_cmd *c;
 	struct ty_runprof_ent *ents = NULL;
@@ -97,7 +97,9 @@ ty_runprof_copy_cmd(struct ty_runprof *dst, size_t dst_cmd, const struct ty_runp
 	if (src_cmd >= src->ncmds || dst_cmd >= dst->ncmds)
 		return -EINVAL;
 	c = &src->cmds[src_cmd];
-	for (i = 0; i < c->nruns && rc == 0; i++) {
+	if (first > c->nruns || n > c->nruns - first)
+		return -EINVAL;
+	for (i = first; i < first + n && rc == 0; i++) {
 		const struct ty_runprof_run *r = &c->runs[i];
 		if (ty_array_grow(&ents, sizeof(*ents), r->n + 1, &cap) < 0) {
 			rc = -ENOMEM;
@@ -116,6 +118,87 @@ ty_runprof_copy_cmd(struct ty_runprof *dst, size_t dst_cmd, const struct ty_runp
 	}
 	free(ents);
 	return rc;
+}
+
+int
+ty_runprof_copy_cmd(struct ty_runprof *dst, size_t dst_cmd, const struct ty_runprof *src,
+		    size_t src_cmd)
+{
+	if (src_cmd >= src->ncmds)
+		return -EINVAL;
+	return ty_runprof_copy_runs(dst, dst_cmd, src, src_cmd, 0, src->cmds[src_cmd].nruns);
+}
+
+char *
+ty_runprof_json_text(const struct ty_runprof *p, size_t cmd)
+{
+	const struct ty_runprof_cmd *c = cmd < p->ncmds ? &p->cmds[cmd] : NULL;
+	uint32_t *map = calloc(p->nsyms + 1, sizeof(*map)), *order = NULL, used = 0, y;
+	struct ty_jsonw w;
+	char *buf = NULL;
+	size_t len = 0, i, k;
+	FILE *fp;
+
+	if (!map || !(order = malloc((p->nsyms + 1) * sizeof(*order)))) {
+		free(map);
+		return NULL;
+	}
+	/* the symbols of this command's runs, numbered 1.. in order of use (0: unused) */
+	for (i = 0; c && i < c->nruns; i++)
+		for (k = 0; k < c->runs[i].n; k++) {
+			y = p->ents[c->runs[i].first + k].sym;
+			if (!map[y]) {
+				order[used] = y;
+				map[y] = ++used;
+			}
+		}
+	if (!(fp = open_memstream(&buf, &len))) {
+		free(map);
+		free(order);
+		return NULL;
+	}
+	ty_jsonw_init(&w, fp, 0);
+	ty_jsonw_object_begin(&w);
+	ty_jsonw_kuint(&w, "hz", p->hz);
+	ty_jsonw_kbool(&w, "callchain", p->callchain);
+	ty_jsonw_kbool(&w, "user_only", p->user_only);
+	ty_jsonw_kuint(&w, "lost", p->lost);
+	ty_jsonw_kdouble(&w, "cost_ms", p->cost_ms);
+	ty_jsonw_key(&w, "symbols");
+	ty_jsonw_array_begin(&w);
+	for (y = 0; y < used; y++) {
+		ty_jsonw_array_begin(&w);
+		ty_jsonw_string(&w, p->syms[order[y]].name);
+		ty_jsonw_string(&w, p->syms[order[y]].dso);
+		ty_jsonw_array_end(&w);
+	}
+	ty_jsonw_array_end(&w);
+	ty_jsonw_key(&w, "runs");
+	ty_jsonw_array_begin(&w);
+	ty_jsonw_array_begin(&w);
+	for (i = 0; c && i < c->nruns; i++) {
+		const struct ty_runprof_run *r = &c->runs[i];
+		ty_jsonw_array_begin(&w);
+		ty_jsonw_uint(&w, r->samples);
+		ty_jsonw_double(&w, round(r->ms * 1e6) / 1e6); /* ns */
+		for (k = 0; k < r->n; k++) {
+			const struct ty_runprof_ent *en = &p->ents[r->first + k];
+			ty_jsonw_uint(&w, map[en->sym] - 1);
+			ty_jsonw_uint(&w, en->self);
+			ty_jsonw_uint(&w, en->total);
+		}
+		ty_jsonw_array_end(&w);
+	}
+	ty_jsonw_array_end(&w);
+	ty_jsonw_array_end(&w);
+	ty_jsonw_object_end(&w);
+	free(map);
+	free(order);
+	if (ferror(fp) | fclose(fp)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 #ifdef HAVE_JANSSON
@@ -317,6 +400,24 @@ ty_runprof_json_read(struct ty_runprof **out, const void *prof, const size_t *or
 	return 0;
 }
 
+int
+ty_runprof_json_read_text(struct ty_runprof **out, const char *text, size_t nruns, const char *what,
+			  struct ty_error *e)
+{
+	size_t orig = 0;
+	json_error_t je;
+	json_t *root;
+	int rc;
+
+	*out = NULL;
+	if (!(root = json_loads(text, JSON_REJECT_DUPLICATES, &je)))
+		return ty_error_set(e, -EINVAL, "%s: tachy.profile: not JSON (%s, at %d:%d)", what,
+				    je.text, je.line, je.column);
+	rc = ty_runprof_json_read(out, root, &orig, &nruns, 1, 1, what, e);
+	json_decref(root);
+	return rc;
+}
+
 #else
 
 int
@@ -327,6 +428,15 @@ ty_runprof_json_read(struct ty_runprof **out, const void *prof, const size_t *or
 	(void)prof, (void)orig, (void)nruns, (void)nbenches, (void)nresults;
 	*out = NULL;
 	return ty_error_set(e, -ENOTSUP, "%s: not built with jansson", file);
+}
+
+int
+ty_runprof_json_read_text(struct ty_runprof **out, const char *text, size_t nruns, const char *what,
+			  struct ty_error *e)
+{
+	(void)text, (void)nruns;
+	*out = NULL;
+	return ty_error_set(e, -ENOTSUP, "%s: not built with jansson", what);
 }
 
 #endif

@@ -35,6 +35,14 @@ struct ty_store {
 	int nsecrets;
 };
 
+/* An open history (history.h): the store and the schema version it
+ * holds (older than TY_HISTORY_SCHEMA only when opened to read; what the
+ * later versions added is then not there). Shared by lib/history*.c. */
+struct ty_history {
+	struct ty_store s;
+	int version;
+};
+
 /* Whether DB names a PostgreSQL store (a postgresql:// or postgres:// URI,
  * or libpq's keyword form "host=... dbname=...") or a SQLite file. */
 enum ty_store_kind ty_store_kind_of(const char *db);

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "compare-input.h"
 #include "figure-text.h"
+#include "history-compare.h"
 #include "history-store.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
@@ -32,6 +33,9 @@ static const char usage[] =
     "                            [--max-p P] [BENCH...]\n"
     "       tachy history plot [--db DB] [--figure F] [--machine M] [-o FILE]\n"
     "                          [BENCH...]\n"
+    "       tachy history compare [--db DB] [--machine M] [--format text|json]\n"
+    "                             [-c P] [--fail-if-slower P] [-o FILE]\n"
+    "                             OLD NEW [BENCH...]\n"
     "\n"
     "Keep every result with its commit, and find the commits where performance\n"
     "changed (E-Divisive means with a t test on per-commit medians, each machine\n"
@@ -43,6 +47,9 @@ static const char usage[] =
     "  show     a benchmark's table per commit: runs, median, interval, change\n"
     "  detect   the change points per benchmark, machine and figure\n"
     "  plot     each series with its intervals and change points (.html or .svg)\n"
+    "  compare  the wall times stored at two commits, as tachy compare compares\n"
+    "           two exports, and which functions' time changed where both keep\n"
+    "           the per-run profiles of tachy run --profile --history\n"
     "\n";
 
 static const char footer[] =
@@ -55,7 +62,7 @@ enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 struct opts {
 	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output;
 	int format; /* enum format */
-	double fail_if_slower, max_p;
+	double fail_if_slower, max_p, confidence;
 };
 
 static int
@@ -735,11 +742,28 @@ out:
 	return st;
 }
 
+/* ---- compare ---- */
+
+static int
+do_compare(const struct opts *o, char **args, int n)
+{
+	struct history_compare_opts c = {.db = o->db,
+					 .machine = o->machine,
+					 .output = o->output,
+					 .json = o->format == FMT_JSON,
+					 .confidence = o->confidence,
+					 .fail_if_slower = o->fail_if_slower};
+
+	if (o->format == FMT_CSV)
+		return cli_usage_error("compare: --format csv: text or json");
+	return history_compare(&c, args, n);
+}
+
 /* ---- main ---- */
 
 /* The subcommands, as bits: which one an option goes with. */
-enum { ADD = 1, LIST = 2, SHOW = 4, DETECT = 8, PLOT = 16, ALL = 31 };
-static const char *const subs[] = {"add", "list", "show", "detect", "plot", NULL};
+enum { ADD = 1, LIST = 2, SHOW = 4, DETECT = 8, PLOT = 16, COMPARE = 32, ALL = 63 };
+static const char *const subs[] = {"add", "list", "show", "detect", "plot", "compare", NULL};
 
 /* The subcommand being parsed, for refuse(). */
 static const char *parsing;
@@ -803,7 +827,7 @@ int
 cmd_history(int argc, char **argv)
 {
 	static const char *const formats[] = {"text", "json", "csv", NULL};
-	struct opts o = {.fail_if_slower = NAN, .max_p = NAN};
+	struct opts o = {.fail_if_slower = NAN, .max_p = NAN, .confidence = 95};
 	struct cli_option options[] = {
 	    OPT_STRING(0, "db", &o.db, "DB",
 		       "SQLite file, postgresql://... URI or libpq's\n"
@@ -817,22 +841,28 @@ cmd_history(int argc, char **argv)
 	    OPT_STRING(0, "machine", &o.machine, "M",
 		       "add: the machine (default: the file's hostname, else\n"
 		       "this machine's, with its facts, for hyperfine's files);\n"
-		       "the others: only the series of machine M"),
+		       "the others: only the results of machine M"),
 	    OPT_STRING(0, "tag", &o.tag, "T", "add: a free tag, stored with the results"),
 	    OPT_STRING('F', "figure", &o.figure, "F",
 		       "list, show, detect, plot: wall (default), user,\n"
 		       "system, maxrss or a counter"),
 	    OPT_STRING(0, "since", &o.since, "REV", "detect: only change points from REV on"),
 	    OPT_CHOICE('f', "format", &o.format, "FORMAT", formats,
-		       "detect: text (default), json or csv"),
+		       "detect: text (default), json or csv;\n"
+		       "compare: text (default) or json"),
 	    OPT_DOUBLE(0, "fail-if-slower", &o.fail_if_slower, "P", 0, 1e9,
 		       "detect: exit 3 when the newest commit of a series\n"
-		       "starts a slowdown proven beyond P percent"),
+		       "starts a slowdown proven beyond P percent;\n"
+		       "compare: when NEW's wall time is proven slower\n"
+		       "than OLD's by more than P percent"),
 	    OPT_DOUBLE(0, "max-p", &o.max_p, "P", 1e-300, 0.5,
 		       "detect: the p-value a change point must beat (0.001)"),
+	    OPT_CALLBACK('c', "confidence", &o.confidence, "P",
+			 "compare: confidence level in percent (default 95)",
+			 compare_input_opt_confidence),
 	    OPT_STRING('o', "output", &o.output, "FILE",
 		       "plot: trend.html (default) or a .svg file;\n"
-		       "detect: a file instead of standard output"),
+		       "detect, compare: a file instead of standard output"),
 	    OPT_HELP('h', "help", "show this help"),
 	    OPT_END(),
 	};
@@ -845,10 +875,11 @@ cmd_history(int argc, char **argv)
 	    ADD,			 /* --tag */
 	    LIST | SHOW | DETECT | PLOT, /* --figure */
 	    DETECT,			 /* --since */
-	    DETECT,			 /* --format */
-	    DETECT,			 /* --fail-if-slower */
+	    DETECT | COMPARE,		 /* --format */
+	    DETECT | COMPARE,		 /* --fail-if-slower */
 	    DETECT,			 /* --max-p */
-	    DETECT | PLOT,		 /* --output */
+	    COMPARE,			 /* --confidence */
+	    DETECT | PLOT | COMPARE,	 /* --output */
 	    0,				 /* --help */
 	    0,				 /* the end */
 	};
@@ -868,13 +899,13 @@ cmd_history(int argc, char **argv)
 		return cli_finish_stdout(EXIT_OK);
 	}
 	if (argc < 2)
-		return cli_usage_error("which one: add, list, show, detect or plot?");
+		return cli_usage_error("which one: add, list, show, detect, plot or compare?");
 	sub = argv[1];
 	for (bit = 0; subs[bit] && strcmp(sub, subs[bit]) != 0; bit++)
 		;
 	if (!subs[bit])
-		return cli_usage_error("unknown subcommand '%s': add, list, show, detect or plot",
-				       sub);
+		return cli_usage_error(
+		    "unknown subcommand '%s': add, list, show, detect, plot or compare", sub);
 	options_for(1u << bit, options, own, sizeof(options) / sizeof(options[0]), mine, text);
 	sub_parser.options = mine;
 	parsing = sub;
@@ -893,6 +924,8 @@ cmd_history(int argc, char **argv)
 		return do_show(&o, argv, argc);
 	case DETECT:
 		return do_detect(&o, argv, argc);
+	case COMPARE:
+		return do_compare(&o, argv, argc);
 	default:
 		return do_plot(&o, argv, argc);
 	}

@@ -11,6 +11,8 @@
 #include "run-history.h"
 #include "tachy/comparison.h"
 #include "tachy/history.h"
+#include "tachy/runprof-json.h"
+#include "tachy/runprof.h"
 
 int
 run_history_prepare(struct run_history *h)
@@ -66,6 +68,40 @@ as_saved(const struct ty_results *rs, ty_results_env_fn env, void *ctx,
 
 	if (rc < 0)
 		return cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
+	return 0;
+}
+
+/* The per-run profiles of RS (run --profile) carried into NOW, a command
+ * per benchmark as the export's reader makes them, so that the history
+ * keeps them with the results. Returns 0 or an exit status. */
+static int
+carry_profile(const struct ty_results *rs, struct ty_results_saved *now)
+{
+	const struct ty_runprof *src = rs->profile;
+	struct ty_runprof *p;
+	size_t c, b = 0;
+
+	if (!src)
+		return 0;
+	if (!(p = calloc(1, sizeof(*p))) || ty_runprof_init(p, now->nbenches) < 0) {
+		free(p);
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	p->hz = src->hz;
+	p->callchain = src->callchain;
+	p->user_only = src->user_only;
+	p->lost = src->lost;
+	p->cost_ms = src->cost_ms;
+	now->profile = p;
+	/* the benchmarks are the commands that ran, in order (results-saved.h) */
+	for (c = 0; c < rs->n && b < now->nbenches; c++) {
+		if (!rs->r[c].nruns)
+			continue;
+		if (c < src->ncmds && src->cmds[c].nruns == rs->r[c].nruns &&
+		    ty_runprof_copy_cmd(p, b, src, c) < 0)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		b++;
+	}
 	return 0;
 }
 
@@ -146,7 +182,7 @@ run_history_finish(struct run_history *h, const struct ty_results *rs, ty_result
 		return h->bisect ? run_history_bisect_status(st) : st;
 	if ((rc = as_saved(rs, env, ctx, &now)))
 		return h->bisect ? run_history_bisect_status(rc) : rc;
-	if (h->history)
+	if (h->history && !(st = carry_profile(rs, &now)))
 		st = history_store_add(h->db, NULL, NULL, NULL, NULL, &now, 1, 0);
 	if (h->bisect)
 		st = st ? run_history_bisect_status(st) : bisect_verdict(h, &now, s);

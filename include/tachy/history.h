@@ -20,7 +20,7 @@
 #include "tachy/results-read.h"
 
 /* The schema this tachy writes; an older one is migrated, a newer one refused. */
-#define TY_HISTORY_SCHEMA 1
+#define TY_HISTORY_SCHEMA 2
 
 /* ---- change points ---- */
 
@@ -84,8 +84,10 @@ struct ty_history; /* an open store */
 int ty_history_default_db(char *buf, size_t size);
 
 /* Open the store DB: a PostgreSQL URI, or a SQLite file. With CREATE the
- * file (and its directory) and the schema are made when missing; without
- * it a missing store is an error. An older schema is migrated. Returns 0;
+ * file (and its directory) and the schema are made when missing, and an
+ * older schema is migrated (in one transaction: only added to, nothing
+ * lost); without it a missing store is an error and an older schema is
+ * read as it is (what later versions keep is then not there). Returns 0;
  * -ENOTSUP (not built with sqlite3 / libpq), -ENOENT (no such store),
  * -EINVAL (not a tachy history, a corrupt file, a newer schema),
  * -ECONNREFUSED (server unreachable), -EIO; E names DB. */
@@ -150,6 +152,36 @@ int ty_history_figures(struct ty_history *h, const char *bench, char ***out, str
  * malloc'd array. Returns the count, or -EINVAL for anything that is not a
  * finite number, or -ENOMEM. */
 long ty_history_parse_values(const char *text, double **out);
+
+/* ---- one commit, as saved results ---- */
+
+/* The commit REV names in the store: REV itself, else the one commit
+ * whose id starts with REV. Stores its id in *FULL (malloc'd) and the
+ * machines with results at it in *MACHINES (a malloc'd NULL-ended vector,
+ * sorted; free each and the vector). Returns 0; -ENOENT (no results at
+ * such a commit), -EINVAL (REV starts more than one), or a store error;
+ * E says which. */
+int ty_history_commit_find(struct ty_history *h, const char *rev, char **full, char ***machines,
+			   struct ty_error *e);
+
+/* What is stored at commit REV (an id as stored) on MACHINE, as saved
+ * results (results-saved.h), as tachy compare reads an export: a
+ * benchmark per name (only BENCHES[0..NB) when NB), in name order, with
+ * its wall time (OUT->path is REV cut to 12 characters). The benchmark's
+ * results at REV are pooled in the order they were added, less the runs
+ * each run left out as a warm-up (results.left_out; not known before
+ * schema 2: left_out -1). Their per-run profiles (run --profile, kept
+ * since schema 2) come as OUT->profile, a command per benchmark; where
+ * some of a benchmark's results have one and others not, only those with
+ * one are taken (OUT->notes says how many were left out), so that the
+ * wall time and the functions are of the same runs. Release OUT with
+ * ty_results_saved_release. Returns 0; -ENOENT (no such results);
+ * -EINVAL (a stored value or profile that is not what tachy writes);
+ * -ENOMEM; -ENOTSUP (a profile, without jansson); or a store error. */
+struct ty_results_saved;
+int ty_history_saved_at(struct ty_history *h, const char *rev, const char *machine,
+			const char *const *benches, size_t nb, struct ty_results_saved *out,
+			struct ty_error *e);
 
 /* ---- git ---- */
 

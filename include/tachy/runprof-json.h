@@ -48,4 +48,23 @@ void ty_runprof_json_free(struct ty_runprof *p);
 int ty_runprof_copy_cmd(struct ty_runprof *dst, size_t dst_cmd, const struct ty_runprof *src,
 			size_t src_cmd);
 
+/* The same for runs FIRST .. FIRST + N - 1 of SRC_CMD only (-EINVAL when
+ * they are not all there). */
+int ty_runprof_copy_runs(struct ty_runprof *dst, size_t dst_cmd, const struct ty_runprof *src,
+			 size_t src_cmd, size_t first, size_t n);
+
+/* Command CMD of P alone, as the tachy.profile of a file of one result
+ * (the symbols its runs use only, numbered again in order of use), on one
+ * line: how tachy history keeps a result's profile. Returns malloc'd text,
+ * NULL when out of memory. */
+char *ty_runprof_json_text(const struct ty_runprof *p, size_t cmd);
+
+/* Read TEXT as ty_runprof_json_text writes it, the profile of a result of
+ * NRUNS runs, into a new *OUT of one command (free with
+ * ty_runprof_json_free), checked as ty_runprof_json_read checks. WHAT
+ * names it in messages. Returns 0; -EINVAL with E (not JSON, a bad value,
+ * NRUNS not its runs); -ENOMEM; -ENOTSUP without jansson. */
+int ty_runprof_json_read_text(struct ty_runprof **out, const char *text, size_t nruns,
+			      const char *what, struct ty_error *e);
+
 #endif

@@ -1,4 +1,6 @@
-/* t-history.c - change points (history-detect.c) and the SQLite store (history.c). */
+/* t-history.c - change points (history-detect.c), the SQLite store
+ * (history.c), its migration from schema 1, and the results of a commit
+ * read back with their per-run profiles (history-saved.c). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +10,13 @@
 
 #include "check.h"
 #include "tachy/history.h"
+#include "tachy/results-saved.h"
+#include "tachy/runprof-json.h"
+#include "tachy/runprof.h"
+
+#ifdef HAVE_SQLITE3
+#include <sqlite3.h>
+#endif
 
 static uint64_t rng = 42;
 
@@ -231,6 +240,233 @@ test_store(void)
 	rmdir(bad);
 	rmdir(dir);
 }
+
+/* The text of the first column of SQL's first row in the file DB (malloc'd). */
+static char *
+sql_text(const char *db, const char *sql)
+{
+	sqlite3 *q = NULL;
+	sqlite3_stmt *st = NULL;
+	char *out = NULL;
+
+	if (sqlite3_open_v2(db, &q, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(q, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		out = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(q);
+	return out;
+}
+
+static int
+copy_file(const char *from, const char *to)
+{
+	char buf[4096];
+	size_t n;
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	int rc = in && out ? 0 : -1;
+
+	while (rc == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* Every value of every wall series, in order, added up with weights that
+ * depend on the place (so a value moved or lost shows), and counted. */
+static double
+fingerprint(struct ty_history *h, size_t *count)
+{
+	struct ty_history_series *s;
+	struct ty_error e = {0};
+	size_t n, i, k, j;
+	double f = 0;
+
+	*count = 0;
+	CHECK_INT(ty_history_load(h, NULL, NULL, NULL, &s, &n, &e), 0);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < s[i].n; k++)
+			for (j = 0; j < s[i].commits[k].nvalues; j++, (*count)++)
+				f += s[i].commits[k].values[j] * (double)(*count + 1);
+	ty_history_series_free(s, n);
+	return f;
+}
+
+/* A history written by a tachy of schema 1 (tests/data/history/v1.db:
+ * tests/data/results/old.json at c1, new.json at c2, on box): a reader
+ * reads it as it is and leaves it so; a writer migrates it to schema 2
+ * with every value kept, then keeps profiles in it. */
+static void
+test_migrate(void)
+{
+	const char *top = getenv("TOP");
+	char dir[] = "/tmp/t-history-XXXXXX", src[1024], db[256], *v, *before = NULL;
+	struct ty_history *h;
+	struct ty_error e = {0};
+	struct ty_results_saved at;
+	size_t count, count2, added, i;
+	double f1, f2;
+
+	snprintf(src, sizeof(src), "%s/tests/data/history/v1.db", top ? top : ".");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(db, sizeof(db), "%s/h.db", dir);
+	CHECK_INT(copy_file(src, db), 0);
+	v = sql_text(db, "SELECT value FROM tachy_meta WHERE key = 'schema_version'");
+	CHECK_STR(v, "1");
+	free(v);
+	before = sql_text(db, "SELECT group_concat(vals, '|') FROM (SELECT vals FROM samples "
+			      "ORDER BY result_id, figure)");
+	CHECK(before != NULL && strlen(before) > 100);
+
+	/* read as it is: the series, and a commit as saved results */
+	CHECK_INT(ty_history_open(&h, db, 0, &e), 0);
+	f1 = fingerprint(h, &count);
+	CHECK_INT(count, 6 * 12);
+	CHECK_INT(ty_history_saved_at(h, "c1", "box", NULL, 0, &at, &e), 0);
+	CHECK_INT(at.nbenches, 3);
+	CHECK_STR(at.benches[1].name, "sleep");
+	CHECK_INT(at.benches[1].nruns, 12);
+	CHECK_INT(at.benches[1].left_out, -1); /* schema 1 did not keep it */
+	CHECK(at.profile == NULL);
+	ty_results_saved_release(&at);
+	/* a reader cannot add */
+	CHECK_INT(ty_history_add(h, &(struct ty_history_meta){.commit = "c3"}, &at, 0, &added, &e),
+		  -EINVAL);
+	ty_history_close(h);
+	v = sql_text(db, "SELECT value FROM tachy_meta WHERE key = 'schema_version'");
+	CHECK_STR(v, "1");
+	free(v);
+
+	/* a writer migrates: version 2, every value where it was */
+	CHECK_INT(ty_history_open(&h, db, 1, &e), 0);
+	f2 = fingerprint(h, &count2);
+	CHECK_INT(count2, count);
+	CHECK_NEAR(f2, f1, 0);
+	v = sql_text(db, "SELECT value FROM tachy_meta WHERE key = 'schema_version'");
+	CHECK_STR(v, "2");
+	free(v);
+	v = sql_text(db, "SELECT group_concat(vals, '|') FROM (SELECT vals FROM samples "
+			 "ORDER BY result_id, figure)");
+	CHECK_STR(v, before);
+	free(v);
+	v = sql_text(db, "SELECT count(*) || ' ' || count(left_out) FROM results");
+	CHECK_STR(v, "6 0");
+	free(v);
+	v = sql_text(db, "SELECT tags FROM results WHERE id = 1");
+	CHECK_STR(v, "fixture");
+	free(v);
+
+	/* then a result with a profile (4 runs, the first left out as a
+	 * warm-up), and one without, of the same benchmark at c3 */
+	{
+		double vals[4] = {0.5, 0.011, 0.012, 0.013};
+		struct ty_results_saved_figure fig = {
+		    .name = "wall", .unit = "s", .values = vals, .n = 4};
+		struct ty_results_saved_bench b = {.command = "sleep 0.01",
+						   .name = "sleep",
+						   .label = "sleep",
+						   .figs = &fig,
+						   .nfigs = 1,
+						   .nruns = 4,
+						   .left_out = 1};
+		struct ty_results_saved f = {.path = "p.json", .benches = &b, .nbenches = 1};
+		struct ty_history_meta m = {
+		    .commit = "c3", .machine = "box", .commit_time = -1, .commit_order = -1};
+		struct ty_runprof *p = calloc(1, sizeof(*p));
+		struct ty_runprof_ent en[2];
+		CHECK_INT(ty_runprof_init(p, 1), 0);
+		p->hz = 499;
+		en[0].sym = ty_runprof_sym(p, "unused", "x"); /* not in a run: not kept */
+		for (i = 0; i < 4; i++) {
+			en[0].sym = ty_runprof_sym(p, "f", "/bin/sleep");
+			en[0].self = en[0].total = (uint32_t)(10 + i);
+			en[1].sym = ty_runprof_sym(p, "g\"\n", "/lib/libc.so.6");
+			en[1].self = 1;
+			en[1].total = (uint32_t)(10 + i);
+			CHECK_INT(ty_runprof_add_run(p, 0, 11 + i, 22.0 + (double)i, en, 2), 0);
+		}
+		f.profile = p;
+		CHECK_INT(ty_history_add(h, &m, &f, 1, &added, &e), 0);
+		f.profile = NULL;
+		b.left_out = -1;
+		CHECK_INT(ty_history_add(h, &m, &f, 1, &added, &e), 0);
+		ty_runprof_json_free(p);
+	}
+	v = sql_text(db, "SELECT count(*) || ' ' || count(left_out) FROM results");
+	CHECK_STR(v, "8 1");
+	free(v);
+	ty_history_close(h);
+
+	CHECK_INT(ty_history_open(&h, db, 0, &e), 0);
+	memset(&at, 0, sizeof(at));
+#ifdef HAVE_JANSSON
+	CHECK_INT(ty_history_saved_at(h, "c3", "box", NULL, 0, &at, &e), 0);
+	CHECK_INT(at.nbenches, 1);
+	CHECK_INT(at.nnotes, 1); /* the result without a profile left out */
+	if (at.nnotes)
+		CHECK(strstr(at.notes[0], "1 result without per-run profiles left out") != NULL);
+	CHECK_INT(at.benches[0].nruns, 3);
+	CHECK_INT(at.benches[0].left_out, 0);
+	CHECK_NEAR(at.benches[0].figs[0].values[0], 0.011, 0);
+	CHECK(at.profile != NULL);
+	if (at.profile) {
+		const struct ty_runprof *p = at.profile;
+		CHECK_INT(p->hz, 499);
+		CHECK_INT(p->nsyms, 2);
+		CHECK_STR(p->syms[0].name, "f");
+		CHECK_STR(p->syms[1].name, "g\"\n");
+		CHECK_STR(p->syms[1].dso, "/lib/libc.so.6");
+		CHECK_INT(p->cmds[0].nruns, 3);
+		CHECK_INT(p->cmds[0].runs[0].samples, 12); /* the second run's */
+		CHECK_NEAR(p->cmds[0].runs[2].ms, 25.0, 0);
+		CHECK_INT(p->ents[p->cmds[0].runs[2].first].self, 13);
+	}
+	ty_results_saved_release(&at);
+	/* a name that starts one commit; one that starts two; none */
+	{
+		char *full, **mach;
+		CHECK_INT(ty_history_commit_find(h, "c", &full, &mach, &e), -EINVAL);
+		CHECK(strstr(e.msg, "more than one commit") != NULL);
+		CHECK_INT(ty_history_commit_find(h, "x", &full, &mach, &e), -ENOENT);
+		CHECK_INT(ty_history_commit_find(h, "c3", &full, &mach, &e), 0);
+		CHECK_STR(full, "c3");
+		CHECK_STR(mach[0], "box");
+		CHECK(mach[1] == NULL);
+		free(full);
+		free(mach[0]);
+		free(mach);
+	}
+	/* a stored profile that is not what tachy writes: an error naming it */
+	ty_history_close(h);
+	{
+		sqlite3 *q;
+		CHECK_INT(sqlite3_open(db, &q), SQLITE_OK);
+		CHECK_INT(
+		    sqlite3_exec(q, "UPDATE profiles SET data = '{\"hz\": 0}'", NULL, NULL, NULL),
+		    SQLITE_OK);
+		sqlite3_close(q);
+	}
+	CHECK_INT(ty_history_open(&h, db, 0, &e), 0);
+	CHECK_INT(ty_history_saved_at(h, "c3", "box", NULL, 0, &at, &e), -EINVAL);
+	CHECK(strstr(e.msg, "the profile of 'sleep' at c3") != NULL);
+	CHECK(strstr(e.msg, "tachy.profile.hz") != NULL);
+#endif
+	ty_history_close(h);
+	free(before);
+	{
+		static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
+		char path[300];
+		for (i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), "%s%s", db, sfx[i]);
+			unlink(path);
+		}
+	}
+	rmdir(dir);
+}
 #endif
 
 static void
@@ -276,6 +512,7 @@ main(void)
 	test_parse();
 #ifdef HAVE_SQLITE3
 	test_store();
+	test_migrate();
 #endif
 	test_default_db();
 	return check_done();

@@ -1,0 +1,374 @@
+/* history-saved.c - what the history holds at one commit, as saved
+ * results (history.h): the commit a name stands for, the machines with
+ * results there, and their wall times and per-run profiles as tachy
+ * compare reads a file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "tachy/array.h"
+#include "tachy/history.h"
+#include "tachy/results-saved.h"
+#include "tachy/runprof-json.h"
+#include "tachy/runprof.h"
+
+/* ---- the commit ---- */
+
+static const char sql_find[] =
+    "SELECT DISTINCT c.rev, m.name FROM commits c JOIN results r ON r.commit_id = c.id "
+    "JOIN machines m ON m.id = r.machine_id WHERE c.rev = CAST($1 AS TEXT) "
+    "OR substr(c.rev, 1, length(CAST($1 AS TEXT))) = CAST($1 AS TEXT) ORDER BY c.rev, m.name";
+
+struct found {
+	const char *want;
+	char *exact, *first, *other; /* the commit named exactly; the first and another matching */
+	char **machines;	     /* of the commit taken, NULL-ended */
+	size_t n;
+	int nomem;
+};
+
+static int
+found_row(void *ctx, int ncols, const char *const *v)
+{
+	struct found *f = ctx;
+
+	if (ncols < 2 || !v[0] || !v[1])
+		return 0;
+	if (strcmp(v[0], f->want) == 0 && !f->exact && !(f->exact = strdup(v[0])))
+		return -ENOMEM;
+	if (!f->first) {
+		if (!(f->first = strdup(v[0])))
+			return -ENOMEM;
+	} else if (strcmp(f->first, v[0]) != 0 && !f->other && !(f->other = strdup(v[0]))) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The machines of commit F->first (rows of one commit follow each other). */
+static int
+machine_row(void *ctx, int ncols, const char *const *v)
+{
+	struct found *f = ctx;
+	char **nv;
+
+	if (ncols < 2 || !v[0] || !v[1] || strcmp(v[0], f->want) != 0)
+		return 0;
+	if (!(nv = realloc(f->machines, (f->n + 2) * sizeof(*nv))))
+		return -ENOMEM;
+	f->machines = nv;
+	if (!(nv[f->n] = strdup(v[1])))
+		return -ENOMEM;
+	nv[++f->n] = NULL;
+	return 0;
+}
+
+static void
+strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+int
+ty_history_commit_find(struct ty_history *h, const char *rev, char **full, char ***machines,
+		       struct ty_error *e)
+{
+	struct found f = {.want = rev};
+	const char *p[1] = {rev};
+	int rc;
+
+	*full = NULL;
+	*machines = NULL;
+	rc = h->s.exec(&h->s, sql_find, p, 1, found_row, &f, e);
+	if (rc == 0 && f.first && (f.exact || !f.other)) {
+		f.want = f.exact ? f.exact : f.first;
+		rc = h->s.exec(&h->s, sql_find, p, 1, machine_row, &f, e);
+	}
+	if (rc == -ENOMEM)
+		ty_error_set(e, rc, "out of memory");
+	else if (rc == 0 && !f.first)
+		rc = ty_error_set(e, -ENOENT, "no results of commit '%s' in '%s'", rev, h->s.name);
+	else if (rc == 0 && !f.exact && f.other)
+		rc = ty_error_set(e, -EINVAL,
+				  "'%s' names more than one commit in '%s' (%.12s and %.12s at "
+				  "least): give more of it",
+				  rev, h->s.name, f.first, f.other);
+	if (rc == 0) {
+		*full = f.exact ? f.exact : f.first;
+		*machines = f.machines;
+		if (*full == f.exact)
+			free(f.first);
+		else
+			free(f.exact);
+		free(f.other);
+		return 0;
+	}
+	free(f.exact);
+	free(f.first);
+	free(f.other);
+	strv_free(f.machines);
+	return rc;
+}
+
+/* ---- its results ---- */
+
+/* The wall time of each result with its profile; version 1 kept neither
+ * profiles nor left_out. */
+static const char sql_at_v1[] =
+    "SELECT r.id, r.benchmark, r.command, NULL, s.vals, NULL, NULL FROM results r "
+    "JOIN commits c ON c.id = r.commit_id JOIN machines m ON m.id = r.machine_id "
+    "JOIN samples s ON s.result_id = r.id AND s.figure = 'wall' "
+    "WHERE c.rev = $1 AND m.name = $2 ORDER BY r.benchmark, r.id";
+static const char sql_at[] =
+    "SELECT r.id, r.benchmark, r.command, r.left_out, s.vals, p.runs, p.data FROM results r "
+    "JOIN commits c ON c.id = r.commit_id JOIN machines m ON m.id = r.machine_id "
+    "JOIN samples s ON s.result_id = r.id AND s.figure = 'wall' "
+    "LEFT JOIN profiles p ON p.result_id = r.id "
+    "WHERE c.rev = $1 AND m.name = $2 ORDER BY r.benchmark, r.id";
+
+struct stored {
+	char *id, *bench, *command, *data; /* data: the profile's text, NULL: none */
+	long left_out;			   /* -1: not known */
+	long runs;			   /* of the profile */
+	double *vals;
+	size_t n;
+};
+
+struct rows {
+	struct stored *r;
+	size_t n, cap;
+	const char *const *benches;
+	size_t nb;
+	const char *name, *rev;
+	struct ty_error *e;
+};
+
+static long
+long_or(const char *s, long dflt)
+{
+	char *end;
+	long v;
+
+	if (!s)
+		return dflt;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || end == s || *end || v < 0 ? -2 : v;
+}
+
+static int
+wanted(const struct rows *R, const char *bench)
+{
+	size_t i;
+
+	for (i = 0; i < R->nb; i++)
+		if (strcmp(R->benches[i], bench) == 0)
+			return 1;
+	return R->nb == 0;
+}
+
+static int
+stored_row(void *ctx, int ncols, const char *const *v)
+{
+	struct rows *R = ctx;
+	struct stored *s;
+	long nv;
+
+	if (ncols < 7 || !v[0] || !v[1] || !v[4])
+		return ty_error_set(R->e, -EINVAL, "database '%s': a result with a missing field",
+				    R->name);
+	if (!wanted(R, v[1]))
+		return 0;
+	if (ty_array_grow(&R->r, sizeof(*R->r), R->n + 1, &R->cap) < 0)
+		return ty_error_set(R->e, -ENOMEM, "out of memory");
+	s = &R->r[R->n++];
+	memset(s, 0, sizeof(*s));
+	s->left_out = long_or(v[3], -1);
+	s->runs = long_or(v[5], -1);
+	if (s->left_out < -1 || s->runs < -1 || (v[6] && s->runs < 0))
+		return ty_error_set(R->e, -EINVAL,
+				    "database '%s': result %s ('%s' at %.12s) has a bad run count",
+				    R->name, v[0], v[1], R->rev);
+	nv = ty_history_parse_values(v[4], &s->vals);
+	if (nv == -ENOMEM)
+		return ty_error_set(R->e, -ENOMEM, "out of memory");
+	if (nv < 0)
+		return ty_error_set(R->e, -EINVAL,
+				    "database '%s': the values of '%s' at %.12s are not numbers",
+				    R->name, v[1], R->rev);
+	s->n = (size_t)nv;
+	if (!(s->id = strdup(v[0])) || !(s->bench = strdup(v[1])) ||
+	    (v[2] && !(s->command = strdup(v[2]))) || (v[6] && !(s->data = strdup(v[6]))))
+		return ty_error_set(R->e, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static void
+rows_free(struct rows *R)
+{
+	size_t i;
+
+	for (i = 0; i < R->n; i++) {
+		free(R->r[i].id);
+		free(R->r[i].bench);
+		free(R->r[i].command);
+		free(R->r[i].data);
+		free(R->r[i].vals);
+	}
+	free(R->r);
+}
+
+/* The runs of S that are not a warm-up the run left out. */
+static size_t
+first_kept(const struct stored *s)
+{
+	return s->left_out > 0 && (size_t)s->left_out < s->n ? (size_t)s->left_out : 0;
+}
+
+/* The profile of S, its runs from first_kept on, into command CMD of
+ * OUT->profile (made at the first one). */
+static int
+take_profile(const struct stored *s, struct ty_results_saved *out, size_t cmd, size_t ncmds,
+	     const char *name, const char *rev, struct ty_error *e)
+{
+	struct ty_runprof *one = NULL;
+	char what[512];
+	size_t skip = first_kept(s);
+	int rc;
+
+	snprintf(what, sizeof(what), "database '%s': the profile of '%s' at %.12s (result %s)",
+		 name, s->bench, rev, s->id);
+	if ((size_t)s->runs != s->n)
+		return ty_error_set(e, -EINVAL, "%s: %ld runs, but its wall time has %zu", what,
+				    s->runs, s->n);
+	if ((rc = ty_runprof_json_read_text(&one, s->data, s->n, what, e)) < 0)
+		return rc;
+	if (!out->profile) {
+		if (!(out->profile = calloc(1, sizeof(*out->profile))) ||
+		    ty_runprof_init(out->profile, ncmds) < 0) {
+			free(out->profile);
+			out->profile = NULL;
+			ty_runprof_json_free(one);
+			return ty_error_set(e, -ENOMEM, "out of memory");
+		}
+		out->profile->hz = one->hz;
+		out->profile->callchain = one->callchain;
+		out->profile->user_only = one->user_only;
+	}
+	out->profile->lost += one->lost;
+	if (one->cmds[0].nruns == s->n)
+		rc = ty_runprof_copy_runs(out->profile, cmd, one, 0, skip, s->n - skip);
+	else /* an empty list: no run was sampled */
+		rc = ty_error_set(e, -EINVAL, "%s: no run in it", what);
+	ty_runprof_json_free(one);
+	if (rc == -ENOMEM)
+		ty_error_set(e, rc, "out of memory");
+	return rc;
+}
+
+/* Benchmark B of OUT from the stored results R[0..N) of one name. */
+static int
+take_bench(struct ty_results_saved *out, size_t b, size_t nbenches, const struct stored *r,
+	   size_t n, const char *name, const char *rev, struct ty_error *e)
+{
+	struct ty_results_saved_bench *bench = &out->benches[b];
+	struct ty_results_saved_figure *wall;
+	size_t i, k, total = 0, left = 0;
+	int profiled = 0, rc;
+
+	for (i = 0; i < n; i++)
+		profiled |= r[i].data != NULL;
+	bench->left_out = 0; /* the runs left out are not taken */
+	for (i = 0; i < n; i++) {
+		if (profiled && !r[i].data) {
+			left++;
+			continue;
+		}
+		total += r[i].n - first_kept(&r[i]);
+		if (r[i].left_out < 0)
+			bench->left_out = -1; /* not known: compare looks for a warm-up */
+	}
+	if (!(bench->name = strdup(r[0].bench)) ||
+	    !(bench->command = strdup(r[n - 1].command ? r[n - 1].command : r[0].bench)) ||
+	    !(wall = ty_results_saved_figure_add(bench, "wall", "s", total)))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (profiled && !r[i].data)
+			continue;
+		for (k = first_kept(&r[i]); k < r[i].n; k++, wall->n++) {
+			wall->values[wall->n] = r[i].vals[k];
+			wall->run[wall->n] = wall->n;
+		}
+		if (profiled && (rc = take_profile(&r[i], out, b, nbenches, name, rev, e)) < 0)
+			return rc;
+	}
+	bench->nruns = total;
+	if (left && ty_results_saved_strv_addf(
+			&out->notes, &out->nnotes,
+			"'%s': %zu result%s without per-run profiles left out (the wall time and "
+			"the functions are compared over the %zu with them)",
+			r[0].bench, left, left == 1 ? "" : "s", n - left) < 0)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int
+ty_history_saved_at(struct ty_history *h, const char *rev, const char *machine,
+		    const char *const *benches, size_t nb, struct ty_results_saved *out,
+		    struct ty_error *e)
+{
+	struct rows R = {.benches = benches, .nb = nb, .name = h->s.name, .rev = rev, .e = e};
+	const char *p[2] = {rev, machine};
+	size_t i, j, b, nbenches = 0, *orig = NULL;
+	char path[16];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = h->s.exec(&h->s, h->version >= 2 ? sql_at : sql_at_v1, p, 2, stored_row, &R, e)) <
+	    0)
+		goto fail;
+	for (i = 0; i < R.n; i++)
+		nbenches += !i || strcmp(R.r[i].bench, R.r[i - 1].bench) != 0;
+	if (!nbenches) {
+		rc = nb ? ty_error_set(e, -ENOENT,
+				       "none of the benchmarks named has results at %.12s on '%s' "
+				       "in '%s'",
+				       rev, machine, h->s.name)
+			: ty_error_set(e, -ENOENT, "no results of commit %.12s on '%s' in '%s'",
+				       rev, machine, h->s.name);
+		goto fail;
+	}
+	snprintf(path, sizeof(path), "%.12s", rev);
+	if (!(out->path = strdup(path)) ||
+	    !(out->benches = calloc(nbenches, sizeof(*out->benches))) ||
+	    !(orig = calloc(nbenches, sizeof(*orig)))) {
+		rc = ty_error_set(e, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	out->schema = TY_RESULTS_SCHEMA;
+	for (i = 0, b = 0; i < R.n; i = j, b++) {
+		for (j = i + 1; j < R.n && strcmp(R.r[j].bench, R.r[i].bench) == 0; j++)
+			;
+		orig[b] = b;
+		out->nbenches = b + 1;
+		if ((rc = take_bench(out, b, nbenches, &R.r[i], j - i, h->s.name, rev, e)) < 0)
+			goto fail;
+	}
+	if ((rc = ty_results_saved_label(out, orig)) < 0) {
+		rc = ty_error_set(e, rc, "out of memory");
+		goto fail;
+	}
+	free(orig);
+	rows_free(&R);
+	return 0;
+fail:
+	free(orig);
+	rows_free(&R);
+	ty_results_saved_release(out);
+	memset(out, 0, sizeof(*out));
+	return rc;
+}
