@@ -21,10 +21,10 @@ struct raw_sample {
  * per thread as they come and paired at the end (a thread leaves one CPU
  * and comes back on another: its records are in two rings, drained in any
  * order). */
-enum { SW_SAMPLE, SW_OUT, SW_IN };
+enum { SW_SAMPLE, SW_OUT, SW_IN, SW_PEEK /* a chain read while it was off (record-peek.c) */ };
 struct sw { /* in its thread's list (struct swlist) */
 	uint64_t time;
-	uint32_t cpu, stack; /* stack: SW_SAMPLE's */
+	uint32_t cpu, stack; /* stack: SW_SAMPLE's and SW_PEEK's */
 	uint8_t kind, preempt;
 };
 
@@ -32,7 +32,9 @@ struct swlist { /* one thread's entries, in the order they came */
 	struct sw *v;
 	size_t n, cap;
 	uint32_t tid;
-	int disordered; /* one came before the one it followed: sort them */
+	int disordered;		    /* one came before the one it followed: sort them */
+	int exited;		    /* its EXIT record came */
+	uint64_t last_out, last_in; /* the latest switch-out and switch-in */
 };
 
 #define NAMES 4 /* the names a thread had that are kept: its last ones */
@@ -76,6 +78,7 @@ struct ty_collector {
 	size_t nswl, capswl, nout;
 	uint64_t chained, chained_ns; /* off-CPU samples with their own chain */
 	size_t new_lists;	      /* threads seen switching since the last ask */
+	size_t offcur;		      /* ty_collector_off_cpu's next list */
 	struct ty_idmap swmap;	      /* tid -> its list */
 	uint32_t swlast;	      /* the list of the last entry (+1; 0: none) */
 	size_t first_off;	      /* samples from here on are off-CPU (after pairing) */
@@ -317,6 +320,10 @@ on_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int kind, uint
 	}
 	last = l->n ? &l->v[l->n - 1] : NULL;
 	c->nout += kind == SW_OUT;
+	if (kind == SW_OUT && r->time > l->last_out)
+		l->last_out = r->time;
+	if (kind == SW_IN && r->time > l->last_in)
+		l->last_in = r->time;
 	/* The kernel writes a switch-out record right after the sample of
 	 * the same switch, in the same ring: one entry holds both (its stack
 	 * is the sample's), a third fewer entries to pair. */
@@ -412,6 +419,13 @@ ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 		}
 		break;
 	}
+	case TY_SAMPLER_REC_EXIT:
+		if (c->nswl) { /* one for every thread that ends */
+			uint32_t *slot = ty_idmap_get(&c->swmap, r->tid);
+			if (slot && *slot != TY_IDMAP_NONE)
+				c->swl[*slot].exited = 1;
+		}
+		break;
 	case TY_SAMPLER_REC_LOST:
 		c->lost += r->lost;
 		break;
@@ -424,6 +438,38 @@ ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 	default:
 		break;
 	}
+}
+
+void
+ty_collector_peek(struct ty_collector *c, const struct ty_sampler_rec *r)
+{
+	uint32_t s = r->nr ? intern_stack(c, r->pid, r->chain, r->nr) : TY_NONE;
+
+	if (s == TY_NONE)
+		c->oom |= r->nr != 0;
+	else
+		on_switch(c, r, SW_PEEK, s);
+}
+
+size_t
+ty_collector_off_cpu(struct ty_collector *c, uint32_t *pids, uint32_t *tids, size_t max)
+{
+	size_t i, k, n = 0;
+
+	for (k = 0; k < c->nswl && n < max; k++) {
+		const struct swlist *l;
+		const struct tcomm *t;
+		i = (c->offcur + k) % c->nswl;
+		l = &c->swl[i];
+		if (l->exited || l->last_out <= l->last_in)
+			continue;
+		t = find_thread(c, l->tid);
+		pids[n] = t ? t->pid : l->tid;
+		tids[n++] = l->tid;
+	}
+	if (c->nswl)
+		c->offcur = (c->offcur + k) % c->nswl;
+	return n;
 }
 
 static int
@@ -590,11 +636,13 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 	size_t i, j, n = l->n, first = c->nsamples;
 
 	for (i = 0; i < n; i++) {
-		const struct sw *o = &v[i], *in = NULL, *smp = NULL;
+		const struct sw *o = &v[i], *in = NULL, *smp = NULL, *peek = NULL;
 		struct raw_sample rs;
 		if (o->kind != SW_OUT)
 			continue;
 		for (j = i + 1; j < n; j++) {
+			if (v[j].kind == SW_PEEK && !peek)
+				peek = &v[j];
 			if (v[j].kind == SW_IN) {
 				in = &v[j];
 				break;
@@ -613,6 +661,8 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 				smp = &v[j];
 				break;
 			}
+		if (!smp) /* none from the kernel: one read while it lasted */
+			smp = peek;
 		rs.time = o->time;
 		rs.period = in->time - o->time;
 		rs.tid = l->tid;

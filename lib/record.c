@@ -22,6 +22,7 @@
 #include "tachy/collect.h"
 #include "tachy/duty.h"
 #include "tachy/record-diag.h"
+#include "tachy/record-peek.h"
 #include "tachy/record-system.h"
 #include "tachy/record-track.h"
 #include "tachy/record.h"
@@ -71,7 +72,9 @@ struct ty_recorder {
 	char *pname;		      /* attached: "-p PID (comm)" */
 	pid_t *tids;		      /* attached: the threads it has */
 	int ntids;
-	struct ty_duty duty; /* the chains at switch-outs (duty.hz 0: all, or none) */
+	struct ty_duty duty;	    /* the chains at switch-outs (duty.hz 0: all, or none) */
+	struct ty_record_peek peek; /* user space only: blocked threads' chains from /proc */
+	int peeking, peek_said;
 };
 
 static void warn(struct ty_recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -146,7 +149,21 @@ off_cpu_limits(struct ty_recorder *r)
 	else
 		snprintf(why, sizeof(why), "%s", "user space only was asked for");
 	free(r->limits);
-	if (asprintf(&r->limits,
+	if (r->peeking &&
+	    asprintf(&r->limits,
+		     "%s: the kernel gives no call chain at a switch-out in user-space-only mode. "
+		     "Off-CPU time per thread is exact (from the kernel's switch records); the "
+		     "call chain of a wait seen while it lasted (some 10 ms or more) was read "
+		     "from /proc and the thread's stack, the other intervals took one of their "
+		     "thread's, else %s; sleeping, I/O and lock waits are not told apart "
+		     "(\"blocked\"); preemption is (\"runnable\")",
+		     why,
+		     r->o.off_cpu == TY_OFFCPU_WALL ? "its last on-CPU sample before them"
+						    : "no function") < 0)
+		r->limits = NULL;
+	else if (!r->peeking &&
+		 asprintf(
+		     &r->limits,
 		     "%s: the kernel gives no call chain at a switch-out in user-space-only mode. "
 		     "Off-CPU time per thread is exact (from the kernel's switch records), but "
 		     "each interval is attributed to %s, and sleeping, I/O and lock waits are "
@@ -312,6 +329,14 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	}
 	snprintf(r->ename, sizeof(r->ename), "%s",
 		 r->o.off_cpu == TY_OFFCPU_ONLY ? "context-switches" : r->ev.name);
+	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel && r->uw && !r->o.system_wide) {
+		/* no chain from the kernel at a switch-out: read the blocked
+		 * threads' from /proc, at the rate the chains keep */
+		if (ty_record_peek_init(&r->peek, switch_hz(r), r->sw_stack_size,
+					ty_clock_now_ns()) < 0)
+			return ty_error_set(err, -ENOMEM, "out of memory");
+		r->peeking = 1;
+	}
 	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel)
 		off_cpu_limits(r);
 	hz = so.switch_samples && !r->exclude_kernel ? switch_hz(r) : 0;
@@ -343,7 +368,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
  * it. A chain lost in code outside the mappings known reads the maps of
  * the process again (at most every 20 ms) and is unwound once more. */
 static const struct ty_sampler_rec *
-unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec)
+unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask)
 {
 	struct ty_sampler_rec *out = &r->scratch;
 	struct ty_unwind_sample us;
@@ -361,7 +386,7 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec)
 	us.pid = rec->pid;
 	us.time = rec->time;
 	memcpy(us.regs, rec->regs, sizeof(us.regs));
-	us.mask = TY_UNWIND_REGS_MASK;
+	us.mask = mask;
 	us.stack = rec->stack;
 	us.stack_len = rec->stack_dyn;
 	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
@@ -419,7 +444,7 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 	if (r->uw &&
 	    (rec->type == TY_SAMPLER_REC_SAMPLE || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE) &&
 	    rec->regs_abi)
-		rec = unwind(r, rec);
+		rec = unwind(r, rec, TY_UNWIND_REGS_MASK);
 	else if (r->o.unwind_log && rec->type == TY_SAMPLER_REC_SAMPLE)
 		ty_record_diag_sample(&r->diag, rec, 0,
 				      r->cg == TY_CG_DWARF ? TY_UNWIND_LOST : TY_UNWIND_COMPLETE, 0,
@@ -430,6 +455,32 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 	r->duty.sw += rec->type == TY_SAMPLER_REC_SWITCH && rec->out;
 	r->duty.n += rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE;
 	ty_collector_record(rec, r->c);
+}
+
+/* A blocked thread's state read from /proc (record-peek.c): unwound as a
+ * sample is, the chain of the interval it was read in. */
+static void
+on_peek(const struct ty_sampler_rec *rec, uint64_t mask, void *arg)
+{
+	struct ty_recorder *r = arg;
+
+	ty_collector_peek(r->c, unwind(r, rec, mask));
+}
+
+/* User space only, with -g: look at the threads off the CPU (every 10 ms). */
+static void
+peek_step(struct ty_recorder *r)
+{
+	if (!r->peeking || r->stop_ns)
+		return;
+	ty_record_peek_look(&r->peek, r->c, ty_clock_now_ns(), on_peek, r);
+	if (r->peek.denied && !r->peek_said) {
+		r->peek_said = 1;
+		warn(r,
+		     "cannot read the stacks of the command's blocked threads (%s): off-CPU "
+		     "intervals keep the attribution said above",
+		     strerror(-r->peek.denied));
+	}
 }
 
 static int
@@ -491,6 +542,11 @@ poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
 		ms = pidfd >= 0 ? 1000 : 100;
 	if (r->duty.hz && !r->stop_ns && !stopping) {
 		int d = t >= r->duty.at ? 0 : (int)((r->duty.at - t + 999999) / 1000000);
+		if (d < ms)
+			ms = d;
+	}
+	if (r->peeking && !r->peek.denied && !r->stop_ns && !stopping) {
+		int d = t >= r->peek.next_ns ? 0 : (int)((r->peek.next_ns - t + 999999) / 1000000);
 		if (d < ms)
 			ms = d;
 	}
@@ -617,6 +673,7 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 		if ((ret = drain(r, e)) < 0)
 			break;
 		duty_step(r);
+		peek_step(r);
 		/* A ring whose task is gone hangs up: stop polling it, and stop
 		 * when every ring has hung up. */
 		for (i = 0, hup = 0; i < n; i++) {
@@ -1029,6 +1086,7 @@ ty_record_free(struct ty_recorder *r)
 	ty_sampler_free(r->s);
 	ty_collector_free(r->c);
 	ty_unwind_free(r->uw);
+	ty_record_peek_free(&r->peek);
 	free(r->pname);
 	free(r->limits);
 	free(r->tids);
