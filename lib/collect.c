@@ -35,6 +35,7 @@ struct swlist { /* one thread's entries, in the order they came */
 	int disordered;		    /* one came before the one it followed: sort them */
 	int exited;		    /* its EXIT record came */
 	uint64_t last_out, last_in; /* the latest switch-out and switch-in */
+	uint64_t peeked;	    /* the latest SW_PEEK */
 };
 
 #define NAMES 4 /* the names a thread had that are kept: its last ones */
@@ -445,27 +446,34 @@ ty_collector_peek(struct ty_collector *c, const struct ty_sampler_rec *r)
 {
 	uint32_t s = r->nr ? intern_stack(c, r->pid, r->chain, r->nr) : TY_NONE;
 
-	if (s == TY_NONE)
+	struct swlist *l;
+
+	if (s == TY_NONE) {
 		c->oom |= r->nr != 0;
-	else
-		on_switch(c, r, SW_PEEK, s);
+		return;
+	}
+	on_switch(c, r, SW_PEEK, s);
+	if ((l = swlist(c, r->tid)) && r->time > l->peeked)
+		l->peeked = r->time;
+}
+
+uint32_t
+ty_collector_pid_of(const struct ty_collector *c, uint32_t tid)
+{
+	const struct tcomm *t = find_thread(c, tid);
+
+	return t ? t->pid : tid;
 }
 
 size_t
-ty_collector_off_cpu(struct ty_collector *c, uint32_t *pids, uint32_t *tids, size_t max)
+ty_collector_off_cpu(struct ty_collector *c, uint32_t *tids, size_t max)
 {
-	size_t i, k, n = 0;
+	size_t k, n = 0;
 
 	for (k = 0; k < c->nswl && n < max; k++) {
-		const struct swlist *l;
-		const struct tcomm *t;
-		i = (c->offcur + k) % c->nswl;
-		l = &c->swl[i];
-		if (l->exited || l->last_out <= l->last_in)
-			continue;
-		t = find_thread(c, l->tid);
-		pids[n] = t ? t->pid : l->tid;
-		tids[n++] = l->tid;
+		const struct swlist *l = &c->swl[(c->offcur + k) % c->nswl];
+		if (!l->exited && l->last_out > l->last_in && l->peeked < l->last_out)
+			tids[n++] = l->tid;
 	}
 	if (c->nswl)
 		c->offcur = (c->offcur + k) % c->nswl;

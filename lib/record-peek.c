@@ -15,7 +15,6 @@
 #include "tachy/record-peek.h"
 
 #define PAGE 4096u
-#define RUNS_MASK 0x7fffffffu /* the run count kept: TY_IDMAP_NONE is never one */
 
 int
 ty_record_peek_init(struct ty_record_peek *pk, uint64_t hz, uint32_t stack_size, uint64_t now)
@@ -36,7 +35,6 @@ ty_record_peek_free(struct ty_record_peek *pk)
 {
 	free(pk->stack);
 	pk->stack = NULL;
-	ty_idmap_release(&pk->seen);
 }
 
 /* Read the small file /proc/PID/task/TID/NAME into BUF: its length, or
@@ -70,7 +68,7 @@ runs(uint32_t pid, uint32_t tid)
 	if (read_task(pid, tid, "schedstat", buf, sizeof(buf)) <= 0 ||
 	    sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
 		return -1;
-	return (int64_t)(c & RUNS_MASK);
+	return (int64_t)(c & INT64_MAX);
 }
 
 /* The stack and instruction pointers of a thread blocked in a system call
@@ -125,23 +123,20 @@ copy_stack(struct ty_record_peek *pk, uint32_t pid, uint64_t sp)
 	return n < 0 ? -errno : n;
 }
 
-/* Read thread TID of PID if it is off the CPU in an interval not read yet:
- * 1 when its state went to FN, 0 when not, -errno when the kernel forbids
- * it. */
+/* Read thread TID if it is off the CPU (/proc/TID is its process's, for a
+ * thread too): 1 when its state went to FN, 0 when not, -errno when the
+ * kernel forbids it. */
 static int
-peek_thread(struct ty_record_peek *pk, uint32_t pid, uint32_t tid, ty_record_peek_fn fn, void *arg)
+peek_thread(struct ty_record_peek *pk, struct ty_collector *c, uint32_t tid, ty_record_peek_fn fn,
+	    void *arg)
 {
 	char line[256], again[256];
 	uint64_t sp, pc, sp2, pc2, t;
+	uint32_t pid = tid;
 	int64_t r0 = runs(pid, tid), r1;
-	uint32_t *slot = ty_idmap_get(&pk->seen, tid);
 	ssize_t got;
 	int ret;
 
-	if (!slot)
-		return 0;
-	if (r0 >= 0 && *slot == (uint32_t)r0)
-		return 0; /* this interval was read already */
 	if ((ret = blocked_at(pid, tid, line, sizeof(line), &sp, &pc)) != 0)
 		return ret == -EACCES || ret == -EPERM ? ret : 0;
 	t = ty_clock_now_ns(); /* off the CPU now, as from the read on */
@@ -152,11 +147,9 @@ peek_thread(struct ty_record_peek *pk, uint32_t pid, uint32_t tid, ty_record_pee
 	if (blocked_at(pid, tid, again, sizeof(again), &sp2, &pc2) != 0 ||
 	    strcmp(line, again) != 0 || (r1 = runs(pid, tid)) != r0)
 		return 0;
-	if (r0 >= 0)
-		*slot = (uint32_t)r0;
 	memset(&pk->rec, 0, offsetof(struct ty_sampler_rec, chainbuf));
 	pk->rec.type = TY_SAMPLER_REC_SWITCH_SAMPLE;
-	pk->rec.pid = pid;
+	pk->rec.pid = ty_collector_pid_of(c, tid);
 	pk->rec.tid = tid;
 	pk->rec.time = t;
 	pk->rec.ip = pc;
@@ -189,9 +182,9 @@ ty_record_peek_look(struct ty_record_peek *pk, struct ty_collector *c, uint64_t 
 			pk->tokens = cap;
 		pk->filled_ns = now;
 	}
-	n = ty_collector_off_cpu(c, pk->pids, pk->tids, TY_RECORD_PEEK_MAX);
+	n = ty_collector_off_cpu(c, pk->tids, TY_RECORD_PEEK_MAX);
 	for (i = 0; i < n && (!pk->hz || pk->tokens >= 1); i++) {
-		int ret = peek_thread(pk, pk->pids[i], pk->tids[i], fn, arg);
+		int ret = peek_thread(pk, c, pk->tids[i], fn, arg);
 		if (ret < 0 && !pk->reads) { /* never allowed: stop looking */
 			pk->denied = ret;
 			return;

@@ -8,15 +8,15 @@
  * process_vm_readv(2): both need the same access as ptrace (the user's own
  * processes, where no Yama or capability rule forbids it). At each look the
  * threads that the switch records say are off the CPU are read so, once per
- * interval (their schedstat's count of runs tells a new one), at most HZ a
- * second; the copy and the two pointers are unwound as a sample's are. */
+ * interval, at most HZ a second; a read is kept when the thread did not run
+ * meanwhile (the same system call line, the same count of runs in its
+ * schedstat); the copy and the two pointers are unwound as a sample's are. */
 #ifndef TACHY_RECORD_PEEK_H
 #define TACHY_RECORD_PEEK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tachy/array.h"
 #include "tachy/collect.h"
 #include "tachy/sampler.h"
 
@@ -29,9 +29,8 @@ struct ty_record_peek {
 	uint64_t next_ns;    /* the next look */
 	double tokens;	     /* reads owed (a bucket of hz/4 at the most) */
 	uint64_t filled_ns;
-	struct ty_idmap seen; /* tid -> its run count at its last read (31 bits) */
 	unsigned char *stack;
-	uint32_t pids[TY_RECORD_PEEK_MAX], tids[TY_RECORD_PEEK_MAX];
+	uint32_t tids[TY_RECORD_PEEK_MAX];
 	struct ty_sampler_rec rec;
 	int denied;	       /* the kernel refused the first read: -errno, looks stop */
 	uint64_t looks, reads; /* counters: looks made, chains read */
