@@ -437,11 +437,12 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		r->cpu = cpu;
 		s->nrings++;
 		if ((err = map_ring(r, s->map_len, page)) < 0) {
+			size_t kib = s->map_len / 1024; /* not read from S once freed */
 			ty_sampler_free(s);
 			return ty_error_set(e, err,
 					    "cannot map a %zu KiB sample buffer for CPU %d: %s "
 					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
-					    s->map_len / 1024, i, strerror(-err));
+					    kib, i, strerror(-err));
 		}
 		if (o->switch_samples) {
 			switch_attr(&s->sw_attr, &a, o->switch_stack_user);
