@@ -1,6 +1,5 @@
 /* record-peek.c - call chains of blocked threads read from /proc while they
  * wait (see record-peek.h). */
-#include <asm/perf_regs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -15,6 +14,8 @@
 #include "tachy/record-peek.h"
 
 #define PAGE 4096u
+#define REG_SP 7 /* PERF_REG_X86_SP: the unwinder is x86-64's (unwind.h) */
+#define REG_IP 8 /* PERF_REG_X86_IP */
 
 int
 ty_record_peek_init(struct ty_record_peek *pk, uint64_t hz, uint32_t stack_size, uint64_t now)
@@ -155,12 +156,12 @@ peek_thread(struct ty_record_peek *pk, struct ty_collector *c, uint32_t tid, ty_
 	pk->rec.ip = pc;
 	pk->rec.user = 1;
 	pk->rec.regs_abi = PERF_SAMPLE_REGS_ABI_64;
-	pk->rec.regs[PERF_REG_X86_SP] = sp;
-	pk->rec.regs[PERF_REG_X86_IP] = pc;
+	pk->rec.regs[REG_SP] = sp;
+	pk->rec.regs[REG_IP] = pc;
 	pk->rec.stack = pk->stack;
 	pk->rec.stack_size = pk->stack_size;
 	pk->rec.stack_dyn = (uint64_t)got;
-	fn(&pk->rec, (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP), arg);
+	fn(&pk->rec, (1ull << REG_SP) | (1ull << REG_IP), arg);
 	pk->reads++;
 	return 1;
 }

@@ -141,6 +141,7 @@ static void
 off_cpu_limits(struct ty_recorder *r)
 {
 	char why[128];
+	const char *to;
 
 	if (r->kernel_refused)
 		snprintf(why, sizeof(why),
@@ -148,31 +149,27 @@ off_cpu_limits(struct ty_recorder *r)
 			 ty_sampler_paranoid());
 	else
 		snprintf(why, sizeof(why), "%s", "user space only was asked for");
+	if (r->peeking) /* chains read from /proc while the waits last */
+		to = r->o.off_cpu == TY_OFFCPU_WALL
+			 ? "; the call chain of a wait seen while it lasted (some 10 ms or more) "
+			   "was read from /proc and the thread's stack, the other intervals took "
+			   "one of their thread's, else their last on-CPU sample before them;"
+			 : "; the call chain of a wait seen while it lasted (some 10 ms or more) "
+			   "was read from /proc and the thread's stack, the other intervals took "
+			   "one of their thread's, else no function;";
+	else
+		to = r->o.off_cpu == TY_OFFCPU_WALL
+			 ? ", but each interval is attributed to the thread's last on-CPU sample "
+			   "before it (not the call where it blocked), and"
+			 : ", but each interval is attributed to no function (add on-CPU samples "
+			   "with --wall to attribute it), and";
 	free(r->limits);
-	if (r->peeking &&
-	    asprintf(&r->limits,
+	if (asprintf(&r->limits,
 		     "%s: the kernel gives no call chain at a switch-out in user-space-only mode. "
-		     "Off-CPU time per thread is exact (from the kernel's switch records); the "
-		     "call chain of a wait seen while it lasted (some 10 ms or more) was read "
-		     "from /proc and the thread's stack, the other intervals took one of their "
-		     "thread's, else %s; sleeping, I/O and lock waits are not told apart "
-		     "(\"blocked\"); preemption is (\"runnable\")",
-		     why,
-		     r->o.off_cpu == TY_OFFCPU_WALL ? "its last on-CPU sample before them"
-						    : "no function") < 0)
-		r->limits = NULL;
-	else if (!r->peeking &&
-		 asprintf(
-		     &r->limits,
-		     "%s: the kernel gives no call chain at a switch-out in user-space-only mode. "
-		     "Off-CPU time per thread is exact (from the kernel's switch records), but "
-		     "each interval is attributed to %s, and sleeping, I/O and lock waits are "
-		     "not told apart (\"blocked\"); preemption is (\"runnable\")",
-		     why,
-		     r->o.off_cpu == TY_OFFCPU_WALL
-			 ? "the thread's last on-CPU sample before it (not the call where it "
-			   "blocked)"
-			 : "no function (add on-CPU samples with --wall to attribute it)") < 0)
+		     "Off-CPU time per thread is exact (from the kernel's switch records)%s "
+		     "sleeping, I/O and lock waits are not told apart (\"blocked\"); preemption "
+		     "is (\"runnable\")",
+		     why, to) < 0)
 		r->limits = NULL;
 	else
 		warn(r, "%s", r->limits);
