@@ -208,7 +208,7 @@ sim_now(void *ctx)
 
 static int
 sim_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
-	 struct ty_sample *s, double *values, struct ty_error *e)
+	 struct ty_results_run *s, double *values, struct ty_error *e)
 {
 	size_t j = (size_t)(job - W.jobs);
 	double lv;
@@ -236,7 +236,7 @@ verdict_of(struct ty_results *rs)
 	c = ty_results_comparison(rs, 1, TY_FIG_WALL);
 	if (!c)
 		return 0;
-	return strcmp(c->verdict, "slower") == 0 ? 1 : strcmp(c->verdict, "faster") == 0 ? -1 : 0;
+	return (int)c->verdict; /* TY_VERDICT_SLOWER 1, FASTER -1, SAME 0 */
 }
 
 /* `tachy run` of two simulated commands, the second MUB times the first,

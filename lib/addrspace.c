@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tachy/addrspace.h"
+#include "tachy/array.h"
 
 struct map {
 	uint64_t start, end, pgoff, time;
@@ -95,14 +96,9 @@ add_change(struct space *sp, uint64_t time)
 {
 	size_t i;
 
-	if (sp->nchanges == sp->capchanges) {
-		size_t nc = sp->capchanges ? 2 * sp->capchanges : 4;
-		uint64_t *n = realloc(sp->changes, nc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		sp->changes = n;
-		sp->capchanges = nc;
-	}
+	if (ty_array_grow(&sp->changes, sizeof(*sp->changes), sp->nchanges + 1, &sp->capchanges) <
+	    0)
+		return -ENOMEM;
 	for (i = sp->nchanges; i > 0 && sp->changes[i - 1] > time; i--)
 		sp->changes[i] = sp->changes[i - 1];
 	sp->changes[i] = time;
@@ -138,14 +134,8 @@ ty_addrspace_add_mmap(struct ty_addrspace *as, uint32_t pid, uint64_t start, uin
 		return -ENOMEM;
 	if (replaces(sp, start, start + len, pgoff, d) && add_change(sp, time) < 0)
 		return -ENOMEM;
-	if (sp->nmaps == sp->cap) {
-		size_t nc = sp->cap ? sp->cap * 2 : 16;
-		struct map *nm = realloc(sp->maps, nc * sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		sp->maps = nm;
-		sp->cap = nc;
-	}
+	if (ty_array_grow(&sp->maps, sizeof(*sp->maps), sp->nmaps + 1, &sp->cap) < 0)
+		return -ENOMEM;
 	sp->maps[sp->nmaps++] = (struct map){start, start + len, pgoff, time, d, path};
 	return 0;
 }
@@ -174,14 +164,8 @@ ty_addrspace_exec(struct ty_addrspace *as, uint32_t pid, uint64_t time)
 
 	if (!sp || add_change(sp, time) < 0)
 		return -ENOMEM;
-	if (sp->nexecs == sp->capexecs) {
-		size_t nc = sp->capexecs ? 2 * sp->capexecs : 4;
-		uint64_t *n = realloc(sp->execs, nc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		sp->execs = n;
-		sp->capexecs = nc;
-	}
+	if (ty_array_grow(&sp->execs, sizeof(*sp->execs), sp->nexecs + 1, &sp->capexecs) < 0)
+		return -ENOMEM;
 	for (i = sp->nexecs; i > 0 && sp->execs[i - 1] > time; i--)
 		sp->execs[i] = sp->execs[i - 1];
 	sp->execs[i] = time;

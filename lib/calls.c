@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 
 #include "tachy/array.h"
 #include "tachy/calls.h"
+#include "tachy/perfevent.h"
 
 #ifdef HAVE_LIBELF
 static int
@@ -178,17 +178,14 @@ open_probe(int type, const struct ty_calls_fn *f, pid_t pid, int cpu, int on_exe
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = (uint32_t)type;
-	a.config = 0; /* entry, not return */
+	ty_perfevent_attr_init(&a, (uint32_t)type, 0); /* config 0: entry, not return */
 	a.config1 = (uint64_t)(uintptr_t)f->path;
 	a.config2 = f->offset;
 	a.disabled = on_exec ? 1 : 0;
 	a.enable_on_exec = on_exec ? 1 : 0;
 	a.inherit = pid > 0;
 	a.exclude_kernel = 1;
-	return syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return ty_perfevent_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static int
@@ -282,14 +279,11 @@ open_traced(long id, pid_t pid, int on_exec)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)id;
+	ty_perfevent_attr_init(&a, PERF_TYPE_TRACEPOINT, (uint64_t)id);
 	a.disabled = on_exec ? 1 : 0;
 	a.enable_on_exec = on_exec ? 1 : 0;
 	a.inherit = 1;
-	return syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return ty_perfevent_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 int

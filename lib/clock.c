@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "tachy/clock.h"
+#include "tachy/perfevent.h"
 #include "tachy/sysinfo.h"
 
 #if TY_CLOCK_HAVE_X86
@@ -584,16 +584,8 @@ open_task_clock(char *why, size_t size)
 	struct perf_event_attr attr;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-		attr.exclude_kernel = 1;
-		attr.exclude_hv = 1;
-		fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	}
+	ty_perfevent_attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	fd = ty_perfevent_open_user(&attr, 0, -1, -1, 0);
 	if (fd < 0)
 		snprintf(why, size, "perf_event_open: %s%s", strerror(errno),
 			 errno == EACCES || errno == EPERM ? " (see perf_event_paranoid)" : "");

@@ -500,6 +500,7 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_benc
 	if ((rc = warmup_of(c, ob, &skip[0], &ratio[0])) ||
 	    (rc = warmup_of(c, nb, &skip[1], &ratio[1])))
 		return rc;
+	/* the rows of one pair at once (a handful of figures) */
 	if (!(rows = realloc(c->rows, (c->nrows + ob->nfigs) * sizeof(*rows))))
 		return -ENOMEM;
 	c->rows = rows;
@@ -596,6 +597,7 @@ geomeans(struct ty_cmp_table *c)
 		g.old = exp(g.old / (double)g.n);
 		g.new = exp(g.new / (double)g.n);
 		g.rel = 100 * (g.new / g.old - 1);
+		/* one a figure: a handful */
 		if (!(ng = realloc(c->geo, (c->ngeo + 1) * sizeof(*ng))))
 			return -ENOMEM;
 		c->geo = ng;

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tachy/counters.h"
+#include "tachy/perfevent.h"
 #include "tachy/runner.h"
 
 #define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
@@ -18,9 +18,7 @@ static int
 k_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
        unsigned long flags)
 {
-	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-
-	return fd < 0 ? -errno : (int)fd;
+	return ty_perfevent_open(attr, pid, cpu, group_fd, flags);
 }
 
 static int
@@ -46,18 +44,9 @@ k_close(void *ctx, int fd)
 static int
 k_paranoid(void *ctx)
 {
-	char buf[32];
-	int fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int level, ret = ty_perfevent_paranoid(&level);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	return atoi(buf);
+	return ret < 0 ? ret : level;
 }
 
 const struct ty_counters_backend ty_counters_kernel = {

@@ -324,6 +324,8 @@ read_minidebuginfo(struct ty_dsos *s, struct ty_dso *d, Elf *elf)
 		z.avail_in = data->d_size;
 		do {
 			if (z.avail_out == 0) {
+				/* not ty_array_grow: the first size comes from the
+				 * input's, and the cap is MINIDEBUG_MAX */
 				size_t nc = cap ? 2 * cap : 4 * data->d_size + 4096;
 				unsigned char *no;
 				if (nc > MINIDEBUG_MAX || !(no = realloc(out, nc))) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/elfsyms.h"
 
 /* The end of section NDX when it holds code, else 0. */
@@ -90,7 +91,7 @@ struct plt_ctx {
 	struct got_slot *slots; /* from every dynamic relocation with a symbol */
 	size_t nslots;
 	const char **jump; /* .rela.plt's symbol names, in order (push index) */
-	size_t njump;
+	size_t njump, capjump;
 };
 
 static int
@@ -178,22 +179,15 @@ plt_relocs(struct ty_symtab *d, Elf *elf, struct plt_ctx *c)
 			    !(name = irelative_name(d, (uint64_t)ra.r_addend)))
 				return -1;
 			if (jump) {
-				const char **nj = realloc(c->jump, (c->njump + 1) * sizeof(*nj));
-				if (!nj)
+				if (ty_array_grow(&c->jump, sizeof(*c->jump), c->njump + 1,
+						  &c->capjump) < 0)
 					return -1;
-				c->jump = nj;
 				c->jump[c->njump++] = name;
 			}
 			if (!name)
 				continue;
-			if (c->nslots == cap) {
-				size_t nc = cap ? 2 * cap : 256;
-				struct got_slot *ns = realloc(c->slots, nc * sizeof(*ns));
-				if (!ns)
-					return -1;
-				c->slots = ns;
-				cap = nc;
-			}
+			if (ty_array_grow(&c->slots, sizeof(*c->slots), c->nslots + 1, &cap) < 0)
+				return -1;
 			c->slots[c->nslots++] = (struct got_slot){off, name};
 		}
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/events.h"
 
 #ifdef HAVE_LIBPFM
@@ -386,15 +387,8 @@ push(struct ty_event_list *l, const struct ty_event *ev, struct ty_error *e)
 {
 	if (ty_event_list_find(l, ev->name) >= 0)
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct ty_event *p = realloc(l->ev, cap * sizeof(*p));
-
-		if (!p)
-			return ty_error_set(e, -ENOMEM, "out of memory for the event list");
-		l->ev = p;
-		l->cap = cap;
-	}
+	if (ty_array_grow(&l->ev, sizeof(*l->ev), l->n + 1, &l->cap) < 0)
+		return ty_error_set(e, -ENOMEM, "out of memory for the event list");
 	l->ev[l->n++] = *ev;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tachy/array.h"
 #include "tachy/kallsyms.h"
 #include "tachy/kmod.h"
 #include "tachy/outfile.h"
@@ -92,15 +93,9 @@ arena_add(char **arena, size_t *len, size_t *cap, const char *name)
 	const char *src = dm ? dm : name;
 	size_t n = strlen(src) + 1, off = *len;
 
-	if (*len + n > *cap) {
-		size_t nc = (*cap ? *cap * 2 : 4096) + n;
-		char *na = realloc(*arena, nc);
-		if (!na) {
-			free(dm);
-			return (size_t)-1;
-		}
-		*arena = na;
-		*cap = nc;
+	if (ty_array_grow(arena, 1, *len + n, cap) < 0) {
+		free(dm);
+		return (size_t)-1;
 	}
 	memcpy(*arena + off, src, n);
 	*len += n;
@@ -463,7 +458,7 @@ load_kallsyms(struct ty_kallsyms *k)
 	char *buf = NULL, *p, *name, type;
 	unsigned char *core = NULL;
 	unsigned long long addr;
-	size_t cap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
+	size_t cap = 0, ccap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
 	int nonzero = 0, iscore = 0, cache;
 	uint64_t lo = 0, hi = 0;
 
@@ -474,12 +469,8 @@ load_kallsyms(struct ty_kallsyms *k)
 	}
 	k->kallsyms_reads++;
 	do { /* /proc files have no size: read in chunks */
-		if (len + 65536 + 1 > bcap) {
-			char *nb = realloc(buf, bcap = bcap ? 2 * bcap : 1 << 20);
-			if (!nb)
-				break;
-			buf = nb;
-		}
+		if (ty_array_grow(&buf, 1, len + 65536 + 1, &bcap) < 0)
+			break;
 		n = fread(buf + len, 1, bcap - len - 1, fp);
 		len += n;
 	} while (n > 0);
@@ -493,17 +484,9 @@ load_kallsyms(struct ty_kallsyms *k)
 			continue;
 		if (addr)
 			nonzero = 1;
-		if (d->n == cap) {
-			size_t nc = cap ? cap * 2 : 4096;
-			struct ty_sym *ns = realloc(d->syms, nc * sizeof(*ns));
-			unsigned char *nf;
-			if (ns)
-				d->syms = ns;
-			if (!ns || !(nf = realloc(core, nc)))
-				break;
-			core = nf;
-			cap = nc;
-		}
+		if (ty_array_grow(&d->syms, sizeof(*d->syms), d->n + 1, &cap) < 0 ||
+		    ty_array_grow(&core, 1, d->n + 1, &ccap) < 0)
+			break;
 		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
 			break;
 		d->syms[d->n] = (struct ty_sym){.addr = addr,

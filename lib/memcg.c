@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tachy/array.h"
 #include "tachy/memcg.h"
 
 /* DIR/FILE into OUT; -ENAMETOOLONG when it does not fit. */
@@ -273,7 +274,7 @@ ty_memcg_procs(const struct ty_memcg *m, pid_t **out, size_t *n)
 {
 	char path[PATH_MAX], buf[4096];
 	size_t cap = 0, len = 0;
-	pid_t *v = NULL, *nv;
+	pid_t *v = NULL;
 	long pid = 0;
 	int fd, digits = 0, rc = 0;
 	ssize_t got, i;
@@ -292,13 +293,9 @@ ty_memcg_procs(const struct ty_memcg *m, pid_t **out, size_t *n)
 			}
 			if (!digits)
 				continue;
-			if (len == cap) {
-				cap = cap ? 2 * cap : 16;
-				if (!(nv = realloc(v, cap * sizeof(*v)))) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				v = nv;
+			if (ty_array_grow(&v, sizeof(*v), len + 1, &cap) < 0) {
+				rc = -ENOMEM;
+				goto out;
 			}
 			v[len++] = (pid_t)pid;
 			pid = 0, digits = 0;

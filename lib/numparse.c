@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tachy/array.h"
 #include "tachy/numparse.h"
 
 /* The fast path needs IEEE double arithmetic without extra precision. */
@@ -190,14 +191,8 @@ push(struct reader *r, double v)
 {
 	struct ty_numbers *nums = r->nums;
 
-	if (nums->n == nums->cap) {
-		size_t cap = nums->cap ? nums->cap * 2 : 4096;
-		double *nv = realloc(nums->v, cap * sizeof(*nv));
-		if (!nv)
-			return ty_error_set(r->err, -ENOMEM, "out of memory reading %s", r->name);
-		nums->v = nv;
-		nums->cap = cap;
-	}
+	if (ty_array_grow(&nums->v, sizeof(*nums->v), nums->n + 1, &nums->cap) < 0)
+		return ty_error_set(r->err, -ENOMEM, "out of memory reading %s", r->name);
 	nums->v[nums->n++] = v;
 	return 0;
 }
@@ -309,16 +304,10 @@ read_fd(struct reader *r, int fd)
 					  r->line + 1, r->name, MAX_LINE >> 20);
 			break;
 		}
-		if (have == cap) {
-			/* one line longer than the buffer: make room */
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				rc = ty_error_set(r->err, -ENOMEM, "out of memory reading %s",
-						  r->name);
-				break;
-			}
-			buf = nb;
-			cap *= 2;
+		/* one line longer than the buffer: make room */
+		if (have == cap && ty_array_grow(&buf, 1, cap + 1, &cap) < 0) {
+			rc = ty_error_set(r->err, -ENOMEM, "out of memory reading %s", r->name);
+			break;
 		}
 		got = read(fd, buf + have, cap - have);
 		if (got < 0 && errno == EINTR)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tachy/array.h"
 #include "tachy/perfmap.h"
 
 /* One JIT region named in a perf map. */
@@ -192,14 +193,8 @@ ty_perfmap_add(struct ty_perfmap *pm, uint32_t pid, const char *buf, size_t len)
 		if (perf_map_line(p, nl, &start, &size, &name, &nlen) < 0) {
 			skipped++;
 		} else {
-			if (sp->njit == cap) {
-				size_t nc = cap ? 2 * cap : 64;
-				struct jit_sym *nj = realloc(sp->jit, nc * sizeof(*nj));
-				if (!nj)
-					return -ENOMEM;
-				sp->jit = nj;
-				cap = nc;
-			}
+			if (ty_array_grow(&sp->jit, sizeof(*sp->jit), sp->njit + 1, &cap) < 0)
+				return -ENOMEM;
 			if (!(sp->jit[sp->njit].name =
 				  ty_symtab_pool_add(&sp->jit_pool, name, nlen)))
 				return -ENOMEM;

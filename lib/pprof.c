@@ -10,6 +10,7 @@
 #include <zlib.h>
 #endif
 
+#include "tachy/array.h"
 #include "tachy/outfile.h"
 #include "tachy/pprof.h"
 
@@ -24,17 +25,9 @@ pb_put(struct pb *b, const void *v, size_t n)
 {
 	if (b->err)
 		return;
-	if (b->n + n > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 4096;
-		unsigned char *np;
-		while (nc < b->n + n)
-			nc *= 2;
-		if (!(np = realloc(b->p, nc))) {
-			b->err = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
+	if (ty_array_grow(&b->p, 1, b->n + n, &b->cap) < 0) {
+		b->err = 1;
+		return;
 	}
 	memcpy(b->p + b->n, v, n);
 	b->n += n;

@@ -309,14 +309,10 @@ read_proc(const char *root, uint32_t pid, int want_maps, struct ty_proc *p)
 		}
 		while ((n = (ssize_t)fread(maps + len, 1, cap - len, fp)) > 0) {
 			len += (size_t)n;
-			if (len == cap) {
-				char *m = realloc(maps, cap *= 2);
-				if (!m) {
-					free(maps);
-					fclose(fp);
-					return -ENOMEM;
-				}
-				maps = m;
+			if (len == cap && ty_array_grow(&maps, 1, cap + 1, &cap) < 0) {
+				free(maps);
+				fclose(fp);
+				return -ENOMEM;
 			}
 		}
 		fclose(fp);

@@ -508,7 +508,7 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 		}
 		for (i = 0; i < n; i++)
 			p->calls[i].func = get32(r), p->calls[i].count = get64(r);
-		p->ncalls = (uint32_t)n;
+		p->ncalls = p->cap_calls = (uint32_t)n;
 		break;
 	case SEC_MAPS:
 		if (!count_ok(r, n = get32(r), 32) ||
@@ -521,7 +521,7 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			p->maps[i].start = get64(r), p->maps[i].limit = get64(r);
 			p->maps[i].offset = get64(r);
 		}
-		p->nmaps = (uint32_t)n;
+		p->nmaps = p->cap_maps = (uint32_t)n;
 		break;
 	case SEC_SAMPLES:
 		if (!count_ok(r, n = get64(r), r->version >= 2 ? 32 : 28) ||
@@ -560,6 +560,7 @@ read_stacks(struct rd *r, struct ty_profile *p)
 		r->p += 4 * (size_t)d;
 		p->nframes += d;
 	}
+	/* sized once, to the count the file gives: no growing array */
 	if (r->bad || p->nframes >= TY_NONE ||
 	    !(p->stack_off = realloc(p->stack_off, (n + 1) * 4)) ||
 	    !(p->frames = malloc((p->nframes ? p->nframes : 1) * 4))) {

@@ -367,11 +367,8 @@ ty_profile_thread(struct ty_profile *p, uint32_t pid, uint32_t tid, const char *
 int
 ty_profile_mapping(struct ty_profile *p, const struct ty_prof_mapping *m)
 {
-	struct ty_prof_mapping *n = realloc(p->maps, (p->nmaps + 1) * sizeof(*n));
-
-	if (!n)
+	if (ty_array_grow32(&p->maps, sizeof(*p->maps), (size_t)p->nmaps + 1, &p->cap_maps) < 0)
 		return -ENOMEM;
-	p->maps = n;
 	p->maps[p->nmaps++] = *m;
 	return 0;
 }
@@ -412,11 +409,8 @@ ty_profile_state_frame(uint32_t state)
 int
 ty_profile_calls(struct ty_profile *p, uint32_t f, uint64_t count)
 {
-	struct ty_prof_call *v = realloc(p->calls, (p->ncalls + 1) * sizeof(*v));
-
-	if (!v)
+	if (ty_array_grow32(&p->calls, sizeof(*p->calls), (size_t)p->ncalls + 1, &p->cap_calls) < 0)
 		return -ENOMEM;
-	p->calls = v;
 	p->calls[p->ncalls++] = (struct ty_prof_call){f, count};
 	return 0;
 }

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tachy/cpulist.h"
+#include "tachy/perfevent.h"
 #include "tachy/procscan.h"
 #include "tachy/record-system.h"
 
@@ -20,21 +20,13 @@ ty_record_system_check(const int *cpus, int ncpus, struct ty_error *e)
 {
 	struct perf_event_attr a;
 	int cpu = cpus && ncpus > 0 ? cpus[0] : 0, err;
-	long fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	ty_perfevent_attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		close((int)fd);
+	if ((err = -ty_perfevent_try(&a, -1, cpu)) == 0)
 		return 0;
-	}
-	err = errno;
 	if (err == EACCES || err == EPERM)
 		return ty_error_set(
 		    e, -EACCES,

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tachy/argv.h"
 #include "tachy/array.h"
 #include "tachy/clock.h"
 #include "tachy/collect.h"
@@ -294,6 +295,18 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 		}
 		ret = ty_sampler_open(&r->s, &so, err);
 		r->pages = so.mmap_pages ? so.mmap_pages : 128;
+		if (ret == 0 && r->track.lazy && !r->o.mmap_pages && so.mmap_pages > 128 &&
+		    (ty_sampler_lazy_error(r->s) == -EPERM ||
+		     ty_sampler_lazy_error(r->s) == -ENOMEM)) {
+			/* The rings fit the user's locked-memory limit but left
+			 * no room for the mapping watchers: smaller rings rather
+			 * than maps read every 50 ms (which misses the libraries
+			 * of a process that execs and ends between two reads). */
+			ty_sampler_free(r->s);
+			r->s = NULL;
+			fit_rings(r, &so, so.mmap_pages / 2, page);
+			continue;
+		}
 		if (ret == 0)
 			break;
 		if ((ret == -EPERM || ret == -ENOMEM) && !r->o.mmap_pages && so.mmap_pages > 128) {
@@ -924,22 +937,15 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 	return 0;
 }
 
-static char *
-join_argv(char *const *argv)
+/* How many words ARGV (NULL-terminated) has. */
+static size_t
+argv_count(char *const *argv)
 {
-	size_t n = 1, i;
-	char *s;
+	size_t n = 0;
 
-	for (i = 0; argv[i]; i++)
-		n += strlen(argv[i]) + 1;
-	if (!(s = calloc(1, n)))
-		return NULL;
-	for (i = 0; argv[i]; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
+	while (argv[n])
+		n++;
+	return n;
 }
 
 int
@@ -954,7 +960,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.unwind_log)
 		ty_record_diag_report(&r->diag, r->o.unwind_log, r->syms, r->child, r->t0);
 	p->meta.event = strdup(r->ename);
-	p->meta.command = r->o.pid ? r->pname : join_argv(r->o.argv);
+	p->meta.command = r->o.pid ? r->pname : ty_argv_join(r->o.argv, argv_count(r->o.argv));
 	r->pname = NULL;
 	p->meta.use_freq = r->o.use_freq;
 	p->meta.rate = r->o.rate;

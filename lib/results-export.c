@@ -63,7 +63,7 @@ json_num(struct ty_jsonw *w, const char *key, double v)
 static void
 json_run(const struct ty_results *rs, const struct ty_result *r, size_t i, struct ty_jsonw *w)
 {
-	const struct ty_sample *s = &r->runs[i];
+	const struct ty_results_run *s = &r->runs[i];
 	size_t k;
 
 	ty_jsonw_object_begin(w);
@@ -478,10 +478,15 @@ ty_results_write_table(const struct ty_results *rs, FILE *fp, enum ty_table fmt,
 		       const size_t *order)
 {
 	double scale, best = INFINITY, best_sd = 0;
-	size_t k, i;
+	size_t k, i, failed = 0;
 
 	for (i = 0; i < rs->n; i++)
-		if (rs->r[i].sum[TY_FIG_WALL].mean < best) {
+		failed += rs->r[i].stop == TY_STOP_FAILED;
+	/* Relative to the fastest command that did not fail (a command that
+	 * failed early is no base for the others), unless all failed */
+	for (i = 0; i < rs->n; i++)
+		if ((failed == rs->n || rs->r[i].stop != TY_STOP_FAILED) &&
+		    rs->r[i].sum[TY_FIG_WALL].mean < best) {
 			best = rs->r[i].sum[TY_FIG_WALL].mean;
 			best_sd =
 			    rs->r[i].sum[TY_FIG_WALL].n >= 2 ? rs->r[i].sum[TY_FIG_WALL].stddev : 0;

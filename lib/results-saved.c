@@ -102,6 +102,8 @@ ty_results_saved_strv_addf(char ***v, size_t *n, const char *fmt, ...)
 	va_end(ap);
 	if (rc < 0)
 		return -ENOMEM;
+	/* one at a time here and below: notes, figures and environment
+	 * entries are a handful a benchmark, and readers give no capacity */
 	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
 		free(s);
 		return -ENOMEM;
@@ -193,7 +195,7 @@ push_value(struct ty_results_saved_figure *f, double v, size_t run)
 /* The built-in figures of a run, as the export writes them and the reader
  * scales them: wall (times[], seconds), then tachy.runs[]'s fields. */
 static double
-builtin_value(const struct ty_sample *s, size_t k)
+builtin_value(const struct ty_results_run *s, size_t k)
 {
 	const struct ty_usage *u = &s->usage;
 

@@ -65,12 +65,14 @@ ty_results_release(struct ty_results *rs)
 }
 
 int
-ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *values, size_t nvalues,
-	      struct ty_error *e)
+ty_result_add(struct ty_result *r, const struct ty_results_run *s, const double *values,
+	      size_t nvalues, struct ty_error *e)
 {
+	/* not ty_array_grow: runs and values (NVALUES a run) grow together
+	 * under the one capacity */
 	if (r->nruns == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct ty_sample *runs = realloc(r->runs, cap * sizeof(*runs));
+		struct ty_results_run *runs = realloc(r->runs, cap * sizeof(*runs));
 		double *v = NULL;
 
 		if (!runs)
@@ -104,6 +106,7 @@ ty_result_warn(struct ty_result *r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
+	/* one at a time: a result has a handful of warnings */
 	w = realloc(r->warnings, (r->nwarnings + 1) * sizeof(*w));
 	if (!w) {
 		free(s);
@@ -135,7 +138,7 @@ ty_results_figure_unit(const struct ty_results *rs, size_t fig)
 double
 ty_results_value(const struct ty_results *rs, const struct ty_result *r, size_t i, size_t fig)
 {
-	const struct ty_sample *s = &r->runs[i];
+	const struct ty_results_run *s = &r->runs[i];
 
 	switch (fig) {
 	case TY_FIG_WALL:

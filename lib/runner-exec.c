@@ -363,7 +363,7 @@ leftovers(struct ty_runner *r, struct ty_job *job, pid_t pgid)
 
 int
 ty_runner_exec_step(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step,
-		    int hook, struct ty_sample *s, double *values, struct ty_error *e)
+		    int hook, struct ty_results_run *s, double *values, struct ty_error *e)
 {
 	struct ty_spawn_opts o;
 	struct ty_usage u;

@@ -35,6 +35,6 @@ void ty_runner_exec_end(struct ty_runner *r);
  * values of a measured run. Returns 0, 1 when *r->stop stopped it (the
  * run is discarded), or a negative errno with E set. */
 int ty_runner_exec_step(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step,
-			int hook, struct ty_sample *s, double *values, struct ty_error *e);
+			int hook, struct ty_results_run *s, double *values, struct ty_error *e);
 
 #endif

@@ -114,8 +114,8 @@ rng_next(struct ty_runner *r)
 }
 
 static int
-do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook, struct ty_sample *s,
-	struct ty_error *e)
+do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook,
+	struct ty_results_run *s, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	ty_runner_exec_fn fn = r->exec ? r->exec : ty_runner_exec_step;
@@ -129,7 +129,7 @@ do_exec(struct sched *S, size_t j, size_t index, enum ty_step step, int hook, st
 }
 
 static const char *
-status_text(const struct ty_sample *s, double timeout, char *buf, size_t size)
+status_text(const struct ty_results_run *s, double timeout, char *buf, size_t size)
 {
 	char sig[32];
 
@@ -143,7 +143,7 @@ status_text(const struct ty_sample *s, double timeout, char *buf, size_t size)
 }
 
 static int
-failed(const struct ty_sample *s)
+failed(const struct ty_results_run *s)
 {
 	return s->timed_out || s->signal || s->exit_code != 0;
 }
@@ -196,7 +196,7 @@ run_hook(struct sched *S, size_t j, int hook, size_t index, struct ty_error *e)
 {
 	struct ty_job *job = &S->jobs[j];
 	const char *hint = output_hint(S->r);
-	struct ty_sample s;
+	struct ty_results_run s;
 	char buf[96];
 	int rc;
 
@@ -222,7 +222,7 @@ sub_count(long a, long b)
 /* Take the shell's start-up (its median) off a run: wall, user and system time,
  * page faults and context switches (not the probes' counters). */
 static void
-subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
+subtract_shell(struct ty_results_run *s, const struct ty_results_run *shell)
 {
 	s->wall_ns = s->wall_ns > shell->wall_ns ? s->wall_ns - shell->wall_ns : 0;
 	s->usage.user_ns =
@@ -238,14 +238,14 @@ subtract_shell(struct ty_sample *s, const struct ty_sample *shell)
 
 /* One run of job J (warm-up or measured), with prepare and conclude. */
 static int
-step(struct sched *S, size_t j, enum ty_step kind, const struct ty_sample *shell,
+step(struct sched *S, size_t j, enum ty_step kind, const struct ty_results_run *shell,
      struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	struct jobstate *st = &S->st[j];
 	struct ty_result *res = &S->rs->r[j];
 	size_t index = kind == TY_STEP_RUN ? (size_t)st->done : (size_t)st->warm;
-	struct ty_sample s;
+	struct ty_results_run s;
 	int64_t t0 = r->clock.now_ns(r->clock.ctx);
 	char buf[96];
 	int rc;
@@ -583,7 +583,7 @@ report(struct sched *S, size_t j)
 
 /* A measured step of J, then the end of J if it is done. */
 static int
-measure(struct sched *S, size_t j, const struct ty_sample *shell, struct ty_error *e)
+measure(struct sched *S, size_t j, const struct ty_results_run *shell, struct ty_error *e)
 {
 	int rc = step(S, j, TY_STEP_RUN, shell, e);
 
@@ -630,7 +630,7 @@ active(struct sched *S, size_t *list)
 }
 
 static int
-schedule(struct sched *S, const struct ty_sample *shell, struct ty_error *e)
+schedule(struct sched *S, const struct ty_results_run *shell, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	size_t *list, k, i, j;
@@ -761,14 +761,14 @@ enum { SH_WALL, SH_USER, SH_SYS, SH_MINFLT, SH_MAJFLT, SH_NVCSW, SH_NIVCSW, SH_F
  * figure apart (a robust centre: a mean is inflated by the few runs that
  * the machine's noise slows down). */
 static int
-measure_shell(struct sched *S, struct ty_sample *centre, struct ty_error *e)
+measure_shell(struct sched *S, struct ty_results_run *centre, struct ty_error *e)
 {
 	struct ty_runner *r = S->r;
 	char **argv = NULL;
 	size_t n = r->o.shell_runs > 0 ? (size_t)r->o.shell_runs : 0, i;
 	int64_t *v;
 	struct ty_job job;
-	struct ty_sample s;
+	struct ty_results_run s;
 	int rc = 0, f;
 
 	memset(&job, 0, sizeof(job));
@@ -886,7 +886,7 @@ ty_runner_run(struct ty_runner *r, struct ty_job *jobs, size_t n, struct ty_resu
 	      struct ty_error *e)
 {
 	struct sched S;
-	struct ty_sample shell;
+	struct ty_results_run shell;
 	size_t j;
 	int rc;
 

@@ -4,8 +4,8 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "tachy/clock.h"
 #include "tachy/collect.h"
 #include "tachy/runprof.h"
 #include "tachy/sampler.h"
@@ -122,13 +122,11 @@ ty_runprof_ms(const struct ty_runprof_run *r, uint32_t count)
 
 /* ---- the probe ---- */
 
+/* Milliseconds of CLOCK_MONOTONIC, for the probe's own cost. */
 static double
 mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double)ty_clock_now_ns() / 1e6;
 }
 
 static int

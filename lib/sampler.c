@@ -8,13 +8,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tachy/array.h"
+#include "tachy/perfevent.h"
 #include "tachy/sampler.h"
-#include "tachy/sysinfo.h"
 
 struct ring {
 	int fd, cpu;
@@ -62,7 +61,7 @@ struct ty_sampler {
 static long
 perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
-	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return ty_perfevent_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 uint64_t
@@ -90,10 +89,7 @@ online_cpus(void)
 static void
 fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned pages)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = o->type;
-	a->config = o->config;
+	ty_perfevent_attr_init(a, o->type, o->config);
 	a->config1 = o->config1;
 	a->config2 = o->config2;
 	a->freq = o->use_freq ? 1 : 0;
@@ -209,10 +205,7 @@ is_switch_sample(const struct ty_sampler *s, uint64_t id)
 static void
 sideband_attr(struct perf_event_attr *a, const struct perf_event_attr *sampling, int watcher)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = PERF_TYPE_SOFTWARE;
-	a->config = PERF_COUNT_SW_DUMMY;
+	ty_perfevent_attr_init(a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	a->sample_period = 1;
 	a->sample_type = sampling->sample_type;
 	a->sample_regs_user = sampling->sample_regs_user;
@@ -437,12 +430,13 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 		r->cpu = cpu;
 		s->nrings++;
 		if ((err = map_ring(r, s->map_len, page)) < 0) {
-			size_t kib = s->map_len / 1024; /* not read from S once freed */
+			size_t kib = s->map_len / 1024;
+
 			ty_sampler_free(s);
 			return ty_error_set(e, err,
 					    "cannot map a %zu KiB sample buffer for CPU %d: %s "
 					    "(see /proc/sys/kernel/perf_event_mlock_kb)",
-					    kib, i, strerror(-err));
+					    kib, cpu, strerror(-err));
 		}
 		if (o->switch_samples) {
 			switch_attr(&s->sw_attr, &a, o->switch_stack_user);
@@ -1019,12 +1013,7 @@ ty_sampler_free(struct ty_sampler *s)
 int
 ty_sampler_paranoid(void)
 {
-	char buf[32];
-	char *end;
-	long v;
+	int level;
 
-	if (ty_sysinfo_read(NULL, "/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
-		return 2;
-	v = strtol(buf, &end, 10);
-	return end == buf ? 2 : (int)v;
+	return ty_perfevent_paranoid(&level) < 0 ? 2 : level;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/symtab.h"
 
 struct ty_symtab_pool {
@@ -58,6 +59,7 @@ ty_symtab_warn(struct ty_symtab_warnings *w, const char *fmt, ...)
 	for (i = 0; i < w->n; i++)
 		if (strcmp(w->msg[i], buf) == 0)
 			return;
+	/* one at a time: a handful of warnings, each told once */
 	nw = realloc(w->msg, (w->n + 1) * sizeof(*nw));
 	if (!nw)
 		return;
@@ -284,14 +286,8 @@ ty_symtab_add(struct ty_symtab *d, uint64_t addr, uint64_t size, const char *nam
 	free(dm);
 	if (!nm)
 		return -1;
-	if (d->n == d->cap) {
-		size_t nc = d->cap ? d->cap * 2 : 1024;
-		struct ty_sym *ns = realloc(d->syms, nc * sizeof(*ns));
-		if (!ns)
-			return -1;
-		d->syms = ns;
-		d->cap = nc;
-	}
+	if (ty_array_grow(&d->syms, sizeof(*d->syms), d->n + 1, &d->cap) < 0)
+		return -1;
 	while (name[under] == '_' && under < 9)
 		under++;
 	d->syms[d->n] = (struct ty_sym){addr,

@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
 
+#include "tachy/perfevent.h"
 #include "tachy/sysinfo.h"
 
 #define CPU_DIR "/sys/devices/system/cpu"
@@ -773,23 +773,16 @@ static void
 try_cycles(struct ty_sysinfo *si)
 {
 	struct perf_event_attr attr;
-	int fd;
+	int ret;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	ty_perfevent_attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd >= 0) {
-		close(fd);
-		si->cycles_open = 1;
-		return;
-	}
-	si->cycles_open = 0;
-	copy_str(si->cycles_error, sizeof(si->cycles_error), strerror(errno));
+	ret = ty_perfevent_try(&attr, 0, -1);
+	si->cycles_open = ret == 0;
+	if (ret < 0)
+		copy_str(si->cycles_error, sizeof(si->cycles_error), strerror(-ret));
 }
 
 static void

@@ -49,7 +49,7 @@ lanes_release(struct lanes *l)
 static int
 lanes_build(const struct ty_profile *p, struct lanes *l)
 {
-	size_t i, n = p->nsamples, cap = 0, scap = 0;
+	size_t i, n = p->nsamples, cap = 0, pcap = 0, ccap = 0, scap = 0;
 	uint32_t j;
 
 	memset(l, 0, sizeof(*l));
@@ -71,8 +71,8 @@ lanes_build(const struct ty_profile *p, struct lanes *l)
 		if (i > 0 && p->samples[l->order[i - 1]].tid == s->tid)
 			continue;
 		if (ty_array_grow(&l->tids, 4, l->n + 1, &cap) < 0 ||
-		    !(l->pids = realloc(l->pids, (l->n + 1) * 4)) ||
-		    !(l->comms = realloc(l->comms, (l->n + 1) * 4)) ||
+		    ty_array_grow(&l->pids, 4, l->n + 1, &pcap) < 0 ||
+		    ty_array_grow(&l->comms, 4, l->n + 1, &ccap) < 0 ||
 		    ty_array_grow(&l->start, sizeof(size_t), l->n + 2, &scap) < 0) {
 			lanes_release(l);
 			return -ENOMEM;

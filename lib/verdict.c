@@ -423,8 +423,13 @@ judge(struct ty_verdict *v, int dir, double confidence)
 	v->interval = TY_INTERVAL_OK;
 	if (!isfinite(c->rel_lo) || !isfinite(c->rel_hi) || !isfinite(c->rel))
 		v->interval = v->old.centre == 0 ? TY_INTERVAL_ZERO_REF : TY_INTERVAL_TOO_FEW;
-	if (v->too_few)
+	if (v->too_few) {
+		/* sizes that can prove nothing at this confidence bound nothing
+		 * at it either (ties can give a finite but unfounded one) */
+		if (v->interval == TY_INTERVAL_OK)
+			v->interval = TY_INTERVAL_TOO_FEW;
 		return;
+	}
 	if (proven && dir)
 		v->verdict = dir > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER;
 	if (v->interval != TY_INTERVAL_OK)

@@ -155,12 +155,17 @@ figure_text_centre(char *buf, size_t size, const struct ty_centre *c, double ref
 	double h = fmax(c->hi - c->centre, c->centre - c->lo);
 
 	figure_text_value(v, sizeof(v), c->centre, ref, unit);
-	if (!c->exact_ci || !isfinite(h))
-		snprintf(buf, size, "%s %s%s", v, term_glyph("pm"), term_glyph("inf"));
-	else if (c->centre != 0)
+	if (!c->exact_ci || !isfinite(h)) /* no interval to be had: said, never as infinite */
+		snprintf(buf, size, "%s %sn/a", v, term_glyph("pm"));
+	else if (c->centre != 0 && h < fabs(c->centre))
 		snprintf(buf, size, "%s %s%.*f%%", v, term_glyph("pm"),
 			 100 * h / fabs(c->centre) < 10 ? 1 : 0, 100 * h / fabs(c->centre));
-	else
+	else if (c->centre != 0) { /* as wide as the centre: its bounds, not "±155%" */
+		char lo[32], hi[32];
+		snprintf(buf, size, "%s [%s, %s]", v,
+			 figure_text_value(lo, sizeof(lo), c->lo, ref, unit),
+			 figure_text_value(hi, sizeof(hi), c->hi, ref, unit));
+	} else
 		snprintf(buf, size, "%s", v);
 	return buf;
 }

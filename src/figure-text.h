@@ -30,7 +30,8 @@ size_t figure_text_width(const char *s);
 double figure_text_row_ref(const struct ty_cmp_row *r);
 
 /* The cells of a comparison row: "slower", "faster" or "~" (one vocabulary
- * for every figure); a centre with its interval "10.40ms ±0.6%" (REF picks the scale);
+ * for every figure); a centre with its interval "10.40ms ±0.6%" (REF picks the scale),
+ * "1.000 [0, 2.000]" where the interval is as wide as the centre, "±n/a" without one;
  * the change with its interval "+6.0% [+5.0%, +7.1%]", or "+6.0% n/a (too few
  * distinct values)" where none can be had; a p-value. */
 const char *figure_text_verdict(const struct ty_cmp_row *r);

@@ -122,9 +122,9 @@ struct ty_profile {
 	struct ty_prof_thread *threads;
 	uint32_t nthreads, cap_threads;
 	struct ty_prof_mapping *maps; /* optional, one per DSO at most */
-	uint32_t nmaps;
+	uint32_t nmaps, cap_maps;
 	struct ty_prof_call *calls; /* optional: counted functions */
-	uint32_t ncalls;
+	uint32_t ncalls, cap_calls;
 	struct ty_prof_sample *samples;
 	size_t nsamples, cap_samples;
 	double weight; /* sum of the samples' periods */

@@ -48,7 +48,7 @@ struct ty_value_desc {
 };
 
 /* One measured run. */
-struct ty_sample {
+struct ty_results_run {
 	int64_t start_ns; /* since the benchmark began */
 	int64_t wall_ns;
 	struct ty_usage usage;
@@ -76,7 +76,7 @@ struct ty_result {
 	char *name;    /* -n NAME, else the command (owned) */
 	struct ty_param *params;
 	size_t nparams;
-	struct ty_sample *runs;
+	struct ty_results_run *runs;
 	size_t nruns, cap;
 	double *values;	  /* nruns x nvalues probe values, run-major (owned) */
 	int64_t shell_ns; /* shell start-up subtracted from each run, 0 without --shell */
@@ -150,7 +150,7 @@ int ty_results_init(struct ty_results *rs, size_t n, struct ty_error *e);
 void ty_results_release(struct ty_results *rs);
 
 /* Append a run to R, with its NVALUES probe values (or NULL). Returns 0 or -ENOMEM. */
-int ty_result_add(struct ty_result *r, const struct ty_sample *s, const double *values,
+int ty_result_add(struct ty_result *r, const struct ty_results_run *s, const double *values,
 		  size_t nvalues, struct ty_error *e);
 /* Add a printf-formatted warning to R. Returns 0 or -ENOMEM. */
 int ty_result_warn(struct ty_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -132,8 +132,8 @@ struct ty_runner;
 /* Runs one step and fills S (and VALUES for a run); replaceable for tests.
  * Returns 0, 1 when stopped by an interruption, or a negative errno. */
 typedef int (*ty_runner_exec_fn)(struct ty_runner *r, struct ty_job *job, size_t index,
-				 enum ty_step step, int hook, struct ty_sample *s, double *values,
-				 struct ty_error *e);
+				 enum ty_step step, int hook, struct ty_results_run *s,
+				 double *values, struct ty_error *e);
 
 struct ty_runner {
 	struct ty_runner_opts o;

@@ -33,6 +33,7 @@
 #include "tachy/memcg.h"
 #include "tachy/numparse.h"
 #include "tachy/outfile.h"
+#include "tachy/perfevent.h"
 #include "tachy/perfmap.h"
 #include "tachy/pprof.h"
 #include "tachy/procscan.h"

@@ -90,7 +90,7 @@ static void
 add_run(struct ty_results *rs, struct ty_result *r, int64_t wall_ns, uint32_t round,
 	const double *values)
 {
-	struct ty_sample s = {0};
+	struct ty_results_run s = {0};
 	struct ty_error e;
 
 	s.start_ns = (int64_t)r->nruns * 1000;

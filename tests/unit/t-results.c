@@ -13,7 +13,7 @@
 static void
 add_runs(struct ty_result *r, const double *ms, size_t n)
 {
-	struct ty_sample s;
+	struct ty_results_run s;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -159,7 +159,7 @@ test_warnings(void)
 	const char *names[] = {"outliers", "drift", "cold", "one"};
 	struct ty_results rs;
 	struct ty_error e;
-	struct ty_sample s;
+	struct ty_results_run s;
 	size_t i;
 
 	make(&rs, 4, names);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/results-export.h"
 #include "tachy/runner.h"
 
 /* ---- fake world ---- */
@@ -52,7 +53,7 @@ job_index(struct ty_runner *r, struct ty_job *job)
 
 static int
 fake_exec(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
-	  struct ty_sample *s, double *values, struct ty_error *e)
+	  struct ty_results_run *s, double *values, struct ty_error *e)
 {
 	size_t j = job_index(r, job);
 	char tok[8];

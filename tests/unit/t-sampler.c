@@ -8,10 +8,9 @@
 #include "tachy/sampler.h"
 
 static const struct ty_sampler_layout layout = {
-    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-	PERF_SAMPLE_CALLCHAIN,
-    1,
-    0,
+    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+		   PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN,
+    .sample_id_all = 1,
 };
 
 static size_t
@@ -151,10 +150,9 @@ static void
 test_switch(void)
 {
 	static const struct ty_sampler_layout id_layout = {
-	    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
-	    1,
-	    0,
+	    .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+	    .sample_id_all = 1,
 	};
 	unsigned char b[128];
 	size_t o = 8;

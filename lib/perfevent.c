@@ -1,0 +1,76 @@
+/* perfevent.c - perf_event_open and its probes (see perfevent.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tachy/perfevent.h"
+
+#define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
+
+void
+ty_perfevent_attr_init(struct perf_event_attr *attr, uint32_t type, uint64_t config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+}
+
+int
+ty_perfevent_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		  unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int
+ty_perfevent_open_user(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		       unsigned long flags)
+{
+	int fd = ty_perfevent_open(attr, pid, cpu, group_fd, flags);
+
+	if (fd == -EACCES || fd == -EPERM) {
+		attr->exclude_kernel = 1;
+		attr->exclude_hv = 1;
+		fd = ty_perfevent_open(attr, pid, cpu, group_fd, flags);
+	}
+	return fd;
+}
+
+int
+ty_perfevent_try(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	int fd = ty_perfevent_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int
+ty_perfevent_paranoid(int *level)
+{
+	char buf[32], *end;
+	int fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	long v;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	v = strtol(buf, &end, 10);
+	if (end == buf)
+		return -EINVAL;
+	*level = (int)v;
+	return 0;
+}
