@@ -47,6 +47,10 @@ ty_collector_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int 
 	}
 	last = l->n ? &l->v[l->n - 1] : NULL;
 	c->nout += kind == SW_OUT;
+	if (kind == SW_OUT && r->time > l->last_out)
+		l->last_out = r->time;
+	if (kind == SW_IN && r->time > l->last_in)
+		l->last_in = r->time;
 	/* The kernel writes a switch-out record right after the sample of
 	 * the same switch, in the same ring: one entry holds both (its stack
 	 * is the sample's), a third fewer entries to pair. */
@@ -64,6 +68,45 @@ ty_collector_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int 
 		return;
 	}
 	l->v[l->n++] = e;
+}
+
+void
+ty_collector_switch_exit(struct ty_collector *c, uint32_t tid)
+{
+	uint32_t *slot;
+
+	if (c->nswl && (slot = ty_idmap_get(&c->swmap, tid)) && *slot != TY_IDMAP_NONE)
+		c->swl[*slot].exited = 1;
+}
+
+void
+ty_collector_peek(struct ty_collector *c, const struct ty_sampler_rec *r)
+{
+	uint32_t s = r->nr ? ty_collector_intern_stack(c, r->pid, r->chain, r->nr) : TY_NONE;
+	struct swlist *l;
+
+	if (s == TY_NONE) {
+		c->oom |= r->nr != 0;
+		return;
+	}
+	ty_collector_switch(c, r, SW_PEEK, s);
+	if ((l = swlist(c, r->tid)) && r->time > l->peeked)
+		l->peeked = r->time;
+}
+
+size_t
+ty_collector_off_cpu(struct ty_collector *c, uint32_t *tids, size_t max)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < c->nswl && n < max; k++) {
+		const struct swlist *l = &c->swl[(c->offcur + k) % c->nswl];
+		if (!l->exited && l->last_out > l->last_in && l->peeked < l->last_out)
+			tids[n++] = l->tid;
+	}
+	if (c->nswl)
+		c->offcur = (c->offcur + k) % c->nswl;
+	return n;
 }
 
 void
@@ -243,11 +286,13 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 	size_t i, j, n = l->n, first = c->nsamples;
 
 	for (i = 0; i < n; i++) {
-		const struct sw *o = &v[i], *in = NULL, *smp = NULL;
+		const struct sw *o = &v[i], *in = NULL, *smp = NULL, *peek = NULL;
 		struct raw_sample rs;
 		if (o->kind != SW_OUT)
 			continue;
 		for (j = i + 1; j < n; j++) {
+			if (v[j].kind == SW_PEEK && !peek)
+				peek = &v[j];
 			if (v[j].kind == SW_IN) {
 				in = &v[j];
 				break;
@@ -266,6 +311,8 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 				smp = &v[j];
 				break;
 			}
+		if (!smp) /* none from the kernel: one read while it lasted */
+			smp = peek;
 		rs.time = o->time;
 		rs.period = in->time - o->time;
 		rs.tid = l->tid;

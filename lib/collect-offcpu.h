@@ -28,10 +28,10 @@ struct raw_sample {
  * per thread as they come and paired at the end (a thread leaves one CPU
  * and comes back on another: its records are in two rings, drained in any
  * order). */
-enum { SW_SAMPLE, SW_OUT, SW_IN };
+enum { SW_SAMPLE, SW_OUT, SW_IN, SW_PEEK /* a chain read while it was off (record-peek.c) */ };
 struct sw { /* in its thread's list (struct swlist) */
 	uint64_t time;
-	uint32_t cpu, stack; /* stack: SW_SAMPLE's */
+	uint32_t cpu, stack; /* stack: SW_SAMPLE's and SW_PEEK's */
 	uint8_t kind, preempt;
 };
 
@@ -39,7 +39,10 @@ struct swlist { /* one thread's entries, in the order they came */
 	struct sw *v;
 	size_t n, cap;
 	uint32_t tid;
-	int disordered; /* one came before the one it followed: sort them */
+	int disordered;		    /* one came before the one it followed: sort them */
+	int exited;		    /* its EXIT record came */
+	uint64_t last_out, last_in; /* the latest switch-out and switch-in */
+	uint64_t peeked;	    /* the latest SW_PEEK */
 };
 
 #define NAMES 4 /* the names a thread had that are kept: its last ones */
@@ -83,6 +86,7 @@ struct ty_collector {
 	size_t nswl, capswl, nout;
 	uint64_t chained, chained_ns; /* off-CPU samples with their own chain */
 	size_t new_lists;	      /* threads seen switching since the last ask */
+	size_t offcur;		      /* ty_collector_off_cpu's next list */
 	struct ty_idmap swmap;	      /* tid -> its list */
 	uint32_t swlast;	      /* the list of the last entry (+1; 0: none) */
 	size_t first_off;	      /* samples from here on are off-CPU (after pairing) */
@@ -103,6 +107,9 @@ uint32_t ty_collector_intern_stack(struct ty_collector *c, uint64_t key, const u
  * thread's list; out of memory sets c->oom. */
 void ty_collector_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int kind,
 			 uint32_t stack);
+
+/* Thread TID ended (its EXIT record): no longer off the CPU. */
+void ty_collector_switch_exit(struct ty_collector *c, uint32_t tid);
 
 /* A context-switch sample R: its chain interned, then ty_collector_switch. */
 void ty_collector_switch_sample(struct ty_collector *c, const struct ty_sampler_rec *r);

@@ -164,6 +164,14 @@ find_thread(const struct ty_collector *c, uint32_t tid)
 	return NULL;
 }
 
+uint32_t
+ty_collector_pid_of(const struct ty_collector *c, uint32_t tid)
+{
+	const struct tcomm *t = find_thread(c, tid);
+
+	return t ? t->pid : tid;
+}
+
 static struct tcomm *
 thread(struct ty_collector *c, uint32_t pid, uint32_t tid)
 {
@@ -273,6 +281,9 @@ ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 		}
 		break;
 	}
+	case TY_SAMPLER_REC_EXIT: /* one for every thread that ends */
+		ty_collector_switch_exit(c, r->tid);
+		break;
 	case TY_SAMPLER_REC_LOST:
 		c->lost += r->lost;
 		break;

@@ -23,6 +23,7 @@
 #include "tachy/collect.h"
 #include "tachy/duty.h"
 #include "tachy/record-diag.h"
+#include "tachy/record-peek.h"
 #include "tachy/record-system.h"
 #include "tachy/record-track.h"
 #include "tachy/record.h"
@@ -72,7 +73,9 @@ struct ty_recorder {
 	char *pname;		      /* attached: "-p PID (comm)" */
 	pid_t *tids;		      /* attached: the threads it has */
 	int ntids;
-	struct ty_duty duty; /* the chains at switch-outs (duty.hz 0: all, or none) */
+	struct ty_duty duty;	    /* the chains at switch-outs (duty.hz 0: all, or none) */
+	struct ty_record_peek peek; /* user space only: blocked threads' chains from /proc */
+	int peeking, peek_said;
 };
 
 static void warn(struct ty_recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -139,6 +142,7 @@ static void
 off_cpu_limits(struct ty_recorder *r)
 {
 	char why[128];
+	const char *to;
 
 	if (r->kernel_refused)
 		snprintf(why, sizeof(why),
@@ -146,17 +150,27 @@ off_cpu_limits(struct ty_recorder *r)
 			 ty_sampler_paranoid());
 	else
 		snprintf(why, sizeof(why), "%s", "user space only was asked for");
+	if (r->peeking) /* chains read from /proc while the waits last */
+		to = r->o.off_cpu == TY_OFFCPU_WALL
+			 ? "; the call chain of a wait seen while it lasted (some 10 ms or more) "
+			   "was read from /proc and the thread's stack, the other intervals took "
+			   "one of their thread's, else their last on-CPU sample before them;"
+			 : "; the call chain of a wait seen while it lasted (some 10 ms or more) "
+			   "was read from /proc and the thread's stack, the other intervals took "
+			   "one of their thread's, else no function;";
+	else
+		to = r->o.off_cpu == TY_OFFCPU_WALL
+			 ? ", but each interval is attributed to the thread's last on-CPU sample "
+			   "before it (not the call where it blocked), and"
+			 : ", but each interval is attributed to no function (add on-CPU samples "
+			   "with --wall to attribute it), and";
 	free(r->limits);
 	if (asprintf(&r->limits,
 		     "%s: the kernel gives no call chain at a switch-out in user-space-only mode. "
-		     "Off-CPU time per thread is exact (from the kernel's switch records), but "
-		     "each interval is attributed to %s, and sleeping, I/O and lock waits are "
-		     "not told apart (\"blocked\"); preemption is (\"runnable\")",
-		     why,
-		     r->o.off_cpu == TY_OFFCPU_WALL
-			 ? "the thread's last on-CPU sample before it (not the call where it "
-			   "blocked)"
-			 : "no function (add on-CPU samples with --wall to attribute it)") < 0)
+		     "Off-CPU time per thread is exact (from the kernel's switch records)%s "
+		     "sleeping, I/O and lock waits are not told apart (\"blocked\"); preemption "
+		     "is (\"runnable\")",
+		     why, to) < 0)
 		r->limits = NULL;
 	else
 		warn(r, "%s", r->limits);
@@ -325,6 +339,14 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
 	}
 	snprintf(r->ename, sizeof(r->ename), "%s",
 		 r->o.off_cpu == TY_OFFCPU_ONLY ? "context-switches" : r->ev.name);
+	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel && r->uw && !r->o.system_wide) {
+		/* no chain from the kernel at a switch-out: read the blocked
+		 * threads' from /proc, at the rate the chains keep */
+		if (ty_record_peek_init(&r->peek, switch_hz(r), r->sw_stack_size,
+					ty_clock_now_ns()) < 0)
+			return ty_error_set(err, -ENOMEM, "out of memory");
+		r->peeking = 1;
+	}
 	if (r->o.off_cpu != TY_OFFCPU_NONE && r->exclude_kernel)
 		off_cpu_limits(r);
 	hz = so.switch_samples && !r->exclude_kernel ? switch_hz(r) : 0;
@@ -356,7 +378,7 @@ open_sampler(struct ty_recorder *r, struct ty_error *err)
  * it. A chain lost in code outside the mappings known reads the maps of
  * the process again (at most every 20 ms) and is unwound once more. */
 static const struct ty_sampler_rec *
-unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec)
+unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask)
 {
 	struct ty_sampler_rec *out = &r->scratch;
 	struct ty_unwind_sample us;
@@ -374,7 +396,7 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec)
 	us.pid = rec->pid;
 	us.time = rec->time;
 	memcpy(us.regs, rec->regs, sizeof(us.regs));
-	us.mask = TY_UNWIND_REGS_MASK;
+	us.mask = mask;
 	us.stack = rec->stack;
 	us.stack_len = rec->stack_dyn;
 	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
@@ -432,7 +454,7 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 	if (r->uw &&
 	    (rec->type == TY_SAMPLER_REC_SAMPLE || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE) &&
 	    rec->regs_abi)
-		rec = unwind(r, rec);
+		rec = unwind(r, rec, TY_UNWIND_REGS_MASK);
 	else if (r->o.unwind_log && rec->type == TY_SAMPLER_REC_SAMPLE)
 		ty_record_diag_sample(&r->diag, rec, 0,
 				      r->cg == TY_CG_DWARF ? TY_UNWIND_LOST : TY_UNWIND_COMPLETE, 0,
@@ -443,6 +465,32 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 	r->duty.sw += rec->type == TY_SAMPLER_REC_SWITCH && rec->out;
 	r->duty.n += rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE;
 	ty_collector_record(rec, r->c);
+}
+
+/* A blocked thread's state read from /proc (record-peek.c): unwound as a
+ * sample is, the chain of the interval it was read in. */
+static void
+on_peek(const struct ty_sampler_rec *rec, uint64_t mask, void *arg)
+{
+	struct ty_recorder *r = arg;
+
+	ty_collector_peek(r->c, unwind(r, rec, mask));
+}
+
+/* User space only, with -g: look at the threads off the CPU (every 10 ms). */
+static void
+peek_step(struct ty_recorder *r)
+{
+	if (!r->peeking || r->stop_ns)
+		return;
+	ty_record_peek_look(&r->peek, r->c, ty_clock_now_ns(), on_peek, r);
+	if (r->peek.denied && !r->peek_said) {
+		r->peek_said = 1;
+		warn(r,
+		     "cannot read the stacks of the command's blocked threads (%s): off-CPU "
+		     "intervals keep the attribution said above",
+		     strerror(-r->peek.denied));
+	}
 }
 
 static int
@@ -504,6 +552,11 @@ poll_ms(const struct ty_recorder *r, int pidfd, int stopping)
 		ms = pidfd >= 0 ? 1000 : 100;
 	if (r->duty.hz && !r->stop_ns && !stopping) {
 		int d = t >= r->duty.at ? 0 : (int)((r->duty.at - t + 999999) / 1000000);
+		if (d < ms)
+			ms = d;
+	}
+	if (r->peeking && !r->peek.denied && !r->stop_ns && !stopping) {
+		int d = t >= r->peek.next_ns ? 0 : (int)((r->peek.next_ns - t + 999999) / 1000000);
 		if (d < ms)
 			ms = d;
 	}
@@ -630,6 +683,7 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 		if ((ret = drain(r, e)) < 0)
 			break;
 		duty_step(r);
+		peek_step(r);
 		/* A ring whose task is gone hangs up: stop polling it, and stop
 		 * when every ring has hung up. */
 		for (i = 0, hup = 0; i < n; i++) {
@@ -1035,6 +1089,7 @@ ty_record_free(struct ty_recorder *r)
 	ty_sampler_free(r->s);
 	ty_collector_free(r->c);
 	ty_unwind_free(r->uw);
+	ty_record_peek_free(&r->peek);
 	free(r->pname);
 	free(r->limits);
 	free(r->tids);

@@ -29,6 +29,18 @@ uint64_t ty_collector_unthrottled(const struct ty_collector *c);
  * into OUT; returns how many there are. */
 size_t ty_collector_pids(const struct ty_collector *c, uint32_t *out, size_t max);
 
+/* The threads off the CPU as far as the switch records drained say (their
+ * latest a switch-out, no EXIT record), in an interval without a chain read
+ * (ty_collector_peek) yet: up to MAX into TIDS (the next call goes on from
+ * where this one stopped); returns how many. */
+size_t ty_collector_off_cpu(struct ty_collector *c, uint32_t *tids, size_t max);
+/* The process of thread TID (TID itself when not known). */
+uint32_t ty_collector_pid_of(const struct ty_collector *c, uint32_t tid);
+/* A call chain of thread R->tid read while it was off the CPU, at R->time
+ * (R->chain, R->nr; lib/record-peek.c): the interval around that time
+ * takes it where the kernel gave none at its switch-out. */
+void ty_collector_peek(struct ty_collector *c, const struct ty_sampler_rec *r);
+
 /* How many threads had their first switch record since the last call. */
 size_t ty_collector_new_threads(struct ty_collector *c);
 /* Resolve every sampled address and fill P (whose meta the caller sets).

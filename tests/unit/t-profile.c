@@ -921,6 +921,18 @@ interval(struct ty_collector *c, uint32_t tid, uint64_t t, uint64_t dur, int pre
 	ty_collector_record(&r, c);
 }
 
+/* A chain of one frame, FRAME, read for thread TID at T (record-peek.c). */
+static void
+peek(struct ty_collector *c, uint32_t tid, uint64_t t, uint64_t frame)
+{
+	struct ty_sampler_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = TY_SAMPLER_REC_SWITCH_SAMPLE;
+	r.pid = r.tid = tid, r.time = t, r.nr = 1, r.chain = &frame;
+	ty_collector_peek(c, &r);
+}
+
 /* The address of off-CPU sample S's one frame (0: none). */
 static uint64_t
 frame_of(const struct ty_profile *p, const struct ty_prof_sample *s)
@@ -928,6 +940,88 @@ frame_of(const struct ty_profile *p, const struct ty_prof_sample *s)
 	if (p->stack_off[s->stack + 1] == p->stack_off[s->stack])
 		return 0;
 	return p->locs[p->frames[p->stack_off[s->stack]]].addr;
+}
+
+/* Chains read while a wait lasted (user space only, record-peek.c): a
+ * peek inside an interval is its chain (counted as its own), whatever the
+ * order the records came in; the kernel's chain at the switch-out comes
+ * first; a peek while the thread ran is no interval's. ty_collector_off_cpu
+ * lists the threads whose latest switch record is a switch-out, in an
+ * interval not read yet, and not ended. */
+static void
+test_collector_peek(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_sampler_rec r;
+	uint32_t tids[4];
+	uint64_t k = 0x9000;
+	size_t i, seen = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = 7;
+	r.type = TY_SAMPLER_REC_SAMPLE; /* on-CPU at 100 */
+	r.ip = 0x1000, r.period = 50, r.time = 100;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SWITCH, r.out = 1, r.time = 201;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_off_cpu(c, tids, 4), 1);
+	CHECK_INT(tids[0], 7);
+	CHECK_INT(ty_collector_pid_of(c, 7), 7);
+	peek(c, 7, 250, 0x7000);
+	CHECK_INT(ty_collector_off_cpu(c, tids, 4), 0); /* read already */
+	r.out = 0, r.time = 301;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_off_cpu(c, tids, 4), 0); /* back on the CPU */
+	peek(c, 7, 350, 0x7100);			/* on the CPU: no interval's */
+	peek(c, 7, 550, 0x8000);			/* before its interval's records came */
+	r.out = 1, r.preempt = 1, r.time = 400;
+	ty_collector_record(&r, c);
+	r.out = 0, r.preempt = 0, r.time = 450;
+	ty_collector_record(&r, c);
+	r.out = 1, r.time = 500;
+	ty_collector_record(&r, c);
+	r.out = 0, r.time = 600;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.time = 700, r.nr = 1, r.chain = &k;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SWITCH, r.nr = 0, r.chain = NULL, r.out = 1, r.time = 700;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_off_cpu(c, tids, 4), 1); /* the peek at 550 is older */
+	peek(c, 7, 750, 0xa000);
+	r.out = 0, r.time = 800;
+	ty_collector_record(&r, c);
+	r.out = 1, r.time = 900; /* then it ends */
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_off_cpu(c, tids, 4), 1);
+	r.type = TY_SAMPLER_REC_EXIT, r.time = 901;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_off_cpu(c, tids, 4), 0);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_INT(p->nsamples, 5);
+	CHECK_INT(p->meta.off_cpu_chained, 3);
+	CHECK_INT(p->meta.off_cpu_chained_ns, 300);
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		uint64_t f = frame_of(p, s);
+		if (s->state == TY_STATE_CPU)
+			continue;
+		seen++;
+		if (s->time == 201)
+			CHECK_INT(f, 0x7000);
+		else if (s->time == 400) /* preempted: no donor, its last sample */
+			CHECK_INT(f, 0x1000);
+		else if (s->time == 500)
+			CHECK_INT(f, 0x8000);
+		else
+			CHECK_INT(f, 0x9000); /* the kernel's */
+	}
+	CHECK_INT(seen, 4);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
 }
 
 /* Chains at a sample of the switch-outs: an interval without one takes the
@@ -1102,6 +1196,7 @@ main(void)
 	test_collector_impute();
 	test_collector_runs();
 	test_off_cpu();
+	test_collector_peek();
 	test_views(p);
 	test_roundtrip(p);
 	test_mappings();
