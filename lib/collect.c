@@ -2,7 +2,7 @@
  *
  * During the recording only cheap work is done: samples are appended and
  * their raw stacks interned; names are resolved once at the end, once per
- * distinct (process, address). */
+ * distinct (process, address), file by file (lib/symbatch.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "tachy/array.h"
 #include "tachy/collect.h"
+#include "tachy/symbatch.h"
 
 struct raw_sample {
 	uint64_t time, period;
@@ -82,6 +83,8 @@ struct ty_collector {
 	unsigned char *from_chain;    /* per off-CPU sample: its stack is the switch-out's */
 	struct exec_ev *execs;	      /* every exec, sorted by (pid, time) at the end */
 	size_t nexecs, capexecs;
+	struct ty_symbatch *batch; /* the user addresses, resolved file by file */
+	int planning;		   /* the first walk: ask the batch for them */
 };
 
 struct ty_collector *
@@ -795,16 +798,27 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 	size_t nfr, k, first;
 	char buf[512];
 	const char *name;
+	long l;
 
 	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
 		if (tab[j].addr == addr && tab[j].pid == pid && tab[j].epoch == epoch)
 			return &tab[j];
+	nfr = 0;
 	if (addr == TY_FRAME_TRUNCATED) { /* the stack copy ended the chain */
 		memset(&r, 0, sizeof(r));
 		r.name = "[truncated]";
 		r.dso = "[truncated]";
-	} else {
+	} else if (addr < TY_KERNEL_START && c->planning) { /* resolved later */
+		if (ty_symbatch_add(c->batch, pid, epoch, addr, time) < 0)
+			return NULL;
+		memset(&r, 0, sizeof(r));
+		r.name = r.dso = "[pending]";
+	} else if (addr >= TY_KERNEL_START || !c->batch ||
+		   (l = ty_symbatch_get(c->batch, pid, epoch, addr, &r, fr, MAX_INLINE)) < 0) {
 		ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
+		nfr = r.name ? ty_symbols_frames(c->syms, &r, fr, MAX_INLINE) : 0;
+	} else {
+		nfr = (size_t)l;
 	}
 	name = r.name;
 	if (!name) {
@@ -813,8 +827,6 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 		name = buf;
 	}
 	first = runs->n;
-	nfr = r.name && addr != TY_FRAME_TRUNCATED ? ty_symbols_frames(c->syms, &r, fr, MAX_INLINE)
-						   : 0;
 	if (nfr == 0 && add_frame(p, runs, &r, name, NULL) < 0)
 		return NULL;
 	for (k = 0; k < nfr; k++)
@@ -1019,6 +1031,7 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	size_t cap = 1024, i, j, k, mask;
 	struct lockey *tab;
 	struct runs runs = {0};
+	struct ty_profile *real = p, *scratch = NULL;
 	uint32_t *map, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
 	uint64_t *times;
 	unsigned char *cls = NULL;
@@ -1039,8 +1052,17 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	times = first_times(c);
 	if (!tab || !map || !times)
 		goto oom;
+	/* Two walks over the stacks: the first, into a scratch profile, asks
+	 * the batch for every user address the second will name; in between,
+	 * the batch reads the files one at a time. */
+	if (!(c->batch = ty_symbatch_new(c->syms, MAX_INLINE)) || !(scratch = ty_profile_new()))
+		goto oom;
+	c->planning = 1;
+	p = scratch;
+walk:
 	for (i = 0; i < cap; i++)
 		tab[i].loc = TY_NONE;
+	runs.n = 0;
 	for (i = 0; i < c->nstacks; i++) {
 		const uint64_t *w = c->words + c->stack_off[i];
 		uint32_t pid = (uint32_t)w[0], n = (uint32_t)w[1];
@@ -1101,9 +1123,20 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 				goto oom;
 			locs[nl++] = l;
 		}
-		if ((map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
+		if (!c->planning && (map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
 			goto oom;
 	}
+	if (c->planning) {
+		c->planning = 0;
+		p = real;
+		ty_profile_free(scratch);
+		scratch = NULL;
+		if (ty_symbatch_run(c->batch) < 0)
+			goto oom;
+		goto walk;
+	}
+	ty_symbatch_free(c->batch);
+	c->batch = NULL;
 	name_threads(c);
 	for (i = 0; i < c->nthreads; i++)
 		if (ty_profile_thread(p, c->threads[i].pid, c->threads[i].tid,
@@ -1141,6 +1174,10 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	free(cls);
 	return 0;
 oom:
+	ty_profile_free(scratch);
+	ty_symbatch_free(c->batch);
+	c->batch = NULL;
+	c->planning = 0;
 	free(runs.v);
 	free(tab);
 	free(map);
