@@ -133,6 +133,8 @@ main(int argc, char **argv)
 	files = calloc((size_t)argc, sizeof(*files));
 	if (!syms || !c || !p || !files)
 		return 1;
+	if (getenv("TACHY_CACHE_DIR")) /* the per-boot kernel symbol cache, as tachy record */
+		ty_symbols_set_cache_dir(syms, getenv("TACHY_CACHE_DIR"));
 	nk = kernel_pool(kpool, sizeof(kpool) / sizeof(*kpool));
 	for (i = 3; i < (size_t)argc; i++) {
 		struct file *f = &files[nf];
@@ -188,7 +190,11 @@ main(int argc, char **argv)
 		r.ip = r.chainbuf[0];
 		ty_collector_record(&r, c);
 	}
-	if (ty_collector_finish(c, p, &e) < 0 || ty_profile_write(p, argv[1], &e) < 0) {
+	if (getenv("REPLAY_PHASES"))
+		printf("recorded:\n"), status();
+	if (ty_collector_finish(c, p, &e) < 0 ||
+	    (getenv("REPLAY_PHASES") && printf("resolved:\n") && (status(), 0)) ||
+	    ty_profile_write(p, argv[1], &e) < 0) {
 		fprintf(stderr, "resolve-replay: %s\n", e.msg);
 		return 1;
 	}

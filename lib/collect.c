@@ -755,6 +755,47 @@ struct lockey {
 	uint32_t pid, epoch, loc, n; /* loc TY_NONE: empty */
 };
 
+struct loctab { /* open addressing, at most half full */
+	struct lockey *v;
+	size_t cap, n;
+};
+
+static size_t
+lockey_slot(uint64_t addr, uint32_t pid, uint32_t epoch, size_t cap)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & (cap - 1);
+}
+
+/* Room in T for one more key: it grows with the distinct addresses (a
+ * system-wide recording's stacks hold millions of words, most of them the
+ * same few thousand addresses). */
+static int
+loctab_room(struct loctab *t)
+{
+	size_t cap = t->cap ? 2 * t->cap : 1024, i, j;
+	struct lockey *v;
+
+	if ((t->n + 1) * 2 <= t->cap)
+		return 0;
+	if (!(v = malloc(cap * sizeof(*v))))
+		return -ENOMEM;
+	for (i = 0; i < cap; i++)
+		v[i].loc = TY_NONE;
+	for (i = 0; i < t->cap; i++) {
+		const struct lockey *x = &t->v[i];
+		if (x->loc == TY_NONE)
+			continue;
+		for (j = lockey_slot(x->addr, x->pid, x->epoch, cap); v[j].loc != TY_NONE;
+		     j = (j + 1) & (cap - 1))
+			;
+		v[j] = *x;
+	}
+	free(t->v);
+	t->v = v;
+	t->cap = cap;
+	return 0;
+}
+
 struct runs {
 	uint32_t *v;
 	size_t n, cap;
@@ -789,20 +830,23 @@ add_frame(struct ty_profile *p, struct runs *runs, const struct ty_sym_result *r
 }
 
 static const struct lockey *
-resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask,
-	struct runs *runs, uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
+resolve(struct ty_collector *c, struct ty_profile *p, struct loctab *t, struct runs *runs,
+	uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
 {
-	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & mask;
 	struct ty_dso_frame fr[MAX_INLINE];
 	struct ty_sym_result r;
 	size_t nfr, k, first;
 	char buf[512];
 	const char *name;
 	long l;
+	size_t j;
 
-	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
-		if (tab[j].addr == addr && tab[j].pid == pid && tab[j].epoch == epoch)
-			return &tab[j];
+	if (loctab_room(t) < 0)
+		return NULL;
+	for (j = lockey_slot(addr, pid, epoch, t->cap); t->v[j].loc != TY_NONE;
+	     j = (j + 1) & (t->cap - 1))
+		if (t->v[j].addr == addr && t->v[j].pid == pid && t->v[j].epoch == epoch)
+			return &t->v[j];
 	nfr = 0;
 	if (addr == TY_FRAME_TRUNCATED) { /* the stack copy ended the chain */
 		memset(&r, 0, sizeof(r));
@@ -832,8 +876,9 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 	for (k = 0; k < nfr; k++)
 		if (add_frame(p, runs, &r, name, &fr[k]) < 0)
 			return NULL;
-	tab[j] = (struct lockey){addr, pid, epoch, (uint32_t)first, (uint32_t)(runs->n - first)};
-	return &tab[j];
+	t->v[j] = (struct lockey){addr, pid, epoch, (uint32_t)first, (uint32_t)(runs->n - first)};
+	t->n++;
+	return &t->v[j];
 }
 
 /* The epoch of each raw stack (TY_SYMBOLS: the addresses of a process
@@ -1028,8 +1073,8 @@ is_exec_call(const struct ty_profile *p, uint32_t f)
 int
 ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
 {
-	size_t cap = 1024, i, j, k, mask;
-	struct lockey *tab;
+	size_t i, j, k;
+	struct loctab tab = {0};
 	struct runs runs = {0};
 	struct ty_profile *real = p, *scratch = NULL;
 	uint32_t *map, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
@@ -1044,13 +1089,9 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 		return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
 	if (c->nexecs)
 		qsort(c->execs, c->nexecs, sizeof(*c->execs), exec_cmp);
-	while (cap < (c->nwords + 16) * 2)
-		cap *= 2;
-	mask = cap - 1;
-	tab = malloc(cap * sizeof(*tab));
 	map = malloc((c->nstacks ? c->nstacks : 1) * sizeof(*map));
 	times = first_times(c);
-	if (!tab || !map || !times)
+	if (!map || !times)
 		goto oom;
 	/* Two walks over the stacks: the first, into a scratch profile, asks
 	 * the batch for every user address the second will name; in between,
@@ -1060,9 +1101,6 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	c->planning = 1;
 	p = scratch;
 walk:
-	for (i = 0; i < cap; i++)
-		tab[i].loc = TY_NONE;
-	runs.n = 0;
 	for (i = 0; i < c->nstacks; i++) {
 		const uint64_t *w = c->words + c->stack_off[i];
 		uint32_t pid = (uint32_t)w[0], n = (uint32_t)w[1];
@@ -1093,7 +1131,7 @@ walk:
 					a = w[2 + j] & ~TY_FRAME_EXACT;
 				}
 			}
-			const struct lockey *key = resolve(c, p, tab, mask, &runs, pid, ep, a, t);
+			const struct lockey *key = resolve(c, p, &tab, &runs, pid, ep, a, t);
 			if (!key)
 				goto oom;
 			if (inexec == 2) {
@@ -1126,6 +1164,10 @@ walk:
 		if (!c->planning && (map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
 			goto oom;
 	}
+	free(tab.v); /* before the batch reads the files, or the samples are added */
+	tab = (struct loctab){0};
+	free(runs.v);
+	runs = (struct runs){0};
 	if (c->planning) {
 		c->planning = 0;
 		p = real;
@@ -1137,6 +1179,13 @@ walk:
 	}
 	ty_symbatch_free(c->batch);
 	c->batch = NULL;
+	/* The raw stacks are the profile's now (MAP): let them go. */
+	free(c->words);
+	free(c->stack_off);
+	free(c->slots);
+	c->words = NULL, c->stack_off = NULL, c->slots = NULL;
+	c->nwords = c->capwords = c->capstacks = c->nslots = 0;
+	c->nstacks = 0;
 	name_threads(c);
 	for (i = 0; i < c->nthreads; i++)
 		if (ty_profile_thread(p, c->threads[i].pid, c->threads[i].tid,
@@ -1167,7 +1216,7 @@ walk:
 	p->meta.throttled = c->throttled;
 	p->meta.unthrottled = c->unthrottled;
 	free(runs.v);
-	free(tab);
+	free(tab.v);
 	free(map);
 	free(times);
 	free(epochs);
@@ -1179,7 +1228,7 @@ oom:
 	c->batch = NULL;
 	c->planning = 0;
 	free(runs.v);
-	free(tab);
+	free(tab.v);
 	free(map);
 	free(times);
 	free(epochs);

@@ -8,22 +8,19 @@
 
 #define NONE 0xffffffffu
 
+/* 40 bytes: a system-wide minute asks for a hundred thousand addresses. */
 struct entry {
-	uint64_t ip, time;
+	uint64_t ip;
+	uint64_t at;	 /* the time asked for; after the run, the address in the DSO */
+	const char *dso; /* after the run, owned by the symbols: a path, "[unknown]" */
 	uint32_t pid, tag;
-	struct ty_dso *file; /* the file mapped at IP, NULL: none */
-	/* the result (ty_symbatch_run) */
-	const char *dso; /* owned by the symbols: a path, "[unknown]" */
-	uint64_t addr;
-	uint32_t name; /* in strs, NONE: no name */
-	uint32_t frame0, nframes;
-	int kernel;
+	uint32_t name;	 /* in strs, NONE: no name */
+	uint32_t frame0; /* its frames from here to the one marked last; NONE: none */
 };
 
 struct frame {
 	uint32_t name, file; /* in strs; file NONE: unknown */
-	unsigned line;
-	int inlined;
+	uint32_t line : 30, inlined : 1, last : 1;
 };
 
 struct ty_symbatch {
@@ -127,10 +124,11 @@ grow_slots(struct ty_symbatch *b)
 int
 ty_symbatch_add(struct ty_symbatch *b, uint32_t pid, uint32_t tag, uint64_t ip, uint64_t time)
 {
-	struct ty_addrspace_map m;
 	struct entry *e;
 	size_t j = 0;
 
+	if (ip >= TY_KERNEL_START)
+		return -EINVAL;
 	if (find(b, pid, tag, ip, NULL) != NONE)
 		return 0;
 	if (b->n + 1 >= NONE || ((b->n + 1) * 2 > b->nslots && grow_slots(b) < 0) ||
@@ -138,14 +136,7 @@ ty_symbatch_add(struct ty_symbatch *b, uint32_t pid, uint32_t tag, uint64_t ip, 
 		return -ENOMEM;
 	find(b, pid, tag, ip, &j);
 	e = &b->v[b->n];
-	memset(e, 0, sizeof(*e));
-	e->ip = ip;
-	e->time = time;
-	e->pid = pid;
-	e->tag = tag;
-	e->name = NONE;
-	if (ty_addrspace_find(ty_symbols_addrspace(b->s), pid, ip, time, &m) == 0)
-		e->file = m.dso;
+	*e = (struct entry){ip, time, NULL, pid, tag, NONE, NONE};
 	b->slots[j] = (uint32_t)b->n++;
 	return 0;
 }
@@ -180,10 +171,9 @@ resolve(struct ty_symbatch *b, struct entry *e)
 	struct ty_sym_result r;
 	size_t n = 0, k;
 
-	ty_symbols_resolve(b->s, e->pid, e->ip, e->time, 0, &r);
+	ty_symbols_resolve(b->s, e->pid, e->ip, e->at, 0, &r);
 	e->dso = r.dso;
-	e->addr = r.addr;
-	e->kernel = r.kernel;
+	e->at = r.addr;
 	if (r.name) {
 		if (intern(b, r.name, &e->name) < 0)
 			return -ENOMEM;
@@ -191,16 +181,18 @@ resolve(struct ty_symbatch *b, struct entry *e)
 	}
 	if (ty_array_grow(&b->fr, sizeof(*b->fr), b->nfr + n, &b->capfr) < 0)
 		return -ENOMEM;
-	e->frame0 = (uint32_t)b->nfr;
-	e->nframes = (uint32_t)n;
+	if (b->nfr + n >= NONE)
+		return -ENOMEM;
+	e->frame0 = n ? (uint32_t)b->nfr : NONE;
 	for (k = 0; k < n; k++) {
 		struct frame *f = &b->fr[b->nfr + k];
 		f->file = NONE;
 		if (intern(b, b->tmp[k].name, &f->name) < 0 ||
 		    (b->tmp[k].file && intern(b, b->tmp[k].file, &f->file) < 0))
 			return -ENOMEM;
-		f->line = b->tmp[k].line;
-		f->inlined = b->tmp[k].inlined;
+		f->line = b->tmp[k].line < (1u << 30) ? b->tmp[k].line : 0;
+		f->inlined = b->tmp[k].inlined != 0;
+		f->last = k + 1 == n;
 	}
 	b->nfr += n;
 	return 0;
@@ -211,20 +203,27 @@ ty_symbatch_run(struct ty_symbatch *b)
 {
 	struct ty_idmap groups = {0}; /* a file -> its group */
 	uint32_t *group = malloc((b->n ? b->n : 1) * sizeof(*group)), ngroups = 0, *slot;
+	struct ty_dso **file = malloc((b->n ? b->n : 1) * sizeof(*file));
+	struct ty_addrspace_map m;
 	uint32_t *order = malloc((b->n ? b->n : 1) * sizeof(*order)), *start = NULL;
 	size_t i;
 	int ret = -ENOMEM;
 
-	if (!group || !order)
+	if (!group || !order || !file)
 		goto out;
 	/* One group per file, in the order of its first address; an address
 	 * of no file is a group of its own, where it comes. */
 	for (i = 0; i < b->n; i++) {
-		if (!b->v[i].file) {
+		const struct entry *e = &b->v[i];
+		file[i] =
+		    ty_addrspace_find(ty_symbols_addrspace(b->s), e->pid, e->ip, e->at, &m) == 0
+			? m.dso
+			: NULL;
+		if (!file[i]) {
 			group[i] = ngroups++;
 			continue;
 		}
-		if (!(slot = ty_idmap_get(&groups, (uint64_t)(uintptr_t)b->v[i].file)))
+		if (!(slot = ty_idmap_get(&groups, (uint64_t)(uintptr_t)file[i])))
 			goto out;
 		if (*slot == TY_IDMAP_NONE)
 			*slot = ngroups++;
@@ -239,11 +238,10 @@ ty_symbatch_run(struct ty_symbatch *b)
 	for (i = 0; i < b->n; i++)
 		order[start[group[i]]++] = (uint32_t)i;
 	for (i = 0; i < b->n; i++) {
-		struct entry *e = &b->v[order[i]];
-		if (resolve(b, e) < 0)
+		if (resolve(b, &b->v[order[i]]) < 0)
 			goto out;
-		if (e->file && (i + 1 == b->n || group[order[i + 1]] != group[order[i]])) {
-			ty_dso_release(e->file);
+		if (file[order[i]] && (i + 1 == b->n || group[order[i + 1]] != group[order[i]])) {
+			ty_dso_release(file[order[i]]);
 			b->released++;
 		}
 	}
@@ -253,6 +251,7 @@ out:
 	free(group);
 	free(order);
 	free(start);
+	free(file);
 	return ret;
 }
 
@@ -262,7 +261,8 @@ ty_symbatch_get(const struct ty_symbatch *b, uint32_t pid, uint32_t tag, uint64_
 {
 	uint32_t i = find(b, pid, tag, ip, NULL);
 	const struct entry *e;
-	size_t k, n;
+	const struct frame *f;
+	size_t n = 0;
 
 	if (i == NONE)
 		return -1;
@@ -270,15 +270,14 @@ ty_symbatch_get(const struct ty_symbatch *b, uint32_t pid, uint32_t tag, uint64_
 	memset(r, 0, sizeof(*r));
 	r->name = e->name == NONE ? NULL : b->strs + e->name;
 	r->dso = e->dso;
-	r->addr = e->addr;
-	r->kernel = e->kernel;
-	n = e->nframes < max ? e->nframes : max;
-	for (k = 0; k < n; k++) {
-		const struct frame *f = &b->fr[e->frame0 + k];
-		frames[k].name = b->strs + f->name;
-		frames[k].file = f->file == NONE ? NULL : b->strs + f->file;
-		frames[k].line = f->line;
-		frames[k].inlined = f->inlined;
+	r->addr = e->at;
+	for (f = e->frame0 == NONE ? NULL : &b->fr[e->frame0]; f && n < max;
+	     f = f->last ? NULL : f + 1) {
+		frames[n].name = b->strs + f->name;
+		frames[n].file = f->file == NONE ? NULL : b->strs + f->file;
+		frames[n].line = f->line;
+		frames[n].inlined = f->inlined;
+		n++;
 	}
 	return (long)n;
 }

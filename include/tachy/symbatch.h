@@ -23,10 +23,11 @@ struct ty_symbatch;
 struct ty_symbatch *ty_symbatch_new(struct ty_symbols *s, size_t max_frames);
 void ty_symbatch_free(struct ty_symbatch *b);
 
-/* Ask for the user address IP of PID at TIME, under the caller's TAG (the
- * same IP and PID under another tag is another address: another epoch of
- * the process's mappings). The first ask of a (PID, TAG, IP) sets its TIME.
- * Returns 0, or -ENOMEM. */
+/* Ask for the user address IP (below TY_KERNEL_START) of PID at TIME,
+ * under the caller's TAG (the same IP and PID under another tag is another
+ * address: another epoch of the process's mappings). The first ask of a
+ * (PID, TAG, IP) sets its TIME. Returns 0, -EINVAL for a kernel address, or
+ * -ENOMEM. */
 int ty_symbatch_add(struct ty_symbatch *b, uint32_t pid, uint32_t tag, uint64_t ip, uint64_t time);
 
 /* Resolve every address asked for, file by file, each file let go once its
