@@ -363,11 +363,20 @@ test_batch(void)
 		CHECK(fb[n - 1].line > 0 && fb[n - 1].file && strstr(fb[n - 1].file, "t-symbols"));
 	}
 #endif
-	/* this program and libc: two files, each let go once */
-	ty_symbols_resolve(direct, pid, ips[0], 0, 0, &rd);
-	ty_symbols_resolve(direct, pid, ips[1], 0, 0, &rb);
-	nfiles = strcmp(rd.dso, rb.dso) != 0 ? 2 : 1;
+	/* each file mapped where an address is (this program, libc, a
+	 * sanitizer's runtime) let go once */
+	for (i = 0; i < sizeof(ips) / sizeof(*ips); i++) {
+		ty_symbols_resolve(direct, pid, ips[i], 0, 0, &rd);
+		for (k = 0; k < i; k++) {
+			ty_symbols_resolve(direct, pid, ips[k], 0, 0, &rb);
+			if (strcmp(rb.dso, rd.dso) == 0)
+				break;
+		}
+		nfiles += k == i && rd.dso[0] == '/';
+	}
+	CHECK(nfiles >= 2);
 	CHECK_INT(ty_symbatch_released(b), nfiles);
+	ty_symbols_resolve(direct, pid, ips[0], 0, 0, &rd);
 	/* what stays: the build-id and the executable segment */
 	CHECK_INT(ty_symbols_dso_info(s, rd.dso, &info),
 		  ty_symbols_dso_info(direct, rd.dso, &again));
