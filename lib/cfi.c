@@ -513,6 +513,32 @@ ty_cfi_cache_get(struct ty_cfi_cache *c, const char *path)
 	return f->t;
 }
 
+void
+ty_cfi_cache_drop(struct ty_cfi_cache *c, const char *path)
+{
+	struct file_table **pf = &c->files[hash_str(path) % NFILES], *f;
+	size_t i;
+
+	for (; (f = *pf) && strcmp(f->path, path) != 0; pf = &f->next)
+		;
+	if (!f)
+		return;
+	*pf = f->next;
+	for (i = 0; f->t && !f->shared && i < NFILES; i++) { /* a sharer takes it over */
+		struct file_table *o;
+		for (o = c->files[i]; o; o = o->next)
+			if (o->shared && o->t == f->t) {
+				o->shared = 0;
+				f->shared = 1;
+				break;
+			}
+	}
+	if (!f->shared)
+		ty_cfi_table_free(f->t);
+	free(f->path);
+	free(f);
+}
+
 /* --- rows the CFI lacks ------------------------------------------------------ */
 
 /* Is the instruction before the link-time address VA of T a syscall

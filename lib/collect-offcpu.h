@@ -18,6 +18,7 @@
 #include "tachy/collect.h"
 #include "tachy/profile.h"
 #include "tachy/sampler.h"
+#include "tachy/symbatch.h"
 
 struct raw_sample {
 	uint64_t time, period;
@@ -93,6 +94,8 @@ struct ty_collector {
 	unsigned char *from_chain;    /* per off-CPU sample: its stack is the switch-out's */
 	struct exec_ev *execs;	      /* every exec, sorted by (pid, time) at the end */
 	size_t nexecs, capexecs;
+	struct ty_symbatch *batch; /* the user addresses, resolved file by file */
+	int planning;		   /* the first walk: ask the batch for them */
 };
 
 /* The index of the raw stack IPS[0..N) under KEY (the pid in the low 32

@@ -2,7 +2,7 @@
  *
  * During the recording only cheap work is done: samples are appended and
  * their raw stacks interned; names are resolved once at the end, once per
- * distinct (process, address). */
+ * distinct (process, address), file by file (lib/symbatch.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "collect-offcpu.h"
 #include "tachy/array.h"
 #include "tachy/collect.h"
+#include "tachy/symbatch.h"
 
 struct ty_collector *
 ty_collector_new(struct ty_symbols *syms)
@@ -305,6 +306,47 @@ struct lockey {
 	uint32_t pid, epoch, loc, n; /* loc TY_NONE: empty */
 };
 
+struct loctab { /* open addressing, at most half full */
+	struct lockey *v;
+	size_t cap, n;
+};
+
+static size_t
+lockey_slot(uint64_t addr, uint32_t pid, uint32_t epoch, size_t cap)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & (cap - 1);
+}
+
+/* Room in T for one more key: it grows with the distinct addresses (a
+ * system-wide recording's stacks hold millions of words, most of them the
+ * same few thousand addresses). */
+static int
+loctab_room(struct loctab *t)
+{
+	size_t cap = t->cap ? 2 * t->cap : 1024, i, j;
+	struct lockey *v;
+
+	if ((t->n + 1) * 2 <= t->cap)
+		return 0;
+	if (!(v = malloc(cap * sizeof(*v))))
+		return -ENOMEM;
+	for (i = 0; i < cap; i++)
+		v[i].loc = TY_NONE;
+	for (i = 0; i < t->cap; i++) {
+		const struct lockey *x = &t->v[i];
+		if (x->loc == TY_NONE)
+			continue;
+		for (j = lockey_slot(x->addr, x->pid, x->epoch, cap); v[j].loc != TY_NONE;
+		     j = (j + 1) & (cap - 1))
+			;
+		v[j] = *x;
+	}
+	free(t->v);
+	t->v = v;
+	t->cap = cap;
+	return 0;
+}
+
 struct runs {
 	uint32_t *v;
 	size_t n, cap;
@@ -339,25 +381,39 @@ add_frame(struct ty_profile *p, struct runs *runs, const struct ty_sym_result *r
 }
 
 static const struct lockey *
-resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t mask,
-	struct runs *runs, uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
+resolve(struct ty_collector *c, struct ty_profile *p, struct loctab *t, struct runs *runs,
+	uint32_t pid, uint32_t epoch, uint64_t addr, uint64_t time)
 {
-	size_t j = (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ pid ^ ((uint64_t)epoch << 40)) & mask;
 	struct ty_dso_frame fr[MAX_INLINE];
 	struct ty_sym_result r;
 	size_t nfr, k, first;
 	char buf[512];
 	const char *name;
+	long l;
+	size_t j;
 
-	for (; tab[j].loc != TY_NONE; j = (j + 1) & mask)
-		if (tab[j].addr == addr && tab[j].pid == pid && tab[j].epoch == epoch)
-			return &tab[j];
+	if (loctab_room(t) < 0)
+		return NULL;
+	for (j = lockey_slot(addr, pid, epoch, t->cap); t->v[j].loc != TY_NONE;
+	     j = (j + 1) & (t->cap - 1))
+		if (t->v[j].addr == addr && t->v[j].pid == pid && t->v[j].epoch == epoch)
+			return &t->v[j];
+	nfr = 0;
 	if (addr == TY_FRAME_TRUNCATED) { /* the stack copy ended the chain */
 		memset(&r, 0, sizeof(r));
 		r.name = "[truncated]";
 		r.dso = "[truncated]";
-	} else {
+	} else if (addr < TY_KERNEL_START && c->planning) { /* resolved later */
+		if (ty_symbatch_add(c->batch, pid, epoch, addr, time) < 0)
+			return NULL;
+		memset(&r, 0, sizeof(r));
+		r.name = r.dso = "[pending]";
+	} else if (addr >= TY_KERNEL_START || !c->batch ||
+		   (l = ty_symbatch_get(c->batch, pid, epoch, addr, &r, fr, MAX_INLINE)) < 0) {
 		ty_symbols_resolve(c->syms, pid, addr, time, 0, &r);
+		nfr = r.name ? ty_symbols_frames(c->syms, &r, fr, MAX_INLINE) : 0;
+	} else {
+		nfr = (size_t)l;
 	}
 	name = r.name;
 	if (!name) {
@@ -366,15 +422,14 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct lockey *tab, size_t
 		name = buf;
 	}
 	first = runs->n;
-	nfr = r.name && addr != TY_FRAME_TRUNCATED ? ty_symbols_frames(c->syms, &r, fr, MAX_INLINE)
-						   : 0;
 	if (nfr == 0 && add_frame(p, runs, &r, name, NULL) < 0)
 		return NULL;
 	for (k = 0; k < nfr; k++)
 		if (add_frame(p, runs, &r, name, &fr[k]) < 0)
 			return NULL;
-	tab[j] = (struct lockey){addr, pid, epoch, (uint32_t)first, (uint32_t)(runs->n - first)};
-	return &tab[j];
+	t->v[j] = (struct lockey){addr, pid, epoch, (uint32_t)first, (uint32_t)(runs->n - first)};
+	t->n++;
+	return &t->v[j];
 }
 
 /* The epoch of each raw stack (TY_SYMBOLS: the addresses of a process
@@ -570,9 +625,10 @@ is_exec_call(const struct ty_profile *p, uint32_t f)
 int
 ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
 {
-	size_t cap = 1024, i, j, k, mask;
-	struct lockey *tab;
+	size_t i, j, k;
+	struct loctab tab = {0};
 	struct runs runs = {0};
+	struct ty_profile *real = p, *scratch = NULL;
 	uint32_t *map, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
 	uint64_t *times;
 	unsigned char *cls = NULL;
@@ -585,16 +641,18 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 		return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
 	if (c->nexecs)
 		qsort(c->execs, c->nexecs, sizeof(*c->execs), exec_cmp);
-	while (cap < (c->nwords + 16) * 2)
-		cap *= 2;
-	mask = cap - 1;
-	tab = malloc(cap * sizeof(*tab));
 	map = malloc((c->nstacks ? c->nstacks : 1) * sizeof(*map));
 	times = first_times(c);
-	if (!tab || !map || !times)
+	if (!map || !times)
 		goto oom;
-	for (i = 0; i < cap; i++)
-		tab[i].loc = TY_NONE;
+	/* Two walks over the stacks: the first, into a scratch profile, asks
+	 * the batch for every user address the second will name; in between,
+	 * the batch reads the files one at a time. */
+	if (!(c->batch = ty_symbatch_new(c->syms, MAX_INLINE)) || !(scratch = ty_profile_new()))
+		goto oom;
+	c->planning = 1;
+	p = scratch;
+walk:
 	for (i = 0; i < c->nstacks; i++) {
 		const uint64_t *w = c->words + c->stack_off[i];
 		uint32_t pid = (uint32_t)w[0], n = (uint32_t)w[1];
@@ -625,7 +683,7 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 					a = w[2 + j] & ~TY_FRAME_EXACT;
 				}
 			}
-			const struct lockey *key = resolve(c, p, tab, mask, &runs, pid, ep, a, t);
+			const struct lockey *key = resolve(c, p, &tab, &runs, pid, ep, a, t);
 			if (!key)
 				goto oom;
 			if (inexec == 2) {
@@ -655,9 +713,31 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 				goto oom;
 			locs[nl++] = l;
 		}
-		if ((map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
+		if (!c->planning && (map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
 			goto oom;
 	}
+	free(tab.v); /* before the batch reads the files, or the samples are added */
+	tab = (struct loctab){0};
+	free(runs.v);
+	runs = (struct runs){0};
+	if (c->planning) {
+		c->planning = 0;
+		p = real;
+		ty_profile_free(scratch);
+		scratch = NULL;
+		if (ty_symbatch_run(c->batch) < 0)
+			goto oom;
+		goto walk;
+	}
+	ty_symbatch_free(c->batch);
+	c->batch = NULL;
+	/* The raw stacks are the profile's now (MAP): let them go. */
+	free(c->words);
+	free(c->stack_off);
+	free(c->slots);
+	c->words = NULL, c->stack_off = NULL, c->slots = NULL;
+	c->nwords = c->capwords = c->capstacks = c->nslots = 0;
+	c->nstacks = 0;
 	name_threads(c);
 	for (i = 0; i < c->nthreads; i++)
 		if (ty_profile_thread(p, c->threads[i].pid, c->threads[i].tid,
@@ -689,15 +769,19 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	p->meta.throttled = c->throttled;
 	p->meta.unthrottled = c->unthrottled;
 	free(runs.v);
-	free(tab);
+	free(tab.v);
 	free(map);
 	free(times);
 	free(epochs);
 	free(cls);
 	return 0;
 oom:
+	ty_profile_free(scratch);
+	ty_symbatch_free(c->batch);
+	c->batch = NULL;
+	c->planning = 0;
 	free(runs.v);
-	free(tab);
+	free(tab.v);
 	free(map);
 	free(times);
 	free(epochs);

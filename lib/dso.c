@@ -42,7 +42,8 @@ struct seg {
 struct ty_dso {
 	struct ty_dsos *set;
 	char *path;
-	int loaded;
+	int loaded;   /* read once: its segments and build-id are known */
+	int released; /* ...and what else it held let go (ty_dso_release) */
 	struct ty_symtab tab;
 	struct seg *segs;
 	size_t nsegs;
@@ -711,10 +712,31 @@ ty_dso_path(const struct ty_dso *d)
 static void
 load(struct ty_dso *d)
 {
-	if (!d->loaded) {
-		d->loaded = 1;
-		load_dso(d->set, d);
+	if (d->loaded && !d->released)
+		return;
+	if (d->released) { /* read again whole: what stayed is read again too */
+		free(d->segs);
+		d->segs = NULL;
+		d->nsegs = 0;
+		d->build_id[0] = '\0';
+		d->released = 0;
 	}
+	d->loaded = 1;
+	load_dso(d->set, d);
+}
+
+void
+ty_dso_release(struct ty_dso *d)
+{
+	if (!d->loaded || d->released)
+		return;
+	dso_close(d);
+	ty_symtab_release(&d->tab);
+	free(d->fdes);
+	d->fdes = NULL;
+	d->nfdes = d->capfdes = 0;
+	ty_cfi_cache_drop(d->set->cfi, d->path);
+	d->released = 1;
 }
 
 int

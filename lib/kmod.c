@@ -124,6 +124,44 @@ sym_cmp(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name; /* the first line wins */
 }
 
+/* Is every symbol of the address group at I (to *END) the core's? */
+static int
+all_core(const struct ty_kmod *k, size_t i, size_t *end)
+{
+	int core = 1;
+
+	for (*end = i; *end < k->n && k->syms[*end].addr == k->syms[i].addr; ++*end)
+		core &= k->syms[*end].mod == CORE;
+	return core;
+}
+
+/* The core's bounds only matter where a module's symbols end: of a run of
+ * addresses that hold the core's symbols only, the first is kept (a
+ * look-up there or after it, up to the next module symbol, finds the core
+ * and says none, as before). A kernel's 100,000 core lines become a few. */
+static void
+squeeze(struct ty_kmod *k)
+{
+	size_t i = 0, end, n = 0;
+	int prev_core = 0, core;
+	struct ksym *v;
+
+	while (i < k->n) {
+		core = all_core(k, i, &end);
+		if (!(core && prev_core)) {
+			memmove(k->syms + n, k->syms + i, (end - i) * sizeof(*k->syms));
+			n += end - i;
+		}
+		prev_core = core;
+		i = end;
+	}
+	k->n = n;
+	if (n < k->cap && (v = realloc(k->syms, (n ? n : 1) * sizeof(*v)))) {
+		k->syms = v;
+		k->cap = n ? n : 1;
+	}
+}
+
 int
 ty_kmod_parse(struct ty_kmod **out, const char *buf, size_t len)
 {
@@ -146,6 +184,7 @@ ty_kmod_parse(struct ty_kmod **out, const char *buf, size_t len)
 		qsort(k->syms, k->n, sizeof(*k->syms), sym_cmp);
 	for (off = 0; off < k->n; off++)
 		k->nmodsyms += k->syms[off].mod != CORE;
+	squeeze(k);
 	*out = k;
 	return 0;
 }

@@ -87,6 +87,11 @@ void ty_cfi_cache_free(struct ty_cfi_cache *c);
  * "//anon"). Owned by C. */
 struct ty_cfi_table *ty_cfi_cache_get(struct ty_cfi_cache *c, const char *path);
 
+/* Forget the table of PATH (its rows, its mapping of the file), where no
+ * other path shares it; a later ty_cfi_cache_get reads the file again.
+ * Pointers to it from ty_cfi_cache_get are then dangling. */
+void ty_cfi_cache_drop(struct ty_cfi_cache *c, const char *path);
+
 /* Tables built so far (one per file, and one per build-id; tests). */
 uint64_t ty_cfi_cache_tables(const struct ty_cfi_cache *c);
 

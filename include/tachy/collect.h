@@ -43,8 +43,10 @@ void ty_collector_peek(struct ty_collector *c, const struct ty_sampler_rec *r);
 
 /* How many threads had their first switch record since the last call. */
 size_t ty_collector_new_threads(struct ty_collector *c);
-/* Resolve every sampled address and fill P (whose meta the caller sets).
- * Returns 0 or -ENOMEM with E filled. */
+/* Resolve every sampled address and fill P (whose meta the caller sets):
+ * the user addresses file by file (symbatch.h), each file let go once its
+ * addresses are named, and the raw stacks let go once P holds them (call
+ * it once). Returns 0 or -ENOMEM with E filled. */
 int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e);
 
 #endif

@@ -52,8 +52,15 @@ uint64_t ty_dso_vaddr(struct ty_dso *d, uint64_t off);
 
 /* The name of the link-time address ADDR in D (its symbol, else the
  * call-frame range's DSO+0xSTART), reading D first; NULL when none. Lives
- * as long as D. */
+ * as long as D, or until ty_dso_release. */
 const char *ty_dso_symbol(struct ty_dso *d, uint64_t addr);
+
+/* Let go of what reading D took: its symbol table and names, the mapped
+ * file and debug file, their DWARF, and its call-frame table in the cache
+ * (where no other path shares it). Its path, segments and build-id stay
+ * (ty_dso_info). Names and frames had from D before are dangling; a later
+ * look-up reads D again. */
+void ty_dso_release(struct ty_dso *d);
 
 /* What a read DSO says of itself: its executable segment in link-time
  * addresses and the file offset it starts at, and its GNU build-id. */
@@ -79,7 +86,7 @@ struct ty_dso_frame {
  * each one's caller follows, and the last is NAME (whose line is the one
  * executing in it). At most MAX frames. Returns the number filled, 0
  * without DWARF for ADDR (or not built with libdw). Strings live as long
- * as D. */
+ * as D, or until ty_dso_release. */
 size_t ty_dso_frames(struct ty_dso *d, uint64_t addr, const char *name, struct ty_dso_frame *frames,
 		     size_t max);
 

@@ -69,6 +69,29 @@ main(void)
 		CHECK_STR(mod, "[e1000]");
 		ty_kmod_free(k);
 	}
+	{ /* runs of the core's lines, before and between a module's: only
+	   * where a module's symbols end do they matter, and there they do */
+		static const char runs[] = "ffffffff81000000 T a\nffffffff81000100 T b\n"
+					   "ffffffff81000200 T c\nffffffffc0200000 t m1\t[x]\n"
+					   "ffffffffc0200100 T core1\nffffffffc0200200 T core2\n"
+					   "ffffffffc0200300 t m2\t[x]\nffffffffc0200400 T core3\n"
+					   "ffffffffc0200500 T core4\nffffffffc0300000 t m3\t[y]\n";
+
+		CHECK_INT(ty_kmod_parse(&k, runs, sizeof(runs) - 1), 0);
+		CHECK_INT(ty_kmod_nsyms(k), 3);
+		CHECK(ty_kmod_lookup(k, 0xffffffff81000150ull, &mod) == NULL);
+		CHECK(ty_kmod_lookup(k, 0xffffffff81000250ull, &mod) == NULL);
+		CHECK_STR(ty_kmod_lookup(k, 0xffffffffc0200050ull, &mod), "m1");
+		CHECK(ty_kmod_lookup(k, 0xffffffffc0200150ull, &mod) == NULL);
+		CHECK(ty_kmod_lookup(k, 0xffffffffc0200250ull, &mod) == NULL);
+		CHECK_STR(ty_kmod_lookup(k, 0xffffffffc0200300ull, &mod), "m2");
+		CHECK_STR(ty_kmod_lookup(k, 0xffffffffc02003ffull, &mod), "m2");
+		CHECK(ty_kmod_lookup(k, 0xffffffffc0200400ull, &mod) == NULL);
+		CHECK(ty_kmod_lookup(k, 0xffffffffc0200600ull, &mod) == NULL);
+		CHECK_STR(ty_kmod_lookup(k, 0xffffffffc0300010ull, &mod), "m3");
+		CHECK_STR(mod, "[y]");
+		ty_kmod_free(k);
+	}
 
 	s = ty_symbols_new();
 	ty_symbols_set_kallsyms(s, path);

@@ -1,5 +1,6 @@
 /* t-symbols.c - address -> symbol: our own PIE through its maps, a fake
  * kallsyms, corrupt and missing binaries, demangling. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/symbatch.h"
 #include "tachy/symbols.h"
 #include "tachy/symtab.h"
 
@@ -302,6 +304,94 @@ test_demangle(void)
 	CHECK(ty_symbols_demangle("_Zgarbage!!") == NULL);
 }
 
+/* The batch names what ty_symbols_resolve and ty_symbols_frames name, one
+ * file at a time: every file it read is let go once its addresses are
+ * named (and read again by a later look-up, to the same names), the
+ * build-id and segments staying. */
+static void
+test_batch(void)
+{
+	struct ty_symbols *s = ty_symbols_new(), *direct = ty_symbols_new();
+	struct ty_symbatch *b = ty_symbatch_new(s, 8);
+	struct ty_error e = {0};
+	uint32_t pid = (uint32_t)getpid();
+	const uint64_t ips[] = {
+	    (uint64_t)(uintptr_t)&tsym_marker_function + 2, (uint64_t)(uintptr_t)&fopen + 1, 16,
+	    (uint64_t)(uintptr_t)&test_batch + 8, (uint64_t)(uintptr_t)&strtoul + 3};
+	struct ty_dso_frame fb[8], fd[8];
+	struct ty_dso_info info, again;
+	struct ty_sym_result rb, rd;
+	size_t i, k, nfiles = 0;
+	long n;
+
+	if (!CHECK(s && direct && b))
+		goto out;
+	CHECK(ty_symbols_load_maps(s, "/proc", pid, 0, &e) > 0);
+	CHECK(ty_symbols_load_maps(direct, "/proc", pid, 0, &e) > 0);
+	for (i = 0; i < sizeof(ips) / sizeof(*ips); i++) {
+		CHECK_INT(ty_symbatch_add(b, pid, 0, ips[i], 0), 0);
+		CHECK_INT(ty_symbatch_add(b, pid, 0, ips[i], 0), 0); /* once */
+	}
+	CHECK_INT(ty_symbatch_get(b, pid, 1, ips[0], &rb, fb, 8), -1); /* another tag */
+	CHECK_INT(ty_symbatch_add(b, pid, 0, TY_KERNEL_START + 16, 0), -EINVAL);
+	CHECK_INT(ty_symbatch_run(b), 0);
+	for (i = 0; i < sizeof(ips) / sizeof(*ips); i++) {
+		ty_symbols_resolve(direct, pid, ips[i], 0, 0, &rd);
+		k = rd.name ? ty_symbols_frames(direct, &rd, fd, 8) : 0;
+		n = ty_symbatch_get(b, pid, 0, ips[i], &rb, fb, 8);
+		if (!CHECK(n == (long)k))
+			continue;
+		CHECK_STR(rb.name, rd.name);
+		CHECK_STR(rb.dso, rd.dso);
+		CHECK(rb.addr == rd.addr);
+		CHECK(rb.handle == NULL);
+		for (k = 0; k < (size_t)n; k++) {
+			CHECK_STR(fb[k].name, fd[k].name);
+			CHECK_STR(fb[k].file, fd[k].file);
+			CHECK_INT(fb[k].line, fd[k].line);
+			CHECK_INT(fb[k].inlined, fd[k].inlined);
+		}
+	}
+#ifdef HAVE_LIBELF
+	ty_symbatch_get(b, pid, 0, ips[0], &rb, fb, 8);
+	CHECK_STR(rb.name, "tsym_marker_function");
+#endif
+#ifdef HAVE_LIBDW /* this program has DWARF: the function's own frame, with its line */
+	n = ty_symbatch_get(b, pid, 0, ips[3], &rb, fb, 8);
+	if (CHECK(n > 0)) {
+		CHECK_STR(fb[n - 1].name, "test_batch");
+		CHECK(fb[n - 1].line > 0 && fb[n - 1].file && strstr(fb[n - 1].file, "t-symbols"));
+	}
+#endif
+	/* each file mapped where an address is (this program, libc, a
+	 * sanitizer's runtime) let go once */
+	for (i = 0; i < sizeof(ips) / sizeof(*ips); i++) {
+		ty_symbols_resolve(direct, pid, ips[i], 0, 0, &rd);
+		for (k = 0; k < i; k++) {
+			ty_symbols_resolve(direct, pid, ips[k], 0, 0, &rb);
+			if (strcmp(rb.dso, rd.dso) == 0)
+				break;
+		}
+		nfiles += k == i && rd.dso[0] == '/';
+	}
+	CHECK(nfiles >= 2);
+	CHECK_INT(ty_symbatch_released(b), nfiles);
+	ty_symbols_resolve(direct, pid, ips[0], 0, 0, &rd);
+	/* what stays: the build-id and the executable segment */
+	CHECK_INT(ty_symbols_dso_info(s, rd.dso, &info),
+		  ty_symbols_dso_info(direct, rd.dso, &again));
+	CHECK_STR(info.build_id ? info.build_id : "", again.build_id ? again.build_id : "");
+	CHECK(info.start == again.start && info.limit == again.limit);
+	/* read again after it was let go, to the same name */
+	ty_symbols_resolve(s, pid, ips[0], 0, 0, &rb);
+	ty_symbols_resolve(direct, pid, ips[0], 0, 0, &rd);
+	CHECK_STR(rb.name, rd.name);
+out:
+	ty_symbatch_free(b);
+	ty_symbols_free(s);
+	ty_symbols_free(direct);
+}
+
 int
 main(void)
 {
@@ -314,5 +404,6 @@ main(void)
 	test_warn_stripped();
 	test_stripped_main();
 	test_demangle();
+	test_batch();
 	return check_done();
 }
