@@ -32,20 +32,26 @@ ty_verdict_centre_name(enum ty_test test)
 }
 
 const char *
+ty_verdict_test_title(enum ty_test test, int paired)
+{
+	static const char *const unpaired_t[] = {"Student's t on means", "Welch's t on means",
+						 "Mann-Whitney U on medians",
+						 "Yuen's t on 20% trimmed means"};
+	static const char *const paired_t[] = {"paired t", "paired t", "sign test (median)",
+					       "paired trimmed t"};
+	unsigned t = (unsigned)test < 4 ? (unsigned)test : 1;
+
+	return paired ? paired_t[t] : unpaired_t[t];
+}
+
+const char *
 ty_verdict_method(const struct ty_verdict *v, char *buf, size_t size)
 {
-	static const char *const unpaired[] = {"Student's t on means", "Welch's t on means",
-					       "Mann-Whitney U on medians",
-					       "Yuen's t on 20% trimmed means"};
-	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
-					     "paired trimmed t"};
-	unsigned t = (unsigned)v->c.test < 4 ? (unsigned)v->c.test : 1;
-
 	if (v->pairs)
-		snprintf(buf, size, "%s on the log ratios of %zu paired rounds", paired[t],
-			 v->pairs);
+		snprintf(buf, size, "%s on the log ratios of %zu paired rounds",
+			 ty_verdict_test_title(v->c.test, 1), v->pairs);
 	else
-		snprintf(buf, size, "%s", unpaired[t]);
+		snprintf(buf, size, "%s", ty_verdict_test_title(v->c.test, 0));
 	return buf;
 }
 

@@ -138,38 +138,20 @@ table_print(FILE *fp, const struct table *t, int markdown)
 	}
 }
 
-static const char *
-test_title(enum ty_test t)
-{
-	switch (t) {
-	case TY_TEST_WELCH:
-		return "Welch's t on means";
-	case TY_TEST_STUDENT:
-		return "Student's t on means";
-	case TY_TEST_MANN_WHITNEY:
-		return "Mann-Whitney U on medians";
-	case TY_TEST_YUEN:
-		return "Yuen's t on 20% trimmed means";
-	}
-	return "?";
-}
-
 /* The title of set SET's test: paired when its rows were. */
 static const char *
 set_title(const struct ty_cmp_table *c, size_t set, char *buf, size_t size)
 {
-	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
-					     "paired trimmed t"};
 	size_t i;
 
 	for (i = 0; i < c->nrows; i++)
 		if (c->rows[i].set == set && c->rows[i].v.pairs) {
 			snprintf(buf, size,
 				 "interleaved rounds paired: %s on the per-round log ratios",
-				 paired[c->opt.test]);
+				 ty_verdict_test_title(c->opt.test, 1));
 			return buf;
 		}
-	return test_title(c->opt.test);
+	return ty_verdict_test_title(c->opt.test, 0);
 }
 
 static int

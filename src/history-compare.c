@@ -127,22 +127,6 @@ has_profile(const struct ty_results_saved *f, const struct ty_results_saved_benc
 
 /* ---- text ---- */
 
-static const char *
-test_title(enum ty_test t)
-{
-	switch (t) {
-	case TY_TEST_WELCH:
-		return "Welch's t on means";
-	case TY_TEST_STUDENT:
-		return "Student's t on means";
-	case TY_TEST_MANN_WHITNEY:
-		return "Mann-Whitney U on medians";
-	case TY_TEST_YUEN:
-		return "Yuen's t on 20% trimmed means";
-	}
-	return "?";
-}
-
 static void
 print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const struct side *b)
 {
@@ -154,11 +138,12 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 	if (strcmp(a->machine, b->machine) == 0)
 		fprintf(fp, "old: %.12s  new: %.12s  on %s (%s, %g%% confidence, unpaired)\n",
 			term_safe(a->rev), term_safe(b->rev), term_safe(a->machine),
-			test_title(c->opt.test), c->opt.confidence);
+			ty_verdict_test_title(c->opt.test, 0), c->opt.confidence);
 	else
 		fprintf(fp, "old: %.12s on %s  new: %.12s on %s (%s, %g%% confidence, unpaired)\n",
 			term_safe(a->rev), term_safe(a->machine), term_safe(b->rev),
-			term_safe(b->machine), test_title(c->opt.test), c->opt.confidence);
+			term_safe(b->machine), ty_verdict_test_title(c->opt.test, 0),
+			c->opt.confidence);
 	snprintf(oc, sizeof(oc), "old %s", ty_verdict_centre_name(c->opt.test));
 	snprintf(nc, sizeof(nc), "new %s", ty_verdict_centre_name(c->opt.test));
 	/* two passes: the widths, then the rows */

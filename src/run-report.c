@@ -321,11 +321,6 @@ mean_order(const struct ty_results *rs)
 static void
 print_summary(struct term *t, const struct ty_results *rs, const size_t *order)
 {
-	static const char *const tests[] = {"Student's t on means", "Welch's t on means",
-					    "Mann-Whitney U on medians",
-					    "Yuen's t on 20% trimmed means"};
-	static const char *const paired[] = {"paired t", "paired t", "sign test (median)",
-					     "paired trimmed t"};
 	const struct ty_comparison *c;
 	size_t k, i;
 	int any = 0;
@@ -338,10 +333,11 @@ print_summary(struct term *t, const struct ty_results *rs, const size_t *order)
 		fprintf(rep,
 			"\n%sSummary%s (interleaved rounds paired: %s of the per-round log "
 			"ratios, %g%% confidence)\n",
-			term_c(t, "bold"), term_c(t, "reset"), paired[rs->test], rs->confidence);
+			term_c(t, "bold"), term_c(t, "reset"), ty_verdict_test_title(rs->test, 1),
+			rs->confidence);
 	else
 		fprintf(rep, "\n%sSummary%s (%s, %g%% confidence)\n", term_c(t, "bold"),
-			term_c(t, "reset"), tests[rs->test], rs->confidence);
+			term_c(t, "reset"), ty_verdict_test_title(rs->test, 0), rs->confidence);
 	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
 	if (!order) {
 		for (i = 0; i < rs->ncmp; i++)

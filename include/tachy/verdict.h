@@ -158,6 +158,10 @@ struct ty_verdict_series {
  * straight line (else it is a drift). Returns 0 or -ENOMEM. */
 int ty_verdict_series(const double *x, size_t n, struct ty_verdict_series *s);
 
+/* TEST as a reader's title: "Welch's t on means", "Mann-Whitney U on
+ * medians"...; PAIRED: its paired form ("paired t", "sign test (median)"). */
+const char *ty_verdict_test_title(enum ty_test test, int paired);
+
 /* The name of TEST as written in results files: "welch", "student",
  * "mann-whitney", "yuen". */
 const char *ty_verdict_test_name(enum ty_test test);
