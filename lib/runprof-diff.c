@@ -1,5 +1,5 @@
 /* runprof-diff.c - per-function tests between the per-run profiles of two
- * commands, the false discovery rate held over them (runprof-diff.h). */
+ * commands, the familywise error rate held over them (runprof-diff.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -46,6 +46,33 @@ ty_runprof_bh(const double *p, size_t n, double *q)
 	for (k = n; k-- > 0;) {
 		double x = v[k].p * (double)n / (double)(k + 1);
 		if (x < run)
+			run = x;
+		q[v[k].i] = run;
+	}
+	free(v);
+	return 0;
+}
+
+int
+ty_runprof_holm(const double *p, size_t n, double *q)
+{
+	struct pq *v = malloc((n ? n : 1) * sizeof(*v));
+	double run = 0;
+	size_t k;
+
+	if (!v)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		v[k].p = isnan(p[k]) ? 1 : p[k];
+		v[k].i = k;
+	}
+	qsort(v, n, sizeof(*v), pq_cmp);
+	/* step-down: q_(k) = max over j <= k of min(1, p_(j) (n - j + 1)) */
+	for (k = 0; k < n; k++) {
+		double x = v[k].p * (double)(n - k);
+		if (x > 1)
+			x = 1;
+		if (x > run)
 			run = x;
 		q[v[k].i] = run;
 	}
@@ -292,7 +319,7 @@ row_cmp(const void *a, const void *b)
 }
 
 /* Test one family of rows (self or total time) into *ROWS, *NROWS, with
- * Benjamini-Hochberg over them. */
+ * Holm (or Benjamini-Hochberg, as O says) over them. */
 static int
 family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
        const struct ty_runprof_diff_opts *o, uint32_t min, int totals, struct ty_runprof_row **rows,
@@ -336,7 +363,9 @@ family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		r->conf = o->confidence;
 		pv[k] = r->p = t.p_value;
 	}
-	if ((rc = ty_runprof_bh(pv, c.ncol, qv)) < 0)
+	rc = o->adjust == TY_RUNPROF_BH ? ty_runprof_bh(pv, c.ncol, qv)
+				       : ty_runprof_holm(pv, c.ncol, qv);
+	if (rc < 0)
 		goto out;
 	for (k = 0; k < c.ncol; k++)
 		if ((rw[k].q = qv[k]) <= alpha)

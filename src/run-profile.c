@@ -158,7 +158,7 @@ totals_section(FILE *fp, const struct term *t, const struct ty_runprof *rp,
 	char name[NAME_MAX_SHOWN * 4 + 32], c[32], lo[32], hi[32];
 	size_t i;
 
-	fprintf(fp, "  Total time (callees in), tested apart at the same false discovery rate:\n");
+	fprintf(fp, "  Total time (callees in), tested apart at the same familywise error rate:\n");
 	if (!d->ntotals_flagged) {
 		fprintf(fp, "    no function's total time changed provably (%zu tested)\n",
 			d->ntotals);
@@ -189,7 +189,7 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 	fprintf(fp, "\n%sWhere it changed%s: '%s' against '%s', self time in ms per run\n",
 		term_c(t, "bold"), term_c(t, "reset"), term_safe(pr->new_name),
 		term_safe(pr->old_name));
-	fprintf(fp, "  (%s;\n  Benjamini-Hochberg, false discovery rate %g%% over %zu rows;\n",
+	fprintf(fp, "  (%s;\n  Holm, familywise error rate %g%% over %zu rows;\n",
 		method(pr, d, m, sizeof(m)), 100 * d->alpha, d->nrows);
 	fprintf(fp, "  functions with fewer than %u samples in all pooled into one row)\n",
 		d->min_samples);
