@@ -130,7 +130,8 @@ main(int argc, char **argv)
 	}
 	printf("%d planted trials (%g samples a run, %d rounds, %s at %g%%): planted first and "
 	       "flagged in %d; another function flagged in %d (%.1f%%)\n",
-	       np, per_run, rounds, getenv("SIM_BH") ? "BH" : "Holm", 100 - conf, found, others, 100.0 * others / np);
+	       np, per_run, rounds, getenv("SIM_BH") ? "BH" : "Holm", 100 - conf, found, others,
+	       100.0 * others / np);
 	printf("%d A/A trials: any function flagged in %d (%.1f%%)\n", naa, aa, 100.0 * aa / naa);
 	return 0;
 }

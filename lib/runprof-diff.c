@@ -364,7 +364,7 @@ family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		pv[k] = r->p = t.p_value;
 	}
 	rc = o->adjust == TY_RUNPROF_BH ? ty_runprof_bh(pv, c.ncol, qv)
-				       : ty_runprof_holm(pv, c.ncol, qv);
+					: ty_runprof_holm(pv, c.ncol, qv);
 	if (rc < 0)
 		goto out;
 	for (k = 0; k < c.ncol; k++)
