@@ -454,10 +454,27 @@ main_sym(struct ty_dso *d, Elf *elf, const struct ty_cfi_table *cfi, uint64_t en
 	ty_symtab_add(&d->tab, start, mend - start, "main", TY_SYM_FUNC, 0, 0);
 }
 
+/* The entry code of a file that has no call-frame information for it
+ * (ld.so's _start, hand-written): the unwinder takes a return address
+ * within 0x40 bytes past e_entry as the outermost frame (lib/unwind.c), so
+ * name the same bytes, up to the next FDE, "_start". */
+static void
+entry_sym_nocfi(struct ty_dso *d, const struct ty_cfi_table *cfi, uint64_t entry)
+{
+	enum { ENTRY_CODE = 0x40 };
+	uint64_t s, start, end;
+
+	for (s = 1; s < ENTRY_CODE; s++)
+		if (ty_cfi_table_fde(cfi, entry + s, &start, &end) == 0)
+			break;
+	ty_symtab_add(&d->tab, entry, s, "_start", TY_SYM_FUNC, 0, 0);
+}
+
 /* A stripped program's entry point has no symbol, but it is _start: name
  * the range of the call-frame information that begins at the ELF header's
  * e_entry so, in a file with a program interpreter (an executable, PIE or
- * not; a library's e_entry is not a _start) and no symbol there already. */
+ * not; a library's e_entry is not a _start) and no symbol there already.
+ * ld.so (no interpreter: its own entry has no CFI) gets entry_sym_nocfi. */
 static void
 entry_sym(struct ty_dso *d, Elf *elf)
 {
@@ -466,18 +483,22 @@ entry_sym(struct ty_dso *d, Elf *elf)
 	GElf_Phdr ph;
 	uint64_t start, end;
 	size_t i, n;
-	int interp = 0;
+	int interp = 0, fde;
 
 	if (!cfi || !gelf_getehdr(elf, &eh) || !eh.e_entry || elf_getphdrnum(elf, &n) != 0)
-		return;
-	for (i = 0; i < n && !interp; i++)
-		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
-	if (!interp || ty_cfi_table_fde(cfi, eh.e_entry, &start, &end) < 0 || start != eh.e_entry ||
-	    end <= start)
 		return;
 	for (i = 0; i < d->tab.n; i++)
 		if (d->tab.syms[i].addr == eh.e_entry)
 			return;
+	for (i = 0; i < n && !interp; i++)
+		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
+	fde = ty_cfi_table_fde(cfi, eh.e_entry, &start, &end) == 0;
+	if (!fde && !interp && eh.e_type == ET_DYN) {
+		entry_sym_nocfi(d, cfi, eh.e_entry);
+		return;
+	}
+	if (!interp || !fde || start != eh.e_entry || end <= start)
+		return;
 	ty_symtab_add(&d->tab, start, end - start, "_start", TY_SYM_FUNC, 0, 0);
 	main_sym(d, elf, cfi, eh.e_entry, end);
 }
