@@ -56,6 +56,7 @@
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
 #include "tachy/stats-dist.h"
+#include "tachy/stats-summary.h"
 #include "tachy/stats.h"
 #include "tachy/svg.h"
 #include "tachy/symbols.h"
