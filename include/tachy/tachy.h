@@ -53,6 +53,7 @@
 #include "tachy/runprof-diff.h"
 #include "tachy/runprof-json.h"
 #include "tachy/runprof.h"
+#include "tachy/sampler-decode.h"
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
 #include "tachy/stats-dist.h"
