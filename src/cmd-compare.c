@@ -10,6 +10,7 @@
 #include "compare-input.h"
 #include "figure-text.h"
 #include "run-profile.h"
+#include "tachy/array.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/markdown.h"
@@ -82,14 +83,8 @@ table_add(struct table *t, const char *const *cols)
 {
 	size_t i;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		void *p = realloc(t->cells, cap * sizeof(*t->cells));
-		if (!p)
-			return -ENOMEM;
-		t->cells = p;
-		t->cap = cap;
-	}
+	if (ty_array_grow(&t->cells, sizeof(*t->cells), t->n + 1, &t->cap) < 0)
+		return -ENOMEM;
 	for (i = 0; i < NCOL; i++)
 		if (!(t->cells[t->n][i] = shown_copy(cols[i] ? cols[i] : "")))
 			return -ENOMEM;

@@ -39,6 +39,7 @@ compare_input_opt_match(const struct cli_option *opt, const char *typed, char **
 	}
 	if (!strchr(rule, '='))
 		return cli_bad_value(typed, rule, "OLD=NEW or /REGEX/");
+	/* one at a time: the -m rules given, a handful */
 	if (!(p = realloc(m->pairs, (m->npairs + 1) * sizeof(*p))))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	m->pairs = p;
