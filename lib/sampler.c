@@ -1,4 +1,5 @@
-/* sampler.c - per-CPU perf_event sampling rings and record decoding. */
+/* sampler.c - per-CPU perf_event sampling rings, drained in order (their
+ * records are decoded by sampler-decode.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
