@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/array.h"
 #include "tachy/history.h"
 #include "tachy/stats.h"
 #include "tachy/verdict.h"
@@ -252,14 +253,8 @@ cands_add(struct cands *c, size_t i)
 	for (k = 0; k < c->n; k++)
 		if (c->v[k] == i)
 			return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		size_t *v = realloc(c->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (ty_array_grow(&c->v, sizeof(*c->v), c->n + 1, &c->cap) < 0)
+		return -ENOMEM;
 	c->v[c->n++] = i;
 	return 0;
 }

@@ -25,7 +25,7 @@ struct found {
 	const char *want;
 	char *exact, *first, *other; /* the commit named exactly; the first and another matching */
 	char **machines;	     /* of the commit taken, NULL-ended */
-	size_t n;
+	size_t n, cap;
 	int nomem;
 };
 
@@ -52,16 +52,14 @@ static int
 machine_row(void *ctx, int ncols, const char *const *v)
 {
 	struct found *f = ctx;
-	char **nv;
 
 	if (ncols < 2 || !v[0] || !v[1] || strcmp(v[0], f->want) != 0)
 		return 0;
-	if (!(nv = realloc(f->machines, (f->n + 2) * sizeof(*nv))))
+	if (ty_array_grow(&f->machines, sizeof(*f->machines), f->n + 2, &f->cap) < 0)
 		return -ENOMEM;
-	f->machines = nv;
-	if (!(nv[f->n] = strdup(v[1])))
+	if (!(f->machines[f->n] = strdup(v[1])))
 		return -ENOMEM;
-	nv[++f->n] = NULL;
+	f->machines[++f->n] = NULL;
 	return 0;
 }
 

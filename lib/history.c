@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "tachy/array.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/numparse.h"
@@ -652,15 +653,10 @@ ty_history_parse_values(const char *text, double **out)
 		end = (char *)p + strcspn(p, " ");
 		if (ty_numparse(p, (size_t)(end - p), &x) < 0 || !isfinite(x))
 			goto bad;
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			double *nv;
-			if (nc > (size_t)LONG_MAX / 2 || !(nv = realloc(v, nc * sizeof(*v)))) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		/* the count is returned as a long */
+		if (n >= (size_t)LONG_MAX / 2 || ty_array_grow(&v, sizeof(*v), n + 1, &cap) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[n++] = x;
 		p = end;
@@ -722,14 +718,8 @@ load_row(void *ctx, int ncols, const char *const *v)
 				    L->name, v[0], v[4]);
 	s = L->n ? &L->s[L->n - 1] : NULL;
 	if (!s || strcmp(s->benchmark, v[0]) || strcmp(s->machine, v[1])) {
-		if (L->n == L->cap) {
-			size_t cap = L->cap ? 2 * L->cap : 16;
-			struct ty_history_series *ns = realloc(L->s, cap * sizeof(*ns));
-			if (!ns)
-				goto oom;
-			L->s = ns;
-			L->cap = cap;
-		}
+		if (ty_array_grow(&L->s, sizeof(*L->s), L->n + 1, &L->cap) < 0)
+			goto oom;
 		s = &L->s[L->n++];
 		memset(s, 0, sizeof(*s));
 		s->benchmark = strdup(v[0]);
@@ -741,7 +731,9 @@ load_row(void *ctx, int ncols, const char *const *v)
 	}
 	c = s->n ? &s->commits[s->n - 1] : NULL;
 	if (!c || strcmp(c->rev, v[4])) {
-		/* a commit per 16 grows the array: commits arrive in order */
+		/* not ty_array_grow: the series (history.h) has no capacity
+		 * field; its count says it, the array growing by 16 commits
+		 * at each multiple of 16 (commits arrive in order) */
 		if ((s->n & 15) == 0) {
 			struct ty_history_commit *nc =
 			    realloc(s->commits, (s->n + 16) * sizeof(*nc));
@@ -758,7 +750,7 @@ load_row(void *ctx, int ncols, const char *const *v)
 		if (!c->rev || (v[5] && !c->branch))
 			goto oom;
 	}
-	{
+	{ /* a result's values at once; the commit (history.h) has no capacity */
 		double *nvv = realloc(c->values, (c->nvalues + (size_t)nv + 1) * sizeof(double));
 		if (!nvv)
 			goto oom;
@@ -829,20 +821,18 @@ ty_history_load(struct ty_history *h, const char *bench, const char *machine, co
 
 struct strv {
 	char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static int
 figure_row(void *ctx, int ncols, const char *const *vals)
 {
 	struct strv *s = ctx;
-	char **nv;
 
 	if (ncols < 1 || !vals[0])
 		return 0;
-	if (!(nv = realloc(s->v, (s->n + 2) * sizeof(*nv))))
+	if (ty_array_grow(&s->v, sizeof(*s->v), s->n + 2, &s->cap) < 0)
 		return -ENOMEM;
-	s->v = nv;
 	if (!(s->v[s->n] = strdup(vals[0])))
 		return -ENOMEM;
 	s->v[++s->n] = NULL;

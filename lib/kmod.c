@@ -156,6 +156,7 @@ squeeze(struct ty_kmod *k)
 		i = end;
 	}
 	k->n = n;
+	/* shrunk to fit (realloc, not grown) */
 	if (n < k->cap && (v = realloc(k->syms, (n ? n : 1) * sizeof(*v)))) {
 		k->syms = v;
 		k->cap = n ? n : 1;

@@ -127,6 +127,7 @@ put(struct masker *m, const char *p, size_t n)
 
 	if (m->nomem)
 		return;
+	/* not ty_array_grow: the bytes of a short name, a piece at a time */
 	if (!(o = realloc(m->out, m->len + n + 1))) {
 		m->nomem = 1;
 		return;

@@ -277,6 +277,7 @@ apply(const struct cli_parser *p, const struct cli_option *o, const char *typed,
 		return 0;
 	case CLI_T_STRINGS: {
 		struct cli_strings *l = o->value;
+		/* one at a time: a repeated option's values, a handful */
 		const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
 		if (!v)
 			return cli_error(EXIT_RUNTIME, "out of memory");

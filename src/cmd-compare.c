@@ -10,6 +10,7 @@
 #include "compare-input.h"
 #include "figure-text.h"
 #include "run-profile.h"
+#include "tachy/array.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/markdown.h"
@@ -82,14 +83,8 @@ table_add(struct table *t, const char *const *cols)
 {
 	size_t i;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		void *p = realloc(t->cells, cap * sizeof(*t->cells));
-		if (!p)
-			return -ENOMEM;
-		t->cells = p;
-		t->cap = cap;
-	}
+	if (ty_array_grow(&t->cells, sizeof(*t->cells), t->n + 1, &t->cap) < 0)
+		return -ENOMEM;
 	for (i = 0; i < NCOL; i++)
 		if (!(t->cells[t->n][i] = shown_copy(cols[i] ? cols[i] : "")))
 			return -ENOMEM;
@@ -367,18 +362,6 @@ print_csv(FILE *fp, const struct ty_cmp_table *c)
 /* ---- JSON ---- */
 
 static void
-json_centre(struct ty_jsonw *w, const char *key, const struct ty_centre *c)
-{
-	ty_jsonw_key(w, key);
-	ty_jsonw_object_begin(w);
-	ty_jsonw_kuint(w, "n", c->n);
-	ty_jsonw_kdouble(w, "centre", c->centre);
-	ty_jsonw_kdouble(w, "ci_low", c->exact_ci ? c->lo : NAN);
-	ty_jsonw_kdouble(w, "ci_high", c->exact_ci ? c->hi : NAN);
-	ty_jsonw_object_end(w);
-}
-
-static void
 json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_row *r)
 {
 	size_t j;
@@ -389,8 +372,8 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_kstring(w, "benchmark", r->new->name);
 	ty_jsonw_kstring(w, "figure", r->figure);
 	ty_jsonw_kstring(w, "unit", r->unit);
-	json_centre(w, "old", &r->v.old);
-	json_centre(w, "new", &r->v.new);
+	compare_input_json_centre(w, "old", &r->v.old);
+	compare_input_json_centre(w, "new", &r->v.new);
 	ty_jsonw_kdouble(w, "change_pct", r->v.c.rel);
 	ty_jsonw_kdouble(w, "change_low_pct", r->v.c.rel_lo);
 	ty_jsonw_kdouble(w, "change_high_pct", r->v.c.rel_hi);

@@ -11,6 +11,7 @@
 #include "figure-text.h"
 #include "history-compare.h"
 #include "history-store.h"
+#include "tachy/array.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
@@ -244,15 +245,9 @@ detect_series(struct ty_history_series *s, const struct opts *o, struct found **
 	for (k = 0; k < nch; k++) {
 		if (ch[k].index < since)
 			continue;
-		if (*nout == *cap) {
-			size_t nc = *cap ? 2 * *cap : 16;
-			struct found *nf = realloc(*out, nc * sizeof(*nf));
-			if (!nf) {
-				free(ch);
-				return cli_error(EXIT_RUNTIME, "out of memory");
-			}
-			*out = nf;
-			*cap = nc;
+		if (ty_array_grow(out, sizeof(**out), *nout + 1, cap) < 0) {
+			free(ch);
+			return cli_error(EXIT_RUNTIME, "out of memory");
 		}
 		(*out)[*nout].s = s;
 		(*out)[(*nout)++].c = ch[k];
@@ -417,6 +412,7 @@ load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
 					 term_safe(benches[i]), o->figure ? o->figure : "wall",
 					 ty_history_name(h));
 		}
+		/* a benchmark's series appended at once (a few benchmarks) */
 		struct ty_history_series *na = realloc(all, (nall + none) * sizeof(*na));
 		if (!na) {
 			ty_history_series_free(all, nall);

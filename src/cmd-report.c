@@ -141,6 +141,7 @@ parse_filters(struct opts *o)
 		if (!dup)
 			return cli_error(EXIT_RUNTIME, "out of memory");
 		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			/* one at a time: the --comm names given, a handful */
 			const char **v = realloc(o->comms, (o->ncomms + 1) * sizeof(*v));
 			if (!v)
 				return cli_error(EXIT_RUNTIME, "out of memory");
@@ -160,6 +161,7 @@ parse_filters(struct opts *o)
 				return cli_usage_error(
 				    "--pid %s: give process ids as 123 or 123,456",
 				    o->pid_args.v[i]);
+			/* one at a time: the --pid ids given, a handful */
 			if (!(v = realloc(o->pids, (o->npids + 1) * sizeof(*v))))
 				return cli_error(EXIT_RUNTIME, "out of memory");
 			o->pids = v;

@@ -1,5 +1,7 @@
-/* compare-input.c - options and input shared by compare and plot. */
+/* compare-input.c - options and input shared by compare and plot, and the
+ * JSON of a centre that compare and history compare write alike. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,7 @@ compare_input_opt_match(const struct cli_option *opt, const char *typed, char **
 	}
 	if (!strchr(rule, '='))
 		return cli_bad_value(typed, rule, "OLD=NEW or /REGEX/");
+	/* one at a time: the -m rules given, a handful */
 	if (!(p = realloc(m->pairs, (m->npairs + 1) * sizeof(*p))))
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	m->pairs = p;
@@ -68,4 +71,16 @@ compare_input_read(struct ty_results_saved *files, char **paths, int n)
 		}
 	}
 	return 0;
+}
+
+void
+compare_input_json_centre(struct ty_jsonw *w, const char *key, const struct ty_centre *c)
+{
+	ty_jsonw_key(w, key);
+	ty_jsonw_object_begin(w);
+	ty_jsonw_kuint(w, "n", c->n);
+	ty_jsonw_kdouble(w, "centre", c->centre);
+	ty_jsonw_kdouble(w, "ci_low", c->exact_ci ? c->lo : NAN);
+	ty_jsonw_kdouble(w, "ci_high", c->exact_ci ? c->hi : NAN);
+	ty_jsonw_object_end(w);
 }

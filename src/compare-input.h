@@ -1,9 +1,11 @@
-/* compare-input.h - options and input shared by compare and plot (src/ only). */
+/* compare-input.h - options and input shared by compare and plot, and the
+ * JSON of a centre that compare and history compare write alike (src/ only). */
 #ifndef TACHY_COMPARE_INPUT_H
 #define TACHY_COMPARE_INPUT_H
 
 #include "cli.h"
 #include "tachy/comparison.h"
+#include "tachy/jsonw.h"
 #include "tachy/results-read.h"
 
 /* Callbacks of the options compare and plot share (see cli.h):
@@ -20,5 +22,10 @@ int compare_input_opt_match(const struct cli_option *opt, const char *typed, cha
  * Returns 0, or prints why and returns EXIT_USAGE (bad input) or
  * EXIT_RUNTIME (no jansson, no memory); then nothing is left to release. */
 int compare_input_read(struct ty_results_saved *files, char **paths, int n);
+
+/* Write the centre C under KEY as compare's JSON has it: {"n", "centre",
+ * "ci_low", "ci_high"}, the interval null where C has too few values for
+ * one. */
+void compare_input_json_centre(struct ty_jsonw *w, const char *key, const struct ty_centre *c);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "tachy/array.h"
 #include "term.h"
 
 void
@@ -148,15 +149,9 @@ build_list(struct counters_cli *cc, struct ty_error *e)
 			continue;
 		if (ev.group)
 			ev.group += 1000;
-		if (cc->events.n == cc->events.cap) {
-			size_t cap = cc->events.cap ? 2 * cc->events.cap : 16;
-			struct ty_event *p = realloc(cc->events.ev, cap * sizeof(*p));
-
-			if (!p)
-				return ty_error_set(e, -ENOMEM, "out of memory");
-			cc->events.ev = p;
-			cc->events.cap = cap;
-		}
+		if (ty_array_grow(&cc->events.ev, sizeof(*cc->events.ev), cc->events.n + 1,
+				  &cc->events.cap) < 0)
+			return ty_error_set(e, -ENOMEM, "out of memory");
 		cc->events.ev[cc->events.n++] = ev;
 	}
 	return 0;

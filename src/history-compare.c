@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare-input.h"
 #include "figure-text.h"
 #include "history-compare.h"
 #include "history-store.h"
@@ -232,18 +233,6 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 /* ---- JSON ---- */
 
 static void
-json_centre(struct ty_jsonw *w, const char *key, const struct ty_centre *c)
-{
-	ty_jsonw_key(w, key);
-	ty_jsonw_object_begin(w);
-	ty_jsonw_kuint(w, "n", c->n);
-	ty_jsonw_kdouble(w, "centre", c->centre);
-	ty_jsonw_kdouble(w, "ci_low", c->exact_ci ? c->lo : NAN);
-	ty_jsonw_kdouble(w, "ci_high", c->exact_ci ? c->hi : NAN);
-	ty_jsonw_object_end(w);
-}
-
-static void
 json_side(struct ty_jsonw *w, const char *key, const struct side *s)
 {
 	ty_jsonw_key(w, key);
@@ -274,8 +263,8 @@ print_json(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 		ty_jsonw_kstring(&w, "benchmark", r->new->name);
 		ty_jsonw_kstring(&w, "figure", r->figure);
 		ty_jsonw_kstring(&w, "unit", r->unit);
-		json_centre(&w, "old", &r->v.old);
-		json_centre(&w, "new", &r->v.new);
+		compare_input_json_centre(&w, "old", &r->v.old);
+		compare_input_json_centre(&w, "new", &r->v.new);
 		ty_jsonw_kdouble(&w, "change_pct", r->v.c.rel);
 		ty_jsonw_kdouble(&w, "change_low_pct", r->v.c.rel_lo);
 		ty_jsonw_kdouble(&w, "change_high_pct", r->v.c.rel_hi);

@@ -28,7 +28,7 @@ substitute(const char *s, const struct run_opts *o, const size_t *pick)
 			}
 		}
 		size_t add = val ? strlen(val) : 1;
-		if (len + add + 1 > cap) {
+		if (len + add + 1 > cap) { /* a string's bytes, a value at a time */
 			char *n;
 			cap = (len + add + 1) * 2;
 			n = realloc(out, cap);

@@ -30,6 +30,7 @@ static const char footer[] =
 int
 run_list_add(struct list *l, const char *s)
 {
+	/* one at a time: the command line's words, a handful */
 	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
 
 	if (!v)
