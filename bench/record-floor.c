@@ -44,7 +44,8 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: record-floor [-v] [-F HZ] [-g] [--stack N] [--pages N] -- COMMAND...\n");
+	fprintf(stderr,
+		"usage: record-floor [-v] [-F HZ] [-g] [--stack N] [--pages N] -- COMMAND...\n");
 	exit(2);
 }
 
@@ -116,7 +117,8 @@ main(int argc, char **argv)
 	if (dwarf) {
 		size_t div = pages * page / (stack * 32);
 
-		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_type |=
+		    PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a.sample_regs_user = 0xff01ff; /* TY_UNWIND_REGS_MASK */
 		a.sample_stack_user = (uint32_t)stack;
 		a.exclude_callchain_user = 1;
