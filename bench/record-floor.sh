@@ -11,7 +11,8 @@
 # tachy record at -F 3999 -g; STACKS="16384 32768" adds floor and tachy rows
 # at -F 3999 -g with those stack copies (tachy: --call-graph dwarf,N). All
 # rows of a workload run interleaved in one `tachy run`, RUNS rounds
-# (default 7) after a warm-up round. Printed: the median wall and CPU time
+# (default 7) after a warm-up round; ONLY=cpu or ONLY=nofp runs one workload;
+# CPU_N and NOFP_N their iterations. Printed: the median wall and CPU time
 # (user + system of the command and its recorder) of each row against the
 # unprofiled one, and tachy's against the floor's at the same settings: the
 # ratio of the medians and the median of the ratios paired within a round
