@@ -10,11 +10,15 @@
 #     clone) or ld.so's (_dl_start, _dl_start_user); judged by names, the
 #     same way for both tools
 #   unmapped: a frame in no mapping ([unknown] DSO)
+#   exec window: tachy's samples under [exec] (the kernel loading a new image
+#     after the old one is gone: no user frame of either exists; counted
+#     incomplete above, and the share of the others that is complete beside)
 # Workloads: Debian's xz -6 -T1, xz -6 -T2 --block-size=1MiB, gzip -9 (on
 # three copies of xz's input), python3 (a dict/str loop, 4,000,000 rounds), sqlite3 (a recursive CTE), make -j2 on 20 C
-# files, and an -O2 program without frame pointers. RATE (default 999) Hz;
+# files, an -O2 program without frame pointers, and mawk (an array loop,
+# 3,000,000 rounds). RATE (default 999) Hz;
 # ONLY="xz1 make" runs only those workloads (names: xz1 xz2 gzip python
-# sqlite make nofp), REPEAT times each (default 1), without the report-speed
+# sqlite make nofp mawk), REPEAT times each (default 1), without the report-speed
 # part; REUSE=1 analyses the last recordings again. Each run's incomplete
 # chains are classified (TACHY_UNWIND_DEBUG: program, fork/exec phase, why
 # the chain stopped), the counts printed under its line, every such sample
@@ -111,6 +115,11 @@ def judge(chains):  # [(frames root-first, count, unmapped?)]
     comp = sum(c for f, c, _ in chains if any(x in START for x in f))
     unm = sum(c for _, c, u in chains if u)
     return 100.0 * comp / n, 100.0 * unm / n, n
+def exec_window(chains):  # the share under [exec], the others' completeness
+    n = sum(c for _, c, _ in chains) or 1
+    x = sum(c for f, c, _ in chains if f and f[0] == "[exec]")
+    comp = sum(c for f, c, _ in chains if any(y in START for y in f))
+    return 100.0 * x / n, 100.0 * comp / max(n - x, 1)
 tch = []
 for line in open(f"{out}/{name}.t.folded"):
     stack, _, cnt = line.rstrip("\n").rpartition(" ")
@@ -157,6 +166,7 @@ for i, (k, ip, fr) in enumerate(leaves):
     leaves[i] = (plv[k][0], plv[k][1], fr)
 tc, tu, tn = judge(tch)
 pc, pu, pn = judge(pch)
+tx, txc = exec_window(tch)
 import subprocess
 keys = subprocess.run([os.environ["LEAFKEY"]], input="\n".join(ev) + "\n", capture_output=True,
                       text=True, check=True).stdout.splitlines()
@@ -206,7 +216,7 @@ ps = os.path.getsize(f"{out}/{name}.data")
 print(f"{name:<10} complete: tachy {tc:5.1f}% perf {pc:5.1f}% | unmapped: tachy {tu:5.2f}% perf {pu:5.2f}%"
       f" | samples {tn}/{pn} | top-5 worst diff {worst:4.1f} pt (sigma {wsig:.1f}) | size tachy {ts/1024:.0f} KB"
       f" perf {ps/1024:.0f} KB (1/{ps/max(ts,1):.0f}) | irq-exit tachy {irq_t:.1f}% perf {irq_p:.1f}%"
-      f" | tachy lost {lost}")
+      f" | tachy lost {lost} | exec window tachy {tx:.2f}% (complete outside it {txc:.1f}%)")
 with open(f"{out}/top5.txt", "a") as f:
     f.write(f"{name}: " + ", ".join(f"{s} perf {v:.1f} tachy {ft.get(s, 0):.1f}" for s, v in top) + "\n")
 PY
@@ -222,6 +232,7 @@ run python /usr/bin/python3 "$out/dict.py"
 run sqlite sqlite3 :memory: ".read $out/cte.sql"
 run make make -s -C "$out/mk" -j2
 run nofp "$out/nofp" 2000000000
+run mawk mawk 'BEGIN { for (i = 0; i < 3000000; i++) a[i % 5000] += i * 3 }'
 echo "record-unwind: top-5 rows in $out/top5.txt, naming differences in $out/names.txt;" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -z "$ONLY" ] || exit 0

@@ -5,7 +5,7 @@
 #
 # Each planted trial: B is the program with one function fK given 3% of
 # the whole more (the program 3% slower); `tachy run --profile -r ROUNDS`
-# (interleaved, paired rounds, Benjamini-Hochberg at 5%) of A and B, and in
+# (interleaved, paired rounds, Holm at 5%) of A and B, and in
 # the same trial one profile a side of A and B by `perf record -g` +
 # `perf diff` and by `tachy record -g` + `tachy report --diff`, each at
 # 499 Hz (the rate of run --profile) and at its default rate (perf 4000,

@@ -617,6 +617,45 @@ ty_cfi_table_guess(const struct ty_cfi_table *t, uint64_t va)
 	return row ? row : init_entry(t, va);
 }
 
+/* The N bytes of code before VA, from the file T keeps mapped; NULL where
+ * they are not in one segment of it. */
+static const unsigned char *
+code_before(const struct ty_cfi_table *t, uint64_t va, size_t n)
+{
+	size_t i;
+
+	if (!t->map || va < n)
+		return NULL;
+	for (i = 0; i < t->nsegs; i++) {
+		const struct seg *sg = &t->segs[i];
+		if (va - n >= sg->vaddr && va - sg->vaddr <= sg->filesz) {
+			uint64_t off = sg->off + (va - n - sg->vaddr);
+			return off + n <= t->maplen ? (const unsigned char *)t->map + off : NULL;
+		}
+	}
+	return NULL;
+}
+
+int
+ty_cfi_table_after_call(const struct ty_cfi_table *t, uint64_t va)
+{
+	const unsigned char *c;
+
+	if ((c = code_before(t, va, 5)) && c[0] == 0xe8) /* call rel32 */
+		return 1;
+	if ((c = code_before(t, va, 6)) && c[0] == 0xff && c[1] == 0x15) /* call *rel32(%rip) */
+		return 1;
+	if ((c = code_before(t, va, 2)) && c[0] == 0xff && (c[1] & 0xf8) == 0xd0) /* call *%reg */
+		return 1;
+	if ((c = code_before(t, va, 3)) && c[0] == 0x41 && c[1] == 0xff &&
+	    (c[2] & 0xf8) == 0xd0) /* call *%r8-15 */
+		return 1;
+	if ((c = code_before(t, va, 3)) && c[0] == 0xff && (c[1] & 0xf8) == 0x50 &&
+	    c[1] != 0x54) /* call *disp8(%reg) */
+		return 1;
+	return 0;
+}
+
 uint64_t
 ty_cfi_table_entry(const struct ty_cfi_table *t)
 {

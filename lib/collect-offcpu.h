@@ -95,6 +95,7 @@ struct ty_collector {
 	struct exec_ev *execs;	      /* every exec, sorted by (pid, time) at the end */
 	size_t nexecs, capexecs;
 	struct ty_symbatch *batch; /* the user addresses, resolved file by file */
+	int no_names;		   /* ty_collector_no_names */
 	int planning;		   /* the first walk: ask the batch for them */
 };
 

@@ -403,6 +403,10 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct loctab *t, struct r
 		memset(&r, 0, sizeof(r));
 		r.name = "[truncated]";
 		r.dso = "[truncated]";
+	} else if (c->no_names) {
+		memset(&r, 0, sizeof(r));
+		r.addr = addr;
+		r.dso = "[not named]";
 	} else if (addr < TY_KERNEL_START && c->planning) { /* resolved later */
 		if (ty_symbatch_add(c->batch, pid, epoch, addr, time) < 0)
 			return NULL;
@@ -622,6 +626,12 @@ is_exec_call(const struct ty_profile *p, uint32_t f)
 	return 0;
 }
 
+void
+ty_collector_no_names(struct ty_collector *c)
+{
+	c->no_names = 1;
+}
+
 int
 ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e)
 {
@@ -648,6 +658,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	/* Two walks over the stacks: the first, into a scratch profile, asks
 	 * the batch for every user address the second will name; in between,
 	 * the batch reads the files one at a time. */
+	if (c->no_names) /* one walk, nothing to ask for */
+		goto walk;
 	if (!(c->batch = ty_symbatch_new(c->syms, MAX_INLINE)) || !(scratch = ty_profile_new()))
 		goto oom;
 	c->planning = 1;

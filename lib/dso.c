@@ -554,6 +554,10 @@ load_dso(struct ty_dsos *s, struct ty_dso *d)
 	}
 	if (d->path[0] != '/' || d->path[1] == '/') /* "//anon" */
 		return;
+	/* tachy's own spawner (lib/spawn.c), gone with its process: its few
+	 * samples are tachy's, no warning */
+	if (strncmp(d->path, "/memfd:tachy-spawner", 20) == 0)
+		return;
 	fd = open(d->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ty_symtab_warn(s->warn, "cannot read symbols of %s: %s; addresses shown raw",

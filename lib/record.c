@@ -649,6 +649,8 @@ ty_record_start(struct ty_recorder **out, const struct ty_record_opts *o, struct
 		free(r);
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}
+	if (o->no_names)
+		ty_collector_no_names(r->c);
 	r->track.c = r->c;
 	ret = o->system_wide ? system_start(r, e) : o->pid ? attach(r, e) : launch(r, &r->so, e);
 	if (ret < 0) {

@@ -28,20 +28,33 @@ pq_cmp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-int
-ty_runprof_bh(const double *p, size_t n, double *q)
+/* P[0..N) sorted ascending with their indexes (NAN as 1), or NULL when
+ * out of memory; the caller frees it. */
+static struct pq *
+sorted_p(const double *p, size_t n)
 {
 	struct pq *v = malloc((n ? n : 1) * sizeof(*v));
-	double run = 1;
 	size_t k;
 
 	if (!v)
-		return -ENOMEM;
+		return NULL;
 	for (k = 0; k < n; k++) {
 		v[k].p = isnan(p[k]) ? 1 : p[k];
 		v[k].i = k;
 	}
 	qsort(v, n, sizeof(*v), pq_cmp);
+	return v;
+}
+
+int
+ty_runprof_bh(const double *p, size_t n, double *q)
+{
+	struct pq *v = sorted_p(p, n);
+	double run = 1;
+	size_t k;
+
+	if (!v)
+		return -ENOMEM;
 	/* step-up: q_(k) = min over j >= k of p_(j) n / j */
 	for (k = n; k-- > 0;) {
 		double x = v[k].p * (double)n / (double)(k + 1);
@@ -56,17 +69,12 @@ ty_runprof_bh(const double *p, size_t n, double *q)
 int
 ty_runprof_holm(const double *p, size_t n, double *q)
 {
-	struct pq *v = malloc((n ? n : 1) * sizeof(*v));
+	struct pq *v = sorted_p(p, n);
 	double run = 0;
 	size_t k;
 
 	if (!v)
 		return -ENOMEM;
-	for (k = 0; k < n; k++) {
-		v[k].p = isnan(p[k]) ? 1 : p[k];
-		v[k].i = k;
-	}
-	qsort(v, n, sizeof(*v), pq_cmp);
 	/* step-down: q_(k) = max over j <= k of min(1, p_(j) (n - j + 1)) */
 	for (k = 0; k < n; k++) {
 		double x = v[k].p * (double)(n - k);

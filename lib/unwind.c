@@ -218,6 +218,37 @@ step_fp(struct walk *w)
 	w->valid = (1u << DW_RA) | (1u << DW_RBP) | (1u << DW_RSP);
 	return ra == 0 ? 0 : 1;
 }
+/* The sampled pc in code without CFI in a file that has some (assembly
+ * such as libgmp's, crt's _init): its return address is the first word at
+ * the stack pointer or up to three above it (what the leaf pushed) that
+ * points just after a call instruction in code with CFI. The callee-saved
+ * registers stay the caller's where nothing was pushed. 1 (moved) or -1. */
+static int
+step_leaf(struct ty_unwinder *u, struct walk *w, uint32_t pid, uint64_t time)
+{
+	uint64_t sp = w->v[DW_RSP], ra, va;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		struct ty_cfi_table *t;
+		if (peek(w, sp + 8 * (uint64_t)k, &ra) < 0)
+			return -1;
+		if (ra < 4096 || ra >= (1ull << 47) || !(t = lookup(u, pid, time, ra - 1, &va)) ||
+		    !ty_cfi_table_find(t, va) || !ty_cfi_table_after_call(t, va + 1))
+			continue;
+		/* A frame pointer set up inside the words skipped: the frame
+		 * pointer's walk knows %rbp of the caller too. */
+		if (k > 0 && has(w, DW_RBP) && w->v[DW_RBP] >= sp && w->v[DW_RBP] < sp + 8 * k)
+			return -1;
+		w->valid &= k ? 0 : (1u << 3) | (1u << 6) | (0xfu << 12);
+		w->v[DW_RA] = ra;
+		w->v[DW_RSP] = sp + 8 * (uint64_t)k + 8;
+		w->valid |= (1u << DW_RA) | (1u << DW_RSP);
+		return 1;
+	}
+	return -1;
+}
+
 static const int8_t perf_to_dw[TY_UNWIND_PERF_REGS] = {
     0, 3, 2, 1, 4, 5, 6, 7, DW_RA, -1, -1, -1, -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15};
 
@@ -281,6 +312,10 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 			u->st.stop = TY_STOP_CFA;
 		} else if (t && va - ty_cfi_table_entry(t) < 0x40) {
 			r = 0; /* in the entry code (ld.so's _start has no CFI): outermost */
+		} else if (t && n == 1 && (r = step_leaf(u, &w, s->pid, s->time)) > 0) {
+			u->st.fp_frames++; /* a frame by a fallback, as the frame pointer's */
+			u->st.stop = TY_STOP_NOROW;
+			guessed = 1;
 		} else {
 			u->st.fp_frames++;
 			r = step_fp(&w);

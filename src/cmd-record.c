@@ -471,6 +471,17 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 	unwind_summary(r);
 }
 
+/* Is the profile going to /dev/null (pmcstat -O /dev/null: a recording for
+ * its cost alone)? Then nothing is named at the end. */
+static int
+to_dev_null(const struct ty_outfile *out)
+{
+	struct stat a, b;
+
+	return out->fd >= 0 && fstat(out->fd, &a) == 0 && S_ISCHR(a.st_mode) &&
+	       stat("/dev/null", &b) == 0 && S_ISCHR(b.st_mode) && a.st_rdev == b.st_rdev;
+}
+
 /* --calls: the probes on the held command (ty_record_opts.on_child). */
 static int
 calls_on_child(pid_t pid, void *arg, struct ty_error *e)
@@ -790,6 +801,7 @@ record(int argc, char **argv)
 	ro.off_cpu = o.off_cpu;
 	ro.switch_chains = o.switch_chains;
 	ro.system_wide = o.all;
+	ro.no_names = !r.calls.n && to_dev_null(&r.out);
 	ro.cpus = o.cpus.n ? o.cpus.cpus : NULL;
 	ro.ncpus = (int)o.cpus.n;
 	ro.duration_ns = (uint64_t)(o.duration * 1e9);

@@ -9,6 +9,10 @@ needs() {
 		perf) p=linux-perf ;;
 		go) p=golang-go ;;
 		rsvg-convert) p=librsvg2-bin ;;
+		cc) p=gcc ;;
+		strip) p=binutils ;;
+		psql) p=postgresql-client ;;
+		flock | runuser) p=util-linux ;;
 		*) p=$n ;;
 		esac
 		echo "$n is not installed (as root: apt-get install $p, or sh scripts/deps.sh test)"

@@ -68,6 +68,11 @@ void ty_cfi_table_free(struct ty_cfi_table *t);
  * when VA is no such place. */
 const struct ty_cfi_row *ty_cfi_table_guess(const struct ty_cfi_table *t, uint64_t va);
 
+/* Whether the code just before VA is a call instruction (direct, through
+ * a register, the GOT or a pointer at disp8 from a register): VA may be a
+ * return address. 0 where the bytes are not in the file. */
+int ty_cfi_table_after_call(const struct ty_cfi_table *t, uint64_t va);
+
 /* The image's entry point (e_entry): the outermost frame of a program or
  * ld.so. */
 uint64_t ty_cfi_table_entry(const struct ty_cfi_table *t);

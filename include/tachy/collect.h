@@ -47,6 +47,10 @@ size_t ty_collector_new_threads(struct ty_collector *c);
  * the user addresses file by file (symbatch.h), each file let go once its
  * addresses are named, and the raw stacks let go once P holds them (call
  * it once). Returns 0 or -ENOMEM with E filled. */
+/* Name nothing at the end (the profile goes to /dev/null): every user and
+ * kernel address stays "[unknown] 0xADDR in [not named]", no file is read. */
+void ty_collector_no_names(struct ty_collector *c);
+
 int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e);
 
 #endif

@@ -75,6 +75,8 @@ struct ty_record_opts {
 	uint64_t switch_chains; /* with call chains: at about this many switch-outs a
 				   second (0: TY_RECORD_CHAINS_DEFAULT), or
 				   TY_RECORD_CHAINS_ALL: at every one */
+	int no_names;		/* the profile goes nowhere (-o /dev/null): the
+				   samples are counted, their addresses not named */
 	int system_wide;	/* -a: every process and the kernel, every CPU (the
 				   command, if any, only says how long; PID unused) */
 	const int *cpus;	/* system_wide: these CPUs only (NULL: all), sorted */

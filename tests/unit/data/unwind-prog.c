@@ -5,7 +5,8 @@
  * 3, 4: two threads; 5: a library loaded with dlopen (argv[2]); 6: a
  * return address kept in a register, as glibc's vfork does; 7: the pc 2
  * bytes past an FDE that ends before a syscall, as glibc's clone3 does; 8:
- * the first instruction of _init (no CFI), as when it is first called. */
+ * the first instruction of _init (no CFI), as when it is first called; 9:
+ * inside an assembly leaf without CFI (as libgmp's), nothing pushed. */
 #define _GNU_SOURCE
 #include <alloca.h>
 #include <dlfcn.h>
@@ -134,6 +135,21 @@ __asm__(".text\n"
 	"ret\n"
 	".cfi_endproc\n"
 	".size t8_snap, .-t8_snap\n");
+
+/* 9: the snapshot's pc moved into t9_nocfi, a leaf without CFI (the return
+ * address into t9_call at sp, as t8_snap left it). */
+void t9_nocfi(void);
+extern const char t9_nocfi_mid[];
+__asm__(".text\n"
+	".globl t9_nocfi\n"
+	".type t9_nocfi,@function\n"
+	"t9_nocfi:\n"
+	"movq %rdi, %rax\n"
+	".globl t9_nocfi_mid\n"
+	"t9_nocfi_mid:\n"
+	"addq $1, %rax\n"
+	"ret\n"
+	".size t9_nocfi, .-t9_nocfi\n");
 
 void
 tsave(int n)
@@ -273,6 +289,16 @@ t8_call(void)
 	sink++;
 }
 
+__attribute__((noinline)) void
+t9_call(void)
+{
+	g_stack_end = stack_end();
+	t8_snap();
+	g_snap.regs[8] = (uint64_t)(uintptr_t)t9_nocfi_mid;
+	tsave(9);
+	sink++;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -296,5 +322,6 @@ main(int argc, char **argv)
 	t6_call();
 	t7_call();
 	t8_call();
+	t9_call();
 	return 0;
 }
