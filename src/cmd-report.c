@@ -539,6 +539,29 @@ calls_line(const struct ty_profile *p)
 	printf("\n");
 }
 
+/* One row of the flat profile; *CUM the cumulative amount so far. */
+static void
+flat_row(const struct ty_profile *p, const struct opts *o, const struct ty_profile_views_row *r,
+	 double weight, double *cum, int off, int calls)
+{
+	double self = amount(p, r->self_weight);
+	double pct = weight > 0 ? 100 * r->self_weight / weight : 0;
+	double tpct = weight > 0 ? 100 * r->total_weight / weight : 0;
+
+	*cum += self;
+	printf("%6.2f ", pct);
+	put_amount(p, 10, *cum);
+	put_amount(p, 10, self);
+	printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
+	put_amount(p, 9, amount(p, r->total_weight));
+	if (off)
+		put_amount(p, 9, amount(p, r->self_off));
+	if (calls)
+		put_calls(p, r);
+	printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
+	       r->dso ? "  " : "", term_safe(base(r->dso)));
+}
+
 static int
 report_flat(const struct ty_profile *p, const struct opts *o)
 {
@@ -559,26 +582,23 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	       unit(p), unit(p), off ? "   off-CPU" : "",
 	       calls ? "      calls    ns/call    ns/call" : "", by_heading(o->by));
 	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
-	for (i = 0; i < n; i++) {
-		const struct ty_profile_views_row *r = &f.rows[i];
-		double self = amount(p, r->self_weight);
-		double pct = f.weight > 0 ? 100 * r->self_weight / f.weight : 0;
-		double tpct = f.weight > 0 ? 100 * r->total_weight / f.weight : 0;
-		cum += self;
-		printf("%6.2f ", pct);
-		put_amount(p, 10, cum);
-		put_amount(p, 10, self);
-		printf(" %9" PRIu64 " %7.2f ", r->self_samples, tpct);
-		put_amount(p, 9, amount(p, r->total_weight));
-		if (off)
-			put_amount(p, 9, amount(p, r->self_off));
-		if (calls)
-			put_calls(p, r);
-		printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
-		       r->dso ? "  " : "", term_safe(base(r->dso)));
-	}
+	for (i = 0; i < n; i++)
+		flat_row(p, o, &f.rows[i], f.weight, &cum, off, calls);
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
+	else if (calls) /* called but never sampled: listed, as gprof lists them */
+		for (i = 0; i < p->ncalls; i++) {
+			uint32_t fn = p->calls[i].func;
+			struct ty_profile_views_row r = {(char *)ty_profile_func_name(p, fn),
+							 ty_profile_func_dso(p, fn)};
+			size_t k;
+			for (k = 0; k < f.nrows &&
+				    (f.rows[k].dso != r.dso || strcmp(f.rows[k].name, r.name) != 0);
+			     k++)
+				;
+			if (k == f.nrows && p->calls[i].count)
+				flat_row(p, o, &r, f.weight, &cum, off, calls);
+		}
 	ty_profile_views_flat_release(&f);
 	return 0;
 }
