@@ -589,9 +589,10 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	else if (calls) /* called but never sampled: listed, as gprof lists them */
 		for (i = 0; i < p->ncalls; i++) {
 			uint32_t fn = p->calls[i].func;
-			struct ty_profile_views_row r = {(char *)ty_profile_func_name(p, fn),
-							 ty_profile_func_dso(p, fn)};
+			struct ty_profile_views_row r = {0};
 			size_t k;
+			r.name = (char *)ty_profile_func_name(p, fn);
+			r.dso = ty_profile_func_dso(p, fn);
 			for (k = 0; k < f.nrows &&
 				    (f.rows[k].dso != r.dso || strcmp(f.rows[k].name, r.name) != 0);
 			     k++)
