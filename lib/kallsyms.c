@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tachy/array.h"
+#include "tachy/cachedir.h"
 #include "tachy/kallsyms.h"
 #include "tachy/kmod.h"
 #include "tachy/outfile.h"
@@ -203,80 +204,16 @@ boot_id(const struct ty_kallsyms *k, char id[KC_IDLEN])
 	return n > 0 ? 0 : -1;
 }
 
-static int
-write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* mkdir -p DIR, the parts it creates mode 0700. */
-static int
-make_dirs(const char *dir)
-{
-	char *p = strdup(dir), *q, c;
-	struct stat st;
-	int ret = -1;
-
-	for (q = p ? p + 1 : NULL; q; q++) {
-		if (*q != '/' && *q != '\0')
-			continue;
-		c = *q;
-		*q = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			break;
-		*q = c;
-		if (!c) {
-			ret = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-			break;
-		}
-	}
-	free(p);
-	return ret;
-}
-
-/* The cache directory DIR, opened; -1 when it is not ours, or reached
- * through another user's symbolic link in a shared directory (where root
- * would write the kernel's addresses, or read a planted table). */
-static int
-kcache_dir(const char *dir)
-{
-	struct stat st;
-	int dfd = ty_outfile_open_dir(dir, NULL);
-
-	if (dfd >= 0 && (fstat(dfd, &st) != 0 || st.st_uid != geteuid())) {
-		close(dfd);
-		dfd = -1;
-	}
-	return dfd;
-}
-
 /* Write LEN bytes of BUF to DIR/kallsyms: a temporary file, then a rename. */
 static void
 kcache_put(const char *dir, const char *buf, size_t len)
 {
-	char *tmp = NULL;
-	int dfd, fd, ok;
+	int dfd = ty_cachedir_open(dir, 1);
 
-	if (make_dirs(dir) < 0 || (dfd = kcache_dir(dir)) < 0)
-		return;
-	if ((fd = ty_outfile_tmpat(dfd, "kallsyms", 0600, &tmp)) >= 0) {
-		ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
-		if (close(fd) != 0)
-			ok = 0;
-		if (!ok || renameat(dfd, tmp, dfd, "kallsyms") != 0)
-			unlinkat(dfd, tmp, 0);
+	if (dfd >= 0) {
+		ty_cachedir_put(dfd, "kallsyms", buf, len);
+		close(dfd);
 	}
-	free(tmp);
-	close(dfd);
 }
 
 /* Write the sorted, duplicate-free core table SYMS[N] for boot ID. */
@@ -398,32 +335,31 @@ static int
 kcache_load(struct ty_kallsyms *k)
 {
 	char id[KC_IDLEN];
-	struct stat st;
+	size_t size;
 	void *map;
 	int fd, dfd;
 
-	if (!kcache_enabled(k) || boot_id(k, id) < 0 || (dfd = kcache_dir(k->cache_dir)) < 0)
+	if (!kcache_enabled(k) || boot_id(k, id) < 0 ||
+	    (dfd = ty_cachedir_open(k->cache_dir, 0)) < 0)
 		return -1;
-	fd = openat(dfd, "kallsyms", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = ty_cachedir_openat(dfd, "kallsyms", &size);
 	close(dfd);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct kc_head) ||
-	    st.st_size > (off_t)KC_MAXSIZE) {
+	if (size < sizeof(struct kc_head) || size > KC_MAXSIZE) {
 		close(fd);
 		return -1;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return -1;
-	if (kcache_parse(k, map, (size_t)st.st_size, id) < 0) {
-		munmap(map, (size_t)st.st_size);
+	if (kcache_parse(k, map, size, id) < 0) {
+		munmap(map, size);
 		return -1;
 	}
 	k->kcache_map = map;
-	k->kcache_len = (size_t)st.st_size;
+	k->kcache_len = size;
 	return 0;
 }
 
