@@ -24,6 +24,7 @@
 #include <elfutils/debuginfod.h>
 #endif
 
+#include "tachy/debugcache.h"
 #include "tachy/dso.h"
 #include "tachy/elfsyms.h"
 #include "tachy/elfview.h"
@@ -52,8 +53,8 @@ struct ty_dso {
 	/* Kept open for lookups after loading: the file, and the DWARF of it
 	 * or of its debug file (inline frames and lines). Its call-frame
 	 * information (function ranges) is the cache's table of the file. */
-	int fd, dbg_fd;
-	void *elf, *dbg_elf, *dwarf;
+	int fd, dbg_fd, unz_fd;		       /* unz: the DWARF's file, decompressed */
+	void *elf, *dbg_elf, *unz_elf, *dwarf; /* (debugcache.h), when cached */
 	struct fde_name *fdes;
 	size_t nfdes, capfdes; /* open addressing on start, 0 empty */
 	struct ty_dso *next;
@@ -65,6 +66,7 @@ struct ty_dsos {
 	struct ty_symtab_warnings *warn;
 	int warned_noelf;
 	char *debug_root; /* "/usr/lib/debug" unless set */
+	char *cache_dir;  /* decompressed debug files (debugcache.h); NULL: none */
 	void *debuginfod; /* a debuginfod_client, when DEBUGINFOD_URLS is set */
 	int debuginfod_tried;
 };
@@ -521,7 +523,12 @@ read_elf(struct ty_dsos *s, struct ty_dso *d, Elf *elf, int debug)
 	if (!full)
 		entry_sym(d, elf);
 #ifdef HAVE_LIBDW
-	d->dwarf = dwarf_begin_elf(d->dbg_elf ? (Elf *)d->dbg_elf : elf, DWARF_C_READ, NULL);
+	d->unz_elf =
+	    ty_debugcache_get(s->cache_dir, d->build_id, d->dbg_elf ? d->dbg_elf : elf, &d->unz_fd);
+	d->dwarf = dwarf_begin_elf(d->unz_elf	? (Elf *)d->unz_elf
+				   : d->dbg_elf ? (Elf *)d->dbg_elf
+						: elf,
+				   DWARF_C_READ, NULL);
 #endif
 	ty_symtab_finish(&d->tab);
 	if (!full && debug)
@@ -583,6 +590,10 @@ dso_close(struct ty_dso *d)
 	if (d->dwarf)
 		dwarf_end(d->dwarf);
 #endif
+	if (d->unz_elf)
+		elf_end(d->unz_elf);
+	if (d->unz_fd > 0)
+		close(d->unz_fd);
 	if (d->dbg_elf)
 		elf_end(d->dbg_elf);
 	if (d->elf)
@@ -591,8 +602,8 @@ dso_close(struct ty_dso *d)
 		close(d->dbg_fd);
 	if (d->fd > 0)
 		close(d->fd);
-	d->dwarf = d->dbg_elf = d->elf = NULL;
-	d->fd = d->dbg_fd = -1;
+	d->dwarf = d->dbg_elf = d->unz_elf = d->elf = NULL;
+	d->fd = d->dbg_fd = d->unz_fd = -1;
 }
 #else
 static void
@@ -683,6 +694,7 @@ ty_dsos_free(struct ty_dsos *s)
 		s->dsos = n;
 	}
 	free(s->debug_root);
+	free(s->cache_dir);
 #ifdef HAVE_DEBUGINFOD
 	if (s->debuginfod)
 		debuginfod_end(s->debuginfod);
@@ -708,6 +720,13 @@ ty_dsos_find(const struct ty_dsos *s, const char *path)
 	return NULL;
 }
 
+void
+ty_dsos_set_cache_dir(struct ty_dsos *s, const char *dir)
+{
+	free(s->cache_dir);
+	s->cache_dir = dir && *dir ? strdup(dir) : NULL;
+}
+
 struct ty_dso *
 ty_dsos_get(struct ty_dsos *s, const char *path)
 {
@@ -722,7 +741,7 @@ ty_dsos_get(struct ty_dsos *s, const char *path)
 	}
 	d->set = s;
 	d->base = base_name(d->path);
-	d->fd = d->dbg_fd = -1;
+	d->fd = d->dbg_fd = d->unz_fd = -1;
 	d->next = s->dsos;
 	s->dsos = d;
 	return d;

@@ -72,6 +72,7 @@ void
 ty_symbols_set_cache_dir(struct ty_symbols *s, const char *dir)
 {
 	ty_kallsyms_set_cache_dir(s->kernel, dir);
+	ty_dsos_set_cache_dir(s->dsos, dir);
 }
 
 void

@@ -3,11 +3,15 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tachy/stats.h"
+#include "tachy/symbols.h"
 #include "term.h"
 
 const char *cli_cmd;
@@ -480,4 +484,24 @@ cli_help(const struct cli_parser *p, FILE *fp)
 	}
 	if (p->footer)
 		fputs(p->footer, fp);
+}
+
+void
+cli_symbols_cache(struct ty_symbols *s)
+{
+	const char *v = getenv("TACHY_CACHE_DIR");
+	char dir[4096];
+	struct stat st;
+	int n = -1;
+
+	if (v) {
+		ty_symbols_set_cache_dir(s, v);
+		return;
+	}
+	if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
+		n = snprintf(dir, sizeof(dir), "%s/tachy", v);
+	else if ((v = getenv("HOME")) && *v == '/' && stat(v, &st) == 0 && st.st_uid == geteuid())
+		n = snprintf(dir, sizeof(dir), "%s/.cache/tachy", v);
+	if (n > 0 && (size_t)n < sizeof(dir))
+		ty_symbols_set_cache_dir(s, dir);
 }

@@ -226,4 +226,11 @@ void cli_help(const struct cli_parser *p, FILE *fp);
 /* Would WORD be taken as one of P's options (an exact or prefix match)? */
 int cli_is_option(const struct cli_parser *p, const char *word);
 
+/* S's caches (ty_symbols_set_cache_dir: the kernel's symbols per boot,
+ * debug files decompressed): $TACHY_CACHE_DIR ("" disables them), else
+ * $XDG_CACHE_HOME/tachy, else $HOME/.cache/tachy; not in another user's
+ * home (sudo keeping HOME), where root would leave root's files. */
+struct ty_symbols;
+void cli_symbols_cache(struct ty_symbols *s);
+
 #endif

@@ -669,29 +669,6 @@ exit_status(const struct run *r)
 	return EXIT_OK;
 }
 
-/* The per-boot kernel symbol cache: $TACHY_CACHE_DIR ("" disables it),
- * else $XDG_CACHE_HOME/tachy, else $HOME/.cache/tachy; not in another
- * user's home (sudo keeping HOME), where root would leave root's files. */
-static void
-set_cache_dir(struct ty_symbols *s)
-{
-	const char *v = getenv("TACHY_CACHE_DIR");
-	char dir[4096];
-	struct stat st;
-	int n = -1;
-
-	if (v) {
-		ty_symbols_set_cache_dir(s, v);
-		return;
-	}
-	if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
-		n = snprintf(dir, sizeof(dir), "%s/tachy", v);
-	else if ((v = getenv("HOME")) && *v == '/' && stat(v, &st) == 0 && st.st_uid == geteuid())
-		n = snprintf(dir, sizeof(dir), "%s/.cache/tachy", v);
-	if (n > 0 && (size_t)n < sizeof(dir))
-		ty_symbols_set_cache_dir(s, dir);
-}
-
 int cmd_record(int argc, char **argv);
 
 /* TACHY_UNWIND_DEBUG=FILE (or 1: stderr): why each incomplete chain ended
@@ -775,7 +752,7 @@ record(int argc, char **argv)
 		ty_calls_release(&r.calls);
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	}
-	set_cache_dir(r.syms);
+	cli_symbols_cache(r.syms);
 	if (getenv("TACHY_DEBUG_ROOT") && *getenv("TACHY_DEBUG_ROOT"))
 		ty_symbols_set_debug_root(r.syms, getenv("TACHY_DEBUG_ROOT"));
 	/* A bad -o fails now, not after a long recording. */

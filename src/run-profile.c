@@ -50,6 +50,7 @@ run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results 
 	ty_error_clear(&e);
 	if (ty_runprof_init(&p->rp, rs->n) < 0 || !(p->syms = ty_symbols_new()))
 		return cli_error(EXIT_RUNTIME, "out of memory");
+	cli_symbols_cache(p->syms);
 	p->rp.keep_stacks = p->flame != NULL;
 	if (ty_runprof_attach(&p->rp, r, p->syms, (uint64_t)p->hz, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "--profile: %s", e.msg);

@@ -35,6 +35,10 @@ void ty_dsos_free(struct ty_dsos *s);
  * (tests; see ty_symbols_set_debug_root). */
 void ty_dsos_set_debug_root(struct ty_dsos *s, const char *dir);
 
+/* Keep debug files with compressed DWARF decompressed under DIR/debug
+ * (debugcache.h; see ty_symbols_set_cache_dir). NULL or "": no cache. */
+void ty_dsos_set_cache_dir(struct ty_dsos *s, const char *dir);
+
 /* The file PATH ("/usr/bin/x", "[vdso]", or a name that is no file, such
  * as "[heap]" or "//anon", which has no symbols), added when new, not read
  * yet. NULL when out of memory. Owned by S. */

@@ -59,7 +59,8 @@ void ty_symbols_set_kallsyms(struct ty_symbols *s, const char *path);
  * path, unless ty_symbols_set_boot_id was called too. A cache file that is
  * not ours, writable by others, stale or damaged is ignored and rewritten;
  * an address outside the cached core text reads the whole of kallsyms, so
- * names are always those a full read gives. */
+ * names are always those a full read gives. Debug files whose DWARF is
+ * compressed are kept decompressed in DIR/debug (debugcache.h). */
 void ty_symbols_set_cache_dir(struct ty_symbols *s, const char *dir);
 
 /* Read the boot id from PATH instead of /proc/sys/kernel/random/boot_id;
