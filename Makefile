@@ -74,10 +74,10 @@ LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
 	$(if $(filter LIBELF,$(HAVE)),-lelf) \
 	$(if $(filter LIBPFM,$(HAVE)),-lpfm) \
 	$(if $(filter LZMA,$(HAVE)),-llzma) \
-	$(if $(filter DEBUGINFOD,$(HAVE)),-ldebuginfod) \
 	$(if $(filter ZLIB,$(HAVE)),-lz) \
-	$(if $(filter SQLITE3,$(HAVE)),-lsqlite3) \
-	$(if $(filter LIBPQ,$(HAVE)),-lpq)
+	$(if $(filter SQLITE3,$(HAVE)),-lsqlite3)
+# libpq and libdebuginfod are not linked: lib/dynlib.c loads them when a
+# command needs them (their 30 dependencies cost every command's start-up).
 CPPFLAGS += $(if $(filter LIBPQ,$(HAVE)),$(PQ_CFLAGS))
 
 LIB_SRC := $(sort $(wildcard lib/*.c))

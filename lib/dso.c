@@ -26,6 +26,7 @@
 
 #include "tachy/debugcache.h"
 #include "tachy/dso.h"
+#include "tachy/dynlib.h"
 #include "tachy/elfsyms.h"
 #include "tachy/elfview.h"
 
@@ -234,6 +235,34 @@ debuglink(struct ty_dsos *s, struct ty_dso *d, Elf *elf, const char *root)
 	return -1;
 }
 
+#ifdef HAVE_DEBUGINFOD
+/* libdebuginfod's functions, loaded when DEBUGINFOD_URLS is first used
+ * (dynlib.h): linked in, it and curl's 20 libraries would load with every
+ * command. */
+static struct {
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+	__typeof__(debuginfod_end) *end;
+} dfd;
+
+static int
+dfd_load(struct ty_dsos *s)
+{
+	static const struct ty_dynlib_sym syms[] = {
+	    {"debuginfod_begin", (void **)&dfd.begin},
+	    {"debuginfod_find_debuginfo", (void **)&dfd.find_debuginfo},
+	    {"debuginfod_end", (void **)&dfd.end}};
+	struct ty_error e = {0};
+
+	if (dfd.begin)
+		return 0;
+	if (ty_dynlib_load("libdebuginfod.so.1", "libdebuginfod1", syms, 3, &e) == 0)
+		return 0;
+	ty_symtab_warn(s->warn, "DEBUGINFOD_URLS is set, but %s", e.msg);
+	return -1;
+}
+#endif
+
 /* A debug file for D: by build-id under the debug root, by .gnu_debuglink,
  * by path under the debug root, or from debuginfod (DEBUGINFOD_URLS). */
 static int
@@ -255,11 +284,12 @@ find_debug_file(struct ty_dsos *s, struct ty_dso *d, Elf *elf)
 	if (fd < 0 && *d->build_id && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS")) {
 		if (!s->debuginfod_tried) {
 			s->debuginfod_tried = 1;
-			s->debuginfod = debuginfod_begin();
+			if (dfd_load(s) == 0)
+				s->debuginfod = dfd.begin();
 		}
 		if (s->debuginfod) {
-			fd = debuginfod_find_debuginfo(s->debuginfod,
-						       (const unsigned char *)d->build_id, 0, NULL);
+			fd = dfd.find_debuginfo(s->debuginfod, (const unsigned char *)d->build_id,
+						0, NULL);
 			if (fd < 0) {
 				ty_symtab_warn(
 				    s->warn,
@@ -697,7 +727,7 @@ ty_dsos_free(struct ty_dsos *s)
 	free(s->cache_dir);
 #ifdef HAVE_DEBUGINFOD
 	if (s->debuginfod)
-		debuginfod_end(s->debuginfod);
+		dfd.end(s->debuginfod);
 #endif
 	free(s);
 }

@@ -6,9 +6,52 @@
 #include <string.h>
 
 #include "store.h"
+#include "tachy/dynlib.h"
 
 #ifdef HAVE_LIBPQ
 #include <libpq-fe.h>
+
+/* libpq's functions, loaded by the first open (dynlib.h): linked in, libpq
+ * and the 25 libraries it needs would load with every command. */
+#define PQ_FUNCS(X)                                                                                \
+	X(PQconnectStart)                                                                          \
+	X(PQconnectPoll)                                                                           \
+	X(PQsocket)                                                                                \
+	X(PQstatus)                                                                                \
+	X(PQerrorMessage)                                                                          \
+	X(PQsetNoticeProcessor)                                                                    \
+	X(PQclear)                                                                                 \
+	X(PQresultStatus)                                                                          \
+	X(PQresultErrorField)                                                                      \
+	X(PQreset)                                                                                 \
+	X(PQntuples)                                                                               \
+	X(PQnfields)                                                                               \
+	X(PQgetvalue)                                                                              \
+	X(PQgetisnull)                                                                             \
+	X(PQfreemem)                                                                               \
+	X(PQfinish)                                                                                \
+	X(PQexecParams)                                                                            \
+	X(PQconninfoParse)                                                                         \
+	X(PQconninfoFree)
+#define PQ_PTR(f) __typeof__(f) *f;
+static struct {
+	PQ_FUNCS(PQ_PTR)
+} pq;
+
+static int
+pq_load(struct ty_error *e)
+{
+#define PQ_SYM(f) {#f, (void **)&pq.f},
+	static const struct ty_dynlib_sym syms[] = {PQ_FUNCS(PQ_SYM)};
+	static int rc = 1;
+
+	if (rc == 1)
+		rc =
+		    ty_dynlib_load("libpq.so.5", "libpq5", syms, sizeof(syms) / sizeof(syms[0]), e);
+	else if (rc < 0)
+		ty_error_set(e, rc, "cannot load libpq.so.5 (install libpq5)");
+	return rc;
+}
 
 /* The first line of libpq's message, without its trailing newline, and
  * without any secret of the connection string. */
@@ -27,7 +70,7 @@ pg_error(struct ty_store *s, int code, const char *what, const char *msg, struct
 static int
 pg_code(struct ty_store *s, const char *state)
 {
-	if (PQstatus(s->db) != CONNECTION_OK)
+	if (pq.PQstatus(s->db) != CONNECTION_OK)
 		return -ECONNRESET;
 	if (!state)
 		return -EIO;
@@ -48,27 +91,27 @@ static int
 pg_exec(struct ty_store *s, const char *sql, const char *const *params, int nparams,
 	ty_store_row_fn fn, void *ctx, struct ty_error *e)
 {
-	PGresult *res = PQexecParams(s->db, sql, nparams, NULL, params, NULL, NULL, 0);
-	ExecStatusType st = PQresultStatus(res);
+	PGresult *res = pq.PQexecParams(s->db, sql, nparams, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = pq.PQresultStatus(res);
 	const char *vals[64];
 	int rows, cols, i, k, ret = 0;
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		int code = pg_code(s, PQresultErrorField(res, PG_DIAG_SQLSTATE));
-		ret = pg_error(s, code, "", PQerrorMessage(s->db), e);
-		PQclear(res);
+		int code = pg_code(s, pq.PQresultErrorField(res, PG_DIAG_SQLSTATE));
+		ret = pg_error(s, code, "", pq.PQerrorMessage(s->db), e);
+		pq.PQclear(res);
 		return ret;
 	}
-	rows = PQntuples(res);
-	cols = PQnfields(res);
+	rows = pq.PQntuples(res);
+	cols = pq.PQnfields(res);
 	if (cols > 64)
 		cols = 64;
 	for (i = 0; i < rows && fn && !ret; i++) {
 		for (k = 0; k < cols; k++)
-			vals[k] = PQgetisnull(res, i, k) ? NULL : PQgetvalue(res, i, k);
+			vals[k] = pq.PQgetisnull(res, i, k) ? NULL : pq.PQgetvalue(res, i, k);
 		ret = fn(ctx, cols, vals);
 	}
-	PQclear(res);
+	pq.PQclear(res);
 	return ret;
 }
 
@@ -83,18 +126,18 @@ static void
 pg_close(struct ty_store *s)
 {
 	if (s->db)
-		PQfinish(s->db);
+		pq.PQfinish(s->db);
 	s->db = NULL;
 }
 
 static int
 pg_reset(struct ty_store *s, struct ty_error *e)
 {
-	PQreset(s->db);
-	if (PQstatus(s->db) != CONNECTION_OK)
-		return pg_error(s, -ECONNREFUSED, "cannot connect again: ", PQerrorMessage(s->db),
-				e);
-	PQsetNoticeProcessor(s->db, pg_quiet, NULL);
+	pq.PQreset(s->db);
+	if (pq.PQstatus(s->db) != CONNECTION_OK)
+		return pg_error(s, -ECONNREFUSED,
+				"cannot connect again: ", pq.PQerrorMessage(s->db), e);
+	pq.PQsetNoticeProcessor(s->db, pg_quiet, NULL);
 	return 0;
 }
 
@@ -124,14 +167,14 @@ connect_poll(PGconn *c, int timeout_ms)
 	for (;;) {
 		if (st == PGRES_POLLING_OK || st == PGRES_POLLING_FAILED)
 			return 0;
-		pfd.fd = PQsocket(c);
+		pfd.fd = pq.PQsocket(c);
 		pfd.events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT;
 		pfd.revents = 0;
 		if (pfd.fd < 0)
 			return 0;
 		if (poll(&pfd, 1, timeout_ms) == 0)
 			return -1;
-		st = PQconnectPoll(c);
+		st = pq.PQconnectPoll(c);
 	}
 }
 
@@ -147,31 +190,36 @@ ty_store_pg_open(struct ty_store *s, const char *conninfo, struct ty_error *e)
 	s->exec = pg_exec;
 	s->reset = pg_reset;
 	s->close = pg_close;
+	if ((rc = pq_load(e)) < 0) {
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+		return pg_error(s, rc, "", why, e);
+	}
 	/* a string libpq cannot parse is bad input, not an unreachable server */
-	if (!(opts = PQconninfoParse(conninfo, &err))) {
+	if (!(opts = pq.PQconninfoParse(conninfo, &err))) {
 		rc = pg_error(s, err ? -EINVAL : -ENOMEM,
 			      "not a PostgreSQL connection string: ", err ? err : "out of memory",
 			      e);
-		PQfreemem(err);
+		pq.PQfreemem(err);
 		return rc;
 	}
 	timeout_ms = connect_timeout_ms(opts);
-	PQconninfoFree(opts);
+	pq.PQconninfoFree(opts);
 	/* started, not PQconnectdb: the server's notices during the start-up
 	 * ("terminating connection due to immediate shutdown") go to the quiet
 	 * processor, not raw to stderr */
-	c = PQconnectStart(conninfo);
+	c = pq.PQconnectStart(conninfo);
 	s->db = c;
 	if (!c)
 		return ty_error_set(e, -ENOMEM, "out of memory");
-	PQsetNoticeProcessor(c, pg_quiet, NULL);
-	if (PQstatus(c) != CONNECTION_BAD && connect_poll(c, timeout_ms) < 0) {
+	pq.PQsetNoticeProcessor(c, pg_quiet, NULL);
+	if (pq.PQstatus(c) != CONNECTION_BAD && connect_poll(c, timeout_ms) < 0) {
 		rc = pg_error(s, -ETIMEDOUT, "cannot connect: ", "timeout expired", e);
 		pg_close(s);
 		return rc;
 	}
-	if (PQstatus(c) != CONNECTION_OK) {
-		rc = pg_error(s, -ECONNREFUSED, "cannot connect: ", PQerrorMessage(c), e);
+	if (pq.PQstatus(c) != CONNECTION_OK) {
+		rc = pg_error(s, -ECONNREFUSED, "cannot connect: ", pq.PQerrorMessage(c), e);
 		pg_close(s);
 		return rc;
 	}
