@@ -72,12 +72,12 @@ CPPFLAGS += $(foreach h,$(HAVE),-DHAVE_$(h))
 LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
 	$(if $(filter LIBDW,$(HAVE)),-ldw) \
 	$(if $(filter LIBELF,$(HAVE)),-lelf) \
-	$(if $(filter LIBPFM,$(HAVE)),-lpfm) \
 	$(if $(filter LZMA,$(HAVE)),-llzma) \
 	$(if $(filter ZLIB,$(HAVE)),-lz) \
 	$(if $(filter SQLITE3,$(HAVE)),-lsqlite3)
-# libpq and libdebuginfod are not linked: lib/dynlib.c loads them when a
-# command needs them (their 30 dependencies cost every command's start-up).
+# libpq, libdebuginfod and libpfm4 are not linked: lib/dynlib.c loads them
+# when a command needs them (libpq's and libdebuginfod's 30 dependencies and
+# libpfm4's 41,000 relocations cost every command's start-up).
 CPPFLAGS += $(if $(filter LIBPQ,$(HAVE)),$(PQ_CFLAGS))
 
 LIB_SRC := $(sort $(wildcard lib/*.c))

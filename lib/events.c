@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tachy/array.h"
+#include "tachy/dynlib.h"
 #include "tachy/events.h"
 
 #ifdef HAVE_LIBPFM
@@ -229,6 +230,29 @@ looks_cpu(const char *name)
 }
 
 #ifdef HAVE_LIBPFM
+/* libpfm4's functions, loaded by the first event name it is asked for
+ * (dynlib.h): linked in, its 41,000 relocations (its event tables) cost
+ * every command's start-up 7 ms here, 3x a whole `tachy stat` of 100
+ * numbers. */
+static struct {
+	__typeof__(pfm_initialize) *initialize;
+	__typeof__(pfm_strerror) *strerror;
+	__typeof__(pfm_get_os_event_encoding) *get_os_event_encoding;
+	__typeof__(pfm_get_pmu_info) *get_pmu_info;
+} pfm;
+
+static int
+pfm_load(struct ty_error *e)
+{
+	static const struct ty_dynlib_sym syms[] = {
+	    {"pfm_initialize", (void **)&pfm.initialize},
+	    {"pfm_strerror", (void **)&pfm.strerror},
+	    {"pfm_get_os_event_encoding", (void **)&pfm.get_os_event_encoding},
+	    {"pfm_get_pmu_info", (void **)&pfm.get_pmu_info}};
+
+	return pfm.initialize ? 0 : ty_dynlib_load("libpfm.so.4", "libpfm4", syms, 4, e);
+}
+
 /* Does libpfm4 see a CPU PMU (not only its generic perf:: tables)? */
 static int
 hw_pmu_present(void)
@@ -240,7 +264,7 @@ hw_pmu_present(void)
 	{
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info(i, &info) == PFM_SUCCESS && info.is_present &&
+		if (pfm.get_pmu_info(i, &info) == PFM_SUCCESS && info.is_present &&
 		    info.type != PFM_PMU_TYPE_OS_GENERIC)
 			return 1;
 	}
@@ -257,17 +281,24 @@ parse_pfm(const char *name, struct ty_event *ev, struct ty_error *e)
 	int ret;
 
 	if (!inited) {
-		init_ret = pfm_initialize();
+		struct ty_error le = {0};
+		if (pfm_load(&le) < 0) {
+			if (!looks_cpu(name))
+				return ty_error_set(e, -EINVAL, "unknown event '%s'", name);
+			return ty_error_set(e, -ENOTSUP, "cannot use CPU event '%s': %s", name,
+					    le.msg);
+		}
+		init_ret = pfm.initialize();
 		inited = 1;
 	}
 	if (init_ret != PFM_SUCCESS)
 		return ty_error_set(e, -EINVAL, "unknown event '%s' (libpfm4: %s)", name,
-				    pfm_strerror(init_ret));
+				    pfm.strerror(init_ret));
 	memset(&arg, 0, sizeof(arg));
 	memset(&attr, 0, sizeof(attr));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+	ret = pfm.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 	if (ret == PFM_ERR_NOTFOUND)
 		return ty_error_set(e, -EINVAL, "unknown event '%s'%s", name,
 				    !looks_cpu(name) || hw_pmu_present()
@@ -276,7 +307,7 @@ parse_pfm(const char *name, struct ty_event *ev, struct ty_error *e)
 					  "machine: only perf::NAME events)");
 	if (ret != PFM_SUCCESS)
 		return ty_error_set(e, -EINVAL, "bad event '%s' (libpfm4: %s)", name,
-				    pfm_strerror(ret));
+				    pfm.strerror(ret));
 	ev->attr.type = attr.type;
 	ev->attr.config = attr.config;
 	ev->attr.config1 = attr.config1;
