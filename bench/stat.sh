@@ -65,3 +65,16 @@ else
 	echo "output: differs (expected with Debian's 2015 ministat):"
 	diff "$dir/ministat.out" "$dir/tachy.out" | sed 's/^/  /'
 fi
+
+# Small input: the start-up is the run. Two files of 100 numbers, the
+# default output (a plot and the test), `tachy run` interleaving both
+# (SMALL_RUNS rounds after 3 warm-ups); SMALL=0 skips it.
+[ "${SMALL:-1}" = 0 ] && exit 0
+for i in 1 2; do
+	awk -v s="$i" 'BEGIN { srand(s); for (k = 0; k < 100; k++)
+		printf "%.4f\n", 50 + s / 10 + rand() }' > "$dir/small$i"
+done
+echo "stat.sh: small input: $PEER vs $TACHY stat on two files of 100 numbers, ${SMALL_RUNS:-40} rounds"
+"$TACHY" run -r "${SMALL_RUNS:-40}" -w 3 -N -n ministat "$PEER $dir/small1 $dir/small2" \
+	-n "tachy stat" "$TACHY stat $dir/small1 $dir/small2" 2>&1 |
+	grep -E '^Benchmark|Time \(|Summary|reference|faster|slower|no difference'
