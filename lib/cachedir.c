@@ -93,17 +93,32 @@ ty_cachedir_commit(int dfd, const char *tmp, const char *name, int ok)
 }
 
 int
+ty_cachedir_tmp(int dfd, const char *name, const void *buf, size_t len, char **tmp)
+{
+	int fd = ty_outfile_tmpat(dfd, name, 0600, tmp), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
+	if (close(fd) != 0)
+		ok = 0;
+	if (!ok) {
+		unlinkat(dfd, *tmp, 0);
+		free(*tmp);
+		*tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
 ty_cachedir_put(int dfd, const char *name, const void *buf, size_t len)
 {
 	char *tmp = NULL;
-	int fd, ok, ret = -1;
+	int ret = -1;
 
-	if ((fd = ty_outfile_tmpat(dfd, name, 0600, &tmp)) >= 0) {
-		ok = fchmod(fd, 0600) == 0 && write_all(fd, buf, len) == 0;
-		if (close(fd) != 0)
-			ok = 0;
-		ret = ty_cachedir_commit(dfd, tmp, name, ok);
-	}
+	if (ty_cachedir_tmp(dfd, name, buf, len, &tmp) == 0)
+		ret = ty_cachedir_commit(dfd, tmp, name, 1);
 	free(tmp);
 	return ret;
 }

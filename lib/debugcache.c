@@ -18,7 +18,6 @@
 #include "tachy/cachedir.h"
 #include "tachy/debugcache.h"
 #include "tachy/elfview.h"
-#include "tachy/outfile.h"
 
 static size_t cache_max = TY_DEBUGCACHE_MAX;
 
@@ -74,21 +73,6 @@ open_cached(int dfd, const char *name, const char *build_id, int *fd)
 	close(*fd);
 	*fd = -1;
 	return NULL;
-}
-
-static int
-write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Rewrite the copy FD of a file with its compressed sections inflated. */
@@ -170,19 +154,15 @@ put(int dfd, const char *name, Elf *src, size_t need)
 	size_t len = 0;
 	const char *img = elf_rawfile(src, &len);
 	char *tmp = NULL;
-	int fd, rw = -1, ok;
+	int rw, ok;
 
 	if (!img || len + need > cache_max)
 		return;
 	make_room(dfd, len + need);
-	if ((fd = ty_outfile_tmpat(dfd, name, 0600, &tmp)) < 0)
+	if (ty_cachedir_tmp(dfd, name, img, len, &tmp) < 0)
 		return;
-	ok = fchmod(fd, 0600) == 0 && write_all(fd, img, len) == 0;
-	if (close(fd) != 0)
-		ok = 0;
-	if (ok)
-		ok = (rw = openat(dfd, tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
-		     inflate_in_place(rw) == 0;
+	ok = (rw = openat(dfd, tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
+	     inflate_in_place(rw) == 0;
 	if (rw >= 0 && close(rw) != 0)
 		ok = 0;
 	ty_cachedir_commit(dfd, tmp, name, ok);

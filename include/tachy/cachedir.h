@@ -27,7 +27,12 @@ int ty_cachedir_openat(int dfd, const char *name, size_t *size);
  * nothing left behind. */
 int ty_cachedir_put(int dfd, const char *name, const void *buf, size_t len);
 
-/* Move DFD's temporary file TMP (from ty_outfile_tmpat) to NAME when OK,
+/* A new temporary file for NAME in DFD (mode 0600) holding BUF[LEN]: 0
+ * with its name in *TMP (malloc'd; the caller changes it, then calls
+ * ty_cachedir_commit), or -1 with nothing left behind. */
+int ty_cachedir_tmp(int dfd, const char *name, const void *buf, size_t len, char **tmp);
+
+/* Move DFD's temporary file TMP (from ty_cachedir_tmp) to NAME when OK,
  * else remove it. 0 when it was moved. */
 int ty_cachedir_commit(int dfd, const char *tmp, const char *name, int ok);
 

@@ -8,21 +8,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "folded.h"
 #include "tachy/collect.h"
 #include "tachy/profile-file.h"
 #include "tachy/profile-views.h"
-
-static char *
-folded(const struct ty_profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-
-	CHECK_INT(ty_profile_views_folded(p, fp), 0);
-	fclose(fp);
-	return buf;
-}
 
 __attribute__((noinline)) int tprof_hot(int x);
 

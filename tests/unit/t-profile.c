@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "folded.h"
 #include "tachy/collect.h"
 #include "tachy/crc32.h"
 #include "tachy/flame.h"
@@ -66,18 +67,6 @@ synthetic(void)
 	p->meta.use_freq = 1;
 	p->meta.rate = 999;
 	return p;
-}
-
-static char *
-folded(const struct ty_profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-
-	CHECK_INT(ty_profile_views_folded(p, fp), 0);
-	fclose(fp);
-	return buf;
 }
 
 static const char want_folded[] = "main 10\n"
