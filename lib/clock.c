@@ -19,6 +19,7 @@
 
 #include "tachy/clock.h"
 #include "tachy/perfevent.h"
+#include "tachy/stats-summary.h"
 #include "tachy/sysinfo.h"
 
 #if TY_CLOCK_HAVE_X86
@@ -455,14 +456,6 @@ static const struct probe_def defs[] = {
 
 static volatile uint64_t sink;
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double
 quantile(const double *sorted, size_t n, double q)
 {
@@ -498,7 +491,7 @@ measure_cost(const struct probe_def *d, const struct ctx *x, struct ty_clock_pro
 		t1 = ty_clock_now_ns();
 		cost[i] = (double)(t1 - t0) / n;
 	}
-	qsort(cost, BATCHES, sizeof(cost[0]), cmp_double);
+	qsort(cost, BATCHES, sizeof(cost[0]), ty_stats_cmp_double);
 	p->cost_ns = quantile(cost, BATCHES, 0.5);
 	p->cost_lo_ns = quantile(cost, BATCHES, 0.25);
 	p->cost_hi_ns = quantile(cost, BATCHES, 0.75);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/stats-summary.h"
 #include "tachy/verdict.h"
 
 const char *
@@ -55,14 +56,6 @@ ty_verdict_method(const struct ty_verdict *v, char *buf, size_t size)
 	return buf;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The largest j <= N/2 with P(Bin(N, 1/2) <= j-1) <= ALPHA/2. The CDF is
  * accumulated one term at a time (each term C(n,i)/2^n from lgamma, added
  * in the order 0, 1, ..., i): the same sums, bit for bit, as summing from 0
@@ -94,7 +87,7 @@ ty_verdict_median_ci(const double *x, size_t n, double confidence, double *lo, d
 	if (!(s = malloc(n * sizeof(*s))))
 		return -ENOMEM;
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), ty_stats_cmp_double);
 	/* The largest j with P(B <= j-1) <= alpha/2: then [x(j), x(n-j+1)]
 	 * (1-based) covers the median with probability >= 1 - alpha. */
 	j = median_rank(n, alpha);
@@ -373,14 +366,6 @@ sign_of_pairs(const double *d, size_t n)
 	return (pos > neg) - (pos < neg);
 }
 
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Which way NEW's values lean against OLD's: the sign of (pairs with the
  * new value higher) - (pairs with it lower), the direction Mann-Whitney's
  * U proves. Stores it in *DIR; returns 0 or -ENOMEM. */
@@ -398,8 +383,8 @@ sign_of_ranks(const double *old, size_t na, const double *new, size_t nb, int *d
 	}
 	memcpy(a, old, na * sizeof(*a));
 	memcpy(b, new, nb * sizeof(*b));
-	qsort(a, na, sizeof(*a), cmp_dbl);
-	qsort(b, nb, sizeof(*b), cmp_dbl);
+	qsort(a, na, sizeof(*a), ty_stats_cmp_double);
+	qsort(b, nb, sizeof(*b), ty_stats_cmp_double);
 	for (i = 0; i < nb; i++) {
 		while (lo < na && a[lo] < b[i]) /* a[0..lo) below b[i] */
 			lo++;
