@@ -73,11 +73,12 @@ LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
 	$(if $(filter LIBDW,$(HAVE)),-ldw) \
 	$(if $(filter LIBELF,$(HAVE)),-lelf) \
 	$(if $(filter LZMA,$(HAVE)),-llzma) \
-	$(if $(filter ZLIB,$(HAVE)),-lz) \
-	$(if $(filter SQLITE3,$(HAVE)),-lsqlite3)
-# libpq, libdebuginfod and libpfm4 are not linked: lib/dynlib.c loads them
-# when a command needs them (libpq's and libdebuginfod's 30 dependencies and
-# libpfm4's 41,000 relocations cost every command's start-up).
+	$(if $(filter ZLIB,$(HAVE)),-lz)
+# libpq, libdebuginfod, libpfm4 and libsqlite3 are not linked: lib/dynlib.c
+# loads them when a command needs them (libpq's and libdebuginfod's 30
+# dependencies and the relocations of libpfm4 and sqlite cost every command's
+# start-up). The unit tests that read a history's file directly link sqlite.
+TEST_LDLIBS := $(if $(filter SQLITE3,$(HAVE)),-lsqlite3)
 CPPFLAGS += $(if $(filter LIBPQ,$(HAVE)),$(PQ_CFLAGS))
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
@@ -143,7 +144,7 @@ tachy: $(B)/tachy FORCE
 
 $(B)/tests/%: tests/unit/%.c $(B)/libtachy.a $(HDRS) $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(QLD)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libtachy.a $(LDLIBS)
+	$(QLD)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libtachy.a $(LDLIBS) $(TEST_LDLIBS)
 
 # Fuzz targets: every tests/fuzz/fuzz-NAME.c, linked against the fuzz
 # build's libtachy, into build/fuzz/fuzz-NAME; its seeds are in

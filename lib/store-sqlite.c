@@ -10,10 +10,53 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "tachy/dynlib.h"
 #include "tachy/outfile.h"
 
 #ifdef HAVE_SQLITE3
 #include <sqlite3.h>
+
+/* SQLite's functions, loaded by the first open (dynlib.h): linked in, its
+ * 3,000 relocations cost every command's start-up 1.5 ms here. */
+#define SQ3_FUNCS(X)                                                                               \
+	X(exec)                                                                                    \
+	X(finalize)                                                                                \
+	X(errcode)                                                                                 \
+	X(close)                                                                                   \
+	X(reset)                                                                                   \
+	X(open_v2)                                                                                 \
+	X(clear_bindings)                                                                          \
+	X(system_errno)                                                                            \
+	X(step)                                                                                    \
+	X(prepare_v2)                                                                              \
+	X(extended_result_codes)                                                                   \
+	X(errstr)                                                                                  \
+	X(errmsg)                                                                                  \
+	X(column_text)                                                                             \
+	X(column_count)                                                                            \
+	X(busy_timeout)                                                                            \
+	X(bind_text)                                                                               \
+	X(bind_parameter_index)                                                                    \
+	X(bind_null)
+#define SQ3_PTR(f) __typeof__(sqlite3_##f) *f;
+static struct {
+	SQ3_FUNCS(SQ3_PTR)
+} sq3;
+
+static int
+sq3_load(struct ty_error *e)
+{
+#define SQ3_SYM(f) {"sqlite3_" #f, (void **)&sq3.f},
+	static const struct ty_dynlib_sym syms[] = {SQ3_FUNCS(SQ3_SYM)};
+	static int rc = 1;
+
+	if (rc == 1)
+		rc = ty_dynlib_load("libsqlite3.so.0", "libsqlite3-0", syms,
+				    sizeof(syms) / sizeof(syms[0]), e);
+	else if (rc < 0)
+		ty_error_set(e, rc, "cannot load libsqlite3.so.0 (install libsqlite3-0)");
+	return rc;
+}
 
 /* Prepared statements are kept by the address of their SQL text (history.c
  * passes string constants), so a bulk add prepares each one once. */
@@ -30,8 +73,8 @@ struct sq {
 static int
 db_error(struct ty_store *s, sqlite3 *db, int rc, struct ty_error *e)
 {
-	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-	int sys = db ? sqlite3_system_errno(db) : 0, prim = rc & 0xff;
+	const char *msg = db ? sq3.errmsg(db) : sq3.errstr(rc);
+	int sys = db ? sq3.system_errno(db) : 0, prim = rc & 0xff;
 
 	if (prim == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT)
 		return ty_error_set(e, sys == EDQUOT ? -EDQUOT : -ENOSPC, "database '%s': %s",
@@ -77,7 +120,7 @@ sq_prepare(struct ty_store *s, struct sq *q, const char *sql, int *rc)
 		if (!q->sql[k] && slot < 0)
 			slot = k;
 	}
-	*rc = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL);
+	*rc = sq3.prepare_v2(q->db, sql, -1, &st, NULL);
 	if (*rc != SQLITE_OK)
 		return NULL;
 	if (slot >= 0) {
@@ -106,36 +149,36 @@ sq_exec(struct ty_store *s, const char *sql, const char *const *params, int npar
 	for (k = 0; k < nparams; k++) {
 		int idx;
 		snprintf(pname, sizeof(pname), "$%d", k + 1);
-		idx = sqlite3_bind_parameter_index(st, pname);
+		idx = sq3.bind_parameter_index(st, pname);
 		if (idx <= 0)
 			continue;
-		rc = params[k] ? sqlite3_bind_text(st, idx, params[k], -1, SQLITE_TRANSIENT)
-			       : sqlite3_bind_null(st, idx);
+		rc = params[k] ? sq3.bind_text(st, idx, params[k], -1, SQLITE_TRANSIENT)
+			       : sq3.bind_null(st, idx);
 		if (rc != SQLITE_OK)
 			goto fail;
 	}
-	ncols = sqlite3_column_count(st);
+	ncols = sq3.column_count(st);
 	if (ncols > 64)
 		ncols = 64;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sq3.step(st)) == SQLITE_ROW) {
 		for (k = 0; k < ncols; k++)
-			vals[k] = (const char *)sqlite3_column_text(st, k);
+			vals[k] = (const char *)sq3.column_text(st, k);
 		if (fn && (ret = fn(ctx, ncols, vals)) != 0)
 			break;
 	}
 	if (ret == 0 && rc != SQLITE_DONE)
 		goto fail;
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	sq3.reset(st);
+	sq3.clear_bindings(st);
 	if (!cached)
-		sqlite3_finalize(st);
+		sq3.finalize(st);
 	return ret;
 fail:
 	ret = sq_error(s, q, rc, e);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	sq3.reset(st);
+	sq3.clear_bindings(st);
 	if (!cached)
-		sqlite3_finalize(st);
+		sq3.finalize(st);
 	return ret;
 }
 
@@ -149,8 +192,8 @@ sq_close(struct ty_store *s)
 		return;
 	for (k = 0; k < CACHE; k++)
 		if (q->st[k])
-			sqlite3_finalize(q->st[k]);
-	sqlite3_close(q->db);
+			sq3.finalize(q->st[k]);
+	sq3.close(q->db);
 	if (q->lockfd >= 0)
 		close(q->lockfd);
 	free(q);
@@ -296,22 +339,21 @@ create_new(struct ty_store *s, int dirfd, const char *path, const char *name,
 		rc = ty_error_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	err = sqlite3_open_v2(full, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | nofollow,
-			      NULL);
+	err = sq3.open_v2(full, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | nofollow, NULL);
 	if (err == SQLITE_OK)
-		err = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+		err = sq3.exec(db, "BEGIN", NULL, NULL, NULL);
 	for (; err == SQLITE_OK && init && *init; init++)
-		err = sqlite3_exec(db, *init, NULL, NULL, NULL);
+		err = sq3.exec(db, *init, NULL, NULL, NULL);
 	if (err == SQLITE_OK)
-		err = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		err = sq3.exec(db, "COMMIT", NULL, NULL, NULL);
 	/* the log stays with the file: readers never block writers after */
 	if (err == SQLITE_OK)
-		err = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		err = sq3.exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
 	if (err != SQLITE_OK) {
 		rc = db_error(s, db, err, e);
 		goto out;
 	}
-	if ((err = sqlite3_close(db)) != SQLITE_OK) {
+	if ((err = sq3.close(db)) != SQLITE_OK) {
 		rc = db_error(s, db, err, e);
 		goto out;
 	}
@@ -329,7 +371,7 @@ create_new(struct ty_store *s, int dirfd, const char *path, const char *name,
 	}
 out:
 	if (db)
-		sqlite3_close(db);
+		sq3.close(db);
 	unlink_tmp(dirfd, tmp);
 	close(fd);
 	free(full);
@@ -410,26 +452,26 @@ static int
 open_db(struct ty_store *s, struct sq *q, const char *full, int flags, int check, char *bad,
 	struct ty_error *e)
 {
-	int rc = sqlite3_open_v2(full, &q->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	int rc = sq3.open_v2(full, &q->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 
 	bad[0] = '\0';
 	if (rc != SQLITE_OK)
 		return rc;
 	/* concurrent writers wait for each other's transactions */
-	sqlite3_busy_timeout(q->db, 60000);
-	sqlite3_extended_result_codes(q->db, 0);
-	rc = sqlite3_exec(q->db, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
+	sq3.busy_timeout(q->db, 60000);
+	sq3.extended_result_codes(q->db, 0);
+	rc = sq3.exec(q->db, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return rc;
 	if (check) {
 		if (sq_exec(s, "PRAGMA quick_check(1)", NULL, 0, row_first, bad, e) < 0)
-			return sqlite3_errcode(q->db) ? sqlite3_errcode(q->db) : SQLITE_IOERR;
+			return sq3.errcode(q->db) ? sq3.errcode(q->db) : SQLITE_IOERR;
 		if (strcmp(bad, "ok") == 0)
 			bad[0] = '\0';
 		return SQLITE_OK;
 	}
 	return sq_exec(s, "SELECT count(*) FROM sqlite_master", NULL, 0, NULL, NULL, e) < 0
-		   ? (sqlite3_errcode(q->db) ? sqlite3_errcode(q->db) : SQLITE_IOERR)
+		   ? (sq3.errcode(q->db) ? sq3.errcode(q->db) : SQLITE_IOERR)
 		   : SQLITE_OK;
 }
 
@@ -440,10 +482,10 @@ close_db(struct sq *q)
 
 	for (k = 0; k < CACHE; k++)
 		if (q->st[k])
-			sqlite3_finalize(q->st[k]);
+			sq3.finalize(q->st[k]);
 	memset(q->sql, 0, sizeof(q->sql));
 	memset(q->st, 0, sizeof(q->st));
-	sqlite3_close(q->db);
+	sq3.close(q->db);
 	q->db = NULL;
 }
 
@@ -476,6 +518,12 @@ ty_store_sqlite_open(struct ty_store *s, const char *path, int write, const char
 	struct stat st;
 	int rc, dirfd, flags, check;
 
+	if (sq3_load(e) < 0) {
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e ? e->msg : "");
+		free(q);
+		return ty_error_set(e, -ENOENT, "database '%s': %s", s->name, why);
+	}
 	if (!q)
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	q->lockfd = -1;
