@@ -499,8 +499,14 @@ ty_profile_chains_note(const struct ty_profile *p, char *buf, size_t len)
 	for (i = 0; i < p->nsamples; i++)
 		if (p->samples[i].state != TY_STATE_CPU)
 			n++, ns += p->samples[i].period;
-	if (m->off_cpu_chained >= n)
-		return -1;
+	if (m->off_cpu_chained >= n) {
+		snprintf(buf, len,
+			 "all %" PRIu64
+			 " off-CPU intervals have a call chain of their own, 100%% of "
+			 "the off-CPU time",
+			 n);
+		return 0;
+	}
 	if (m->switch_chain_hz)
 		snprintf(rate, sizeof(rate), " (--off-cpu-chains %" PRIu64 ")", m->switch_chain_hz);
 	snprintf(buf, len,

@@ -177,8 +177,8 @@ double ty_profile_seconds(const struct ty_profile *p, double weight);
 int ty_profile_coverage(const struct ty_profile *p, char *buf, size_t len);
 
 /* What share of the off-CPU intervals have a call chain of their own, into
- * BUF: 0, or -1 when there is nothing to say (no chains, or every interval
- * has its own). */
+ * BUF ("all N" when every one has): 0, or -1 when there is nothing to say
+ * (no off-CPU intervals with chains). */
 int ty_profile_chains_note(const struct ty_profile *p, char *buf, size_t len);
 
 #endif

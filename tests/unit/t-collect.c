@@ -519,7 +519,11 @@ test_collector_impute(void)
 	/* 16310 ns of 25951 */
 	CHECK(strstr(note, "104 of 110 off-CPU intervals have a call chain of their own "
 			   "(--off-cpu-chains 999), 62.8% of the off-CPU time") != NULL);
-	p->meta.off_cpu_chained = 110;
+	p->meta.off_cpu_chained = 110; /* every one: said so */
+	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), 0);
+	CHECK_STR(note, "all 110 off-CPU intervals have a call chain of their own, 100% of the "
+			"off-CPU time");
+	p->meta.off_cpu_chained = 0; /* none: nothing to say */
 	CHECK_INT(ty_profile_chains_note(p, note, sizeof(note)), -1);
 	ty_profile_free(p);
 	ty_collector_free(c);
