@@ -19,7 +19,6 @@
 
 #include "tachy/clock.h"
 #include "tachy/perfevent.h"
-#include "tachy/stats-summary.h"
 #include "tachy/sysinfo.h"
 
 #if TY_CLOCK_HAVE_X86
@@ -456,6 +455,16 @@ static const struct probe_def defs[] = {
 
 static volatile uint64_t sink;
 
+/* qsort's order of doubles (not stats-summary.c's: clock.c builds alone,
+ * with sysinfo.c and perfevent.c, for the case clocks-other-cpu). */
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static double
 quantile(const double *sorted, size_t n, double q)
 {
@@ -491,7 +500,7 @@ measure_cost(const struct probe_def *d, const struct ctx *x, struct ty_clock_pro
 		t1 = ty_clock_now_ns();
 		cost[i] = (double)(t1 - t0) / n;
 	}
-	qsort(cost, BATCHES, sizeof(cost[0]), ty_stats_cmp_double);
+	qsort(cost, BATCHES, sizeof(cost[0]), cmp_double);
 	p->cost_ns = quantile(cost, BATCHES, 0.5);
 	p->cost_lo_ns = quantile(cost, BATCHES, 0.25);
 	p->cost_hi_ns = quantile(cost, BATCHES, 0.75);
