@@ -313,14 +313,17 @@ row_cmp(const void *a, const void *b)
 {
 	const struct ty_runprof_row *x = a, *y = b;
 	int px = x->sym == TY_RUNPROF_POOLED, py = y->sym == TY_RUNPROF_POOLED;
-	double kx, ky;
+	long long kx, ky;
 
 	if (px != py)
 		return px - py;
 	if ((x->verdict != 0) != (y->verdict != 0))
 		return x->verdict ? -1 : 1;
-	kx = x->verdict ? x->change_ms * rank_dir : fabs(x->change_ms);
-	ky = y->verdict ? y->change_ms * rank_dir : fabs(y->change_ms);
+	/* in whole microseconds: a caller and its callee with the same
+	 * samples differ in the last bits by the order of their sums, and not
+	 * once read back from an export (run's list and compare's must agree) */
+	kx = llround((x->verdict ? x->change_ms * rank_dir : fabs(x->change_ms)) * 1e3);
+	ky = llround((y->verdict ? y->change_ms * rank_dir : fabs(y->change_ms)) * 1e3);
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
 	return sym_cmp(x->sym, y->sym);

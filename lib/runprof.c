@@ -2,6 +2,7 @@
  * and the runner probe that samples each measured run. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,7 +107,9 @@ ty_runprof_add_run(struct ty_runprof *p, size_t cmd, uint64_t samples, double ms
 	if (n)
 		memcpy(p->ents + p->nents, ents, n * sizeof(*ents));
 	c->runs[c->nruns].samples = samples;
-	c->runs[c->nruns].ms = ms;
+	/* to the nanosecond, as the export keeps it: a profile read back
+	 * from it tests the same numbers (the same ties) as the run did */
+	c->runs[c->nruns].ms = round(ms * 1e6) / 1e6;
 	c->runs[c->nruns].first = p->nents;
 	c->runs[c->nruns].n = n;
 	c->nruns++;
