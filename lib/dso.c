@@ -254,8 +254,6 @@ dfd_load(struct ty_dsos *s)
 	    {"debuginfod_end", (void **)&dfd.end}};
 	struct ty_error e = {0};
 
-	if (dfd.begin)
-		return 0;
 	if (ty_dynlib_load("libdebuginfod.so.1", "libdebuginfod1", syms, 3, &e) == 0)
 		return 0;
 	ty_symtab_warn(s->warn, "DEBUGINFOD_URLS is set, but %s", e.msg);

@@ -9,11 +9,13 @@ int
 ty_dynlib_load(const char *soname, const char *pkg, const struct ty_dynlib_sym *syms, size_t n,
 	       struct ty_error *e)
 {
-	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	const char *msg;
 	size_t i;
+	void *h;
 
-	if (!h) {
+	if (n && *syms[0].fn) /* loaded before */
+		return 0;
+	if (!(h = dlopen(soname, RTLD_NOW | RTLD_LOCAL))) {
 		msg = dlerror();
 		return ty_error_set(e, -ENOENT, "cannot load %s (install %s): %s", soname, pkg,
 				    msg ? msg : "not found");

@@ -250,7 +250,7 @@ pfm_load(struct ty_error *e)
 	    {"pfm_get_os_event_encoding", (void **)&pfm.get_os_event_encoding},
 	    {"pfm_get_pmu_info", (void **)&pfm.get_pmu_info}};
 
-	return pfm.initialize ? 0 : ty_dynlib_load("libpfm.so.4", "libpfm4", syms, 4, e);
+	return ty_dynlib_load("libpfm.so.4", "libpfm4", syms, 4, e);
 }
 
 /* Does libpfm4 see a CPU PMU (not only its generic perf:: tables)? */

@@ -63,7 +63,7 @@ ty_runprof_json_write(const struct ty_runprof *p, const struct ty_results *rs, s
 			const struct ty_runprof_run *r = &cmd->runs[i];
 			flat_begin(w, &pretty);
 			ty_jsonw_uint(w, r->samples);
-			ty_jsonw_double(w, round(r->ms * 1e6) / 1e6); /* ns */
+			ty_jsonw_double(w, r->ms); /* to the ns (ty_runprof_add_run) */
 			for (k = 0; k < r->n; k++) {
 				const struct ty_runprof_ent *en = &p->ents[r->first + k];
 				ty_jsonw_uint(w, en->sym);
@@ -180,7 +180,7 @@ ty_runprof_json_text(const struct ty_runprof *p, size_t cmd)
 		const struct ty_runprof_run *r = &c->runs[i];
 		ty_jsonw_array_begin(&w);
 		ty_jsonw_uint(&w, r->samples);
-		ty_jsonw_double(&w, round(r->ms * 1e6) / 1e6); /* ns */
+		ty_jsonw_double(&w, r->ms); /* to the ns (ty_runprof_add_run) */
 		for (k = 0; k < r->n; k++) {
 			const struct ty_runprof_ent *en = &p->ents[r->first + k];
 			ty_jsonw_uint(&w, map[en->sym] - 1);

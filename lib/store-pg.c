@@ -43,14 +43,8 @@ pq_load(struct ty_error *e)
 {
 #define PQ_SYM(f) {#f, (void **)&pq.f},
 	static const struct ty_dynlib_sym syms[] = {PQ_FUNCS(PQ_SYM)};
-	static int rc = 1;
 
-	if (rc == 1)
-		rc =
-		    ty_dynlib_load("libpq.so.5", "libpq5", syms, sizeof(syms) / sizeof(syms[0]), e);
-	else if (rc < 0)
-		ty_error_set(e, rc, "cannot load libpq.so.5 (install libpq5)");
-	return rc;
+	return ty_dynlib_load("libpq.so.5", "libpq5", syms, sizeof(syms) / sizeof(syms[0]), e);
 }
 
 /* The first line of libpq's message, without its trailing newline, and

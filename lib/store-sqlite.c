@@ -48,14 +48,9 @@ sq3_load(struct ty_error *e)
 {
 #define SQ3_SYM(f) {"sqlite3_" #f, (void **)&sq3.f},
 	static const struct ty_dynlib_sym syms[] = {SQ3_FUNCS(SQ3_SYM)};
-	static int rc = 1;
 
-	if (rc == 1)
-		rc = ty_dynlib_load("libsqlite3.so.0", "libsqlite3-0", syms,
-				    sizeof(syms) / sizeof(syms[0]), e);
-	else if (rc < 0)
-		ty_error_set(e, rc, "cannot load libsqlite3.so.0 (install libsqlite3-0)");
-	return rc;
+	return ty_dynlib_load("libsqlite3.so.0", "libsqlite3-0", syms,
+			      sizeof(syms) / sizeof(syms[0]), e);
 }
 
 /* Prepared statements are kept by the address of their SQL text (history.c

@@ -22,10 +22,12 @@ struct ty_dynlib_sym {
 	void **fn;
 };
 
-/* Load SONAME ("libpq.so.5") and fill every SYMS[i].fn. Returns 0, or a
- * negative errno with E filled: -ENOENT naming the library, the Debian
- * package PKG that has it and the loader's message (the pointers are then
- * left NULL); -ENOSYS when a function is missing (a library too old). */
+/* Load SONAME ("libpq.so.5") and fill every SYMS[i].fn, once: when
+ * SYMS[0].fn is set already it returns 0 at once (a failure is tried
+ * again, which costs a failed dlopen). Returns 0, or a negative errno with
+ * E filled: -ENOENT naming the library, the Debian package PKG that has it
+ * and the loader's message (the pointers are then left NULL); -ENOSYS
+ * when a function is missing (a library too old). */
 int ty_dynlib_load(const char *soname, const char *pkg, const struct ty_dynlib_sym *syms, size_t n,
 		   struct ty_error *e);
 
