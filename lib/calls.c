@@ -162,15 +162,7 @@ ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struct ty
 static int
 uprobe_type(void)
 {
-	FILE *fp = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-	int t = -1;
-
-	if (!fp)
-		return -1;
-	if (fscanf(fp, "%d", &t) != 1)
-		t = -1;
-	fclose(fp);
-	return t;
+	return ty_perfevent_pmu_type("uprobe");
 }
 
 static long

@@ -576,9 +576,15 @@ syscall_gap(const struct ty_cfi_table *t, uint64_t va)
 	return after_syscall(t, va) ? row : NULL;
 }
 
-/* _init has no CFI (crti.o): at its first instruction (after an endbr64),
- * as when ld.so or __libc_start_main calls it and the page of code is not
- * there yet, the return address is at rsp. */
+static const unsigned char *code_before(const struct ty_cfi_table *t, uint64_t va, size_t n);
+
+/* A function without CFI entered, no CFI row covering the sampled pc VA:
+ * _init (crti.o), crt's frame_dummy and register_tm_clones, each called
+ * by ld.so or __libc_start_main. At its first instruction, an endbr64 (a
+ * mark only an indirect branch's target has: outside every FDE, a
+ * function's entry), or at the jump or the stack pointer's first move
+ * right after that, nothing was pushed yet: the return address is at rsp.
+ * The same at _init's first instruction without an endbr64. */
 static const struct ty_cfi_row *
 init_entry(const struct ty_cfi_table *t, uint64_t va)
 {
@@ -588,22 +594,20 @@ init_entry(const struct ty_cfi_table *t, uint64_t va)
 						.off = {[TY_CFI_RA] = -8},
 						.kind = {[TY_CFI_RA] = TY_RULE_OFFSET}};
 	static const unsigned char endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-	size_t i;
+	const unsigned char *c;
 
-	if (!t->init || (va != t->init && va != t->init + 4))
-		return NULL;
-	if (va == t->init)
+	if (t->init && va == t->init)
 		return &entry;
-	for (i = 0; t->map && i < t->nsegs; i++) {
-		const struct seg *sg = &t->segs[i];
-		if (t->init >= sg->vaddr && t->init + 4 - sg->vaddr <= sg->filesz) {
-			uint64_t off = sg->off + (t->init - sg->vaddr);
-			return off + 4 <= t->maplen &&
-				       memcmp((const unsigned char *)t->map + off, endbr64, 4) == 0
-				   ? &entry
-				   : NULL;
-		}
-	}
+	if ((c = code_before(t, va + 4, 4)) && memcmp(c, endbr64, 4) == 0)
+		return &entry;
+	if (va < 4 || !(c = code_before(t, va, 4)) || memcmp(c, endbr64, 4) != 0 ||
+	    !(c = code_before(t, va + 4, 4)))
+		return NULL;
+	/* jmp rel32, jmp rel8, sub $imm,%rsp, push %rbp, push %rbx */
+	if (c[0] == 0xe9 || c[0] == 0xeb ||
+	    (c[0] == 0x48 && (c[1] == 0x83 || c[1] == 0x81) && c[2] == 0xec) || c[0] == 0x55 ||
+	    c[0] == 0x53)
+		return &entry;
 	return NULL;
 }
 
@@ -652,6 +656,12 @@ ty_cfi_table_after_call(const struct ty_cfi_table *t, uint64_t va)
 		return 1;
 	if ((c = code_before(t, va, 3)) && c[0] == 0xff && (c[1] & 0xf8) == 0x50 &&
 	    c[1] != 0x54) /* call *disp8(%reg) */
+		return 1;
+	if ((c = code_before(t, va, 2)) && c[0] == 0xff && (c[1] & 0xf8) == 0x10 && c[1] != 0x14 &&
+	    c[1] != 0x15) /* call *(%reg): ld.so's .init_array calls */
+		return 1;
+	if ((c = code_before(t, va, 3)) && c[0] == 0x41 && c[1] == 0xff && (c[2] & 0xf8) == 0x10 &&
+	    c[2] != 0x14 && c[2] != 0x15) /* call *(%r8-15) */
 		return 1;
 	return 0;
 }

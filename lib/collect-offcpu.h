@@ -1,7 +1,7 @@
-/* collect-offcpu.h - the collector's state and its off-CPU pairing
- * (private to lib/: collect.c and collect-offcpu.c are one module in two
- * files, struct ty_collector of collect.h, and include this for that
- * reason only).
+/* collect-offcpu.h - the collector's state, its off-CPU pairing and its
+ * exec windows (private to lib/: collect.c, collect-offcpu.c and
+ * collect-exec.c are one module in three files, struct ty_collector of
+ * collect.h, and include this for that reason only).
  *
  * collect.c takes the records as they come and turns them into a profile
  * at the end; collect-offcpu.c keeps the switch records per thread,
@@ -67,6 +67,12 @@ struct exec_ev {
 	uint64_t time;
 };
 
+/* An execve call (the exec probe's sample): its user chain, interned. */
+struct exec_entry {
+	uint32_t pid, stack;
+	uint64_t time;
+};
+
 struct ty_collector {
 	struct ty_symbols *syms;
 	/* raw stacks: words[off] = pid, words[off+1] = n, then n ips */
@@ -94,6 +100,15 @@ struct ty_collector {
 	unsigned char *from_chain;    /* per off-CPU sample: its stack is the switch-out's */
 	struct exec_ev *execs;	      /* every exec, sorted by (pid, time) at the end */
 	size_t nexecs, capexecs;
+	struct exec_entry *entries; /* every execve call, sorted by (pid, time) at the end */
+	size_t nentries, capentries;
+	/* at the end: per raw stack, an entry's resolved locations (eoff
+	   TY_NONE: not an entry's) and the pid of an exec window's stack (0:
+	   not one); collect-exec.c */
+	uint32_t *eoff, *elen, *efirst, *elocs, *wpid;
+	unsigned char *wkind; /* 1: in the exec window, 2: in the probe's step */
+	uint32_t *wkeep;      /* the locations of a window's stack a graft keeps */
+	size_t nelocs, capelocs;
 	struct ty_symbatch *batch; /* the user addresses, resolved file by file */
 	int no_names;		   /* ty_collector_no_names */
 	int planning;		   /* the first walk: ask the batch for them */
@@ -122,6 +137,53 @@ void ty_collector_switch_sample(struct ty_collector *c, const struct ty_sampler_
  * (from c->first_off on), threads in the order of their ids. Returns 0 or
  * -ENOMEM. */
 int ty_collector_pair_switches(struct ty_collector *c);
+
+/* collect-exec.c: the exec windows. A sample the kernel takes inside
+ * execve after the point of no return carries the old program's
+ * registers, but its user stack is copied from the new image: only the pc
+ * (the old program's execve call) means anything, and it is looked up in
+ * the mappings from before the exec; the rest of its chain comes from the
+ * exec probe's sample at that execve's entry, where there is one. */
+
+/* The exec probe's sample R (already unwound): its user frames kept. */
+void ty_collector_exec_entry(struct ty_collector *c, const struct ty_sampler_rec *r);
+/* Is a sample of PID at TIME, inside execve, after the point of no return
+ * of an exec (its time in *WHEN)? Before the first exec after TIME it
+ * would be early in that exec instead: the nearer of the two wins. Needs
+ * the execs sorted (ty_collector_exec_prepare). */
+int ty_collector_exec_tail(const struct ty_collector *c, uint32_t pid, uint64_t time,
+			   uint64_t *when);
+/* Is F one of the kernel's execve entry points (1), or the function that
+ * installs the new image (2)? */
+int ty_collector_is_exec_call(const struct ty_profile *p, uint32_t f);
+/* Before the resolution: the execs and entries sorted, each entry's raw
+ * stack given the epoch and time of its call (*EPOCHS, one per raw stack,
+ * grown where a stack is split off; TIMES is filled after), and the
+ * per-stack tables made. Returns 0 or -ENOMEM. */
+int ty_collector_exec_prepare(struct ty_collector *c, uint32_t **epochs);
+void ty_collector_exec_times(struct ty_collector *c, uint64_t *times);
+/* Is raw stack S an entry's (its locations then go to ty_collector_exec_keep,
+ * not to a profile stack unless samples have it too)? 0: no; 1: an entry's
+ * only; 2: samples have it too. Until ty_collector_exec_keep. */
+int ty_collector_is_entry(const struct ty_collector *c, uint32_t s);
+/* Keep entry stack S's resolved locations LOCS[0..N), of which the first
+ * NFIRST are its leaf's (execve itself). Returns 0 or -ENOMEM. */
+int ty_collector_exec_keep(struct ty_collector *c, uint32_t s, const uint32_t *locs, uint32_t n,
+			   uint32_t nfirst);
+/* Raw stack S of PID is an exec window's (its locations end at [exec]),
+ * or XOL, one whose user leaf is the exec probe's instruction stepped out
+ * of line (the kernel's [uprobes] page: in no file); its first KEEP
+ * locations stay when it takes the chain of its execve call. */
+void ty_collector_exec_window(struct ty_collector *c, uint32_t s, uint32_t pid, int xol,
+			      uint32_t keep);
+/* The profile stack of a sample at TIME on raw stack S, resolved as
+ * PSTACK: PSTACK itself, or where S is an exec window's and the entry of
+ * that execve is known, PSTACK without its [exec] and with the callers
+ * of that execve call instead. TY_NONE when out of memory. */
+uint32_t ty_collector_exec_graft(struct ty_collector *c, struct ty_profile *p, uint32_t s,
+				 uint32_t pstack, uint64_t time);
+/* Let the per-stack tables go. */
+void ty_collector_exec_free(struct ty_collector *c);
 
 /* What a thread that went off the CPU in the kernel's STACK of P
  * (resolved, leaf first) waited for: TY_STATE_LOCK, _IO, _SLEEP, or

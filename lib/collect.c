@@ -42,6 +42,8 @@ ty_collector_free(struct ty_collector *c)
 	ty_idmap_release(&c->swmap);
 	free(c->from_chain);
 	free(c->execs);
+	free(c->entries);
+	ty_collector_exec_free(c);
 	free(c);
 }
 
@@ -165,6 +167,17 @@ find_thread(const struct ty_collector *c, uint32_t tid)
 	return NULL;
 }
 
+int
+ty_collector_forked(const struct ty_collector *c, uint32_t pid)
+{
+	size_t i;
+
+	for (i = c->nthreads; i-- > 0;)
+		if (c->threads[i].pid == pid && c->threads[i].fork_time)
+			return 1;
+	return 0;
+}
+
 uint32_t
 ty_collector_pid_of(const struct ty_collector *c, uint32_t tid)
 {
@@ -250,6 +263,9 @@ ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 		break;
 	case TY_SAMPLER_REC_SWITCH_SAMPLE:
 		ty_collector_switch_sample(c, r);
+		break;
+	case TY_SAMPLER_REC_EXEC_ENTRY:
+		ty_collector_exec_entry(c, r);
 		break;
 	case TY_SAMPLER_REC_MMAP:
 		if (ty_symbols_add_mmap(c->syms, r->pid, r->start, r->len, r->pgoff, r->name,
@@ -436,6 +452,21 @@ resolve(struct ty_collector *c, struct ty_profile *p, struct loctab *t, struct r
 	return &t->v[j];
 }
 
+/* Is a sample's one user frame A, inside execve, the new image's entry
+ * (its registers set for it: late in the exec, past load_elf_binary), as
+ * the mappings from the exec on name it? Then its chain is the new
+ * program's, whole. (Named in the second walk: the first asks for it.) */
+static int
+new_entry(struct ty_collector *c, struct ty_profile *p, struct loctab *tab, struct runs *runs,
+	  uint32_t pid, uint32_t ep, uint64_t a, uint64_t t)
+{
+	const struct lockey *key = resolve(c, p, tab, runs, pid, ep, a, t);
+
+	return key && key->n &&
+	       strcmp(ty_profile_func_name(p, p->locs[runs->v[key->loc + key->n - 1]].func),
+		      "_start") == 0;
+}
+
 /* The epoch of each raw stack (TY_SYMBOLS: the addresses of a process
  * began to mean something else after an exec or a mapping over another
  * file's). A stack whose samples fall in several epochs is split, one
@@ -565,65 +596,15 @@ name_threads(struct ty_collector *c)
 	}
 }
 
-/* The exec window: a sample the kernel takes inside execve after the point
- * of no return (the new image installed, the COMM record sent) carries the
- * old program's registers, but its user stack is copied from the new image:
- * only the pc (the old program's execve call) means anything, and it is
- * looked up in the mappings from before the exec. */
-
+/* Is a chain's user leaf IP, resolved as location L, the exec probe's
+ * instruction stepped out of line: at the start of a slot of the kernel's
+ * [uprobes] page (128 bytes each), in no file? */
 static int
-exec_cmp(const void *a, const void *b)
+is_xol(const struct ty_profile *p, uint64_t ip, uint32_t l)
 {
-	const struct exec_ev *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
-}
-
-/* Is a sample of PID at TIME, inside execve, after the point of no return
- * of an exec (its time in *WHEN)? Before the first exec after TIME it
- * would be early in that exec instead: the nearer of the two wins. */
-static int
-exec_tail(const struct ty_collector *c, uint32_t pid, uint64_t time, uint64_t *when)
-{
-	size_t lo = 0, hi = c->nexecs;
-
-	while (lo < hi) { /* the first exec after (pid, time) */
-		size_t mid = (lo + hi) / 2;
-		const struct exec_ev *x = &c->execs[mid];
-		if (x->pid < pid || (x->pid == pid && x->time <= time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || c->execs[lo - 1].pid != pid)
+	if (ip == TY_FRAME_TRUNCATED || ((ip & ~TY_FRAME_EXACT) & 0x7f) >= 16)
 		return 0;
-	*when = c->execs[lo - 1].time;
-	return lo == c->nexecs || c->execs[lo].pid != pid ||
-	       time - *when < c->execs[lo].time - time;
-}
-
-/* Is F one of the kernel's execve entry points (1), or the function that
- * installs the new image (2)? */
-static int
-is_exec_call(const struct ty_profile *p, uint32_t f)
-{
-	static const char *const names[] = {"__x64_sys_execve",	  "__x64_sys_execveat",
-					    "__ia32_sys_execve",  "__ia32_sys_execveat",
-					    "__arm64_sys_execve", "__arm64_sys_execveat",
-					    "do_execveat_common", NULL};
-	const char *name = ty_profile_func_name(p, f);
-	int i;
-
-	if (ty_profile_func_dso(p, f)[0] != '[')
-		return 0;
-	if (strncmp(name, "begin_new_exec", 14) == 0)
-		return 2;
-	for (i = 0; names[i]; i++)
-		if (strncmp(name, names[i], strlen(names[i])) == 0)
-			return 1;
-	return 0;
+	return strncmp(ty_profile_func_name(p, p->locs[l].func), "[unknown]", 9) == 0;
 }
 
 void
@@ -639,8 +620,8 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	struct loctab tab = {0};
 	struct runs runs = {0};
 	struct ty_profile *real = p, *scratch = NULL;
-	uint32_t *map, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
-	uint64_t *times;
+	uint32_t *map = NULL, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
+	uint64_t *times = NULL;
 	unsigned char *cls = NULL;
 
 	if (c->oom)
@@ -649,12 +630,13 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 		return ty_error_set(e, -ENOMEM, "out of memory while pairing context switches");
 	if (split_epochs(c, &epochs) < 0)
 		return ty_error_set(e, -ENOMEM, "out of memory while resolving symbols");
-	if (c->nexecs)
-		qsort(c->execs, c->nexecs, sizeof(*c->execs), exec_cmp);
+	if (ty_collector_exec_prepare(c, &epochs) < 0)
+		goto oom;
 	map = malloc((c->nstacks ? c->nstacks : 1) * sizeof(*map));
 	times = first_times(c);
 	if (!map || !times)
 		goto oom;
+	ty_collector_exec_times(c, times);
 	/* Two walks over the stacks: the first, into a scratch profile, asks
 	 * the batch for every user address the second will name; in between,
 	 * the batch reads the files one at a time. */
@@ -672,6 +654,7 @@ walk:
 		 * [exec]), 0 elsewhere; newimg: begin_new_exec seen. */
 		int inexec = 0, newimg = 0;
 		uint64_t when = 0;
+		uint32_t nfirst = 0, nuser_at = TY_NONE, userj = 0;
 		for (j = 0, nl = 0; j < n; j++) {
 			/* A caller's frame holds a return address: look up the
 			 * call instruction before it. */
@@ -683,10 +666,13 @@ walk:
 				a = w[2 + j] & ~TY_FRAME_EXACT;
 			else if (w[2 + j] == TY_FRAME_TRUNCATED)
 				a = TY_FRAME_TRUNCATED;
-			if (inexec && a < TY_KERNEL_START) {
+			if (inexec == 1 && a < TY_KERNEL_START && j + 1 == n &&
+			    new_entry(c, p, &tab, &runs, pid, ep, a, t)) {
+				inexec = 0; /* the new image's first instruction */
+			} else if (inexec && a < TY_KERNEL_START) {
 				/* The old program's pc, in its old mappings;
 				 * the rest of its chain is the new image's. */
-				if (inexec == 1 && exec_tail(c, pid, t, &when))
+				if (inexec == 1 && ty_collector_exec_tail(c, pid, t, &when))
 					inexec = 2, t = when ? when - 1 : 0;
 				else if (inexec == 1)
 					inexec = newimg ? 2 : 0; /* not yet the COMM */
@@ -698,6 +684,8 @@ walk:
 			const struct lockey *key = resolve(c, p, &tab, &runs, pid, ep, a, t);
 			if (!key)
 				goto oom;
+			if (nuser_at == TY_NONE && a < TY_KERNEL_START && key->n)
+				nuser_at = nl, userj = j; /* the user leaf: its location */
 			if (inexec == 2) {
 				uint32_t f = p->locs[runs.v[key->loc]].func;
 				for (k = 0; ty_profile_func_dso(p, f)[0] != '[' && k < key->n &&
@@ -707,8 +695,8 @@ walk:
 				break;
 			}
 			if (a >= TY_KERNEL_START && key->n) {
-				int x =
-				    is_exec_call(p, p->locs[runs.v[key->loc + key->n - 1]].func);
+				int x = ty_collector_is_exec_call(
+				    p, p->locs[runs.v[key->loc + key->n - 1]].func);
 				inexec |= x == 1;
 				newimg |= x == 2;
 			}
@@ -716,16 +704,31 @@ walk:
 			 * buffer loses its outermost ones. */
 			for (k = 0; k < key->n && nl < sizeof(locs) / sizeof(*locs); k++)
 				locs[nl++] = runs.v[key->loc + k];
+			if (j == 0)
+				nfirst = nl;
 		}
-		if (inexec == 1 && (newimg || exec_tail(c, pid, times[i], &when)))
+		if (inexec == 1 && (newimg || ty_collector_exec_tail(c, pid, times[i], &when)))
 			inexec = 2; /* a chain of the kernel's frames only */
 		if (inexec == 2 && nl < sizeof(locs) / sizeof(*locs)) {
 			uint32_t f = ty_profile_func(p, "[exec]", "[exec]"), l;
 			if (f == TY_NONE || (l = ty_profile_loc(p, 0, f)) == TY_NONE)
 				goto oom;
 			locs[nl++] = l;
+			ty_collector_exec_window(c, (uint32_t)i, pid, 0, nl - 1);
+		} else if (c->nentries && nuser_at != TY_NONE &&
+			   is_xol(p, w[2 + userj], locs[nuser_at])) {
+			ty_collector_exec_window(c, (uint32_t)i, pid, 1, nuser_at);
 		}
-		if (!c->planning && (map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
+		if (c->planning)
+			continue;
+		if ((k = (size_t)ty_collector_is_entry(c, (uint32_t)i))) {
+			if (ty_collector_exec_keep(c, (uint32_t)i, locs, nl, nfirst) < 0)
+				goto oom;
+			map[i] = TY_NONE;
+			if (k == 1) /* no sample's */
+				continue;
+		}
+		if ((map[i] = ty_profile_stack(p, locs, nl)) == TY_NONE)
 			goto oom;
 	}
 	free(tab.v); /* before the batch reads the files, or the samples are added */
@@ -763,6 +766,9 @@ walk:
 		const struct raw_sample *r = &c->samples[i];
 		struct ty_prof_sample s = {r->time, r->period,	   r->tid,
 					   r->cpu,  map[r->stack], r->state};
+		if (c->nentries && (s.stack = ty_collector_exec_graft(c, p, r->stack, s.stack,
+								      r->time)) == TY_NONE)
+			goto oom;
 		if (i >= c->first_off && s.state == TY_STATE_BLOCKED &&
 		    c->from_chain[i - c->first_off]) {
 			if (!cls[s.stack])

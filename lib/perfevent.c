@@ -1,6 +1,7 @@
 /* perfevent.c - perf_event_open and its probes (see perfevent.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -73,4 +74,27 @@ ty_perfevent_paranoid(int *level)
 		return -EINVAL;
 	*level = (int)v;
 	return 0;
+}
+
+int
+ty_perfevent_pmu_type(const char *name)
+{
+	char path[128], buf[32], *end;
+	int fd;
+	ssize_t n;
+	long v;
+
+	if (strchr(name, '/') ||
+	    (size_t)snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name) >=
+		sizeof(path))
+		return -1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	v = strtol(buf, &end, 10);
+	return end == buf || v < 0 || v > 0x7fffffff ? -1 : (int)v;
 }

@@ -1,6 +1,7 @@
 /* record-open.c - the sampler opened for a recording, with its
  * fallbacks: ring sizes, user space only, cpu-clock (record-open.h). */
 #include <errno.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -18,6 +19,63 @@
 #include "record-open.h"
 
 #define DUTY_MAX_FDS 256 /* events turned on and off at most */
+
+struct site {
+	uintptr_t addr; /* execve in this process */
+	char path[4096];
+	uint64_t offset;
+	int found;
+};
+
+/* The file and file offset of the segment of one loaded object that holds
+ * S->addr, for a uprobe there. */
+static int
+site_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct site *s = arg;
+	int i;
+
+	(void)size;
+	if (!info->dlpi_name || info->dlpi_name[0] != '/')
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || s->addr < lo ||
+		    s->addr - lo >= ph->p_filesz)
+			continue;
+		if ((size_t)snprintf(s->path, sizeof(s->path), "%s", info->dlpi_name) >=
+		    sizeof(s->path))
+			return 0;
+		s->offset = ph->p_offset + (s->addr - lo);
+		s->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The exec probe (sampler.h): a uprobe at the execve of the C library
+ * this process uses, the one the programs of a machine use, found in
+ * memory (no file is read). Only with call chains of samples that can
+ * land in the kernel, where exec windows are. */
+static void
+exec_probe(struct ty_recorder *r, struct ty_sampler_opts *so)
+{
+	static struct site s;
+
+	so->exec_probe_path = NULL;
+	if (r->cg == TY_CG_NONE || so->exclude_kernel || so->exclude_user ||
+	    r->o.off_cpu == TY_OFFCPU_ONLY || getenv("TACHY_NO_EXEC_PROBE"))
+		return;
+	if (!s.found) {
+		s.addr = (uintptr_t)&execve;
+		dl_iterate_phdr(site_of, &s);
+	}
+	if (s.found) {
+		so->exec_probe_path = s.path;
+		so->exec_probe_offset = s.offset;
+	}
+}
 
 /* User space only: the context-switch event samples in the kernel, so it
  * gives no sample at all; the switch records still come. Say so, once. */
@@ -176,6 +234,7 @@ ty_record_open_sampler(struct ty_recorder *r, struct ty_error *err)
 			so.use_freq = 0;
 			so.rate = 1;
 		}
+		exec_probe(r, &so);
 		ret = ty_sampler_open(&r->s, &so, err);
 		r->pages = so.mmap_pages ? so.mmap_pages : 128;
 		if (ret == 0 && r->track.lazy && !r->o.mmap_pages && so.mmap_pages > 128 &&

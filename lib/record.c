@@ -97,7 +97,7 @@ tv_ns(struct timeval tv)
  * it. A chain lost in code outside the mappings known reads the maps of
  * the process again (at most every 20 ms) and is unwound once more. */
 static const struct ty_sampler_rec *
-unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask)
+unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, int counted)
 {
 	struct ty_sampler_rec *out = &r->scratch;
 	struct ty_unwind_sample us;
@@ -137,6 +137,12 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask)
 			ty_unwind_forget(r->uw);
 		}
 	}
+	if (!counted) { /* an exec probe's: not a sample of the profile */
+		if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED)
+			out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
+		out->nr = k + n;
+		return out;
+	}
 	r->ust.samples++;
 	if (end == TY_UNWIND_COMPLETE) {
 		struct ty_unwind_stats st;
@@ -170,10 +176,20 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 		ty_record_diag_record(&r->diag, rec);
 	if (r->track.lazy && rec->type == TY_SAMPLER_REC_SAMPLE && !ty_sampler_tracking(r->s))
 		ty_record_track_sample(&r->track, rec);
+	if (rec->type == TY_SAMPLER_REC_EXEC_ENTRY) {
+		/* an execve call of the command's (of any process, -a): the
+		 * probe sees every process */
+		if (!r->o.system_wide && !ty_collector_forked(r->c, rec->pid))
+			return;
+		if (r->uw && rec->regs_abi)
+			rec = unwind(r, rec, TY_UNWIND_REGS_MASK, 0);
+		ty_collector_record(rec, r->c);
+		return;
+	}
 	if (r->uw &&
 	    (rec->type == TY_SAMPLER_REC_SAMPLE || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE) &&
 	    rec->regs_abi)
-		rec = unwind(r, rec, TY_UNWIND_REGS_MASK);
+		rec = unwind(r, rec, TY_UNWIND_REGS_MASK, 1);
 	else if (r->o.unwind_log && rec->type == TY_SAMPLER_REC_SAMPLE)
 		ty_record_diag_sample(&r->diag, rec, 0,
 				      r->cg == TY_CG_DWARF ? TY_UNWIND_LOST : TY_UNWIND_COMPLETE, 0,
@@ -193,7 +209,7 @@ on_peek(const struct ty_sampler_rec *rec, uint64_t mask, void *arg)
 {
 	struct ty_recorder *r = arg;
 
-	ty_collector_peek(r->c, unwind(r, rec, mask));
+	ty_collector_peek(r->c, unwind(r, rec, mask, 1));
 }
 
 /* User space only, with -g: look at the threads off the CPU (every 10 ms). */

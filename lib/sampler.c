@@ -57,6 +57,10 @@ struct ty_sampler {
 	int nswid;
 	int *sw_fds, nsw;
 	size_t swcap, swidcap;
+	/* exec_probe_path: the uprobes at execve, one per ring */
+	int *ex_fds, nex, ex_err;
+	uint64_t *ex_ids;
+	size_t excap, exidcap;
 };
 
 static long
@@ -111,7 +115,7 @@ fill_attr(struct perf_event_attr *a, const struct ty_sampler_opts *o, unsigned p
 		a->sample_stack_user = o->stack_user;
 		a->exclude_callchain_user = 1; /* the user chain is unwound from the copy */
 	}
-	if (o->switch_samples) /* which event a sample is from */
+	if (o->switch_samples || o->exec_probe_path) /* which event a sample is from */
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->context_switch = o->context_switch || o->switch_samples;
 	a->disabled = 1;
@@ -198,6 +202,78 @@ is_switch_sample(const struct ty_sampler *s, uint64_t id)
 		if (s->sw_ids[i] == id)
 			return 1;
 	return 0;
+}
+
+static int
+is_exec_probe(const struct ty_sampler *s, uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < s->nex; i++)
+		if (s->ex_ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* The exec probe of ring I: a uprobe at O's execve entry on every process
+ * of the ring's CPU (not a task's: the uprobe PMU's events are not
+ * inherited), sampled at every hit with the sampling events' layout and
+ * written into the ring. */
+static int
+open_exec_probe(struct ty_sampler *s, const struct perf_event_attr *sampling,
+		const struct ty_sampler_opts *o, int i)
+{
+	struct perf_event_attr a = *sampling;
+	int type = ty_perfevent_pmu_type("uprobe");
+	long fd;
+
+	if (type < 0)
+		return -ENODEV;
+	if (ty_array_grow(&s->ex_fds, sizeof(int), (size_t)s->nex + 1, &s->excap) < 0 ||
+	    ty_array_grow(&s->ex_ids, sizeof(uint64_t), (size_t)s->nex + 1, &s->exidcap) < 0)
+		return -ENOMEM;
+	a.type = (uint32_t)type;
+	a.config = 0; /* the entry, not the return */
+	a.config1 = (uint64_t)(uintptr_t)o->exec_probe_path;
+	a.config2 = o->exec_probe_offset;
+	a.freq = 0;
+	a.sample_period = 1;
+	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.context_switch = 0;
+	a.inherit = 0;
+	a.enable_on_exec = 0;
+	a.disabled = 0;			/* on every process from now: not a task's */
+	a.exclude_callchain_kernel = 1; /* the probe's trap, not the caller's */
+	a.watermark = 0;
+	a.wakeup_events = 0;
+	if ((fd = perf_open(&a, -1, s->rings[i].cpu)) < 0)
+		return -errno;
+	s->ex_fds[s->nex] = (int)fd;
+	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->ex_ids[s->nex]) < 0 ||
+	    ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0) {
+		int err = -errno;
+		close((int)fd);
+		return err;
+	}
+	s->nex++;
+	return 0;
+}
+
+/* Give up the exec probes (one could not be opened): the sampling goes on. */
+static void
+close_exec_probes(struct ty_sampler *s, int err)
+{
+	int i;
+
+	for (i = 0; i < s->nex; i++)
+		close(s->ex_fds[i]);
+	s->nex = 0;
+	s->ex_err = err;
+}
+
+int
+ty_sampler_exec_probes(const struct ty_sampler *s)
+{
+	return s->ex_err ? s->ex_err : s->nex;
 }
 
 /* A dummy software event carrying only side-band records: MMAP (a
@@ -447,6 +523,9 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 						    strerror(-err));
 			}
 		}
+		if (o->exec_probe_path && !s->ex_err &&
+		    (err = open_exec_probe(s, &a, o, s->nrings - 1)) < 0)
+			close_exec_probes(s, err);
 	}
 	if (!o->system_wide && o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {
 		ty_sampler_free(s);
@@ -580,6 +659,8 @@ ioctl_all(struct ty_sampler *s, unsigned long req, const char *what, struct ty_e
 		if (ioctl(s->sw_fds[i], req, 0) < 0)
 			return ty_error_set(e, -errno, "cannot %s sampling: %s", what,
 					    strerror(errno));
+	for (i = 0; i < s->nex; i++) /* on from the start; stopped with the rest */
+		ioctl(s->ex_fds[i], req, 0);
 	return 0;
 }
 
@@ -699,6 +780,9 @@ drain_ring(const struct ty_sampler *s, struct ring *r, const struct ty_sampler_l
 			if (rec.type == TY_SAMPLER_REC_SAMPLE && s && s->nswid &&
 			    is_switch_sample(s, rec.id))
 				rec.type = TY_SAMPLER_REC_SWITCH_SAMPLE;
+			else if (rec.type == TY_SAMPLER_REC_SAMPLE && s && s->nex &&
+				 is_exec_probe(s, rec.id))
+				rec.type = TY_SAMPLER_REC_EXEC_ENTRY;
 			fn(&rec, arg);
 		}
 		tail += h.size;
@@ -781,6 +865,9 @@ ty_sampler_free(struct ty_sampler *s)
 		close(s->sw_fds[i]);
 	free(s->sw_fds);
 	free(s->sw_ids);
+	close_exec_probes(s, 0);
+	free(s->ex_fds);
+	free(s->ex_ids);
 	free(s);
 }
 

@@ -34,6 +34,9 @@ size_t ty_collector_pids(const struct ty_collector *c, uint32_t *out, size_t max
  * (ty_collector_peek) yet: up to MAX into TIDS (the next call goes on from
  * where this one stopped); returns how many. */
 size_t ty_collector_off_cpu(struct ty_collector *c, uint32_t *tids, size_t max);
+/* Did a FORK record say that process PID (or a thread of it) was created
+ * while recording? */
+int ty_collector_forked(const struct ty_collector *c, uint32_t pid);
 /* The process of thread TID (TID itself when not known). */
 uint32_t ty_collector_pid_of(const struct ty_collector *c, uint32_t tid);
 /* A call chain of thread R->tid read while it was off the CPU, at R->time

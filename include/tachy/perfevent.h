@@ -34,6 +34,10 @@ int ty_perfevent_open_user(struct perf_event_attr *attr, pid_t pid, int cpu, int
  * and closed at once. Returns 0, or -errno with errno left set. */
 int ty_perfevent_try(struct perf_event_attr *attr, pid_t pid, int cpu);
 
+/* The type number of the dynamic PMU NAME ("uprobe", "kprobe") from
+ * /sys/bus/event_source/devices/NAME/type, or -1 where it has none. */
+int ty_perfevent_pmu_type(const char *name);
+
 /* The value of /proc/sys/kernel/perf_event_paranoid into *LEVEL.
  * Returns 0, or -errno when it cannot be read (-EIO: empty, -EINVAL: not
  * a number). */

@@ -32,6 +32,7 @@ enum ty_sampler_rec_type {
 	TY_SAMPLER_REC_UNTHROTTLE,
 	TY_SAMPLER_REC_SWITCH,	      /* a thread went off the CPU (.out) or came back */
 	TY_SAMPLER_REC_SWITCH_SAMPLE, /* a sample of the context-switches event */
+	TY_SAMPLER_REC_EXEC_ENTRY,    /* a sample of the exec probe (an execve call) */
 	TY_SAMPLER_REC_OTHER,	      /* anything else: skipped */
 };
 

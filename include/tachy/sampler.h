@@ -54,6 +54,14 @@ struct ty_sampler_opts {
 				       PID, enable_on_exec, tids and lazy_mmap unused) */
 	const int *cpus;	    /* system_wide: these CPUs only (NULL: every one) */
 	int ncpus;
+	/* A uprobe at the entry of execve in this file (its real path) at
+	   this offset, on every CPU and every process (CAP_PERFMON): its
+	   samples (TY_SAMPLER_REC_EXEC_ENTRY, the same layout) hold the chain
+	   of each execve call, which the kernel's samples later in that
+	   execve cannot reach once the old image is gone. Where it cannot be
+	   opened the sampler goes on without it (ty_sampler_exec_probes). */
+	const char *exec_probe_path;
+	uint64_t exec_probe_offset;
 };
 
 struct ty_sampler;
@@ -72,6 +80,10 @@ int ty_sampler_add_thread(struct ty_sampler *s, pid_t tid, struct ty_error *e);
 /* Enable / disable all events (for attaching to a running process). */
 int ty_sampler_enable(struct ty_sampler *s, struct ty_error *e);
 int ty_sampler_disable(struct ty_sampler *s, struct ty_error *e);
+
+/* How many exec probes are open (one per ring), or the negative errno
+ * that kept them closed (0: none asked for). */
+int ty_sampler_exec_probes(const struct ty_sampler *s);
 
 /* Turn the context-switches events of switch_samples on or off (all their
  * inherited copies in every thread), the switch records staying on; every

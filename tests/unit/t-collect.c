@@ -128,6 +128,82 @@ test_collector_exec(void)
 	ty_symbols_free(syms);
 }
 
+/* The exec probe's entry samples: a sample in the exec window takes the
+ * callers of its execve call from the entry before it (one exec at most
+ * between them), a sample in the probe's step out of line (its user leaf
+ * at the start of a [uprobes] slot, in no file) takes the whole of the
+ * entry's chain; a window with no entry of its own keeps its [exec]. The
+ * entries are no samples. */
+static void
+test_collector_exec_entry(void)
+{
+	char path[] = "/tmp/t-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_sampler_rec r;
+	const uint64_t k = 0xffffffff81000000ull;
+	uint64_t entry[] = {0x400100 | TY_FRAME_EXACT, 0x400305, 0x400405};
+	uint64_t xol[] = {k + 0x410, 0x7fffffffe080 | TY_FRAME_EXACT, 0x400305};
+	uint64_t late[] = {k + 0x410, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x7ffd00001234};
+	uint64_t bne[] = {k + 0x210, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x7ffd00001234};
+	uint64_t again[] = {k + 0x410, k + 0x110, 0x400100 | TY_FRAME_EXACT};
+	char *s;
+
+	fputs("ffffffff81000000 T _stext\nffffffff81000100 T __x64_sys_execve\n"
+	      "ffffffff81000200 T begin_new_exec\nffffffff81000300 T do_open_execat\n"
+	      "ffffffff81000400 t elf_load\nffffffff81000500 T _etext\n",
+	      fp);
+	fclose(fp);
+	ty_symbols_set_kallsyms(syms, path);
+	memset(&r, 0, sizeof(r));
+	r.type = TY_SAMPLER_REC_FORK, r.pid = r.tid = 9, r.ppid = r.ptid = 8, r.time = 1;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_forked(c, 9), 1);
+	CHECK_INT(ty_collector_forked(c, 8), 0);
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 5;
+	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/old";
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_EXEC_ENTRY, r.period = 1, r.time = 40, r.nr = 3, r.chain = entry;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 45, r.chain = xol;
+	ty_collector_record(&r, c);
+	r.time = 99, r.nr = 4, r.chain = bne; /* the image switched, no COMM yet */
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_COMM, r.time = 100, r.exec = 1, r.name = "new", r.nr = 0,
+	r.chain = NULL;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 101, r.exec = 0;
+	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/new";
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 150, r.nr = 4, r.chain = late;
+	ty_collector_record(&r, c);
+	/* an exec with no entry (not through the probed execve) */
+	r.type = TY_SAMPLER_REC_COMM, r.time = 300, r.exec = 1, r.name = "newer", r.nr = 0,
+	r.chain = NULL;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 350, r.nr = 3, r.chain = again;
+	ty_collector_record(&r, c);
+	CHECK_INT(ty_collector_samples(c), 4);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	s = folded(p);
+	CHECK_STR(
+	    s, "[exec];[unknown] 0x100 in new;__x64_sys_execve;elf_load 1\n"
+	       "[unknown] 0x404 in old;[unknown] 0x304 in old;[unknown] 0x100 in "
+	       "old;__x64_sys_execve;begin_new_exec 1\n"
+	       "[unknown] 0x404 in old;[unknown] 0x304 in old;[unknown] 0x100 in "
+	       "old;__x64_sys_execve;elf_load 1\n"
+	       "[unknown] 0x404 in old;[unknown] 0x304 in old;[unknown] 0x100 in old;elf_load 1\n");
+	free(s);
+	unlink(path);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 /* One address, two files one after the other (a library unloaded and
  * another loaded in its place): the samples of each are resolved against
  * their own file, not merged into the first one's. */
@@ -620,5 +696,6 @@ main(void)
 	test_collector();
 	test_collector_same_address();
 	test_collector_exec();
+	test_collector_exec_entry();
 	return check_done();
 }

@@ -151,6 +151,20 @@ __asm__(".text\n"
 	"ret\n"
 	".size t9_nocfi, .-t9_nocfi\n");
 
+/* 10: the snapshot's pc moved to the first instruction of t10_endbr, a
+ * function without CFI that starts with endbr64 (crt's frame_dummy, called
+ * by ld.so): nothing pushed yet, the return address at sp. */
+void t10_endbr(void);
+__asm__(".text\n"
+	".globl t10_endbr\n"
+	".type t10_endbr,@function\n"
+	"t10_endbr:\n"
+	".byte 0xf3, 0x0f, 0x1e, 0xfa\n" /* endbr64 */
+	"pushq %rbx\n"
+	"popq %rbx\n"
+	"ret\n"
+	".size t10_endbr, .-t10_endbr\n");
+
 void
 tsave(int n)
 {
@@ -299,6 +313,16 @@ t9_call(void)
 	sink++;
 }
 
+__attribute__((noinline)) void
+t10_call(void)
+{
+	g_stack_end = stack_end();
+	t8_snap();
+	g_snap.regs[8] = (uint64_t)(uintptr_t)t10_endbr;
+	tsave(10);
+	sink++;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -323,5 +347,6 @@ main(int argc, char **argv)
 	t7_call();
 	t8_call();
 	t9_call();
+	t10_call();
 	return 0;
 }

@@ -1,0 +1,267 @@
+/* collect-exec.c - the collector's exec windows (see collect-offcpu.h):
+ * which samples fall inside execve after the old image is gone, and the
+ * chain of the execve call they belong to, from the exec probe. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-offcpu.h"
+#include "tachy/symbols.h"
+
+void
+ty_collector_exec_entry(struct ty_collector *c, const struct ty_sampler_rec *r)
+{
+	const uint64_t *ips = r->nr ? r->chain : &r->ip;
+	uint64_t n = r->nr ? r->nr : 1, k = 0;
+	uint32_t s;
+
+	while (k < n && ips[k] >= TY_KERNEL_START) /* the probe's trap, if any */
+		k++;
+	if (k == n)
+		return;
+	if ((s = ty_collector_intern_stack(c, r->pid, ips + k, n - k)) == TY_NONE ||
+	    ty_array_grow(&c->entries, sizeof(*c->entries), c->nentries + 1, &c->capentries) < 0) {
+		c->oom = 1;
+		return;
+	}
+	c->entries[c->nentries++] = (struct exec_entry){r->pid, s, r->time};
+}
+
+static int
+exec_cmp(const void *a, const void *b)
+{
+	const struct exec_ev *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct exec_entry *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* The index of the first exec of PID after TIME (or nexecs, or one of
+ * another pid). */
+static size_t
+exec_after(const struct ty_collector *c, uint32_t pid, uint64_t time)
+{
+	size_t lo = 0, hi = c->nexecs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct exec_ev *x = &c->execs[mid];
+		if (x->pid < pid || (x->pid == pid && x->time <= time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int
+ty_collector_exec_tail(const struct ty_collector *c, uint32_t pid, uint64_t time, uint64_t *when)
+{
+	size_t lo = exec_after(c, pid, time);
+
+	if (lo == 0 || c->execs[lo - 1].pid != pid)
+		return 0;
+	*when = c->execs[lo - 1].time;
+	return lo == c->nexecs || c->execs[lo].pid != pid ||
+	       time - *when < c->execs[lo].time - time;
+}
+
+int
+ty_collector_is_exec_call(const struct ty_profile *p, uint32_t f)
+{
+	static const char *const names[] = {"__x64_sys_execve",	  "__x64_sys_execveat",
+					    "__ia32_sys_execve",  "__ia32_sys_execveat",
+					    "__arm64_sys_execve", "__arm64_sys_execveat",
+					    "do_execveat_common", NULL};
+	const char *name = ty_profile_func_name(p, f);
+	int i;
+
+	if (ty_profile_func_dso(p, f)[0] != '[')
+		return 0;
+	if (strncmp(name, "begin_new_exec", 14) == 0)
+		return 2;
+	for (i = 0; names[i]; i++)
+		if (strncmp(name, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+int
+ty_collector_exec_prepare(struct ty_collector *c, uint32_t **epochs)
+{
+	size_t i;
+	uint32_t *ep = *epochs, *v;
+
+	if (c->nexecs)
+		qsort(c->execs, c->nexecs, sizeof(*c->execs), exec_cmp);
+	if (!c->nentries)
+		return 0;
+	qsort(c->entries, c->nentries, sizeof(*c->entries), entry_cmp);
+	/* An entry's stack is resolved in the mappings of its call: one a
+	 * sample has in another epoch is split off (as split_epochs does). */
+	for (i = 0; i < c->nentries; i++) {
+		struct exec_entry *x = &c->entries[i];
+		uint32_t e = (uint32_t)ty_symbols_epoch(c->syms, x->pid, x->time), ns, n, before;
+		uint64_t ips[TY_SAMPLER_MAX_STACK];
+		const uint64_t *w;
+		if (ep[x->stack] == TY_NONE || ep[x->stack] == e) {
+			ep[x->stack] = e;
+			continue;
+		}
+		w = c->words + c->stack_off[x->stack];
+		n = (uint32_t)w[1];
+		memcpy(ips, w + 2, n * 8); /* interning may move the words */
+		before = c->nstacks;
+		if ((ns = ty_collector_intern_stack(c, x->pid | (uint64_t)(e + 1) << 32, ips, n)) ==
+		    TY_NONE)
+			return -ENOMEM;
+		if (c->nstacks > before) { /* a new one */
+			if (!(v = realloc(ep, (size_t)c->nstacks * sizeof(*ep))))
+				return -ENOMEM;
+			*epochs = ep = v;
+			ep[ns] = TY_NONE;
+		}
+		if (ep[ns] == TY_NONE)
+			ep[ns] = e;
+		x->stack = ns;
+	}
+	if (!(c->eoff = malloc((size_t)c->nstacks * sizeof(uint32_t))) ||
+	    !(c->elen = calloc(c->nstacks, sizeof(uint32_t))) ||
+	    !(c->efirst = calloc(c->nstacks, sizeof(uint32_t))) ||
+	    !(c->wpid = calloc(c->nstacks, sizeof(uint32_t))) ||
+	    !(c->wkind = calloc(c->nstacks, 1)) ||
+	    !(c->wkeep = calloc(c->nstacks, sizeof(uint32_t))))
+		return -ENOMEM;
+	memset(c->eoff, 0xff, (size_t)c->nstacks * sizeof(uint32_t));
+	return 0;
+}
+
+void
+ty_collector_exec_times(struct ty_collector *c, uint64_t *times)
+{
+	size_t i;
+
+	for (i = 0; i < c->nentries; i++) /* 1: no sample has the stack, 2: some do */
+		c->eoff[c->entries[i].stack] = times[c->entries[i].stack] == UINT64_MAX ? 1 : 2;
+	for (i = 0; i < c->nentries; i++)
+		if (c->entries[i].time < times[c->entries[i].stack])
+			times[c->entries[i].stack] = c->entries[i].time;
+}
+
+int
+ty_collector_is_entry(const struct ty_collector *c, uint32_t s)
+{
+	return c->eoff && c->eoff[s] != TY_NONE ? (int)c->eoff[s] : 0;
+}
+
+int
+ty_collector_exec_keep(struct ty_collector *c, uint32_t s, const uint32_t *locs, uint32_t n,
+		       uint32_t nfirst)
+{
+	if (ty_array_grow(&c->elocs, sizeof(uint32_t), c->nelocs + n, &c->capelocs) < 0)
+		return -ENOMEM;
+	memcpy(c->elocs + c->nelocs, locs, n * sizeof(uint32_t));
+	c->eoff[s] = (uint32_t)c->nelocs;
+	c->elen[s] = n;
+	c->efirst[s] = nfirst;
+	c->nelocs += n;
+	return 0;
+}
+
+void
+ty_collector_exec_window(struct ty_collector *c, uint32_t s, uint32_t pid, int xol, uint32_t keep)
+{
+	if (c->wpid)
+		c->wpid[s] = pid, c->wkind[s] = xol ? 2 : 1, c->wkeep[s] = keep;
+}
+
+#define XOL_NS 50000000ull /* an entry's step out of line comes this soon after it */
+
+/* The entry of the execve that a sample of PID at TIME in its exec window
+ * is inside: the latest entry before TIME, with no more than one exec of
+ * PID between the two (the one of this execve, when the sample is after
+ * its point of no return). XOL: the sample is in the probe's step out of
+ * line, right after its entry, before any exec. NULL when there is none. */
+static const struct exec_entry *
+entry_of(const struct ty_collector *c, uint32_t pid, uint64_t time, int xol)
+{
+	size_t lo = 0, hi = c->nentries, a, b;
+	const struct exec_entry *x;
+
+	while (lo < hi) { /* the first entry after (pid, time) */
+		size_t mid = (lo + hi) / 2;
+		x = &c->entries[mid];
+		if (x->pid < pid || (x->pid == pid && x->time < time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || (x = &c->entries[lo - 1])->pid != pid)
+		return NULL;
+	a = exec_after(c, pid, x->time);
+	b = exec_after(c, pid, time);
+	if (xol)
+		return b == a && time - x->time < XOL_NS ? x : NULL;
+	return b - a <= 1 ? x : NULL;
+}
+
+uint32_t
+ty_collector_exec_graft(struct ty_collector *c, struct ty_profile *p, uint32_t s, uint32_t pstack,
+			uint64_t time)
+{
+	const struct exec_entry *x;
+	uint32_t locs[TY_SAMPLER_MAX_STACK * 2], n, m, k, from;
+	const uint32_t *own, *el;
+	int xol;
+
+	if (!c->wpid || !c->wpid[s] ||
+	    !(x = entry_of(c, c->wpid[s], time, xol = c->wkind[s] == 2)) ||
+	    c->eoff[x->stack] == TY_NONE || !c->elen[x->stack])
+		return pstack;
+	own = p->frames + p->stack_off[pstack];
+	n = p->stack_off[pstack + 1] - p->stack_off[pstack];
+	el = c->elocs + c->eoff[x->stack];
+	m = c->elen[x->stack];
+	/* The first KEEP locations stay: all but [exec], the old program's pc
+	 * last, the same function as the entry's leaf (else another execve
+	 * than the probed one), then the entry's callers; or the kernel's
+	 * part of a step's, then the whole of the entry's chain. */
+	n = c->wkeep[s] < n ? c->wkeep[s] : n;
+	from = xol ? 0 : c->efirst[x->stack];
+	if (c->efirst[x->stack] == 0 || c->efirst[x->stack] > m ||
+	    (!xol && (n == 0 || p->locs[own[n - 1]].func != p->locs[el[from - 1]].func)))
+		return pstack;
+	if ((size_t)n + (m - from) > sizeof(locs) / sizeof(*locs))
+		m = (uint32_t)(sizeof(locs) / sizeof(*locs)) - n + from;
+	memcpy(locs, own, n * sizeof(*locs));
+	for (k = from; k < m; k++)
+		locs[n + k - from] = el[k];
+	return ty_profile_stack(p, locs, n + m - from);
+}
+
+void
+ty_collector_exec_free(struct ty_collector *c)
+{
+	free(c->eoff);
+	free(c->elen);
+	free(c->efirst);
+	free(c->elocs);
+	free(c->wpid);
+	free(c->wkind);
+	free(c->wkeep);
+	c->wkind = NULL;
+	c->wkeep = NULL;
+	c->eoff = c->elen = c->efirst = c->elocs = c->wpid = NULL;
+	c->nelocs = c->capelocs = 0;
+}
