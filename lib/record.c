@@ -183,6 +183,7 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 			return;
 		if (r->uw && rec->regs_abi)
 			rec = unwind(r, rec, TY_UNWIND_REGS_MASK, 0);
+		r->ust.exec_calls++;
 		ty_collector_record(rec, r->c);
 		return;
 	}

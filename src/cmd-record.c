@@ -342,6 +342,11 @@ unwind_summary(struct run *r)
 			(unsigned long long)st.samples,
 			st.samples ? 100.0 * (double)st.truncated / (double)st.samples : 0.0,
 			(double)st.unwind_ns / 1e9);
+		if (st.exec_calls)
+			fprintf(stderr,
+				"tachy record: exec probe: %llu execve calls sampled, their chains "
+				"given to the samples inside them\n",
+				(unsigned long long)st.exec_calls);
 		if (getenv("TACHY_UNWIND_DEPTHS")) /* bench/: what stack size real chains need */
 			fprintf(
 			    stderr,

@@ -149,7 +149,8 @@ uint32_t ty_record_switch_stack(const struct ty_recorder *r);
  * clock, a system call, twice per chain would cost more at every switch). */
 struct ty_record_unwind_stats {
 	uint64_t samples, complete, truncated, cfi_frames, fp_frames, unwind_ns;
-	uint64_t depth[8]; /* complete chains whose stack took up to 1, 2, 4 ... 128 KiB */
+	uint64_t depth[8];   /* complete chains whose stack took up to 1, 2, 4 ... 128 KiB */
+	uint64_t exec_calls; /* execve calls of the command the exec probe sampled */
 };
 void ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st);
 
