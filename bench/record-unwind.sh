@@ -12,7 +12,10 @@
 #   unmapped: a frame in no mapping ([unknown] DSO)
 #   exec window: tachy's samples under [exec] (the kernel loading a new image
 #     after the old one is gone: no user frame of either exists; counted
-#     incomplete above, and the share of the others that is complete beside)
+#     incomplete above, and the share of the others that is complete beside).
+#     As root the exec probe gives them the chain of their execve call:
+#     only the command's own first exec stays there
+#     (TACHY_NO_EXEC_PROBE=1 in the environment: without it)
 # Workloads: Debian's xz -6 -T1, xz -6 -T2 --block-size=1MiB, gzip -9 (on
 # three copies of xz's input), python3 (a dict/str loop, 4,000,000 rounds), sqlite3 (a recursive CTE), make -j2 on 20 C
 # files, an -O2 program without frame pointers, and mawk (an array loop,
