@@ -204,6 +204,8 @@ is_switch_sample(const struct ty_sampler *s, uint64_t id)
 	return 0;
 }
 
+#define EXEC_PROBE_STACK 16384 /* bytes of user stack an exec probe's sample copies */
+
 static int
 is_exec_probe(const struct ty_sampler *s, uint64_t id)
 {
@@ -243,6 +245,12 @@ open_exec_probe(struct ty_sampler *s, const struct perf_event_attr *sampling,
 	a.enable_on_exec = 0;
 	a.disabled = 0;			/* on every process from now: not a task's */
 	a.exclude_callchain_kernel = 1; /* the probe's trap, not the caller's */
+	/* Every process's execve writes into these rings, a copy each (those
+	 * of processes not recorded are dropped): the stacks an exec is
+	 * called from are shallow, and a copy at most this large keeps a busy
+	 * machine's execs from filling them. */
+	if (a.sample_stack_user > EXEC_PROBE_STACK)
+		a.sample_stack_user = EXEC_PROBE_STACK;
 	a.watermark = 0;
 	a.wakeup_events = 0;
 	if ((fd = perf_open(&a, -1, s->rings[i].cpu)) < 0)
