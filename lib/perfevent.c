@@ -54,13 +54,14 @@ ty_perfevent_try(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return 0;
 }
 
-int
-ty_perfevent_paranoid(int *level)
+/* The number at the start of the small file PATH into *V. Returns 0, or
+ * -errno (-EIO: empty, -EINVAL: not a number). */
+static int
+read_number(const char *path, long *v)
 {
 	char buf[32], *end;
-	int fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	long v;
 
 	if (fd < 0)
 		return -errno;
@@ -69,32 +70,31 @@ ty_perfevent_paranoid(int *level)
 	if (n <= 0)
 		return -EIO;
 	buf[n] = '\0';
-	v = strtol(buf, &end, 10);
-	if (end == buf)
-		return -EINVAL;
-	*level = (int)v;
-	return 0;
+	*v = strtol(buf, &end, 10);
+	return end == buf ? -EINVAL : 0;
+}
+
+int
+ty_perfevent_paranoid(int *level)
+{
+	long v;
+	int err = read_number(PARANOID_PATH, &v);
+
+	if (err == 0)
+		*level = (int)v;
+	return err;
 }
 
 int
 ty_perfevent_pmu_type(const char *name)
 {
-	char path[128], buf[32], *end;
-	int fd;
-	ssize_t n;
+	char path[128];
 	long v;
 
 	if (strchr(name, '/') ||
 	    (size_t)snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name) >=
-		sizeof(path))
+		sizeof(path) ||
+	    read_number(path, &v) < 0)
 		return -1;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	v = strtol(buf, &end, 10);
-	return end == buf || v < 0 || v > 0x7fffffff ? -1 : (int)v;
+	return v < 0 || v > 0x7fffffff ? -1 : (int)v;
 }

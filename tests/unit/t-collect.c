@@ -66,6 +66,24 @@ test_collector(void)
 	ty_symbols_free(syms);
 }
 
+/* Symbols with a kernel of execve's functions (a kallsyms file made at
+ * PATH, a mkstemp template). */
+static struct ty_symbols *
+exec_syms(char *path)
+{
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	struct ty_symbols *syms = ty_symbols_new();
+
+	fputs("ffffffff81000000 T _stext\nffffffff81000100 T __x64_sys_execve\n"
+	      "ffffffff81000200 T begin_new_exec\nffffffff81000300 T do_open_execat\n"
+	      "ffffffff81000400 t elf_load\nffffffff81000500 T _etext\n",
+	      fp);
+	fclose(fp);
+	ty_symbols_set_kallsyms(syms, path);
+	return syms;
+}
+
 /* The exec window: samples inside execve once the new image is in place
  * (after the exec's COMM, or in begin_new_exec) keep only the old
  * program's pc, looked up in its old mappings, under an [exec] frame;
@@ -74,9 +92,7 @@ static void
 test_collector_exec(void)
 {
 	char path[] = "/tmp/t-kallsyms-XXXXXX";
-	int fd = mkstemp(path);
-	FILE *fp = fdopen(fd, "w");
-	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_symbols *syms = exec_syms(path);
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
@@ -88,12 +104,6 @@ test_collector_exec(void)
 	uint64_t konly[] = {k + 0x410, k + 0x110};
 	char *s;
 
-	fputs("ffffffff81000000 T _stext\nffffffff81000100 T __x64_sys_execve\n"
-	      "ffffffff81000200 T begin_new_exec\nffffffff81000300 T do_open_execat\n"
-	      "ffffffff81000400 t elf_load\nffffffff81000500 T _etext\n",
-	      fp);
-	fclose(fp);
-	ty_symbols_set_kallsyms(syms, path);
 	memset(&r, 0, sizeof(r));
 	r.pid = r.tid = 9;
 	r.type = TY_SAMPLER_REC_MMAP, r.time = 5;
@@ -138,9 +148,7 @@ static void
 test_collector_exec_entry(void)
 {
 	char path[] = "/tmp/t-kallsyms-XXXXXX";
-	int fd = mkstemp(path);
-	FILE *fp = fdopen(fd, "w");
-	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_symbols *syms = exec_syms(path);
 	struct ty_collector *c = ty_collector_new(syms);
 	struct ty_profile *p = ty_profile_new();
 	struct ty_error e = {0};
@@ -153,12 +161,6 @@ test_collector_exec_entry(void)
 	uint64_t again[] = {k + 0x410, k + 0x110, 0x400100 | TY_FRAME_EXACT};
 	char *s;
 
-	fputs("ffffffff81000000 T _stext\nffffffff81000100 T __x64_sys_execve\n"
-	      "ffffffff81000200 T begin_new_exec\nffffffff81000300 T do_open_execat\n"
-	      "ffffffff81000400 t elf_load\nffffffff81000500 T _etext\n",
-	      fp);
-	fclose(fp);
-	ty_symbols_set_kallsyms(syms, path);
 	memset(&r, 0, sizeof(r));
 	r.type = TY_SAMPLER_REC_FORK, r.pid = r.tid = 9, r.ppid = r.ptid = 8, r.time = 1;
 	ty_collector_record(&r, c);
