@@ -287,9 +287,9 @@ col_mean(const double *m, size_t n, size_t ncol, size_t k)
 	return n ? s / (double)n : 0;
 }
 
-/* qsort has no context: the wall change's sign, and the symbols (ties are
- * ordered by name and DSO, not by index: a profile read back from an
- * export numbers its symbols otherwise than the run did) */
+/* qsort has no context: the direction the profile moved, and the symbols
+ * (ties are ordered by name and DSO, not by index: a profile read back
+ * from an export numbers its symbols otherwise than the run did) */
 static double rank_dir;
 static const struct ty_runprof *rank_p;
 
@@ -401,7 +401,17 @@ family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		if (explained)
 			*explained += r->change_ms;
 	}
-	rank_dir = o->wall_change_ms < 0 ? -1 : 1;
+	/* Flagged rows in the direction the profile moved first: the sign of
+	 * the self times' total change (the totals' rows overlap: they keep
+	 * the self family's), else the wall change's. Not the wall's alone:
+	 * a run under load waits longer for the CPU, and its wall time can
+	 * fall while the profiled time rose. */
+	if (!totals) {
+		double sum = 0;
+		for (k = 0; k < c.ncol; k++)
+			sum += rw[k].change_ms;
+		rank_dir = sum < 0 ? -1 : sum > 0 ? 1 : o->wall_change_ms < 0 ? -1 : 1;
+	}
 	rank_p = p;
 	qsort(rw, c.ncol, sizeof(*rw), row_cmp);
 	*rows = rw;

@@ -156,6 +156,44 @@ test_unpaired(void)
 	ty_runprof_release(&p);
 }
 
+/* Two functions move apart, "up" 30 samples a run slower and "down" 5
+ * faster, while the wall time fell (the old side ran on a loaded machine
+ * and waited for the CPU): the flagged rows follow the profile's own
+ * direction, the slower one first, in the self and the total families. */
+static void
+test_rank_direction(void)
+{
+	struct ty_runprof p;
+	struct ty_runprof_diff d;
+	struct ty_runprof_diff_opts o = {0};
+	struct ty_error e;
+	uint32_t up, down;
+	size_t i, c;
+
+	ty_runprof_init(&p, 2);
+	up = ty_runprof_sym(&p, "up", "prog");
+	down = ty_runprof_sym(&p, "down", "prog");
+	for (c = 0; c < 2; c++)
+		for (i = 0; i < 10; i++) {
+			uint32_t u = (c ? 60 : 30) + (uint32_t)(i % 3),
+				 w = (c ? 15 : 20) + (uint32_t)(i % 2);
+			struct ty_runprof_ent en[2] = {{up, u, u}, {down, w, w}};
+			ty_runprof_add_run(&p, c, u + w, (double)(u + w), en, 2);
+		}
+	o.test = TY_TEST_MANN_WHITNEY;
+	o.confidence = 95;
+	o.wall_change_ms = -20;
+	CHECK_INT(ty_runprof_diff(&p, 0, 1, &o, &d, &e), 0);
+	CHECK_INT(d.nflagged, 2);
+	CHECK_STR(p.syms[d.rows[0].sym].name, "up");
+	CHECK_INT(d.rows[0].verdict, 1);
+	CHECK_STR(p.syms[d.rows[1].sym].name, "down");
+	CHECK_INT(d.rows[1].verdict, -1);
+	CHECK(d.ntotals >= 2 && strcmp(p.syms[d.totals[0].sym].name, "up") == 0);
+	ty_runprof_diff_release(&d);
+	ty_runprof_release(&p);
+}
+
 static void
 test_paired(void)
 {
@@ -378,6 +416,7 @@ main(void)
 	test_model();
 	test_unpaired();
 	test_paired();
+	test_rank_direction();
 	test_totals();
 	test_aa();
 	test_power();
