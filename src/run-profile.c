@@ -242,7 +242,10 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		fprintf(fp, "  Explained: %s ms of the wall change of %s ms",
 			fmt_ms(c, sizeof(c), d->explained_ms, 1),
 			fmt_ms(o, sizeof(o), d->wall_change_ms, 1));
-		if (isfinite(share))
+		if (isfinite(share) && share < 0) /* the two moved apart */
+			fprintf(fp, " (the other way: the wall time counts waiting for the CPU, "
+				    "the profile does not)");
+		else if (isfinite(share))
 			fprintf(fp, " (%.0f%%)", share);
 		fprintf(fp, "; intervals of the %zu flagged at %.4g%%\n  (false coverage rate)\n",
 			d->nflagged, d->rows[0].conf);
