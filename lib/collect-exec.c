@@ -24,11 +24,12 @@ ty_collector_exec_entry(struct ty_collector *c, const struct ty_sampler_rec *r)
 		c->oom = 1;
 		return;
 	}
-	c->entries[c->nentries++] = (struct exec_entry){r->pid, s, r->time};
+	c->entries[c->nentries++] = (struct exec_entry){{r->pid, r->time}, s};
 }
 
+/* Execs and entries: by (pid, time); an entry starts with its exec_ev. */
 static int
-exec_cmp(const void *a, const void *b)
+ev_cmp(const void *a, const void *b)
 {
 	const struct exec_ev *x = a, *y = b;
 
@@ -37,32 +38,32 @@ exec_cmp(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-static int
-entry_cmp(const void *a, const void *b)
-{
-	const struct exec_entry *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
-}
-
-/* The index of the first exec of PID after TIME (or nexecs, or one of
- * another pid). */
+/* The index of the first of the N events at BASE (SIZE bytes each, each
+ * starting with an exec_ev, sorted by ev_cmp) after (PID, TIME): the first
+ * of a later time, or with AT_TOO the first of a later or the same time
+ * (N, or one of another pid, when none is). */
 static size_t
-exec_after(const struct ty_collector *c, uint32_t pid, uint64_t time)
+ev_after(const void *base, size_t n, size_t size, uint32_t pid, uint64_t time, int at_too)
 {
-	size_t lo = 0, hi = c->nexecs;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct exec_ev *x = &c->execs[mid];
-		if (x->pid < pid || (x->pid == pid && x->time <= time))
+		const struct exec_ev *x = (const void *)((const char *)base + mid * size);
+		if (x->pid < pid ||
+		    (x->pid == pid && (x->time < time || (!at_too && x->time == time))))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The index of the first exec of PID after TIME. */
+static size_t
+exec_after(const struct ty_collector *c, uint32_t pid, uint64_t time)
+{
+	return ev_after(c->execs, c->nexecs, sizeof(*c->execs), pid, time, 0);
 }
 
 int
@@ -104,15 +105,16 @@ ty_collector_exec_prepare(struct ty_collector *c, uint32_t **epochs)
 	uint32_t *ep = *epochs, *v;
 
 	if (c->nexecs)
-		qsort(c->execs, c->nexecs, sizeof(*c->execs), exec_cmp);
+		qsort(c->execs, c->nexecs, sizeof(*c->execs), ev_cmp);
 	if (!c->nentries)
 		return 0;
-	qsort(c->entries, c->nentries, sizeof(*c->entries), entry_cmp);
+	qsort(c->entries, c->nentries, sizeof(*c->entries), ev_cmp);
 	/* An entry's stack is resolved in the mappings of its call: one a
 	 * sample has in another epoch is split off (as split_epochs does). */
 	for (i = 0; i < c->nentries; i++) {
 		struct exec_entry *x = &c->entries[i];
-		uint32_t e = (uint32_t)ty_symbols_epoch(c->syms, x->pid, x->time), ns, n, before;
+		uint32_t e = (uint32_t)ty_symbols_epoch(c->syms, x->at.pid, x->at.time), ns, n,
+			 before;
 		uint64_t ips[TY_SAMPLER_MAX_STACK];
 		const uint64_t *w;
 		if (ep[x->stack] == TY_NONE || ep[x->stack] == e) {
@@ -123,8 +125,8 @@ ty_collector_exec_prepare(struct ty_collector *c, uint32_t **epochs)
 		n = (uint32_t)w[1];
 		memcpy(ips, w + 2, n * 8); /* interning may move the words */
 		before = c->nstacks;
-		if ((ns = ty_collector_intern_stack(c, x->pid | (uint64_t)(e + 1) << 32, ips, n)) ==
-		    TY_NONE)
+		if ((ns = ty_collector_intern_stack(c, x->at.pid | (uint64_t)(e + 1) << 32, ips,
+						    n)) == TY_NONE)
 			return -ENOMEM;
 		if (c->nstacks > before) { /* a new one */
 			if (!(v = realloc(ep, (size_t)c->nstacks * sizeof(*ep))))
@@ -155,8 +157,8 @@ ty_collector_exec_times(struct ty_collector *c, uint64_t *times)
 	for (i = 0; i < c->nentries; i++) /* 1: no sample has the stack, 2: some do */
 		c->eoff[c->entries[i].stack] = times[c->entries[i].stack] == UINT64_MAX ? 1 : 2;
 	for (i = 0; i < c->nentries; i++)
-		if (c->entries[i].time < times[c->entries[i].stack])
-			times[c->entries[i].stack] = c->entries[i].time;
+		if (c->entries[i].at.time < times[c->entries[i].stack])
+			times[c->entries[i].stack] = c->entries[i].at.time;
 }
 
 int
@@ -196,23 +198,15 @@ ty_collector_exec_window(struct ty_collector *c, uint32_t s, uint32_t pid, int x
 static const struct exec_entry *
 entry_of(const struct ty_collector *c, uint32_t pid, uint64_t time, int xol)
 {
-	size_t lo = 0, hi = c->nentries, a, b;
+	size_t lo = ev_after(c->entries, c->nentries, sizeof(*c->entries), pid, time, 1), a, b;
 	const struct exec_entry *x;
 
-	while (lo < hi) { /* the first entry after (pid, time) */
-		size_t mid = (lo + hi) / 2;
-		x = &c->entries[mid];
-		if (x->pid < pid || (x->pid == pid && x->time < time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || (x = &c->entries[lo - 1])->pid != pid)
+	if (lo == 0 || (x = &c->entries[lo - 1])->at.pid != pid)
 		return NULL;
-	a = exec_after(c, pid, x->time);
+	a = exec_after(c, pid, x->at.time);
 	b = exec_after(c, pid, time);
 	if (xol)
-		return b == a && time - x->time < XOL_NS ? x : NULL;
+		return b == a && time - x->at.time < XOL_NS ? x : NULL;
 	return b - a <= 1 ? x : NULL;
 }
 

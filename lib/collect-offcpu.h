@@ -69,8 +69,8 @@ struct exec_ev {
 
 /* An execve call (the exec probe's sample): its user chain, interned. */
 struct exec_entry {
-	uint32_t pid, stack;
-	uint64_t time;
+	struct exec_ev at; /* first: sorted and searched as the execs are */
+	uint32_t stack;
 };
 
 struct ty_collector {

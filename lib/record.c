@@ -137,12 +137,11 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 			ty_unwind_forget(r->uw);
 		}
 	}
-	if (!counted) { /* an exec probe's: not a sample of the profile */
-		if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED)
-			out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
-		out->nr = k + n;
+	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) /* the copy or the */
+		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;	  /* frames kept cut it */
+	out->nr = k + n;
+	if (!counted) /* an exec probe's: not a sample of the profile */
 		return out;
-	}
 	r->ust.samples++;
 	if (end == TY_UNWIND_COMPLETE) {
 		struct ty_unwind_stats st;
@@ -153,11 +152,8 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 			b++;
 		r->ust.depth[b]++;
 	}
-	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) { /* the copy or the */
-		r->ust.truncated++;				    /* frames kept cut it */
-		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
-	}
-	out->nr = k + n;
+	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED)
+		r->ust.truncated++;
 	r->ust.unwind_ns += ty_clock_now_ns() - t0;
 	if (r->o.unwind_log)
 		ty_record_diag_sample(&r->diag, out, k, end, again, r->uw);

@@ -223,10 +223,9 @@ is_exec_probe(const struct ty_sampler *s, uint64_t id)
  * written into the ring. */
 static int
 open_exec_probe(struct ty_sampler *s, const struct perf_event_attr *sampling,
-		const struct ty_sampler_opts *o, int i)
+		const struct ty_sampler_opts *o, int type, int i)
 {
 	struct perf_event_attr a = *sampling;
-	int type = ty_perfevent_pmu_type("uprobe");
 	long fd;
 
 	if (type < 0)
@@ -475,6 +474,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 	unsigned pages = o->mmap_pages ? o->mmap_pages : 128;
 	size_t page = (size_t)getpagesize();
 	int ncpu = online_cpus(), i, err;
+	int uprobe = o->exec_probe_path ? ty_perfevent_pmu_type("uprobe") : -1;
 	pid_t pid = o->system_wide ? -1 : o->pid;
 
 	*out = NULL;
@@ -532,7 +532,7 @@ ty_sampler_open(struct ty_sampler **out, const struct ty_sampler_opts *o, struct
 			}
 		}
 		if (o->exec_probe_path && !s->ex_err &&
-		    (err = open_exec_probe(s, &a, o, s->nrings - 1)) < 0)
+		    (err = open_exec_probe(s, &a, o, uprobe, s->nrings - 1)) < 0)
 			close_exec_probes(s, err);
 	}
 	if (!o->system_wide && o->ntids > 0 && (err = add_threads(s, &a, o)) < 0) {

@@ -392,7 +392,7 @@ main(void)
 	check_chain(7, "t7_gap t7_call main _start");
 	check_chain(8, "_init t8_call main _start");
 	check_chain(9, "t9_nocfi t9_call main _start");
-	check_chain(10, "t10_endbr t10_call main _start");
+	check_chain(10, "t10_endbr t10_tramp t10_call main _start");
 	/* Through the signal frame: the interrupted kill() is named, looked up
 	 * at its own pc. */
 	all_names = 1;
