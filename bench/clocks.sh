@@ -10,8 +10,13 @@ out=bench/out
 mkdir -p $out
 command -v python3 >/dev/null 2>&1 || { echo "clocks.sh: python3 missing, skipped"; exit 0; }
 
-echo "clock read cost relative to the tick clock's read (tachy clocks, 5 runs, medians):"
-for i in 1 2 3 4 5; do $T clocks --json > $out/clocks-$i.json || exit 1; done
+# BENCH_SMOKE=1 (make bench-smoke): one run, 3 hyperfine rounds.
+runs=5 hruns=30
+[ "${BENCH_SMOKE:-0}" = 1 ] && runs=1 hruns=3
+rm -f $out/clocks-*.json
+echo "clock read cost relative to the tick clock's read (tachy clocks, $runs runs, medians):"
+i=0
+while [ $i -lt $runs ]; do i=$((i + 1)); $T clocks --json > $out/clocks-$i.json || exit 1; done
 python3 - $out/clocks-*.json <<'PY'
 import json, statistics, sys
 runs = [json.load(open(f)) for f in sys.argv[1:]]
@@ -29,7 +34,7 @@ PY
 
 if command -v hyperfine >/dev/null 2>&1 && command -v lscpu >/dev/null 2>&1; then
 	echo "tachy env and tachy clocks --no-measure against lscpu (hyperfine -N, interleaved by hyperfine's rounds):"
-	hyperfine -N -w 3 -r 30 --export-json $out/env.json \
+	hyperfine -N -w 1 -r $hruns --export-json $out/env.json \
 		"$T env" "$T clocks --no-measure" "lscpu" >/dev/null 2>&1 || exit 1
 	python3 - $out/env.json <<'PY'
 import json, sys

@@ -16,9 +16,8 @@ mkdir -p "$out"
 cc -O2 -o "$out/spawnloop" bench/spawnloop.c || exit 1
 [ -x ./tachy ] || { echo "build tachy first (make)"; exit 1; }
 # The cost of counting alone (needs lib/libtachy.a and its libraries).
-libs=$(sed -n 's/.*-lm /-lm /p' build/std/.flags 2>/dev/null)
-cc -O2 -D_GNU_SOURCE -Iinclude -o "$out/counters-cost" bench/counters-cost.c lib/libtachy.a \
-	${libs:--lm -lpfm -pthread} 2>/dev/null && "$out/counters-cost" 15 200
+make -s --no-print-directory bench-progs >/dev/null || { echo "counters-overhead: make bench-progs failed"; exit 1; }
+build/std/bench/counters-cost "${COST_ROUNDS:-15}" "${COST_N:-200}"
 
 now() { date +%s%N; }
 peers="loop nocount count"
@@ -84,7 +83,7 @@ if perf stat -e task-clock -x, -o /dev/null /bin/true 2>/dev/null; then
 	cpu="$out/counters-overhead-cpu.txt"
 	: >"$cpu"
 	i=0
-	while [ $i -lt 5 ]; do
+	while [ $i -lt "${CPU_REPS:-5}" ]; do
 		for p in loop nocount count; do
 			case $p in
 			loop) c="$out/spawnloop $runs /bin/true" ;;

@@ -6,6 +6,5 @@ set -eu
 cd "$(dirname "$0")/.."
 out=bench/out/history-study
 mkdir -p "$out"
-${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o "$out/study" bench/history-study.c \
-	lib/history-detect.c lib/stats.c lib/verdict.c lib/error.c -lm
-"$out/study" "${1:-200}"
+make -s --no-print-directory bench-progs >/dev/null || { echo "history-study: make bench-progs failed"; exit 1; }
+build/std/bench/history-study "${1:-200}"

@@ -14,17 +14,18 @@ set -eu
 cd "$(dirname "$0")/.."
 out=bench/out/history
 rm -rf "$out"; mkdir -p "$out"
-CFLAGS_B="-O2 -std=gnu11 -D_GNU_SOURCE -Iinclude"
-${CC:-cc} $CFLAGS_B -o "$out/detect" bench/history-detect.c lib/history-detect.c lib/stats.c \
-	lib/verdict.c lib/error.c -lm
-echo "-- detection (100 histories)"
-"$out/detect" 100
+# BENCH_SMOKE=1 (make bench-smoke): tiny sizes, the same steps.
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then NHIST=3 NADD=3 NBENCH=4 NCOMMITS=40; else
+	NHIST=100 NADD=100 NBENCH=100 NCOMMITS=1000; fi
+make -s --no-print-directory bench-progs >/dev/null || { echo "history: make bench-progs failed"; exit 1; }
+echo "-- detection ($NHIST histories)"
+build/std/bench/history-detect "$NHIST"
 
-echo "-- adding 10,000 results to SQLite (tachy history add)"
-python3 - "$out" <<'PY'
+echo "-- adding $((NADD * 100)) results to SQLite (tachy history add)"
+python3 - "$out" "$NADD" <<'PY'
 import json, random, sys
 random.seed(1)
-for c in range(100):
+for c in range(int(sys.argv[2])):
     res = []
     for b in range(100):
         t = [0.01 * (1 + 0.01 * random.gauss(0, 1)) for _ in range(10)]
@@ -34,20 +35,18 @@ for c in range(100):
     json.dump({"results": res}, open("%s/c%03d.json" % (sys.argv[1], c), "w"))
 PY
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-/usr/bin/time -f "10,000 results added in %e s wall, %U s user + %S s system (bound: 10 s)" \
+/usr/bin/time -f "$((NADD * 100)) results added in %e s wall, %U s user + %S s system (bound: 10 s)" \
 	sh -c 'for f in "$1"/c*.json; do
 		GIT_DIR=/nonexistent ./tachy history add --db "$1/add.db" --commit "$(basename "$f" .json)" \
 			--machine m "$f" 2>/dev/null || exit 1
 	done' sh "$out"
 ./tachy history list --db "$out/add.db" | awk 'NR > 1 { n += $4 } END { print n " runs stored" }'
 
-echo "-- detect over 100 benchmarks x 1,000 commits"
-${CC:-cc} $CFLAGS_B -o "$out/fill" bench/history-fill.c lib/libtachy.a -lm -pthread \
-	$(grep -o -- '-l[a-z0-9]*' build/std/.flags | sort -u | tr '\n' ' ')
-"$out/fill" "$out/detect.db" 100 1000
+echo "-- detect over $NBENCH benchmarks x $NCOMMITS commits"
+build/std/bench/history-fill "$out/detect.db" "$NBENCH" "$NCOMMITS"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in 1 2 3; do
 	/usr/bin/time -f "detect, run $k: %e s wall, %U s user + %S s system (bound: 2 s)" \
 		./tachy history detect --db "$out/detect.db" > "$out/detect.txt"
 done
-echo "$(grep -c ': at ' "$out/detect.txt") change points found (100 planted, one per series)"
+echo "$(grep -c ': at ' "$out/detect.txt") change points found ($NBENCH planted, one per series)"

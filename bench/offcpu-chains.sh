@@ -17,7 +17,10 @@ mkdir -p "$out"
 cg=${SIZE:+--call-graph dwarf,$SIZE}
 cg=${cg:--g}
 cc -O2 -fomit-frame-pointer -pthread -o "$out/nofp" tests/data/offcpu-nofp.c || exit 1
-head -c 30000000 /dev/urandom > "$out/random.bin"
+# BENCH_SMOKE=1 (make bench-smoke): 1 MB of input, 20 Python calls.
+bytes=30000000 calls=200
+[ "${BENCH_SMOKE:-0}" = 1 ] && bytes=1000000 calls=20
+head -c $bytes /dev/urandom > "$out/random.bin"
 one() { # NAME COMM COMMAND...
 	name=$1 comm=$2
 	shift 2
@@ -55,5 +58,5 @@ one xz-T2 xz sh -c "cat $out/random.bin | xz -3 -T2 --block-size=1MiB > /dev/nul
 one python3 python3 /usr/bin/python3 -c 'import time
 def f(n):
     return f(n - 1) if n else time.sleep(0.002)
-for i in range(200): f(5)'
+for i in range('"$calls"'): f(5)'
 one nofp nofp "$out/nofp" 50

@@ -81,7 +81,7 @@ if want 3; then
 	echo "== 3: make -j2 of $NFILES files, ROUNDS=$ROUNDS, interleaved"
 	proj="$out/proj"
 	mkdir -p "$proj"
-	cc -O2 -Iinclude -o "$out/system-floor" bench/system-floor.c build/std/libtachy.a -lm -pthread || exit 1
+	make -s --no-print-directory bench-progs >/dev/null || { echo "record-system: make bench-progs failed"; exit 1; }
 	i=0
 	while [ $i -lt "$NFILES" ]; do
 		{
@@ -122,7 +122,7 @@ if want 3; then
 		plain) sh -c "$mk" ;;
 		tachy) "$T" record -q -a -F 2000 -o /dev/null -- sh -c "$mk" >/dev/null 2>&1 ;;
 		perf) perf record -q -a -F 2000 -o /dev/null -- sh -c "$mk" >/dev/null 2>&1 ;;
-		floor) "$out/system-floor" 2000 sh -c "$mk" >/dev/null 2>&1 ;;
+		floor) build/std/bench/system-floor 2000 sh -c "$mk" >/dev/null 2>&1 ;;
 		esac
 		echo "$(cat "$out/inner") $((($(date +%s%N) - t0) / 1000000)) $(awk '{printf "%d", ($1 + $2) * 1000}' "$out/cpu")"
 	}

@@ -73,10 +73,9 @@ done
 printf 'all: $(patsubst %%.c,%%.o,$(wildcard *.c))\n%%.o: %%.c\n\tcc -O2 -c $< -o $@\nclean:\n\trm -f *.o\n' > "$out/mk/Makefile"
 cc -O2 -fomit-frame-pointer -o "$out/nofp" bench/workload-nofp.c || exit 1
 # perf's leaves named by tachy's resolver: the common key of the agreement.
-LEAFKEY="$out/leaf-key"
+LEAFKEY="$PWD/build/std/bench/leaf-key"
 export LEAFKEY
-${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o "$LEAFKEY" bench/leaf-key.c lib/libtachy.a \
-	$(grep -o -- '-l[a-z0-9]*' build/std/.flags | sort -u | tr '\n' ' ') || exit 1
+make -s --no-print-directory bench-progs >/dev/null || { echo "record-unwind: make bench-progs failed"; exit 1; }
 
 record() { # NAME COMMAND...
 	name=$1; shift
@@ -234,7 +233,7 @@ run gzip gzip -9 -k -c "$out/data3.txt"
 run python /usr/bin/python3 "$out/dict.py"
 run sqlite sqlite3 :memory: ".read $out/cte.sql"
 run make make -s -C "$out/mk" -j2
-run nofp "$out/nofp" 2000000000
+run nofp "$out/nofp" "${NOFP_N:-2000000000}"
 run mawk mawk 'BEGIN { for (i = 0; i < 3000000; i++) a[i % 5000] += i * 3 }'
 echo "record-unwind: top-5 rows in $out/top5.txt, naming differences in $out/names.txt;" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -263,8 +262,6 @@ PY
 # What an unwind table costs to make (is an on-disk cache by build-id worth
 # it?): the first sample in a file, each FDE's rows on first use, a look-up,
 # and the whole table made eagerly, for the biggest files of the workloads.
-${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o "$out/unwind-tables" bench/unwind-tables.c \
-	lib/libtachy.a $(grep -o -- '-l[a-z0-9]*' build/std/.flags | sort -u | tr '\n' ' ') &&
-	"$out/unwind-tables" 5 /usr/bin/python3.11 /usr/lib/gcc/x86_64-linux-gnu/12/cc1 \
+build/std/bench/unwind-tables 5 /usr/bin/python3.11 /usr/lib/gcc/x86_64-linux-gnu/12/cc1 \
 		/usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1 \
 		/usr/bin/x86_64-linux-gnu-gcc-12 /usr/bin/x86_64-linux-gnu-as

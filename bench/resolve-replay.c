@@ -10,9 +10,7 @@
  * Usage: resolve-replay OUT NSAMPLES FILE...   (root: kernel addresses)
  * TACHY_CACHE_DIR: the kernel symbol cache, as tachy record uses it;
  * REPLAY_PHASES=1: the RSS after the recording and after the resolution too.
- * Build against a build's library (make all first):
- *   cc -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -o replay bench/resolve-replay.c \
- *      build/std/libtachy.a $(sed 's/.*-lm/-lm/' build/std/.flags) */
+ * Built by `make bench-progs` into build/std/bench/resolve-replay. */
 #include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -16,9 +16,7 @@ out=bench/out
 mkdir -p "$out"
 cc -O1 -fno-omit-frame-pointer -o "$out/planted" tests/data/planted.c || exit 1
 [ -x ./tachy ] || { echo "build tachy first (make)"; exit 1; }
-libs=$(grep -o ' -l[^ ]*' build/std/.flags | tr -d '\n')
-cc -O2 -Iinclude -o "$out/runprof-analysis" bench/runprof-analysis.c build/std/libtachy.a \
-	$libs -pthread || exit 1
+make -s --no-print-directory bench-progs >/dev/null || { echo "runprof-cost: make bench-progs failed"; exit 1; }
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 med_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$1"; }
@@ -48,4 +46,4 @@ size = len(json.dumps(p, separators=(",", ":")))
 print("export: %d bytes of tachy.profile for %d runs: %d bytes a run (%d symbols, %.0f samples a run)" % (
     size, runs, size // runs, len(p["symbols"]), sum(r[0] for x in p["runs"] for r in x) / runs))
 ' "$out/rpc-prof.json"
-"$out/runprof-analysis"
+build/std/bench/runprof-analysis

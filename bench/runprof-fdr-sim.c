@@ -8,8 +8,8 @@
  * every fourth trial A/A. Prints the planted trials where fK was ranked
  * first and flagged, those where another function was flagged too, and the
  * A/A trials with any flagged. Fixed seed: the same figures every time.
- *   cc -O2 -Iinclude bench/runprof-fdr-sim.c build/std/libtachy.a $(LIBS)
- *   ./a.out TRIALS PER_RUN ROUNDS [CONFIDENCE]   (4000 500 30 95) */
+ *   make bench-progs
+ *   build/std/bench/runprof-fdr-sim TRIALS PER_RUN ROUNDS [CONFIDENCE]   (4000 500 30 95) */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,5 @@
 set -eu
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
-make -s lib/libtachy.a
-${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -Itests/unit -o bench/out/validation \
-	bench/validation.c lib/libtachy.a -lm -pthread
-bench/out/validation
+make -s --no-print-directory bench-progs >/dev/null || { echo "validation: make bench-progs failed"; exit 1; }
+build/std/bench/validation
