@@ -50,15 +50,20 @@ if command -v runuser >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody >/dev/n
 fi
 
 # the overhead at 100,000 switches a second, and the chains at a switch-out
-RUNS=$RUNS sh bench/offcpu-cost.sh
-sh bench/offcpu-chains.sh
+# (make bench-smoke runs those two on their own)
+if [ "${BENCH_SMOKE:-0}" != 1 ]; then
+	RUNS=$RUNS sh bench/offcpu-cost.sh
+	sh bench/offcpu-chains.sh
+fi
+NMAKE=20
+[ "${BENCH_SMOKE:-0}" = 1 ] && NMAKE=3
 
-# make -j2 on 20 C files
+# make -j2 on NMAKE C files
 src="$out/make20"
 rm -rf "$src"
 mkdir -p "$src"
 i=1
-while [ $i -le 20 ]; do
+while [ $i -le $NMAKE ]; do
 	{
 		echo "#include <stdio.h>"
 		j=0
@@ -71,9 +76,9 @@ while [ $i -le 20 ]; do
 	i=$((i + 1))
 done
 printf 'OBJS = %s\nall: $(OBJS)\n%%.o: %%.c\n\tcc -O2 -c -o $@ $<\n' \
-	"$(i=1; while [ $i -le 20 ]; do printf 'f%d.o ' $i; i=$((i + 1)); done)" > "$src/Makefile"
+	"$(i=1; while [ $i -le $NMAKE ]; do printf 'f%d.o ' $i; i=$((i + 1)); done)" > "$src/Makefile"
 "$T" record --wall -g -q -o "$out/make.prof" -- make -s -j2 -C "$src" || exit 1
-echo "make -j2, 20 files: thread time by command and state"
+echo "make -j2, $NMAKE files: thread time by command and state"
 "$T" report --by state "$out/make.prof" | sed -n 2p
 "$T" report --by comm --limit 8 "$out/make.prof" | sed -n '/^ *%/,$p'
 echo "where make and the drivers wait (off-CPU, folded, largest first):"

@@ -22,20 +22,20 @@ args() {
 	history) echo "" ;;
 	history-study) echo ": 1" ;;
 	offcpu-chains) echo "" ;;
-	offcpu-cost) echo "RATE=2000 ROUNDS=2000 RUNS=1 KRUNS=1" ;;
+	offcpu-cost) echo "WORK=3000 ROUNDS=500 RUNS=1 KRUNS=1" ;;
 	offcpu-nobody) echo "RUNS=1" ;;
 	offcpu) echo "RUNS=1" ;;
 	record-floor) echo "RUNS=1 CPU_N=20000000 NOFP_N=5000000" ;;
-	record-overhead) echo "RUNS=1 CPU_N=20000000 MMAP_N=2000" ;;
+	record-overhead) echo "RUNS=1 CPU_N=20000000 MMAP_N=2000 NOFP_N=5000000" ;;
 	record-system) echo "SECS=1 ROUNDS=1 NFILES=2 MEMSECS=1" ;;
 	record-unwind) echo "ONLY=nofp NOFP_N=20000000" ;;
 	report-speed) echo "REPS=1 SAMPLES=50000" ;;
 	rss-methods) echo ": 1 20" ;;
 	run-overhead) echo ": 1 20" ;;
 	runprof-cost) echo ": 1 2 200000" ;;
-	runprof-power) echo ": 1 1 20000 4" ;;
+	runprof-power) echo ": 1 1 20000 4 24" ;;
 	stat) echo "N=2000 REPS=1 SMALL_RUNS=2" ;;
-	stripped-rows) echo ": 1" ;;
+	stripped-rows) echo "SEQ_N=100000 : 1" ;;
 	validation) echo "" ;;
 	*) return 1 ;;
 	esac

@@ -10,7 +10,7 @@ TACHY=${TACHY:-./tachy}
 reps=${1:-3}
 tmp=$(mktemp -d /tmp/stripped-rows.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-seq 1 1500000 > "$tmp/in"
+seq 1 "${SEQ_N:-1500000}" > "$tmp/in"
 rows95() { # cumulative-percent column -> rows until 95%
 	awk -v col="$1" '{ s += $col; n++; if (s >= 95) { print n; exit } }'
 }

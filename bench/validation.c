@@ -37,7 +37,9 @@
 #include "tachy/stats.h"
 #include "tachy/verdict.h"
 
-#define TRIALS 1000
+/* Trials per cell (BENCH_SMOKE=1 in the environment: a few, for make
+ * bench-smoke; the figures are then not the published ones). */
+static int TRIALS = 1000;
 #define MAXN 1000
 
 enum order { ORD_NONE, ORD_LINEAR, ORD_STEP, ORD_WARMUP, NORDERS };
@@ -289,7 +291,8 @@ sim_run(struct sim_rng *rng, enum sim_shape s, enum order o, double mub, double 
 	}
 }
 
-#define ATRIALS 400
+#define ATRIALS_MAX 400
+static int ATRIALS = ATRIALS_MAX;
 
 static void
 adaptive_table(struct sim_rng *rng)
@@ -382,7 +385,7 @@ warmup_table(struct sim_rng *rng)
 	for (s = 0; s < 2; s++)
 		for (k = 0; k < 2; k++) {
 			long found = 0, within = 0;
-			double worst = 1, kept[ATRIALS];
+			double worst = 1, kept[ATRIALS_MAX];
 			for (t = 0; t < ATRIALS; t++) {
 				double m;
 				sim_run(rng, shapes[s], ORD_WARMUP, 1.0, 0.01, runs[k],
@@ -415,6 +418,8 @@ main(void)
 	struct sim_rng r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("BENCH_SMOKE") && strcmp(getenv("BENCH_SMOKE"), "1") == 0)
+		TRIALS = 20, ATRIALS = 10;
 	sim_seed(&r, 5);
 	printf("### False verdicts with no true difference, 30 runs a side in 30 rounds, "
 	       "%d comparisons a cell, 95%% confidence\n\n",

@@ -520,7 +520,7 @@ attached_name(long pid)
 static int
 attach(struct ty_recorder *r, struct ty_error *e)
 {
-	int ret;
+	int ret, i;
 
 	r->pname = attached_name(r->o.pid);
 	ty_record_track_each_thread(r->o.pid, take_sampled, r);
@@ -528,6 +528,12 @@ attach(struct ty_recorder *r, struct ty_error *e)
 		return ret;
 	if ((ret = ty_record_open_sampler(r, e)) < 0 || (ret = ty_sampler_enable(r->s, e)) < 0)
 		return ret;
+	/* Named again now that the events are on: a thread that exec'd
+	 * between the listing and the opening (a shell's child, attached
+	 * before its exec) has its new name, and any later exec a COMM
+	 * record after this one. */
+	for (i = 0; i < r->ntids; i++)
+		name_thread(r, r->tids[i]);
 	/* A thread created by one not yet sampled when it was listed
 	 * inherited nothing. */
 	ty_record_track_each_thread(r->o.pid, take_sampled, r);
