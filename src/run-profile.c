@@ -34,6 +34,8 @@ int
 run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results *rs)
 {
 	struct ty_error e;
+	const char *v;
+	long stack;
 
 	if (p->flame) {
 		if (rs->n != 2)
@@ -52,6 +54,12 @@ run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results 
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	cli_symbols_cache(p->syms);
 	p->rp.keep_stacks = p->flame != NULL;
+	if ((v = getenv("TACHY_PROFILE_STACK")) && *v) {
+		/* bytes of user stack a sample (0: frame-pointer chains) */
+		if (cli_parse_long("TACHY_PROFILE_STACK", v, 0, 65528, &stack))
+			return EXIT_USAGE;
+		p->rp.stack_ask = stack ? (uint32_t)stack : TY_RUNPROF_STACK_NONE;
+	}
 	if (ty_runprof_attach(&p->rp, r, p->syms, (uint64_t)p->hz, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "--profile: %s", e.msg);
 	rs->profile = &p->rp;
