@@ -299,19 +299,20 @@ print_costs(const struct run_profile *p, const struct ty_results *rs, FILE *fp)
 	if (p->rp.user_only)
 		fprintf(fp, ", user space only (the kernel refused its samples)");
 	if (p->rp.stack_size)
-		fprintf(fp,
-			";\nchains unwound with CFI from %.0f KiB stack copies (%.1f%% cut short by "
-			"the copy)",
-			p->rp.stack_size / 1024.0,
-			p->rp.unwound ? 100.0 * (double)p->rp.cut / (double)p->rp.unwound : 0.0);
+		fprintf(
+		    fp,
+		    ";\nchains unwound with CFI from %.0f KiB stack copies (%.1f%% cut short by "
+		    "the copy)",
+		    p->rp.stack_size / 1024.0,
+		    p->rp.unwound ? 100.0 * (double)p->rp.cut / (double)p->rp.unwound : 0.0);
 	else
 		fprintf(fp, ";\nframe-pointer chains (the kernel's)");
 	fprintf(fp,
 		".\n%.2f ms a run outside the timed region (opening the sampler, reading%s\n"
 		"resolving the samples); inside it only the sampling's interrupts,\n"
 		"%llu a second of CPU time",
-		runs ? p->rp.cost_ms / (double)runs : 0, p->rp.stack_size ? ",\nunwinding and" : " and",
-		(unsigned long long)p->rp.hz);
+		runs ? p->rp.cost_ms / (double)runs : 0,
+		p->rp.stack_size ? ",\nunwinding and" : " and", (unsigned long long)p->rp.hz);
 	if (p->rp.stack_size)
 		fprintf(fp,
 			", each copying %.0f KiB of the stack, and a thread\n"

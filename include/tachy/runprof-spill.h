@@ -28,8 +28,9 @@ struct ty_runprof_spill *ty_runprof_spill_new(void);
 int ty_runprof_spill_start(struct ty_runprof_spill *sp, struct ty_sampler *s, struct ty_error *e);
 
 /* Stop and join the thread, and drain what came after its last wake-up;
- * *CPU_MS (may be NULL) gets the CPU time the thread took. Returns 0, or the negative errno of a corrupt ring or of memory
- * the thread could not get (E filled); the records kept until then stay. */
+ * *CPU_MS (may be NULL) gets the CPU time the thread took. Returns 0, or the negative errno of a
+ * corrupt ring or of memory the thread could not get (E filled); the records kept until then stay.
+ */
 int ty_runprof_spill_stop(struct ty_runprof_spill *sp, double *cpu_ms, struct ty_error *e);
 
 /* Hand the records kept to FN, in the order they were drained (each
