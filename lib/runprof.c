@@ -438,11 +438,17 @@ ty_runprof_attach(struct ty_runprof *p, struct ty_runner *r, struct ty_symbols *
 	p->ring_pages = RING_PAGES_FP;
 #if defined(__x86_64__) /* the unwinder knows x86-64 only */
 	if (p->stack_ask != TY_RUNPROF_STACK_NONE) {
+		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
 		p->stack_size = p->stack_ask ? p->stack_ask : TY_RUNPROF_STACK_DEFAULT;
 		if (p->stack_size > 65528) /* the kernel's limit (u16, 8-aligned) */
 			p->stack_size = 65528;
 		p->stack_size = (p->stack_size + 7) & ~7u;
 		p->ring_pages = RING_PAGES_STACK;
+		/* a ring per CPU: at most 64 MiB of locked memory in all */
+		while (p->ring_pages > RING_PAGES_MIN && ncpu > 0 &&
+		       (size_t)ncpu * p->ring_pages * (size_t)getpagesize() > ((size_t)64 << 20))
+			p->ring_pages /= 2;
 		if (!(p->uw = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms))) ||
 		    !(p->scratch = malloc(sizeof(*p->scratch))) ||
 		    !(p->spill = ty_runprof_spill_new()))
