@@ -40,6 +40,7 @@ ty_runprof_json_write(const struct ty_runprof *p, const struct ty_results *rs, s
 	ty_jsonw_object_begin(w);
 	ty_jsonw_kuint(w, "hz", p->hz);
 	ty_jsonw_kbool(w, "callchain", p->callchain);
+	ty_jsonw_kuint(w, "stack_size", p->stack_size);
 	ty_jsonw_kbool(w, "user_only", p->user_only);
 	ty_jsonw_kuint(w, "lost", p->lost);
 	ty_jsonw_kdouble(w, "cost_ms", p->cost_ms);
@@ -161,6 +162,7 @@ ty_runprof_json_text(const struct ty_runprof *p, size_t cmd)
 	ty_jsonw_object_begin(&w);
 	ty_jsonw_kuint(&w, "hz", p->hz);
 	ty_jsonw_kbool(&w, "callchain", p->callchain);
+	ty_jsonw_kuint(&w, "stack_size", p->stack_size);
 	ty_jsonw_kbool(&w, "user_only", p->user_only);
 	ty_jsonw_kuint(&w, "lost", p->lost);
 	ty_jsonw_kdouble(&w, "cost_ms", p->cost_ms);
@@ -384,6 +386,8 @@ ty_runprof_json_read(struct ty_runprof **out, const void *prof, const size_t *or
 	p->hz = v;
 	p->callchain = json_is_true(json_object_get(o, "callchain"));
 	p->user_only = json_is_true(json_object_get(o, "user_only"));
+	if (!whole(json_object_get(o, "stack_size"), 65528, &v)) /* absent before: 0 */
+		p->stack_size = (uint32_t)v;
 	if (!whole(json_object_get(o, "lost"), 9007199254740992.0, &v))
 		p->lost = v;
 	if (json_is_number(json_object_get(o, "cost_ms")))

@@ -5,11 +5,27 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tachy/clock.h"
 #include "tachy/collect.h"
+#include "tachy/runprof-spill.h"
 #include "tachy/runprof.h"
 #include "tachy/sampler.h"
+#include "tachy/unwind.h"
+
+/* The unwinder marks exact pcs as the sampler does. */
+_Static_assert(TY_UNWIND_EXACT == TY_FRAME_EXACT, "one exact-pc bit");
+
+/* Rings of the stack copies: room for 128 copies of the default (a thread
+ * drains them at a quarter, 32 copies, 64 ms at 499 Hz, and has 192 ms
+ * more before a sample is lost: a loaded machine keeps a thread waiting
+ * tens of ms). Halved where the locked-memory limit refuses them, the
+ * stack copy made smaller where a ring would hold fewer than 32. */
+#define RING_PAGES_STACK 256
+#define RING_PAGES_FP 128
+#define RING_PAGES_MIN 16
+#define STACK_MIN 1024
 
 int
 ty_runprof_init(struct ty_runprof *p, size_t ncmds)
@@ -29,7 +45,10 @@ ty_runprof_release(struct ty_runprof *p)
 
 	if (!p)
 		return;
+	ty_runprof_spill_free(p->spill); /* before its sampler */
 	ty_sampler_free(p->sampler);
+	ty_unwind_free(p->uw);
+	free(p->scratch);
 	for (i = 0; i < p->nsyms; i++) {
 		free(p->syms[i].name);
 		free(p->syms[i].dso);
@@ -132,6 +151,17 @@ mono_ms(void)
 	return (double)ty_clock_now_ns() / 1e6;
 }
 
+/* The user stack copy that rings of PAGES pages hold 32 of. */
+static uint32_t
+stack_fit(uint32_t stack, unsigned pages)
+{
+	size_t fit = (size_t)pages * (size_t)getpagesize() / 32;
+
+	if (stack > fit)
+		stack = fit < STACK_MIN ? STACK_MIN : (uint32_t)fit & ~7u;
+	return stack;
+}
+
 static int
 probe_attach(void *ctx, pid_t pid, struct ty_error *e)
 {
@@ -148,13 +178,19 @@ probe_attach(void *ctx, pid_t pid, struct ty_error *e)
 	so.callchain = 1;
 	so.pid = pid;
 	so.enable_on_exec = 1;
-	so.mmap_pages = 128;
+	so.mmap_pages = p->ring_pages;
 	for (;;) {
 		so.exclude_kernel = p->user_only;
+		if (p->stack_size) {
+			p->stack_size = stack_fit(p->stack_size, so.mmap_pages);
+			so.regs_user = TY_UNWIND_REGS_MASK;
+			so.stack_user = p->stack_size;
+			so.wakeup_div = 4;
+		}
 		rc = ty_sampler_open(&s, &so, e);
 		if (rc == 0)
 			break;
-		if ((rc == -EPERM || rc == -ENOMEM) && so.mmap_pages > 16) {
+		if ((rc == -EPERM || rc == -ENOMEM) && so.mmap_pages > RING_PAGES_MIN) {
 			so.mmap_pages /= 2; /* a user's locked-memory limit */
 			continue;
 		}
@@ -164,9 +200,16 @@ probe_attach(void *ctx, pid_t pid, struct ty_error *e)
 		}
 		return rc;
 	}
+	p->ring_pages = so.mmap_pages;
 	ty_sampler_free(p->sampler);
 	p->sampler = s;
 	p->pid = pid;
+	if (p->spill && (rc = ty_runprof_spill_start(p->spill, s, e)) < 0) {
+		ty_sampler_free(s);
+		p->sampler = NULL;
+		p->pid = -1;
+		return rc;
+	}
 	p->cost_ms += mono_ms() - t0;
 	return 0;
 }
@@ -177,9 +220,55 @@ probe_detach(void *ctx, pid_t pid)
 	struct ty_runprof *p = ctx;
 
 	(void)pid;
+	if (p->spill)
+		ty_runprof_spill_stop(p->spill, NULL, NULL);
 	ty_sampler_free(p->sampler);
 	p->sampler = NULL;
 	p->pid = -1;
+}
+
+/* Records to the collector, each sample with a stack copy unwound first:
+ * the kernel's part of its chain, then the user frames from the copy, and
+ * [truncated] where the copy ended them (as record -g). */
+struct chains {
+	struct ty_runprof *p;
+	struct ty_collector *c;
+};
+
+static void
+on_record(const struct ty_sampler_rec *rec, void *arg)
+{
+	struct chains *ch = arg;
+	struct ty_runprof *p = ch->p;
+	struct ty_sampler_rec *out = p->scratch;
+	struct ty_unwind_sample us;
+	enum ty_unwind_end end;
+	size_t k, n;
+
+	if (rec->type == TY_SAMPLER_REC_MMAP || (rec->type == TY_SAMPLER_REC_COMM && rec->exec))
+		ty_unwind_forget(p->uw);
+	if (rec->type != TY_SAMPLER_REC_SAMPLE || !rec->regs_abi) {
+		ty_collector_record(rec, ch->c);
+		return;
+	}
+	memcpy(out, rec, sizeof(*out));
+	out->chain = out->chainbuf;
+	k = rec->nr < TY_SAMPLER_MAX_STACK - 2 ? rec->nr : TY_SAMPLER_MAX_STACK - 2;
+	us.pid = rec->pid;
+	us.time = rec->time;
+	memcpy(us.regs, rec->regs, sizeof(us.regs));
+	us.mask = TY_UNWIND_REGS_MASK;
+	us.stack = rec->stack;
+	us.stack_len = rec->stack_dyn;
+	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
+	n = ty_unwind_sample(p->uw, &us, out->chainbuf + k, TY_SAMPLER_MAX_STACK - 1 - k, &end);
+	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) {
+		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
+		p->cut++;
+	}
+	out->nr = k + n;
+	p->unwound++;
+	ty_collector_record(out, ch->c);
 }
 
 /* Count P's samples per function into ENTS (one per function of PR, zeroed
@@ -288,8 +377,22 @@ probe_collect(void *ctx, pid_t pid, double *values, struct ty_error *e)
 				    (int)pid);
 	if (!(c = ty_collector_new(p->syms_table)) || !(pr = ty_profile_new()))
 		goto out;
-	got = ty_sampler_drain(p->sampler, ty_collector_record, c, e);
+	if (p->spill) {
+		struct chains ch = {p, c};
+		double thread_ms = 0;
+
+		got = ty_runprof_spill_stop(p->spill, &thread_ms, e);
+		p->spill_ms += thread_ms;
+		if (got == 0) {
+			ty_unwind_forget(p->uw); /* the last run's pids are gone */
+			got = ty_runprof_spill_replay(p->spill, on_record, &ch);
+		}
+	} else {
+		got = ty_sampler_drain(p->sampler, ty_collector_record, c, e);
+	}
 	if (got < 0) {
+		if (got == -ENOMEM)
+			goto out;
 		rc = (int)got;
 		goto done;
 	}
@@ -331,6 +434,27 @@ ty_runprof_attach(struct ty_runprof *p, struct ty_runner *r, struct ty_symbols *
 	p->hz = hz ? hz : TY_RUNPROF_HZ_DEFAULT;
 	p->callchain = 1;
 	p->syms_table = syms;
+	p->stack_size = 0;
+	p->ring_pages = RING_PAGES_FP;
+#if defined(__x86_64__) /* the unwinder knows x86-64 only */
+	if (p->stack_ask != TY_RUNPROF_STACK_NONE) {
+		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+		p->stack_size = p->stack_ask ? p->stack_ask : TY_RUNPROF_STACK_DEFAULT;
+		if (p->stack_size > 65528) /* the kernel's limit (u16, 8-aligned) */
+			p->stack_size = 65528;
+		p->stack_size = (p->stack_size + 7) & ~7u;
+		p->ring_pages = RING_PAGES_STACK;
+		/* a ring per CPU: at most 64 MiB of locked memory in all */
+		while (p->ring_pages > RING_PAGES_MIN && ncpu > 0 &&
+		       (size_t)ncpu * p->ring_pages * (size_t)getpagesize() > ((size_t)64 << 20))
+			p->ring_pages /= 2;
+		if (!(p->uw = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms))) ||
+		    !(p->scratch = malloc(sizeof(*p->scratch))) ||
+		    !(p->spill = ty_runprof_spill_new()))
+			return ty_error_set(e, -ENOMEM, "out of memory");
+	}
+#endif
 	p->runner = r;
 	probe.name = "profile";
 	probe.ctx = p;

@@ -89,6 +89,7 @@ carry_profile(const struct ty_results *rs, struct ty_results_saved *now)
 	}
 	p->hz = src->hz;
 	p->callchain = src->callchain;
+	p->stack_size = src->stack_size;
 	p->user_only = src->user_only;
 	p->lost = src->lost;
 	p->cost_ms = src->cost_ms;

@@ -34,6 +34,8 @@ int
 run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results *rs)
 {
 	struct ty_error e;
+	const char *v;
+	long stack;
 
 	if (p->flame) {
 		if (rs->n != 2)
@@ -52,6 +54,12 @@ run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results 
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	cli_symbols_cache(p->syms);
 	p->rp.keep_stacks = p->flame != NULL;
+	if ((v = getenv("TACHY_PROFILE_STACK")) && *v) {
+		/* bytes of user stack a sample (0: frame-pointer chains) */
+		if (cli_parse_long("TACHY_PROFILE_STACK", v, 0, 65528, &stack))
+			return EXIT_USAGE;
+		p->rp.stack_ask = stack ? (uint32_t)stack : TY_RUNPROF_STACK_NONE;
+	}
 	if (ty_runprof_attach(&p->rp, r, p->syms, (uint64_t)p->hz, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "--profile: %s", e.msg);
 	rs->profile = &p->rp;
@@ -290,11 +298,27 @@ print_costs(const struct run_profile *p, const struct ty_results *rs, FILE *fp)
 			(unsigned long long)p->rp.lost);
 	if (p->rp.user_only)
 		fprintf(fp, ", user space only (the kernel refused its samples)");
+	if (p->rp.stack_size)
+		fprintf(
+		    fp,
+		    ";\nchains unwound with CFI from %.0f KiB stack copies (%.1f%% cut short by "
+		    "the copy)",
+		    p->rp.stack_size / 1024.0,
+		    p->rp.unwound ? 100.0 * (double)p->rp.cut / (double)p->rp.unwound : 0.0);
+	else
+		fprintf(fp, ";\nframe-pointer chains (the kernel's)");
 	fprintf(fp,
-		".\n%.2f ms a run outside the timed region (opening the sampler, reading and\n"
-		"resolving the samples); inside it only the sampling's interrupts, %llu a second\n"
-		"of CPU time (bench/runprof-cost.sh measures what they cost)\n",
-		runs ? p->rp.cost_ms / (double)runs : 0, (unsigned long long)p->rp.hz);
+		".\n%.2f ms a run outside the timed region (opening the sampler, reading%s\n"
+		"resolving the samples); inside it only the sampling's interrupts,\n"
+		"%llu a second of CPU time",
+		runs ? p->rp.cost_ms / (double)runs : 0,
+		p->rp.stack_size ? ",\nunwinding and" : " and", (unsigned long long)p->rp.hz);
+	if (p->rp.stack_size)
+		fprintf(fp,
+			", each copying %.0f KiB of the stack, and a thread\n"
+			"copying the samples out of the buffers (%.2f ms of CPU a run)",
+			p->rp.stack_size / 1024.0, runs ? p->rp.spill_ms / (double)runs : 0);
+	fprintf(fp, "\n(bench/runprof-cost.sh measures what they cost)\n");
 }
 
 /* The diff of command I against the reference into D. Returns 0, or -1

@@ -8,10 +8,18 @@
  * enable_on_exec (inherited by its threads and children); after the reap
  * its rings are drained and resolved (collect.c, symbols.c), and the run's
  * samples are counted per function: self (the function is the leaf) and
- * total (it is anywhere on the frame-pointer call chain, once per sample).
- * Nothing is drained while the run goes on: a run whose samples overflow
- * the rings loses the rest (counted in LOST). Warm-ups and hooks are never
- * sampled. */
+ * total (it is anywhere on the call chain, once per sample).
+ *
+ * The chains are taken as `record -g` takes them (x86-64): each sample
+ * carries the user registers and a copy of the top of the user stack
+ * (STACK_SIZE bytes), unwound after the reap with the CFI of each file
+ * (unwind.c; the frame pointer where a file has none), so that code built
+ * without frame pointers has callers too. The copies fill rings fast: a
+ * thread copies the records out of them as they fill (runprof-spill.c),
+ * nothing else; the unwinding and resolving wait for the reap. Elsewhere,
+ * or with STACK_ASK TY_RUNPROF_STACK_NONE, the kernel's frame-pointer
+ * chains, drained after the reap: a run whose samples overflow the rings
+ * loses the rest (counted in LOST). Warm-ups and hooks are never sampled. */
 #ifndef TACHY_RUNPROF_H
 #define TACHY_RUNPROF_H
 
@@ -24,8 +32,16 @@
 #include "tachy/symbols.h"
 
 struct ty_profile;
+struct ty_runprof_spill;
+struct ty_sampler_rec;
+struct ty_unwinder;
 
 #define TY_RUNPROF_HZ_DEFAULT 499
+/* User stack bytes copied a sample (bench/runprof-cost.sh; BENCHMARKS.md):
+ * xz's and gzip's deepest chains took 2-4 KiB, python's 1 in 12,000 more
+ * than 16 KiB. */
+#define TY_RUNPROF_STACK_DEFAULT 8192
+#define TY_RUNPROF_STACK_NONE UINT32_MAX /* stack_ask: frame-pointer chains only */
 
 struct ty_runprof_sym {
 	char *name, *dso;
@@ -54,7 +70,13 @@ struct ty_runprof {
 	int callchain;	/* totals come from call chains */
 	int user_only;	/* kernel samples were not taken */
 	uint64_t lost;	/* samples lost (rings full), all runs */
-	double cost_ms; /* profiler time outside the timed region (open, drain, resolve) */
+	double cost_ms; /* profiler time outside the timed region (open, drain, unwind, resolve) */
+	/* Set before the attach: user stack bytes to copy a sample (0:
+	 * TY_RUNPROF_STACK_DEFAULT; TY_RUNPROF_STACK_NONE: frame pointers). */
+	uint32_t stack_ask;
+	uint32_t stack_size;   /* bytes copied a sample (0: frame-pointer chains) */
+	double spill_ms;       /* CPU of the thread copying records out during the runs */
+	uint64_t unwound, cut; /* chains unwound from copies; cut short by the copy */
 	struct ty_runprof_sym *syms;
 	uint32_t nsyms;
 	size_t capsyms;
@@ -74,6 +96,10 @@ struct ty_runprof {
 	void *sampler;
 	pid_t pid;
 	int user_only_tried;
+	unsigned ring_pages; /* the last that could be opened */
+	struct ty_unwinder *uw;
+	struct ty_runprof_spill *spill;
+	struct ty_sampler_rec *scratch;
 };
 
 /* Initialise P for NCMDS commands. Returns 0 or -ENOMEM. */
@@ -94,9 +120,10 @@ int ty_runprof_add_run(struct ty_runprof *p, size_t cmd, uint64_t samples, doubl
 double ty_runprof_ms(const struct ty_runprof_run *r, uint32_t count);
 
 /* Sample every measured run of R's jobs at HZ into P (initialised for as
- * many commands as R will run jobs): adds a probe to R, which must outlive
- * the run, as must SYMS (the symbol table the samples are resolved with).
- * Returns 0, or a negative errno with E filled. */
+ * many commands as R will run jobs, STACK_ASK set): adds a probe to R,
+ * which must outlive the run, as must SYMS (the symbol table the samples
+ * are resolved and unwound with). Returns 0, or a negative errno with E
+ * filled. */
 int ty_runprof_attach(struct ty_runprof *p, struct ty_runner *r, struct ty_symbols *syms,
 		      uint64_t hz, struct ty_error *e);
 
