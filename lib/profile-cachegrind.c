@@ -437,7 +437,9 @@ ty_cachegrind_profile(const struct ty_cachegrind *cg)
 
 		if (!f->count)
 			continue;
-		if ((fn = ty_profile_func(p, f->name, f->file)) == TY_NONE ||
+		/* by name: cachegrind splits a function over the files of its
+		 * inlined code, and names no object file */
+		if ((fn = ty_profile_func(p, f->name, "")) == TY_NONE ||
 		    (loc = ty_profile_loc(p, 0, fn)) == TY_NONE ||
 		    (st = ty_profile_stack(p, &loc, 1)) == TY_NONE)
 			goto fail;

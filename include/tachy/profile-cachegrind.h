@@ -57,8 +57,10 @@ int ty_cachegrind_sniff(const char *buf, size_t len);
 
 void ty_cachegrind_release(struct ty_cachegrind *cg);
 
-/* A profile of CG: one sample per function weighing its count, the event
- * and command in meta. NULL when out of memory. */
+/* A profile of CG: one sample per (file, function) weighing its count,
+ * the functions by name (DSO ""): cachegrind splits one over the files of
+ * its inlined code, and names no object file. The event and command in
+ * meta. NULL when out of memory. */
 struct ty_profile *ty_cachegrind_profile(const struct ty_cachegrind *cg);
 
 #endif
