@@ -150,9 +150,17 @@ run_bench(struct bench *b)
 	}
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;
-	if ((st = run_instr_setup(&b->o.instr, &b->runner, NULL)))
-		return st;
-	if ((st = run_profile_setup(&b->o.prof, &b->runner, &b->rs)))
+	if (b->o.instr.on && (b->o.prof.on || b->o.prof.flame)) {
+		/* the per-function counts are Valgrind's: no sampling */
+		if (b->o.prof.flame)
+			return cli_usage_error("--flame is not drawn from instruction counts yet: "
+					       "use --profile (its table) with --instructions");
+		if (ty_runprof_init(&b->o.prof.rp, b->rs.n) < 0)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		if ((st = run_instr_setup(&b->o.instr, &b->runner, &b->o.prof.rp)))
+			return st;
+	} else if ((st = run_instr_setup(&b->o.instr, &b->runner, NULL)) ||
+		   (st = run_profile_setup(&b->o.prof, &b->runner, &b->rs)))
 		return st;
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tachy/runprof-diff.h"
 #include "term.h"
 
 int
@@ -192,4 +193,71 @@ run_instr_print_comparisons(const struct run_instr *in, const struct ty_results 
 			c->c.rel, c->c.rel_lo, c->c.rel_hi, a, term_c(t, color),
 			word ? word : "no difference proven", term_c(t, "reset"));
 	}
+}
+
+/* The per-function section of command I against the reference. */
+static void
+print_profile_one(const struct ty_runprof *rp, const struct ty_results *rs, size_t i,
+		  const struct term *t, FILE *fp)
+{
+	struct ty_runprof_diff d;
+	struct ty_error e = {0};
+	char a[48], b[48], c[48];
+	size_t k, shown = 0;
+	int rc = ty_runprof_diff_exact(rp, rs->reference, i, &d, &e);
+
+	fprintf(fp, "\n%sWhere it changed%s: '%s' against '%s', instructions per run by function",
+		term_c(t, "bold"), term_c(t, "reset"), rs->r[i].name, rs->r[rs->reference].name);
+	if (rc < 0) {
+		fprintf(fp, ": %s\n", e.msg);
+		return;
+	}
+	if (rc == 1) {
+		fprintf(fp, ": not compared: a function's count differs between runs of one "
+			    "command (not deterministic)\n");
+		return;
+	}
+	fprintf(fp, " (exact, self counts: cachegrind counts no inclusive ones)\n");
+	if (!d.nflagged)
+		fprintf(fp, "  No function's count changed\n");
+	else
+		fprintf(fp, "  %-32s %15s %15s %15s\n", "function", "old", "new", "change");
+	for (k = 0; k < d.nrows && shown < 20; k++) {
+		const struct ty_runprof_row *r = &d.rows[k];
+		char pct[32] = "";
+		if (!r->verdict)
+			continue;
+		if (r->old_ms > 0)
+			snprintf(pct, sizeof(pct), " (%+.2f%%)", 100 * r->change_ms / r->old_ms);
+		fprintf(
+		    fp, "  %s%-32s%s %15s %15s %s%15s%s%s\n", term_c(t, "bold"),
+		    term_safe(rp->syms[r->sym].name), term_c(t, "reset"),
+		    grouped(a, sizeof(a), r->old_ms), grouped(b, sizeof(b), r->new_ms),
+		    term_c(t, r->verdict > 0 ? "red" : "green"),
+		    r->change_ms > 0
+			? (snprintf(c, sizeof(c), "+%s", grouped(a, sizeof(a), r->change_ms)), c)
+			: grouped(c, sizeof(c), r->change_ms),
+		    term_c(t, "reset"), pct);
+		shown++;
+	}
+	if (d.nflagged > shown)
+		fprintf(fp, "  ... and %zu more functions changed\n", d.nflagged - shown);
+	if (d.nflagged)
+		fprintf(fp, "  %zu function%s changed, %zu the same; total change %s%s\n",
+			d.nflagged, d.nflagged == 1 ? "" : "s", d.nrows - d.nflagged,
+			d.wall_change_ms > 0 ? "+" : "", grouped(a, sizeof(a), d.wall_change_ms));
+	ty_runprof_diff_release(&d);
+}
+
+void
+run_instr_print_profile(const struct run_instr *in, const struct ty_runprof *rp,
+			const struct ty_results *rs, const struct term *t, FILE *fp)
+{
+	size_t i;
+
+	if (!in->active || !rp || !rp->cmds)
+		return;
+	for (i = 0; i < rs->n; i++)
+		if (i != rs->reference && !rs->r[i].failure && !rs->r[rs->reference].failure)
+			print_profile_one(rp, rs, i, t, fp);
 }

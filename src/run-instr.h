@@ -38,4 +38,9 @@ void run_instr_print_result(const struct run_instr *in, const struct ty_results 
 void run_instr_print_comparisons(const struct run_instr *in, const struct ty_results *rs,
 				 const struct term *t, FILE *fp);
 
+/* With --profile: the "Where it changed" section of every command
+ * against the reference, from the exact per-function counts in RP. */
+void run_instr_print_profile(const struct run_instr *in, const struct ty_runprof *rp,
+			     const struct ty_results *rs, const struct term *t, FILE *fp);
+
 #endif

@@ -574,7 +574,11 @@ print_report_body(struct bench *b)
 		if (counters_shown(&b->o))
 			counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
 		run_instr_print_comparisons(&b->o.instr, &b->rs, &b->term, rep);
-		run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
+		if (b->o.instr.active)
+			run_instr_print_profile(&b->o.instr, b->o.prof.on ? &b->o.prof.rp : NULL,
+						&b->rs, &b->term, rep);
+		else
+			run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
 	}
 }
 

@@ -9,7 +9,8 @@
 #define PLANT 0
 #endif
 
-volatile long sink;
+volatile long sink = 1; /* in .data: Valgrind reads the symbols of a file with a
+			 * writable segment from the file only */
 
 __attribute__((noinline)) static void
 work(long n)
