@@ -22,8 +22,10 @@ for i in range(2000):
     d[str(i)] = i * i
 print(sum(d.values()))
 PY
-set -- "./loop" "gzip -c input.txt" "xz -0 -c input.txt" "python3 script.py" \
-	"python3 -c print(1)"
+PY=/usr/bin/python3 # not a shim of pyenv and the like: Valgrind would follow its shell scripts
+[ -x $PY ] || PY=$(command -v python3)
+set -- "./loop" "gzip -c input.txt" "xz -0 -c input.txt" "$PY script.py" \
+	"$PY -c print(1)"
 command -v sqlite3 >/dev/null 2>&1 && set -- "$@" "sqlite3 :memory: select(1)"
 echo "Determinism: tachy run --instructions -r 10 CMD (counts over 10 runs)"
 printf '%-28s %15s %15s %10s %9s\n' command min max spread distinct
@@ -43,7 +45,7 @@ med() { sort -n | sed -n 2p; }
 echo
 echo "Cost: wall seconds, median of 3 (interleaved), and ratios"
 printf '%-28s %10s %10s %10s %12s %12s\n' command native valgrind tachy tachy/vg vg/native
-for cmd in "./loop" "gzip -c input.txt" "python3 script.py"; do
+for cmd in "./loop" "gzip -c input.txt" "$PY script.py"; do
 	: >n.t; : >v.t; : >t.t
 	for i in 1 2 3; do
 		a=$(now); $cmd >/dev/null 2>&1; b=$(now); echo "$b - $a" | bc -l >>n.t
