@@ -6,7 +6,7 @@
 # options, and against the command run natively; medians of 3, interleaved).
 set -u
 cd "$(dirname "$0")/.."
-T=$PWD/tachy
+T=${TACHY:-$PWD/tachy}
 out=$PWD/bench/out/instructions
 rm -rf "$out"
 mkdir -p "$out"
