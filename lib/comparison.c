@@ -344,6 +344,43 @@ pairable(const struct ty_cmp_table *c, const struct ty_cmp_set *s,
 	       nb->rounds;
 }
 
+/* Whether X[0..N) is one value repeated (N >= 1). */
+static int
+repeated(const double *x, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (x[i] != x[0])
+			return 0;
+	return n >= 1;
+}
+
+/* The exact verdict of a count each side repeated: A against B. */
+static void
+exact_verdict(double a, double b, struct ty_verdict *v)
+{
+	double d = b - a;
+
+	memset(v, 0, sizeof(*v));
+	v->old.n = v->new.n = 1;
+	v->old.centre = v->old.lo = v->old.hi = a;
+	v->new.centre = v->new.lo = v->new.hi = b;
+	v->old.exact_ci = v->new.exact_ci = 1;
+	v->c.diff = v->c.diff_lo = v->c.diff_hi = d;
+	v->c.p_value = d != 0 ? 0 : 1;
+	v->c.significant = d != 0;
+	v->verdict = d > 0 ? TY_VERDICT_SLOWER : d < 0 ? TY_VERDICT_FASTER : TY_VERDICT_SAME;
+	if (a != 0) {
+		v->c.rel = v->c.rel_lo = v->c.rel_hi = 100 * d / a;
+		v->c.ratio = v->c.ratio_lo = v->c.ratio_hi = b / a;
+	} else {
+		v->c.rel = v->c.rel_lo = v->c.rel_hi = NAN;
+		v->c.ratio = v->c.ratio_lo = v->c.ratio_hi = NAN;
+		v->interval = TY_INTERVAL_ZERO_REF;
+	}
+}
+
 static int
 add_row(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench *ob,
 	const struct ty_results_saved_bench *nb, const struct ty_results_saved_figure *of,
@@ -356,7 +393,7 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench 
 	uint32_t *ra = NULL, *rb = NULL;
 	size_t na, nb_;
 	struct ty_cmp_row *r;
-	int rc;
+	int rc, exact = 0;
 
 	r = &c->rows[c->nrows];
 	memset(r, 0, sizeof(*r));
@@ -382,7 +419,12 @@ add_row(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench 
 		vo.old_round = ra;
 		vo.new_round = rb;
 	}
-	rc = ty_verdict_compute(xa, na, xb, nb_, &vo, &r->v, e);
+	if (of->exact && nf->exact && repeated(xa, na) && repeated(xb, nb_)) {
+		exact_verdict(xa[0], xb[0], &r->v);
+		exact = 1;
+		rc = 0;
+	} else
+		rc = ty_verdict_compute(xa, na, xb, nb_, &vo, &r->v, e);
 out:
 	free(xa);
 	free(xb);
@@ -393,6 +435,13 @@ out:
 	if (rc) /* no values at all: a note, not a row */
 		return 0;
 	c->nrows++;
+	if (exact) {
+		row_note(c, r,
+			 "exact, %s, deterministic: every run repeated its count, the difference "
+			 "is exact",
+			 na == 1 && nb_ == 1 ? "1 run each" : "every run the same");
+		return 0;
+	}
 	if (r->v.too_few && (na < 2 || nb_ < 2))
 		row_note(c, r, "fewer than 2 runs on a side: no test is possible");
 	else if (r->v.too_few && r->v.pairs)

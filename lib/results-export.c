@@ -173,6 +173,10 @@ json_tachy_result(const struct ty_results *rs, const struct ty_result *r, struct
 			ty_jsonw_kbool(w, "scaled", rs->values[i].scaled);
 			ty_jsonw_kdouble(w, "running_share", rs->values[i].running_share);
 			ty_jsonw_kbool(w, "user_only", rs->values[i].user_only);
+			if (rs->values[i].exact)
+				ty_jsonw_kbool(w, "exact", 1);
+			if (rs->values[i].source)
+				ty_jsonw_kstring(w, "source", rs->values[i].source);
 			ty_jsonw_object_end(w);
 		}
 		ty_jsonw_object_end(w);

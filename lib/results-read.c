@@ -242,14 +242,15 @@ static const struct {
  * tachy.summary[NAME].unit, else "" (a count). */
 static int
 counter_unit(struct reader *rd, const json_t *tachy, const char *name, const char **unit,
-	     int *supported, int *user_only)
+	     int *supported, int *user_only, int *exact)
 {
-	json_t *o, *c, *u = NULL, *s, *uo = NULL;
+	json_t *o, *c, *u = NULL, *s, *uo = NULL, *ex = NULL;
 	size_t l;
 	int rc = 0;
 
 	*unit = "";
 	*supported = 1;
+	*exact = 0;
 	/* perf's label says it (a file written before user_only was) */
 	*user_only = strlen(name) > 2 && strcmp(name + strlen(name) - 2, ":u") == 0;
 	if ((o = json_object_get(tachy, "counters")) && (c = json_object_get(o, name))) {
@@ -262,12 +263,16 @@ counter_unit(struct reader *rd, const json_t *tachy, const char *name, const cha
 			rc = bad(rd, "\"supported\": expected a boolean, found %s", type_name(s));
 		else if ((uo = json_object_get(c, "user_only")) && !json_is_boolean(uo))
 			rc = bad(rd, "\"user_only\": expected a boolean, found %s", type_name(uo));
+		else if ((ex = json_object_get(c, "exact")) && !json_is_boolean(ex))
+			rc = bad(rd, "\"exact\": expected a boolean, found %s", type_name(ex));
 		else if (!(rc = member(rd, c, "unit", JSON_STRING, 0, &u)) && u)
 			*unit = json_string_value(u);
 		if (!rc && s)
 			*supported = json_is_true(s);
 		if (!rc && uo)
 			*user_only = json_is_true(uo);
+		if (!rc && ex)
+			*exact = json_is_true(ex);
 		up(rd, l);
 		if (rc || u)
 			return rc;
@@ -287,7 +292,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs,
 	const char *name, *unit;
 	struct ty_results_saved_figure *f;
 	size_t i, j, n = json_array_size(runs), l, l2;
-	int rc, supported, user_only;
+	int rc, supported, user_only, exact;
 	double d;
 
 	json_array_foreach(runs, i, run)
@@ -298,13 +303,15 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs,
 		{
 			if (ty_results_saved_figure_named(b, name))
 				continue;
-			if ((rc = counter_unit(rd, tachy, name, &unit, &supported, &user_only)))
+			if ((rc = counter_unit(rd, tachy, name, &unit, &supported, &user_only,
+					       &exact)))
 				return rc;
 			if (!supported)
 				continue;
 			if (!(f = ty_results_saved_figure_add(b, name, unit, n)))
 				return nomem(rd);
 			f->user_only = user_only;
+			f->exact = exact;
 			for (j = 0; j < n; j++) {
 				json_t *c = json_object_get(json_array_get(runs, j), "counters");
 				json_t *x = c ? json_object_get(c, name) : NULL;

@@ -320,6 +320,62 @@ warn_drift(struct ty_result *r, const double *x, size_t n, const struct ty_summa
 			       change > 0 ? "rose" : "fell", fabs(change), p);
 }
 
+static int
+exact_figure(const struct ty_results *rs, size_t fig)
+{
+	return fig >= TY_FIG_BUILTIN && fig - TY_FIG_BUILTIN < rs->nvalues &&
+	       rs->values[fig - TY_FIG_BUILTIN].exact;
+}
+
+/* The count every run of R repeated (all of them, a detected warm-up of
+ * the wall times too) into *V: 1, or 0 when they differ or none counted. */
+static int
+repeated(const struct ty_results *rs, const struct ty_result *r, size_t fig, double *v)
+{
+	size_t i;
+
+	if (!r->nruns)
+		return 0;
+	*v = ty_results_value(rs, r, 0, fig);
+	for (i = 0; i < r->nruns; i++)
+		if (!isfinite(*v) || ty_results_value(rs, r, i, fig) != *v)
+			return 0;
+	return 1;
+}
+
+/* An exact figure where every run of both commands repeated its count:
+ * the difference is exact, with one run a side. Returns 0, or -EINVAL
+ * when the counts were not repeated (the tests decide then). */
+static int
+compare_exact(const struct ty_results *rs, size_t i, size_t fig, struct ty_comparison *out)
+{
+	double a, b, d;
+
+	if (!repeated(rs, &rs->r[rs->reference], fig, &a) || !repeated(rs, &rs->r[i], fig, &b))
+		return -EINVAL;
+	d = b - a;
+	memset(out, 0, sizeof(*out));
+	out->command = i;
+	out->reference = rs->reference;
+	out->figure = fig;
+	out->exact = 1;
+	out->c.test = rs->test;
+	out->c.diff = out->c.diff_lo = out->c.diff_hi = d;
+	out->c.p_value = d != 0 ? 0 : 1;
+	out->c.significant = d != 0;
+	out->verdict = d > 0 ? TY_VERDICT_SLOWER : d < 0 ? TY_VERDICT_FASTER : TY_VERDICT_SAME;
+	if (a != 0) {
+		out->c.rel = out->c.rel_lo = out->c.rel_hi = 100 * d / a;
+		out->c.ratio = out->c.ratio_lo = out->c.ratio_hi = b / a;
+		out->interval = TY_INTERVAL_OK;
+	} else {
+		out->c.rel = out->c.rel_lo = out->c.rel_hi = NAN;
+		out->c.ratio = out->c.ratio_lo = out->c.ratio_hi = NAN;
+		out->interval = TY_INTERVAL_ZERO_REF;
+	}
+	return 0;
+}
+
 /* Command I against the reference on figure FIG, through the same
  * function as every verdict of tachy compare (ty_verdict_compute), so the
  * two give the same verdict on the same runs. A and B have room for the
@@ -337,6 +393,8 @@ compare(struct ty_results *rs, size_t i, size_t fig, double *a, double *b, uint3
 	struct ty_error e;
 	int rc;
 
+	if (exact_figure(rs, fig) && (rc = compare_exact(rs, i, fig, out)) != -EINVAL)
+		return rc;
 	if (na < 2 || nb < 2)
 		return -EINVAL;
 	rc = ty_verdict_compute(a, na, b, nb, &o, &v, &e);

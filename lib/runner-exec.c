@@ -361,9 +361,40 @@ leftovers(struct ty_runner *r, struct ty_job *job, pid_t pgid)
 	}
 }
 
-int
-ty_runner_exec_step(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step,
-		    int hook, struct ty_results_run *s, double *values, struct ty_error *e)
+/* With a wrapping probe (a counting engine that runs the command: its
+ * wrap argv), O's program and words for a measured run: the wrapper's,
+ * then the command's resolved program and its arguments, in *WRAPV (to
+ * be freed after the reap). */
+static int
+wrapped(struct ty_runner *r, struct ty_job *job, struct ty_spawn_opts *o, char ***wrapv,
+	struct ty_error *e)
+{
+	char *const *w = NULL;
+	size_t i, nw = 0, na = 0;
+
+	for (i = 0; i < r->nprobes && !w; i++)
+		w = r->probes[i].wrap;
+	if (!w)
+		return 0;
+	while (w[nw])
+		nw++;
+	while (job->argv[na])
+		na++;
+	if (!(*wrapv = calloc(nw + na + 1, sizeof(**wrapv))))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < nw; i++)
+		(*wrapv)[i] = w[i];
+	(*wrapv)[nw] = job->path;
+	for (i = 1; i < na; i++)
+		(*wrapv)[nw + i] = job->argv[i];
+	o->path = w[0];
+	o->argv = *wrapv;
+	return 0;
+}
+
+static int
+exec_step(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step, int hook,
+	  struct ty_results_run *s, double *values, char ***wrapv, struct ty_error *e)
 {
 	struct ty_spawn_opts o;
 	struct ty_usage u;
@@ -385,6 +416,8 @@ ty_runner_exec_step(struct ty_runner *r, struct ty_job *job, size_t index, enum 
 		o.fd[1] = o.fd[2] = r->fd[1];
 		o.drain_fd = r->drain[0];
 	}
+	if (measured && (rc = wrapped(r, job, &o, wrapv, e)) < 0)
+		return rc;
 	o.fd[0] = r->fd[0];
 	o.envp = r->envp;
 	o.cpus = r->o.cpus;
@@ -456,4 +489,15 @@ ty_runner_exec_step(struct ty_runner *r, struct ty_job *job, size_t index, enum 
 	if (probed)
 		return probes_collect(r, pid, values, e);
 	return 0;
+}
+
+int
+ty_runner_exec_step(struct ty_runner *r, struct ty_job *job, size_t index, enum ty_step step,
+		    int hook, struct ty_results_run *s, double *values, struct ty_error *e)
+{
+	char **wrapv = NULL; /* the wrapped words: they live until the reap */
+	int rc = exec_step(r, job, index, step, hook, s, values, &wrapv, e);
+
+	free(wrapv);
+	return rc;
 }

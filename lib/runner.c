@@ -281,6 +281,8 @@ step(struct sched *S, size_t j, enum ty_step kind, const struct ty_results_run *
 	st->spent_ns += r->clock.now_ns(r->clock.ctx) - t0;
 	if (kind == TY_STEP_WARMUP) {
 		st->warm++;
+		res->warmup_ns += s.wall_ns;
+		res->nwarmup++;
 		return 0;
 	}
 	if (shell)

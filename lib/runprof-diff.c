@@ -469,3 +469,106 @@ ty_runprof_diff_release(struct ty_runprof_diff *d)
 	free(d->totals);
 	memset(d, 0, sizeof(*d));
 }
+
+/* The count of every function in run R of P into C[0..nsyms) (zeroed
+ * first). */
+static void
+run_counts(const struct ty_runprof *p, const struct ty_runprof_run *r, uint64_t *c)
+{
+	size_t i;
+
+	memset(c, 0, p->nsyms * sizeof(*c));
+	for (i = 0; i < r->n; i++)
+		c[p->ents[r->first + i].sym] = p->ents[r->first + i].self;
+}
+
+/* Whether every run of command CMD repeats its first run's counts, left
+ * in FIRST (SCRATCH: room for nsyms). */
+static int
+repeats(const struct ty_runprof *p, size_t cmd, uint64_t *first, uint64_t *scratch)
+{
+	const struct ty_runprof_cmd *c = &p->cmds[cmd];
+	size_t i;
+
+	run_counts(p, &c->runs[0], first);
+	for (i = 1; i < c->nruns; i++) {
+		run_counts(p, &c->runs[i], scratch);
+		if (memcmp(first, scratch, p->nsyms * sizeof(*first)) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static double exact_dir; /* the sign of the total change, for the order */
+
+static int
+exact_order(const void *x, const void *y)
+{
+	const struct ty_runprof_row *a = x, *b = y;
+	double ka = a->change_ms * exact_dir, kb = b->change_ms * exact_dir;
+
+	if (a->verdict != 0 && b->verdict != 0 && ka != kb)
+		return ka > kb ? -1 : 1;
+	if ((a->verdict != 0) != (b->verdict != 0))
+		return a->verdict != 0 ? -1 : 1;
+	if (fabs(a->change_ms) != fabs(b->change_ms))
+		return fabs(a->change_ms) > fabs(b->change_ms) ? -1 : 1;
+	return (a->sym > b->sym) - (a->sym < b->sym);
+}
+
+int
+ty_runprof_diff_exact(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
+		      struct ty_runprof_diff *d, struct ty_error *e)
+{
+	uint64_t *a, *b, *scratch;
+	double total = 0;
+	uint32_t y;
+	int rc = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (old_cmd >= p->ncmds || new_cmd >= p->ncmds)
+		return ty_error_set(e, -EINVAL, "profile: no such command");
+	if (!p->cmds[old_cmd].nruns || !p->cmds[new_cmd].nruns)
+		return ty_error_set(e, -EINVAL, "profile: no counted run on a side");
+	a = calloc(p->nsyms + 1, sizeof(*a));
+	b = calloc(p->nsyms + 1, sizeof(*b));
+	scratch = calloc(p->nsyms + 1, sizeof(*scratch));
+	d->rows = calloc(p->nsyms + 1, sizeof(*d->rows));
+	if (!a || !b || !scratch || !d->rows) {
+		rc = ty_error_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!repeats(p, old_cmd, a, scratch) || !repeats(p, new_cmd, b, scratch)) {
+		rc = 1;
+		goto out;
+	}
+	for (y = 0; y < p->nsyms; y++) {
+		struct ty_runprof_row *r;
+		double ch = (double)b[y] - (double)a[y];
+		if (!a[y] && !b[y])
+			continue;
+		r = &d->rows[d->nrows++];
+		r->sym = y;
+		r->old_ms = (double)a[y];
+		r->new_ms = (double)b[y];
+		r->old_total_ms = r->new_total_ms = NAN;
+		r->change_ms = r->lo = r->hi = ch;
+		r->conf = 100;
+		r->p = r->q = ch != 0 ? 0 : 1;
+		r->verdict = ch > 0 ? 1 : ch < 0 ? -1 : 0;
+		d->nflagged += ch != 0;
+		if (ch != 0)
+			d->explained_ms += ch;
+		total += ch;
+	}
+	exact_dir = total < 0 ? -1 : 1;
+	qsort(d->rows, d->nrows, sizeof(*d->rows), exact_order);
+	d->wall_change_ms = total;
+out:
+	free(a);
+	free(b);
+	free(scratch);
+	if (rc != 0)
+		ty_runprof_diff_release(d);
+	return rc;
+}

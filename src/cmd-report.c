@@ -1,16 +1,19 @@
 /* cmd-report.c - tachy report: show a recorded profile. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tachy/cpulist.h"
 #include "tachy/flame.h"
 #include "tachy/outfile.h"
 #include "tachy/pprof.h"
+#include "tachy/profile-cachegrind.h"
 #include "tachy/profile-file.h"
 #include "tachy/profile-views.h"
 #include "tachy/profile-who.h"
@@ -312,11 +315,53 @@ parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* Whether PATH starts as a cachegrind output file does (not "-": a
+ * stream is a tachy profile). */
+static int
+cachegrind_file(const char *path)
+{
+	char buf[16];
+	ssize_t n = 0;
+	int fd;
+
+	if (strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && ty_cachegrind_sniff(buf, (size_t)n);
+}
+
+/* A cachegrind output file (cachegrind.out.PID) as a profile: one sample
+ * per function, its instructions (or first event) as its weight. */
+static int
+load_cachegrind(const char *path, struct ty_profile **p)
+{
+	struct ty_cachegrind cg;
+	struct ty_error e = {0};
+	int r;
+
+	memset(&cg, 0, sizeof(cg));
+	if ((r = ty_cachegrind_read(path, &cg, &e)) < 0) {
+		ty_cachegrind_release(&cg);
+		return cli_error(r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s",
+				 e.msg);
+	}
+	*p = ty_cachegrind_profile(&cg);
+	ty_cachegrind_release(&cg);
+	if (!*p)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	return 0;
+}
+
 static int
 load(const char *path, struct ty_profile **p)
 {
 	struct ty_error e = {0};
-	int r = ty_profile_read(path, p, &e);
+	int r;
+
+	if (cachegrind_file(path))
+		return load_cachegrind(path, p);
+	r = ty_profile_read(path, p, &e);
 
 	if (r == -EINVAL)
 		return cli_error(EXIT_USAGE, "%s", e.msg);

@@ -90,6 +90,7 @@ bench_release(struct bench *b)
 	ty_results_release(&b->rs);
 	counters_cli_release(&b->o.counters);
 	run_profile_release(&b->o.prof);
+	run_instr_release(&b->o.instr);
 	free(b->o.cmds.v);
 	free(b->o.names.v);
 	for (h = 0; h < TY_HOOKS; h++)
@@ -139,9 +140,27 @@ run_bench(struct bench *b)
 	b->runner.o.spawn_self = env_zero("TACHY_SPAWN_HELPER");
 	b->runner.o.spawn_no_pin = env_zero("TACHY_SPAWN_PIN");
 	b->o.counters.quiet = b->o.quiet;
+	if (b->o.instr.on) {
+		if (b->o.counters.replace || b->o.counters.add || b->o.counters.perf_stat)
+			return cli_usage_error(
+			    "--instructions counts under Valgrind: not with -e or "
+			    "--perf-stat (the hardware counters would count "
+			    "Valgrind)");
+		b->o.counters.off = 1; /* Valgrind's own counts are no figure of the command */
+	}
 	if ((st = counters_cli_setup(&b->o.counters, &b->runner)))
 		return st;
-	if ((st = run_profile_setup(&b->o.prof, &b->runner, &b->rs)))
+	if (b->o.instr.on && (b->o.prof.on || b->o.prof.flame)) {
+		/* the per-function counts are Valgrind's: no sampling */
+		if (b->o.prof.flame)
+			return cli_usage_error("--flame is not drawn from instruction counts yet: "
+					       "use --profile (its table) with --instructions");
+		if (ty_runprof_init(&b->o.prof.rp, b->rs.n) < 0)
+			return cli_error(EXIT_RUNTIME, "out of memory");
+		if ((st = run_instr_setup(&b->o.instr, &b->runner, &b->o.prof.rp)))
+			return st;
+	} else if ((st = run_instr_setup(&b->o.instr, &b->runner, NULL)) ||
+		   (st = run_profile_setup(&b->o.prof, &b->runner, &b->rs)))
 		return st;
 	if (b->o.have_cpus)
 		b->runner.o.cpus = &b->o.cpus;

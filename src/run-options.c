@@ -410,7 +410,11 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "(default), wait for them, or kill them"),                                  \
 	    OPT_FLAG('i', "ignore-failure", &(o)->ro.ignore_failure,                               \
 		     "record failing runs and go on"),                                             \
-	    RUN_PROFILE_OPTION(&(o)->prof), OPT_GROUP("Statistics:"),                              \
+	    RUN_PROFILE_OPTION(&(o)->prof),                                                        \
+	    OPT_FLAG(0, "instructions", &(o)->instr.on,                                            \
+		     "count the instructions of every measured run under\n"                        \
+		     "Valgrind's cachegrind (exact, slow; tachy-run(1))"),                         \
+	    OPT_GROUP("Statistics:"),                                                              \
 	    OPT_TEST_ALL(0, &(o)->test,                                                            \
 			 "mann-whitney (default: medians), yuen (trimmed\n"                        \
 			 "means), welch or student (means)"),                                      \

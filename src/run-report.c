@@ -154,7 +154,10 @@ print_result(struct term *t, const struct ty_results *rs, size_t i, const struct
 		fprintf(rep, "  no finished runs\n");
 		return;
 	}
-	snprintf(lbl, sizeof(lbl), "Time (mean %s %g%% CI):", term_sym(t, "pm"), rs->confidence);
+	run_instr_print_result(&o->instr, rs, i, t, rep);
+	/* under Valgrind the times are Valgrind's: said on the line */
+	snprintf(lbl, sizeof(lbl), "Time%s (mean %s %g%% CI):", o->instr.active ? ", Valgrind" : "",
+		 term_sym(t, "pm"), rs->confidence);
 	label(lbl);
 	term_time(t, a, sizeof(a), s->mean, unit);
 	term_time(t, b, sizeof(b), r->ci_half[TY_FIG_WALL], unit);
@@ -570,7 +573,12 @@ print_report_body(struct bench *b)
 		free(order);
 		if (counters_shown(&b->o))
 			counters_print_comparisons(&b->o.counters, &b->rs, &b->term, rep);
-		run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
+		run_instr_print_comparisons(&b->o.instr, &b->rs, &b->term, rep);
+		if (b->o.instr.active)
+			run_instr_print_profile(&b->o.instr, b->o.prof.on ? &b->o.prof.rp : NULL,
+						&b->rs, &b->term, rep);
+		else
+			run_profile_print(&b->o.prof, &b->rs, &b->term, rep);
 	}
 }
 

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "counters-out.h"
 #include "run-history.h"
+#include "run-instr.h"
 #include "run-profile.h"
 #include "tachy/jsonw.h"
 #include "tachy/outfile.h"
@@ -60,6 +61,7 @@ struct run_opts {
 	struct counters_cli counters; /* -e, --no-counters, --perf-stat, -x */
 	struct run_history hist;      /* --history, --bisect */
 	struct run_profile prof;      /* --profile */
+	struct run_instr instr;	      /* --instructions */
 	char **argv_cmd;	      /* after -- */
 	int argc_cmd;
 };

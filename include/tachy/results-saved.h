@@ -22,6 +22,8 @@ struct ty_results_saved_figure {
 	size_t n;
 	size_t missing; /* runs without a value (null in the file): not in values */
 	int user_only;	/* a counter counted in user space only (its name ends in ":u") */
+	int exact;	/* a count a deterministic program repeats exactly (counters[NAME].exact:
+			   run --instructions): repeated counts give exact verdicts */
 	size_t *run;	/* the run (0-based index into the runs) of each value; NULL:
 			   value i is run i (a figure built by hand, no value missing) */
 };

@@ -45,6 +45,12 @@ struct ty_value_desc {
 	int lower_is_better;  /* for verdict words; 1 for nearly everything */
 	int user_only;	      /* counted in user space only (exclude_kernel): the
 				 name carries perf's ":u" */
+	int exact;	      /* a count that a deterministic program repeats exactly
+				 (Valgrind's instructions): where every run of two
+				 commands repeats its count, one run a side proves a
+				 difference (ty_comparison.exact) */
+	const char *source;   /* what counted it ("valgrind cachegrind 3.19.0"), NULL:
+				 the perf_event counters */
 };
 
 /* One measured run. */
@@ -100,6 +106,9 @@ struct ty_result {
 	int hooks_once;		  /* it had a hook that runs once (setup, cleanup) */
 	int hooks_each;		  /* it had a hook that runs around every run (prepare,
 				     conclude): the warnings name the likely cause */
+	int64_t warmup_ns;	  /* the wall time of its warm-up runs, all together... */
+	long nwarmup;		  /* ...and how many (a wrapping probe's measured runs
+				     are not native: these are) */
 	char *failure;		  /* why its runs stopped early (a run or a hook failed), NULL: they
 				     did not (owned) */
 };
@@ -112,6 +121,10 @@ struct ty_comparison {
 	enum ty_interval interval;    /* whether c's interval can be shown */
 	int too_few;		      /* so few runs that no difference can be proven (SAME) */
 	size_t pairs;		      /* rounds paired (interleaved runs), 0: unpaired */
+	int exact;		      /* an exact figure (ty_value_desc.exact) whose every run
+					 repeated its command's count: the difference is
+					 exact, proven with one run a side (p 0 when it is
+					 not 0, else 1) */
 };
 
 struct ty_runprof;

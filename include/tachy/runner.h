@@ -45,6 +45,11 @@ struct ty_probe {
 	int (*attach)(void *ctx, pid_t pid, struct ty_error *e);
 	int (*collect)(void *ctx, pid_t pid, double *values, struct ty_error *e);
 	void (*detach)(void *ctx, pid_t pid); /* optional */
+	/* Optional: a counting engine that runs the command itself (Valgrind,
+	 * vgcount.h): every measured run executes WRAP[0] with the words of
+	 * WRAP, then the command's resolved program and its arguments.
+	 * Warm-ups and hooks run as they are. One wrapping probe at most. */
+	char *const *wrap;
 };
 
 #define TY_MAX_PROBES 8

@@ -100,6 +100,20 @@ int ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		    const struct ty_runprof_diff_opts *o, struct ty_runprof_diff *d,
 		    struct ty_error *e);
 
+/* Exact counts (instructions counted by Valgrind, run --instructions
+ * --profile): where every run of each command has the same count for
+ * every function, the differences are exact: a row per function counted
+ * on either side, change_ms = lo = hi = the difference of the counts (in
+ * the counts' unit, not ms), p = q = 0 where it is not 0 (flagged, verdict
+ * its sign), else 1; ordered as ty_runprof_diff orders them (the flagged
+ * by their change in the direction of the total's, then by |change|); no
+ * pooled row, no totals (cachegrind counts no inclusive counts). Returns
+ * 0; 1 when a function's count differs between runs of one side (D
+ * empty: test them with ty_runprof_diff); -EINVAL (no such command, no
+ * run), -ENOMEM. */
+int ty_runprof_diff_exact(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
+			  struct ty_runprof_diff *d, struct ty_error *e);
+
 void ty_runprof_diff_release(struct ty_runprof_diff *d);
 
 /* Benjamini-Hochberg: the adjusted p-values of P[0..N) into Q. Returns 0

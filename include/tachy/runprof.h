@@ -50,7 +50,8 @@ struct ty_runprof_sym {
 /* One function's samples in one run. */
 struct ty_runprof_ent {
 	uint32_t sym;	      /* index into syms */
-	uint32_t self, total; /* samples with it as the leaf / anywhere on the chain */
+	uint64_t self, total; /* samples with it as the leaf / anywhere on the chain
+				 (instructions: run --instructions --profile) */
 };
 
 /* One measured run: ents[first .. first + n). */

@@ -13,6 +13,7 @@
 #include "tachy/crc32.h"
 #include "tachy/flame.h"
 #include "tachy/pprof.h"
+#include "tachy/profile-cachegrind.h"
 #include "tachy/profile-file.h"
 #include "tachy/profile-views.h"
 #include "tachy/timeline.h"
@@ -583,11 +584,70 @@ test_off_cpu(void)
  * sample; preempted is runnable; a switch-out never followed by a
  * switch-in (the end, or a lost record) is dropped. */
 
+/* Cachegrind's output files: plain and compressed names, "(below main)"
+ * as a name, missing trailing counts, the summary checked; the profile
+ * weighs each function's Ir, by name. */
+static void
+test_cachegrind(void)
+{
+	static const char good[] = "desc: I1 cache: 32768 B\ncmd: ./p a\nevents: Ir Dr\n"
+				   "fl=(1) p.c\nfn=(1) main\n3 10 1\n4 5\nfl=(2) p.h\nfn=(1)\n9 4\n"
+				   "fl=(1)\nfn=(below main)\n1 2\nsummary: 21 1\n";
+	static const char *const bad[] = {
+	    "",
+	    "events: Ir\nfn=f\n1 2\n",		     /* no summary */
+	    "events: Ir\nfn=f\n1 2\nsummary: 3\n",   /* wrong sum */
+	    "events: Ir\n1 2\nsummary: 2\n",	     /* counts before fn= */
+	    "events: Ir\nfn=f\n1 2 3\nsummary: 2\n", /* more counts than events */
+	    "events: Ir\nfn=(3)\nsummary: 0\n",	     /* (3) undefined */
+	    "events: Ir\nfn=f\n1 -2\nsummary: 2\n",  /* not a number */
+	    "events: Ir\nfn=f\n1 18446744073709551615\n2 1\nsummary: 0\n", /* overflow */
+	    "fn=f\nevents: Ir\nsummary: 0\n",				   /* fn= before events: */
+	    "events: Ir\nfn=f\nsummary: 0\n1 2\n",			   /* after the summary */
+	    "events: Ir\nbogus\nsummary: 0\n",
+	};
+	struct ty_cachegrind cg;
+	struct ty_profile *p;
+	struct ty_error e;
+	size_t i;
+
+	memset(&cg, 0, sizeof(cg));
+	CHECK_INT(ty_cachegrind_parse(good, sizeof(good) - 1, "good", &cg, &e), 0);
+	CHECK_STR(cg.cmd, "./p a");
+	CHECK_STR(cg.event, "Ir");
+	CHECK_INT(cg.nevents, 2);
+	CHECK_INT(cg.total, 21);
+	CHECK_INT(cg.nfuncs, 3);
+	CHECK_STR(cg.funcs[0].name, "main");
+	CHECK_STR(cg.funcs[0].file, "p.c");
+	CHECK_INT(cg.funcs[0].count, 15);
+	CHECK_STR(cg.funcs[1].file, "p.h");
+	CHECK_STR(cg.funcs[2].name, "(below main)");
+	CHECK(ty_cachegrind_sniff(good, sizeof(good) - 1));
+	CHECK(!ty_cachegrind_sniff("TACHYPRF", 8));
+	p = ty_cachegrind_profile(&cg);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_NEAR(p->weight, 21, 0);
+		CHECK_INT(p->nfuncs, 2); /* main's two files as one function */
+		CHECK_STR(p->meta.command, "./p a");
+		ty_profile_free(p);
+	}
+	ty_cachegrind_release(&cg);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&cg, 0, sizeof(cg));
+		CHECK_INT(ty_cachegrind_parse(bad[i], strlen(bad[i]), "bad", &cg, &e), -EINVAL);
+		CHECK(strncmp(e.msg, "bad:", 4) == 0);
+		ty_cachegrind_release(&cg);
+	}
+}
+
 int
 main(void)
 {
 	struct ty_profile *p = synthetic();
 
+	test_cachegrind();
 	test_off_cpu();
 	test_views(p);
 	test_roundtrip(p);

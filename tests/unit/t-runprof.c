@@ -408,6 +408,50 @@ test_totals(void)
 	ty_runprof_release(&p);
 }
 
+/* Exact counts (run --instructions --profile): repeated counts give exact
+ * rows, one run a side; a count that differs between runs of a side is
+ * left to the tests (1). Counts past 32 bits stay exact. */
+static void
+test_exact(void)
+{
+	struct ty_runprof p;
+	struct ty_runprof_diff d;
+	struct ty_runprof_ent en[3];
+	struct ty_error e;
+	uint32_t same, planted, gone;
+
+	CHECK_INT(ty_runprof_init(&p, 2), 0);
+	same = ty_runprof_sym(&p, "same", "");
+	planted = ty_runprof_sym(&p, "planted", "");
+	gone = ty_runprof_sym(&p, "gone", "");
+	en[0] = (struct ty_runprof_ent){same, 5000000000ull, 5000000000ull};
+	en[1] = (struct ty_runprof_ent){planted, 1000, 1000};
+	en[2] = (struct ty_runprof_ent){gone, 7, 7};
+	CHECK_INT(ty_runprof_add_run(&p, 0, 5000001007ull, 5000001007.0, en, 3), 0);
+	en[1].self = en[1].total = 4000;
+	CHECK_INT(ty_runprof_add_run(&p, 1, 5000004000ull, 5000004000.0, en, 2), 0);
+	CHECK_INT(ty_runprof_diff_exact(&p, 0, 1, &d, &e), 0);
+	CHECK_INT(d.nrows, 3);
+	CHECK_INT(d.nflagged, 2);
+	CHECK_STR(p.syms[d.rows[0].sym].name, "planted");
+	CHECK_NEAR(d.rows[0].change_ms, 3000, 0);
+	CHECK_NEAR(d.rows[0].lo, 3000, 0);
+	CHECK_INT(d.rows[0].verdict, 1);
+	CHECK_STR(p.syms[d.rows[1].sym].name, "gone"); /* against the total's direction */
+	CHECK_NEAR(d.rows[1].change_ms, -7, 0);
+	CHECK_INT(d.rows[2].verdict, 0);
+	CHECK_NEAR(d.rows[2].old_ms, 5000000000.0, 0);
+	CHECK_NEAR(d.wall_change_ms, 2993, 0);
+	ty_runprof_diff_release(&d);
+	/* a second run of the new side with another count: not exact */
+	en[1].self = en[1].total = 4001;
+	CHECK_INT(ty_runprof_add_run(&p, 1, 5000004001ull, 5000004001.0, en, 2), 0);
+	CHECK_INT(ty_runprof_diff_exact(&p, 0, 1, &d, &e), 1);
+	CHECK_INT(d.nrows, 0);
+	CHECK_INT(ty_runprof_diff_exact(&p, 0, 2, &d, &e), -EINVAL);
+	ty_runprof_release(&p);
+}
+
 int
 main(void)
 {
@@ -420,5 +464,6 @@ main(void)
 	test_totals();
 	test_aa();
 	test_power();
+	test_exact();
 	return check_done();
 }
