@@ -448,6 +448,26 @@ all_done(struct sched *S)
 	return 1;
 }
 
+/* Where an adaptive command stopped short of its precision, and what would
+ * have taken it further, into BUF: the limit it reached, raised. */
+static void
+stop_text(const struct ty_runner *r, enum ty_stop_reason stop, char *buf, size_t size)
+{
+	if (stop == TY_STOP_MAX_TIME)
+		snprintf(buf, size,
+			 "stopped at --max-time %gs (a command's time); more runs are needed: "
+			 "raise --max-time (e.g. --max-time %g)",
+			 r->o.max_time, r->o.max_time * 4);
+	else if (stop == TY_STOP_MAX_RUNS && r->o.max_runs > 0)
+		snprintf(buf, size,
+			 "stopped at -M %ld runs (--max-runs); more runs are needed: raise -M "
+			 "(e.g. -M %ld)",
+			 r->o.max_runs, r->o.max_runs * 4);
+	else
+		snprintf(buf, size, "stopped at %s; more runs are needed (-M, --max-time)",
+			 stop == TY_STOP_INTERRUPTED ? "an interruption" : "--max-runs");
+}
+
 static int
 finish_job(struct sched *S, size_t j, struct ty_error *e)
 {
@@ -457,24 +477,21 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 
 	S->st[j].finished = 1;
 	if (r->o.runs == 0 && res->stop != TY_STOP_PRECISION) {
+		char at[160];
 		hw = rel_halfwidth(S, j);
+		stop_text(r, res->stop, at, sizeof(at));
 		if (S->st[j].w.n < PRECISION_MIN_RUNS)
-			ty_result_warn(
-			    res,
-			    "%ld runs are too few to estimate the spread: the precision "
-			    "(%g%%) needs %d or more; stopped at %s (-m, -M, --max-time)",
-			    (long)S->st[j].w.n, r->o.precision, PRECISION_MIN_RUNS,
-			    res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
-		else if (isfinite(hw))
 			ty_result_warn(res,
-				       "the %s is known to within %.*f%% only, not %g%%: "
-				       "stopped at %s; more runs are needed (-M, --max-time)",
+				       "%ld runs are too few to estimate the spread: the precision "
+				       "(%g%%) needs %d or more; %s",
+				       (long)S->st[j].w.n, r->o.precision, PRECISION_MIN_RUNS, at);
+		else if (isfinite(hw))
+			ty_result_warn(res, "the %s is known to within %.*f%% only, not %g%%: %s",
 				       ty_verdict_centre_name(r->o.test),
 				       hw >= 10	 ? 0
 				       : hw >= 1 ? 1
 						 : 2,
-				       hw, r->o.precision,
-				       res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
+				       hw, r->o.precision, at);
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
 	}

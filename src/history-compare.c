@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "compare-input.h"
 #include "figure-text.h"
+#include "gate.h"
 #include "history-compare.h"
 #include "history-store.h"
 #include "run-profile.h"
@@ -294,27 +295,20 @@ print_json(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 
 /* ---- the gate ---- */
 
-static int
-gate(const struct ty_cmp_table *c, double limit, const struct side *a, const struct side *b)
-{
-	char m[256];
-	size_t i;
-	int tripped = 0;
+struct gate_ctx {
+	const struct side *a, *b;
+};
 
-	for (i = 0; !isnan(limit) && i < c->nrows; i++) {
-		const struct ty_cmp_row *r = &c->rows[i];
-		enum ty_gate g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few,
-						 r->v.c.rel, r->v.c.rel_lo, limit);
-		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
-			continue;
-		figure_text_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-				 r->v.interval, c->opt.confidence);
-		cli_error(0, "'%s' at %.12s against %.12s: %s%s", term_safe(r->new->label),
-			  term_safe(b->rev), term_safe(a->rev), m,
-			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
-		tripped |= g == TY_GATE_TRIP;
-	}
-	return tripped;
+static void
+gate_say(void *ctx, const struct ty_cmp_row *r, enum ty_gate g, const char *m)
+{
+	const struct gate_ctx *x = ctx;
+
+	if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+		return;
+	cli_error(0, "'%s' at %.12s against %.12s: %s%s", term_safe(r->new->label),
+		  term_safe(x->b->rev), term_safe(x->a->rev), m,
+		  g == TY_GATE_TRIP ? "" : " (the gate passes)");
 }
 
 /* ---- compare ---- */
@@ -358,6 +352,11 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 				     .confidence = o->confidence,
 				     .figures = "wall",
 				     .no_pairing = 1};
+	struct gate g = {o->gate_on, o->fail_if_slower};
+	struct gate_ctx gx = {&s[0], &s[1]};
+	struct ty_cmp_table gt;
+	char figures[160];
+	int gated = 0;
 	struct ty_results_saved files[2];
 	struct ty_history *h;
 	struct ty_cmp_table c;
@@ -385,14 +384,24 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 			st =
 			    cli_error(EXIT_USAGE, "no benchmark '%s' at %.12s or %.12s",
 				      term_safe(args[k]), term_safe(s[0].rev), term_safe(s[1].rev));
+	/* the gate's figure checked before anything is shown, and shown beside
+	 * the wall time */
+	if (!st && !isnan(g.limit))
+		gated = !(st = gate_table(&gt, files, 2, &opt, &g));
+	if (gated && strcmp(gate_figure(&g), "wall") != 0) {
+		snprintf(figures, sizeof(figures), "wall,%s", gate_figure(&g));
+		opt.figures = figures;
+	}
 	if (!st && (rc = ty_comparison_build(&c, files, 2, &opt, &e)) < 0)
 		st = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	else if (!st) {
 		st = emit(o, &c, &s[0], &s[1]);
-		if (!st && gate(&c, o->fail_if_slower, &s[0], &s[1]))
+		if (!st && gated && gate_judge(&gt, &g, gate_say, &gx) == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
 		ty_comparison_release(&c);
 	}
+	if (gated)
+		ty_comparison_release(&gt);
 	for (k = 0; k < read; k++)
 		ty_results_saved_release(&files[k]);
 	side_release(&s[0]);
