@@ -155,7 +155,10 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 			    row && row <= c->nrows ? &c->rows[row - 1] : NULL;
 			if (row > c->nrows) {
 				const struct ty_cmp_geomean *g = &c->geo[row - c->nrows - 1];
-				snprintf(cells[0], sizeof(cells[0]), "geomean");
+				snprintf(cells[0], sizeof(cells[0]), "geomean%s%s%s",
+					 strcmp(g->figure, "wall") ? " [" : "",
+					 strcmp(g->figure, "wall") ? g->figure : "",
+					 strcmp(g->figure, "wall") ? "]" : "");
 				figure_text_value(cells[1], sizeof(cells[1]), g->old, g->old,
 						  g->unit);
 				figure_text_value(cells[2], sizeof(cells[2]), g->new, g->old,
@@ -169,8 +172,12 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 						 : i == 2 ? nc
 							  : head[i]);
 			} else {
-				snprintf(cells[0], sizeof(cells[0]), "%s",
-					 term_safe(r->new->label));
+				/* the gate's figure beside the wall time: named */
+				snprintf(cells[0], sizeof(cells[0]), "%s%s%s%s",
+					 term_safe(r->new->label),
+					 strcmp(r->figure, "wall") ? " [" : "",
+					 strcmp(r->figure, "wall") ? term_safe(r->figure) : "",
+					 strcmp(r->figure, "wall") ? "]" : "");
 				figure_text_centre(cells[1], sizeof(cells[1]), &r->v.old,
 						   figure_text_row_ref(r), r->unit);
 				figure_text_centre(cells[2], sizeof(cells[2]), &r->v.new,
