@@ -225,7 +225,7 @@ gate_cpu_text(char *buf, size_t size, const struct ty_cmp_row *r)
 	char ch[96];
 
 	snprintf(buf, size,
-		 "%s: %s %s: proven where the wall time is not (it counts the waits for a CPU: "
+		 "%s: %s %s: proven where the wall time is not (that counts the waits for a CPU: "
 		 "the machine's load); gate on it with --gate-on %s",
 		 figure_text_metric(r->figure), figure_text_change(ch, sizeof(ch), r),
 		 ty_verdict_word_name(r->v.verdict), r->figure);

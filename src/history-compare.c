@@ -221,7 +221,7 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 			const struct ty_cmp_set *set = &c->sets[r->set];
 			size_t lack = (size_t)!has_profile(set->old, r->old) |
 				      (size_t)!has_profile(set->new, r->new) << 1;
-			if (lack != k)
+			if (lack != k || strcmp(r->figure, "wall") != 0)
 				continue;
 			fprintf(fp, "%s'%s'", shown++ ? ", " : "\nNo per-run profiles of ",
 				term_safe(r->new->label));
