@@ -243,9 +243,10 @@ fig_row(void *ctx, int ncols, const char *const *v)
 	if (nv == -ENOMEM)
 		return ty_error_set(x->R->e, -ENOMEM, "out of memory");
 	if (nv < 0)
-		return ty_error_set(x->R->e, -EINVAL,
-				    "database '%s': the values of '%s' (%s) at %.12s are not numbers",
-				    x->R->name, s->bench, v[0], x->R->rev);
+		return ty_error_set(
+		    x->R->e, -EINVAL,
+		    "database '%s': the values of '%s' (%s) at %.12s are not numbers", x->R->name,
+		    s->bench, v[0], x->R->rev);
 	s->nfigs++;
 	f->n = (size_t)nv;
 	if (!(f->name = strdup(v[0])) || !(f->unit = strdup(v[1])))
@@ -355,8 +356,8 @@ fig_of(const struct stored *s, const char *name)
  * (TAKEN[i]) hold, named by the first, into BENCH: each run at the index
  * the wall time gave it, a result without the figure counted missing. */
 static int
-take_figs(struct ty_results_saved_bench *bench, const struct stored *r, size_t n,
-	  const char *taken, size_t total)
+take_figs(struct ty_results_saved_bench *bench, const struct stored *r, size_t n, const char *taken,
+	  size_t total)
 {
 	const struct stored *first = NULL;
 	size_t i, k, j, at;

@@ -587,9 +587,8 @@ emit(const struct ty_cmp_table *c, const struct options *o, const struct ty_resu
 int
 cmd_compare(int argc, char **argv)
 {
-	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95},
-			    .output = "-",
-			    .gate = {NULL, NAN}};
+	struct options o = {
+	    .cmp = {.test = TY_TEST_DEFAULT, .confidence = 95}, .output = "-", .gate = {NULL, NAN}};
 	struct ty_results_saved *files = NULL;
 	struct ty_cmp_table c, g;
 	struct ty_error e = {0};

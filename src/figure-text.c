@@ -131,7 +131,8 @@ figure_text_gate(char *buf, size_t size, const char *figure, enum ty_gate g, dou
 	else
 		snprintf(iv, sizeof(iv), "interval n/a (%s)", ty_verdict_interval_why(interval));
 	len = snprintf(buf, size, "gate (%s): ",
-		       strcmp(figure, "cpu") == 0 ? "CPU time, user+sys" : figure_text_metric(figure));
+		       strcmp(figure, "cpu") == 0 ? "CPU time, user+sys"
+						  : figure_text_metric(figure));
 	if (len < 0 || (size_t)len >= size)
 		return buf;
 	buf += len;

@@ -54,8 +54,7 @@ both_have(const struct ty_results_saved_bench *old, const struct ty_results_save
 		if (!has(new, f))
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", f);
-		if (strcmp(f, "system") == 0 && has(old, "cpu") && has(new, "cpu") &&
-		    len < size)
+		if (strcmp(f, "system") == 0 && has(old, "cpu") && has(new, "cpu") && len < size)
 			len += (size_t)snprintf(buf + len, size - len, ", cpu");
 	}
 	return buf;
@@ -81,21 +80,21 @@ check_pairs(const struct ty_cmp_table *c, const char *figure)
 		if (strcmp(w->figure, "wall") != 0)
 			continue;
 		for (j = 0; j < c->nrows; j++)
-			if (c->rows[j].old == w->old && c->rows[j].new == w->new &&
-			    strcmp(c->rows[j].figure, figure) == 0)
+			if (c->rows[j].old == w->old &&
+			    c->rows[j].new == w->new &&strcmp(c->rows[j].figure, figure) == 0)
 				break;
 		if (j < c->nrows)
 			continue;
-		return cli_error(EXIT_USAGE,
-				 "--gate-on %s: '%s' against '%s' has no %s on both sides (the "
-				 "figures both have: %s)%s",
-				 term_safe(figure), term_safe(w->new->label),
-				 term_safe(w->old->label), term_safe(figure),
-				 term_safe(both_have(w->old, w->new, have, sizeof(have))),
-				 builtin(figure) ? ": a file without per-run user and system times "
-						   "(a hyperfine export?) cannot be gated on them"
-						 : ": count it on both sides (tachy run -e NAME), or "
-						   "gate on a figure both have");
+		return cli_error(
+		    EXIT_USAGE,
+		    "--gate-on %s: '%s' against '%s' has no %s on both sides (the "
+		    "figures both have: %s)%s",
+		    term_safe(figure), term_safe(w->new->label), term_safe(w->old->label),
+		    term_safe(figure), term_safe(both_have(w->old, w->new, have, sizeof(have))),
+		    builtin(figure) ? ": a file without per-run user and system times "
+				      "(a hyperfine export?) cannot be gated on them"
+				    : ": count it on both sides (tachy run -e NAME), or "
+				      "gate on a figure both have");
 	}
 	return 0;
 }
@@ -135,10 +134,8 @@ gate_table(struct ty_cmp_table *c, const struct ty_results_saved *files, size_t 
 enum ty_gate
 gate_judge(const struct ty_cmp_table *c, const struct gate *g, gate_say_fn *say, void *ctx)
 {
-	static const int rank[] = {[TY_GATE_PASS] = 0,
-				   [TY_GATE_TOO_FEW] = 1,
-				   [TY_GATE_UNPROVEN] = 2,
-				   [TY_GATE_TRIP] = 3};
+	static const int rank[] = {
+	    [TY_GATE_PASS] = 0, [TY_GATE_TOO_FEW] = 1, [TY_GATE_UNPROVEN] = 2, [TY_GATE_TRIP] = 3};
 	const char *figure = gate_figure(g);
 	enum ty_gate worst = TY_GATE_PASS;
 	char m[320];

@@ -49,7 +49,7 @@ struct run_opts {
 	const char *report_file;		  /* -o FILE */
 	enum ty_test test;
 	int no_pairing, keep_warmup;
-	struct gate gate;      /* --fail-if-slower P (NAN: off), --gate-on METRIC */
+	struct gate gate; /* --fail-if-slower P (NAN: off), --gate-on METRIC */
 	enum term_color color;
 	enum term_style style;
 	int order, color_choice; /* --order, --color (-1: not given) */
