@@ -511,6 +511,67 @@ warmup_notes(struct ty_cmp_table *c, struct ty_cmp_row *r, const size_t *skip, c
 	}
 }
 
+/* The CPU time of B's runs, user + system ("cpu"), into F (values and
+ * their runs malloc'd; F->n 0 when B lacks either figure). Returns 0 or
+ * -ENOMEM. */
+static int
+cpu_figure(const struct ty_results_saved_bench *b, struct ty_results_saved_figure *f)
+{
+	const struct ty_results_saved_figure *u = ty_results_saved_figure_named(b, "user");
+	const struct ty_results_saved_figure *s = ty_results_saved_figure_named(b, "system");
+	size_t i, j = 0, ru, rs = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->name = (char *)"cpu";
+	f->unit = (char *)"s";
+	if (!u || !s || strcmp(u->unit, "s") != 0 || strcmp(s->unit, "s") != 0)
+		return 0;
+	f->values = malloc((u->n + 1) * sizeof(*f->values));
+	f->run = malloc((u->n + 1) * sizeof(*f->run));
+	if (!f->values || !f->run)
+		return -ENOMEM;
+	/* the runs with both values, matched by run (both are in run order) */
+	for (i = 0; i < u->n; i++) {
+		ru = u->run ? u->run[i] : i;
+		for (; j < s->n && (rs = s->run ? s->run[j] : j) < ru; j++)
+			;
+		if (j == s->n || rs != ru)
+			continue;
+		f->values[f->n] = u->values[i] + s->values[j];
+		f->run[f->n++] = ru;
+	}
+	f->missing = b->nruns > f->n ? b->nruns - f->n : 0;
+	return 0;
+}
+
+/* -F cpu (named, as the gate names it): the CPU time of each run, user +
+ * system, where both sides have both and neither has a figure of that
+ * name. */
+static int
+cpu_row(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench *ob,
+	const struct ty_results_saved_bench *nb, const size_t *skip, struct ty_error *e)
+{
+	struct ty_results_saved_figure f[2];
+	int rc;
+
+	if (!c->opt.figures || strcmp(c->opt.figures, "all") == 0 ||
+	    !figure_wanted("cpu", c->opt.figures) || ty_results_saved_figure_named(ob, "cpu") ||
+	    ty_results_saved_figure_named(nb, "cpu"))
+		return 0;
+	rc = cpu_figure(ob, &f[0]);
+	if (!rc)
+		rc = cpu_figure(nb, &f[1]);
+	else
+		memset(&f[1], 0, sizeof(f[1]));
+	if (!rc && f[0].n && f[1].n)
+		rc = add_row(c, set, ob, nb, &f[0], &f[1], skip, e);
+	free(f[0].values);
+	free(f[0].run);
+	free(f[1].values);
+	free(f[1].run);
+	return rc;
+}
+
 /* Asked for (-F all, -F maxrss), maxrss missing on a side: say why. */
 static void
 missing_maxrss(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_bench *ob,
@@ -550,7 +611,7 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_benc
 	    (rc = warmup_of(c, nb, &skip[1], &ratio[1])))
 		return rc;
 	/* the rows of one pair at once (a handful of figures) */
-	if (!(rows = realloc(c->rows, (c->nrows + ob->nfigs) * sizeof(*rows))))
+	if (!(rows = realloc(c->rows, (c->nrows + ob->nfigs + 1) * sizeof(*rows))))
 		return -ENOMEM;
 	c->rows = rows;
 	for (i = 0; i < ob->nfigs; i++) {
@@ -568,6 +629,8 @@ pair_rows(struct ty_cmp_table *c, size_t set, const struct ty_results_saved_benc
 		if ((rc = add_row(c, set, ob, nb, of, nf, skip, e)))
 			return rc;
 	}
+	if ((rc = cpu_row(c, set, ob, nb, skip, e)))
+		return rc;
 	if (c->nrows > first && strcmp(c->rows[first].figure, "wall") == 0) {
 		run_warnings(c, &c->rows[first]);
 		warmup_notes(c, &c->rows[first], skip, ratio);

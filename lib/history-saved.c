@@ -128,13 +128,26 @@ static const char sql_at[] =
     "LEFT JOIN profiles p ON p.result_id = r.id "
     "WHERE c.rev = $1 AND m.name = $2 ORDER BY r.benchmark, r.id";
 
+/* A figure other than the wall time stored with a result. */
+struct stored_fig {
+	char *name, *unit;
+	double *vals;
+	size_t n;
+};
+
 struct stored {
 	char *id, *bench, *command, *data; /* data: the profile's text, NULL: none */
 	long left_out;			   /* -1: not known */
 	long runs;			   /* of the profile */
 	double *vals;
 	size_t n;
+	struct stored_fig *figs; /* user, system, the counters */
+	size_t nfigs, capfigs;
 };
+
+/* The other figures of one result, by name. */
+static const char sql_figs[] = "SELECT figure, unit, vals FROM samples WHERE result_id = $1 AND "
+			       "figure <> 'wall' ORDER BY figure";
 
 struct rows {
 	struct stored *r;
@@ -205,12 +218,71 @@ stored_row(void *ctx, int ncols, const char *const *v)
 	return 0;
 }
 
+struct figs_ctx {
+	struct stored *s;
+	const struct rows *R;
+};
+
+static int
+fig_row(void *ctx, int ncols, const char *const *v)
+{
+	struct figs_ctx *x = ctx;
+	struct stored *s = x->s;
+	struct stored_fig *f;
+	long nv;
+
+	if (ncols < 3 || !v[0] || !v[1] || !v[2])
+		return ty_error_set(x->R->e, -EINVAL,
+				    "database '%s': a figure of result %s with a missing field",
+				    x->R->name, s->id);
+	if (ty_array_grow(&s->figs, sizeof(*s->figs), s->nfigs + 1, &s->capfigs) < 0)
+		return ty_error_set(x->R->e, -ENOMEM, "out of memory");
+	f = &s->figs[s->nfigs];
+	memset(f, 0, sizeof(*f));
+	nv = ty_history_parse_values(v[2], &f->vals);
+	if (nv == -ENOMEM)
+		return ty_error_set(x->R->e, -ENOMEM, "out of memory");
+	if (nv < 0)
+		return ty_error_set(
+		    x->R->e, -EINVAL,
+		    "database '%s': the values of '%s' (%s) at %.12s are not numbers", x->R->name,
+		    s->bench, v[0], x->R->rev);
+	s->nfigs++;
+	f->n = (size_t)nv;
+	if (!(f->name = strdup(v[0])) || !(f->unit = strdup(v[1])))
+		return ty_error_set(x->R->e, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The other figures of every result of R (a query a result: a commit
+ * holds a few). */
+static int
+load_figs(struct ty_history *h, struct rows *R)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < R->n; i++) {
+		struct figs_ctx x = {&R->r[i], R};
+		const char *p[1] = {R->r[i].id};
+		if ((rc = h->s.exec(&h->s, sql_figs, p, 1, fig_row, &x, R->e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static void
 rows_free(struct rows *R)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < R->n; i++) {
+		for (k = 0; k < R->r[i].nfigs; k++) {
+			free(R->r[i].figs[k].name);
+			free(R->r[i].figs[k].unit);
+			free(R->r[i].figs[k].vals);
+		}
+		free(R->r[i].figs);
 		free(R->r[i].id);
 		free(R->r[i].bench);
 		free(R->r[i].command);
@@ -268,6 +340,56 @@ take_profile(const struct stored *s, struct ty_results_saved *out, size_t cmd, s
 	return rc;
 }
 
+/* Figure F of S, NULL when S has none with a value a run. */
+static const struct stored_fig *
+fig_of(const struct stored *s, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < s->nfigs; k++)
+		if (strcmp(s->figs[k].name, name) == 0)
+			return s->figs[k].n == s->n ? &s->figs[k] : NULL;
+	return NULL;
+}
+
+/* The figures other than the wall time that the results R[0..N) taken
+ * (TAKEN[i]) hold, named by the first, into BENCH: each run at the index
+ * the wall time gave it, a result without the figure counted missing. */
+static int
+take_figs(struct ty_results_saved_bench *bench, const struct stored *r, size_t n, const char *taken,
+	  size_t total)
+{
+	const struct stored *first = NULL;
+	size_t i, k, j, at;
+
+	for (i = 0; i < n && !first; i++)
+		if (taken[i])
+			first = &r[i];
+	for (j = 0; first && j < first->nfigs; j++) {
+		const char *name = first->figs[j].name, *unit = first->figs[j].unit;
+		struct ty_results_saved_figure *f;
+		if (ty_results_saved_figure_named(bench, name))
+			continue;
+		if (!(f = ty_results_saved_figure_add(bench, name, unit, total)))
+			return -ENOMEM;
+		for (i = 0, at = 0; i < n; i++) {
+			const struct stored_fig *sf = taken[i] ? fig_of(&r[i], name) : NULL;
+			if (!taken[i])
+				continue;
+			if (!sf || strcmp(sf->unit, unit) != 0) {
+				f->missing += r[i].n - first_kept(&r[i]);
+				at += r[i].n - first_kept(&r[i]);
+				continue;
+			}
+			for (k = first_kept(&r[i]); k < r[i].n; k++, at++, f->n++) {
+				f->values[f->n] = sf->vals[k];
+				f->run[f->n] = at;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Benchmark B of OUT from the stored results R[0..N) of one name. */
 static int
 take_bench(struct ty_results_saved *out, size_t b, size_t nbenches, const struct stored *r,
@@ -277,6 +399,7 @@ take_bench(struct ty_results_saved *out, size_t b, size_t nbenches, const struct
 	struct ty_results_saved_figure *wall;
 	size_t i, k, total = 0, left = 0;
 	int profiled = 0, rc;
+	char *taken;
 
 	for (i = 0; i < n; i++)
 		profiled |= r[i].data != NULL;
@@ -305,6 +428,14 @@ take_bench(struct ty_results_saved *out, size_t b, size_t nbenches, const struct
 			return rc;
 	}
 	bench->nruns = total;
+	if (!(taken = calloc(n + 1, 1)))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		taken[i] = !profiled || r[i].data;
+	rc = take_figs(bench, r, n, taken, total);
+	free(taken);
+	if (rc < 0)
+		return ty_error_set(e, -ENOMEM, "out of memory");
 	if (left && ty_results_saved_strv_addf(
 			&out->notes, &out->nnotes,
 			"'%s': %zu result%s without per-run profiles left out (the wall time and "
@@ -328,6 +459,8 @@ ty_history_saved_at(struct ty_history *h, const char *rev, const char *machine,
 	memset(out, 0, sizeof(*out));
 	if ((rc = h->s.exec(&h->s, h->version >= 2 ? sql_at : sql_at_v1, p, 2, stored_row, &R, e)) <
 	    0)
+		goto fail;
+	if ((rc = load_figs(h, &R)) < 0)
 		goto fail;
 	for (i = 0; i < R.n; i++)
 		nbenches += !i || strcmp(R.r[i].bench, R.r[i - 1].bench) != 0;

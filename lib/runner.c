@@ -450,6 +450,51 @@ all_done(struct sched *S)
 	return 1;
 }
 
+/* Where an adaptive command stopped short of its precision and what would
+ * take it further, into BUF: the limit it reached, raised, to about what
+ * N runs with a relative half-width HW (NAN: unknown; the precision needs
+ * NEED runs at least) and SPENT_NS of their time suggest (the half-width
+ * narrows as the square root of the runs). */
+static void
+stop_text(const struct ty_runner *r, enum ty_stop_reason stop, size_t n, double hw, size_t need,
+	  double spent_ns, char *buf, size_t size)
+{
+	double runs = isfinite(hw) && r->o.precision > 0
+			  ? ceil((double)n * (hw / r->o.precision) * (hw / r->o.precision))
+			  : (double)need;
+	char about[96] = "";
+
+	if (runs < (double)need)
+		runs = (double)need;
+	if (stop == TY_STOP_MAX_TIME)
+		snprintf(about, sizeof(about), "--max-time %gs", r->o.max_time);
+	else
+		snprintf(about, sizeof(about), "-M %ld runs", r->o.max_runs);
+	if (runs > 10000 && (stop == TY_STOP_MAX_TIME || stop == TY_STOP_MAX_RUNS)) {
+		/* no limit raised will do: say so */
+		snprintf(buf, size,
+			 "stopped at %s; about %.0f runs would be needed for %g%%: steadier runs "
+			 "(what disturbs them?) or a wider --precision",
+			 about, runs, r->o.precision);
+		return;
+	}
+	about[0] = '\0';
+	if (stop == TY_STOP_MAX_TIME) {
+		if (n && spent_ns > 0)
+			snprintf(about, sizeof(about), " (about --max-time %.0f for %.0f runs)",
+				 ceil(spent_ns / 1e9 / (double)n * runs), runs);
+		snprintf(buf, size, "stopped at --max-time %gs; more runs are needed: raise it%s",
+			 r->o.max_time, about);
+	} else if (stop == TY_STOP_MAX_RUNS && r->o.max_runs > 0) {
+		snprintf(about, sizeof(about), " (about -M %.0f)", runs);
+		snprintf(buf, size, "stopped at -M %ld runs; more runs are needed: raise -M%s",
+			 r->o.max_runs, about);
+	} else {
+		snprintf(buf, size, "stopped at %s; more runs are needed (-M, --max-time)",
+			 stop == TY_STOP_INTERRUPTED ? "an interruption" : "--max-runs");
+	}
+}
+
 static int
 finish_job(struct sched *S, size_t j, struct ty_error *e)
 {
@@ -459,24 +504,22 @@ finish_job(struct sched *S, size_t j, struct ty_error *e)
 
 	S->st[j].finished = 1;
 	if (r->o.runs == 0 && res->stop != TY_STOP_PRECISION) {
+		char at[160];
 		hw = rel_halfwidth(S, j);
+		stop_text(r, res->stop, S->st[j].w.n, hw, PRECISION_MIN_RUNS,
+			  (double)S->st[j].spent_ns, at, sizeof(at));
 		if (S->st[j].w.n < PRECISION_MIN_RUNS)
-			ty_result_warn(
-			    res,
-			    "%ld runs are too few to estimate the spread: the precision "
-			    "(%g%%) needs %d or more; stopped at %s (-m, -M, --max-time)",
-			    (long)S->st[j].w.n, r->o.precision, PRECISION_MIN_RUNS,
-			    res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
-		else if (isfinite(hw))
 			ty_result_warn(res,
-				       "the %s is known to within %.*f%% only, not %g%%: "
-				       "stopped at %s; more runs are needed (-M, --max-time)",
+				       "%ld runs are too few to estimate the spread: the precision "
+				       "(%g%%) needs %d or more; %s",
+				       (long)S->st[j].w.n, r->o.precision, PRECISION_MIN_RUNS, at);
+		else if (isfinite(hw))
+			ty_result_warn(res, "the %s is known to within %.*f%% only, not %g%%: %s",
 				       ty_verdict_centre_name(r->o.test),
 				       hw >= 10	 ? 0
 				       : hw >= 1 ? 1
 						 : 2,
-				       hw, r->o.precision,
-				       res->stop == TY_STOP_MAX_TIME ? "--max-time" : "--max-runs");
+				       hw, r->o.precision, at);
 		else
 			ty_result_warn(res, "too few runs for a confidence interval");
 	}

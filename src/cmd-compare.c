@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "compare-input.h"
 #include "figure-text.h"
+#include "gate.h"
 #include "run-profile.h"
 #include "tachy/array.h"
 #include "tachy/comparison.h"
@@ -37,7 +38,8 @@ static const char usage[] =
 
 static const char footer[] = "\n"
 			     "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
-			     "3 a proven regression beyond --fail-if-slower.\n";
+			     "3 a proven regression beyond --fail-if-slower (on the figure\n"
+			     "--gate-on names, the wall time by default).\n";
 
 enum format { FMT_TEXT, FMT_CSV, FMT_MARKDOWN, FMT_JSON };
 
@@ -45,7 +47,7 @@ struct options {
 	struct ty_cmp_options cmp;
 	int format; /* enum format */
 	const char *output;
-	double fail_if_slower; /* NAN: no gate */
+	struct gate gate; /* --fail-if-slower P, --gate-on METRIC */
 };
 
 /* ---- cells ---- */
@@ -466,32 +468,42 @@ print_json(FILE *fp, const struct ty_cmp_table *c)
 
 /* ---- the gate ---- */
 
-static int
-gate(const struct ty_cmp_table *c, double limit)
+static void
+gate_say(void *ctx, const struct ty_cmp_row *r, enum ty_gate g, const char *m)
 {
-	char m[256];
-	size_t i;
-	int tripped = 0;
+	const struct ty_cmp_table *c = ctx;
 
-	if (isnan(limit))
-		return 0;
+	if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+		return;
+	cli_error(0, "'%s' against '%s' in %s: %s%s", term_safe(r->new->label),
+		  term_safe(r->old->label), term_safe(c->sets[r->set].old->path), m,
+		  g == TY_GATE_TRIP ? "" : " (the gate passes)");
+}
+
+/* The CPU figure where it proves what the wall time does not (the default
+ * text report): a line a benchmark. */
+static void
+print_cpu_lines(FILE *fp, const struct ty_results_saved *files, size_t n, const struct options *o,
+		const struct ty_cmp_table *c)
+{
+	struct ty_cmp_table cpu;
+	const struct ty_cmp_row *r;
+	char buf[512];
+	size_t i;
+	int first = 1;
+
+	if (o->cmp.figures || gate_cpu_table(&cpu, files, n, &o->cmp) < 0)
+		return;
 	for (i = 0; i < c->nrows; i++) {
-		const struct ty_cmp_row *r = &c->rows[i];
-		enum ty_gate g;
-		if (strcmp(r->figure, "wall") != 0)
+		if (strcmp(c->rows[i].figure, "wall") != 0 ||
+		    !(r = gate_cpu_row(&cpu, c->rows[i].old, c->rows[i].new)))
 			continue;
-		g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few, r->v.c.rel,
-				    r->v.c.rel_lo, limit);
-		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
-			continue;
-		figure_text_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-				 r->v.interval, c->opt.confidence);
-		cli_error(0, "'%s' against '%s' in %s: %s%s", r->new->label, r->old->label,
-			  c->sets[r->set].old->path, m,
-			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
-		tripped |= g == TY_GATE_TRIP;
+		if (first)
+			fputc('\n', fp);
+		first = 0;
+		line(fp, 0, "", "%s: %s", r->new->label, gate_cpu_text(buf, sizeof(buf), r));
 	}
-	return tripped;
+	ty_comparison_release(&cpu);
 }
 
 /* ---- options ---- */
@@ -525,9 +537,15 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 		       "text (default), csv, markdown, or json"),
 	    OPT_STRING('o', "output", &o->output, "FILE",
 		       "write the table to FILE (default: standard output)"),
-	    OPT_DOUBLE(0, "fail-if-slower", &o->fail_if_slower, "P", 0, 1e9,
-		       "exit 3 when a benchmark's wall time is proven slower\n"
-		       "by more than P percent (the interval's bound)"),
+	    OPT_DOUBLE(0, "fail-if-slower", &o->gate.limit, "P", 0, 1e9,
+		       "exit 3 when a benchmark's wall time (or --gate-on's\n"
+		       "figure) is proven slower by more than P percent\n"
+		       "(the interval's bound)"),
+	    OPT_CALLBACK(0, "gate-on", &o->gate.metric, "METRIC",
+			 "the figure --fail-if-slower gates: wall (default),\n"
+			 "cpu (user+system), user, system, task-clock or a\n"
+			 "counter (instructions, cycles...)",
+			 gate_opt_metric),
 	    OPT_HELP('h', "help", "show this help"),
 	    OPT_END(),
 	};
@@ -537,7 +555,8 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 }
 
 static int
-emit(const struct ty_cmp_table *c, const struct options *o)
+emit(const struct ty_cmp_table *c, const struct options *o, const struct ty_results_saved *files,
+     size_t n)
 {
 	struct ty_outfile of;
 	struct ty_error e = {0};
@@ -547,6 +566,7 @@ emit(const struct ty_cmp_table *c, const struct options *o)
 	switch (o->format) {
 	case FMT_TEXT:
 		print_tables(of.fp, c, 0);
+		print_cpu_lines(of.fp, files, n, o, c);
 		run_profile_compare_text(of.fp, c);
 		break;
 	case FMT_MARKDOWN:
@@ -567,20 +587,25 @@ emit(const struct ty_cmp_table *c, const struct options *o)
 int
 cmd_compare(int argc, char **argv)
 {
-	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95},
-			    .output = "-",
-			    .fail_if_slower = NAN};
+	struct options o = {
+	    .cmp = {.test = TY_TEST_DEFAULT, .confidence = 95}, .output = "-", .gate = {NULL, NAN}};
 	struct ty_results_saved *files = NULL;
-	struct ty_cmp_table c;
+	struct ty_cmp_table c, g;
 	struct ty_error e = {0};
 	struct cli_args args;
-	int n, i, rc;
+	int n, i, rc, gated = 0;
 
 	if ((rc = parse_options(argc, argv, &o, &args)))
 		goto out;
 	n = args.n;
 	if (n < 1) {
 		rc = cli_usage_error("expected one or more results files");
+		goto out;
+	}
+	if (o.gate.metric && isnan(o.gate.limit)) {
+		rc = cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P, "
+				     "which is not given",
+				     o.gate.metric);
 		goto out;
 	}
 	if (o.cmp.reference && n > 1) {
@@ -593,14 +618,21 @@ cmd_compare(int argc, char **argv)
 	}
 	if ((rc = compare_input_read(files, args.v, n)))
 		goto out;
-	if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
+	/* the gate's figure checked before anything is shown */
+	if (!isnan(o.gate.limit))
+		gated = !(rc = gate_table(&g, files, (size_t)n, &o.cmp, &o.gate));
+	if (rc)
+		; /* said */
+	else if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
 		rc = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	} else {
-		rc = emit(&c, &o);
-		if (!rc && gate(&c, o.fail_if_slower))
+		rc = emit(&c, &o, files, (size_t)n);
+		if (!rc && gated && gate_judge(&g, &o.gate, gate_say, &g) == TY_GATE_TRIP)
 			rc = EXIT_REGRESSION;
 		ty_comparison_release(&c);
 	}
+	if (gated)
+		ty_comparison_release(&g);
 	for (i = 0; i < n; i++)
 		ty_results_saved_release(&files[i]);
 out:

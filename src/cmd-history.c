@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "compare-input.h"
 #include "figure-text.h"
+#include "gate.h"
 #include "history-compare.h"
 #include "history-store.h"
 #include "tachy/array.h"
@@ -31,11 +32,12 @@ static const char usage[] =
     "       tachy history show [--db DB] [--figure F] [--machine M] BENCH\n"
     "       tachy history detect [--db DB] [--figure F] [--machine M] [--since REV]\n"
     "                            [--format text|json|csv] [--fail-if-slower P]\n"
-    "                            [--max-p P] [BENCH...]\n"
+    "                            [--gate-on F] [--max-p P] [BENCH...]\n"
     "       tachy history plot [--db DB] [--figure F] [--machine M] [-o FILE]\n"
     "                          [BENCH...]\n"
     "       tachy history compare [--db DB] [--machine M] [--format text|json]\n"
-    "                             [-c P] [--fail-if-slower P] [-o FILE]\n"
+    "                             [-c P] [--fail-if-slower P] [--gate-on M]\n"
+    "                             [-o FILE]\n"
     "                             OLD NEW [BENCH...]\n"
     "\n"
     "Keep every result with its commit, and find the commits where performance\n"
@@ -61,7 +63,7 @@ static const char footer[] =
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct opts {
-	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output;
+	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output, *gate_on;
 	int format; /* enum format */
 	double fail_if_slower, max_p, confidence;
 };
@@ -429,6 +431,50 @@ load_benches(struct ty_history *h, const struct opts *o, char **benches, int nb,
 	return 0;
 }
 
+/* detect --gate-on F: the gate judges the figure detect runs on, F. */
+static int
+detect_gate_on(struct opts *o)
+{
+	if (!o->gate_on)
+		return 0;
+	if (isnan(o->fail_if_slower))
+		return cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P, "
+				       "which is not given",
+				       term_safe(o->gate_on));
+	if (o->figure && strcmp(o->figure, o->gate_on) != 0)
+		return cli_usage_error("--gate-on %s and --figure %s: detect gates the figure it "
+				       "looks at; give one of them",
+				       term_safe(o->gate_on), term_safe(o->figure));
+	o->figure = o->gate_on;
+	return 0;
+}
+
+/* The series S[0..N) of a gated figure: none is an error naming the figures
+ * stored (a gate never passes for want of its figure). */
+static int
+detect_gate_found(struct ty_history *h, const struct opts *o, size_t n)
+{
+	struct ty_error e = {0};
+	char **figs = NULL, list[1024];
+	size_t i, len = 0;
+
+	if (n || !o->gate_on)
+		return 0;
+	list[0] = '\0';
+	if (ty_history_figures(h, NULL, &figs, &e) == 0)
+		for (i = 0; figs && figs[i]; i++) {
+			if (len < sizeof(list))
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+							i ? ", " : "", figs[i]);
+			free(figs[i]);
+		}
+	free(figs);
+	return cli_error(EXIT_USAGE,
+			 "--gate-on %s: no series of '%s' in '%s'%s (the figures stored: %s)",
+			 term_safe(o->gate_on), term_safe(o->gate_on), ty_history_name(h),
+			 o->machine ? " on that machine" : "", list[0] ? term_safe(list) : "none");
+}
+
 static int
 do_detect(struct opts *o, char **benches, int nb)
 {
@@ -442,11 +488,13 @@ do_detect(struct opts *o, char **benches, int nb)
 	size_t n = 0, nf = 0, cap = 0, i, k;
 	int st;
 
+	if ((st = detect_gate_on(o)))
+		return st;
 	if (o->since && ty_history_git_describe(NULL, o->since, &g) == 0)
 		o->since = g.rev; /* a name git knows: its commit id */
 	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
-	if ((st = load_benches(h, o, benches, nb, &s, &n)))
+	if ((st = load_benches(h, o, benches, nb, &s, &n)) || (st = detect_gate_found(h, o, n)))
 		goto out;
 	if (o->since) {
 		int seen = 0;
@@ -498,8 +546,9 @@ do_detect(struct opts *o, char **benches, int nb)
 				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
 		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
 			continue;
-		figure_text_gate(msg, sizeof(msg), gt, o->fail_if_slower, c->change_pct, c->ci_low,
-				 c->ci_high, TY_INTERVAL_OK, d_confidence());
+		figure_text_gate(msg, sizeof(msg), o->figure ? o->figure : "wall", gt,
+				 o->fail_if_slower, c->change_pct, c->ci_low, c->ci_high,
+				 TY_INTERVAL_OK, d_confidence());
 		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
 			  term_safe(f[k].s->benchmark), term_safe(f[k].s->machine),
 			  term_safe(f[k].s->commits[c->index].rev), msg,
@@ -684,7 +733,7 @@ do_plot(const struct opts *o, char **benches, int nb)
 		return cli_usage_error("plot: -o must name a .html or .svg file");
 	if ((st = history_store_open(o->db, 0, &h)))
 		return st;
-	if ((st = load_benches(h, o, benches, nb, &s, &n)))
+	if ((st = load_benches(h, o, benches, nb, &s, &n)) || (st = detect_gate_found(h, o, n)))
 		goto out;
 	if (ty_outfile_open(&of, out, &e) < 0) {
 		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
@@ -748,10 +797,15 @@ do_compare(const struct opts *o, char **args, int n)
 					 .output = o->output,
 					 .json = o->format == FMT_JSON,
 					 .confidence = o->confidence,
-					 .fail_if_slower = o->fail_if_slower};
+					 .fail_if_slower = o->fail_if_slower,
+					 .gate_on = o->gate_on};
 
 	if (o->format == FMT_CSV)
 		return cli_usage_error("compare: --format csv: text or json");
+	if (o->gate_on && isnan(o->fail_if_slower))
+		return cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P, "
+				       "which is not given",
+				       term_safe(o->gate_on));
 	return history_compare(&c, args, n);
 }
 
@@ -851,6 +905,11 @@ cmd_history(int argc, char **argv)
 		       "starts a slowdown proven beyond P percent;\n"
 		       "compare: when NEW's wall time is proven slower\n"
 		       "than OLD's by more than P percent"),
+	    OPT_CALLBACK(0, "gate-on", &o.gate_on, "METRIC",
+			 "detect, compare: the figure that gate judges: wall\n"
+			 "(default), user, system, a counter; compare also\n"
+			 "cpu (user+system)",
+			 gate_opt_metric),
 	    OPT_DOUBLE(0, "max-p", &o.max_p, "P", 1e-300, 0.5,
 		       "detect: the p-value a change point must beat (0.001)"),
 	    OPT_CALLBACK('c', "confidence", &o.confidence, "P",
@@ -873,6 +932,7 @@ cmd_history(int argc, char **argv)
 	    DETECT,			 /* --since */
 	    DETECT | COMPARE,		 /* --format */
 	    DETECT | COMPARE,		 /* --fail-if-slower */
+	    DETECT | COMPARE,		 /* --gate-on */
 	    DETECT,			 /* --max-p */
 	    COMPARE,			 /* --confidence */
 	    DETECT | PLOT | COMPARE,	 /* --output */

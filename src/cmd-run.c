@@ -206,7 +206,7 @@ run_bench(struct bench *b)
 	else if (rc == -ECHILD) /* what finished is reported and exported; then why not all */
 		st = run_report_failures(&b->rs);
 	if (b->o.hist.history || b->o.hist.bisect) {
-		struct run_history_stats hs = {b->o.test, b->o.ro.confidence, b->o.fail_if_slower};
+		struct run_history_stats hs = {b->o.test, b->o.ro.confidence, b->o.gate};
 		st = run_history_finish(&b->o.hist, &b->rs, b->si ? run_env_json : NULL, b->si, &hs,
 					st);
 		if (b->o.hist.bisect || st)
@@ -245,7 +245,7 @@ cmd_run(int argc, char **argv)
 	b.o.ro.shell_runs = 50;
 	b.o.test = TY_TEST_DEFAULT;
 	b.o.ro.test = TY_TEST_DEFAULT;
-	b.o.fail_if_slower = NAN;
+	b.o.gate.limit = NAN;
 	st = run_options_parse(&b.o, argc, argv);
 	if (st < 0) {
 		bench_release(&b);

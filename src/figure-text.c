@@ -102,11 +102,27 @@ figure_text_pct(char *buf, size_t size, double pct)
 	return buf;
 }
 
+const char *
+figure_text_metric(const char *figure)
+{
+	static const char *const names[][2] = {{"wall", "wall time"},
+					       {"cpu", "CPU time (user+sys)"},
+					       {"user", "user time"},
+					       {"system", "system time"}};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(figure, names[i][0]) == 0)
+			return names[i][1];
+	return figure;
+}
+
 char *
-figure_text_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo,
-		 double hi, enum ty_interval interval, double confidence)
+figure_text_gate(char *buf, size_t size, const char *figure, enum ty_gate g, double limit,
+		 double rel, double lo, double hi, enum ty_interval interval, double confidence)
 {
 	char r[32], l[32], h[32], iv[96];
+	int len;
 
 	figure_text_pct(r, sizeof(r), rel);
 	if (interval == TY_INTERVAL_OK)
@@ -114,6 +130,13 @@ figure_text_gate(char *buf, size_t size, enum ty_gate g, double limit, double re
 			 figure_text_pct(h, sizeof(h), hi));
 	else
 		snprintf(iv, sizeof(iv), "interval n/a (%s)", ty_verdict_interval_why(interval));
+	len = snprintf(buf, size, "gate (%s): ",
+		       strcmp(figure, "cpu") == 0 ? "CPU time, user+sys"
+						  : figure_text_metric(figure));
+	if (len < 0 || (size_t)len >= size)
+		return buf;
+	buf += len;
+	size -= (size_t)len;
 	if (g == TY_GATE_TOO_FEW)
 		snprintf(buf, size, "too few runs to prove a change: %s", r);
 	else
@@ -122,7 +145,7 @@ figure_text_gate(char *buf, size_t size, enum ty_gate g, double limit, double re
 			 : g == TY_GATE_UNPROVEN ? "may be "
 						 : "not proven ",
 			 limit, g == TY_GATE_UNPROVEN ? ", not proven" : "", r, iv, confidence);
-	return buf;
+	return buf - len;
 }
 
 size_t

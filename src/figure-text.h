@@ -40,15 +40,21 @@ char *figure_text_centre(char *buf, size_t size, const struct ty_centre *c, doub
 char *figure_text_change(char *buf, size_t size, const struct ty_cmp_row *r);
 char *figure_text_p(char *buf, size_t size, double p);
 
-/* What a regression gate found, for its message: "slower by more than 5%:
+/* What a regression gate on FIGURE found, for its message: "gate (wall
+ * time): slower by more than 5%:
  * +12.3% [+7.1%, +17.9%] at 95% confidence" (TY_GATE_TRIP), "may be slower
  * by more than 5%, not proven: +6.1% [+2.0%, +10.3%] at 95% confidence"
  * (TY_GATE_UNPROVEN), "not proven slower by more than 5%: ..." (TY_GATE_PASS),
  * "too few runs to prove a change: +6.1%" (TY_GATE_TOO_FEW); an interval
  * that cannot be had says "interval n/a (WHY)". INTERVAL says whether LO,
  * HI mean something. Returns BUF. */
-char *figure_text_gate(char *buf, size_t size, enum ty_gate g, double limit, double rel, double lo,
-		       double hi, enum ty_interval interval, double confidence);
+char *figure_text_gate(char *buf, size_t size, const char *figure, enum ty_gate g, double limit,
+		       double rel, double lo, double hi, enum ty_interval interval,
+		       double confidence);
+
+/* FIGURE as a gate names it: "wall time", "CPU time (user+sys)", "user
+ * time", "system time", else the figure's own name. */
+const char *figure_text_metric(const char *figure);
 
 /* The prefix for values like REF in UNIT: *SCALE to multiply them by and
  * the suffix to print ("ms", "k", "MiB"), for axes. */

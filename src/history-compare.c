@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "compare-input.h"
 #include "figure-text.h"
+#include "gate.h"
 #include "history-compare.h"
 #include "history-store.h"
 #include "run-profile.h"
@@ -154,7 +155,10 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 			    row && row <= c->nrows ? &c->rows[row - 1] : NULL;
 			if (row > c->nrows) {
 				const struct ty_cmp_geomean *g = &c->geo[row - c->nrows - 1];
-				snprintf(cells[0], sizeof(cells[0]), "geomean");
+				snprintf(cells[0], sizeof(cells[0]), "geomean%s%s%s",
+					 strcmp(g->figure, "wall") ? " [" : "",
+					 strcmp(g->figure, "wall") ? g->figure : "",
+					 strcmp(g->figure, "wall") ? "]" : "");
 				figure_text_value(cells[1], sizeof(cells[1]), g->old, g->old,
 						  g->unit);
 				figure_text_value(cells[2], sizeof(cells[2]), g->new, g->old,
@@ -168,8 +172,12 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 						 : i == 2 ? nc
 							  : head[i]);
 			} else {
-				snprintf(cells[0], sizeof(cells[0]), "%s",
-					 term_safe(r->new->label));
+				/* the gate's figure beside the wall time: named */
+				snprintf(cells[0], sizeof(cells[0]), "%s%s%s%s",
+					 term_safe(r->new->label),
+					 strcmp(r->figure, "wall") ? " [" : "",
+					 strcmp(r->figure, "wall") ? term_safe(r->figure) : "",
+					 strcmp(r->figure, "wall") ? "]" : "");
 				figure_text_centre(cells[1], sizeof(cells[1]), &r->v.old,
 						   figure_text_row_ref(r), r->unit);
 				figure_text_centre(cells[2], sizeof(cells[2]), &r->v.new,
@@ -213,7 +221,7 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 			const struct ty_cmp_set *set = &c->sets[r->set];
 			size_t lack = (size_t)!has_profile(set->old, r->old) |
 				      (size_t)!has_profile(set->new, r->new) << 1;
-			if (lack != k)
+			if (lack != k || strcmp(r->figure, "wall") != 0)
 				continue;
 			fprintf(fp, "%s'%s'", shown++ ? ", " : "\nNo per-run profiles of ",
 				term_safe(r->new->label));
@@ -294,27 +302,20 @@ print_json(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 
 /* ---- the gate ---- */
 
-static int
-gate(const struct ty_cmp_table *c, double limit, const struct side *a, const struct side *b)
-{
-	char m[256];
-	size_t i;
-	int tripped = 0;
+struct gate_ctx {
+	const struct side *a, *b;
+};
 
-	for (i = 0; !isnan(limit) && i < c->nrows; i++) {
-		const struct ty_cmp_row *r = &c->rows[i];
-		enum ty_gate g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few,
-						 r->v.c.rel, r->v.c.rel_lo, limit);
-		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
-			continue;
-		figure_text_gate(m, sizeof(m), g, limit, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-				 r->v.interval, c->opt.confidence);
-		cli_error(0, "'%s' at %.12s against %.12s: %s%s", term_safe(r->new->label),
-			  term_safe(b->rev), term_safe(a->rev), m,
-			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
-		tripped |= g == TY_GATE_TRIP;
-	}
-	return tripped;
+static void
+gate_say(void *ctx, const struct ty_cmp_row *r, enum ty_gate g, const char *m)
+{
+	const struct gate_ctx *x = ctx;
+
+	if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+		return;
+	cli_error(0, "'%s' at %.12s against %.12s: %s%s", term_safe(r->new->label),
+		  term_safe(x->b->rev), term_safe(x->a->rev), m,
+		  g == TY_GATE_TRIP ? "" : " (the gate passes)");
 }
 
 /* ---- compare ---- */
@@ -358,6 +359,11 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 				     .confidence = o->confidence,
 				     .figures = "wall",
 				     .no_pairing = 1};
+	struct gate g = {o->gate_on, o->fail_if_slower};
+	struct gate_ctx gx = {&s[0], &s[1]};
+	struct ty_cmp_table gt;
+	char figures[160];
+	int gated = 0;
 	struct ty_results_saved files[2];
 	struct ty_history *h;
 	struct ty_cmp_table c;
@@ -385,14 +391,24 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 			st =
 			    cli_error(EXIT_USAGE, "no benchmark '%s' at %.12s or %.12s",
 				      term_safe(args[k]), term_safe(s[0].rev), term_safe(s[1].rev));
+	/* the gate's figure checked before anything is shown, and shown beside
+	 * the wall time */
+	if (!st && !isnan(g.limit))
+		gated = !(st = gate_table(&gt, files, 2, &opt, &g));
+	if (gated && strcmp(gate_figure(&g), "wall") != 0) {
+		snprintf(figures, sizeof(figures), "wall,%s", gate_figure(&g));
+		opt.figures = figures;
+	}
 	if (!st && (rc = ty_comparison_build(&c, files, 2, &opt, &e)) < 0)
 		st = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	else if (!st) {
 		st = emit(o, &c, &s[0], &s[1]);
-		if (!st && gate(&c, o->fail_if_slower, &s[0], &s[1]))
+		if (!st && gated && gate_judge(&gt, &g, gate_say, &gx) == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
 		ty_comparison_release(&c);
 	}
+	if (gated)
+		ty_comparison_release(&gt);
 	for (k = 0; k < read; k++)
 		ty_results_saved_release(&files[k]);
 	side_release(&s[0]);

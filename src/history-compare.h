@@ -9,11 +9,13 @@ struct history_compare_opts {
 	int json;			   /* --format json */
 	double confidence;		   /* percent */
 	double fail_if_slower;		   /* NAN: no gate */
+	const char *gate_on;		   /* --gate-on: its figure; NULL: wall */
 };
 
 /* Compare what ARGS[0] and ARGS[1] (commits) hold, for the benchmarks
  * ARGS[2..N) (all when none). Prints the result or why not; returns an
- * exit status (3: a wall time proven slower beyond --fail-if-slower). */
+ * exit status (3: a wall time, or --gate-on's figure, proven slower beyond
+ * --fail-if-slower). */
 int history_compare(const struct history_compare_opts *o, char **args, int n);
 
 #endif

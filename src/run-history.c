@@ -118,21 +118,34 @@ run_history_bisect_status(int st)
 	return 125;
 }
 
+/* What the gate made of a row, in git bisect's words. */
+static void
+bisect_say(void *ctx, const struct ty_cmp_row *r, enum ty_gate g, const char *m)
+{
+	const struct run_history *h = ctx;
+
+	fprintf(stderr, "tachy run: --bisect: '%s' against %s: %s: %s\n", r->new->label, h->bisect,
+		m,
+		g == TY_GATE_TRIP   ? "bad"
+		: g == TY_GATE_PASS ? "good"
+				    : "skip (inconclusive)");
+}
+
 static int
 bisect_verdict(struct run_history *h, const struct ty_results_saved *now,
 	       const struct run_history_stats *s)
 {
-	struct ty_cmp_options opt = {
-	    .test = s->test, .confidence = s->confidence, .figures = "wall"};
+	struct ty_cmp_options opt = {.test = s->test, .confidence = s->confidence};
+	struct gate g = s->gate;
 	struct ty_results_saved files[2];
 	struct ty_cmp_table c;
-	struct ty_error e = {0};
-	double p = isnan(s->fail_if_slower) ? 0 : s->fail_if_slower;
-	size_t i;
-	int rc, st = 0;
+	enum ty_gate worst;
+	int st;
 
 	char pair[2048], *pairs[1] = {pair};
 
+	if (isnan(g.limit))
+		g.limit = 0;
 	memcpy(&files[0], &h->base, sizeof(files[0]));
 	memcpy(&files[1], now, sizeof(files[1]));
 	/* one benchmark each side: they pair whatever their names (a bisected
@@ -144,29 +157,14 @@ bisect_verdict(struct run_history *h, const struct ty_results_saved *now,
 		opt.match.pairs = pairs;
 		opt.match.npairs = 1;
 	}
-	if ((rc = ty_comparison_build(&c, files, 2, &opt, &e)) < 0)
-		return cli_error(128, "--bisect: %s", e.msg);
-	for (i = 0; i < c.nrows; i++) {
-		const struct ty_cmp_row *r = &c.rows[i];
-		char m[256];
-		/* the one gate of run, compare and history: bad only when proven
-		 * slower by more than P at the confidence; skip when the estimate
-		 * is beyond P but not proven, or nothing can be proven */
-		enum ty_gate g = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few,
-						 r->v.c.rel, r->v.c.rel_lo, p);
-		int word = g == TY_GATE_TRIP ? 1 : g == TY_GATE_PASS ? 0 : 125;
-		figure_text_gate(m, sizeof(m), g, p, r->v.c.rel, r->v.c.rel_lo, r->v.c.rel_hi,
-				 r->v.interval, s->confidence);
-		fprintf(stderr, "tachy run: --bisect: '%s' against %s: %s: %s\n", r->new->label,
-			h->bisect, m,
-			word == 1     ? "bad"
-			: word == 125 ? "skip (inconclusive)"
-				      : "good");
-		if (word == 1 || (word == 125 && st == 0))
-			st = word;
-	}
+	/* the one gate of run, compare and history: bad only when proven
+	 * slower by more than P at the confidence; skip when the estimate is
+	 * beyond P but not proven, or nothing can be proven */
+	if ((st = gate_table(&c, files, 2, &opt, &g)))
+		return st == EXIT_USAGE ? 128 : 125;
+	worst = gate_judge(&c, &g, bisect_say, h);
 	ty_comparison_release(&c);
-	return st;
+	return worst == TY_GATE_TRIP ? 1 : worst == TY_GATE_PASS ? 0 : 125;
 }
 
 int

@@ -4,12 +4,13 @@
  * --bisect compares them against BASE as `tachy compare` does (the one
  * verdict of comparison.c) and turns the verdict into git bisect run's
  * exit codes: 0 not proven slower, 1 proven slower by more than
- * --fail-if-slower P (default 0), 125 inconclusive (too few runs to prove
- * anything, or more than P% slower but not proven) or the command could
- * not run, 128 a usage error, 130 interrupted. */
+ * --fail-if-slower P (default 0) on the figure of --gate-on (the wall time), 125 inconclusive (too
+ * few runs to prove anything, or more than P% slower but not proven) or the command could not run,
+ * 128 a usage error, 130 interrupted. */
 #ifndef TACHY_RUN_HISTORY_H
 #define TACHY_RUN_HISTORY_H
 
+#include "gate.h"
 #include "tachy/results-read.h"
 #include "tachy/results.h"
 
@@ -25,7 +26,7 @@ struct run_history {
 struct run_history_stats {
 	enum ty_test test;
 	double confidence;
-	double fail_if_slower; /* NAN: 0 */
+	struct gate gate; /* --fail-if-slower (NAN: 0) on --gate-on's figure */
 };
 
 /* Before the first run: read BASE. Returns 0 or an exit status. */

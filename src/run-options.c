@@ -423,9 +423,14 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		     "keep a detected warm-up in the figures"),                                    \
 	    OPT_DOUBLE(0, "confidence", &(o)->ro.confidence, "C", 50, 99.9999,                     \
 		       "confidence level in percent (default 95)"),                                \
-	    OPT_DOUBLE(0, "fail-if-slower", &(o)->fail_if_slower, "P", 0, 1e9,                     \
+	    OPT_DOUBLE(0, "fail-if-slower", &(o)->gate.limit, "P", 0, 1e9,                         \
 		       "exit 3 when a command is proven slower than the\n"                         \
 		       "reference by more than P% (the interval's bound)"),                        \
+	    OPT_CALLBACK(0, "gate-on", &(o)->gate.metric, "METRIC",                                \
+			 "the figure --fail-if-slower and --bisect gate: wall\n"                   \
+			 "(default), cpu (user+system), user, system,\n"                           \
+			 "task-clock or a counter (instructions...)",                              \
+			 gate_opt_metric),                                                         \
 	    OPT_GROUP("Output:"),                                                                  \
 	    OPT_CALLBACK('u', "time-unit", &(o)->unit, "UNIT",                                     \
 			 "s, ms, us or ns, or hyperfine's second, millisecond,\n"                  \
@@ -564,6 +569,10 @@ run_options_parse(struct run_opts *o, int argc, char **argv)
 				       o->ro.shell);
 	if (!o->argv_cmd && o->cmds.n == 0)
 		return cli_usage_error("no command to benchmark");
+	if (o->gate.metric && isnan(o->gate.limit) && !o->hist.bisect)
+		return cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P "
+				       "(or --bisect), which is not given",
+				       o->gate.metric);
 	if (o->ro.max_runs && o->ro.max_runs < o->ro.min_runs && !o->ro.runs) {
 		if (o->ro.min_runs != 10)
 			return cli_usage_error("-M/--max-runs is smaller than -m/--min-runs");

@@ -9,11 +9,25 @@
 
 #include "cli.h"
 #include "figure-text.h"
+#include "gate.h"
 #include "run.h"
 #include "tachy/tachy.h"
 
 /* the human report: stdout, or stderr when an export goes to stdout */
 static FILE *rep;
+
+/* The run's results as saved results (what the gate and the CPU line
+ * compare, as compare compares the export) and the CPU figure's table. */
+struct saved_view {
+	struct ty_results_saved saved;
+	struct ty_cmp_table cpu;
+	int have, have_cpu;
+};
+
+/* The view of the report being printed (run_report_print), for the CPU line. */
+static const struct saved_view *shown_view;
+static const struct ty_results_saved_bench *bench_of(const struct saved_view *v,
+						     const struct ty_results *rs, size_t i);
 
 /* Print "  LABEL" padded to a column (by characters, not bytes). */
 static void
@@ -242,6 +256,22 @@ print_interval(struct term *t, const struct ty_compare *x, int too_few)
 		fprintf(rep, "%+.1f%% [%+.1f%%, %+.1f%%], ", x->rel, x->rel_lo, x->rel_hi);
 }
 
+/* Where the wall time's comparison C proves nothing and a CPU figure's
+ * proves a change: one line with that figure and the gate on it. */
+static void
+print_cpu_line(const struct ty_results *rs, const struct ty_comparison *c)
+{
+	const struct ty_cmp_row *r;
+	char buf[512];
+
+	if (!shown_view || !shown_view->have_cpu || c->figure != TY_FIG_WALL)
+		return;
+	r = gate_cpu_row(&shown_view->cpu, bench_of(shown_view, rs, c->reference),
+			 bench_of(shown_view, rs, c->command));
+	if (r)
+		fprintf(rep, "    %s\n", gate_cpu_text(buf, sizeof(buf), r));
+}
+
 static void
 print_comparison(struct term *t, const struct ty_results *rs, const struct ty_comparison *c)
 {
@@ -285,7 +315,8 @@ print_comparison(struct term *t, const struct ty_results *rs, const struct ty_co
 		c->too_few ? " (too few runs to prove one)" : "", term_c(t, "reset"));
 	if (rs->interleaved && !rs->no_pairing && !c->pairs)
 		fprintf(rep, "    (rounds not paired: too few shared rounds for the test, or a "
-			     "value not positive)\n");
+			     "value not positive; more rounds pair them: raise -m N or -r N)\n");
+	print_cpu_line(rs, c);
 }
 
 /* The commands by mean wall time, fastest first (those without a finished
@@ -465,32 +496,79 @@ run_exports_write(struct ty_outfile *of, int *open, const struct ty_results *rs,
 	return st;
 }
 
+/* RS as saved results into V, and the options it is compared with. */
+static int
+saved_view(struct saved_view *v, const struct ty_results *rs, const struct run_opts *o,
+	   struct ty_cmp_options *opt)
+{
+	struct ty_error e = {0};
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	memset(opt, 0, sizeof(*opt));
+	opt->test = rs->test;
+	opt->confidence = rs->confidence;
+	opt->no_pairing = o->no_pairing;
+	opt->keep_warmup = o->keep_warmup;
+	if ((rc = ty_results_saved_from(&v->saved, rs, NULL, NULL, "this run", &e)) < 0)
+		return rc;
+	v->have = 1;
+	return 0;
+}
+
+static void
+saved_view_release(struct saved_view *v)
+{
+	if (v->have_cpu)
+		ty_comparison_release(&v->cpu);
+	if (v->have)
+		ty_results_saved_release(&v->saved);
+	v->have = v->have_cpu = 0;
+}
+
+/* The saved benchmark of command I (the commands with runs, in order). */
+static const struct ty_results_saved_bench *
+bench_of(const struct saved_view *v, const struct ty_results *rs, size_t i)
+{
+	size_t k, b = 0;
+
+	if (!v->have || !rs->r[i].nruns)
+		return NULL;
+	for (k = 0; k < i; k++)
+		b += rs->r[k].nruns > 0;
+	return b < v->saved.nbenches ? &v->saved.benches[b] : NULL;
+}
+
+static void
+gate_say(void *ctx, const struct ty_cmp_row *r, enum ty_gate g, const char *m)
+{
+	(void)ctx;
+	if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
+		return;
+	/* the names as the report shows them (the results' shown forms) */
+	cli_error(0, "'%s' against '%s': %s%s", r->new->label, r->old->label, m,
+		  g == TY_GATE_TRIP ? "" : " (the gate passes)");
+}
+
+/* The one gate of run and compare (gate.c) on the run's saved results. */
 static int
 gate(const struct ty_results *rs, const struct run_opts *o)
 {
-	size_t i;
-	int st = 0;
+	struct ty_cmp_options opt;
+	struct saved_view v;
+	struct ty_cmp_table c;
+	int st;
 
-	if (isnan(o->fail_if_slower))
+	if (isnan(o->gate.limit) || rs->n < 2)
 		return 0;
-	for (i = 0; i < rs->ncmp; i++) {
-		const struct ty_comparison *c = &rs->cmp[i];
-		enum ty_gate g;
-		char m[256];
-		if (c->figure != TY_FIG_WALL)
-			continue;
-		g = ty_verdict_gate(c->verdict, c->interval, c->too_few, c->c.rel, c->c.rel_lo,
-				    o->fail_if_slower);
-		if (g != TY_GATE_TRIP && g != TY_GATE_UNPROVEN)
-			continue;
-		figure_text_gate(m, sizeof(m), g, o->fail_if_slower, c->c.rel, c->c.rel_lo,
-				 c->c.rel_hi, c->interval, rs->confidence);
-		cli_error(0, "'%s' against '%s': %s%s", rs->r[c->command].name,
-			  rs->r[c->reference].name, m,
-			  g == TY_GATE_TRIP ? "" : " (the gate passes)");
-		if (g == TY_GATE_TRIP)
+	if (saved_view(&v, rs, o, &opt) < 0)
+		return 0; /* no command has a run: nothing to gate (said above) */
+	if (!(st = gate_table(&c, &v.saved, 1, &opt, &o->gate))) {
+		if (gate_judge(&c, &o->gate, gate_say, NULL) == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
+		ty_comparison_release(&c);
 	}
+	saved_view_release(&v);
 	return st;
 }
 
@@ -542,9 +620,21 @@ void
 run_report_print(struct bench *b)
 {
 	char **saved = calloc(2 * b->rs.n + 1, sizeof(char *));
+	struct ty_cmp_options opt;
+	struct saved_view v = {0};
 
 	swap_shown(&b->rs, saved, 1);
+	/* the CPU line: the default report, where commands are compared */
+	if (b->rs.n >= 2 && !b->o.counters.perf_stat && saved_view(&v, &b->rs, &b->o, &opt) == 0 &&
+	    gate_cpu_table(&v.cpu, &v.saved, 1, &opt) == 0) {
+		v.have_cpu = v.cpu.nrows > 0;
+		if (!v.have_cpu)
+			ty_comparison_release(&v.cpu);
+		shown_view = &v;
+	}
 	print_report_body(b);
+	shown_view = NULL;
+	saved_view_release(&v);
 	swap_shown(&b->rs, saved, 0);
 	free(saved);
 }

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "counters-out.h"
+#include "gate.h"
 #include "run-history.h"
 #include "run-instr.h"
 #include "run-profile.h"
@@ -49,7 +50,7 @@ struct run_opts {
 	const char *report_file;		  /* -o FILE */
 	enum ty_test test;
 	int no_pairing, keep_warmup;
-	double fail_if_slower; /* NAN: off */
+	struct gate gate; /* --fail-if-slower P (NAN: off), --gate-on METRIC */
 	enum term_color color;
 	enum term_style style;
 	int order, color_choice; /* --order, --color (-1: not given) */
@@ -115,7 +116,7 @@ void run_report_print(struct bench *b);
 /* Commit -o FILE's report. Returns 0 or EXIT_RUNTIME after saying why. */
 int run_report_commit(struct bench *b);
 
-/* The regression gate (--fail-if-slower), with the names as the report
+/* The regression gate (--fail-if-slower on --gate-on's figure), with the names as the report
  * shows them: 0 or EXIT_REGRESSION, each proof said. */
 int run_report_gate(struct bench *b);
 

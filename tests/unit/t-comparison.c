@@ -139,11 +139,78 @@ test_environment(void)
 	ty_results_saved_release(&f[1]);
 }
 
+/* A tachy export of one benchmark: wall 10 ms, user U ms + i/10 ms, system
+ * 1 ms + i us in run i. */
+static void
+cpu_doc(char *buf, size_t size, double u)
+{
+	size_t len = 0;
+	int i;
+
+	len += (size_t)snprintf(
+	    buf + len, size - len,
+	    "{\"results\": [{\"command\": \"b\", \"times\": [0.01, 0.01, 0.01, "
+	    "0.01, 0.01, 0.01, 0.01, 0.01], \"tachy\": {\"name\": \"b\", \"runs\": [");
+	for (i = 0; i < 8; i++) {
+		len += (size_t)snprintf(
+		    buf + len, size - len,
+		    "%s{\"wall_ns\": 10000000, \"user_ns\": %.0f, \"system_ns\": %d}",
+		    i ? ", " : "", (u + i / 10.0) * 1e6, 1000000 + 1000 * i);
+	}
+	snprintf(buf + len, size - len, "], \"left_out\": 0}}], \"tachy\": {\"schema\": 1}}");
+}
+
+/* -F cpu: user + system of each run, only where named. */
+static void
+test_cpu_figure(void)
+{
+	struct ty_cmp_options o = {
+	    .test = TY_TEST_MANN_WHITNEY, .confidence = 95, .figures = "cpu"};
+	struct ty_results_saved f[2];
+	struct ty_cmp_table c;
+	struct ty_error e = {0};
+	char a[2048], b[2048];
+
+	cpu_doc(a, sizeof(a), 2);
+	cpu_doc(b, sizeof(b), 4);
+	CHECK_INT(ty_results_read_text(&f[0], a, "a.json", &e), 0);
+	CHECK_INT(ty_results_read_text(&f[1], b, "b.json", &e), 0);
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), 0);
+	CHECK_INT(c.nrows, 1);
+	CHECK_STR(c.rows[0].figure, "cpu");
+	CHECK_STR(c.rows[0].unit, "s");
+	CHECK_INT(c.rows[0].v.old.n, 8);
+	CHECK_INT(c.rows[0].v.new.n, 8);
+	/* the medians of 3.0..3.707 ms and of 5.0..5.707 ms, run by run */
+	CHECK_NEAR(c.rows[0].v.old.centre, 3.3535e-3, 1e-9);
+	CHECK_NEAR(c.rows[0].v.new.centre, 5.3535e-3, 1e-9);
+	CHECK_INT(c.rows[0].v.verdict, TY_VERDICT_SLOWER);
+	CHECK_INT(c.nnotes, 0);
+	ty_comparison_release(&c);
+	o.figures = "all"; /* not among all: named only */
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), 0);
+	for (size_t i = 0; i < c.nrows; i++)
+		CHECK(strcmp(c.rows[i].figure, "cpu") != 0);
+	ty_comparison_release(&c);
+	ty_results_saved_release(&f[1]);
+	CHECK_INT(ty_results_read_text(&f[1],
+				       "{\"results\": [{\"command\": \"b\", \"times\": [0.01, "
+				       "0.01, 0.01], \"user\": 0.001, \"system\": 0.001}]}",
+				       "hf.json", &e),
+		  0);
+	o.figures = "wall,cpu"; /* hyperfine's files: no per-run user time */
+	CHECK_INT(ty_comparison_build(&c, f, 2, &o, &e), -EINVAL);
+	CHECK_STR(e.msg, "--figures: no benchmark pair has the figure 'cpu' on both sides");
+	ty_results_saved_release(&f[0]);
+	ty_results_saved_release(&f[1]);
+}
+
 int
 main(void)
 {
 	test_pairing();
 	test_environment();
+	test_cpu_figure();
 	return check_done();
 }
 

@@ -312,7 +312,7 @@ test_adaptive(void)
 	CHECK_INT(rs.r[0].nruns, 30);
 	CHECK_INT(rs.r[0].stop, TY_STOP_MAX_RUNS);
 	CHECK_INT(rs.r[0].nwarnings, 1);
-	CHECK(rs.r[0].nwarnings && strstr(rs.r[0].warnings[0], "max-runs"));
+	CHECK(rs.r[0].nwarnings && strstr(rs.r[0].warnings[0], "stopped at -M 30 runs"));
 	ty_results_release(&rs);
 
 	/* 1 s runs with --max-time 5: five runs (min-runs 3) */
