@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "tachy/addrspace.h"
 #include "tachy/kallsyms.h"
@@ -135,7 +136,14 @@ int
 ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *file, uint64_t time)
 {
-	struct ty_dso *d = ty_dsos_get(s->dsos, file);
+	return ty_symbols_add_mmap_id(s, pid, start, len, pgoff, file, 0, 0, time);
+}
+
+int
+ty_symbols_add_mmap_id(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+		       uint64_t pgoff, const char *file, uint64_t dev, uint64_t ino, uint64_t time)
+{
+	struct ty_dso *d = ty_dsos_get_id(s->dsos, file, pid, start, start + len, dev, ino);
 
 	if (!d)
 		return -ENOMEM;
@@ -171,7 +179,8 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 		     struct ty_error *e)
 {
 	char path[4096], line[4096 + 128], perms[8], file[4096];
-	unsigned long long lo, hi, off;
+	unsigned long long lo, hi, off, ino;
+	unsigned maj, min;
 	FILE *fp;
 	int n, added = 0;
 
@@ -180,12 +189,13 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 		return ty_error_set(e, -errno, "cannot read %s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), fp)) {
 		file[0] = '\0';
-		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
-			   file);
-		if (n < 4 || !strchr(perms, 'x') || !file[0] ||
+		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &lo, &hi, perms, &off,
+			   &maj, &min, &ino, file);
+		if (n < 7 || !strchr(perms, 'x') || !file[0] ||
 		    ty_addrspace_known(s->as, pid, lo, hi, off, file))
 			continue;
-		if (ty_symbols_add_mmap(s, pid, lo, hi - lo, off, file, time) < 0) {
+		if (ty_symbols_add_mmap_id(s, pid, lo, hi - lo, off, file, makedev(maj, min), ino,
+					   time) < 0) {
 			fclose(fp);
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		}
