@@ -621,8 +621,11 @@ load_dso(struct ty_dsos *s, struct ty_dso *d)
 		if (fd < 0) {
 			int phrase = fd == -EINVAL || fd == -ESTALE || fd == -EFBIG;
 			ty_symtab_warn(s->warn,
-				       "cannot read symbols of %s: %s%s; addresses shown raw",
-				       d->path, phrase ? "it " : "", why);
+				       "cannot read symbols of %s: %s%s; addresses shown raw%s",
+				       d->path, phrase ? "it " : "", why,
+				       fd == -EMFILE || fd == -ENFILE
+					   ? " (raise the limit of open files: ulimit -n 1024)"
+					   : "");
 			return;
 		}
 	}

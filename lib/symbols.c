@@ -2,6 +2,7 @@
  * (addrspace.c), the files (dso.c), their call-frame tables (cfi.c), the
  * kernel's symbols (kallsyms.c) and JIT perf maps (perfmap.c). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ struct ty_symbols {
 	struct ty_addrspace *as;
 	struct ty_kallsyms *kernel;
 	struct ty_perfmap *jit;
+	const volatile sig_atomic_t *stop; /* set: files are no longer read */
+	int stopped;
 };
 
 struct ty_symbols *
@@ -116,6 +119,12 @@ const char *
 ty_symbols_warning(const struct ty_symbols *s, size_t i)
 {
 	return i < s->warn.n ? s->warn.msg[i] : NULL;
+}
+
+void
+ty_symbols_set_stop(struct ty_symbols *s, const volatile sig_atomic_t *flag)
+{
+	s->stop = flag;
 }
 
 int
@@ -269,6 +278,13 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 	if (!is_file(m.path) && jit_symbol(s, pid, ip, r))
 		return;
 	r->dso = m.path;
+	if (s->stop && *s->stop) { /* asked to stop: no file is read any more */
+		if (!s->stopped++)
+			ty_symtab_warn(&s->warn, "stopped by a signal while naming addresses: "
+						 "those not named yet are shown raw");
+		r->addr = ip - m.start + m.pgoff;
+		return;
+	}
 	r->handle = m.dso;
 	r->addr = ty_dso_vaddr(m.dso, ip - m.start + m.pgoff);
 	r->name = ty_dso_symbol(m.dso, r->addr);

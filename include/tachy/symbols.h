@@ -15,6 +15,7 @@
 #ifndef TACHY_SYMBOLS_H
 #define TACHY_SYMBOLS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -157,6 +158,11 @@ struct ty_sym_map {
 };
 int ty_symbols_find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
 			struct ty_sym_map *out);
+
+/* Stop reading files once *FLAG is set (a signal handler's flag; NULL:
+ * never): the addresses not named yet are resolved to their file and
+ * offset only, with one warning. A long resolution ends soon after. */
+void ty_symbols_set_stop(struct ty_symbols *s, const volatile sig_atomic_t *flag);
 
 /* Warnings gathered while reading symbols ("no symbols in /bin/x (stripped?):
  * addresses shown raw"), each once. */
