@@ -259,9 +259,9 @@ image(Elf *elf, const char *file, struct ty_debugcache_out *o, size_t *len, int 
 		}
 		if (p->size > max) {
 			say(o, &nsaid,
-			    "the section %s of %s would take %zu MiB, over tachy's bound of %zu "
-			    "MiB "
-			    "a section: not read, its lines and inline frames left out",
+			    "the section %s of %s would take %zu MiB, over tachy's bound of %zu MiB "
+			    "a section: not read (lines and inline frames that need it are left "
+			    "out)",
 			    p->name, file, p->size >> 20, max >> 20);
 			p->dropped = 1;
 		}
