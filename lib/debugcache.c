@@ -259,7 +259,8 @@ image(Elf *elf, const char *file, struct ty_debugcache_out *o, size_t *len, int 
 		}
 		if (p->size > max) {
 			say(o, &nsaid,
-			    "the section %s of %s would take %zu MiB, over tachy's bound of %zu MiB "
+			    "the section %s of %s would take %zu MiB, over tachy's bound of %zu "
+			    "MiB "
 			    "a section: not read (lines and inline frames that need it are left "
 			    "out)",
 			    p->name, file, p->size >> 20, max >> 20);

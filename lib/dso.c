@@ -612,7 +612,7 @@ load_dso(struct ty_dsos *s, struct ty_dso *d)
 		return;
 	}
 	{
-		struct ty_safefile_want w = {d->dev, d->ino, 0};
+		struct ty_safefile_want w = {d->dev, d->ino, 0, 0};
 		char why[TY_SAFEFILE_WHY];
 		fd = ty_safefile_open(d->src, &w, NULL, why);
 		/* replaced since it was judged: its process may still map it */

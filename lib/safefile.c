@@ -69,18 +69,20 @@ ty_safefile_open(const char *path, const struct ty_safefile_want *want, struct s
 
 	why[0] = '\0';
 	/* stat first: a device is never opened (some do things on open) */
-	if (stat(path, &before) != 0) {
+	if ((want && want->nofollow ? lstat(path, &before) : stat(path, &before)) != 0) {
 		err = errno;
 		snprintf(why, TY_SAFEFILE_WHY, "%s", strerror(err));
 		return -err;
 	}
 	if (!S_ISREG(before.st_mode)) {
-		snprintf(why, TY_SAFEFILE_WHY, "%s", kind(before.st_mode));
+		snprintf(why, TY_SAFEFILE_WHY, "%s",
+			 S_ISLNK(before.st_mode) ? "is a symbolic link" : kind(before.st_mode));
 		return -EINVAL;
 	}
 	if (between_hook)
 		between_hook(path);
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+				 (want && want->nofollow ? O_NOFOLLOW : 0))) < 0) {
 		err = errno;
 		snprintf(why, TY_SAFEFILE_WHY, "%s", strerror(err));
 		return -err;
@@ -185,7 +187,7 @@ int
 ty_safefile_mapped(const char *path, uint32_t pid, uint64_t lo, uint64_t hi, uint64_t dev,
 		   uint64_t ino, char *src, size_t srclen, int *fd, char why[TY_SAFEFILE_WHY])
 {
-	struct ty_safefile_want w = {dev, ino, 0};
+	struct ty_safefile_want w = {dev, ino, 0, 0};
 	struct stat st;
 	char mf[96], mwhy[TY_SAFEFILE_WHY];
 	size_t len;

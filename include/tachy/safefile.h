@@ -28,6 +28,7 @@
 struct ty_safefile_want {
 	uint64_t dev, ino; /* the mapping's file (ino 0: not known) */
 	uint64_t max_size; /* refuse a larger file (0: no limit) */
+	int nofollow;	   /* refuse a symbolic link (a name in /tmp) */
 };
 
 /* Room for a reason, with the size and the limit it names. */

@@ -83,7 +83,7 @@ kinds(void)
 static void
 regular(void)
 {
-	struct ty_safefile_want w = {0, 0, 10};
+	struct ty_safefile_want w = {0, 0, 10, 0};
 	char why[TY_SAFEFILE_WHY], buf[16], *text = NULL;
 	struct stat st;
 	size_t len = 0;
@@ -105,6 +105,17 @@ regular(void)
 		CHECK(len == 13 && strcmp(text, "hello, world\n") == 0);
 		free(text);
 	}
+	/* a link where no link is taken (a name in /tmp): refused, followed else */
+	CHECK(symlink(path, other) == 0);
+	w.nofollow = 1;
+	CHECK_INT(ty_safefile_open(other, &w, NULL, why), -EINVAL);
+	CHECK_STR(why, "is a symbolic link");
+	w.nofollow = 0;
+	fd = ty_safefile_open(other, &w, NULL, why);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK(unlink(other) == 0);
 }
 
 /* Replaced since it was mapped: another inode at the path. */
@@ -187,8 +198,8 @@ mapped(void)
 		return;
 	put(other, "a decoy\n");
 	CHECK(rename(other, path) == 0);
-	r = ty_safefile_mapped(path, (uint32_t)getpid(), (uintptr_t)m, (uintptr_t)m + 4096, st.st_dev,
-			       st.st_ino, src, sizeof(src), &fd, why);
+	r = ty_safefile_mapped(path, (uint32_t)getpid(), (uintptr_t)m, (uintptr_t)m + 4096,
+			       st.st_dev, st.st_ino, src, sizeof(src), &fd, why);
 	CHECK_STR(why, "was replaced on disk since it was mapped");
 	if (geteuid() == 0) {
 		CHECK_INT(r, 1);
@@ -334,7 +345,8 @@ section(Elf *e, const char *name, GElf_Shdr *out)
 
 	elf_getshdrstrndx(e, &strndx);
 	while ((scn = elf_nextscn(e, scn)))
-		if (gelf_getshdr(scn, out) && strcmp(elf_strptr(e, strndx, out->sh_name), name) == 0)
+		if (gelf_getshdr(scn, out) &&
+		    strcmp(elf_strptr(e, strndx, out->sh_name), name) == 0)
 			return scn;
 	return NULL;
 }
