@@ -83,7 +83,23 @@ struct ty_dsos {
 	int debuginfod_tried;
 };
 
-static int judge(struct ty_dso *d);
+/* Where D is read: its path while it holds the mapping's file, else that
+ * file from /proc/PID/map_files (kept open), else nowhere (left raw). */
+static int
+judge(struct ty_dso *d)
+{
+	int r = ty_safefile_mapped(d->path, d->pid, d->lo, d->hi, d->dev, d->ino, d->src,
+				   sizeof(d->src), &d->src_fd, d->gone);
+
+	if (r < 0)
+		d->src[0] = '\0';
+	else if (r > 0)
+		ty_symtab_warn(d->set->warn,
+			       "%s %s: named from /proc/%u/map_files/%llx-%llx, the file it mapped",
+			       d->path, d->gone, d->pid, (unsigned long long)d->lo,
+			       (unsigned long long)d->hi);
+	return r;
+}
 
 static const char *
 base_name(const char *path)
@@ -782,24 +798,6 @@ ty_dsos_set_cache_dir(struct ty_dsos *s, const char *dir)
 {
 	free(s->cache_dir);
 	s->cache_dir = dir && *dir ? strdup(dir) : NULL;
-}
-
-/* Where D is read: its path while it holds the mapping's file, else that
- * file from /proc/PID/map_files (kept open), else nowhere (left raw). */
-static int
-judge(struct ty_dso *d)
-{
-	int r = ty_safefile_mapped(d->path, d->pid, d->lo, d->hi, d->dev, d->ino, d->src,
-				   sizeof(d->src), &d->src_fd, d->gone);
-
-	if (r < 0)
-		d->src[0] = '\0';
-	else if (r > 0)
-		ty_symtab_warn(d->set->warn,
-			       "%s %s: named from /proc/%u/map_files/%llx-%llx, the file it mapped",
-			       d->path, d->gone, d->pid, (unsigned long long)d->lo,
-			       (unsigned long long)d->hi);
-	return r;
 }
 
 struct ty_dso *
