@@ -268,8 +268,8 @@ ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 		ty_collector_exec_entry(c, r);
 		break;
 	case TY_SAMPLER_REC_MMAP:
-		if (ty_symbols_add_mmap(c->syms, r->pid, r->start, r->len, r->pgoff, r->name,
-					r->time) < 0)
+		if (ty_symbols_add_mmap_id(c->syms, r->pid, r->start, r->len, r->pgoff, r->name,
+					   r->dev, r->ino, r->time) < 0)
 			c->oom = 1;
 		break;
 	case TY_SAMPLER_REC_COMM:

@@ -24,11 +24,13 @@
 #include <elfutils/debuginfod.h>
 #endif
 
+#include "tachy/crc32.h"
 #include "tachy/debugcache.h"
 #include "tachy/dso.h"
 #include "tachy/dynlib.h"
 #include "tachy/elfsyms.h"
 #include "tachy/elfview.h"
+#include "tachy/safefile.h"
 
 /* A function range of the call-frame information, named DSO+0xSTART. */
 struct fde_name {
@@ -44,8 +46,16 @@ struct seg {
 struct ty_dso {
 	struct ty_dsos *set;
 	char *path;
-	int loaded;   /* read once: its segments and build-id are known */
-	int released; /* ...and what else it held let go (ty_dso_release) */
+	/* the file the first mapping held (ino 0: not known), and where it is
+	 * read: PATH, /proc/self/fd/SRC_FD (PATH replaced, the mapping's file
+	 * kept from /proc/PID/map_files), or "" (replaced: left raw) */
+	uint64_t dev, ino, lo, hi;
+	uint32_t pid;
+	char src[64 + 4096];
+	int src_fd;
+	char gone[TY_SAFEFILE_WHY]; /* what PATH is now, when "" */
+	int loaded;		    /* read once: its segments and build-id are known */
+	int released;		    /* ...and what else it held let go (ty_dso_release) */
 	struct ty_symtab tab;
 	struct seg *segs;
 	size_t nsegs;
@@ -54,8 +64,9 @@ struct ty_dso {
 	/* Kept open for lookups after loading: the file, and the DWARF of it
 	 * or of its debug file (inline frames and lines). Its call-frame
 	 * information (function ranges) is the cache's table of the file. */
-	int fd, dbg_fd, unz_fd;		       /* unz: the DWARF's file, decompressed */
-	void *elf, *dbg_elf, *unz_elf, *dwarf; /* (debugcache.h), when cached */
+	int fd, dbg_fd;
+	void *elf, *dbg_elf, *dwarf;
+	struct ty_debugcache_out unz; /* the DWARF's image, decompressed (debugcache.h) */
 	struct fde_name *fdes;
 	size_t nfdes, capfdes; /* open addressing on start, 0 empty */
 	struct ty_dso *next;
@@ -72,6 +83,24 @@ struct ty_dsos {
 	int debuginfod_tried;
 };
 
+/* Where D is read: its path while it holds the mapping's file, else that
+ * file from /proc/PID/map_files (kept open), else nowhere (left raw). */
+static int
+judge(struct ty_dso *d)
+{
+	int r = ty_safefile_mapped(d->path, d->pid, d->lo, d->hi, d->dev, d->ino, d->src,
+				   sizeof(d->src), &d->src_fd, d->gone);
+
+	if (r < 0)
+		d->src[0] = '\0';
+	else if (r > 0)
+		ty_symtab_warn(d->set->warn,
+			       "%s %s: named from /proc/%u/map_files/%llx-%llx, the file it mapped",
+			       d->path, d->gone, d->pid, (unsigned long long)d->lo,
+			       (unsigned long long)d->hi);
+	return r;
+}
+
 static const char *
 base_name(const char *path)
 {
@@ -85,28 +114,17 @@ base_name(const char *path)
 static int
 file_crc32(int fd, uint32_t *out)
 {
-	static uint32_t tab[256];
 	unsigned char buf[65536];
-	uint32_t crc = 0xffffffffu;
+	uint32_t crc = 0;
 	ssize_t n;
-	size_t i;
 
-	if (!tab[1])
-		for (i = 0; i < 256; i++) {
-			uint32_t c = (uint32_t)i;
-			int k;
-			for (k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			tab[i] = c;
-		}
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -1;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < (size_t)n; i++)
-			crc = tab[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+		crc = ty_crc32(crc, buf, (size_t)n);
 	if (n < 0)
 		return -1;
-	*out = crc ^ 0xffffffffu;
+	*out = crc;
 	return 0;
 }
 
@@ -158,12 +176,14 @@ open_debug(struct ty_dsos *s, struct ty_dso *d, const char *path, int want_crc, 
 {
 	struct stat st, self;
 	uint32_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char why[TY_SAFEFILE_WHY];
+	int fd = ty_safefile_open(path, NULL, &st, why);
 
+	if (fd == -EINVAL) /* a FIFO, a device: never a debug file */
+		ty_symtab_warn(s->warn, "debug file %s %s: ignored", path, why);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (stat(d->path, &self) == 0 && self.st_ino == st.st_ino && self.st_dev == st.st_dev))
+	if (stat(d->src, &self) == 0 && self.st_ino == st.st_ino && self.st_dev == st.st_dev)
 		goto no;
 	if (want_crc && (file_crc32(fd, &got) < 0 || got != crc)) {
 		ty_symtab_warn(s->warn, "debug file %s does not match %s (CRC differs): ignored",
@@ -508,7 +528,7 @@ entry_sym_nocfi(struct ty_dso *d, const struct ty_cfi_table *cfi, uint64_t entry
 static void
 entry_sym(struct ty_dso *d, Elf *elf)
 {
-	const struct ty_cfi_table *cfi = ty_cfi_cache_get(d->set->cfi, d->path);
+	const struct ty_cfi_table *cfi = ty_cfi_cache_get(d->set->cfi, d->src);
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
 	uint64_t start, end;
@@ -551,12 +571,19 @@ read_elf(struct ty_dsos *s, struct ty_dso *d, Elf *elf, int debug)
 	if (!full)
 		entry_sym(d, elf);
 #ifdef HAVE_LIBDW
-	d->unz_elf =
-	    ty_debugcache_get(s->cache_dir, d->build_id, d->dbg_elf ? d->dbg_elf : elf, &d->unz_fd);
-	d->dwarf = dwarf_begin_elf(d->unz_elf	? (Elf *)d->unz_elf
-				   : d->dbg_elf ? (Elf *)d->dbg_elf
-						: elf,
-				   DWARF_C_READ, NULL);
+	{
+		struct ty_debugcache_out o;
+		int r = ty_debugcache_get(s->cache_dir, d->build_id, d->dbg_elf ? d->dbg_elf : elf,
+					  d->path, &o);
+		if (*o.why)
+			ty_symtab_warn(s->warn, "%s", o.why);
+		d->unz = o;
+		if (r == 0)
+			d->dwarf = dwarf_begin_elf(d->unz.elf	? (Elf *)d->unz.elf
+						   : d->dbg_elf ? (Elf *)d->dbg_elf
+								: elf,
+						   DWARF_C_READ, NULL);
+	}
 #endif
 	ty_symtab_finish(&d->tab);
 	if (!full && debug)
@@ -593,11 +620,30 @@ load_dso(struct ty_dsos *s, struct ty_dso *d)
 	 * samples are tachy's, no warning */
 	if (strncmp(d->path, "/memfd:tachy-spawner", 20) == 0)
 		return;
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ty_symtab_warn(s->warn, "cannot read symbols of %s: %s; addresses shown raw",
-			       d->path, strerror(errno));
+	if (!*d->src) {
+		ty_symtab_warn(s->warn,
+			       "%s %s: its addresses are left raw (as root, tachy reads the "
+			       "mapped file from /proc/PID/map_files while the process runs)",
+			       d->path, d->gone);
 		return;
+	}
+	{
+		struct ty_safefile_want w = {d->dev, d->ino, 0, 0};
+		char why[TY_SAFEFILE_WHY];
+		fd = ty_safefile_open(d->src, &w, NULL, why);
+		/* replaced since it was judged: its process may still map it */
+		if (fd == -ESTALE && d->src_fd < 0 && d->pid && judge(d) > 0)
+			fd = ty_safefile_open(d->src, &w, NULL, why);
+		if (fd < 0) {
+			int phrase = fd == -EINVAL || fd == -ESTALE || fd == -EFBIG;
+			ty_symtab_warn(s->warn,
+				       "cannot read symbols of %s: %s%s; addresses shown raw%s",
+				       d->path, phrase ? "it " : "", why,
+				       fd == -EMFILE || fd == -ENFILE
+					   ? " (raise the limit of open files: ulimit -n 1024)"
+					   : "");
+			return;
+		}
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
@@ -618,10 +664,7 @@ dso_close(struct ty_dso *d)
 	if (d->dwarf)
 		dwarf_end(d->dwarf);
 #endif
-	if (d->unz_elf)
-		elf_end(d->unz_elf);
-	if (d->unz_fd > 0)
-		close(d->unz_fd);
+	ty_debugcache_out_close(&d->unz);
 	if (d->dbg_elf)
 		elf_end(d->dbg_elf);
 	if (d->elf)
@@ -630,8 +673,8 @@ dso_close(struct ty_dso *d)
 		close(d->dbg_fd);
 	if (d->fd > 0)
 		close(d->fd);
-	d->dwarf = d->dbg_elf = d->unz_elf = d->elf = NULL;
-	d->fd = d->dbg_fd = d->unz_fd = -1;
+	d->dwarf = d->dbg_elf = d->elf = NULL;
+	d->fd = d->dbg_fd = -1;
 }
 #else
 static void
@@ -658,7 +701,7 @@ fde_symbol(struct ty_dso *d, uint64_t addr)
 	size_t j;
 	char buf[600];
 
-	const struct ty_cfi_table *cfi = d->elf ? ty_cfi_cache_get(d->set->cfi, d->path) : NULL;
+	const struct ty_cfi_table *cfi = d->elf ? ty_cfi_cache_get(d->set->cfi, d->src) : NULL;
 
 	if (!cfi || ty_cfi_table_fde(cfi, addr, &start, &end) < 0)
 		return NULL;
@@ -718,6 +761,8 @@ ty_dsos_free(struct ty_dsos *s)
 		free(s->dsos->segs);
 		free(s->dsos->fdes);
 		ty_symtab_release(&s->dsos->tab);
+		if (s->dsos->src_fd >= 0)
+			close(s->dsos->src_fd);
 		free(s->dsos);
 		s->dsos = n;
 	}
@@ -756,12 +801,14 @@ ty_dsos_set_cache_dir(struct ty_dsos *s, const char *dir)
 }
 
 struct ty_dso *
-ty_dsos_get(struct ty_dsos *s, const char *path)
+ty_dsos_get_id(struct ty_dsos *s, const char *path, uint32_t pid, uint64_t lo, uint64_t hi,
+	       uint64_t dev, uint64_t ino)
 {
-	struct ty_dso *d = ty_dsos_find(s, path);
+	struct ty_dso *d;
 
-	if (d)
-		return d;
+	for (d = s->dsos; d; d = d->next)
+		if (strcmp(d->path, path) == 0 && (!ino || !d->ino || d->ino == ino))
+			return d;
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->path = strdup(path))) {
 		free(d);
@@ -769,10 +816,30 @@ ty_dsos_get(struct ty_dsos *s, const char *path)
 	}
 	d->set = s;
 	d->base = base_name(d->path);
-	d->fd = d->dbg_fd = d->unz_fd = -1;
+	d->fd = d->dbg_fd = d->unz.fd = d->src_fd = -1;
+	d->dev = dev;
+	d->ino = ino;
+	d->pid = pid;
+	d->lo = lo;
+	d->hi = hi;
+	snprintf(d->src, sizeof(d->src), "%s", path);
+	if (path[0] == '/') /* judged now, while the process that maps it may still run */
+		judge(d);
 	d->next = s->dsos;
 	s->dsos = d;
 	return d;
+}
+
+struct ty_dso *
+ty_dsos_get(struct ty_dsos *s, const char *path)
+{
+	return ty_dsos_get_id(s, path, 0, 0, 0, 0, 0);
+}
+
+const char *
+ty_dso_source(const struct ty_dso *d)
+{
+	return *d->src ? d->src : NULL;
 }
 
 const char *
@@ -807,7 +874,7 @@ ty_dso_release(struct ty_dso *d)
 	free(d->fdes);
 	d->fdes = NULL;
 	d->nfdes = d->capfdes = 0;
-	ty_cfi_cache_drop(d->set->cfi, d->path);
+	ty_cfi_cache_drop(d->set->cfi, d->src);
 	d->released = 1;
 }
 

@@ -1,14 +1,11 @@
 /* elfview.c - a bounds-checked view of a 64-bit ELF image's headers. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "tachy/elfview.h"
+#include "tachy/safefile.h"
 
 int
 ty_elfview_init(struct ty_elfview *v, const void *image, size_t len, struct ty_error *e)
@@ -196,20 +193,7 @@ ty_elfview_vdso(size_t *len)
 void *
 ty_elfview_map_file(const char *path, size_t *len)
 {
-	struct stat st;
-	void *img;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[TY_SAFEFILE_WHY];
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		close(fd);
-		return NULL;
-	}
-	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (img == MAP_FAILED)
-		return NULL;
-	*len = (size_t)st.st_size;
-	return img;
+	return ty_safefile_map(path, NULL, sizeof(Elf64_Ehdr), len, why);
 }

@@ -9,6 +9,7 @@
 
 #include "tachy/array.h"
 #include "tachy/perfmap.h"
+#include "tachy/safefile.h"
 
 /* One JIT region named in a perf map. */
 struct jit_sym {
@@ -221,7 +222,8 @@ ty_perfmap_add(struct ty_perfmap *pm, uint32_t pid, const char *buf, size_t len)
 static void
 load_perf_map(struct ty_perfmap *pm, struct pmap *sp)
 {
-	char path[4200], *buf;
+	struct ty_safefile_want want = {0, 0, PERF_MAP_MAX, 1};
+	char path[4200], why[TY_SAFEFILE_WHY], *buf;
 	struct stat st;
 	long skipped;
 	size_t got = 0;
@@ -230,10 +232,11 @@ load_perf_map(struct ty_perfmap *pm, struct pmap *sp)
 
 	sp->tried = 1;
 	snprintf(path, sizeof(path), "%s/perf-%u.map", pm->dir ? pm->dir : "/tmp", sp->pid);
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
-		return;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)PERF_MAP_MAX) {
-		close(fd);
+	if ((fd = ty_safefile_open(path, &want, &st, why)) < 0) {
+		if (fd != -ENOENT)
+			ty_symtab_warn(
+			    pm->warn, "%s %s%s: ignored", path,
+			    fd == -EINVAL || fd == -EFBIG ? "" : "cannot be read: ", why);
 		return;
 	}
 	if (st.st_uid != geteuid() && st.st_uid != 0) {

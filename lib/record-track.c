@@ -57,6 +57,25 @@ warn(struct ty_record_track *m, const char *fmt, ...)
 	m->warn(msg, m->warn_arg);
 }
 
+/* /proc/PID/maps read into the symbols; a failure other than the process
+ * being gone said once: without the mappings, names and chains are lost. */
+static int
+load_maps(struct ty_record_track *m, uint32_t pid, uint64_t t)
+{
+	struct ty_error err;
+	int n = ty_symbols_load_maps(m->syms, "/proc", pid, t, &err);
+
+	if (n < 0 && err.code != -ENOENT && err.code != -ESRCH && !m->maps_warned++)
+		warn(m,
+		     "%s: the mappings of the recorded processes are not known, so their "
+		     "functions and call chains are lost%s",
+		     err.msg,
+		     err.code == -EMFILE || err.code == -ENFILE
+			 ? " (raise the limit of open files: ulimit -n 1024)"
+			 : "");
+	return n;
+}
+
 void
 ty_record_track_release(struct ty_record_track *m)
 {
@@ -75,14 +94,13 @@ ty_record_track_snapshot(struct ty_record_track *m)
 {
 	uint32_t pids[256];
 	size_t n = ty_collector_pids(m->c, pids, 256), i;
-	struct ty_error err;
 
 	if (n > 256)
 		n = 256;
 	for (i = 0; i < n; i++)
-		ty_symbols_load_maps(m->syms, "/proc", pids[i], ty_clock_now_ns(), &err);
+		load_maps(m, pids[i], ty_clock_now_ns());
 	if (m->pid)
-		ty_symbols_load_maps(m->syms, "/proc", (uint32_t)m->pid, ty_clock_now_ns(), &err);
+		load_maps(m, (uint32_t)m->pid, ty_clock_now_ns());
 }
 
 void
@@ -228,7 +246,7 @@ track_new(struct ty_record_track *m)
 		else if (ret != -ESRCH && !m->track_warned++)
 			warn(m, "%s: its libraries may show as raw addresses", err.msg);
 		if (ret != -ESRCH)
-			ty_symbols_load_maps(m->syms, "/proc", pid, ty_clock_now_ns(), &err);
+			load_maps(m, pid, ty_clock_now_ns());
 	}
 	m->ntodo = 0;
 	for (i = 0; i < m->ngone; i++)
@@ -261,10 +279,9 @@ take_tracked(void *arg, long tid)
 static void
 track_all(struct ty_record_track *m)
 {
-	struct ty_error err;
 
 	ty_record_track_each_thread((long)m->child, take_tracked, m);
-	ty_symbols_load_maps(m->syms, "/proc", (uint32_t)m->child, ty_clock_now_ns(), &err);
+	load_maps(m, (uint32_t)m->child, ty_clock_now_ns());
 }
 
 /* Read the watcher until no process is left to track, then close the first
@@ -365,7 +382,6 @@ ty_record_track_sample(struct ty_record_track *m, const struct ty_sampler_rec *r
 void
 ty_record_track_reread(struct ty_record_track *m)
 {
-	struct ty_error err;
 	uint64_t t = ty_clock_now_ns();
 	size_t i;
 
@@ -380,7 +396,7 @@ ty_record_track_reread(struct ty_record_track *m)
 		x->last = x->periodic = t;
 		/* New mappings: read again at the next sample outside them.
 		 * None (code outside any file, JIT): wait longer each time. */
-		if ((n = ty_symbols_load_maps(m->syms, "/proc", x->pid, t, &err)) > 0)
+		if ((n = load_maps(m, x->pid, t)) > 0)
 			x->backoff = 0;
 		else if (n == 0)
 			x->backoff = x->backoff ? 2 * x->backoff : 100000000ull;

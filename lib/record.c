@@ -249,8 +249,9 @@ signal_command(struct ty_recorder *r, int sig)
 }
 
 /* Stopped: stop sampling and pass the signal on to the command (it may not
- * have seen it). If the command is still there 2 s later, or a second
- * signal comes, kill it (and again every 2 s, should a process escape). */
+ * have seen it). If the command is still there 0.9 s later, or a second
+ * signal comes, kill it (and again every 0.9 s, should a process escape):
+ * a signal ends a recording within a second. */
 static void
 stop_command(struct ty_recorder *r, const struct ty_record_stop *stop)
 {
@@ -261,7 +262,7 @@ stop_command(struct ty_recorder *r, const struct ty_record_stop *stop)
 		ty_sampler_disable(r->s, &err);
 		signal_command(r, stop->sig);
 		r->stop_ns = t;
-	} else if (stop->count > 1 || t - r->stop_ns > 2000000000ull) {
+	} else if (stop->count > 1 || t - r->stop_ns > 900000000ull) {
 		signal_command(r, SIGKILL);
 		r->stop_ns = t;
 	}

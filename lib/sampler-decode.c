@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "tachy/sampler-decode.h"
 
@@ -187,8 +188,17 @@ ty_sampler_decode(const void *rec, size_t len, const struct ty_sampler_layout *l
 		r->start = get64(&c);
 		r->len = get64(&c);
 		r->pgoff = get64(&c);
-		if (h->type == PERF_RECORD_MMAP2) /* maj, min, ino, ino_gen, prot, flags */
-			c.p += 32 > c.end - c.p ? (c.bad = 1, 0) : 32;
+		if (h->type == PERF_RECORD_MMAP2) { /* maj, min, ino, ino_gen, prot, flags */
+			uint32_t maj, min;
+			get32x2(&c, &maj, &min);
+			r->ino = get64(&c);
+			c.p += 16 > c.end - c.p ? (c.bad = 1, 0) : 16;
+			/* a build-id in their place (PERF_RECORD_MISC_MMAP_BUILD_ID) */
+			if (h->misc & (1 << 14))
+				r->ino = 0;
+			else
+				r->dev = makedev(maj, min);
+		}
 		break;
 	case PERF_RECORD_COMM:
 		r->type = TY_SAMPLER_REC_COMM;

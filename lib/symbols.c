@@ -2,9 +2,11 @@
  * (addrspace.c), the files (dso.c), their call-frame tables (cfi.c), the
  * kernel's symbols (kallsyms.c) and JIT perf maps (perfmap.c). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "tachy/addrspace.h"
 #include "tachy/kallsyms.h"
@@ -18,6 +20,8 @@ struct ty_symbols {
 	struct ty_addrspace *as;
 	struct ty_kallsyms *kernel;
 	struct ty_perfmap *jit;
+	const volatile sig_atomic_t *stop; /* set: files are no longer read */
+	int stopped;
 };
 
 struct ty_symbols *
@@ -117,6 +121,12 @@ ty_symbols_warning(const struct ty_symbols *s, size_t i)
 	return i < s->warn.n ? s->warn.msg[i] : NULL;
 }
 
+void
+ty_symbols_set_stop(struct ty_symbols *s, const volatile sig_atomic_t *flag)
+{
+	s->stop = flag;
+}
+
 int
 ty_symbols_can_demangle(void)
 {
@@ -135,7 +145,14 @@ int
 ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *file, uint64_t time)
 {
-	struct ty_dso *d = ty_dsos_get(s->dsos, file);
+	return ty_symbols_add_mmap_id(s, pid, start, len, pgoff, file, 0, 0, time);
+}
+
+int
+ty_symbols_add_mmap_id(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+		       uint64_t pgoff, const char *file, uint64_t dev, uint64_t ino, uint64_t time)
+{
+	struct ty_dso *d = ty_dsos_get_id(s->dsos, file, pid, start, start + len, dev, ino);
 
 	if (!d)
 		return -ENOMEM;
@@ -171,7 +188,8 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 		     struct ty_error *e)
 {
 	char path[4096], line[4096 + 128], perms[8], file[4096];
-	unsigned long long lo, hi, off;
+	unsigned long long lo, hi, off, ino;
+	unsigned maj, min;
 	FILE *fp;
 	int n, added = 0;
 
@@ -180,12 +198,13 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 		return ty_error_set(e, -errno, "cannot read %s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), fp)) {
 		file[0] = '\0';
-		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
-			   file);
-		if (n < 4 || !strchr(perms, 'x') || !file[0] ||
+		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &lo, &hi, perms, &off,
+			   &maj, &min, &ino, file);
+		if (n < 7 || !strchr(perms, 'x') || !file[0] ||
 		    ty_addrspace_known(s->as, pid, lo, hi, off, file))
 			continue;
-		if (ty_symbols_add_mmap(s, pid, lo, hi - lo, off, file, time) < 0) {
+		if (ty_symbols_add_mmap_id(s, pid, lo, hi - lo, off, file, makedev(maj, min), ino,
+					   time) < 0) {
 			fclose(fp);
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		}
@@ -259,6 +278,13 @@ ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t tim
 	if (!is_file(m.path) && jit_symbol(s, pid, ip, r))
 		return;
 	r->dso = m.path;
+	if (s->stop && *s->stop) { /* asked to stop: no file is read any more */
+		if (!s->stopped++)
+			ty_symtab_warn(&s->warn, "stopped by a signal while naming addresses: "
+						 "those not named yet are shown raw");
+		r->addr = ip - m.start + m.pgoff;
+		return;
+	}
 	r->handle = m.dso;
 	r->addr = ty_dso_vaddr(m.dso, ip - m.start + m.pgoff);
 	r->name = ty_dso_symbol(m.dso, r->addr);

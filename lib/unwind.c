@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tachy/dso.h"
 #include "tachy/unwind.h"
 
 /* DWARF register numbers (x86-64 psABI). */
@@ -68,6 +69,7 @@ lookup(struct ty_unwinder *u, uint32_t pid, uint64_t time, uint64_t pc, uint64_t
 {
 	struct mapcache *m = &u->mc[(pc >> 12 ^ pid) % NMAPCACHE];
 	struct ty_addrspace_map sm;
+	const char *src;
 	size_t i;
 
 	u->miss = 0;
@@ -92,7 +94,9 @@ lookup(struct ty_unwinder *u, uint32_t pid, uint64_t time, uint64_t pc, uint64_t
 		m->start = sm.start;
 		m->end = sm.end;
 		m->pgoff = sm.pgoff;
-		m->t = ty_cfi_cache_get(u->cfi, sm.path);
+		/* the file the mapping holds, not one put at its path since */
+		src = sm.dso ? ty_dso_source(sm.dso) : sm.path;
+		m->t = src ? ty_cfi_cache_get(u->cfi, src) : NULL;
 	}
 	if (!m->t)
 		return NULL;

@@ -804,8 +804,13 @@ record(int argc, char **argv)
 	else if ((x = ty_record_exit(r.rec)) && x->exec_errno)
 		ret = cli_error(x->exec_errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME,
 				"cannot run '%s': %s", o.argv[0], strerror(x->exec_errno));
-	else
+	else {
+		/* what was recorded is written; a signal from now on cuts the
+		 * naming short (ty_symbols_set_stop), not the writing */
+		stop.sig = 0;
+		ty_symbols_set_stop(r.syms, &stop.sig);
 		ret = finish(&r, &err);
+	}
 	if (ret == 0)
 		ret = exit_status(&r);
 	if (r.out_open)

@@ -44,6 +44,18 @@ void ty_dsos_set_cache_dir(struct ty_dsos *s, const char *dir);
  * yet. NULL when out of memory. Owned by S. */
 struct ty_dso *ty_dsos_get(struct ty_dsos *s, const char *path);
 
+/* The same for a mapping of PID at [LO, HI) whose file had device DEV and
+ * inode INO (0: not known): a file replaced at PATH since is another
+ * file. Judged when added (safefile.h's ty_safefile_mapped): a replaced
+ * file is read from /proc/PID/map_files where readable, else its names
+ * are left raw, with a warning either way. */
+struct ty_dso *ty_dsos_get_id(struct ty_dsos *s, const char *path, uint32_t pid, uint64_t lo,
+			      uint64_t hi, uint64_t dev, uint64_t ino);
+
+/* The path to read D's file by (its path, or the mapped file kept open
+ * when its path was replaced); NULL when there is none (left raw). */
+const char *ty_dso_source(const struct ty_dso *d);
+
 /* The file PATH if it was added, else NULL. */
 struct ty_dso *ty_dsos_find(const struct ty_dsos *s, const char *path);
 

@@ -55,9 +55,9 @@ uint64_t ty_elfview_init_func(const struct ty_elfview *v);
  * there is none. */
 const void *ty_elfview_vdso(size_t *len);
 
-/* Map the regular file PATH read-only: its contents and *LEN (at least an
- * ELF header's size). NULL when it cannot be opened, is not a regular file
- * or is shorter. Unmap with munmap(ptr, *len). */
+/* Map the regular file PATH read-only, opened by safefile.h's rules: its
+ * contents and *LEN (at least an ELF header's size). NULL when it cannot be
+ * opened, is not a regular file or is shorter. Unmap with munmap(ptr, *len). */
 void *ty_elfview_map_file(const char *path, size_t *len);
 
 #endif

@@ -46,7 +46,7 @@ struct ty_record_track {
 	size_t ngone, gonecap;
 	struct ty_record_track_reread *rr; /* processes sampled since the close */
 	size_t nrr, rrlast, rrcap;
-	int track_warned;
+	int track_warned, maps_warned;
 	int watch_lost; /* the watcher lost records: forks may have been missed */
 };
 

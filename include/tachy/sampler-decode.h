@@ -48,6 +48,7 @@ struct ty_sampler_rec {
 	uint64_t nr;			/* call chain length, context markers removed */
 	const uint64_t *chain;		/* leaf first, points to chainbuf; NULL when nr == 0 */
 	uint64_t start, len, pgoff;	/* MMAP */
+	uint64_t dev, ino;		/* MMAP2: the file's (makedev), 0 unknown */
 	const char *name;		/* MMAP file name, COMM name */
 	int exec;			/* COMM caused by exec */
 	int user;			/* SAMPLE: the ip is in user space */

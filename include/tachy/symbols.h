@@ -15,6 +15,7 @@
 #ifndef TACHY_SYMBOLS_H
 #define TACHY_SYMBOLS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,6 +95,13 @@ unsigned ty_symbols_kallsyms_reads(const struct ty_symbols *s);
 int ty_symbols_add_mmap(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
 			uint64_t pgoff, const char *file, uint64_t time);
 
+/* The same, the mapping's file known by its device DEV and inode INO (from
+ * the kernel's MMAP2 records or /proc/PID/maps; 0: not known): a file
+ * replaced at FILE since is not read for it (dso.h's ty_dsos_get_id). */
+int ty_symbols_add_mmap_id(struct ty_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+			   uint64_t pgoff, const char *file, uint64_t dev, uint64_t ino,
+			   uint64_t time);
+
 /* PID was forked from PPID at TIME (it starts with PPID's mappings). */
 int ty_symbols_fork(struct ty_symbols *s, uint32_t pid, uint32_t ppid, uint64_t time);
 
@@ -150,6 +158,11 @@ struct ty_sym_map {
 };
 int ty_symbols_find_map(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_t time,
 			struct ty_sym_map *out);
+
+/* Stop reading files once *FLAG is set (a signal handler's flag; NULL:
+ * never): the addresses not named yet are resolved to their file and
+ * offset only, with one warning. A long resolution ends soon after. */
+void ty_symbols_set_stop(struct ty_symbols *s, const volatile sig_atomic_t *flag);
 
 /* Warnings gathered while reading symbols ("no symbols in /bin/x (stripped?):
  * addresses shown raw"), each once. */

@@ -169,7 +169,7 @@ test_cache(void)
 
 	/* full: a second program's file pushes the first one out */
 	if (CHECK(build(2, &start2, &size2, id2) == 0) && CHECK(stat(file, &st) == 0)) {
-		ty_debugcache_set_max((size_t)st.st_size * 3);
+		ty_debugcache_set_max((size_t)st.st_size * 3 / 2);
 		t = resolve(cache, 2, start2, size2, &k);
 		CHECK(t && strstr(t, " work@p2.c:"));
 		free(t);

@@ -159,12 +159,13 @@ plt_rows(const struct ty_cfi_table *t, const unsigned char *img, size_t len)
 }
 
 /* One table per build-id: snapshot 1 unwound again as process 101, whose
- * maps show the program under another path (a copy, the same build-id),
+ * maps show the program under another path (a copy, the same build-id;
+ * its maps line has the copy's inode, as the kernel would show),
  * by the same unwinder: the same chain, no new table. */
 static void
 shared_table(void)
 {
-	static char cmd[8 * PATH_MAX];
+	static char cmd[10 * PATH_MAX];
 	struct ty_symbols *syms = ty_symbols_new();
 	struct ty_unwinder *u = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms));
 	struct ty_unwind_stats st1, st2;
@@ -178,8 +179,9 @@ shared_table(void)
 
 	snprintf(
 	    cmd, sizeof(cmd),
-	    "cp %s %s/prog2 && mkdir -p %s/101 && sed 's|%s$|%s/prog2|' %s/1/maps > %s/101/maps",
-	    prog, dir, dir, prog, dir, dir, dir);
+	    "cp %s %s/prog2 && mkdir -p %s/101 && awk -v p=%s -v q=%s/prog2 -v i=$(stat -c %%i "
+	    "%s/prog2) '$6 == p { $5 = i; $6 = q } 1' %s/1/maps > %s/101/maps",
+	    prog, dir, dir, prog, dir, dir, dir, dir);
 	if (!CHECK(system(cmd) == 0) || read_snap(1, &s) < 0 ||
 	    ty_symbols_load_maps(syms, dir, 1, 0, &e) < 0 ||
 	    ty_symbols_load_maps(syms, dir, 101, 0, &e) < 0) {
