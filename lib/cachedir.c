@@ -381,7 +381,8 @@ ty_cachedir_verify(int fd, size_t *size, char *why, size_t whysize)
 	len = (size_t)st.st_size - sizeof(t);
 	if (pread(fd, &t, sizeof(t), (off_t)len) != (ssize_t)sizeof(t) ||
 	    memcmp(t.magic, TRAILER_MAGIC, sizeof(t.magic)) != 0 || t.version != 1) {
-		snprintf(why, whysize, "cut short or not tachy's (%lld bytes, no trailer)",
+		snprintf(why, whysize,
+			 "cut short, or written by an older tachy (%lld bytes, no trailer)",
 			 (long long)st.st_size);
 		return -EBADMSG;
 	}
