@@ -58,16 +58,17 @@ struct walk {
 };
 
 /* Judge the entry ST (named W->shown) reached from W's directory: owned by
- * the user, or by root where its directory is not open to others. */
+ * the user or root (below a sticky directory open to others, no one else
+ * can rename or remove it). */
 static int
 judge_owner(const struct walk *w, const struct stat *st, const char *what, struct ty_error *e)
 {
-	if (st->st_uid == w->uid || (st->st_uid == 0 && !w->open))
+	if (st->st_uid == w->uid || st->st_uid == 0)
 		return 0;
 	if (w->open)
 		return ty_error_set(e, -EPERM,
 				    "%s '%s' is owned by uid %u, in a directory open to others "
-				    "(sticky): only the user's own is taken there",
+				    "(sticky): only the user's own or root's is taken there",
 				    what, w->shown, (unsigned)st->st_uid);
 	return ty_error_set(e, -EPERM, "%s '%s' is owned by uid %u, another user", what, w->shown,
 			    (unsigned)st->st_uid);

@@ -12,9 +12,9 @@
  * root and writable by no one else (the group-write bit of a user private
  * group, umask 002, gives no one else a write); a sticky directory open to
  * others (/tmp) is taken as an ancestor only when the entry below it is
- * the user's own (root's, for root), since no one else can rename or
- * remove that. A symbolic link is followed when it is the user's or root's
- * (not root's in a sticky directory), its target walked by the same rule.
+ * the user's own or root's, since no one else can rename or remove that.
+ * A symbolic link is followed when it is the user's or root's, its target
+ * walked by the same rule.
  * The cache directory itself is the user's own. So root never writes into
  * a place another user controls, and never makes directories there.
  *
