@@ -34,7 +34,7 @@ static const char usage_text[] =
     "Sample where COMMAND (with all its threads and children) or the running\n"
     "process PID spends its time, and write a self-contained profile. With -a,\n"
     "sample every process and the kernel on every CPU (or those of -C) while\n"
-    "COMMAND runs, for SECS seconds, or until Ctrl-C or SIGTERM.\n"
+    "COMMAND runs, for SECS seconds, or until Ctrl-C, SIGTERM or SIGHUP.\n"
     "\n";
 
 static const char footer[] =
