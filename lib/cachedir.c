@@ -197,11 +197,15 @@ walk(struct walk *w, const char *path, int flags, struct ty_error *e)
 	if (!rest)
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	rest[0] = '\0';
-	if (path[0] != '/' && !getcwd(rest, PATH_MAX))
-		rest[0] = '\0';
-	if (strlen(rest) + strlen(path) + 2 > PATH_MAX || (path[0] != '/' && !rest[0])) {
+	if (path[0] != '/' && !getcwd(rest, PATH_MAX)) {
+		int err = errno;
 		free(rest);
-		return ty_error_set(e, -ENAMETOOLONG, "'%.64s': the path is too long", path);
+		return ty_error_set(e, -err, "'%.64s': cannot name the current directory: %s", path,
+				    strerror(err));
+	}
+	if (strlen(rest) + strlen(path) + 2 > PATH_MAX) {
+		free(rest);
+		return ty_error_set(e, -ENAMETOOLONG, "'%.64s...': the path is too long", path);
 	}
 	if (path[0] != '/')
 		strcat(rest, "/");

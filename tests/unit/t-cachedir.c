@@ -56,6 +56,17 @@ test_made(void)
 	CHECK(stat(at("a/b/c"), &st) == 0 && (st.st_mode & 0777) == 0700 && st.st_uid == geteuid());
 	CHECK_INT(walk("a/./b/../b/c/", TY_CACHEDIR_OURS, &e), 0);
 	CHECK_INT(ty_cachedir_walk("", 0, &e), -EINVAL);
+	{ /* a relative path: from the current directory's absolute one */
+		char cwd[512];
+		int fd;
+		if (CHECK(getcwd(cwd, sizeof(cwd)) != NULL) && CHECK(chdir(top) == 0)) {
+			fd = ty_cachedir_walk("a/b/c", TY_CACHEDIR_OURS, &e);
+			CHECK(fd >= 0);
+			if (fd >= 0)
+				close(fd);
+			CHECK(chdir(cwd) == 0);
+		}
+	}
 	/* a file where a directory should be */
 	CHECK(close(open(at("a/file"), O_CREAT | O_WRONLY, 0600)) == 0);
 	CHECK_INT(walk("a/file/x", TY_CACHEDIR_CREATE, &e), -ENOTDIR);
