@@ -1,9 +1,11 @@
 /* calls.c - exact call counts with counting uprobes at function entries. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +224,74 @@ write_probe(const char *dir, const char *line)
 	return ok ? 0 : -EIO;
 }
 
+pid_t
+ty_calls_probe_pid(const char *line, size_t len, char *name, size_t size)
+{
+	size_t i = 8, digits = 0, ev = 0;
+	long long pid = 0;
+
+	if (len < 11 || (line[0] != 'p' && line[0] != 'r') || memcmp(line + 1, ":tachy_", 7) != 0)
+		return 0;
+	for (; i < len && line[i] >= '0' && line[i] <= '9' && digits < 10; i++, digits++)
+		pid = pid * 10 + (line[i] - '0');
+	if (!digits || pid <= 0 || pid > INT_MAX || i >= len || line[i++] != '/')
+		return 0;
+	for (; i < len && (isalnum((unsigned char)line[i]) || line[i] == '_'); i++)
+		ev++;
+	if (!ev || (i < len && line[i] != ' ' && line[i] != '\n' && line[i] != '\t') ||
+	    i - 2 >= size)
+		return 0;
+	memcpy(name, line + 2, i - 2); /* tachy_PID/EVENT */
+	name[i - 2] = '\0';
+	return (pid_t)pid;
+}
+
+/* Whether a process PID runs (one we may not signal runs too). */
+static int
+pid_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+#define EVENTS_MAX (1 << 20) /* of uprobe_events read */
+
+int
+ty_calls_sweep(struct ty_calls *c, const char *dir)
+{
+	char path[PATH_MAX], *buf, *p, *end, name[128], rm[160];
+	int fd, removed = 0;
+	ssize_t n;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	if (!(buf = malloc(EVENTS_MAX)))
+		return -ENOMEM;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		free(buf);
+		return -errno;
+	}
+	while (len < EVENTS_MAX - 1 && (n = read(fd, buf + len, EVENTS_MAX - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	for (p = buf; p < buf + len; p = end + 1) {
+		pid_t pid;
+		if (!(end = memchr(p, '\n', (size_t)(buf + len - p))))
+			end = buf + len;
+		pid = ty_calls_probe_pid(p, (size_t)(end - p), name, sizeof(name));
+		/* only tachy's own names, of a tachy that is gone: a live one's are busy */
+		if (pid <= 0 || pid == getpid() || pid_alive(pid))
+			continue;
+		snprintf(rm, sizeof(rm), "-:%s\n", name);
+		if (write_probe(dir, rm) == 0)
+			removed++;
+	}
+	free(buf);
+	if (c)
+		c->swept += (size_t)removed;
+	return removed;
+}
+
 /* Remove the tracefs probes placed (after their events are closed). */
 static void
 untrace(struct ty_calls *c)
@@ -300,6 +370,7 @@ ty_calls_open(struct ty_calls *c, pid_t pid, int on_exec, const int *cpus, int n
 	for (i = 0; i < c->n * c->nfds_per; i++)
 		c->fds[i] = -1;
 	if (pid > 0 && (c->tracefs = tracefs())) {
+		ty_calls_sweep(c, c->tracefs); /* those a killed tachy left */
 		for (i = 0; i < c->n; i++) {
 			long id = trace_probe(c, i, c->tracefs), fd;
 			if (id < 0)

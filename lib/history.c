@@ -223,6 +223,12 @@ ty_history_default_db(char *buf, size_t size)
 }
 
 int
+ty_history_is_server(const char *db)
+{
+	return ty_store_kind_of(db) == TY_STORE_PG;
+}
+
+int
 ty_history_open(struct ty_history **out, const char *db, int create, struct ty_error *e)
 {
 	struct ty_history *h = calloc(1, sizeof(*h));

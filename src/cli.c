@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tachy/cachedir.h"
 #include "tachy/stats.h"
 #include "tachy/symbols.h"
 #include "term.h"
@@ -489,19 +490,35 @@ cli_help(const struct cli_parser *p, FILE *fp)
 void
 cli_symbols_cache(struct ty_symbols *s)
 {
-	const char *v = getenv("TACHY_CACHE_DIR");
+	const char *v = getenv("TACHY_CACHE_DIR"), *var = "TACHY_CACHE_DIR";
+	struct ty_error e = {0};
 	char dir[4096];
 	struct stat st;
-	int n = -1;
+	int n = -1, fd;
 
 	if (v) {
-		ty_symbols_set_cache_dir(s, v);
-		return;
-	}
-	if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
+		if (!*v)
+			return;
+		n = snprintf(dir, sizeof(dir), "%s", v);
+	} else if ((v = getenv("XDG_CACHE_HOME")) && *v == '/') {
+		var = "XDG_CACHE_HOME";
 		n = snprintf(dir, sizeof(dir), "%s/tachy", v);
-	else if ((v = getenv("HOME")) && *v == '/' && stat(v, &st) == 0 && st.st_uid == geteuid())
+	} else if ((v = getenv("HOME")) && *v == '/' && stat(v, &st) == 0 &&
+		   st.st_uid == geteuid()) {
+		/* another user's HOME (sudo keeps it): no cache, and nothing made there */
+		var = "HOME";
 		n = snprintf(dir, sizeof(dir), "%s/.cache/tachy", v);
-	if (n > 0 && (size_t)n < sizeof(dir))
+	}
+	if (n <= 0 || (size_t)n >= sizeof(dir))
+		return;
+	/* judged now, made when first written (cachedir.h's rule, again at each use) */
+	fd = ty_cachedir_walk(dir, TY_CACHEDIR_OURS, &e);
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 || fd == -ENOENT)
 		ty_symbols_set_cache_dir(s, dir);
+	else
+		cli_warn("%s: the cache '%s' is not used: %s; set TACHY_CACHE_DIR to a directory "
+			 "of your own (TACHY_CACHE_DIR= goes without)",
+			 var, term_safe(dir), term_safe(e.msg));
 }

@@ -228,8 +228,10 @@ int cli_is_option(const struct cli_parser *p, const char *word);
 
 /* S's caches (ty_symbols_set_cache_dir: the kernel's symbols per boot,
  * debug files decompressed): $TACHY_CACHE_DIR ("" disables them), else
- * $XDG_CACHE_HOME/tachy, else $HOME/.cache/tachy; not in another user's
- * home (sudo keeping HOME), where root would leave root's files. */
+ * $XDG_CACHE_HOME/tachy, else $HOME/.cache/tachy; none in another user's
+ * home (sudo keeping HOME), where root would leave root's files. A path
+ * that fails cachedir.h's rule (a directory of it another user's, or open
+ * to others) is not used, with a warning that says why. */
 struct ty_symbols;
 void cli_symbols_cache(struct ty_symbols *s);
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "tachy/array.h"
+#include "tachy/cachedir.h"
 #include "tachy/calls.h"
 #include "tachy/cpulist.h"
 #include "tachy/events.h"
@@ -20,6 +21,7 @@
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
 #include "tachy/symbols.h"
+#include "term.h"
 
 static const char usage_text[] =
     "usage: tachy record [-g | --call-graph MODE] [-F HZ | -c PERIOD] [-e EVENT]\n"
@@ -32,7 +34,7 @@ static const char usage_text[] =
     "Sample where COMMAND (with all its threads and children) or the running\n"
     "process PID spends its time, and write a self-contained profile. With -a,\n"
     "sample every process and the kernel on every CPU (or those of -C) while\n"
-    "COMMAND runs, for SECS seconds, or until Ctrl-C or SIGTERM.\n"
+    "COMMAND runs, for SECS seconds, or until Ctrl-C, SIGTERM or SIGHUP.\n"
     "\n";
 
 static const char footer[] =
@@ -567,6 +569,11 @@ calls_summary(const struct run *r, const struct ty_profile *p)
 			work);
 	else
 		fprintf(stderr, "\n");
+	if (r->calls.swept)
+		fprintf(stderr,
+			"tachy record: --calls: %zu uprobe%s left in uprobe_events by tachys that "
+			"are gone (killed), removed\n",
+			r->calls.swept, r->calls.swept == 1 ? "" : "s");
 	if (r->calls.no_children)
 		cli_warn(
 		    "--calls: the command's own calls only, not its children's: the kernel's "
@@ -584,6 +591,8 @@ warnings(struct run *r)
 
 	if (r->o->quiet)
 		return;
+	for (i = 0; ty_cachedir_note(i); i++)
+		cli_warn("%s", term_safe(ty_cachedir_note(i)));
 	for (i = 0; i < ty_symbols_nwarnings(r->syms); i++) {
 		const char *w = ty_symbols_warning(r->syms, i), *b, *e;
 		if (!r->o->all || !(e = strstr(w, " is stripped"))) {
@@ -796,6 +805,7 @@ record(int argc, char **argv)
 	ro.unwind_log = unwind_log();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal); /* a closed terminal ends it as Ctrl-C: probes removed */
 	ret = ty_record_start(&r.rec, &ro, r.syms, &err);
 	if (ret < 0)
 		ret = cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err.msg);

@@ -8,27 +8,41 @@
 
 #include "cli.h"
 #include "history-store.h"
+#include "tachy/cachedir.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
 #include "tachy/sysinfo.h"
 #include "term.h"
 
 int
-history_store_db(const char *db, char *buf, size_t size)
+history_store_db(const char *db, int write, char *buf, size_t size)
 {
-	const char *env = getenv("TACHY_DB");
+	const char *env = getenv("TACHY_DB"), *from = "TACHY_DB";
+	struct ty_error e = {0};
 
-	if (!db || !db[0])
-		db = env && env[0] ? env : NULL;
-	if (db) {
+	if (db && db[0]) {
 		if (strlen(db) >= size)
 			return cli_usage_error("--db: name too long");
 		strcpy(buf, db);
-		return 0;
+		return 0; /* named here: a team's shared directory is the user's choice */
 	}
-	if (ty_history_default_db(buf, size) < 0)
+	if (env && env[0]) {
+		if (strlen(env) >= size)
+			return cli_usage_error("TACHY_DB: name too long");
+		strcpy(buf, env);
+	} else if (ty_history_default_db(buf, size) < 0) {
 		return cli_usage_error("no history database: give --db DB or set TACHY_DB "
 				       "(HOME and XDG_DATA_HOME are unset)");
+	} else {
+		from = "the default history";
+	}
+	/* a path the environment gave (sudo keeps HOME, XDG_DATA_HOME, TACHY_DB):
+	 * written only where no other user controls a directory of it */
+	if (write && !ty_history_is_server(buf) && ty_cachedir_check_file(buf, &e) < 0)
+		return cli_error(EXIT_USAGE,
+				 "%s '%s' is not written: %s; give --db PATH, or set TACHY_DB to a "
+				 "database of your own",
+				 from, term_safe(buf), term_safe(e.msg));
 	return 0;
 }
 
@@ -45,7 +59,7 @@ history_store_open(const char *db, int create, struct ty_history **h)
 	char path[4096];
 	int st, rc;
 
-	if ((st = history_store_db(db, path, sizeof(path))))
+	if ((st = history_store_db(db, create, path, sizeof(path))))
 		return st;
 	if ((rc = ty_history_open(h, path, create, &e)) < 0)
 		return cli_error(history_store_status(rc), "%s", e.msg);

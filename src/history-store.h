@@ -10,8 +10,11 @@
 
 /* Where the history is: DB (--db), else $TACHY_DB, else the default
  * location (history.h). Writes it to BUF; returns 0, or prints why not
- * and returns EXIT_USAGE. */
-int history_store_db(const char *db, char *buf, size_t size);
+ * and returns EXIT_USAGE. With WRITE, a SQLite file the environment named
+ * must pass cachedir.h's rule (no directory of it another user's, or
+ * open to others), so that root never makes or writes a history in a
+ * place another user controls (sudo keeps HOME). */
+int history_store_db(const char *db, int write, char *buf, size_t size);
 
 /* The exit status of a store error RC: EXIT_USAGE for -EINVAL (not a
  * tachy history, a bad value), else EXIT_RUNTIME. */

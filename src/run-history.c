@@ -33,7 +33,7 @@ run_history_prepare(struct run_history *h)
 			return cli_usage_error("--history: not in a git work tree (export with "
 					       "--export-json and store it with tachy history add "
 					       "--commit REV)");
-		if ((rc = history_store_db(h->db, path, sizeof(path))))
+		if ((rc = history_store_db(h->db, 1, path, sizeof(path))))
 			return rc;
 		if ((rc = ty_history_open(&store, path, 1, &e)) < 0)
 			return cli_error(rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);

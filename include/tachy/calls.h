@@ -34,6 +34,7 @@ struct ty_calls {
 	const char *tracefs; /* the probes of a command are tracefs's (inherited) */
 	size_t traced;	     /* how many were placed there */
 	int no_children;     /* without tracefs: the command's children not counted */
+	size_t swept;	     /* stale probes of tachys gone, removed (ty_calls_sweep) */
 };
 
 /* Add the functions of PATTERN: "GLOB" over the function symbols of EXE,
@@ -53,6 +54,24 @@ int ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struc
  * with E saying why (-EACCES: no CAP_PERFMON; -ENODEV: no uprobe PMU). */
 int ty_calls_open(struct ty_calls *c, pid_t pid, int on_exec, const int *cpus, int ncpus,
 		  struct ty_error *e);
+
+/* The probes of tachy in tracefs are named tachy_PID/fN, PID tachy's own.
+ * At ty_calls_open those of tachys that are gone (killed before they
+ * could remove theirs) are removed first, and a tachy removes its own at
+ * ty_calls_release: the command installs a handler for SIGINT, SIGTERM and
+ * SIGHUP that ends the recording, so that release is reached. */
+
+/* The PID of LINE[LEN], a line of uprobe_events, when it is one of
+ * tachy's probes ("p:tachy_PID/EVENT ..."), with "tachy_PID/EVENT" in
+ * NAME[SIZE]; 0 when it is not one. */
+pid_t ty_calls_probe_pid(const char *line, size_t len, char *name, size_t size);
+
+/* Remove from DIR/uprobe_events (DIR: the tracefs directory) the probes
+ * of tachys whose PID no process has now, never another tool's (by their
+ * name) nor a running tachy's; adds their number to C->swept (C may be
+ * NULL). Returns the number removed, or a negative errno when the file
+ * cannot be read. */
+int ty_calls_sweep(struct ty_calls *c, const char *dir);
 
 /* Read every count (summed over the CPUs; a command's children counted
  * once they have exited). Returns 0 or a negative errno with E filled. */

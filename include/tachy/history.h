@@ -83,6 +83,10 @@ struct ty_history; /* an open store */
  * Writes it to BUF. Returns 0, or -ENOENT when neither variable is set. */
 int ty_history_default_db(char *buf, size_t size);
 
+/* Whether DB names a PostgreSQL server (a URI or libpq's keywords), not a
+ * SQLite file. */
+int ty_history_is_server(const char *db);
+
 /* Open the store DB: a PostgreSQL URI, or a SQLite file. With CREATE the
  * file (and its directory) and the schema are made when missing, and an
  * older schema is migrated (in one transaction: only added to, nothing

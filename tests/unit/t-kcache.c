@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tachy/cachedir.h"
 #include "tachy/symbols.h"
 
 #define CORE_SYMS                                                                                  \
@@ -207,7 +208,7 @@ static void
 test_damaged(void)
 {
 	struct ty_symbols *s;
-	size_t glen, len, ents, arena;
+	size_t glen, plen, len, ents, arena;
 	char *good, *bad, what[64];
 	uint64_t n, alen;
 
@@ -217,13 +218,14 @@ test_damaged(void)
 	ty_symbols_free(s);
 	good = slurp(cfile, &glen);
 	bad = malloc(glen + 16);
-	CHECK(glen > 96);
+	CHECK(glen > 96 + TY_CACHEDIR_TRAILER);
+	plen = glen - TY_CACHEDIR_TRAILER; /* the table, then the trailer */
 	memcpy(&n, good + 64, 8);
 	memcpy(&alen, good + 72, 8);
 	CHECK_INT((int)n, 5); /* _stext do_thing other weak_one _etext */
 	ents = 96;
 	arena = ents + 16 * n;
-	CHECK(arena + alen == glen);
+	CHECK(arena + alen == plen);
 	for (len = 0; len < glen; len++) {
 		snprintf(what, sizeof(what), "truncated to %zu bytes", len);
 		check_ignored(what, good, len, good, glen);
@@ -231,10 +233,16 @@ test_damaged(void)
 	memcpy(bad, good, glen);
 	memset(bad + glen, 0, 16);
 	check_ignored("with 16 more bytes", bad, glen + 16, good, glen);
+	memcpy(bad, good, glen);
+	bad[arena + 1] ^=
+	    1; /* a name changed: the trailer's CRC-32 catches it, the table's checks would not */
+	check_ignored("a bit flipped", bad, glen, good, glen);
+	/* each damage below comes with a trailer that matches: the table's own checks */
 #define MUTATE(what, stmt)                                                                         \
 	do {                                                                                       \
 		memcpy(bad, good, glen);                                                           \
 		stmt;                                                                              \
+		ty_cachedir_trailer(bad, plen, (unsigned char *)bad + plen);                       \
 		check_ignored(what, bad, glen, good, glen);                                        \
 	} while (0)
 	MUTATE("bad magic", bad[0] ^= 1);
@@ -252,7 +260,7 @@ test_damaged(void)
 	MUTATE("text end", poke64(bad, 88, 0xffffffffc0002000ull));
 	MUTATE("name past the arena", poke32(bad, ents + 16 + 8, (uint32_t)alen));
 	MUTATE("name far past the arena", poke32(bad, ents + 16 + 8, UINT32_MAX));
-	MUTATE("unterminated arena", bad[glen - 1] = 'x');
+	MUTATE("unterminated arena", bad[plen - 1] = 'x');
 	MUTATE("unsorted", poke64(bad, ents + 16, 0xffffffff81000350ull));
 	MUTATE("duplicate address", poke64(bad, ents + 16, 0xffffffff81000000ull));
 	MUTATE("address zero", (poke64(bad, ents, 0), poke64(bad, 80, 0)));
