@@ -149,16 +149,15 @@ member(struct reader *rd, const json_t *o, const char *key, json_type want, int 
 static double
 time_max(const char *unit)
 {
-	static const struct {
-		const char *unit;
-		double per_s;
-	} u[] = {{"s", 1}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}};
-	size_t i;
+	double k = !strcmp(unit, "s")	 ? 1
+		   : !strcmp(unit, "ms") ? 1e3
+		   : !strcmp(unit, "us") ? 1e6
+					 : 1e9;
 
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (strcmp(unit, u[i].unit) == 0)
-			return TIME_MAX_S * u[i].per_s;
-	return 0;
+	return (!strcmp(unit, "s") || !strcmp(unit, "ms") || !strcmp(unit, "us") ||
+		!strcmp(unit, "ns"))
+		   ? TIME_MAX_S * k
+		   : 0;
 }
 
 /* A finite number >= 0 and <= MAX at V (path already set), MAX in UNIT
