@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "tachy/counters.h"
@@ -227,7 +228,27 @@ refused(struct ty_counters *c, size_t i, int err, struct ty_error *e)
 			   "this kernel has no perf_event_open (ENOSYS): counters are off");
 		return 0;
 	}
-	if (err == -EMFILE || err == -ENFILE || err == -ENOMEM || err == -ESRCH)
+	if (err == -EMFILE || err == -ENFILE) {
+		/* (also when an open left too few descriptors: crowded()) */
+		/* each counter is a descriptor: the run goes on with those
+		 * opened, the rest left out and said why */
+		struct rlimit rl;
+
+		k->state = TY_COUNTER_FAILED;
+		if (err == -EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur != RLIM_INFINITY)
+			snprintf(k->msg, sizeof(k->msg),
+				 "cannot be opened: too many open files (the limit, ulimit -n, is "
+				 "%llu: raise it, or --no-counters counts nothing)",
+				 (unsigned long long)rl.rlim_cur);
+		else
+			snprintf(k->msg, sizeof(k->msg),
+				 "cannot be opened: %s (raise the limit, or --no-counters counts "
+				 "nothing)",
+				 strerror(-err));
+		return 0;
+	}
+	if (err == -ENOMEM || err == -ESRCH)
 		return ty_error_set(e, err, "cannot open counter '%s': %s", k->ev.name,
 				    strerror(-err));
 	k->state = TY_COUNTER_FAILED;
@@ -259,6 +280,21 @@ ty_counters_label(const struct ty_counters *c, size_t i, char *buf, size_t len)
  * off again; in a virtual machine that costs ~30 us per event and per
  * run. A disabled copy of each event, opened once on ourselves and kept
  * until release, keeps the switches on: it never counts anything. */
+/* Descriptors kept free for the runs themselves (their standard input
+ * and output, a pipe, the spawner, the exports): counters are what gives
+ * way under a low limit (ulimit -n), never the benchmark. */
+#define FD_RESERVE 8
+
+/* Whether FD, just opened, is among the last FD_RESERVE the limit allows. */
+static int
+crowded(int fd)
+{
+	struct rlimit rl;
+
+	return fd >= 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	       (rlim_t)fd + FD_RESERVE >= rl.rlim_cur;
+}
+
 static void
 keep(struct ty_counters *c, size_t i, const struct perf_event_attr *attr)
 {
@@ -270,6 +306,10 @@ keep(struct ty_counters *c, size_t i, const struct perf_event_attr *attr)
 	a.enable_on_exec = 0;
 	a.read_format = 0;
 	fd = c->be.open(c->be.ctx, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (crowded(fd)) { /* the counters come first, their keepers after */
+		c->be.close(c->be.ctx, fd);
+		fd = -1;
+	}
 	c->c[i].keeper = fd >= 0 ? fd : -1;
 }
 
@@ -290,6 +330,10 @@ ty_counters_open(struct ty_counters *c, pid_t pid, struct ty_error *e)
 			gfd = group_fd_for(c, i);
 			make_attr(c, i, gfd, &attr);
 			fd = c->be.open(c->be.ctx, &attr, pid, -1, gfd, PERF_FLAG_FD_CLOEXEC);
+			if (crowded(fd)) {
+				c->be.close(c->be.ctx, fd);
+				fd = -EMFILE;
+			}
 			ret = fd < 0 ? refused(c, i, fd, e) : 0;
 		} while (ret == 1);
 		if (ret < 0) {

@@ -164,7 +164,7 @@ read_elf_syms(struct ty_dsos *s, struct ty_dso *d, Elf *elf, int segs)
 		    d->path);
 		return 0;
 	}
-	return ty_elfsyms_read(&d->tab, elf);
+	return ty_elfsyms_read(&d->tab, elf, s->warn, d->path);
 }
 
 /* Open PATH as the debug file of D when it is a regular file other than D

@@ -22,17 +22,93 @@ code_section_end(Elf *elf, size_t ndx)
 	return sh.sh_addr + sh.sh_size;
 }
 
+/* Where a symbol table is read from, for its checks and warnings. */
+struct table {
+	Elf *elf;
+	const char *path; /* for warnings */
+	const char *what; /* ".symtab", ".dynsym" */
+	size_t file_size; /* 0: unknown (no raw image) */
+	size_t nsections;
+	uint64_t strsize; /* its string table's size */
+	size_t bad_name, bad_shndx;
+	struct ty_symtab_warnings *warn;
+};
+
+/* Whether [OFF, OFF + SIZE) lies inside T's file. */
+static int
+in_file(const struct table *t, uint64_t off, uint64_t size)
+{
+	return !t->file_size || (off <= t->file_size && size <= t->file_size - off);
+}
+
+/* Why the symbol table SH (and its string table) cannot be read, into WHY;
+ * 0 when it can. The header fields are the file's, so each is checked
+ * before libelf is trusted with them. */
+static int
+table_damage(struct table *t, const GElf_Shdr *sh, char *why, size_t size)
+{
+	size_t want = gelf_getclass(t->elf) == ELFCLASS32 ? sizeof(Elf32_Sym) : sizeof(Elf64_Sym);
+	const char *sdata;
+	Elf_Scn *str;
+	Elf_Data *sd;
+	GElf_Shdr ss;
+
+	if (sh->sh_entsize != want)
+		snprintf(why, size, "its entry size (sh_entsize) is %" PRIu64 ", not %zu",
+			 (uint64_t)sh->sh_entsize, want);
+	else if (sh->sh_size % want)
+		snprintf(why, size,
+			 "its size %" PRIu64 " is not a whole number of %zu-byte entries",
+			 (uint64_t)sh->sh_size, want);
+	else if (!in_file(t, sh->sh_offset, sh->sh_size))
+		snprintf(why, size,
+			 "it lies beyond the end of the file (offset %" PRIu64 ", size %" PRIu64
+			 ", file %zu bytes)",
+			 (uint64_t)sh->sh_offset, (uint64_t)sh->sh_size, t->file_size);
+	else if (sh->sh_link == 0 || sh->sh_link >= t->nsections ||
+		 !(str = elf_getscn(t->elf, sh->sh_link)) || !gelf_getshdr(str, &ss))
+		snprintf(why, size, "its string table (sh_link %u) is no section of the file",
+			 (unsigned)sh->sh_link);
+	else if (ss.sh_type != SHT_STRTAB)
+		snprintf(why, size, "its string table (sh_link %u) is not a string table (type %u)",
+			 (unsigned)sh->sh_link, (unsigned)ss.sh_type);
+	else if (!in_file(t, ss.sh_offset, ss.sh_size))
+		snprintf(why, size,
+			 "its string table lies beyond the end of the file (offset %" PRIu64
+			 ", size %" PRIu64 ", file %zu bytes)",
+			 (uint64_t)ss.sh_offset, (uint64_t)ss.sh_size, t->file_size);
+	else if (!(sd = elf_getdata(str, NULL)) || !(sdata = sd->d_buf) || sd->d_size == 0 ||
+		 sdata[sd->d_size - 1] != '\0')
+		snprintf(why, size, "its string table does not end in a NUL byte");
+	else {
+		t->strsize = ss.sh_size;
+		return 0;
+	}
+	return 1;
+}
+
 /* Add the function symbols (and code labels without a type, such as
  * ld.so's _start and _dl_start_user) of one symbol table section. */
 static int
-read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct ty_symtab *d)
+read_symtab(struct table *t, Elf_Scn *scn, GElf_Shdr *sh, struct ty_symtab *d)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf *elf = t->elf;
+	Elf_Data *data;
 	size_t i, n;
 	GElf_Sym sym;
+	char why[256];
 
-	if (!data || sh->sh_entsize == 0)
+	if (table_damage(t, sh, why, sizeof(why))) {
+		ty_symtab_warn(t->warn,
+			       "%s of %s is damaged: %s; it is ignored, addresses shown raw",
+			       t->what, t->path, why);
 		return 0;
+	}
+	if (!(data = elf_getdata(scn, NULL))) {
+		ty_symtab_warn(t->warn, "%s of %s cannot be read: %s; addresses shown raw", t->what,
+			       t->path, elf_errmsg(-1));
+		return 0;
+	}
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < n; i++) {
 		const char *name;
@@ -43,9 +119,17 @@ read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct ty_symtab *d)
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
 		bind = GELF_ST_BIND(sym.st_info);
+		if (sym.st_name >= t->strsize) {
+			t->bad_name++;
+			continue;
+		}
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || sym.st_value == 0)
 			continue;
+		if (sym.st_shndx >= t->nsections) {
+			t->bad_shndx++;
+			continue;
+		}
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
 			continue;
@@ -259,20 +343,40 @@ ty_elfsyms_plt(struct ty_symtab *d, Elf *elf)
 }
 
 int
-ty_elfsyms_read(struct ty_symtab *t, Elf *elf)
+ty_elfsyms_read(struct ty_symtab *t, Elf *elf, struct ty_symtab_warnings *w, const char *path)
 {
+	struct table tb = {.elf = elf, .path = path, .warn = w};
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int full = 0;
 
+	if (!elf_rawfile(elf, &tb.file_size))
+		tb.file_size = 0;
+	if (elf_getshdrnum(elf, &tb.nsections) != 0)
+		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
+		/* a damaged .symtab is said as such, not as "stripped" */
 		full |= sh.sh_type == SHT_SYMTAB;
-		if (read_symtab(elf, scn, &sh, t) < 0)
+		tb.what = sh.sh_type == SHT_SYMTAB ? ".symtab" : ".dynsym";
+		tb.bad_name = tb.bad_shndx = 0;
+		if (read_symtab(&tb, scn, &sh, t) < 0)
 			break;
+		if (tb.bad_name)
+			ty_symtab_warn(w,
+				       "%s of %s is damaged: %zu symbol%s name%s (st_name) outside "
+				       "its string table; left out, their addresses shown raw",
+				       tb.what, path, tb.bad_name, tb.bad_name == 1 ? "'s" : "s'",
+				       tb.bad_name == 1 ? " lies" : "s lie");
+		if (tb.bad_shndx)
+			ty_symtab_warn(
+			    w,
+			    "%s of %s is damaged: %zu function%s in no section of the file "
+			    "(st_shndx); left out, their addresses shown raw",
+			    tb.what, path, tb.bad_shndx, tb.bad_shndx == 1 ? "" : "s");
 	}
 	return full;
 }

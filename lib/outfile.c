@@ -131,6 +131,45 @@ walk_fail(struct walker *w, int err, struct ty_error *e)
 	return -err;
 }
 
+/* What the user can do about ERR met in a directory. */
+static const char *
+dir_fix(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return " (create it first, or write elsewhere)";
+	case EACCES:
+	case EPERM:
+		return " (fix its permissions, or write elsewhere)";
+	case EROFS:
+		return " (write elsewhere)";
+	default:
+		return "";
+	}
+}
+
+/* A failure in the directory DIR (NULL: W's) on the way to W->path, named
+ * as such: "no such directory" says more than the file's ENOENT. */
+static int
+walk_fail_dir(struct walker *w, const char *dir, int err, struct ty_error *e)
+{
+	const char *d = dir ? dir : w->shown;
+
+	if (err == ENOENT)
+		ty_error_set(e, -err, "cannot %s '%s': the directory '%s' does not exist%s",
+			     w->verb, w->path, d, dir_fix(err));
+	else if (err == ENOTDIR)
+		ty_error_set(e, -err, "cannot %s '%s': '%s' is not a directory", w->verb, w->path,
+			     d);
+	else if (err == EACCES)
+		ty_error_set(e, -err, "cannot %s '%s': the directory '%s' cannot be searched: %s%s",
+			     w->verb, w->path, d, strerror(err), dir_fix(err));
+	else
+		ty_error_set(e, -err, "cannot %s '%s': the directory '%s': %s%s", w->verb, w->path,
+			     d, strerror(err), dir_fix(err));
+	return -err;
+}
+
 static int
 on_procfs(int fd)
 {
@@ -266,6 +305,18 @@ walk(const char *path, const char *verb, int want_dir, struct spot *sp, struct t
 			sp->name = strdup(name);
 			break;
 		}
+		if (nfd < 0 && (errno == EACCES || (!last && errno == ENOENT))) {
+			/* the directory W.shown may not be searched, or the
+			 * directory NAME in it is missing */
+			int err = errno;
+			char *at = err != ENOENT	       ? NULL
+				   : strcmp(w.shown, ".") == 0 ? strdup(name)
+							       : join(w.shown, name);
+
+			rc = walk_fail_dir(&w, at, err, e);
+			free(at);
+			break;
+		}
 		if (nfd < 0 || fstat(nfd, &st) != 0) {
 			rc = walk_fail(&w, errno, e);
 			if (nfd >= 0)
@@ -296,8 +347,12 @@ walk(const char *path, const char *verb, int want_dir, struct spot *sp, struct t
 		}
 		if (!last) {
 			if (!S_ISDIR(st.st_mode)) {
+				char *at =
+				    strcmp(w.shown, ".") == 0 ? strdup(name) : join(w.shown, name);
+
 				close(nfd);
-				rc = walk_fail(&w, ENOTDIR, e);
+				rc = walk_fail_dir(&w, at, ENOTDIR, e);
+				free(at);
 				break;
 			}
 			rc = walk_into(&w, nfd, name, e);
@@ -429,6 +484,22 @@ fail(struct ty_outfile *of, const char *path, int err, struct ty_error *e)
 	return ty_error_set(e, -err, "cannot write '%s': %s", path, strerror(err));
 }
 
+/* No new file could be made beside PATH (its replacement is written
+ * there first, then renamed): the directory is what refused. */
+static int
+fail_create(struct ty_outfile *of, const char *path, int err, struct ty_error *e)
+{
+	const char *slash = strrchr(path, '/');
+	int n = slash ? (int)(slash - path) : 1;
+
+	if (slash == path)
+		n = 1;
+	ty_outfile_abort(of);
+	return ty_error_set(e, -err,
+			    "cannot write '%s': cannot create a file in the directory '%.*s': %s%s",
+			    path, n, slash ? path : ".", strerror(err), dir_fix(err));
+}
+
 /* An existing device, FIFO or socket SP->name: opened and written in
  * place (not followed, and checked to be what the walk saw). */
 static int
@@ -528,7 +599,8 @@ ty_outfile_open(struct ty_outfile *of, const char *path, struct ty_error *e)
 	if ((fd = open_anon(of->dirfd)) >= 0)
 		of->anon = 1;
 	else if ((fd = ty_outfile_tmpat(of->dirfd, of->name, 0666, &of->tmp)) < 0)
-		return fail(of, path, -fd, e);
+		return fd == -EACCES || fd == -EPERM || fd == -EROFS ? fail_create(of, path, -fd, e)
+								     : fail(of, path, -fd, e);
 	if (sp.exists && sp.st.st_uid == geteuid() && fchmod(fd, sp.st.st_mode & 07777) != 0) {
 		rc = errno;
 		close(fd);

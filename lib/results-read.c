@@ -139,9 +139,32 @@ member(struct reader *rd, const json_t *o, const char *key, json_type want, int 
 	return 0;
 }
 
-/* A finite number >= 0 at V (path already set); NULLOK lets null be NAN. */
+/* The largest figures read: past these no figure is a measurement (nor
+ * would its sums and squares stay finite), so the file is refused. */
+#define TIME_MAX_S 1e9			 /* seconds: 31 years */
+#define COUNT_MAX 18446744073709551616.0 /* 2^64: beyond any counter */
+
+/* The largest time in UNIT ("s", "ms", "us", "ns") a counter may hold;
+ * 0 when UNIT is no time. */
+static double
+time_max(const char *unit)
+{
+	double k = !strcmp(unit, "s")	 ? 1
+		   : !strcmp(unit, "ms") ? 1e3
+		   : !strcmp(unit, "us") ? 1e6
+					 : 1e9;
+
+	return (!strcmp(unit, "s") || !strcmp(unit, "ms") || !strcmp(unit, "us") ||
+		!strcmp(unit, "ns"))
+		   ? TIME_MAX_S * k
+		   : 0;
+}
+
+/* A finite number >= 0 and <= MAX at V (path already set), MAX in UNIT
+ * ("s", "ns", or "" for counts); NULLOK lets null be NAN. */
 static int
-nonneg_number(struct reader *rd, const json_t *v, int nullok, double *out)
+nonneg_number(struct reader *rd, const json_t *v, int nullok, double max, const char *unit,
+	      double *out)
 {
 	double d;
 
@@ -154,6 +177,9 @@ nonneg_number(struct reader *rd, const json_t *v, int nullok, double *out)
 	d = json_number_value(v);
 	if (!isfinite(d) || d < 0)
 		return bad(rd, "expected a number >= 0, found %g", d);
+	if (d > max)
+		return bad(rd, "%g is out of range: no %s measured is over %g%s%s", d,
+			   *unit ? "time" : "count", max, *unit ? " " : "", unit);
 	*out = d;
 	return 0;
 }
@@ -190,7 +216,7 @@ read_times(struct reader *rd, const json_t *res, struct ty_results_saved_bench *
 	json_array_foreach(times, i, v)
 	{
 		size_t l2 = down(rd, NULL, i);
-		rc = nonneg_number(rd, v, 0, &d);
+		rc = nonneg_number(rd, v, 0, TIME_MAX_S, "s", &d);
 		up(rd, l2);
 		if (rc) {
 			up(rd, l);
@@ -217,7 +243,7 @@ check_hyperfine_fields(struct reader *rd, const json_t *res)
 		if (!(v = json_object_get(res, keys[i])))
 			continue;
 		l = down(rd, keys[i], 0);
-		rc = nonneg_number(rd, v, 1, &d);
+		rc = nonneg_number(rd, v, 1, TIME_MAX_S, "s", &d);
 		up(rd, l);
 		if (rc)
 			return rc;
@@ -323,7 +349,9 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs,
 				down(rd, NULL, j);
 				down(rd, "counters", 0);
 				l2 = down(rd, name, 0);
-				rc = nonneg_number(rd, x, 1, &d);
+				rc = nonneg_number(rd, x, 1,
+						   time_max(unit) ? time_max(unit) : COUNT_MAX,
+						   time_max(unit) ? unit : "", &d);
 				up(rd, l2);
 				up(rd, l);
 				if (rc)
@@ -360,7 +388,9 @@ read_run(struct reader *rd, const json_t *run, struct ty_results_saved_bench *b,
 			continue;
 		}
 		size_t l = down(rd, run_fields[j].field, 0);
-		rc = nonneg_number(rd, v, 0, &d);
+		rc = run_fields[j].scale == 1e-9
+			 ? nonneg_number(rd, v, 0, TIME_MAX_S * 1e9, "ns", &d)
+			 : nonneg_number(rd, v, 0, COUNT_MAX, "", &d);
 		up(rd, l);
 		if (rc)
 			return rc;

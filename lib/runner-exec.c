@@ -25,6 +25,9 @@ open_fd(const char *path, int flags, struct ty_error *e)
 {
 	int fd = open(path, flags | O_CLOEXEC, 0666);
 
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		return ty_error_set(e, -errno, "cannot open '%s': %s (raise the limit, ulimit -n)",
+				    path, strerror(errno));
 	if (fd < 0)
 		return ty_error_set(e, -errno, "cannot open '%s': %s", path, strerror(errno));
 	return fd;

@@ -414,6 +414,8 @@ judge(struct ty_verdict *v, int dir, double confidence)
 	v->interval = TY_INTERVAL_OK;
 	if (!isfinite(c->rel_lo) || !isfinite(c->rel_hi) || !isfinite(c->rel))
 		v->interval = v->old.centre == 0 ? TY_INTERVAL_ZERO_REF : TY_INTERVAL_TOO_FEW;
+	if (!isfinite(v->old.centre) || !isfinite(v->new.centre) || !isfinite(c->p_value))
+		return; /* sums past the doubles' range: nothing proven from them */
 	if (v->too_few) {
 		/* sizes that can prove nothing at this confidence bound nothing
 		 * at it either (ties can give a finite but unfounded one) */

@@ -105,13 +105,17 @@ bench_release(struct bench *b)
 static void
 catch_signals(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed terminal or ssh session: the runs done are reported and
+	 * exported too; under nohup (SIGHUP ignored) the run goes on */
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 }
 
 /* Is the environment variable NAME set to "0" (a knob turned off)? */
@@ -190,7 +194,9 @@ run_bench(struct bench *b)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	if (rc == -EINTR)
 		cli_error(EXIT_INTERRUPTED, "interrupted by %s: reporting the runs finished so far",
-			  stop_flag == SIGTERM ? "SIGTERM" : "SIGINT");
+			  stop_flag == SIGTERM	? "SIGTERM"
+			  : stop_flag == SIGHUP ? "SIGHUP"
+						: "SIGINT");
 	files_st = run_exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 0);
 	if (b->o.style != TERM_STYLE_NONE)
 		run_report_print(b);

@@ -87,6 +87,15 @@ figure_text_value(char *buf, size_t size, double v, double ref, const char *unit
 		snprintf(buf, size, "0%s", suffix);
 		return buf;
 	}
+	/* far above REF's unit (a table's first row in ms, this one in
+	 * hours): in its own unit, and past the largest unit in %g, never
+	 * a number of 30 digits, or "inf", when the scaling overflows */
+	if (!(fabs(v * scale) < 1e5))
+		figure_text_scale(v, unit, &scale, &suffix);
+	if (!(fabs(v * scale) < 1e5)) {
+		snprintf(buf, size, "%.3g%s", v * scale, suffix);
+		return buf;
+	}
 	return fixed(buf, size, v * scale, suffix);
 }
 
@@ -97,6 +106,8 @@ figure_text_pct(char *buf, size_t size, double pct)
 
 	if (!isfinite(pct))
 		snprintf(buf, size, "?");
+	else if (a >= 1e5) /* a thousandfold and more: "+6.76e+11%" */
+		snprintf(buf, size, "%+.3g%%", pct);
 	else
 		snprintf(buf, size, "%+.*f%%", a < 1 ? 2 : 1, pct);
 	return buf;

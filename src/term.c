@@ -10,9 +10,33 @@
 #include "tachy/utf8.h"
 #include "term.h"
 
+/* The code point of the UTF-8 sequence of N bytes at P. */
+static unsigned
+code_point(const unsigned char *p, int n)
+{
+	unsigned cp = n == 2 ? p[0] & 0x1fu : n == 3 ? p[0] & 0x0fu : p[0] & 0x07u;
+	int i;
+
+	for (i = 1; i < n; i++)
+		cp = cp << 6 | (p[i] & 0x3fu);
+	return cp;
+}
+
+/* Whether CP is invisible and changes what is around it: the bidi
+ * controls (U+202E shows "exe.txt" as "txt.exe"), zero-width characters,
+ * the soft hyphen, the line and paragraph separators, the byte order
+ * mark, the interlinear annotations, the tag characters. */
+static int
+invisible(unsigned cp)
+{
+	return cp == 0xad || cp == 0x61c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff ||
+	       (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
 /* The length of the harmless sequence at P (printable ASCII, or UTF-8
- * that is not a C1 control; a line break and a tab too when LINES), 0
- * when it must be shown escaped. */
+ * that is neither a C1 control nor invisible; a line break and a tab too
+ * when LINES), 0 when it must be shown escaped. */
 static int
 harmless(const unsigned char *p, int lines)
 {
@@ -22,7 +46,26 @@ harmless(const unsigned char *p, int lines)
 		return 1;
 	if (*p < 0x80 || !(n = ty_utf8_seqlen((const char *)p)))
 		return 0;
-	return p[0] == 0xc2 && p[1] < 0xa0 ? 0 : n;
+	if (p[0] == 0xc2 && p[1] < 0xa0)
+		return 0;
+	return invisible(code_point(p, n)) ? 0 : n;
+}
+
+/* Whether the backslash at P must be doubled: when what follows could be
+ * read as one of the escapes below (a literal "back\\n" must not look
+ * like a line break shown escaped), so that the shown text reads back
+ * to one string only. */
+static int
+backslash_doubled(const unsigned char *p, int lines)
+{
+	return p[1] && (strchr("\\entrxuU", p[1]) || !harmless(p + 1, lines));
+}
+
+/* The length of the sequence at P kept as it is, 0 when escaped. */
+static int
+kept(const unsigned char *p, int lines)
+{
+	return *p == '\\' ? !backslash_doubled(p, lines) : harmless(p, lines);
 }
 
 static int
@@ -31,11 +74,15 @@ needs_showing(const char *s, int lines)
 	const unsigned char *p;
 	int n;
 
-	for (p = (const unsigned char *)s; *p && (n = harmless(p, lines)); p += n)
+	for (p = (const unsigned char *)s; *p && (n = kept(p, lines)); p += n)
 		;
 	return *p != '\0';
 }
 
+/* S with what a terminal would act on, or hide, written as escapes: \e,
+ * \n, \t, \r, \xHH (other bytes, invalid UTF-8), \uHHHH and \UHHHHHHHH
+ * (invisible characters), \\ (a backslash that could be read as one);
+ * NULL when nothing needs it. */
 static char *
 shown(const char *s, int lines)
 {
@@ -43,16 +90,26 @@ shown(const char *s, int lines)
 	char *out, *q;
 	int n;
 
+	/* at most 10 bytes out (\UHHHHHHHH) for 4 in */
 	if (!needs_showing(s, lines) || !(out = malloc(strlen(s) * 4 + 1)))
 		return NULL;
 	for (p = (const unsigned char *)s, q = out; *p;) {
-		if ((n = harmless(p, lines))) {
+		if ((n = kept(p, lines))) {
 			memcpy(q, p, (size_t)n);
 			q += n;
 			p += n;
 			continue;
 		}
-		if (*p == 0x1b)
+		if (*p >= 0x80 && (n = ty_utf8_seqlen((const char *)p)) > 0 &&
+		    !(p[0] == 0xc2 && p[1] < 0xa0)) { /* invisible */
+			unsigned cp = code_point(p, n);
+			q += cp > 0xffff ? sprintf(q, "\\U%08x", cp) : sprintf(q, "\\u%04x", cp);
+			p += n;
+			continue;
+		}
+		if (*p == '\\')
+			q += sprintf(q, "\\\\");
+		else if (*p == 0x1b)
 			q += sprintf(q, "\\e");
 		else if (*p == '\n')
 			q += sprintf(q, "\\n");

@@ -19,8 +19,10 @@ struct term {
 
 /* S with what could drive a terminal shown instead: control characters
  * as \e \n \t \r \xHH, C1 controls and bytes that are not UTF-8 as
- * \xHH. A newly allocated string, or NULL when S needs nothing (or
- * memory ran out). */
+ * \xHH, invisible characters (bidi controls, zero-width ones) as \uHHHH
+ * or \UHHHHHHHH, and a backslash that would read as one of these as \\:
+ * the shown text reads back to S only. A newly allocated string, or NULL
+ * when S needs nothing (or memory ran out). */
 char *term_shown(const char *s);
 
 /* The same with line breaks and tabs kept: for a whole message of

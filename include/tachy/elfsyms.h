@@ -16,8 +16,12 @@ struct Elf;	/* libelf's Elf */
 struct Elf_Scn; /* libelf's Elf_Scn */
 
 /* Add the symbols of ELF's symbol tables to T. Returns 1 when it had a
- * .symtab (a full table), 0 when only .dynsym or nothing. */
-int ty_elfsyms_read(struct ty_symtab *t, struct Elf *elf);
+ * .symtab (a full table, damaged or not), 0 when only .dynsym or nothing.
+ * A damaged table (its entry size, its place in the file, its string
+ * table, symbols' names or sections out of range) is said in W, naming
+ * PATH and what is wrong; what can be read of it is kept. */
+int ty_elfsyms_read(struct ty_symtab *t, struct Elf *elf, struct ty_symtab_warnings *w,
+		    const char *path);
 
 /* Add the PLT entries of ELF (an x86-64 file) to T, named for the symbols
  * their GOT slots or lazy stubs resolve. Call after ty_elfsyms_read (an

@@ -5,7 +5,9 @@ independently of the C writer, for the report tests.
 KIND: basic (main -> {a, b -> c}, hostile names), old (the same program with
 b shrunk), events (basic as page-faults sampled every 3 events), separators
 (basic with a ';' and a line break in a name), terminal (basic with ESC,
-OSC, CR and C1 controls in names, the DSO, the thread and the command), bad-version, bad-index, no-end,
+OSC, CR and C1 controls in names, the DSO, the thread and the command), bidi
+(basic with bidi controls, zero-width characters and a literal backslash-n in
+names, the DSO, the thread and the command), bad-version, bad-index, no-end,
 wall (format version 2: basic on-CPU plus off-CPU time in every state on two
 threads), bad-state (wall with a state out of range).
 Format version 3 (a CRC-32 per section and of the header): v3 (basic),
@@ -38,6 +40,12 @@ def profile(kind):
         strings[4] = b'\x1b]0;pwned\x07c\rd'
         strings[5] = b'lib\x9bc\xc2\x9b.so'
         strings[6] = b'pr\x1b[31mog\x7f'
+    if kind == 'bidi':
+        strings[2] = 'evil\u202etxt.exe'.encode()
+        strings[4] = 'c\u2066d\u2069\u200be'.encode()
+        strings[5] = 'lib\u200fc\ufeff.so'.encode()
+        strings[6] = b'back\\slash\\n'
+        strings[3] = b'b\\x1b'
     funcs = [(0, 1), (2, 1), (3, 1), (4, 5), (7, 1)]  # main a b hostile helper
     locs = [(0x1000, 0), (0x1100, 1), (0x1200, 2), (0x2000, 3), (0x1300, 4)]
     # stacks, leaf first
@@ -52,6 +60,8 @@ def profile(kind):
             (b'workload_cpu_ns', b'100000000'), (b'wall_ns', b'100000000')]
     if kind == 'terminal':
         meta[1] = (b'command', b'prog \x1b]2;title\x07 --fast')
+    if kind == 'bidi':
+        meta[1] = (b'command', 'prog \u202e--fast'.encode())
     period = 1000000
     if kind == 'events':
         meta[0] = (b'event', b'page-faults')

@@ -290,6 +290,89 @@ test_stripped_main(void)
 #endif
 }
 
+/* A damaged symbol table is said, naming the file and what is wrong,
+ * never silently shown as FILE+0xADDR: ten damages made by
+ * tests/data/elfdamage.py in copies of a program built here. */
+static void
+test_damaged_symtab(void)
+{
+#ifdef HAVE_LIBELF
+	static const struct {
+		const char *kind, *said;
+	} cases[] = {
+	    {"entsize0", ".symtab of %s is damaged: its entry size (sh_entsize) is 0, not 24"},
+	    {"entsize7", ".symtab of %s is damaged: its entry size (sh_entsize) is 7, not 24"},
+	    {"size", ".symtab of %s is damaged: its size "},
+	    {"offset", ".symtab of %s is damaged: it lies beyond the end of the file"},
+	    {"link-range", ".symtab of %s is damaged: its string table (sh_link 999) is no "
+			   "section of the file"},
+	    {"link-type", ".symtab of %s is damaged: its string table (sh_link "},
+	    {"strtab-size", ".symtab of %s is damaged: its string table lies beyond the end"},
+	    {"strtab-nul", ".symtab of %s is damaged: its string table does not end in a NUL"},
+	    {"names", ".symtab of %s is damaged: "},
+	    {"shndx", ".symtab of %s is damaged: "},
+	};
+	char dir[] = "/tmp/t-symbols.XXXXXX", cmd[1024], path[96], want[256];
+	unsigned long long w = 0;
+	size_t k, i;
+	FILE *f;
+
+	if (system("cc --version >/dev/null 2>&1 && python3 --version >/dev/null 2>&1") != 0) {
+		printf("t-symbols: no cc or python3 here: damaged-symtab test skipped\n");
+		return;
+	}
+	if (!CHECK(mkdtemp(dir) != NULL))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && printf '%%s\\n' '__attribute__((noinline)) int work(int x) { "
+		 "return x * 3 + 1; }' 'int main(int c, char **v) { (void)v; return "
+		 "work(c); }' >p.c && cc -O1 -no-pie -fno-PIE -o p p.c && nm p | awk '$3 == "
+		 "\"work\" { print $1 }' >a",
+		 dir);
+	if (!CHECK(system(cmd) == 0) || !CHECK((f = fopen(strcat(strcpy(path, dir), "/a"), "r"))))
+		goto out;
+	CHECK_INT(fscanf(f, "%llx", &w), 1);
+	fclose(f);
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct ty_symbols *s = ty_symbols_new();
+		const char *n;
+		int said = 0;
+
+		snprintf(path, sizeof(path), "%s/p.%s", dir, cases[k].kind);
+		snprintf(cmd, sizeof(cmd), "python3 %s/tests/data/elfdamage.py %s/p %s %s",
+			 getenv("TOP") ? getenv("TOP") : ".", dir, path, cases[k].kind);
+		if (!CHECK(system(cmd) == 0)) {
+			ty_symbols_free(s);
+			break;
+		}
+		n = ty_symbols_lookup_file(s, path, w);
+		if (!CHECK(!n || strcmp(n, "work") != 0))
+			printf("  %s: named %s\n", cases[k].kind, n);
+		snprintf(want, sizeof(want), cases[k].said, path);
+		for (i = 0; i < ty_symbols_nwarnings(s); i++)
+			said |= strncmp(ty_symbols_warning(s, i), want, strlen(want)) == 0;
+		if (!CHECK(said)) {
+			printf("  %s: wanted a warning starting '%s', got:\n", cases[k].kind, want);
+			for (i = 0; i < ty_symbols_nwarnings(s); i++)
+				printf("    %s\n", ty_symbols_warning(s, i));
+		}
+		ty_symbols_free(s);
+	}
+	/* the undamaged program: named, nothing said */
+	{
+		struct ty_symbols *s = ty_symbols_new();
+
+		snprintf(path, sizeof(path), "%s/p", dir);
+		CHECK_STR(ty_symbols_lookup_file(s, path, w), "work");
+		CHECK_INT(ty_symbols_nwarnings(s), 0);
+		ty_symbols_free(s);
+	}
+out:
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+#endif
+}
+
 static void
 test_demangle(void)
 {
@@ -403,6 +486,7 @@ main(void)
 	test_kallsyms();
 	test_warn_stripped();
 	test_stripped_main();
+	test_damaged_symtab();
 	test_demangle();
 	test_batch();
 	return check_done();

@@ -5,6 +5,71 @@
 #include "../../src/term.c"
 #include "check.h"
 
+/* The reading back of term_shown's escapes, as a person would: \\ \e \n
+ * \t \r \xHH \uHHHH \UHHHHHHHH; any other backslash is itself. */
+static char *
+read_back(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *q = out;
+	unsigned cp;
+	int n;
+
+	while (*s) {
+		if (s[0] != '\\' || !s[1] || !strchr("\\entrxuU", s[1])) {
+			*q++ = *s++;
+			continue;
+		}
+		switch (s[1]) {
+		case '\\':
+			*q++ = '\\';
+			break;
+		case 'e':
+			*q++ = 0x1b;
+			break;
+		case 'n':
+			*q++ = '\n';
+			break;
+		case 't':
+			*q++ = '\t';
+			break;
+		case 'r':
+			*q++ = '\r';
+			break;
+		case 'x':
+			sscanf(s + 2, "%2x", &cp);
+			*q++ = (char)cp;
+			s += 2;
+			break;
+		default:
+			n = s[1] == 'u' ? 4 : 8;
+			sscanf(s + 2, n == 4 ? "%4x" : "%8x", &cp);
+			s += n;
+			if (cp < 0x10000) {
+				*q++ = (char)(0xe0 | cp >> 12);
+			} else {
+				*q++ = (char)(0xf0 | cp >> 18);
+				*q++ = (char)(0x80 | (cp >> 12 & 0x3f));
+			}
+			*q++ = (char)(0x80 | (cp >> 6 & 0x3f));
+			*q++ = (char)(0x80 | (cp & 0x3f));
+		}
+		s += 2;
+	}
+	*q = '\0';
+	return out;
+}
+
+/* S shown reads back to S, and differs from T's showing. */
+static void
+check_reversible(const char *s)
+{
+	char *sh = term_shown(s), *back = read_back(sh ? sh : s);
+
+	CHECK_STR(back, s);
+	free(sh);
+	free(back);
+}
+
 int
 main(void)
 {
@@ -20,6 +85,28 @@ main(void)
 		CHECK_STR(s, "a\\e]0;t\\x07\\r\\n\\tb\\x7f\\x9b\\xc2\\x9b\\xc3");
 		free(s);
 	}
+	/* invisible characters that reorder or hide text: shown by code point */
+	CHECK_STR(term_safe("evil\xe2\x80\xaetxt.exe"), "evil\\u202etxt.exe");
+	CHECK_STR(term_safe("a\xe2\x80\x8e"
+			    "b\xe2\x80\x8f"
+			    "c\xe2\x80\xaa"
+			    "d\xe2\x81\xa6"
+			    "e\xe2\x81\xa9"),
+		  "a\\u200eb\\u200fc\\u202ad\\u2066e\\u2069");
+	CHECK_STR(term_safe("zw\xe2\x80\x8bj\xef\xbb\xbfk\xc2\xadl\xf3\xa0\x80\x81"),
+		  "zw\\u200bj\\ufeffk\\u00adl\\U000e0001");
+	CHECK(term_shown("caf\xc3\xa9 \xe2\x80\x94 \xe6\x97\xa5") == NULL); /* é — 日 kept */
+	/* a backslash that would read as an escape is doubled; others kept */
+	CHECK_STR(term_safe("back\\slash\\n"), "back\\slash\\\\n");
+	CHECK_STR(term_safe("back\\slash\n"), "back\\slash\\n");
+	CHECK_STR(term_safe("a\\\n"), "a\\\\\\n");
+	CHECK(term_shown("grep 'a\\.b' \\$x") == NULL);
+	CHECK_STR(term_safe("\\x1b \\e \\u202e \\\\"), "\\\\x1b \\\\e \\\\u202e \\\\\\");
+	check_reversible("back\\slash\\n");
+	check_reversible("back\\slash\n");
+	check_reversible("a\\\n\\\\\\");
+	check_reversible("\\x41\x1b\\\xe2\x80\xae"
+			 "\\u202e\\U\\t\t\\r\r\\");
 	CHECK_STR(term_safe("ok"), "ok");
 	CHECK_STR(term_safe("\x1b[2J"), "\\e[2J");
 	CHECK_STR(term_unit_for(2.5, NULL), "s");
