@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare-input.h"
 #include "figure-text.h"
 #include "history-store.h"
 #include "run-history.h"
@@ -145,6 +146,10 @@ bisect_verdict(struct run_history *h, const struct ty_results_saved *now,
 	}
 	if ((rc = ty_comparison_build(&c, files, 2, &opt, &e)) < 0)
 		return cli_error(128, "--bisect: %s", e.msg);
+	{ /* what the verdict stands on: a baseline measured under other load */
+		struct ty_comparable_finding f[COMPARE_INPUT_FINDINGS];
+		compare_input_comparable(&h->base, 1, h->bisect, now, 1, "this run", f);
+	}
 	for (i = 0; i < c.nrows; i++) {
 		const struct ty_cmp_row *r = &c.rows[i];
 		char m[256];
