@@ -543,13 +543,21 @@ run_options_parse(struct run_opts *o, int argc, char **argv)
 	int rc;
 	size_t k;
 
+	char **typed = calloc((size_t)argc + 1, sizeof(*typed)); /* cli_parse reorders argv */
+
+	if (!typed)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	memcpy(typed, argv, (size_t)argc * sizeof(*typed));
 	o->color_choice = -1;
 	if ((rc = cli_parse(&parser, argc, argv, &a)) ||
-	    (rc = take_commands(&parser, o, &a, argv0)))
+	    (rc = take_commands(&parser, o, &a, argv0)) ||
+	    (rc = run_habits_check(&o->ro, &o->hooks[TY_HOOK_PREPARE], o->counters.perf_stat,
+				   o->output_given)) ||
+	    (!o->argv_cmd && (rc = run_habits_two_commands(&o->cmds, argc, typed)))) {
+		free(typed);
 		return rc;
-	if ((rc = run_habits_check(&o->ro, &o->hooks[TY_HOOK_PREPARE], o->counters.perf_stat,
-				   o->output_given)))
-		return rc;
+	}
+	free(typed);
 	o->ro.order = (enum ty_order)o->order;
 	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
 	if (o->color_choice >= 0)
