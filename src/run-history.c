@@ -148,7 +148,7 @@ bisect_verdict(struct run_history *h, const struct ty_results_saved *now,
 		return cli_error(128, "--bisect: %s", e.msg);
 	{ /* what the verdict stands on: a baseline measured under other load */
 		struct ty_comparable_finding f[COMPARE_INPUT_FINDINGS];
-		compare_input_comparable(&h->base, 1, h->bisect, now, 1, "this run", f);
+		compare_input_comparable(&h->base, 1, h->bisect, now, 1, "this commit", f);
 	}
 	for (i = 0; i < c.nrows; i++) {
 		const struct ty_cmp_row *r = &c.rows[i];
