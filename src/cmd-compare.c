@@ -36,6 +36,10 @@ static const char usage[] =
     "\n";
 
 static const char footer[] = "\n"
+			     "Warns on stderr (and in JSON) when the sides are not comparable:\n"
+			     "another machine or kernel, or clearly different load (the load\n"
+			     "average recorded, runs that waited for a CPU); verdicts unchanged.\n"
+			     "\n"
 			     "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
 			     "3 a proven regression beyond --fail-if-slower.\n";
 

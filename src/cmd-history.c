@@ -51,6 +51,10 @@ static const char usage[] =
     "  compare  the wall times stored at two commits, as tachy compare compares\n"
     "           two exports, and which functions' time changed where both keep\n"
     "           the per-run profiles of tachy run --profile --history\n"
+    "\n"
+    "compare warns on stderr when the commits are not comparable (another\n"
+    "machine or kernel, clearly different load, a stale baseline); detect, when\n"
+    "a change point coincides with a change of load (the step may be that).\n"
     "\n";
 
 static const char footer[] =

@@ -470,7 +470,8 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "compare with BASE and exit as git bisect run wants:\n"                     \
 		       "0 not proven slower, 1 proven slower by more than\n"                       \
 		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
-		       "the command failed, 128 bad usage, 130 interrupted"),                      \
+		       "the command failed, 128 bad usage, 130 interrupted;\n"                     \
+		       "warns when BASE ran under other load, machine, kernel"),                   \
 	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
 	    COUNTERS_OPTIONS(&(o)->counters), RUN_HABIT_OPTIONS(),                                 \
 	    OPT_CALLBACK_NOARG('V', "version", NULL, "tachy's version", opt_version),              \
