@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "run-habits.h"
 #include "tachy/argv.h"
@@ -38,16 +39,20 @@ run_habits_check(struct ty_runner_opts *ro, const struct cli_strings *prepare, i
 	return 0;
 }
 
-/* Is WORD, a command of its own, no program: one word, not found as one,
- * that reads as an argument (no '/', no parameter {NAME})? */
+/* Is W, a command of its own, an argument rather than a program: one word,
+ * not found as a program (no '/', no parameter {NAME}), that is a number or
+ * names a file here (a missing program stays "command not found")? */
 static int
 argument_like(const char *w)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], *end;
 	struct ty_error e;
+	struct stat st;
 
-	return *w && strpbrk(w, " \t\n/{") == NULL &&
-	       ty_spawn_resolve(w, path, sizeof(path), &e) == -ENOENT;
+	if (!*w || strpbrk(w, " \t\n/{") || ty_spawn_resolve(w, path, sizeof(path), &e) != -ENOENT)
+		return 0;
+	(void)strtod(w, &end);
+	return !*end || stat(w, &st) == 0;
 }
 
 int
