@@ -660,7 +660,9 @@ env_diffs(struct ty_cmp_set *s)
 	}
 	for (i = 0; i < o->nenv + n->nenv; i++) {
 		const char *key = i < o->nenv ? o->env_keys[i] : n->env_keys[i - o->nenv];
-		if (strcmp(key, "date") == 0 ||
+		/* the load differs from run to run: comparable.c judges it */
+		if (strcmp(key, "date") == 0 || strcmp(key, "load_average") == 0 ||
+		    strcmp(key, "busy_processes") == 0 ||
 		    (i >= o->nenv && ty_results_saved_env_value(o, key)))
 			continue;
 		a = ty_results_saved_env_value(o, key);

@@ -9,7 +9,9 @@
 
 #include "store.h"
 #include "tachy/array.h"
+#include "tachy/comparable.h"
 #include "tachy/history.h"
+#include "tachy/results-read.h"
 #include "tachy/results-saved.h"
 #include "tachy/runprof-json.h"
 #include "tachy/runprof.h"
@@ -501,5 +503,188 @@ fail:
 	rows_free(&R);
 	ty_results_saved_release(out);
 	memset(out, 0, sizeof(*out));
+	return rc;
+}
+
+/* ---- the facts of a commit's results ---- */
+
+static const char sql_facts[] =
+    "SELECT r.id, r.environment, s.figure, s.unit, s.vals FROM results r "
+    "JOIN commits c ON c.id = r.commit_id JOIN machines m ON m.id = r.machine_id "
+    "JOIN samples s ON s.result_id = r.id "
+    "AND s.figure IN ('wall', 'user', 'system', 'nivcsw') "
+    "WHERE c.rev = $1 AND m.name = $2 ORDER BY r.id, s.figure";
+
+struct facts {
+	struct ty_results_saved *out;
+	size_t cap;
+	char *last_id, *env; /* the result of the rows now; the newest environment */
+};
+
+static int
+facts_row(void *ctx, int ncols, const char *const *v)
+{
+	struct facts *F = ctx;
+	struct ty_results_saved *out = F->out;
+	struct ty_results_saved_figure *f;
+	double *vals = NULL;
+	long n;
+
+	if (ncols < 5 || !v[0] || !v[2] || !v[3] || !v[4])
+		return 0;
+	if (!F->last_id || strcmp(F->last_id, v[0]) != 0) {
+		if (ty_array_grow(&out->benches, sizeof(*out->benches), out->nbenches + 1,
+				  &F->cap) < 0)
+			return -ENOMEM;
+		memset(&out->benches[out->nbenches++], 0, sizeof(*out->benches));
+		free(F->last_id);
+		free(F->env);
+		F->env = NULL;
+		if (!(F->last_id = strdup(v[0])) || (v[1] && !(F->env = strdup(v[1]))))
+			return -ENOMEM;
+	}
+	if ((n = ty_history_parse_values(v[4], &vals)) < 0)
+		return n == -ENOMEM ? -ENOMEM : 0; /* a corrupt list tells nothing */
+	f = ty_results_saved_figure_add(&out->benches[out->nbenches - 1], v[2], v[3], (size_t)n);
+	if (!f) {
+		free(vals);
+		return -ENOMEM;
+	}
+	for (f->n = 0; f->n < (size_t)n; f->n++) {
+		f->values[f->n] = vals[f->n];
+		f->run[f->n] = f->n;
+	}
+	free(vals);
+	return 0;
+}
+
+/* The environment stored as ENV (a JSON object, as history.c writes it)
+ * into OUT, read as an export's would be; left empty when it cannot be. */
+static int
+facts_env(struct ty_results_saved *out, const char *env, struct ty_error *e)
+{
+	static const char head[] =
+	    "{\"results\": [{\"command\": \"-\", \"times\": [1], \"tachy\": {\"name\": \"-\", "
+	    "\"runs\": [{\"wall_ns\": 1, \"user_ns\": 0, \"system_ns\": 0}]}}], \"tachy\": "
+	    "{\"schema\": 1, \"environment\": ";
+	struct ty_results_saved r;
+	char *doc;
+	int rc;
+
+	if (!env || asprintf(&doc, "%s%s}}", head, env) < 0)
+		return env ? ty_error_set(e, -ENOMEM, "out of memory") : 0;
+	rc = ty_results_read_text(&r, doc, out->path, NULL);
+	free(doc);
+	if (rc < 0)
+		return rc == -ENOMEM ? ty_error_set(e, rc, "out of memory") : 0;
+	out->env_keys = r.env_keys;
+	out->env_values = r.env_values;
+	out->nenv = r.nenv;
+	r.env_keys = r.env_values = NULL;
+	r.nenv = 0;
+	ty_results_saved_release(&r);
+	return 0;
+}
+
+int
+ty_history_facts_at(struct ty_history *h, const char *rev, const char *machine,
+		    struct ty_results_saved *out, struct ty_error *e)
+{
+	struct facts F = {.out = out};
+	const char *p[2] = {rev, machine};
+	char path[16];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%.12s", rev);
+	if (!(out->path = strdup(path)))
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	rc = h->s.exec(&h->s, sql_facts, p, 2, facts_row, &F, e);
+	if (rc == -ENOMEM)
+		ty_error_set(e, rc, "out of memory");
+	else if (rc == 0 && !out->nbenches)
+		rc = ty_error_set(e, -ENOENT, "no results of commit %.12s on '%s' in '%s'", rev,
+				  machine, h->s.name);
+	if (rc == 0)
+		rc = facts_env(out, F.env, e);
+	free(F.last_id);
+	free(F.env);
+	if (rc < 0) {
+		ty_results_saved_release(out);
+		memset(out, 0, sizeof(*out));
+	}
+	return rc;
+}
+
+/* ---- a stale baseline ---- */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+stale_in(const struct ty_history_series *s, const char *old, const char *new,
+	 struct ty_comparable_finding *f)
+{
+	struct ty_comparable_range *later;
+	size_t i, io = s->n, in = s->n, n = 0;
+	double *v, median;
+	char name[16];
+	int found;
+
+	for (i = 0; i < s->n; i++) {
+		if (strcmp(s->commits[i].rev, old) == 0)
+			io = i;
+		if (strcmp(s->commits[i].rev, new) == 0)
+			in = i;
+	}
+	if (io >= s->n || in >= s->n || in <= io + 1 || !s->commits[io].nvalues)
+		return 0;
+	if (!(v = malloc(s->commits[io].nvalues * sizeof(*v))) ||
+	    !(later = calloc(in - io, sizeof(*later)))) {
+		free(v);
+		return -ENOMEM;
+	}
+	memcpy(v, s->commits[io].values, s->commits[io].nvalues * sizeof(*v));
+	qsort(v, s->commits[io].nvalues, sizeof(*v), cmp_double);
+	i = s->commits[io].nvalues;
+	median = i % 2 ? v[i / 2] : (v[i / 2 - 1] + v[i / 2]) / 2;
+	for (i = io + 1; i <= in; i++) {
+		const struct ty_history_commit *c = &s->commits[i];
+		if (!c->nvalues)
+			continue;
+		later[n].name = c->rev;
+		later[n].lo = later[n].hi = c->values[0];
+		for (size_t k = 1; k < c->nvalues; k++) {
+			later[n].lo = c->values[k] < later[n].lo ? c->values[k] : later[n].lo;
+			later[n].hi = c->values[k] > later[n].hi ? c->values[k] : later[n].hi;
+		}
+		n++;
+	}
+	snprintf(name, sizeof(name), "%.12s", old);
+	found = ty_comparable_stale(s->benchmark, name, median, later, n, f);
+	free(v);
+	free(later);
+	return found;
+}
+
+int
+ty_history_stale(struct ty_history *h, const char *bench, const char *machine, const char *old,
+		 const char *new, struct ty_comparable_finding *f, struct ty_error *e)
+{
+	struct ty_history_series *s = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = ty_history_load(h, bench, machine, "wall", &s, &n, e)) < 0)
+		return rc;
+	rc = n ? stale_in(&s[0], old, new, f) : 0;
+	if (rc == -ENOMEM)
+		ty_error_set(e, rc, "out of memory");
+	ty_history_series_free(s, n);
 	return rc;
 }

@@ -4,6 +4,7 @@
  * same words, so fixture trees give exact outputs. Fix commands are for
  * root and are only ever printed, never run. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -728,6 +729,9 @@ ty_sysinfo_write_json_members(struct ty_jsonw *w, const struct ty_sysinfo *si)
 	kbool_or_null(w, "constant_tsc", si->constant_tsc);
 	kbool_or_null(w, "nonstop_tsc", si->nonstop_tsc);
 	kstr_or_null(w, "machine", si->machine);
+	/* the load when the run started: what comparable.c judges two sides by */
+	ty_jsonw_kdouble(w, "load_average", si->load1 >= 0 ? si->load1 : NAN);
+	kint_or_null(w, "busy_processes", si->busy_count, si->busy_count >= 0);
 }
 
 void

@@ -37,6 +37,10 @@ static const char usage[] =
     "\n";
 
 static const char footer[] = "\n"
+			     "Warns on stderr (and in JSON) when the sides are not comparable:\n"
+			     "another machine or kernel, or clearly different load (the load\n"
+			     "average recorded, runs that waited for a CPU); verdicts unchanged.\n"
+			     "\n"
 			     "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
 			     "3 a proven regression beyond --fail-if-slower (on the figure\n"
 			     "--gate-on names, the wall time by default).\n";
@@ -399,8 +403,29 @@ json_row(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct ty_cmp_r
 	ty_jsonw_object_end(w);
 }
 
+/* Whether the sides of each set are comparable (comparable.c): judged
+ * once, warned on stderr, kept for the JSON. */
+struct findings {
+	struct ty_comparable_finding f[COMPARE_INPUT_FINDINGS];
+	size_t n;
+};
+
+static struct findings *
+judge_sets(const struct ty_cmp_table *c)
+{
+	struct findings *fs = calloc(c->nsets ? c->nsets : 1, sizeof(*fs));
+
+	for (size_t i = 0; fs && i < c->nsets; i++) {
+		const struct ty_cmp_set *s = &c->sets[i];
+		if (s->old != s->new) /* one file: one run, one machine */
+			fs[i].n = compare_input_comparable(s->old, 1, s->old->path, s->new, 1,
+							   s->new->path, fs[i].f);
+	}
+	return fs;
+}
+
 static void
-json_sets(struct ty_jsonw *w, const struct ty_cmp_table *c)
+json_sets(struct ty_jsonw *w, const struct ty_cmp_table *c, const struct findings *fs)
 {
 	size_t i, j;
 
@@ -421,13 +446,14 @@ json_sets(struct ty_jsonw *w, const struct ty_cmp_table *c)
 		for (j = 0; j < s->nunmatched; j++)
 			ty_jsonw_string(w, s->unmatched[j]);
 		ty_jsonw_array_end(w);
+		compare_input_json_findings(w, fs ? fs[i].f : NULL, fs ? fs[i].n : 0);
 		ty_jsonw_object_end(w);
 	}
 	ty_jsonw_array_end(w);
 }
 
 static void
-print_json(FILE *fp, const struct ty_cmp_table *c)
+print_json(FILE *fp, const struct ty_cmp_table *c, const struct findings *fs)
 {
 	struct ty_jsonw w;
 	size_t i;
@@ -437,7 +463,7 @@ print_json(FILE *fp, const struct ty_cmp_table *c)
 	ty_jsonw_kstring(&w, "test", ty_verdict_test_name(c->opt.test));
 	ty_jsonw_kstring(&w, "centre", ty_verdict_centre_name(c->opt.test));
 	ty_jsonw_kdouble(&w, "confidence", c->opt.confidence);
-	json_sets(&w, c);
+	json_sets(&w, c, fs);
 	ty_jsonw_key(&w, "rows");
 	ty_jsonw_array_begin(&w);
 	for (i = 0; i < c->nrows; i++)
@@ -556,7 +582,7 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 
 static int
 emit(const struct ty_cmp_table *c, const struct options *o, const struct ty_results_saved *files,
-     size_t n)
+     size_t n, const struct findings *fs)
 {
 	struct ty_outfile of;
 	struct ty_error e = {0};
@@ -576,7 +602,7 @@ emit(const struct ty_cmp_table *c, const struct options *o, const struct ty_resu
 		print_csv(of.fp, c);
 		break;
 	case FMT_JSON:
-		print_json(of.fp, c);
+		print_json(of.fp, c, fs);
 		break;
 	}
 	if (ty_outfile_commit(&of, &e))
@@ -626,9 +652,11 @@ cmd_compare(int argc, char **argv)
 	else if ((rc = ty_comparison_build(&c, files, (size_t)n, &o.cmp, &e))) {
 		rc = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	} else {
-		rc = emit(&c, &o, files, (size_t)n);
+		struct findings *fs = judge_sets(&c);
+		rc = emit(&c, &o, files, (size_t)n, fs);
 		if (!rc && gated && gate_judge(&g, &o.gate, gate_say, &g) == TY_GATE_TRIP)
 			rc = EXIT_REGRESSION;
+		free(fs);
 		ty_comparison_release(&c);
 	}
 	if (gated)

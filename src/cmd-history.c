@@ -53,6 +53,10 @@ static const char usage[] =
     "  compare  the wall times stored at two commits, as tachy compare compares\n"
     "           two exports, and which functions' time changed where both keep\n"
     "           the per-run profiles of tachy run --profile --history\n"
+    "\n"
+    "compare warns on stderr when the commits are not comparable (another\n"
+    "machine or kernel, clearly different load, a stale baseline); detect, when\n"
+    "a change point coincides with a change of load (the step may be that).\n"
     "\n";
 
 static const char footer[] =
@@ -256,6 +260,45 @@ detect_series(struct ty_history_series *s, const struct opts *o, struct found **
 	}
 	free(ch);
 	return 0;
+}
+
+/* Where a change point's commit ran under other load (or another kernel)
+ * than the commit before it: the step may be that, not the code. Said on
+ * stderr; the change point stays as found. */
+static void
+detect_coincidences(struct ty_history *h, const struct found *f, size_t n)
+{
+	struct ty_comparable_finding fnd[COMPARE_INPUT_FINDINGS];
+	struct ty_results_saved facts[2];
+	struct ty_comparable_side a, b;
+	struct ty_error e = {0};
+	char na[16], nb[16];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ty_history_series *s = f[i].s;
+		size_t at = f[i].c.index, m;
+		if (!at)
+			continue;
+		snprintf(na, sizeof(na), "%.12s", s->commits[at - 1].rev);
+		snprintf(nb, sizeof(nb), "%.12s", s->commits[at].rev);
+		if (ty_history_facts_at(h, s->commits[at - 1].rev, s->machine, &facts[0], &e) < 0)
+			continue;
+		if (ty_history_facts_at(h, s->commits[at].rev, s->machine, &facts[1], &e) == 0) {
+			ty_comparable_side_of(&a, na, &facts[0], 1);
+			ty_comparable_side_of(&b, nb, &facts[1], 1);
+			m = ty_comparable_judge(&a, &b, fnd, COMPARE_INPUT_FINDINGS);
+			for (size_t k = 0; k < m && k < COMPARE_INPUT_FINDINGS; k++)
+				cli_warn(
+				    "the change point of '%s' on %s at %s coincides with a change "
+				    "of %s: the step may be that, not the code: %s: %s",
+				    s->benchmark, s->machine, nb,
+				    fnd[k].kind == TY_COMPARABLE_LOAD ? "load"
+								      : "machine or kernel",
+				    fnd[k].facts, fnd[k].fix);
+			ty_results_saved_release(&facts[1]);
+		}
+		ty_results_saved_release(&facts[0]);
+	}
 }
 
 static void
@@ -516,6 +559,7 @@ do_detect(struct opts *o, char **benches, int nb)
 		st = detect_series(&s[i], o, &f, &nf, &cap, &q[i]);
 	if (st)
 		goto out;
+	detect_coincidences(h, f, nf);
 	if (ty_outfile_open(&of, o->output ? o->output : "-", &e) < 0) {
 		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
 		goto out;

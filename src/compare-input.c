@@ -84,3 +84,50 @@ compare_input_json_centre(struct ty_jsonw *w, const char *key, const struct ty_c
 	ty_jsonw_kdouble(w, "ci_high", c->exact_ci ? c->hi : NAN);
 	ty_jsonw_object_end(w);
 }
+
+/* ---- whether the sides are comparable ---- */
+
+void
+compare_input_warn_finding(const struct ty_comparable_finding *f)
+{
+	static const char *const what[] = {
+	    [TY_COMPARABLE_MACHINE] = "measured on different machines",
+	    [TY_COMPARABLE_KERNEL] = "measured under different kernels",
+	    [TY_COMPARABLE_LOAD] = "measured under clearly different load",
+	    [TY_COMPARABLE_STALE] = "a stale baseline",
+	};
+
+	cli_warn("not comparable, %s: %s: %s", what[f->kind], f->facts, f->fix);
+}
+
+size_t
+compare_input_comparable(const struct ty_results_saved *old, size_t n_old, const char *name_old,
+			 const struct ty_results_saved *new, size_t n_new, const char *name_new,
+			 struct ty_comparable_finding *f)
+{
+	struct ty_comparable_side a, b;
+	size_t n;
+
+	ty_comparable_side_of(&a, name_old, old, n_old);
+	ty_comparable_side_of(&b, name_new, new, n_new);
+	n = ty_comparable_judge(&a, &b, f, COMPARE_INPUT_FINDINGS);
+	n = n < COMPARE_INPUT_FINDINGS ? n : COMPARE_INPUT_FINDINGS;
+	for (size_t i = 0; i < n; i++)
+		compare_input_warn_finding(&f[i]);
+	return n;
+}
+
+void
+compare_input_json_findings(struct ty_jsonw *w, const struct ty_comparable_finding *f, size_t n)
+{
+	ty_jsonw_key(w, "comparability");
+	ty_jsonw_array_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		ty_jsonw_object_begin(w);
+		ty_jsonw_kstring(w, "kind", ty_comparable_kind_key(f[i].kind));
+		ty_jsonw_kstring(w, "facts", f[i].facts);
+		ty_jsonw_kstring(w, "fix", f[i].fix);
+		ty_jsonw_object_end(w);
+	}
+	ty_jsonw_array_end(w);
+}

@@ -4,6 +4,7 @@
 #define TACHY_COMPARE_INPUT_H
 
 #include "cli.h"
+#include "tachy/comparable.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
 #include "tachy/results-read.h"
@@ -27,5 +28,25 @@ int compare_input_read(struct ty_results_saved *files, char **paths, int n);
  * "ci_low", "ci_high"}, the interval null where C has too few values for
  * one. */
 void compare_input_json_centre(struct ty_jsonw *w, const char *key, const struct ty_centre *c);
+
+/* The most findings comparable.c gives for one pair of sides. */
+#define COMPARE_INPUT_FINDINGS 4
+
+/* Judge whether OLD and NEW (N_OLD, N_NEW files, named NAME_OLD and
+ * NAME_NEW in the words) are comparable: the findings into F
+ * (COMPARE_INPUT_FINDINGS of them at most), each also printed on stderr
+ * as a warning. Returns their number. */
+size_t compare_input_comparable(const struct ty_results_saved *old, size_t n_old,
+				const char *name_old, const struct ty_results_saved *new,
+				size_t n_new, const char *name_new,
+				struct ty_comparable_finding *f);
+
+/* Print finding F on stderr as a warning: what differs, its facts, the fix. */
+void compare_input_warn_finding(const struct ty_comparable_finding *f);
+
+/* Write the findings F[0..N) under "comparability", as compare, history
+ * compare and run --bisect have them in their JSON. */
+void compare_input_json_findings(struct ty_jsonw *w, const struct ty_comparable_finding *f,
+				 size_t n);
 
 #endif

@@ -238,6 +238,41 @@ print_text(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 	}
 }
 
+/* ---- whether the sides are comparable ---- */
+
+struct findings {
+	struct ty_comparable_finding f[COMPARE_INPUT_FINDINGS + 8];
+	size_t n;
+};
+
+/* The load, machine and kernel of the two commits' results, and each
+ * benchmark's baseline against the commits after it: warned on stderr,
+ * kept for the JSON. They change no verdict. */
+static void
+judge(struct ty_history *h, const struct side *a, const struct side *b,
+      const struct ty_results_saved *old, struct findings *fs)
+{
+	struct ty_results_saved facts[2];
+	struct ty_error e = {0};
+	char na[16], nb[16];
+
+	snprintf(na, sizeof(na), "%.12s", a->rev);
+	snprintf(nb, sizeof(nb), "%.12s", b->rev);
+	if (ty_history_facts_at(h, a->rev, a->machine, &facts[0], &e) == 0) {
+		if (ty_history_facts_at(h, b->rev, b->machine, &facts[1], &e) == 0) {
+			fs->n = compare_input_comparable(&facts[0], 1, na, &facts[1], 1, nb, fs->f);
+			ty_results_saved_release(&facts[1]);
+		}
+		ty_results_saved_release(&facts[0]);
+	}
+	if (strcmp(a->machine, b->machine) != 0)
+		return;
+	for (size_t i = 0; i < old->nbenches && fs->n < sizeof(fs->f) / sizeof(fs->f[0]); i++)
+		if (ty_history_stale(h, old->benches[i].name, a->machine, a->rev, b->rev,
+				     &fs->f[fs->n], &e) == 1)
+			compare_input_warn_finding(&fs->f[fs->n++]);
+}
+
 /* ---- JSON ---- */
 
 static void
@@ -251,7 +286,8 @@ json_side(struct ty_jsonw *w, const char *key, const struct side *s)
 }
 
 static void
-print_json(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const struct side *b)
+print_json(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const struct side *b,
+	   const struct findings *fs)
 {
 	struct ty_jsonw w;
 	size_t i;
@@ -296,6 +332,7 @@ print_json(FILE *fp, const struct ty_cmp_table *c, const struct side *a, const s
 	for (i = 0; i < c->nnotes; i++)
 		ty_jsonw_string(&w, c->notes[i]);
 	ty_jsonw_array_end(&w);
+	compare_input_json_findings(&w, fs->f, fs->n);
 	ty_jsonw_object_end(&w);
 	fputc('\n', fp);
 }
@@ -331,7 +368,7 @@ named(const struct ty_results_saved *f, const char *bench)
 
 static int
 emit(const struct history_compare_opts *o, const struct ty_cmp_table *c, const struct side *a,
-     const struct side *b)
+     const struct side *b, const struct findings *fs)
 {
 	struct ty_outfile of;
 	struct ty_error e = {0};
@@ -339,7 +376,7 @@ emit(const struct history_compare_opts *o, const struct ty_cmp_table *c, const s
 	if (ty_outfile_open(&of, o->output ? o->output : "-", &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	if (o->json)
-		print_json(of.fp, c, a, b);
+		print_json(of.fp, c, a, b, fs);
 	else
 		print_text(of.fp, c, a, b);
 	if (of.is_stdout) {
@@ -402,7 +439,9 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 	if (!st && (rc = ty_comparison_build(&c, files, 2, &opt, &e)) < 0)
 		st = cli_error(rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	else if (!st) {
-		st = emit(o, &c, &s[0], &s[1]);
+		struct findings fs = {.n = 0};
+		judge(h, &s[0], &s[1], &files[0], &fs);
+		st = emit(o, &c, &s[0], &s[1], &fs);
 		if (!st && gated && gate_judge(&gt, &g, gate_say, &gx) == TY_GATE_TRIP)
 			st = EXIT_REGRESSION;
 		ty_comparison_release(&c);

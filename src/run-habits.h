@@ -44,4 +44,12 @@
 int run_habits_check(struct ty_runner_opts *ro, const struct cli_strings *prepare, int perf_stat,
 		     int output_given);
 
+/* Refuse commands typed as one program and its arguments without quotes
+ * (tachy run -r 5 ./prog 200000: two commands, './prog' and '200000'):
+ * when the first command's program exists and every later command is one
+ * word that is no program but a number or a file here, say so and give the one
+ * command to type, the rest of ARGV[1..ARGC) as typed. Returns 0 (not
+ * so) or EXIT_USAGE after saying why. */
+int run_habits_two_commands(const struct cli_strings *cmds, int argc, char **argv);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare-input.h"
 #include "figure-text.h"
 #include "history-store.h"
 #include "run-history.h"
@@ -162,6 +163,10 @@ bisect_verdict(struct run_history *h, const struct ty_results_saved *now,
 	 * beyond P but not proven, or nothing can be proven */
 	if ((st = gate_table(&c, files, 2, &opt, &g)))
 		return st == EXIT_USAGE ? 128 : 125;
+	{ /* what the verdict stands on: a baseline measured under other load */
+		struct ty_comparable_finding f[COMPARE_INPUT_FINDINGS];
+		compare_input_comparable(&h->base, 1, h->bisect, now, 1, "this commit", f);
+	}
 	worst = gate_judge(&c, &g, bisect_say, h);
 	ty_comparison_release(&c);
 	return worst == TY_GATE_TRIP ? 1 : worst == TY_GATE_PASS ? 0 : 125;

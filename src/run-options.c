@@ -479,7 +479,8 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 		       "compare with BASE and exit as git bisect run wants:\n"                     \
 		       "0 not proven slower, 1 proven slower by more than\n"                       \
 		       "--fail-if-slower P (default 0), 125 inconclusive or\n"                     \
-		       "the command failed, 128 bad usage, 130 interrupted"),                      \
+		       "the command failed, 128 bad usage, 130 interrupted;\n"                     \
+		       "warns when BASE ran under other load, machine, kernel"),                   \
 	    OPT_GROUP("Counters (see COUNTERS in tachy-run(1)):"),                                 \
 	    COUNTERS_OPTIONS(&(o)->counters), RUN_HABIT_OPTIONS(),                                 \
 	    OPT_CALLBACK_NOARG('V', "version", NULL, "tachy's version", opt_version),              \
@@ -552,13 +553,21 @@ run_options_parse(struct run_opts *o, int argc, char **argv)
 	int rc;
 	size_t k;
 
+	char **typed = calloc((size_t)argc + 1, sizeof(*typed)); /* cli_parse reorders argv */
+
+	if (!typed)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	memcpy(typed, argv, (size_t)argc * sizeof(*typed));
 	o->color_choice = -1;
 	if ((rc = cli_parse(&parser, argc, argv, &a)) ||
-	    (rc = take_commands(&parser, o, &a, argv0)))
+	    (rc = take_commands(&parser, o, &a, argv0)) ||
+	    (rc = run_habits_check(&o->ro, &o->hooks[TY_HOOK_PREPARE], o->counters.perf_stat,
+				   o->output_given)) ||
+	    (!o->argv_cmd && (rc = run_habits_two_commands(&o->cmds, argc, typed)))) {
+		free(typed);
 		return rc;
-	if ((rc = run_habits_check(&o->ro, &o->hooks[TY_HOOK_PREPARE], o->counters.perf_stat,
-				   o->output_given)))
-		return rc;
+	}
+	free(typed);
 	o->ro.order = (enum ty_order)o->order;
 	o->ro.test = o->test; /* adaptive stopping judges the test's centre */
 	if (o->color_choice >= 0)

@@ -187,6 +187,25 @@ int ty_history_saved_at(struct ty_history *h, const char *rev, const char *machi
 			const char *const *benches, size_t nb, struct ty_results_saved *out,
 			struct ty_error *e);
 
+/* The facts of what is stored at commit REV (an id as stored) on MACHINE
+ * that comparable.h judges, as saved results: the environment of the
+ * newest result there (none where the store kept none, or cannot be read
+ * without jansson) and a benchmark per result with its wall, user, system
+ * and nivcsw figures as stored (no names). Release OUT with
+ * ty_results_saved_release. Returns 0, -ENOENT (no results there), -ENOMEM
+ * or a store error. */
+int ty_history_facts_at(struct ty_history *h, const char *rev, const char *machine,
+			struct ty_results_saved *out, struct ty_error *e);
+
+/* Whether commit OLD is a stale baseline for benchmark BENCH on MACHINE:
+ * its median wall time beyond every run of each of the (at least two)
+ * commits after it up to NEW, in commit order (comparable.h's
+ * ty_comparable_stale). Returns 1 with F filled, 0 (not stale, or NEW
+ * not after OLD), or a store error. */
+struct ty_comparable_finding;
+int ty_history_stale(struct ty_history *h, const char *bench, const char *machine, const char *old,
+		     const char *new, struct ty_comparable_finding *f, struct ty_error *e);
+
 /* ---- git ---- */
 
 /* Describe REV (NULL: HEAD) of the git work tree in DIR (NULL: "."), by

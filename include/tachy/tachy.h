@@ -14,6 +14,7 @@
 #include "tachy/cfi.h"
 #include "tachy/clock.h"
 #include "tachy/collect.h"
+#include "tachy/comparable.h"
 #include "tachy/comparison.h"
 #include "tachy/counters.h"
 #include "tachy/cpulist.h"
