@@ -11,6 +11,7 @@
 #include "figure-text.h"
 #include "history-compare.h"
 #include "history-store.h"
+#include "run-profile.h"
 #include "tachy/array.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
@@ -64,6 +65,7 @@ struct opts {
 	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output;
 	int format; /* enum format */
 	double fail_if_slower, max_p, confidence;
+	enum ty_match_mode match; /* compare --match */
 };
 
 static int
@@ -748,7 +750,8 @@ do_compare(const struct opts *o, char **args, int n)
 					 .output = o->output,
 					 .json = o->format == FMT_JSON,
 					 .confidence = o->confidence,
-					 .fail_if_slower = o->fail_if_slower};
+					 .fail_if_slower = o->fail_if_slower,
+					 .match = o->match};
 
 	if (o->format == FMT_CSV)
 		return cli_usage_error("compare: --format csv: text or json");
@@ -856,6 +859,10 @@ cmd_history(int argc, char **argv)
 	    OPT_CALLBACK('c', "confidence", &o.confidence, "P",
 			 "compare: confidence level in percent (default 95)",
 			 compare_input_opt_confidence),
+	    OPT_CALLBACK(0, "match", &o.match, "MODE",
+			 "compare: how the per-run profiles' functions are\n"
+			 "matched: dso,sym (default), sym or path,sym",
+			 run_profile_opt_match),
 	    OPT_STRING('o', "output", &o.output, "FILE",
 		       "plot: trend.html (default) or a .svg file;\n"
 		       "detect, compare: a file instead of standard output"),
@@ -875,6 +882,7 @@ cmd_history(int argc, char **argv)
 	    DETECT | COMPARE,		 /* --fail-if-slower */
 	    DETECT,			 /* --max-p */
 	    COMPARE,			 /* --confidence */
+	    COMPARE,			 /* --match */
 	    DETECT | PLOT | COMPARE,	 /* --output */
 	    0,				 /* --help */
 	    0,				 /* the end */

@@ -30,6 +30,11 @@
  * Total time is tested the same way as a second family (totals below),
  * its error rate held on its own: each family's at alpha.
  *
+ * A row is one function matched across the two sides by profile-match.h
+ * (O's match: its mode; each side's main program found from the side's
+ * command line and objects where O leaves it NULL): two builds of one
+ * program at two paths have one row a function, not one a side.
+ *
  * Row order, the report's: the flagged rows by how much of the wall change
  * they explain (change_ms in the wall change's direction, largest first),
  * then the others by |change_ms|, the pooled row last. */
@@ -40,6 +45,7 @@
 #include <stdint.h>
 
 #include "tachy/error.h"
+#include "tachy/profile-match.h"
 #include "tachy/runprof.h"
 #include "tachy/stats.h"
 
@@ -61,10 +67,18 @@ struct ty_runprof_diff_opts {
 	size_t skip_old, skip_new;
 	uint32_t min_samples;  /* 0: the default, max(10, runs of both sides) */
 	double wall_change_ms; /* the wall time's change (ranks the rows) */
+	/* How functions are matched across the sides: the mode, and each
+	 * side's main program (NULL: found from the command below and the
+	 * objects sampled on that side, ty_profile_match_main). */
+	struct ty_profile_match match;
+	const char *old_command, *new_command; /* each side's command line, or NULL */
 };
 
 struct ty_runprof_row {
-	uint32_t sym;			   /* index into the profile's syms, or TY_RUNPROF_POOLED */
+	uint32_t sym;			   /* index into the profile's syms, or TY_RUNPROF_POOLED:
+					      the new side's function, else the old's */
+	uint32_t old_sym, new_sym;	   /* each side's function, UINT32_MAX where the side has
+					      none (TY_RUNPROF_POOLED: pooled) */
 	size_t npooled;			   /* functions in the pooled row */
 	double old_ms, new_ms;		   /* mean self ms per run */
 	double old_total_ms, new_total_ms; /* mean total ms per run (NAN: pooled) */
@@ -89,7 +103,9 @@ struct ty_runprof_diff {
 	double explained_ms;   /* sum of the flagged changes */
 	double wall_change_ms; /* as given */
 	double alpha;
-	uint32_t min_samples; /* as used */
+	uint32_t min_samples;	       /* as used */
+	struct ty_profile_match match; /* as used: the mode and each side's main program
+					  (strings of the profile's syms, or NULL) */
 };
 
 /* Compare command NEW_CMD of P against OLD_CMD as O says into D. Returns
