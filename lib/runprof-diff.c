@@ -384,6 +384,8 @@ test_col(const struct cols *c, size_t k, const size_t *pa, const size_t *pb, siz
 		r->diff = r->diff_lo = r->diff_hi = 0;
 		r->p_value = 1;
 	}
+	if (!isfinite(r->diff_lo) || !isfinite(r->diff_hi))
+		r->diff_lo = r->diff_hi = NAN; /* no interval at this confidence */
 	return 0;
 }
 
@@ -549,6 +551,26 @@ out:
 	return rc;
 }
 
+/* Each row's verdict in the other family (rows of one function share
+ * their sym: the same key, the same representative). */
+static void
+cross_verdicts(struct ty_runprof_diff *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->nrows; i++)
+		d->rows[i].other = TY_RUNPROF_UNTESTED;
+	for (j = 0; j < d->ntotals; j++)
+		d->totals[j].other = TY_RUNPROF_UNTESTED;
+	for (i = 0; i < d->nrows; i++)
+		for (j = 0; j < d->ntotals && d->rows[i].sym != TY_RUNPROF_POOLED; j++)
+			if (d->totals[j].sym == d->rows[i].sym) {
+				d->rows[i].other = d->totals[j].verdict;
+				d->totals[j].other = d->rows[i].verdict;
+				break;
+			}
+}
+
 int
 ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		const struct ty_runprof_diff_opts *o, struct ty_runprof_diff *d, struct ty_error *e)
@@ -580,6 +602,7 @@ ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 	}
 	d->match = km.m;
 	keymap_release(&km);
+	cross_verdicts(d);
 	d->alpha = 1 - o->confidence / 100;
 	d->min_samples = min;
 	d->wall_change_ms = o->wall_change_ms;

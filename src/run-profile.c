@@ -111,6 +111,33 @@ fmt_ms(char *buf, size_t size, double v, int sign)
 	return buf;
 }
 
+/* "+4.01 [+3.01, +6.01]", or "+4.01 (no interval)" where the test could
+ * not bound it at its confidence. */
+static const char *
+fmt_change(char *buf, size_t size, const struct ty_runprof_row *r)
+{
+	char c[32], lo[32], hi[32];
+
+	if (isnan(r->lo) || isnan(r->hi))
+		snprintf(buf, size, "%s (no interval)", fmt_ms(c, sizeof(c), r->change_ms, 1));
+	else
+		snprintf(buf, size, "%s [%s, %s]", fmt_ms(c, sizeof(c), r->change_ms, 1),
+			 fmt_ms(lo, sizeof(lo), r->lo, 1), fmt_ms(hi, sizeof(hi), r->hi, 1));
+	return buf;
+}
+
+/* Why a self row proven changed has no such total (profile-diff's
+ * families disagree), or "". */
+static const char *
+self_note(const struct ty_runprof_row *r)
+{
+	if (!r->verdict || r->other == TY_RUNPROF_UNTESTED || r->other == r->verdict)
+		return "";
+	if (r->other == -r->verdict)
+		return " (total the other way: its callees changed more)";
+	return " (total not proven: its callees' time adds noise)";
+}
+
 static const char *
 row_name(const struct ty_runprof *rp, const struct ty_profile_match *m,
 	 const struct ty_runprof_row *r, char *buf, size_t size)
@@ -211,23 +238,33 @@ static void
 totals_section(FILE *fp, const struct term *t, const struct ty_runprof *rp,
 	       const struct ty_runprof_diff *d)
 {
-	char name[NAME_MAX_SHOWN * 4 + 32], c[32], lo[32], hi[32];
+	char name[NAME_MAX_SHOWN * 4 + 32], iv[96];
 	size_t i;
 
 	fprintf(fp, "  Total time (callees in), tested apart at the same familywise error rate:\n");
 	if (!d->ntotals_flagged) {
 		fprintf(fp, "    no function's total time changed provably (%zu tested)\n",
 			d->ntotals);
+		for (i = 0; i < d->nrows && d->rows[i].verdict; i++)
+			if (d->rows[i].other != TY_RUNPROF_UNTESTED) {
+				fprintf(fp,
+					"    (%s's self time did: its total adds its callees' "
+					"time, whose noise hides the change)\n",
+					row_name(rp, &d->match, &d->rows[i], name, sizeof(name)));
+				break;
+			}
 		return;
 	}
 	for (i = 0; i < d->ntotals && i < SHOWN_TOTALS && d->totals[i].verdict; i++) {
 		const struct ty_runprof_row *r = &d->totals[i];
-		fprintf(fp, "    %s %s [%s, %s] ms: %s%s%s\n",
-			row_name(rp, &d->match, r, name, sizeof(name)),
-			fmt_ms(c, sizeof(c), r->change_ms, 1), fmt_ms(lo, sizeof(lo), r->lo, 1),
-			fmt_ms(hi, sizeof(hi), r->hi, 1),
-			term_c(t, r->verdict > 0 ? "red" : "green"),
-			ty_runprof_verdict_word(r->verdict), term_c(t, "reset"));
+		fprintf(
+		    fp, "    %s %s ms: %s%s%s%s\n", row_name(rp, &d->match, r, name, sizeof(name)),
+		    fmt_change(iv, sizeof(iv), r), term_c(t, r->verdict > 0 ? "red" : "green"),
+		    ty_runprof_verdict_word(r->verdict), term_c(t, "reset"),
+		    r->other == r->verdict    ? ""
+		    : r->other == -r->verdict ? " (its self time the other way: its callees "
+						"changed more)"
+					      : " (its self time not proven: its callees changed)");
 	}
 	if (d->ntotals_flagged > SHOWN_TOTALS)
 		fprintf(fp, "    (%zu more)\n", d->ntotals_flagged - SHOWN_TOTALS);
@@ -239,7 +276,7 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		    const struct ty_runprof_diff *d)
 {
 	const struct ty_runprof *rp = pr->rp;
-	char name[NAME_MAX_SHOWN * 4 + 32], m[128], o[32], n[32], c[32], lo[32], hi[32], p[32];
+	char name[NAME_MAX_SHOWN * 4 + 32], m[128], o[32], n[32], c[32], p[32];
 	size_t i, un = 0, hidden = 0, w = 8, dw = 16;
 	int cw = 0;
 
@@ -284,17 +321,16 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		row_name(rp, &d->match, r, name, sizeof(name));
 		figure_text_truncate(dso, sizeof(dso), term_safe(row_dso(rp, r, ob, sizeof(ob))),
 				     DSO_MAX_SHOWN);
-		snprintf(iv, sizeof(iv), "%s [%s, %s]", fmt_ms(c, sizeof(c), r->change_ms, 1),
-			 fmt_ms(lo, sizeof(lo), r->lo, 1), fmt_ms(hi, sizeof(hi), r->hi, 1));
+		fmt_change(iv, sizeof(iv), r);
 		cw = (int)(w + strlen(name) - figure_text_width(name));
-		fprintf(fp, "  %-*s %-*s %9s %9s  %-28s %8s  %s%s%s\n", cw, name,
+		fprintf(fp, "  %-*s %-*s %9s %9s  %-28s %8s  %s%s%s%s\n", cw, name,
 			(int)(dw + strlen(dso) - figure_text_width(dso)), dso,
 			fmt_ms(o, sizeof(o), r->old_ms, 0), fmt_ms(n, sizeof(n), r->new_ms, 0), iv,
 			figure_text_p(p, sizeof(p), r->p),
 			term_c(t, r->verdict > 0   ? "red"
 				  : r->verdict < 0 ? "green"
 						   : "dim"),
-			ty_runprof_verdict_word(r->verdict), term_c(t, "reset"));
+			ty_runprof_verdict_word(r->verdict), term_c(t, "reset"), self_note(r));
 	}
 	if (hidden)
 		fprintf(fp, "  (%zu more functions with no change proven)\n", hidden);
@@ -307,6 +343,12 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		if (isfinite(share) && share < 0) /* the two moved apart */
 			fprintf(fp, " (the other way: the wall time counts waiting for the CPU, "
 				    "the profile does not)");
+		else if (isfinite(share) && share > 100.5) /* more than the wall change */
+			fprintf(fp,
+				" (%.0f%%: more than the wall change: the profile counts the CPU "
+				"time of every thread, the wall time only how long the command "
+				"took)",
+				share);
 		else if (isfinite(share))
 			fprintf(fp, " (%.0f%%)", share);
 		fprintf(fp, "; intervals of the %zu flagged at %.4g%%\n  (false coverage rate)\n",

@@ -28,7 +28,13 @@
  * <= R alpha / M, so they exclude 0), the others at CONFIDENCE.
  *
  * Total time is tested the same way as a second family (totals below),
- * its error rate held on its own: each family's at alpha.
+ * its error rate held on its own: each family's at alpha. Each row says
+ * the other family's verdict of its function (other), so that a function
+ * proven in one and not the other can say why (its callees changed; its
+ * callees' noise hides its own change).
+ *
+ * An interval that the test cannot bound (too few differences that are not
+ * zero at that confidence) is NAN, never infinite: no interval.
  *
  * A row is one function matched across the two sides by profile-match.h
  * (O's match: its mode; each side's main program found from the side's
@@ -86,7 +92,12 @@ struct ty_runprof_row {
 	double conf;			   /* the interval's confidence, percent */
 	double p, q;			   /* p, and its adjusted p (Holm's or BH's) */
 	int verdict;			   /* +1 slower, -1 faster, 0 not proven */
+	int other; /* the same function's verdict in the other family (self rows: its
+		      total's; total rows: its self's), TY_RUNPROF_UNTESTED where it
+		      has no row there (pooled, or too rare) */
 };
+
+#define TY_RUNPROF_UNTESTED 2
 
 struct ty_runprof_diff {
 	struct ty_runprof_row *rows; /* in the report's order */
