@@ -120,18 +120,18 @@ ty_profile_match_name(const struct ty_profile_match *m, const char *name)
 char *
 ty_profile_match_key(const struct ty_profile_match *m, int side, const char *name, const char *dso)
 {
-	char obj[512], *k;
+	char obj[4400], *k;
 	size_t ln, lo;
 
 	name = ty_profile_match_name(m, name);
 	ty_profile_match_object(m, side, dso, obj, sizeof(obj));
+	/* "LEN:NAME" then the object: no name can pose as another name and
+	 * object, whatever bytes either holds */
 	ln = strlen(name);
 	lo = strlen(obj);
-	if (!(k = malloc(ln + lo + 2)))
+	if (!(k = malloc(ln + lo + 24)))
 		return NULL;
-	memcpy(k, name, ln);
-	k[ln] = '\x1f'; /* no name or path holds it unescaped: the two parts stay apart */
-	memcpy(k + ln + 1, obj, lo + 1);
+	snprintf(k, ln + lo + 24, "%zu:%s%s", ln, name, obj);
 	return k;
 }
 
