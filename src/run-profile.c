@@ -44,6 +44,17 @@ run_profile_opt_match(const struct cli_option *opt, const char *typed, char **ar
 }
 
 int
+run_profile_opt_run_match(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct run_profile *p = opt->value;
+	struct cli_option o = *opt;
+
+	o.value = &p->match;
+	p->match_given = 1;
+	return run_profile_opt_match(&o, typed, args);
+}
+
+int
 run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results *rs)
 {
 	struct ty_error e;
@@ -58,6 +69,9 @@ run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results 
 		if (!p->hz)
 			p->hz = TY_RUNPROF_HZ_DEFAULT;
 	}
+	if (p->match_given && !p->on)
+		return cli_usage_error("--match says how --profile matches functions: give "
+				       "--profile (or --flame) too");
 	if (!p->on)
 		return 0;
 	ty_error_clear(&e);

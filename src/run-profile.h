@@ -23,6 +23,7 @@ struct run_profile {
 	long hz;
 	const char *flame;	  /* --flame OUT.svg */
 	enum ty_match_mode match; /* --match: how functions are matched across commands */
+	int match_given;
 	struct ty_runprof rp;
 	struct ty_symbols *syms;
 };
@@ -32,6 +33,9 @@ int run_profile_opt(const struct cli_option *opt, const char *typed, char **args
 /* --match MODE (its value an enum ty_match_mode): sym, dso,sym, path,sym;
  * anything else a usage error. */
 int run_profile_opt_match(const struct cli_option *opt, const char *typed, char **args);
+
+/* run's --match: the same, into a struct run_profile (OPT->value). */
+int run_profile_opt_run_match(const struct cli_option *opt, const char *typed, char **args);
 
 #define RUN_PROFILE_MATCH_HELP                                                                     \
 	"with --profile: how a function is matched across\n"                                       \
@@ -68,8 +72,8 @@ int run_profile_opt_match(const struct cli_option *opt, const char *typed, char 
 	     0,                                                                                    \
 	     NULL},                                                                                \
 	{                                                                                          \
-		CLI_T_CALLBACK, 0, "match", &(p)->match, "MODE", RUN_PROFILE_MATCH_HELP, 0, 0, 0,  \
-		    0, NULL, 1, run_profile_opt_match                                              \
+		CLI_T_CALLBACK, 0, "match", (p), "MODE", RUN_PROFILE_MATCH_HELP, 0, 0, 0, 0, NULL, \
+		    1, run_profile_opt_run_match                                                   \
 	}
 
 /* With --profile: add the sampling probe to R for the jobs of RS, whose
