@@ -276,7 +276,7 @@ ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *
 	struct ctx c = {0};
 	uint32_t i;
 
-	if (ty_profile_views_tree_build(&t, p, o->old) < 0)
+	if (ty_profile_views_tree_build_match(&t, p, o->old, o->match) < 0)
 		return -ENOMEM;
 	ty_profile_views_tree_sort_children(&t, p);
 	c.t = &t;

@@ -296,18 +296,22 @@ ty_profile_views_flat_release(struct ty_profile_views_flat *f)
 /* --- call tree ----------------------------------------------------------------- */
 
 static uint64_t
-node_hash(uint32_t parent, const char *name, const char *dso)
+node_hash(uint32_t parent, uint32_t key)
 {
-	uint64_t h = ty_array_hash(name, strlen(name), parent);
-	return ty_array_hash(dso, strlen(dso), h);
+	return ty_array_hash(&key, sizeof(key), parent);
 }
 
+/* The child of PARENT for the function of key KEY (NAME in DSO), added
+ * when new. */
 static uint32_t
-tree_child(struct ty_profile_views_tree *t, uint32_t parent, const char *name, const char *dso)
+tree_child(struct ty_profile_views_tree *t, uint32_t parent, uint32_t key, const char *name,
+	   const char *dso)
 {
 	size_t j;
 	struct ty_profile_views_node *nd;
 
+	if (key == UINT32_MAX)
+		return TY_NONE;
 	if ((t->n + 1) * 2 > t->nslots) {
 		size_t ns = t->nslots ? t->nslots * 2 : 1024, i;
 		uint32_t *s = malloc(ns * 4);
@@ -316,8 +320,8 @@ tree_child(struct ty_profile_views_tree *t, uint32_t parent, const char *name, c
 		memset(s, 0xff, ns * 4);
 		for (i = 1; i < t->n; i++) {
 			nd = &t->nodes[i];
-			for (j = node_hash(nd->parent, nd->name, nd->dso) & (ns - 1);
-			     s[j] != TY_NONE; j = (j + 1) & (ns - 1))
+			for (j = node_hash(nd->parent, nd->key) & (ns - 1); s[j] != TY_NONE;
+			     j = (j + 1) & (ns - 1))
 				;
 			s[j] = (uint32_t)i;
 		}
@@ -325,11 +329,10 @@ tree_child(struct ty_profile_views_tree *t, uint32_t parent, const char *name, c
 		t->slots = s;
 		t->nslots = ns;
 	}
-	for (j = node_hash(parent, name, dso) & (t->nslots - 1); t->slots[j] != TY_NONE;
+	for (j = node_hash(parent, key) & (t->nslots - 1); t->slots[j] != TY_NONE;
 	     j = (j + 1) & (t->nslots - 1)) {
 		nd = &t->nodes[t->slots[j]];
-		if (nd->parent == parent && strcmp(nd->name, name) == 0 &&
-		    strcmp(nd->dso, dso) == 0)
+		if (nd->parent == parent && nd->key == key)
 			return t->slots[j];
 	}
 	if (ty_array_grow32(&t->nodes, sizeof(*t->nodes), t->n + 1, &t->cap) < 0)
@@ -338,6 +341,7 @@ tree_child(struct ty_profile_views_tree *t, uint32_t parent, const char *name, c
 	memset(nd, 0, sizeof(*nd));
 	nd->name = name;
 	nd->dso = dso;
+	nd->key = key;
 	nd->parent = parent;
 	nd->sibling = t->nodes[parent].child;
 	nd->child = TY_NONE;
@@ -357,7 +361,11 @@ tree_add_off(struct ty_profile_views_tree *t, const struct sweights *sw, size_t 
 		double w = sw->w[s * TY_NSTATES + st];
 		if (!sw->n[s * TY_NSTATES + st])
 			continue;
-		if ((k = tree_child(t, node, ty_profile_state_frame(st), "")) == TY_NONE)
+		const char *name = ty_profile_state_frame(st);
+		k = tree_child(t, node,
+			       ty_profile_match_keys_add(&t->keys, &t->match, !old, name, ""), name,
+			       "");
+		if (k == TY_NONE)
 			return -ENOMEM;
 		t->nodes[k].state = st;
 		if (old) {
@@ -381,9 +389,20 @@ tree_add(struct ty_profile_views_tree *t, const struct ty_profile *p, int old, d
 	const double *w;
 	const uint64_t *n;
 	size_t s, i;
+	uint32_t f, *fkey = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*fkey));
 
-	if (stack_weights(p, &sw) < 0)
+	/* each function's key once (the new profile is side 1, OLD side 0) */
+	for (f = 0; fkey && f < p->nfuncs; f++)
+		if ((fkey[f] = ty_profile_match_keys_add(
+			 &t->keys, &t->match, !old, ty_profile_func_name(p, f),
+			 ty_profile_func_dso(p, f))) == UINT32_MAX) {
+			free(fkey);
+			fkey = NULL;
+		}
+	if (!fkey || stack_weights(p, &sw) < 0) {
+		free(fkey);
 		return -ENOMEM;
+	}
 	w = sw.sum;
 	n = sw.sn;
 	for (s = 0; s < p->nstacks; s++) {
@@ -394,10 +413,11 @@ tree_add(struct ty_profile_views_tree *t, const struct ty_profile *p, int old, d
 			continue;
 		for (i = p->stack_off[s + 1]; i-- > p->stack_off[s];) {
 			uint32_t fn = p->locs[p->frames[i]].func;
-			node = tree_child(t, node, ty_profile_func_name(p, fn),
+			node = tree_child(t, node, fkey[fn], ty_profile_func_name(p, fn),
 					  ty_profile_func_dso(p, fn));
 			if (node == TY_NONE) {
 				sweights_release(&sw);
+				free(fkey);
 				return -ENOMEM;
 			}
 			if (old) {
@@ -420,10 +440,12 @@ tree_add(struct ty_profile_views_tree *t, const struct ty_profile *p, int old, d
 		}
 		if (on_n < n[s] && tree_add_off(t, &sw, s, node, old, scale) < 0) {
 			sweights_release(&sw);
+			free(fkey);
 			return -ENOMEM;
 		}
 	}
 	sweights_release(&sw);
+	free(fkey);
 	return 0;
 }
 
@@ -431,10 +453,21 @@ int
 ty_profile_views_tree_build(struct ty_profile_views_tree *t, const struct ty_profile *p,
 			    const struct ty_profile *old)
 {
+	return ty_profile_views_tree_build_match(t, p, old, NULL);
+}
+
+int
+ty_profile_views_tree_build_match(struct ty_profile_views_tree *t, const struct ty_profile *p,
+				  const struct ty_profile *old, const struct ty_profile_match *m)
+{
 	double wn = 0, wo = 0;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
+	if (m)
+		t->match = *m;
+	else
+		t->match.mode = TY_MATCH_PATH_SYM;
 	if (ty_array_grow32(&t->nodes, sizeof(*t->nodes), 1, &t->cap) < 0)
 		return -ENOMEM;
 	memset(t->nodes, 0, sizeof(*t->nodes));
@@ -461,6 +494,7 @@ ty_profile_views_tree_release(struct ty_profile_views_tree *t)
 {
 	free(t->nodes);
 	free(t->slots);
+	ty_profile_match_keys_release(&t->keys);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -736,18 +770,92 @@ int
 ty_profile_views_diff(const struct ty_profile *old, const struct ty_profile *new_,
 		      enum ty_prof_by by, struct ty_profile_views_diff *out)
 {
+	return ty_profile_views_diff_match(old, new_, by, NULL, out);
+}
+
+/* The rows of A (old) and B (new) by symbol, matched by their keys under
+ * M (profile-match.h), into OUT (unsorted). */
+static int
+diff_by_key(const struct ty_profile_views_flat *a, const struct ty_profile_views_flat *b,
+	    const struct ty_profile_match *m, struct ty_profile_views_diff *out)
+{
+	struct ty_profile_match_keys keys = {0};
+	const struct ty_profile_views_flat *side[2] = {a, b};
+	uint32_t *rowof = NULL, k;
+	size_t i, cap = 0, capr = 0;
+	int s, ret = -ENOMEM;
+
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < side[s]->nrows; i++) {
+			const struct ty_profile_views_row *x = &side[s]->rows[i];
+			const struct ty_profile_views_flat *f = side[s];
+			struct ty_profile_views_diff_row *d;
+			if ((k = ty_profile_match_keys_add(&keys, m, s, x->name, x->dso)) ==
+			    UINT32_MAX)
+				goto done;
+			if (k >= capr) {
+				size_t c0 = capr;
+				if (ty_array_grow(&rowof, sizeof(*rowof), (size_t)k + 1, &capr) < 0)
+					goto done;
+				memset(rowof + c0, 0xff, (capr - c0) * sizeof(*rowof));
+			}
+			if (rowof[k] == UINT32_MAX) {
+				if (ty_array_grow(&out->rows, sizeof(*out->rows), out->nrows + 1,
+						  &cap) < 0)
+					goto done;
+				d = &out->rows[out->nrows];
+				memset(d, 0, sizeof(*d));
+				if (!(d->name = strdup(ty_profile_match_name(m, x->name))))
+					goto done;
+				rowof[k] = (uint32_t)out->nrows++;
+			}
+			d = &out->rows[rowof[k]];
+			/* DSO strings must outlive the flats: the profiles' own */
+			if (s == 0 && !d->old_dso)
+				d->dso = d->old_dso = x->dso;
+			else if (s == 1 && d->dso == d->old_dso)
+				d->dso = x->dso; /* the new side's first */
+			if (s == 0) {
+				d->old_self += f->weight > 0 ? 100 * x->self_weight / f->weight : 0;
+				d->old_total +=
+				    f->weight > 0 ? 100 * x->total_weight / f->weight : 0;
+			} else {
+				d->new_self += f->weight > 0 ? 100 * x->self_weight / f->weight : 0;
+				d->new_total +=
+				    f->weight > 0 ? 100 * x->total_weight / f->weight : 0;
+			}
+		}
+	ret = 0;
+done:
+	ty_profile_match_keys_release(&keys);
+	free(rowof);
+	return ret;
+}
+
+int
+ty_profile_views_diff_match(const struct ty_profile *old, const struct ty_profile *new_,
+			    enum ty_prof_by by, const struct ty_profile_match *m,
+			    struct ty_profile_views_diff *out)
+{
 	struct ty_profile_views_flat a, b;
+	struct ty_profile_match exact = {TY_MATCH_PATH_SYM, {NULL, NULL}};
 	size_t i = 0, j = 0, cap = 0;
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	/* The rows of each flat profile, matched by their keys (name and DSO). */
 	if (ty_profile_views_flat(old, by, TY_SORT_NAME, &a) < 0)
 		return -ENOMEM;
 	if (ty_profile_views_flat(new_, by, TY_SORT_NAME, &b) < 0) {
 		ty_profile_views_flat_release(&a);
 		return -ENOMEM;
 	}
+	if (by == TY_BY_SYMBOL) { /* functions: matched as profile-match.h says */
+		if (diff_by_key(&a, &b, m ? m : &exact, out) < 0)
+			goto done;
+		i = a.nrows;
+		j = b.nrows;
+	}
+	/* The others: the rows of each flat profile, matched by their keys. */
 	while (i < a.nrows || j < b.nrows) {
 		struct ty_profile_views_row *x = i < a.nrows ? &a.rows[i] : NULL;
 		struct ty_profile_views_row *y = j < b.nrows ? &b.rows[j] : NULL;

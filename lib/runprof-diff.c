@@ -93,7 +93,7 @@ struct cols {
 	size_t na, nb, ncol;
 	double *a, *b;	   /* a[i * ncol + c]: run i of old, column c (self ms) */
 	double *ta, *tb;   /* total ms, likewise */
-	uint32_t *col_sym; /* column -> sym (TY_RUNPROF_POOLED) */
+	uint32_t *col_sym; /* column -> key (TY_RUNPROF_POOLED) */
 	size_t npooled;
 };
 
@@ -107,9 +107,116 @@ cols_release(struct cols *c)
 	free(c->col_sym);
 }
 
+/* The functions of both sides matched (profile-match.h): each side's
+ * syms to the keys, and back to a sym of each side for the rows. */
+struct keymap {
+	uint32_t *kof[2];  /* sym -> key on each side (UINT32_MAX: not sampled there) */
+	uint32_t *ksym[2]; /* key -> a sym of each side (UINT32_MAX: none) */
+	uint32_t nkeys;
+	struct ty_profile_match m;
+};
+
+static void
+keymap_release(struct keymap *km)
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		free(km->kof[s]);
+		free(km->ksym[s]);
+	}
+	memset(km, 0, sizeof(*km));
+}
+
+/* Which syms command CMD sampled (SEEN[sym] = 1) and their self samples
+ * (W[sym]). */
+static void
+side_syms(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t skip, char *seen,
+	  double *w)
+{
+	size_t i, k;
+
+	for (i = skip; i < cmd->nruns; i++)
+		for (k = 0; k < cmd->runs[i].n; k++) {
+			const struct ty_runprof_ent *en = &p->ents[cmd->runs[i].first + k];
+			if (en->sym >= p->nsyms)
+				continue;
+			seen[en->sym] = 1;
+			w[en->sym] += en->self;
+		}
+}
+
+static int
+keymap_build(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
+	     const struct ty_runprof_diff_opts *o, struct keymap *km)
+{
+	size_t n = p->nsyms ? p->nsyms : 1, cmd[2] = {old_cmd, new_cmd}, skip[2];
+	const char *command[2] = {o->old_command, o->new_command};
+	struct ty_profile_match_keys keys = {0};
+	const char **dsos = malloc(n * sizeof(*dsos));
+	double *w = malloc(n * sizeof(*w));
+	char *seen = malloc(n);
+	uint32_t y, k;
+	int s, rc = -ENOMEM;
+
+	memset(km, 0, sizeof(*km));
+	km->m = o->match;
+	skip[0] = o->skip_old;
+	skip[1] = o->skip_new;
+	if (!dsos || !w || !seen)
+		goto out;
+	for (s = 0; s < 2; s++) {
+		size_t nd = 0;
+		memset(seen, 0, n);
+		memset(w, 0, n * sizeof(*w));
+		side_syms(p, &p->cmds[cmd[s]], skip[s], seen, w);
+		if (!(km->kof[s] = malloc(n * sizeof(*km->kof[s]))))
+			goto out;
+		if (!km->m.main[s]) { /* the side's main program: its command's first word */
+			double *wd = w;
+			for (y = 0; y < p->nsyms; y++)
+				if (seen[y]) {
+					dsos[nd] = p->syms[y].dso;
+					wd[nd++] = w[y]; /* nd <= y: compacted in place */
+				}
+			km->m.main[s] = ty_profile_match_main(command[s], dsos, wd, nd);
+		}
+		memset(seen, 0, n);
+		memset(w, 0, n * sizeof(*w));
+		side_syms(p, &p->cmds[cmd[s]], skip[s], seen, w);
+		for (y = 0; y < p->nsyms; y++) {
+			km->kof[s][y] = UINT32_MAX;
+			if (seen[y] &&
+			    (km->kof[s][y] = ty_profile_match_keys_add(
+				 &keys, &km->m, s, p->syms[y].name, p->syms[y].dso)) == UINT32_MAX)
+				goto out;
+		}
+	}
+	km->nkeys = keys.n;
+	for (s = 0; s < 2; s++) {
+		if (!(km->ksym[s] = malloc((keys.n ? keys.n : 1) * sizeof(*km->ksym[s]))))
+			goto out;
+		for (k = 0; k < keys.n; k++)
+			km->ksym[s][k] = UINT32_MAX;
+		for (y = 0; y < p->nsyms; y++)
+			if ((k = km->kof[s][y]) != UINT32_MAX && km->ksym[s][k] == UINT32_MAX)
+				km->ksym[s][k] = y;
+	}
+	rc = 0;
+out:
+	ty_profile_match_keys_release(&keys);
+	free(dsos);
+	free(w);
+	free(seen);
+	if (rc < 0)
+		keymap_release(km);
+	return rc;
+}
+
 static void
 fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t skip,
-	  const uint32_t *colof, size_t ncol, double mps, double *self, double *total)
+	  const uint32_t *kof, const uint32_t *colof, size_t ncol, double mps, double *self,
+	  double *total)
 {
 	size_t i, k;
 
@@ -118,7 +225,9 @@ fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t s
 		double *row = self + (i - skip) * ncol, *trow = total + (i - skip) * ncol;
 		for (k = 0; k < r->n; k++) {
 			const struct ty_runprof_ent *en = &p->ents[r->first + k];
-			uint32_t c = colof[en->sym];
+			uint32_t c = en->sym < p->nsyms && kof[en->sym] != UINT32_MAX
+					 ? colof[kof[en->sym]]
+					 : UINT32_MAX;
 			if (c == UINT32_MAX)
 				continue; /* not tested (totals: too rare) */
 			row[c] += mps * en->self;
@@ -127,7 +236,8 @@ fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t s
 	}
 }
 
-/* The columns of the rows tested: by self time (TOTALS 0: each function
+/* The columns of the rows tested, one per matched function (KM's keys):
+ * by self time (TOTALS 0: each function
  * sampled as the leaf at least MIN times, the rarer pooled into one
  * column), or by total time (TOTALS 1: each function on the chains at
  * least MIN times; the rarer are left out: their totals overlap, a sum of
@@ -135,11 +245,11 @@ fill_side(const struct ty_runprof *p, const struct ty_runprof_cmd *cmd, size_t s
  * total. */
 static int
 build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
-	   const struct ty_runprof_cmd *cb, const struct ty_runprof_diff_opts *o, uint32_t min,
-	   int totals, struct cols *c)
+	   const struct ty_runprof_cmd *cb, const struct ty_runprof_diff_opts *o,
+	   const struct keymap *km, uint32_t min, int totals, struct cols *c)
 {
-	uint64_t *sum = calloc(p->nsyms ? p->nsyms : 1, sizeof(*sum));
-	uint32_t *colof = malloc((p->nsyms ? p->nsyms : 1) * sizeof(*colof));
+	uint64_t *sum = calloc(km->nkeys ? km->nkeys : 1, sizeof(*sum));
+	uint32_t *colof = malloc((km->nkeys ? km->nkeys : 1) * sizeof(*colof));
 	const struct ty_runprof_cmd *side[2] = {ca, cb};
 	size_t skip[2] = {o->skip_old, o->skip_new}, s, i, k, ntested = 0;
 	uint32_t y;
@@ -161,9 +271,10 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 			for (k = 0; k < side[s]->runs[i].n; k++) {
 				const struct ty_runprof_ent *en =
 				    &p->ents[side[s]->runs[i].first + k];
-				sum[en->sym] += totals ? en->total : en->self;
+				if (en->sym < p->nsyms && km->kof[s][en->sym] != UINT32_MAX)
+					sum[km->kof[s][en->sym]] += totals ? en->total : en->self;
 			}
-	for (y = 0; y < p->nsyms; y++)
+	for (y = 0; y < km->nkeys; y++)
 		if (sum[y] >= min)
 			ntested++;
 		else if (sum[y] > 0 && !totals)
@@ -178,9 +289,9 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 	c->tb = calloc(c->nb * c->ncol + 1, sizeof(double));
 	if (!c->col_sym || !c->a || !c->b || !c->ta || !c->tb)
 		goto out;
-	for (y = 0, k = 0; y < p->nsyms; y++) {
+	for (y = 0, k = 0; y < km->nkeys; y++) {
 		if (sum[y] >= min) {
-			c->col_sym[k] = y;
+			c->col_sym[k] = y; /* a key */
 			colof[y] = (uint32_t)k++;
 		} else if (totals) {
 			colof[y] = UINT32_MAX;
@@ -192,11 +303,11 @@ build_cols(const struct ty_runprof *p, const struct ty_runprof_cmd *ca,
 	if (seen_rare)
 		c->col_sym[ntested] = TY_RUNPROF_POOLED;
 	if (totals) { /* test the totals: they go in A and B */
-		fill_side(p, ca, o->skip_old, colof, c->ncol, mps, c->ta, c->a);
-		fill_side(p, cb, o->skip_new, colof, c->ncol, mps, c->tb, c->b);
+		fill_side(p, ca, o->skip_old, km->kof[0], colof, c->ncol, mps, c->ta, c->a);
+		fill_side(p, cb, o->skip_new, km->kof[1], colof, c->ncol, mps, c->tb, c->b);
 	} else {
-		fill_side(p, ca, o->skip_old, colof, c->ncol, mps, c->a, c->ta);
-		fill_side(p, cb, o->skip_new, colof, c->ncol, mps, c->b, c->tb);
+		fill_side(p, ca, o->skip_old, km->kof[0], colof, c->ncol, mps, c->a, c->ta);
+		fill_side(p, cb, o->skip_new, km->kof[1], colof, c->ncol, mps, c->b, c->tb);
 	}
 	rc = 0;
 out:
@@ -273,6 +384,8 @@ test_col(const struct cols *c, size_t k, const size_t *pa, const size_t *pb, siz
 		r->diff = r->diff_lo = r->diff_hi = 0;
 		r->p_value = 1;
 	}
+	if (!isfinite(r->diff_lo) || !isfinite(r->diff_hi))
+		r->diff_lo = r->diff_hi = NAN; /* no interval at this confidence */
 	return 0;
 }
 
@@ -333,8 +446,9 @@ row_cmp(const void *a, const void *b)
  * Holm (or Benjamini-Hochberg, as O says) over them. */
 static int
 family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
-       const struct ty_runprof_diff_opts *o, uint32_t min, int totals, struct ty_runprof_row **rows,
-       size_t *nrows, size_t *nflagged, double *explained, size_t *npairs_out)
+       const struct ty_runprof_diff_opts *o, const struct keymap *km, uint32_t min, int totals,
+       struct ty_runprof_row **rows, size_t *nrows, size_t *nflagged, double *explained,
+       size_t *npairs_out)
 {
 	struct cols c;
 	size_t na = p->cmds[old_cmd].nruns - o->skip_old, nb = p->cmds[new_cmd].nruns - o->skip_new;
@@ -345,7 +459,7 @@ family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 
 	*rows = NULL;
 	*nrows = *nflagged = 0;
-	if ((rc = build_cols(p, &p->cmds[old_cmd], &p->cmds[new_cmd], o, min, totals, &c)) < 0)
+	if ((rc = build_cols(p, &p->cmds[old_cmd], &p->cmds[new_cmd], o, km, min, totals, &c)) < 0)
 		goto out;
 	rc = -ENOMEM;
 	pa = malloc((na + 1) * sizeof(*pa));
@@ -362,7 +476,13 @@ family(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		struct ty_compare t;
 		if ((rc = test_col(&c, k, pa, pb, npairs, o->test, o->confidence, tmp, &t)) < 0)
 			goto out;
-		r->sym = c.col_sym[k];
+		if (c.col_sym[k] == TY_RUNPROF_POOLED) {
+			r->sym = r->old_sym = r->new_sym = TY_RUNPROF_POOLED;
+		} else {
+			r->old_sym = km->ksym[0][c.col_sym[k]];
+			r->new_sym = km->ksym[1][c.col_sym[k]];
+			r->sym = r->new_sym != UINT32_MAX ? r->new_sym : r->old_sym;
+		}
 		r->npooled = r->sym == TY_RUNPROF_POOLED ? c.npooled : 0;
 		r->old_ms = col_mean(c.a, na, c.ncol, k);
 		r->new_ms = col_mean(c.b, nb, c.ncol, k);
@@ -431,12 +551,33 @@ out:
 	return rc;
 }
 
+/* Each row's verdict in the other family (rows of one function share
+ * their sym: the same key, the same representative). */
+static void
+cross_verdicts(struct ty_runprof_diff *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->nrows; i++)
+		d->rows[i].other = TY_RUNPROF_UNTESTED;
+	for (j = 0; j < d->ntotals; j++)
+		d->totals[j].other = TY_RUNPROF_UNTESTED;
+	for (i = 0; i < d->nrows; i++)
+		for (j = 0; j < d->ntotals && d->rows[i].sym != TY_RUNPROF_POOLED; j++)
+			if (d->totals[j].sym == d->rows[i].sym) {
+				d->rows[i].other = d->totals[j].verdict;
+				d->totals[j].other = d->rows[i].verdict;
+				break;
+			}
+}
+
 int
 ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 		const struct ty_runprof_diff_opts *o, struct ty_runprof_diff *d, struct ty_error *e)
 {
 	size_t na, nb, pairs = 0;
 	uint32_t min;
+	struct keymap km;
 
 	memset(d, 0, sizeof(*d));
 	if (old_cmd >= p->ncmds || new_cmd >= p->ncmds)
@@ -449,13 +590,19 @@ ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
 	na = p->cmds[old_cmd].nruns - o->skip_old;
 	nb = p->cmds[new_cmd].nruns - o->skip_new;
 	min = o->min_samples ? o->min_samples : (na + nb > 10 ? (uint32_t)(na + nb) : 10);
-	if (family(p, old_cmd, new_cmd, o, min, 0, &d->rows, &d->nrows, &d->nflagged,
+	if (keymap_build(p, old_cmd, new_cmd, o, &km) < 0)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	if (family(p, old_cmd, new_cmd, o, &km, min, 0, &d->rows, &d->nrows, &d->nflagged,
 		   &d->explained_ms, &d->pairs) < 0 ||
-	    family(p, old_cmd, new_cmd, o, min, 1, &d->totals, &d->ntotals, &d->ntotals_flagged,
-		   NULL, &pairs) < 0) {
+	    family(p, old_cmd, new_cmd, o, &km, min, 1, &d->totals, &d->ntotals,
+		   &d->ntotals_flagged, NULL, &pairs) < 0) {
+		keymap_release(&km);
 		ty_runprof_diff_release(d);
 		return ty_error_set(e, -ENOMEM, "out of memory");
 	}
+	d->match = km.m;
+	keymap_release(&km);
+	cross_verdicts(d);
 	d->alpha = 1 - o->confidence / 100;
 	d->min_samples = min;
 	d->wall_change_ms = o->wall_change_ms;

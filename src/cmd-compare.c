@@ -51,7 +51,8 @@ struct options {
 	struct ty_cmp_options cmp;
 	int format; /* enum format */
 	const char *output;
-	struct gate gate; /* --fail-if-slower P, --gate-on METRIC */
+	struct gate gate;		    /* --fail-if-slower P, --gate-on METRIC */
+	enum ty_match_mode match_functions; /* --match-functions */
 };
 
 /* ---- cells ---- */
@@ -554,6 +555,10 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 			 "pairs names whose matches (first group) are equal;\n"
 			 "repeatable; unpaired names then pair by name",
 			 compare_input_opt_match),
+	    OPT_CALLBACK(0, "match-functions", &o->match_functions, "MODE",
+			 "how the per-run profiles' functions are matched:\n"
+			 "dso,sym (default), sym or path,sym",
+			 run_profile_opt_match),
 	    OPT_STRING('r', "reference", &o->cmp.reference, "NAME",
 		       "with one FILE: compare against NAME"),
 	    OPT_STRING('F', "figures", &o->cmp.figures, "LIST",
@@ -623,6 +628,7 @@ cmd_compare(int argc, char **argv)
 
 	if ((rc = parse_options(argc, argv, &o, &args)))
 		goto out;
+	o.cmp.match_functions = (int)o.match_functions;
 	n = args.n;
 	if (n < 1) {
 		rc = cli_usage_error("expected one or more results files");

@@ -12,6 +12,7 @@
 #include "gate.h"
 #include "history-compare.h"
 #include "history-store.h"
+#include "run-profile.h"
 #include "tachy/array.h"
 #include "tachy/history.h"
 #include "tachy/jsonw.h"
@@ -70,6 +71,7 @@ struct opts {
 	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output, *gate_on;
 	int format; /* enum format */
 	double fail_if_slower, max_p, confidence;
+	enum ty_match_mode match; /* compare --match */
 };
 
 static int
@@ -842,7 +844,8 @@ do_compare(const struct opts *o, char **args, int n)
 					 .json = o->format == FMT_JSON,
 					 .confidence = o->confidence,
 					 .fail_if_slower = o->fail_if_slower,
-					 .gate_on = o->gate_on};
+					 .gate_on = o->gate_on,
+					 .match = o->match};
 
 	if (o->format == FMT_CSV)
 		return cli_usage_error("compare: --format csv: text or json");
@@ -959,6 +962,10 @@ cmd_history(int argc, char **argv)
 	    OPT_CALLBACK('c', "confidence", &o.confidence, "P",
 			 "compare: confidence level in percent (default 95)",
 			 compare_input_opt_confidence),
+	    OPT_CALLBACK(0, "match", &o.match, "MODE",
+			 "compare: how the per-run profiles' functions are\n"
+			 "matched: dso,sym (default), sym or path,sym",
+			 run_profile_opt_match),
 	    OPT_STRING('o', "output", &o.output, "FILE",
 		       "plot: trend.html (default) or a .svg file;\n"
 		       "detect, compare: a file instead of standard output"),
@@ -979,6 +986,7 @@ cmd_history(int argc, char **argv)
 	    DETECT | COMPARE,		 /* --gate-on */
 	    DETECT,			 /* --max-p */
 	    COMPARE,			 /* --confidence */
+	    COMPARE,			 /* --match */
 	    DETECT | PLOT | COMPARE,	 /* --output */
 	    0,				 /* --help */
 	    0,				 /* the end */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run-profile.h"
 #include "tachy/cpulist.h"
 #include "tachy/flame.h"
 #include "tachy/outfile.h"
@@ -32,7 +33,7 @@ static const char usage_text[] =
     "       tachy report --flame OUT.svg [--title TEXT] [FILE]\n"
     "       tachy report --pprof OUT.pb.gz [FILE]\n"
     "       tachy report --firefox OUT.json | --speedscope OUT.json [FILE]\n"
-    "       tachy report --diff OLD NEW [--by WHAT] [--flame OUT.svg]\n"
+    "       tachy report --diff OLD NEW [--by WHAT] [--match MODE] [--flame OUT.svg]\n"
     "\n"
     "Show a profile written by tachy record (FILE, default tachy.prof). Every\n"
     "view takes --comm NAME[,NAME], --pid PID[,PID] and --cpu LIST: only the\n"
@@ -54,6 +55,7 @@ struct opts {
 	const char *sym, *flame, *pprof, *title, *file, *old, *new_;
 	const char *firefox, *speedscope;
 	int on_cpu, off_cpu;
+	enum ty_match_mode match; /* --diff: how the two profiles' functions meet */
 	struct cli_strings comm_args, pid_args;
 	const char *cpu_arg;
 	const char **comms; /* --comm, split at commas */
@@ -189,6 +191,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int tree = 0, folded = 0, diff = 0, by = -1, stdio = 0, modes, rc;
 	struct sort_choice sc = {-1, -1, -1, NULL};
 	double min = NAN;
+	enum ty_match_mode match = (enum ty_match_mode) - 1;
 	struct cli_option options[] = {
 	    OPT_CALLBACK(0, "sort", &sc, "KEY",
 			 "flat profile order: self (default), total, samples, name\n"
@@ -215,6 +218,11 @@ parse_args(int argc, char **argv, struct opts *o)
 			      "the change per symbol from OLD to NEW (in percent of each\n"
 			      "profile's samples); with --flame a differential flame\n"
 			      "graph of NEW (red grew, blue shrank)"),
+	    OPT_CALLBACK(0, "match", &match, "MODE",
+			 "--diff: how functions are matched across the two:\n"
+			 "dso,sym (default: name and object, the program\n"
+			 "whatever its path), sym or path,sym",
+			 run_profile_opt_match),
 	    OPT_STRING(0, "pprof", &o->pprof, "OUT", "pprof's protobuf format, gzip-compressed"),
 	    OPT_STRING(0, "firefox", &o->firefox, "OUT",
 		       "the Firefox Profiler's format (processed profile, version\n"
@@ -302,6 +310,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		return cli_usage_error("--title is the flame graph's: give --flame OUT.svg too");
 	if (!isnan(min) && o->mode != M_TREE)
 		return cli_usage_error("--min is the call tree's cut-off: give --tree too");
+	if ((int)match != -1 && o->mode != M_DIFF)
+		return cli_usage_error("--match says how --diff matches functions: give --diff "
+				       "OLD NEW too");
+	o->match = (int)match == -1 ? TY_MATCH_DSO_SYM : match;
 	if (o->mode == M_DIFF) {
 		if (argc != 2)
 			return cli_usage_error("--diff needs two profiles: OLD NEW");
@@ -722,19 +734,33 @@ static int
 report_diff(const struct ty_profile *a, const struct ty_profile *b, const struct opts *o)
 {
 	struct ty_profile_views_diff d;
+	struct ty_profile_match m = {o->match, {NULL, NULL}};
+	char ob[512];
 	size_t i;
 
-	if (ty_profile_views_diff(a, b, o->by, &d) < 0)
+	m.main[0] = ty_profile_match_main_of(a);
+	m.main[1] = ty_profile_match_main_of(b);
+	if (ty_profile_views_diff_match(a, b, o->by, &m, &d) < 0)
 		return cli_error(EXIT_RUNTIME, "out of memory");
-	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n\n",
+	printf("Diff: %s (%zu samples) -> %s (%zu samples), in %% of each profile's samples\n",
 	       term_safe(o->old), a->nsamples, term_safe(o->new_), b->nsamples);
+	if (o->by == TY_BY_SYMBOL) {
+		printf("(functions matched by %s", ty_profile_match_mode_words(m.mode));
+		if (m.mode == TY_MATCH_DSO_SYM)
+			printf("; the program: %s = %s", term_safe(base(m.main[0])),
+			       term_safe(base(m.main[1])));
+		printf(")\n");
+	}
+	printf("\n");
 	printf("  self%%:  old      new    delta  total%%: old     new  %s\n", by_heading(o->by));
 	for (i = 0; i < d.nrows && (!o->limit || i < (size_t)o->limit); i++) {
 		const struct ty_profile_views_diff_row *r = &d.rows[i];
 		printf("      %7.2f  %7.2f  %+7.2f      %7.2f %7.2f  %s%s%s\n", r->old_self,
 		       r->new_self, r->new_self - r->old_self, r->old_total, r->new_total,
 		       term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name), r->dso ? "  " : "",
-		       term_safe(base(r->dso)));
+		       term_safe(o->by == TY_BY_SYMBOL
+				     ? ty_profile_match_shown(r->old_dso, r->dso, ob, sizeof(ob))
+				     : base(r->dso)));
 	}
 	ty_profile_views_diff_release(&d);
 	printf("\nOne run a side: no interval and no test, so any change above may be sampling\n"
@@ -749,6 +775,7 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 	struct ty_outfile of;
 	struct ty_error e = {0};
 	struct ty_flame_opts fo = {0};
+	struct ty_profile_match m = {TY_MATCH_DSO_SYM, {NULL, NULL}};
 	char title[256];
 	int r;
 
@@ -760,6 +787,12 @@ write_flame(const struct ty_profile *p, const struct ty_profile *old, const stru
 							     : o->new_);
 	fo.title = o->title ? o->title : title;
 	fo.old = old;
+	if (old) { /* the two profiles' functions matched as report --diff matches them */
+		m.mode = o->match;
+		m.main[0] = ty_profile_match_main_of(old);
+		m.main[1] = ty_profile_match_main_of(p);
+		fo.match = &m;
+	}
 	if (ty_outfile_open(&of, o->flame, &e) < 0)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	r = ty_flame_write(p, &fo, of.fp);

@@ -393,6 +393,7 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 {
 	struct side s[2] = {{.named = n > 0 ? args[0] : NULL}, {.named = n > 1 ? args[1] : NULL}};
 	struct ty_cmp_options opt = {.test = TY_TEST_DEFAULT,
+				     .match_functions = (int)o->match,
 				     .confidence = o->confidence,
 				     .figures = "wall",
 				     .no_pairing = 1};

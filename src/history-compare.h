@@ -4,12 +4,15 @@
 #ifndef TACHY_HISTORY_COMPARE_H
 #define TACHY_HISTORY_COMPARE_H
 
+#include "tachy/profile-match.h"
+
 struct history_compare_opts {
 	const char *db, *machine, *output; /* NULL: the default store, any machine, stdout */
 	int json;			   /* --format json */
 	double confidence;		   /* percent */
 	double fail_if_slower;		   /* NAN: no gate */
 	const char *gate_on;		   /* --gate-on: its figure; NULL: wall */
+	enum ty_match_mode match;	   /* --match: the profiles' functions across the commits */
 };
 
 /* Compare what ARGS[0] and ARGS[1] (commits) hold, for the benchmarks

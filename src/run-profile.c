@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "figure-text.h"
 #include "run-profile.h"
@@ -16,6 +17,7 @@
 
 #define SHOWN_UNPROVEN 3 /* rows of no proven change shown (the largest) */
 #define NAME_MAX_SHOWN 40
+#define DSO_MAX_SHOWN 32
 
 int
 run_profile_opt(const struct cli_option *opt, const char *typed, char **args)
@@ -28,6 +30,28 @@ run_profile_opt(const struct cli_option *opt, const char *typed, char **args)
 	p->on = 1;
 	p->hz = hz;
 	return 0;
+}
+
+int
+run_profile_opt_match(const struct cli_option *opt, const char *typed, char **args)
+{
+	if (ty_profile_match_parse(args[0], opt->value) < 0)
+		return cli_usage_error("%s: '%s' is no matching mode: give sym (the name alone), "
+				       "dso,sym (the name and the object, the default) or path,sym "
+				       "(the name and the object's full path)",
+				       typed, term_safe(args[0]));
+	return 0;
+}
+
+int
+run_profile_opt_run_match(const struct cli_option *opt, const char *typed, char **args)
+{
+	struct run_profile *p = opt->value;
+	struct cli_option o = *opt;
+
+	o.value = &p->match;
+	p->match_given = 1;
+	return run_profile_opt_match(&o, typed, args);
 }
 
 int
@@ -47,6 +71,9 @@ run_profile_setup(struct run_profile *p, struct ty_runner *r, struct ty_results 
 		if (!p->hz)
 			p->hz = TY_RUNPROF_HZ_DEFAULT;
 	}
+	if (p->match_given && !p->on)
+		return cli_usage_error("--match says how --profile matches functions: give "
+				       "--profile (or --flame) too");
 	if (!p->on)
 		return 0;
 	ty_error_clear(&e);
@@ -106,26 +133,95 @@ fmt_ms(char *buf, size_t size, double v, int sign)
 	return buf;
 }
 
+/* "+4.01 [+3.01, +6.01]", or "+4.01 (no interval)" where the test could
+ * not bound it at its confidence. */
 static const char *
-base_name(const char *s)
+fmt_change(char *buf, size_t size, const struct ty_runprof_row *r)
 {
-	const char *b = strrchr(s, '/');
+	char c[32], lo[32], hi[32];
 
-	return b && b[1] ? b + 1 : s;
+	if (isnan(r->lo) || isnan(r->hi))
+		snprintf(buf, size, "%s (no interval)", fmt_ms(c, sizeof(c), r->change_ms, 1));
+	else
+		snprintf(buf, size, "%s [%s, %s]", fmt_ms(c, sizeof(c), r->change_ms, 1),
+			 fmt_ms(lo, sizeof(lo), r->lo, 1), fmt_ms(hi, sizeof(hi), r->hi, 1));
+	return buf;
+}
+
+/* Why a self row proven changed has no such total (profile-diff's
+ * families disagree), or "". */
+static const char *
+self_note(const struct ty_runprof_row *r)
+{
+	if (!r->verdict || r->other == TY_RUNPROF_UNTESTED || r->other == r->verdict)
+		return "";
+	if (r->other == -r->verdict)
+		return " (total the other way: its callees changed more)";
+	return " (total not proven: its callees' time adds noise)";
 }
 
 static const char *
-row_name(const struct ty_runprof *rp, const struct ty_runprof_row *r, char *buf, size_t size)
+row_name(const struct ty_runprof *rp, const struct ty_profile_match *m,
+	 const struct ty_runprof_row *r, char *buf, size_t size)
 {
 	char t[NAME_MAX_SHOWN * 4 + 8];
 
 	if (r->sym == TY_RUNPROF_POOLED)
 		snprintf(buf, size, "(%zu rare functions)", r->npooled);
 	else
-		snprintf(buf, size, "%s",
-			 figure_text_truncate(t, sizeof(t), term_safe(rp->syms[r->sym].name),
-					      NAME_MAX_SHOWN));
+		snprintf(
+		    buf, size, "%s",
+		    figure_text_truncate(t, sizeof(t),
+					 term_safe(ty_profile_match_name(m, rp->syms[r->sym].name)),
+					 NAME_MAX_SHOWN));
 	return buf;
+}
+
+/* The object of row R: its file name on both sides, "OLD -> NEW" where
+ * the two differ (profile-match.h). */
+static const char *
+row_dso(const struct ty_runprof *rp, const struct ty_runprof_row *r, char *buf, size_t size)
+{
+	const char *o, *n;
+
+	if (r->sym == TY_RUNPROF_POOLED)
+		return strcpy(buf, "");
+	o = r->old_sym < rp->nsyms ? rp->syms[r->old_sym].dso : NULL;
+	n = r->new_sym < rp->nsyms ? rp->syms[r->new_sym].dso : NULL;
+	if (!o && !n)
+		n = rp->syms[r->sym].dso;
+	return ty_profile_match_shown(o, n, buf, size);
+}
+
+/* PATH to show: relative to the working directory when under it. */
+static const char *
+shown_path(const char *path, char *buf, size_t size)
+{
+	char cwd[4096];
+	size_t n;
+
+	if (!path)
+		return "?";
+	if (getcwd(cwd, sizeof(cwd)) && (n = strlen(cwd)) > 1 && strncmp(path, cwd, n) == 0 &&
+	    path[n] == '/') {
+		snprintf(buf, size, "%s", path + n + 1);
+		return buf;
+	}
+	return path;
+}
+
+/* "functions matched by name and object (the program: OLD = NEW)". */
+static void
+match_line(FILE *fp, const struct ty_runprof_diff *d)
+{
+	char a[512], b[512];
+
+	fprintf(fp, "  (functions matched by %s", ty_profile_match_mode_words(d->match.mode));
+	if (d->match.mode == TY_MATCH_DSO_SYM)
+		fprintf(fp, "; the program: %s = %s",
+			term_safe(shown_path(d->match.main[0], a, sizeof(a))),
+			term_safe(shown_path(d->match.main[1], b, sizeof(b))));
+	fprintf(fp, ")\n");
 }
 
 static const char *
@@ -164,22 +260,33 @@ static void
 totals_section(FILE *fp, const struct term *t, const struct ty_runprof *rp,
 	       const struct ty_runprof_diff *d)
 {
-	char name[NAME_MAX_SHOWN * 4 + 32], c[32], lo[32], hi[32];
+	char name[NAME_MAX_SHOWN * 4 + 32], iv[96];
 	size_t i;
 
 	fprintf(fp, "  Total time (callees in), tested apart at the same familywise error rate:\n");
 	if (!d->ntotals_flagged) {
 		fprintf(fp, "    no function's total time changed provably (%zu tested)\n",
 			d->ntotals);
+		for (i = 0; i < d->nrows && d->rows[i].verdict; i++)
+			if (d->rows[i].other != TY_RUNPROF_UNTESTED) {
+				fprintf(fp,
+					"    (%s's self time did: its total adds its callees' "
+					"time, whose noise hides the change)\n",
+					row_name(rp, &d->match, &d->rows[i], name, sizeof(name)));
+				break;
+			}
 		return;
 	}
 	for (i = 0; i < d->ntotals && i < SHOWN_TOTALS && d->totals[i].verdict; i++) {
 		const struct ty_runprof_row *r = &d->totals[i];
-		fprintf(fp, "    %s %s [%s, %s] ms: %s%s%s\n", row_name(rp, r, name, sizeof(name)),
-			fmt_ms(c, sizeof(c), r->change_ms, 1), fmt_ms(lo, sizeof(lo), r->lo, 1),
-			fmt_ms(hi, sizeof(hi), r->hi, 1),
-			term_c(t, r->verdict > 0 ? "red" : "green"),
-			ty_runprof_verdict_word(r->verdict), term_c(t, "reset"));
+		fprintf(
+		    fp, "    %s %s ms: %s%s%s%s\n", row_name(rp, &d->match, r, name, sizeof(name)),
+		    fmt_change(iv, sizeof(iv), r), term_c(t, r->verdict > 0 ? "red" : "green"),
+		    ty_runprof_verdict_word(r->verdict), term_c(t, "reset"),
+		    r->other == r->verdict    ? ""
+		    : r->other == -r->verdict ? " (its self time the other way: its callees "
+						"changed more)"
+					      : " (its self time not proven: its callees changed)");
 	}
 	if (d->ntotals_flagged > SHOWN_TOTALS)
 		fprintf(fp, "    (%zu more)\n", d->ntotals_flagged - SHOWN_TOTALS);
@@ -191,13 +298,14 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		    const struct ty_runprof_diff *d)
 {
 	const struct ty_runprof *rp = pr->rp;
-	char name[NAME_MAX_SHOWN * 4 + 32], m[128], o[32], n[32], c[32], lo[32], hi[32], p[32];
-	size_t i, un = 0, hidden = 0, w = 8;
+	char name[NAME_MAX_SHOWN * 4 + 32], m[128], o[32], n[32], c[32], p[32];
+	size_t i, un = 0, hidden = 0, w = 8, dw = 16;
 	int cw = 0;
 
 	fprintf(fp, "\n%sWhere it changed%s: '%s' against '%s', self time in ms per run\n",
 		term_c(t, "bold"), term_c(t, "reset"), term_safe(pr->new_name),
 		term_safe(pr->old_name));
+	match_line(fp, d);
 	fprintf(fp, "  (%s;\n  Holm, familywise error rate %g%% over %zu rows;\n",
 		method(pr, d, m, sizeof(m)), 100 * d->alpha, d->nrows);
 	fprintf(fp, "  functions with fewer than %u samples in all pooled into one row)\n",
@@ -211,36 +319,40 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		if (!shown(&d->rows[i], &k))
 			continue;
 		un = k;
-		size_t l = figure_text_width(row_name(rp, &d->rows[i], name, sizeof(name)));
+		size_t l =
+		    figure_text_width(row_name(rp, &d->match, &d->rows[i], name, sizeof(name)));
+		char ob[256], dso[DSO_MAX_SHOWN * 4 + 8];
 		if (l > w)
 			w = l;
+		l = figure_text_width(figure_text_truncate(
+		    dso, sizeof(dso), term_safe(row_dso(rp, &d->rows[i], ob, sizeof(ob))),
+		    DSO_MAX_SHOWN));
+		if (l > dw)
+			dw = l;
 	}
 	un = 0;
-	fprintf(fp, "  %-*s %-16s %9s %9s  %-28s %8s  %s\n", (int)w, "function", "dso", "old",
-		"new", "change [interval]", "p", "verdict");
+	fprintf(fp, "  %-*s %-*s %9s %9s  %-28s %8s  %s\n", (int)w, "function", (int)dw, "dso",
+		"old", "new", "change [interval]", "p", "verdict");
 	for (i = 0; i < d->nrows; i++) {
 		const struct ty_runprof_row *r = &d->rows[i];
-		char iv[96], dso[64];
+		char iv[96], dso[DSO_MAX_SHOWN * 4 + 8], ob[256];
 		if (!shown(r, &un)) {
 			hidden++;
 			continue;
 		}
-		row_name(rp, r, name, sizeof(name));
-		figure_text_truncate(
-		    dso, sizeof(dso),
-		    r->sym == TY_RUNPROF_POOLED ? "" : term_safe(base_name(rp->syms[r->sym].dso)),
-		    16);
-		snprintf(iv, sizeof(iv), "%s [%s, %s]", fmt_ms(c, sizeof(c), r->change_ms, 1),
-			 fmt_ms(lo, sizeof(lo), r->lo, 1), fmt_ms(hi, sizeof(hi), r->hi, 1));
+		row_name(rp, &d->match, r, name, sizeof(name));
+		figure_text_truncate(dso, sizeof(dso), term_safe(row_dso(rp, r, ob, sizeof(ob))),
+				     DSO_MAX_SHOWN);
+		fmt_change(iv, sizeof(iv), r);
 		cw = (int)(w + strlen(name) - figure_text_width(name));
-		fprintf(fp, "  %-*s %-*s %9s %9s  %-28s %8s  %s%s%s\n", cw, name,
-			(int)(16 + strlen(dso) - figure_text_width(dso)), dso,
+		fprintf(fp, "  %-*s %-*s %9s %9s  %-28s %8s  %s%s%s%s\n", cw, name,
+			(int)(dw + strlen(dso) - figure_text_width(dso)), dso,
 			fmt_ms(o, sizeof(o), r->old_ms, 0), fmt_ms(n, sizeof(n), r->new_ms, 0), iv,
 			figure_text_p(p, sizeof(p), r->p),
 			term_c(t, r->verdict > 0   ? "red"
 				  : r->verdict < 0 ? "green"
 						   : "dim"),
-			ty_runprof_verdict_word(r->verdict), term_c(t, "reset"));
+			ty_runprof_verdict_word(r->verdict), term_c(t, "reset"), self_note(r));
 	}
 	if (hidden)
 		fprintf(fp, "  (%zu more functions with no change proven)\n", hidden);
@@ -253,6 +365,12 @@ run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pai
 		if (isfinite(share) && share < 0) /* the two moved apart */
 			fprintf(fp, " (the other way: the wall time counts waiting for the CPU, "
 				    "the profile does not)");
+		else if (isfinite(share) && share > 100.5) /* more than the wall change */
+			fprintf(fp,
+				" (%.0f%%: more than the wall change: the profile counts the CPU "
+				"time of every thread, the wall time only how long the command "
+				"took)",
+				share);
 		else if (isfinite(share))
 			fprintf(fp, " (%.0f%%)", share);
 		fprintf(fp, "; intervals of the %zu flagged at %.4g%%\n  (false coverage rate)\n",
@@ -357,6 +475,9 @@ ref_diff(const struct run_profile *p, const struct ty_results *rs, size_t i,
 	}
 	pr->o.skip_old = first_kept(a);
 	pr->o.skip_new = first_kept(b);
+	pr->o.match.mode = p->match;
+	pr->o.old_command = a->command;
+	pr->o.new_command = b->command;
 	if (ra && rb)
 		rc = run_profile_diff(pr, d);
 	else
@@ -501,12 +622,20 @@ run_profile_flame(struct run_profile *p, const struct ty_results *rs)
 		const struct ty_runprof_row *rows = k ? d.totals : d.rows;
 		size_t n = k ? d.ntotals : d.nrows;
 		for (i = 0; i < n; i++) {
+			/* both sides' functions of the row: the frames drawn are the new
+			 * side's, matched to the old's by the diff (profile-match.h) */
+			uint32_t y[2] = {rows[i].old_sym, rows[i].new_sym};
+			int j;
 			if (rows[i].sym >= sh.n)
 				continue;
-			if (k)
-				sh.by_sym[rows[i].sym].total = &rows[i];
-			else
-				sh.by_sym[rows[i].sym].self = &rows[i];
+			for (j = 0; j < 2; j++) {
+				if (y[j] >= sh.n)
+					continue;
+				if (k)
+					sh.by_sym[y[j]].total = &rows[i];
+				else
+					sh.by_sym[y[j]].self = &rows[i];
+			}
 			if (!k && rows[i].verdict && fabs(rows[i].change_ms) > sh.max_self)
 				sh.max_self = fabs(rows[i].change_ms);
 		}
@@ -547,6 +676,8 @@ json_rows(struct ty_jsonw *w, const char *key, const struct ty_runprof *rp,
 		} else {
 			ty_jsonw_kstring(w, "symbol", rp->syms[r->sym].name);
 			ty_jsonw_kstring(w, "dso", rp->syms[r->sym].dso);
+			if (r->old_sym < rp->nsyms && r->old_sym != r->sym)
+				ty_jsonw_kstring(w, "old_dso", rp->syms[r->old_sym].dso);
 		}
 		ty_jsonw_kdouble(w, "old_ms", r->old_ms);
 		ty_jsonw_kdouble(w, "new_ms", r->new_ms);
@@ -602,6 +733,9 @@ compare_pair(const struct ty_cmp_table *c, const struct ty_cmp_row *r, struct ty
 	}
 	pr->o.skip_old = r->skip_old;
 	pr->o.skip_new = r->skip_new;
+	pr->o.match.mode = (enum ty_match_mode)c->opt.match_functions;
+	pr->o.old_command = r->old->command;
+	pr->o.new_command = r->new->command;
 	pr->o.wall_change_ms = (r->v.new.centre - r->v.old.centre) * 1e3;
 	return 1;
 }
@@ -641,6 +775,7 @@ run_profile_compare_json(struct ty_jsonw *w, const struct ty_cmp_table *c,
 		ty_jsonw_kuint(w, "profile_pairs", d.pairs);
 		ty_jsonw_kdouble(w, "profile_explained_ms", d.explained_ms);
 		ty_jsonw_kdouble(w, "profile_wall_change_ms", d.wall_change_ms);
+		ty_jsonw_kstring(w, "profile_match", ty_profile_match_mode_name(d.match.mode));
 		json_rows(w, "functions", &rp, d.rows, d.nrows);
 		json_rows(w, "functions_total", &rp, d.totals, d.ntotals);
 		ty_runprof_diff_release(&d);

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "tachy/comparison.h"
 #include "tachy/jsonw.h"
+#include "tachy/profile-match.h"
 #include "tachy/results-read.h"
 #include "tachy/results.h"
 #include "tachy/runner.h"
@@ -20,12 +21,26 @@
 struct run_profile {
 	int on;
 	long hz;
-	const char *flame; /* --flame OUT.svg */
+	const char *flame;	  /* --flame OUT.svg */
+	enum ty_match_mode match; /* --match: how functions are matched across commands */
+	int match_given;
 	struct ty_runprof rp;
 	struct ty_symbols *syms;
 };
 
 int run_profile_opt(const struct cli_option *opt, const char *typed, char **args);
+
+/* --match MODE (its value an enum ty_match_mode): sym, dso,sym, path,sym;
+ * anything else a usage error. */
+int run_profile_opt_match(const struct cli_option *opt, const char *typed, char **args);
+
+/* run's --match: the same, into a struct run_profile (OPT->value). */
+int run_profile_opt_run_match(const struct cli_option *opt, const char *typed, char **args);
+
+#define RUN_PROFILE_MATCH_HELP                                                                     \
+	"with --profile: how a function is matched across\n"                                       \
+	"commands: dso,sym (default: name and object, the\n"                                       \
+	"main program whatever its path), sym, path,sym"
 
 #define RUN_PROFILE_OPTION(p)                                                                      \
 	{CLI_T_CALLBACK,                                                                           \
@@ -42,11 +57,23 @@ int run_profile_opt(const struct cli_option *opt, const char *typed, char **args
 	 NULL,                                                                                     \
 	 1,                                                                                        \
 	 run_profile_opt},                                                                         \
+	    {CLI_T_STRING,                                                                         \
+	     0,                                                                                    \
+	     "flame",                                                                              \
+	     &(p)->flame,                                                                          \
+	     "OUT.svg",                                                                            \
+	     "with --profile (implied), two commands: the other's\n"                               \
+	     "flame graph, red/blue only where a change is proven",                                \
+	     0,                                                                                    \
+	     0,                                                                                    \
+	     0,                                                                                    \
+	     0,                                                                                    \
+	     NULL,                                                                                 \
+	     0,                                                                                    \
+	     NULL},                                                                                \
 	{                                                                                          \
-		CLI_T_STRING, 0, "flame", &(p)->flame, "OUT.svg",                                  \
-		    "with --profile (implied), two commands: the other's\n"                        \
-		    "flame graph, red/blue only where a change is proven",                         \
-		    0, 0, 0, 0, NULL, 0, NULL                                                      \
+		CLI_T_CALLBACK, 0, "match", (p), "MODE", RUN_PROFILE_MATCH_HELP, 0, 0, 0, 0, NULL, \
+		    1, run_profile_opt_run_match                                                   \
 	}
 
 /* With --profile: add the sampling probe to R for the jobs of RS, whose
@@ -80,6 +107,9 @@ int run_profile_diff(struct run_profile_pair *pr, struct ty_runprof_diff *d);
 /* Print the section of PR with D to FP. */
 void run_profile_section(FILE *fp, const struct term *t, const struct run_profile_pair *pr,
 			 const struct ty_runprof_diff *d);
+
+/* compare and history compare: their functions are matched as
+ * C->opt.match_functions says (an enum ty_match_mode). */
 
 /* compare: the section under the tables, for each wall-time row whose
  * benchmarks both have per-run profiles (nothing for the others). */

@@ -29,6 +29,8 @@ struct ty_cmp_options {
 	int keep_warmup;       /* keep the runs of a warm-up (else left out: tachy.left_out,
 				  or found by ty_verdict_series in files without it) */
 	int no_pairing;	       /* never pair rounds (else paired within an interleaved file) */
+	int match_functions;   /* the per-run profiles' functions matched across the sides as
+				  profile-match.h's enum ty_match_mode (0: dso,sym) */
 };
 
 /* One row: a benchmark pair and one figure. */

@@ -5,12 +5,16 @@
 
 #include <stdio.h>
 
+#include "tachy/profile-match.h"
 #include "tachy/profile.h"
 
 struct ty_flame_opts {
 	const char *title;
 	int width;		      /* pixels, 0 for 1200 */
 	const struct ty_profile *old; /* non-NULL: differential flame graph */
+	/* How OLD's functions meet P's (profile-match.h; main[0] OLD's
+	 * program, main[1] P's); NULL: by name and full path. */
+	const struct ty_profile_match *match;
 	/* Differential, coloured by a verdict (tachy run --profile --flame):
 	 * with SHADE set, each frame of a function is coloured only as SHADE
 	 * says for (NAME, DSO): it returns +1 (red: slower), -1 (blue:

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tachy/profile-match.h"
 #include "tachy/profile.h"
 
 /* TY_BY_LINE: per source line of the locations ("file:line"; a location
@@ -65,13 +66,16 @@ struct ty_profile_views_node {
 	double off;		    /* of total, off the CPU */
 	uint32_t state;		    /* a pseudo-frame's state (TY_STATE_CPU: a function) */
 	uint64_t self_n, total_n;   /* samples */
+	uint32_t key;		    /* the function's key (the tree's keys) */
 };
 
 struct ty_profile_views_tree {
 	struct ty_profile_views_node *nodes;
 	uint32_t n, cap;
-	uint32_t *slots; /* (parent, name, dso) -> node */
+	uint32_t *slots; /* (parent, key) -> node */
 	size_t nslots;
+	struct ty_profile_match match;	   /* how the two profiles' functions are matched */
+	struct ty_profile_match_keys keys; /* the functions' keys (profile-match.h) */
 };
 
 /* Build the top-down call tree of P (root -> leaf); off-CPU time ends in a
@@ -81,6 +85,12 @@ struct ty_profile_views_tree {
  * nodes by function name and DSO. Returns 0 or -ENOMEM. */
 int ty_profile_views_tree_build(struct ty_profile_views_tree *t, const struct ty_profile *p,
 				const struct ty_profile *old);
+/* The same, OLD's nodes merged with P's where their functions match as M
+ * says (profile-match.h; M->main[0] is OLD's program, main[1] P's). With
+ * M NULL: by name and full path, as ty_profile_views_tree_build. */
+int ty_profile_views_tree_build_match(struct ty_profile_views_tree *t, const struct ty_profile *p,
+				      const struct ty_profile *old,
+				      const struct ty_profile_match *m);
 void ty_profile_views_tree_release(struct ty_profile_views_tree *t);
 /* Children of N sorted by NAME ascending (for stable output). */
 void ty_profile_views_tree_sort_children(struct ty_profile_views_tree *t,
@@ -107,7 +117,8 @@ int ty_profile_views_neighbours(const struct ty_profile *p, const char *sym, int
  * total weight. */
 struct ty_profile_views_diff_row {
 	char *name;
-	const char *dso;
+	const char *dso;     /* the new profile's, else the old's */
+	const char *old_dso; /* by symbol: the old profile's (NULL: not in it) */
 	double old_self, new_self, old_total, new_total; /* percent */
 };
 struct ty_profile_views_diff {
@@ -120,6 +131,13 @@ struct ty_profile_views_diff {
  * or -ENOMEM. */
 int ty_profile_views_diff(const struct ty_profile *old, const struct ty_profile *new_,
 			  enum ty_prof_by by, struct ty_profile_views_diff *out);
+/* The same, by symbol its rows matched as M says (profile-match.h: M->main
+ * the two programs, old first); the others by key as above. A row's name
+ * is the function's as M matches it ("[unknown]"). With M NULL: by name
+ * and full path, as ty_profile_views_diff. */
+int ty_profile_views_diff_match(const struct ty_profile *old, const struct ty_profile *new_,
+				enum ty_prof_by by, const struct ty_profile_match *m,
+				struct ty_profile_views_diff *out);
 void ty_profile_views_diff_release(struct ty_profile_views_diff *d);
 
 #endif

@@ -28,7 +28,18 @@
  * <= R alpha / M, so they exclude 0), the others at CONFIDENCE.
  *
  * Total time is tested the same way as a second family (totals below),
- * its error rate held on its own: each family's at alpha.
+ * its error rate held on its own: each family's at alpha. Each row says
+ * the other family's verdict of its function (other), so that a function
+ * proven in one and not the other can say why (its callees changed; its
+ * callees' noise hides its own change).
+ *
+ * An interval that the test cannot bound (too few differences that are not
+ * zero at that confidence) is NAN, never infinite: no interval.
+ *
+ * A row is one function matched across the two sides by profile-match.h
+ * (O's match: its mode; each side's main program found from the side's
+ * command line and objects where O leaves it NULL): two builds of one
+ * program at two paths have one row a function, not one a side.
  *
  * Row order, the report's: the flagged rows by how much of the wall change
  * they explain (change_ms in the wall change's direction, largest first),
@@ -40,6 +51,7 @@
 #include <stdint.h>
 
 #include "tachy/error.h"
+#include "tachy/profile-match.h"
 #include "tachy/runprof.h"
 #include "tachy/stats.h"
 
@@ -61,10 +73,18 @@ struct ty_runprof_diff_opts {
 	size_t skip_old, skip_new;
 	uint32_t min_samples;  /* 0: the default, max(10, runs of both sides) */
 	double wall_change_ms; /* the wall time's change (ranks the rows) */
+	/* How functions are matched across the sides: the mode, and each
+	 * side's main program (NULL: found from the command below and the
+	 * objects sampled on that side, ty_profile_match_main). */
+	struct ty_profile_match match;
+	const char *old_command, *new_command; /* each side's command line, or NULL */
 };
 
 struct ty_runprof_row {
-	uint32_t sym;			   /* index into the profile's syms, or TY_RUNPROF_POOLED */
+	uint32_t sym;			   /* index into the profile's syms, or TY_RUNPROF_POOLED:
+					      the new side's function, else the old's */
+	uint32_t old_sym, new_sym;	   /* each side's function, UINT32_MAX where the side has
+					      none (TY_RUNPROF_POOLED: pooled) */
 	size_t npooled;			   /* functions in the pooled row */
 	double old_ms, new_ms;		   /* mean self ms per run */
 	double old_total_ms, new_total_ms; /* mean total ms per run (NAN: pooled) */
@@ -72,7 +92,12 @@ struct ty_runprof_row {
 	double conf;			   /* the interval's confidence, percent */
 	double p, q;			   /* p, and its adjusted p (Holm's or BH's) */
 	int verdict;			   /* +1 slower, -1 faster, 0 not proven */
+	int other; /* the same function's verdict in the other family (self rows: its
+		      total's; total rows: its self's), TY_RUNPROF_UNTESTED where it
+		      has no row there (pooled, or too rare) */
 };
+
+#define TY_RUNPROF_UNTESTED 2
 
 struct ty_runprof_diff {
 	struct ty_runprof_row *rows; /* in the report's order */
@@ -89,7 +114,9 @@ struct ty_runprof_diff {
 	double explained_ms;   /* sum of the flagged changes */
 	double wall_change_ms; /* as given */
 	double alpha;
-	uint32_t min_samples; /* as used */
+	uint32_t min_samples;	       /* as used */
+	struct ty_profile_match match; /* as used: the mode and each side's main program
+					  (strings of the profile's syms, or NULL) */
 };
 
 /* Compare command NEW_CMD of P against OLD_CMD as O says into D. Returns

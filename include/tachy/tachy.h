@@ -39,6 +39,7 @@
 #include "tachy/pprof.h"
 #include "tachy/procscan.h"
 #include "tachy/profile-file.h"
+#include "tachy/profile-match.h"
 #include "tachy/profile-views.h"
 #include "tachy/profile-who.h"
 #include "tachy/profile.h"
