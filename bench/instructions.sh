@@ -27,11 +27,14 @@ PY=/usr/bin/python3 # not a shim of pyenv and the like: Valgrind would follow it
 set -- "./loop" "gzip -c input.txt" "xz -0 -c input.txt" "$PY script.py" \
 	"$PY -c print(1)"
 command -v sqlite3 >/dev/null 2>&1 && set -- "$@" "sqlite3 :memory: select(1)"
-echo "Determinism: tachy run --instructions -r 10 CMD (counts over 10 runs)"
+# BENCH_SMOKE=1 (make bench-smoke): our program only, 2 runs, 1 repetition.
+runs=10 reps="1 2 3" costly='"./loop" "gzip -c input.txt" "$PY script.py"'
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then set -- "./loop"; runs=2 reps=1 costly='"./loop"'; fi
+echo "Determinism: tachy run --instructions -r $runs CMD (counts over $runs runs)"
 printf '%-28s %15s %15s %10s %9s\n' command min max spread distinct
 for cmd in "$@"; do
 	name=$(echo "$cmd" | tr -c 'a-z0-9\n' '_')
-	$T run -q --style none --instructions -r 10 --export-json "$name.json" -- $cmd >/dev/null 2>&1 ||
+	$T run -q --style none --instructions -r $runs --export-json "$name.json" -- $cmd >/dev/null 2>&1 ||
 		{ echo "$cmd: failed"; continue; }
 	python3 - "$name.json" "$cmd" <<'PY'
 import json, sys
@@ -41,13 +44,14 @@ print("%-28s %15d %15d %9.4f%% %9d" % (sys.argv[2], min(c), max(c), 100 * (max(c
 PY
 done
 now() { date +%s.%N; }
-med() { sort -n | sed -n 2p; }
+med() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 echo
 echo "Cost: wall seconds, median of 3 (interleaved), and ratios"
 printf '%-28s %10s %10s %10s %12s %12s\n' command native valgrind tachy tachy/vg vg/native
-for cmd in "./loop" "gzip -c input.txt" "$PY script.py"; do
+eval "set -- $costly"
+for cmd in "$@"; do
 	: >n.t; : >v.t; : >t.t
-	for i in 1 2 3; do
+	for i in $reps; do
 		a=$(now); $cmd >/dev/null 2>&1; b=$(now); echo "$b - $a" | bc -l >>n.t
 		a=$(now); valgrind -q --tool=cachegrind --cache-sim=no --trace-children=yes \
 			--cachegrind-out-file=/dev/null $cmd >/dev/null 2>&1; b=$(now)

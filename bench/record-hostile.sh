@@ -13,21 +13,24 @@ BASE=${1:-}
 out=$PWD/bench/out/hostile
 command -v python3 >/dev/null 2>&1 || { echo "record-hostile.sh: python3 missing, skipped"; exit 0; }
 [ -x /usr/bin/time ] || { echo "record-hostile.sh: /usr/bin/time missing (apt-get install time), skipped"; exit 0; }
+# BENCH_SMOKE=1 (make bench-smoke): a 15 MB bomb, a 6 MB binary, a short spin.
+bomb=1500000000 big=600 spin=300000000
+[ "${BENCH_SMOKE:-0}" = 1 ] && bomb=15000000 big=6 spin=3000000
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 cat > bomb.c <<'C'
 volatile unsigned long sink;
 __attribute__((noinline)) void spin(void)
 {
-	for (unsigned long i = 0; i < 300000000; i++)
+	for (unsigned long i = 0; i < SPIN; i++)
 		sink += i * 2654435761u ^ (i >> 7);
 }
 int main(void) { spin(); return 0; }
 C
-cc -O1 -g -gz=zlib -o bomb bomb.c || exit 1
-python3 "$OLDPWD/tests/fixtures/hostile/addsec.py" bomb .debug_bomb 1500000000 || exit 1
+cc -O1 -g -gz=zlib -DSPIN=$spin -o bomb bomb.c || exit 1
+python3 "$OLDPWD/tests/fixtures/hostile/addsec.py" bomb .debug_bomb $bomb || exit 1
 # the same work, 600 MB of initialized data beside it, one 0x243-byte section
-sed 's/^volatile unsigned long sink;/volatile unsigned long sink; char big[600 << 20] = {1};/' bomb.c > big.c
-cc -O1 -g -o big big.c || exit 1
+sed 's/^volatile unsigned long sink;/volatile unsigned long sink; char big[BIG << 20] = {1};/' bomb.c > big.c
+cc -O1 -g -DSPIN=$spin -DBIG=$big -o big big.c || exit 1
 python3 "$OLDPWD/tests/fixtures/hostile/addsec.py" big .debug_small 0x243 || exit 1
 printf 'files: bomb %s bytes, big %s bytes\n' "$(stat -c %s bomb)" "$(stat -c %s big)"
 one() { # NAME TACHY PROG

@@ -19,6 +19,10 @@ args() {
 	clocks) echo "" ;;
 	counters-overhead) echo "COST_ROUNDS=1 COST_N=20 CPU_REPS=1 : 1 20" ;;
 	gate-aa) echo ": 2 3" ;;
+	gate-cpu) echo ": 1 3 1000000" ;;
+	instructions) echo "" ;;
+	record-hostile) echo "" ;;
+	runprof-match) echo ": 1 4 200000 3" ;;
 	history) echo "" ;;
 	history-study) echo ": 1" ;;
 	offcpu-chains) echo "" ;;
