@@ -572,10 +572,13 @@ parse_options(int argc, char **argv, struct options *o, struct cli_args *args)
 		       "exit 3 when a benchmark's wall time (or --gate-on's\n"
 		       "figure) is proven slower by more than P percent\n"
 		       "(the interval's bound)"),
+	    OPT_DOUBLE(0, "fail-if-faster", &o->gate.faster, "P", 0, 1e9,
+		       "exit 3 when it is proven faster by more than P\n"
+		       "percent (an improvement to record)"),
 	    OPT_CALLBACK(0, "gate-on", &o->gate.metric, "METRIC",
-			 "the figure --fail-if-slower gates: wall (default),\n"
-			 "cpu (user+system), user, system, task-clock or a\n"
-			 "counter (instructions, cycles...)",
+			 "the figure --fail-if-slower/-faster gates:\n"
+			 "wall (default), cpu (user+system), user, system,\n"
+			 "task-clock or a counter (instructions, cycles...)",
 			 gate_opt_metric),
 	    OPT_HELP('h', "help", "show this help"),
 	    OPT_END(),
@@ -618,8 +621,9 @@ emit(const struct ty_cmp_table *c, const struct options *o, const struct ty_resu
 int
 cmd_compare(int argc, char **argv)
 {
-	struct options o = {
-	    .cmp = {.test = TY_TEST_DEFAULT, .confidence = 95}, .output = "-", .gate = {NULL, NAN}};
+	struct options o = {.cmp = {.test = TY_TEST_DEFAULT, .confidence = 95},
+			    .output = "-",
+			    .gate = {NULL, NAN, NAN}};
 	struct ty_results_saved *files = NULL;
 	struct ty_cmp_table c, g;
 	struct ty_error e = {0};
@@ -634,7 +638,7 @@ cmd_compare(int argc, char **argv)
 		rc = cli_usage_error("expected one or more results files");
 		goto out;
 	}
-	if (o.gate.metric && isnan(o.gate.limit)) {
+	if (o.gate.metric && !gate_set(&o.gate)) {
 		rc = cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P, "
 				     "which is not given",
 				     o.gate.metric);
@@ -651,7 +655,7 @@ cmd_compare(int argc, char **argv)
 	if ((rc = compare_input_read(files, args.v, n)))
 		goto out;
 	/* the gate's figure checked before anything is shown */
-	if (!isnan(o.gate.limit))
+	if (gate_set(&o.gate))
 		gated = !(rc = gate_table(&g, files, (size_t)n, &o.cmp, &o.gate));
 	if (rc)
 		; /* said */

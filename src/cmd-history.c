@@ -70,7 +70,7 @@ enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 struct opts {
 	const char *db, *commit, *branch, *machine, *tag, *figure, *since, *output, *gate_on;
 	int format; /* enum format */
-	double fail_if_slower, max_p, confidence;
+	double fail_if_slower, fail_if_faster, max_p, confidence;
 	enum ty_match_mode match; /* compare --match */
 };
 
@@ -593,7 +593,7 @@ do_detect(struct opts *o, char **benches, int nb)
 		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
 			continue;
 		figure_text_gate(msg, sizeof(msg), o->figure ? o->figure : "wall", gt,
-				 o->fail_if_slower, c->change_pct, c->ci_low, c->ci_high,
+				 o->fail_if_slower, 0, c->change_pct, c->ci_low, c->ci_high,
 				 TY_INTERVAL_OK, d_confidence());
 		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
 			  term_safe(f[k].s->benchmark), term_safe(f[k].s->machine),
@@ -844,12 +844,13 @@ do_compare(const struct opts *o, char **args, int n)
 					 .json = o->format == FMT_JSON,
 					 .confidence = o->confidence,
 					 .fail_if_slower = o->fail_if_slower,
+					 .fail_if_faster = o->fail_if_faster,
 					 .gate_on = o->gate_on,
 					 .match = o->match};
 
 	if (o->format == FMT_CSV)
 		return cli_usage_error("compare: --format csv: text or json");
-	if (o->gate_on && isnan(o->fail_if_slower))
+	if (o->gate_on && isnan(o->fail_if_slower) && isnan(o->fail_if_faster))
 		return cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P, "
 				       "which is not given",
 				       term_safe(o->gate_on));
@@ -924,7 +925,8 @@ int
 cmd_history(int argc, char **argv)
 {
 	static const char *const formats[] = {"text", "json", "csv", NULL};
-	struct opts o = {.fail_if_slower = NAN, .max_p = NAN, .confidence = 95};
+	struct opts o = {
+	    .fail_if_slower = NAN, .fail_if_faster = NAN, .max_p = NAN, .confidence = 95};
 	struct cli_option options[] = {
 	    OPT_STRING(0, "db", &o.db, "DB",
 		       "SQLite file, postgresql://... URI or libpq's\n"
@@ -952,6 +954,9 @@ cmd_history(int argc, char **argv)
 		       "starts a slowdown proven beyond P percent;\n"
 		       "compare: when NEW's wall time is proven slower\n"
 		       "than OLD's by more than P percent"),
+	    OPT_DOUBLE(0, "fail-if-faster", &o.fail_if_faster, "P", 0, 1e9,
+		       "compare: exit 3 when NEW is proven faster than OLD\n"
+		       "by more than P percent"),
 	    OPT_CALLBACK(0, "gate-on", &o.gate_on, "METRIC",
 			 "detect, compare: the figure that gate judges: wall\n"
 			 "(default), user, system, a counter; compare also\n"
@@ -983,6 +988,7 @@ cmd_history(int argc, char **argv)
 	    DETECT,			 /* --since */
 	    DETECT | COMPARE,		 /* --format */
 	    DETECT | COMPARE,		 /* --fail-if-slower */
+	    COMPARE,			 /* --fail-if-faster */
 	    DETECT | COMPARE,		 /* --gate-on */
 	    DETECT,			 /* --max-p */
 	    COMPARE,			 /* --confidence */

@@ -251,7 +251,7 @@ cmd_run(int argc, char **argv)
 	b.o.ro.shell_runs = 50;
 	b.o.test = TY_TEST_DEFAULT;
 	b.o.ro.test = TY_TEST_DEFAULT;
-	b.o.gate.limit = NAN;
+	b.o.gate.limit = b.o.gate.faster = NAN;
 	st = run_options_parse(&b.o, argc, argv);
 	if (st < 0) {
 		bench_release(&b);

@@ -130,7 +130,8 @@ figure_text_metric(const char *figure)
 
 char *
 figure_text_gate(char *buf, size_t size, const char *figure, enum ty_gate g, double limit,
-		 double rel, double lo, double hi, enum ty_interval interval, double confidence)
+		 int faster, double rel, double lo, double hi, enum ty_interval interval,
+		 double confidence)
 {
 	char r[32], l[32], h[32], iv[96];
 	int len;
@@ -151,11 +152,12 @@ figure_text_gate(char *buf, size_t size, const char *figure, enum ty_gate g, dou
 	if (g == TY_GATE_TOO_FEW)
 		snprintf(buf, size, "too few runs to prove a change: %s", r);
 	else
-		snprintf(buf, size, "%sslower by more than %g%%%s: %s %s at %g%% confidence",
+		snprintf(buf, size, "%s%s by more than %g%%%s: %s %s at %g%% confidence",
 			 g == TY_GATE_TRIP	 ? ""
 			 : g == TY_GATE_UNPROVEN ? "may be "
 						 : "not proven ",
-			 limit, g == TY_GATE_UNPROVEN ? ", not proven" : "", r, iv, confidence);
+			 faster ? "faster" : "slower", limit,
+			 g == TY_GATE_UNPROVEN ? ", not proven" : "", r, iv, confidence);
 	return buf - len;
 }
 

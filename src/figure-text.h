@@ -47,9 +47,10 @@ char *figure_text_p(char *buf, size_t size, double p);
  * (TY_GATE_UNPROVEN), "not proven slower by more than 5%: ..." (TY_GATE_PASS),
  * "too few runs to prove a change: +6.1%" (TY_GATE_TOO_FEW); an interval
  * that cannot be had says "interval n/a (WHY)". INTERVAL says whether LO,
- * HI mean something. Returns BUF. */
+ * HI mean something. FASTER: the gate of --fail-if-faster ("faster by more
+ * than 5%"). Returns BUF. */
 char *figure_text_gate(char *buf, size_t size, const char *figure, enum ty_gate g, double limit,
-		       double rel, double lo, double hi, enum ty_interval interval,
+		       int faster, double rel, double lo, double hi, enum ty_interval interval,
 		       double confidence);
 
 /* FIGURE as a gate names it: "wall time", "CPU time (user+sys)", "user

@@ -25,6 +25,12 @@ gate_opt_metric(const struct cli_option *opt, const char *typed, char **args)
 	return 0;
 }
 
+int
+gate_set(const struct gate *g)
+{
+	return !isnan(g->limit) || !isnan(g->faster);
+}
+
 const char *
 gate_figure(const struct gate *g)
 {
@@ -144,11 +150,29 @@ gate_judge(const struct ty_cmp_table *c, const struct gate *g, gate_say_fn *say,
 	for (i = 0; i < c->nrows; i++) {
 		const struct ty_cmp_row *r = &c->rows[i];
 		enum ty_gate v;
+		enum ty_verdict_word mirror;
 		if (strcmp(r->figure, figure) != 0)
 			continue;
-		v = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few, r->v.c.rel,
-				    r->v.c.rel_lo, g->limit);
-		figure_text_gate(m, sizeof(m), figure, v, g->limit, r->v.c.rel, r->v.c.rel_lo,
+		if (!isnan(g->limit)) {
+			v = ty_verdict_gate(r->v.verdict, r->v.interval, r->v.too_few, r->v.c.rel,
+					    r->v.c.rel_lo, g->limit);
+			figure_text_gate(m, sizeof(m), figure, v, g->limit, 0, r->v.c.rel,
+					 r->v.c.rel_lo, r->v.c.rel_hi, r->v.interval,
+					 c->opt.confidence);
+			if (say)
+				say(ctx, r, v, m);
+			if (rank[v] > rank[worst])
+				worst = v;
+		}
+		if (isnan(g->faster))
+			continue;
+		/* faster by more than P: the slower gate on the change's mirror */
+		mirror = r->v.verdict == TY_VERDICT_FASTER   ? TY_VERDICT_SLOWER
+			 : r->v.verdict == TY_VERDICT_SLOWER ? TY_VERDICT_FASTER
+							     : r->v.verdict;
+		v = ty_verdict_gate(mirror, r->v.interval, r->v.too_few, -r->v.c.rel,
+				    -r->v.c.rel_hi, g->faster);
+		figure_text_gate(m, sizeof(m), figure, v, g->faster, 1, r->v.c.rel, r->v.c.rel_lo,
 				 r->v.c.rel_hi, r->v.interval, c->opt.confidence);
 		if (say)
 			say(ctx, r, v, m);

@@ -13,7 +13,11 @@
 struct gate {
 	const char *metric; /* --gate-on: NULL: wall */
 	double limit;	    /* --fail-if-slower P; NAN: no gate */
+	double faster;	    /* --fail-if-faster P; NAN: no gate */
 };
+
+/* Is either gate set? */
+int gate_set(const struct gate *g);
 
 /* --gate-on METRIC (a callback of cli.h): wall, cpu, user, system,
  * task-clock or a counter's name, into a const char *. */
@@ -37,7 +41,9 @@ typedef void gate_say_fn(void *ctx, const struct ty_cmp_row *r, enum ty_gate ver
 			 const char *msg);
 
 /* Judge every row of C on G's figure, calling SAY for each (every row,
- * TY_GATE_PASS included). Returns the worst of them: TY_GATE_TRIP before
+ * TY_GATE_PASS included; a row twice when both --fail-if-slower and
+ * --fail-if-faster are set: "faster by more than P" is the mirror of
+ * "slower", the interval's other bound). Returns the worst of them: TY_GATE_TRIP before
  * TY_GATE_UNPROVEN, TY_GATE_TOO_FEW and TY_GATE_PASS. */
 enum ty_gate gate_judge(const struct ty_cmp_table *c, const struct gate *g, gate_say_fn *say,
 			void *ctx);

@@ -397,7 +397,7 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 				     .confidence = o->confidence,
 				     .figures = "wall",
 				     .no_pairing = 1};
-	struct gate g = {o->gate_on, o->fail_if_slower};
+	struct gate g = {o->gate_on, o->fail_if_slower, o->fail_if_faster};
 	struct gate_ctx gx = {&s[0], &s[1]};
 	struct ty_cmp_table gt;
 	char figures[160];
@@ -431,7 +431,7 @@ history_compare(const struct history_compare_opts *o, char **args, int n)
 				      term_safe(args[k]), term_safe(s[0].rev), term_safe(s[1].rev));
 	/* the gate's figure checked before anything is shown, and shown beside
 	 * the wall time */
-	if (!st && !isnan(g.limit))
+	if (!st && gate_set(&g))
 		gated = !(st = gate_table(&gt, files, 2, &opt, &g));
 	if (gated && strcmp(gate_figure(&g), "wall") != 0) {
 		snprintf(figures, sizeof(figures), "wall,%s", gate_figure(&g));

@@ -11,6 +11,7 @@ struct history_compare_opts {
 	int json;			   /* --format json */
 	double confidence;		   /* percent */
 	double fail_if_slower;		   /* NAN: no gate */
+	double fail_if_faster;		   /* NAN: no gate */
 	const char *gate_on;		   /* --gate-on: its figure; NULL: wall */
 	enum ty_match_mode match;	   /* --match: the profiles' functions across the commits */
 };

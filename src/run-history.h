@@ -26,7 +26,8 @@ struct run_history {
 struct run_history_stats {
 	enum ty_test test;
 	double confidence;
-	struct gate gate; /* --fail-if-slower (NAN: 0) on --gate-on's figure */
+	struct gate gate; /* --fail-if-slower (NAN: 0 where --fail-if-faster is not
+			     given either) on --gate-on's figure */
 };
 
 /* Before the first run: read BASE. Returns 0 or an exit status. */

@@ -426,10 +426,13 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_DOUBLE(0, "fail-if-slower", &(o)->gate.limit, "P", 0, 1e9,                         \
 		       "exit 3 when a command is proven slower than the\n"                         \
 		       "reference by more than P% (the interval's bound)"),                        \
+	    OPT_DOUBLE(0, "fail-if-faster", &(o)->gate.faster, "P", 0, 1e9,                        \
+		       "exit 3 when a command is proven faster than the\n"                         \
+		       "reference by more than P% (an improvement to record)"),                    \
 	    OPT_CALLBACK(0, "gate-on", &(o)->gate.metric, "METRIC",                                \
-			 "the figure --fail-if-slower and --bisect gate: wall\n"                   \
-			 "(default), cpu (user+system), user, system,\n"                           \
-			 "task-clock or a counter (instructions...)",                              \
+			 "the figure --fail-if-slower/-faster and --bisect\n"                      \
+			 "gate: wall (default), cpu (user+system), user,\n"                        \
+			 "system, task-clock or a counter (instructions...)",                      \
 			 gate_opt_metric),                                                         \
 	    OPT_GROUP("Output:"),                                                                  \
 	    OPT_CALLBACK('u', "time-unit", &(o)->unit, "UNIT",                                     \
@@ -578,7 +581,7 @@ run_options_parse(struct run_opts *o, int argc, char **argv)
 				       o->ro.shell);
 	if (!o->argv_cmd && o->cmds.n == 0)
 		return cli_usage_error("no command to benchmark");
-	if (o->gate.metric && isnan(o->gate.limit) && !o->hist.bisect)
+	if (o->gate.metric && !gate_set(&o->gate) && !o->hist.bisect)
 		return cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P "
 				       "(or --bisect), which is not given",
 				       o->gate.metric);

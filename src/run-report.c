@@ -559,7 +559,7 @@ gate(const struct ty_results *rs, const struct run_opts *o)
 	struct ty_cmp_table c;
 	int st;
 
-	if (isnan(o->gate.limit) || rs->n < 2)
+	if (!gate_set(&o->gate) || rs->n < 2)
 		return 0;
 	if (saved_view(&v, rs, o, &opt) < 0)
 		return 0; /* no command has a run: nothing to gate (said above) */
