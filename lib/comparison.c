@@ -360,25 +360,12 @@ repeated(const double *x, size_t n)
 static void
 exact_verdict(double a, double b, struct ty_verdict *v)
 {
-	double d = b - a;
-
 	memset(v, 0, sizeof(*v));
 	v->old.n = v->new.n = 1;
 	v->old.centre = v->old.lo = v->old.hi = a;
 	v->new.centre = v->new.lo = v->new.hi = b;
 	v->old.exact_ci = v->new.exact_ci = 1;
-	v->c.diff = v->c.diff_lo = v->c.diff_hi = d;
-	v->c.p_value = d != 0 ? 0 : 1;
-	v->c.significant = d != 0;
-	v->verdict = d > 0 ? TY_VERDICT_SLOWER : d < 0 ? TY_VERDICT_FASTER : TY_VERDICT_SAME;
-	if (a != 0) {
-		v->c.rel = v->c.rel_lo = v->c.rel_hi = 100 * d / a;
-		v->c.ratio = v->c.ratio_lo = v->c.ratio_hi = b / a;
-	} else {
-		v->c.rel = v->c.rel_lo = v->c.rel_hi = NAN;
-		v->c.ratio = v->c.ratio_lo = v->c.ratio_hi = NAN;
-		v->interval = TY_INTERVAL_ZERO_REF;
-	}
+	ty_verdict_exact(a, b, &v->c, &v->verdict, &v->interval);
 }
 
 static int

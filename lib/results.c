@@ -349,30 +349,17 @@ repeated(const struct ty_results *rs, const struct ty_result *r, size_t fig, dou
 static int
 compare_exact(const struct ty_results *rs, size_t i, size_t fig, struct ty_comparison *out)
 {
-	double a, b, d;
+	double a, b;
 
 	if (!repeated(rs, &rs->r[rs->reference], fig, &a) || !repeated(rs, &rs->r[i], fig, &b))
 		return -EINVAL;
-	d = b - a;
 	memset(out, 0, sizeof(*out));
 	out->command = i;
 	out->reference = rs->reference;
 	out->figure = fig;
 	out->exact = 1;
 	out->c.test = rs->test;
-	out->c.diff = out->c.diff_lo = out->c.diff_hi = d;
-	out->c.p_value = d != 0 ? 0 : 1;
-	out->c.significant = d != 0;
-	out->verdict = d > 0 ? TY_VERDICT_SLOWER : d < 0 ? TY_VERDICT_FASTER : TY_VERDICT_SAME;
-	if (a != 0) {
-		out->c.rel = out->c.rel_lo = out->c.rel_hi = 100 * d / a;
-		out->c.ratio = out->c.ratio_lo = out->c.ratio_hi = b / a;
-		out->interval = TY_INTERVAL_OK;
-	} else {
-		out->c.rel = out->c.rel_lo = out->c.rel_hi = NAN;
-		out->c.ratio = out->c.ratio_lo = out->c.ratio_hi = NAN;
-		out->interval = TY_INTERVAL_ZERO_REF;
-	}
+	ty_verdict_exact(a, b, &out->c, &out->verdict, &out->interval);
 	return 0;
 }
 

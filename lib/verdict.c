@@ -676,3 +676,24 @@ ty_verdict_series(const double *x, size_t n, struct ty_verdict_series *s)
 	free(tmp);
 	return 0;
 }
+
+void
+ty_verdict_exact(double a, double b, struct ty_compare *c, enum ty_verdict_word *verdict,
+		 enum ty_interval *interval)
+{
+	double d = b - a;
+
+	c->diff = c->diff_lo = c->diff_hi = d;
+	c->p_value = d != 0 ? 0 : 1;
+	c->significant = d != 0;
+	*verdict = d > 0 ? TY_VERDICT_SLOWER : d < 0 ? TY_VERDICT_FASTER : TY_VERDICT_SAME;
+	if (a != 0) {
+		c->rel = c->rel_lo = c->rel_hi = 100 * d / a;
+		c->ratio = c->ratio_lo = c->ratio_hi = b / a;
+		*interval = TY_INTERVAL_OK;
+	} else {
+		c->rel = c->rel_lo = c->rel_hi = NAN;
+		c->ratio = c->ratio_lo = c->ratio_hi = NAN;
+		*interval = TY_INTERVAL_ZERO_REF;
+	}
+}

@@ -119,6 +119,13 @@ enum ty_gate {
 enum ty_gate ty_verdict_gate(enum ty_verdict_word verdict, enum ty_interval interval, int too_few,
 			     double rel, double rel_lo, double limit);
 
+/* The exact verdict of a count each side repeated in every run (run
+ * --instructions: one run a side proves it): the change B - A into C (its
+ * interval the change itself, p 0 or 1), the word into *VERDICT and into
+ * *INTERVAL OK, or TY_INTERVAL_ZERO_REF where A is 0 (no ratio). */
+void ty_verdict_exact(double a, double b, struct ty_compare *c, enum ty_verdict_word *verdict,
+		      enum ty_interval *interval);
+
 /* The name of TEST's centre: "mean", "median", "trimmed mean". */
 const char *ty_verdict_centre_name(enum ty_test test);
 
