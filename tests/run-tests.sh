@@ -32,8 +32,12 @@ TACHY="$TOP/tachy"
 # Every case sees the quiet machine of tests/fixtures/ideal (tachy run's
 # environment warnings and export); cases about the live machine unset it.
 TACHY_SYSROOT="$TOP/tests/fixtures/ideal"
-# tachy record's kernel symbol cache goes to the scratch tree, never $HOME.
-TACHY_CACHE_DIR="$TOP/tests/tmp/cache"
+# tachy record's caches go to a directory of the caller's own, never $HOME
+# nor the checkout: tachy uses a cache only where every directory above it is
+# the user's or root's and writable by no one else (a checkout made with
+# umask 002 and a shared group is not), removed at the end.
+TACHY_CACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tachy-test-cache.XXXXXX") || exit 2
+trap 'rm -rf "$TACHY_CACHE_DIR"' EXIT
 # One locale for every case, whatever the caller's: UTF-8 (tachy's ± σ µ),
 # in C's order and messages; the cases about the locale set their own.
 LC_ALL=C.UTF-8
