@@ -33,11 +33,13 @@ static const char usage[] =
     "       tachy history show [--db DB] [--figure F] [--machine M] BENCH\n"
     "       tachy history detect [--db DB] [--figure F] [--machine M] [--since REV]\n"
     "                            [--format text|json|csv] [--fail-if-slower P]\n"
-    "                            [--gate-on F] [--max-p P] [BENCH...]\n"
+    "                            [--fail-if-faster P] [--gate-on F] [--max-p P]\n"
+    "                            [BENCH...]\n"
     "       tachy history plot [--db DB] [--figure F] [--machine M] [-o FILE]\n"
     "                          [BENCH...]\n"
     "       tachy history compare [--db DB] [--machine M] [--format text|json]\n"
-    "                             [-c P] [--fail-if-slower P] [--gate-on M]\n"
+    "                             [-c P] [--fail-if-slower P] [--fail-if-faster P]\n"
+    "                             [--gate-on M]\n"
     "                             [-o FILE]\n"
     "                             OLD NEW [BENCH...]\n"
     "\n"
@@ -63,7 +65,7 @@ static const char usage[] =
 static const char footer[] =
     "\n"
     "Exit status: 0 ok, 1 runtime failure, 2 usage or bad input, 3 --fail-if-slower\n"
-    "tripped.\n";
+    "or --fail-if-faster tripped.\n";
 
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -482,7 +484,7 @@ detect_gate_on(struct opts *o)
 {
 	if (!o->gate_on)
 		return 0;
-	if (isnan(o->fail_if_slower))
+	if (isnan(o->fail_if_slower) && isnan(o->fail_if_faster))
 		return cli_usage_error("--gate-on %s: it names the figure of --fail-if-slower P, "
 				       "which is not given",
 				       term_safe(o->gate_on));
@@ -578,29 +580,37 @@ do_detect(struct opts *o, char **benches, int nb)
 	} else if (ty_outfile_commit(&of, &e) < 0) {
 		st = cli_error(EXIT_RUNTIME, "%s", e.msg);
 	}
-	if (st || isnan(o->fail_if_slower))
+	if (st || (isnan(o->fail_if_slower) && isnan(o->fail_if_faster)))
 		goto out;
 	for (k = 0; k < nf; k++) {
 		const struct ty_history_change *c = &f[k].c;
-		char msg[256];
-		enum ty_gate gt;
+		int faster;
 		if (c->index + 1 != f[k].s->n)
 			continue;
-		/* a change point found is a proven change: its direction is the verdict */
-		gt =
-		    ty_verdict_gate(c->change_pct > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER,
-				    TY_INTERVAL_OK, 0, c->change_pct, c->ci_low, o->fail_if_slower);
-		if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
-			continue;
-		figure_text_gate(msg, sizeof(msg), o->figure ? o->figure : "wall", gt,
-				 o->fail_if_slower, 0, c->change_pct, c->ci_low, c->ci_high,
-				 TY_INTERVAL_OK, d_confidence());
-		cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
-			  term_safe(f[k].s->benchmark), term_safe(f[k].s->machine),
-			  term_safe(f[k].s->commits[c->index].rev), msg,
-			  gt == TY_GATE_TRIP ? "" : " (the gate passes)");
-		if (gt == TY_GATE_TRIP)
-			st = EXIT_REGRESSION;
+		for (faster = 0; faster < 2; faster++) {
+			double limit = faster ? o->fail_if_faster : o->fail_if_slower;
+			/* a change point found is a proven change: its direction is the
+			 * verdict; --fail-if-faster judges the change's mirror */
+			double rel = faster ? -c->change_pct : c->change_pct;
+			double lo = faster ? -c->ci_high : c->ci_low;
+			char msg[256];
+			enum ty_gate gt;
+			if (isnan(limit))
+				continue;
+			gt = ty_verdict_gate(rel > 0 ? TY_VERDICT_SLOWER : TY_VERDICT_FASTER,
+					     TY_INTERVAL_OK, 0, rel, lo, limit);
+			if (gt != TY_GATE_TRIP && gt != TY_GATE_UNPROVEN)
+				continue;
+			figure_text_gate(msg, sizeof(msg), o->figure ? o->figure : "wall", gt,
+					 limit, faster, c->change_pct, c->ci_low, c->ci_high,
+					 TY_INTERVAL_OK, d_confidence());
+			cli_error(0, "'%s' on %s: the newest commit %.12s: %s%s",
+				  term_safe(f[k].s->benchmark), term_safe(f[k].s->machine),
+				  term_safe(f[k].s->commits[c->index].rev), msg,
+				  gt == TY_GATE_TRIP ? "" : " (the gate passes)");
+			if (gt == TY_GATE_TRIP)
+				st = EXIT_REGRESSION;
+		}
 	}
 out:
 	free(f);
@@ -955,8 +965,10 @@ cmd_history(int argc, char **argv)
 		       "compare: when NEW's wall time is proven slower\n"
 		       "than OLD's by more than P percent"),
 	    OPT_DOUBLE(0, "fail-if-faster", &o.fail_if_faster, "P", 0, 1e9,
-		       "compare: exit 3 when NEW is proven faster than OLD\n"
-		       "by more than P percent"),
+		       "detect: exit 3 when the newest commit of a series\n"
+		       "starts a speed-up proven beyond P percent;\n"
+		       "compare: when NEW is proven faster than OLD by\n"
+		       "more than P percent"),
 	    OPT_CALLBACK(0, "gate-on", &o.gate_on, "METRIC",
 			 "detect, compare: the figure that gate judges: wall\n"
 			 "(default), user, system, a counter; compare also\n"
@@ -988,7 +1000,7 @@ cmd_history(int argc, char **argv)
 	    DETECT,			 /* --since */
 	    DETECT | COMPARE,		 /* --format */
 	    DETECT | COMPARE,		 /* --fail-if-slower */
-	    COMPARE,			 /* --fail-if-faster */
+	    DETECT | COMPARE,		 /* --fail-if-faster */
 	    DETECT | COMPARE,		 /* --gate-on */
 	    DETECT,			 /* --max-p */
 	    COMPARE,			 /* --confidence */
