@@ -14,6 +14,7 @@
 #include "tachy/kallsyms.h"
 #include "tachy/kmod.h"
 #include "tachy/outfile.h"
+#include "tachy/safefile.h"
 
 struct kc_ent {
 	uint64_t addr;
@@ -161,6 +162,8 @@ kernel_under(const char *name)
 #define KC_VERSION 2 /* 2: aliases chosen by kernel_under */
 #define KC_IDLEN 48
 #define KC_MAXSIZE (256u << 20)
+/* what is read of a kallsyms file at most (this kernel's: ~15 MiB) */
+#define KALLSYMS_MAX ((size_t)256 << 20)
 
 struct kc_head {
 	char magic[8];
@@ -390,7 +393,9 @@ load_kallsyms(struct ty_kallsyms *k)
 {
 	const char *path = k->kallsyms_path ? k->kallsyms_path : "/proc/kallsyms";
 	struct ty_symtab *d = &k->table;
-	FILE *fp = fopen(path, "r");
+	char why[TY_SAFEFILE_WHY];
+	int fd = ty_safefile_open(path, NULL, NULL, why);
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
 	char *buf = NULL, *p, *name, type;
 	unsigned char *core = NULL;
 	unsigned long long addr;
@@ -399,12 +404,21 @@ load_kallsyms(struct ty_kallsyms *k)
 	uint64_t lo = 0, hi = 0;
 
 	if (!fp) {
+		if (fd >= 0) {
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+			close(fd);
+		}
 		ty_symtab_warn(k->warn, "cannot read %s: %s; kernel addresses shown raw", path,
-			       strerror(errno));
+			       why);
 		return;
 	}
 	k->kallsyms_reads++;
-	do { /* /proc files have no size: read in chunks */
+	do { /* /proc files have no size: read in chunks, up to a bound */
+		if (len >= KALLSYMS_MAX) {
+			ty_symtab_warn(k->warn, "%s is over %zu MiB: read only that much", path,
+				       (size_t)KALLSYMS_MAX >> 20);
+			break;
+		}
 		if (ty_array_grow(&buf, 1, len + 65536 + 1, &bcap) < 0)
 			break;
 		n = fread(buf + len, 1, bcap - len - 1, fp);

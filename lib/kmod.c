@@ -3,12 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tachy/array.h"
 #include "tachy/kmod.h"
+#include "tachy/safefile.h"
 
-#define LAST_SPAN 4096	/* a module's last symbol covers this much at most */
-#define CORE UINT32_MAX /* the module index of a core kernel symbol */
+#define LAST_SPAN 4096		    /* a module's last symbol covers this much at most */
+#define CORE UINT32_MAX		    /* the module index of a core kernel symbol */
+#define KMOD_MAX ((size_t)64 << 20) /* what is read of /proc/modules at most */
 
 struct ksym {
 	uint64_t addr;
@@ -193,15 +196,28 @@ ty_kmod_parse(struct ty_kmod **out, const char *buf, size_t len)
 int
 ty_kmod_read(struct ty_kmod **out, const char *path, struct ty_error *e)
 {
-	FILE *fp = fopen(path, "r");
+	char why[TY_SAFEFILE_WHY];
+	int fd = ty_safefile_open(path, NULL, NULL, why);
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	int ret;
 
 	*out = NULL;
-	if (!fp)
-		return ty_error_set(e, -errno, "cannot read %s: %s", path, strerror(errno));
-	do { /* /proc files have no size */
+	if (!fp) {
+		ret = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return ty_error_set(e, ret, "cannot read %s: %s", path,
+				    fd < 0 ? why : strerror(-ret));
+	}
+	do { /* /proc files have no size: read in chunks, up to a bound */
+		if (len >= KMOD_MAX) {
+			fclose(fp);
+			free(buf);
+			return ty_error_set(e, -EFBIG, "%s is over %zu MiB", path,
+					    (size_t)KMOD_MAX >> 20);
+		}
 		if (ty_array_grow(&buf, 1, len + 65536, &cap) < 0) {
 			fclose(fp);
 			free(buf);

@@ -2,9 +2,12 @@
  * (tests/unit/data/kallsyms-modules): module text symbols named with the
  * module as DSO, the core kernel's left to the kernel table, bad lines
  * skipped; then through ty_symbols_resolve. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "tachy/kmod.h"
@@ -52,6 +55,18 @@ main(void)
 	ty_kmod_free(k);
 	CHECK(ty_kmod_read(&k, "/nonexistent/kallsyms", &e) < 0);
 	CHECK(k == NULL);
+	{ /* a FIFO where the file was expected: refused at once, never waited on */
+		char fifo[] = "/tmp/t-kmod-XXXXXX";
+		char *dir = mkdtemp(fifo), fp[64];
+		CHECK(dir != NULL);
+		snprintf(fp, sizeof(fp), "%s/fifo", dir ? dir : "/tmp");
+		CHECK_INT(mkfifo(fp, 0600), 0);
+		CHECK_INT(ty_kmod_read(&k, fp, &e), -EINVAL);
+		CHECK(strstr(e.msg, "is a FIFO") != NULL);
+		CHECK(k == NULL);
+		unlink(fp);
+		rmdir(dir);
+	}
 	CHECK_INT(ty_kmod_parse(&k, empty, 0), 0);
 	CHECK_INT(ty_kmod_nsyms(k), 0);
 	CHECK(ty_kmod_lookup(k, 0xffffffffc0200000ull, NULL) == NULL);
