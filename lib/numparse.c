@@ -361,10 +361,18 @@ static int
 read_fd(struct reader *r, int fd)
 {
 	size_t cap = CHUNK, have = 0;
-	char *buf = malloc(cap);
+	struct stat st;
 	long long used;
 	ssize_t got;
+	char *buf;
 	int rc = 0;
+
+	/* a small file: a buffer of its size (a power of two, as the growth
+	 * keeps), not 1 MiB mapped and unmapped for 800 bytes */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < CHUNK / 2)
+		for (cap = 4096; cap <= (size_t)st.st_size; cap *= 2)
+			;
+	buf = malloc(cap);
 
 	if (!buf)
 		return ty_error_set(r->err, -ENOMEM, "out of memory reading %s", r->name);
