@@ -70,11 +70,14 @@ HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
 endif
 HAVE := $(strip $(HAVE))
 CPPFLAGS += $(foreach h,$(HAVE),-DHAVE_$(h))
-LDLIBS += $(if $(filter JANSSON,$(HAVE)),-ljansson) \
-	$(if $(filter LIBDW,$(HAVE)),-ldw) \
-	$(if $(filter LIBELF,$(HAVE)),-lelf) \
-	$(if $(filter LZMA,$(HAVE)),-llzma) \
-	$(if $(filter ZLIB,$(HAVE)),-lz)
+OPT_LIBS := $(if $(filter JANSSON,$(HAVE)),jansson) $(if $(filter LIBDW,$(HAVE)),dw) \
+	$(if $(filter LIBELF,$(HAVE)),elf) $(if $(filter LZMA,$(HAVE)),lzma) \
+	$(if $(filter ZLIB,$(HAVE)),z)
+OPT_LDLIBS := $(patsubst %,-l%,$(OPT_LIBS))
+LDLIBS += $(OPT_LDLIBS)
+# The tachy binary loads those at their first call (src/lazy/), on x86-64:
+# linked, they were mapped at every start. LAZY= links them.
+LAZY ?= $(if $(filter x86_64%,$(shell $(CC) -dumpmachine)),1)
 # libpq, libdebuginfod, libpfm4 and libsqlite3 are not linked: lib/dynlib.c
 # loads them when a command needs them (libpq's and libdebuginfod's 30
 # dependencies and the relocations of libpfm4 and sqlite cost every command's
@@ -141,8 +144,29 @@ $(B)/libtachy.a: $(LIB_OBJ) $(B)/spawner-blob.o
 lib/libtachy.a: $(B)/libtachy.a
 	$(Q)cp $< $@
 
+ifeq ($(and $(filter 1,$(LAZY)),$(strip $(OPT_LIBS))),)
 $(B)/tachy: $(SRC_OBJ) $(B)/libtachy.a
 	$(QLD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SRC_OBJ) $(B)/libtachy.a $(LDLIBS)
+else
+# A stub for each function of OPT_LIBS that tachy calls (src/lazy/stubs.sh);
+# lazy-ldlibs names the libraries that could not be stubbed, linked.
+$(B)/lazy.stamp: $(SRC_OBJ) $(B)/libtachy.a src/lazy/stubs.sh
+	$(Q)sh src/lazy/stubs.sh $(B) '$(CC)' '$(OPT_LIBS)' $(SRC_OBJ) $(B)/libtachy.a && touch $@
+
+$(B)/lazy-stubs.o: $(B)/lazy.stamp
+	$(Q)$(CC) -c -o $@ $(B)/lazy-stubs.S
+
+$(B)/lazy-tables.o: $(B)/lazy.stamp src/lazy/resolve.h
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/lazy -c -o $@ $(B)/lazy-tables.c
+
+$(B)/lazy-resolve.o: src/lazy/resolve.c src/lazy/resolve.h $(B)/.flags
+	$(QCC)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -c -o $@ $<
+
+LAZY_OBJ := $(B)/lazy-stubs.o $(B)/lazy-tables.o $(B)/lazy-resolve.o
+$(B)/tachy: $(SRC_OBJ) $(B)/libtachy.a $(LAZY_OBJ)
+	$(QLD)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SRC_OBJ) $(LAZY_OBJ) $(B)/libtachy.a \
+		$(filter-out $(OPT_LDLIBS),$(LDLIBS)) $$(cat $(B)/lazy-ldlibs)
+endif
 
 tachy: $(B)/tachy FORCE
 	$(Q)cmp -s $< $@ || cp $< $@

@@ -22,6 +22,7 @@ args() {
 	gate-cpu) echo ": 1 3 1000000" ;;
 	instructions) echo "" ;;
 	record-hostile) echo "" ;;
+	record-start) echo "REPS=2" ;;
 	runprof-match) echo ": 1 4 200000 3" ;;
 	history) echo "" ;;
 	history-study) echo ": 1" ;;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # stat.sh - `tachy stat -A big1 big2` against ministat on the same two files
 # of N numbers each (default 5,000,000), run interleaved REPS times (default
-# 5, alternating which goes first). Prints each run's wall time and peak RSS,
-# the ratio of the median times, whether the outputs are identical, and the
+# 5, alternating which goes first). Prints each run's wall time, CPU time
+# (user + system, every thread) and peak RSS, the ratio of the median times
+# (wall, and CPU: on a loaded machine the wall time is mostly waiting), whether the outputs are identical, and the
 # peak RSS against the size of the parsed numbers (2 * N * 8 bytes).
 #   MINISTAT=path  the peer (default: ministat on PATH; Debian's package is a
 #                  2015 ministat whose median of an even count and relative
@@ -34,9 +35,10 @@ a="$dir/big1.$N" b="$dir/big2.$N"
 one() {
 	name=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$dir/$name.last" "$@" > "$dir/$name.out" || exit 1
-	cat "$dir/$name.last" >> "$dir/$name.times"
-	printf '  %-8s %6.2f s  %7d KB peak RSS\n' "$name" $(cat "$dir/$name.last")
+	/usr/bin/time -f "%e %M %U %S" -o "$dir/$name.last" "$@" > "$dir/$name.out" || exit 1
+	awk '{ print $1, $2, $3 + $4 }' "$dir/$name.last" >> "$dir/$name.times"
+	awk -v n="$name" '{ printf "  %-8s %6.2f s  %6.2f s CPU  %7d KB peak RSS\n", n, $1, $3 + $4, $2 }' \
+		"$dir/$name.last"
 }
 rm -f "$dir/ministat.times" "$dir/tachy.times"
 echo "stat.sh: $PEER vs $TACHY stat, -A on two files of $N numbers, $REPS rounds"
@@ -56,7 +58,10 @@ tm=$(cut -d' ' -f1 "$dir/ministat.times" | median)
 tt=$(cut -d' ' -f1 "$dir/tachy.times" | median)
 rss=$(cut -d' ' -f2 "$dir/tachy.times" | sort -n | tail -n 1)
 prss=$(cut -d' ' -f2 "$dir/ministat.times" | sort -n | tail -n 1)
+cm=$(cut -d' ' -f3 "$dir/ministat.times" | median)
+ct=$(cut -d' ' -f3 "$dir/tachy.times" | median)
 echo "median: ministat $tm s, tachy $tt s; speed-up $(awk -v a="$tm" -v b="$tt" 'BEGIN { printf "%.1f", a / b }')x"
+echo "median CPU: ministat $cm s, tachy $ct s; $(awk -v a="$cm" -v b="$ct" 'BEGIN { printf "%.1f", a / (b > 0 ? b : 0.01) }')x less"
 awk -v r="$rss" -v p="$prss" -v n="$N" 'BEGIN { d = 2 * n * 8 / 1024;
 	printf "peak RSS: tachy %d KB = %.2f x the parsed numbers (%d KB); ministat %d KB\n", r, r / d, d, p }'
 if cmp -s "$dir/ministat.out" "$dir/tachy.out"; then

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -711,31 +712,76 @@ open_all(char **files, int n, int *fds)
 	return 0;
 }
 
+struct reading {
+	struct set *sets;
+	struct ty_numbers *nums;
+};
+
+/* Set I read: its summary, on the thread that read it. */
+static void
+summarize(size_t i, void *arg)
+{
+	struct reading *rd = arg;
+
+	if (rd->nums[i].n >= 3)
+		ty_stats_summarize_inplace(rd->nums[i].v, rd->nums[i].n, &rd->sets[i].s);
+}
+
+/* The threads to read with: the CPUs this process may run on. */
+static unsigned
+cpus_allowed(void)
+{
+	cpu_set_t cs;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(cs), &cs) == 0 && (n = CPU_COUNT(&cs)) > 0)
+		return (unsigned)n;
+	return 1;
+}
+
+/* Read and summarize the NSETS sets from FDS, on the CPUs there are (big
+ * files are mapped and parsed at once); the first set that fails, in
+ * order, gives the message, as if they were read one after another. */
 static int
-read_set(struct set *set, int fd, const struct opts *o)
+read_sets(struct set *sets, int nsets, const int *fds, const struct opts *o)
 {
 	struct ty_numfile nf = {o->column, o->delim};
-	struct ty_error err;
-	int rc;
+	struct ty_error errs[MAX_SETS];
+	struct ty_numbers nums[MAX_SETS];
+	const char *names[MAX_SETS];
+	struct reading rd = {sets, nums};
+	int rcs[MAX_SETS], i;
 
-	ty_error_clear(&err);
-	rc = ty_numfile_read_fd(fd, set->name, &nf, &set->nums, &err);
-	if (rc == -ENOMEM)
-		return cli_error(EXIT_RUNTIME, "%s", err.msg);
-	if (rc < 0)
-		return cli_error(EXIT_USAGE, "%s", err.msg);
-	if (set->nums.n < 3)
-		return cli_error(EXIT_USAGE, "Dataset %s must contain at least 3 data points",
-				 set->name);
-	ty_stats_summarize_inplace(set->nums.v, set->nums.n, &set->s);
-	/* the sum and the squares are scaled when they overflow (stats.c):
-	 * only a mean or deviation beyond DBL_MAX is left to refuse */
-	if (!isfinite(set->s.mean) || !isfinite(set->s.stddev))
-		return cli_error(EXIT_USAGE,
-				 "Dataset %s has values too large: %s is beyond what a double "
-				 "holds; give them in a larger unit",
-				 set->name,
-				 isfinite(set->s.mean) ? "the standard deviation" : "the mean");
+	for (i = 0; i < nsets; i++) {
+		names[i] = sets[i].name;
+		nums[i] = sets[i].nums;
+	}
+	if (ty_numfile_read_many(fds, names, (size_t)nsets, &nf, cpus_allowed(), summarize, &rd,
+				 nums, rcs, errs) < 0)
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	for (i = 0; i < nsets; i++)
+		sets[i].nums = nums[i];
+	for (i = 0; i < nsets; i++) {
+		struct set *set = &sets[i];
+
+		if (rcs[i] == -ENOMEM)
+			return cli_error(EXIT_RUNTIME, "%s", errs[i].msg);
+		if (rcs[i] < 0)
+			return cli_error(EXIT_USAGE, "%s", errs[i].msg);
+		if (set->nums.n < 3)
+			return cli_error(EXIT_USAGE,
+					 "Dataset %s must contain at least 3 data points",
+					 set->name);
+		/* the sum and the squares are scaled when they overflow
+		 * (stats.c): only a mean or deviation beyond DBL_MAX is left */
+		if (!isfinite(set->s.mean) || !isfinite(set->s.stddev))
+			return cli_error(EXIT_USAGE,
+					 "Dataset %s has values too large: %s is beyond what a "
+					 "double holds; give them in a larger unit",
+					 set->name,
+					 isfinite(set->s.mean) ? "the standard deviation"
+							       : "the mean");
+	}
 	return 0;
 }
 
@@ -822,14 +868,9 @@ run(char **files, int nfiles, struct set *sets, const struct opts *o)
 		if ((rc = open_all(files, nfiles, fds)) != 0)
 			goto out;
 	}
-	for (i = 0; i < nsets; i++) {
-		rc = read_set(&sets[i], fds[i], o);
-		if (fds[i] > STDIN_FILENO)
-			close(fds[i]);
-		fds[i] = -1;
-		if (rc)
-			goto out;
-	}
+	rc = read_sets(sets, nsets, fds, o);
+	if (rc)
+		goto out;
 	if ((rc = check_comparisons(sets, nsets, o)) != 0)
 		goto out;
 	rc = o->json ? print_json(sets, nsets, o) : print_text(sets, nsets, o);

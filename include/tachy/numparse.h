@@ -47,6 +47,20 @@ int ty_numfile_read(const char *path, const char *name, const struct ty_numfile 
 int ty_numfile_read_fd(int fd, const char *name, const struct ty_numfile *opt,
 		       struct ty_numbers *nums, struct ty_error *err);
 
+/* Read the N open files FDS[i] (not closed here; NAMES[i] in messages)
+ * into NUMS[i] on up to THREADS threads (the caller's among them), each as
+ * ty_numfile_read_fd would: RCS[i] and ERRS[i] are its return and message.
+ * A regular file of 1 MiB or more is mapped and, when there are fewer
+ * files than threads, split at line ends; its numbers keep their order,
+ * its lines may be 16 MiB long as read does. DONE(i, ARG), when not NULL,
+ * is called on one of the threads as soon as file I is read without error
+ * (calls for different files may run at once). Returns 0, or -ENOMEM
+ * before reading anything. */
+int ty_numfile_read_many(const int *fds, const char *const *names, size_t n,
+			 const struct ty_numfile *opt, unsigned threads,
+			 void (*done)(size_t i, void *arg), void *arg, struct ty_numbers *nums,
+			 int *rcs, struct ty_error *errs);
+
 /* The same, from the bytes BUF[0..LEN) instead of a file (BUF is not
  * changed; lines may be of any length; the last may lack its newline). */
 int ty_numfile_parse(const char *buf, size_t len, const char *name, const struct ty_numfile *opt,

@@ -2,6 +2,7 @@
  * are read as ministat reads them. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -400,6 +401,225 @@ test_against_ministat(void)
 	CHECK(numbers > 1000 && errors > 1000);
 }
 
+/* Lines of short decimals, the shape the 8-bytes-at-a-time path takes
+ * (up to 7 digits each side), and its edges (8 digits, none, signs,
+ * zeros): every value has strtod's bits. */
+static void
+test_short_lines(void)
+{
+	static const char *edges[] = {
+	    "0",
+	    "-0",
+	    "+0",
+	    "-0.0",
+	    "0.0000000",
+	    ".5",
+	    "5.",
+	    "-.5",
+	    "+5",
+	    "1234567",
+	    "12345678",
+	    "123456789",
+	    "0.1234567",
+	    "0.12345678",
+	    "9999999.9999999",
+	    "00000000.1",
+	    "1.",
+	    ".",
+	    "-",
+	    "+.",
+	    "1e5",
+	    "1.5e-3",
+	    "0.30000000000000004",
+	    "7.0000001",
+	    "1234567.1234567",
+	    "01234567.7654321",
+	};
+	char *buf = malloc(1 << 22), *p = buf, tmp[64];
+	struct ty_numbers nums;
+	struct ty_error err;
+	size_t i, n = 0, k;
+	int bad = 0, rc;
+	double *want = malloc(300000 * sizeof(*want));
+
+	for (i = 0; i < 300000; i++) {
+		char *e;
+		if (i < sizeof(edges) / sizeof(edges[0])) {
+			snprintf(tmp, sizeof(tmp), "%s", edges[i]);
+		} else {
+			int ni = (int)(next() % 9), nf = (int)(next() % 10);
+			k = 0;
+			if (next() % 5 == 0)
+				tmp[k++] = next() % 2 ? '-' : '+';
+			while (ni-- > 0)
+				tmp[k++] = (char)('0' + (next() % 3 == 0 ? 0 : next() % 10));
+			if (nf < 9) {
+				tmp[k++] = '.';
+				while (nf-- > 0)
+					tmp[k++] = (char)('0' + next() % 10);
+			}
+			tmp[k] = '\0';
+		}
+		want[n] = strtod(tmp, &e);
+		if (e == tmp || *e)
+			continue; /* not a number: left out */
+		p += sprintf(p, "%s\n", tmp);
+		n++;
+	}
+	ty_numbers_init(&nums);
+	rc = ty_numfile_parse(buf, (size_t)(p - buf), "s", NULL, &nums, &err);
+	CHECK_INT(rc, 0);
+	CHECK_INT(nums.n, n);
+	for (i = 0; i < n && i < nums.n; i++)
+		if (!same_bits(nums.v[i], want[i]) && bad++ < 10)
+			printf("line %zu: %.17g, strtod %.17g\n", i + 1, nums.v[i], want[i]);
+	CHECK_INT(bad, 0);
+	ty_numbers_release(&nums);
+	free(buf);
+	free(want);
+}
+
+struct done_log {
+	int calls[4];
+	size_t n[4];
+};
+
+static void
+note_done(size_t i, void *arg)
+{
+	struct done_log *d = arg;
+
+	__atomic_add_fetch(&d->calls[i], 1, __ATOMIC_RELAXED);
+	d->n[i] = 0;
+}
+
+/* A file of PATH with LINES random numbers (a bad line at BAD when not 0). */
+static void
+write_numbers(char *path, size_t lines, size_t bad)
+{
+	int fd = mkstemp(path);
+	FILE *fp;
+	size_t i;
+
+	CHECK(fd >= 0);
+	fp = fdopen(fd, "w");
+	for (i = 1; i <= lines; i++) {
+		if (i == bad)
+			fputs("1x\n", fp);
+		else if (i % 1000 == 0)
+			fprintf(fp, "# comment\n  %.6e\n", (double)next() / 3e15);
+		else
+			fprintf(fp, "%.*f\n", (int)(next() % 8),
+				(double)(next() % 100000000) / 997);
+	}
+	fclose(fp);
+}
+
+/* ty_numfile_read_many gives what ty_numfile_read_fd gives, file by file,
+ * whatever the threads (mapped, split at line ends, or read). */
+static void
+test_read_many(void)
+{
+	char a[] = "/tmp/t-numparse-XXXXXX", b[] = "/tmp/t-numparse-XXXXXX";
+	char c[] = "/tmp/t-numparse-XXXXXX";
+	const char *names[3] = {"a", "b", "c"};
+	struct ty_numbers want[3], got[3];
+	struct ty_error werr[3], errs[3];
+	unsigned threads;
+	int fds[3], rcs[3], wrc[3], i;
+
+	write_numbers(a, 400000, 0);	  /* mapped, split */
+	write_numbers(b, 1000, 0);	  /* small: read */
+	write_numbers(c, 300000, 250000); /* a bad line in its last part */
+	for (i = 0; i < 3; i++) {
+		fds[i] = open(i == 0 ? a : i == 1 ? b : c, O_RDONLY);
+		ty_numbers_init(&want[i]);
+		wrc[i] = ty_numfile_read_fd(fds[i], names[i], NULL, &want[i], &werr[i]);
+	}
+	CHECK_INT(wrc[0], 0);
+	CHECK_INT(wrc[1], 0);
+	CHECK_INT(wrc[2], -EINVAL);
+	CHECK_STR(werr[2].msg, "Invalid data on line 250249 in c");
+	for (threads = 1; threads <= 5; threads++) {
+		int nf;
+		for (nf = 1; nf <= 3; nf++) {
+			struct done_log d = {{0}, {0}};
+			for (i = 0; i < nf; i++) {
+				lseek(fds[i], 0, SEEK_SET);
+				ty_numbers_init(&got[i]);
+			}
+			CHECK_INT(ty_numfile_read_many(fds, names, (size_t)nf, NULL, threads,
+						       note_done, &d, got, rcs, errs),
+				  0);
+			for (i = 0; i < nf; i++) {
+				CHECK_INT(rcs[i], wrc[i]);
+				CHECK_INT(d.calls[i], rcs[i] == 0);
+				if (rcs[i] < 0) {
+					CHECK_STR(errs[i].msg, werr[i].msg);
+				} else {
+					CHECK_INT(got[i].n, want[i].n);
+					CHECK(got[i].n == want[i].n &&
+					      !memcmp(got[i].v, want[i].v,
+						      want[i].n * sizeof(double)));
+				}
+				ty_numbers_release(&got[i]);
+			}
+		}
+	}
+	/* one descriptor twice: the first set takes every number */
+	lseek(fds[0], 0, SEEK_SET);
+	{
+		int two[2] = {fds[0], fds[0]};
+		ty_numbers_init(&got[0]);
+		ty_numbers_init(&got[1]);
+		CHECK_INT(ty_numfile_read_many(two, names, 2, NULL, 2, NULL, NULL, got, rcs, errs),
+			  0);
+		CHECK_INT(got[0].n, want[0].n);
+		CHECK_INT(got[1].n, 0);
+		ty_numbers_release(&got[0]);
+		ty_numbers_release(&got[1]);
+	}
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+		ty_numbers_release(&want[i]);
+	}
+	unlink(a);
+	unlink(b);
+	unlink(c);
+}
+
+/* A mapped file's line of 16 MiB is refused as a read one is. */
+static void
+test_read_many_long_line(void)
+{
+	char path[] = "/tmp/t-numparse-XXXXXX";
+	const char *name = "long";
+	struct ty_numbers nums[2];
+	struct ty_error errs[2];
+	int fd = mkstemp(path), rcs[2], fds[2];
+	size_t len = (16u << 20) + 10;
+	char *line = malloc(len);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, "1\n2\n", 4) == 4);
+	memset(line, ' ', len);
+	CHECK(write(fd, line, len) == (ssize_t)len);
+	fds[0] = fds[1] = fd;
+	lseek(fd, 0, SEEK_SET);
+	ty_numbers_init(&nums[0]);
+	CHECK_INT(ty_numfile_read_many(fds, &name, 1, NULL, 2, NULL, NULL, nums, rcs, errs), 0);
+	CHECK_INT(rcs[0], -EINVAL);
+	CHECK_STR(errs[0].msg, "Line 3 in long is longer than 16 MiB: not a file of numbers");
+	lseek(fd, 0, SEEK_SET);
+	ty_numbers_release(&nums[0]);
+	CHECK_INT(ty_numfile_read_fd(fd, name, NULL, &nums[0], &errs[1]), -EINVAL);
+	CHECK_STR(errs[1].msg, errs[0].msg);
+	ty_numbers_release(&nums[0]);
+	close(fd);
+	unlink(path);
+	free(line);
+}
+
 int
 main(void)
 {
@@ -408,5 +628,8 @@ main(void)
 	test_lines();
 	test_files();
 	test_against_ministat();
+	test_short_lines();
+	test_read_many();
+	test_read_many_long_line();
 	return check_done();
 }
