@@ -156,9 +156,9 @@ both_ways(const struct ty_results *rs, ty_results_env_fn env)
 }
 
 static const struct ty_value_desc counters[] = {
-    {"task-clock", "ns", 1, 0, 1.0, 1, 0},
-    {"cycles", "", 0, 0, 0.0, 1, 0}, /* not supported: no figure */
-    {"instructions:u", "", 1, 1, 0.5, 1, 1},
+    {"task-clock", "ns", 1, 0, 1.0, 1, 0, 0, NULL},
+    {"cycles", "", 0, 0, 0.0, 1, 0, 0, NULL}, /* not supported: no figure */
+    {"instructions:u", "", 1, 1, 0.5, 1, 1, 0, NULL},
 };
 
 static void
