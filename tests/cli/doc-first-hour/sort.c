@@ -1,8 +1,12 @@
 /* sort.c - the program of README's "Your first hour": sorts N pseudo-random
- * integers (N the first argument, default 1000000) with a merge sort and
+ * integers (N the first argument, default DEFAULT_N: 1000000) with a merge sort and
  * prints their sum, so the two builds (-O0, -O2) can be compared. */
 #include <stdio.h>
 #include <stdlib.h>
+
+#ifndef DEFAULT_N
+#define DEFAULT_N 1000000
+#endif
 
 static void
 merge_sort(int *a, int *tmp, size_t n)
@@ -26,7 +30,7 @@ merge_sort(int *a, int *tmp, size_t n)
 int
 main(int argc, char **argv)
 {
-	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000, i;
+	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : DEFAULT_N, i;
 	int *a = malloc(n * sizeof(*a)), *tmp = malloc(n * sizeof(*tmp));
 	unsigned x = 1;
 	long long sum = 0;
