@@ -450,14 +450,15 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    OPT_STRING('o', "report-file", &(o)->report_file, "FILE",                              \
 		       "the report to FILE, as perf stat -o writes it\n"                           \
 		       "(default: stdout; stderr with --perf-stat, as perf's)"),                   \
-	    OPT_FLAG(0, "details", &(o)->details,                                                  \
+	    OPT_FLAG('v', "details", &(o)->details,                                                \
 		     "every figure: the median's interval, memory, page\n"                         \
 		     "faults, context switches, the default counters"),                            \
-	    OPT_FLAG('v', "verbose", &(o)->details, NULL),                                         \
+	    OPT_FLAG(0, "verbose", &(o)->details, NULL),                                           \
 	    OPT_FLAG('q', "quiet", &(o)->quiet,                                                    \
 		     "no warnings about the machine (tachy env tells them)"),                      \
 	    OPT_CHOICE(0, "color", &(o)->color_choice, "WHEN", run_colors,                         \
-		       "auto (default), always or never"),                                         \
+		       "auto (default: on a terminal, unless NO_COLOR),\n"                         \
+		       "always (even with NO_COLOR set) or never"),                                \
 	    OPT_STRING(0, "export-json", &(o)->json, "FILE",                                       \
 		       "hyperfine's JSON plus tachy's fields ('-' is stdout)"),                    \
 	    OPT_STRING(0, "export-csv", &(o)->csv, "FILE", "hyperfine's CSV"),                     \
