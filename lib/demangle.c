@@ -32,6 +32,8 @@ sink_put(const char *s, size_t n, void *opaque)
 {
 	struct sink *k = opaque;
 
+	if (!n) /* libiberty's Rust printer passes (NULL, 0) */
+		return;
 	if (n >= TY_DEMANGLE_MAX_OUT - k->len ||
 	    ty_array_grow(&k->buf, 1, k->len + n + 1, &k->cap) < 0)
 		longjmp(k->out, 1);
