@@ -147,14 +147,38 @@ ty_demangle_backend(void)
 
 #endif
 
+/* Cut a C++ clone's suffixes off the demangled D ("foo(int) [clone
+ * .isra.0] [clone .cold]" -> "foo(int)"), as perf's names drop them: the
+ * cold part and the compiler's copies of a function are that function.
+ * Both demanglers print each suffix of the mangled name's end (.cold,
+ * .isra.0, .constprop.0, .part.1, .llvm.N) so, and nothing else so. */
+static void
+drop_clones(char *d)
+{
+	static const char tag[] = " [clone .";
+	char *cut = strstr(d, tag), *p = cut;
+
+	while (p && !strncmp(p, tag, sizeof(tag) - 1)) {
+		p = strchr(p + sizeof(tag) - 1, ']');
+		if (p && !*++p) {
+			*cut = '\0';
+			return;
+		}
+	}
+}
+
 char *
 ty_demangle(const char *name)
 {
+	char *d;
+
 	/* Only _Z (C++, Rust legacy) and _R (Rust v0): libiberty's other
 	 * schemes would read a C name such as foo__bar as Ada's foo.bar. */
 	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
 	if (strnlen(name, TY_DEMANGLE_MAX_IN + 1) > TY_DEMANGLE_MAX_IN)
 		return NULL;
-	return demangle_with(name);
+	if ((d = demangle_with(name)) && name[1] == 'Z')
+		drop_clones(d);
+	return d;
 }

@@ -9,10 +9,10 @@
  * (a Rust legacy name then keeps its hash and its $LT$ escapes, as C++
  * reads it) and v0 names stay mangled.
  *
- * Suffixes, as perf shows them: a C++ clone's (.cold, .isra.0,
- * .constprop.0, .part.1, .llvm.N) is written after the name,
- * "foo(int) [clone .isra.0]"; a Rust name's (.llvm.N from ThinLTO, .cold)
- * is dropped, "work::count_words". */
+ * Suffixes are dropped, as perf's names drop them: a C++ clone's (.cold,
+ * .isra.0, .constprop.0, .part.1, .llvm.N) is named for its function,
+ * "foo(int)" (perf: "foo"; tachy keeps C++ parameters, as it always did);
+ * a Rust name's (.llvm.N from ThinLTO, .cold) too, "work::count_words". */
 #ifndef TACHY_DEMANGLE_H
 #define TACHY_DEMANGLE_H
 

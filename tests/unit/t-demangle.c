@@ -54,13 +54,20 @@ test_cxx(void)
 	DM("_ZNSt6vectorIiSaIiEE9push_backERKi",
 	   "std::vector<int, std::allocator<int> >::push_back(int const&)");
 	DM("_ZN3foo3barE", "foo::bar");
-	/* a compiler's clones keep their suffix, as perf and c++filt show it */
-	DM("_Z3foov.cold", "foo() [clone .cold]");
-	DM("_Z3fooi.isra.0", "foo(int) [clone .isra.0]");
-	DM("_Z3fooi.constprop.0", "foo(int) [clone .constprop.0]");
-	DM("_Z3fooi.part.1", "foo(int) [clone .part.1]");
-	DM("_Z3fooi.constprop.0.isra.0", "foo(int) [clone .constprop.0] [clone .isra.0]");
-	DM("_Z3fooi.llvm.123", "foo(int) [clone .llvm.123]");
+	/* a compiler's clones are named for their function, as perf names
+	 * them (it shows "work" for _ZL4workli.constprop.0) */
+	DM("_Z3foov.cold", "foo()");
+	DM("_Z3fooi.isra.0", "foo(int)");
+	DM("_Z3fooi.constprop.0", "foo(int)");
+	DM("_Z3fooi.part.1", "foo(int)");
+	DM("_Z3fooi.constprop.0.isra.0", "foo(int)");
+	DM("_Z3fooi.llvm.123", "foo(int)");
+	DM("_ZL4workli.constprop.0", "work(long, int)");
+	DM("_ZNK2ns3Box3getEv.cold.12", "ns::Box::get() const");
+	/* brackets of its own are kept */
+	DM("_ZN3fooB5cxx11E", "foo[abi:cxx11]");
+	DM("_ZN3fooB5cxx11Ev.cold", "foo[abi:cxx11]()");
+	DM("_Z1fIJEEvv", "void f<>()");
 }
 
 /* rustc-demangle's src/legacy.rs cases, printed without the hash ({:#}),
