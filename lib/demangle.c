@@ -151,18 +151,26 @@ ty_demangle_backend(void)
  * .isra.0] [clone .cold]" -> "foo(int)"), as perf's names drop them: the
  * cold part and the compiler's copies of a function are that function.
  * Both demanglers print each suffix of the mangled name's end (.cold,
- * .isra.0, .constprop.0, .part.1, .llvm.N) so, and nothing else so. */
+ * .isra.0, .constprop.0, .part.1, .llvm.N) so: " [clone ." then [a-z0-9_.]
+ * then "]". Only such groups up to the end are cut (a name of the
+ * program's own may hold that text), and never the whole name. */
 static void
 drop_clones(char *d)
 {
 	static const char tag[] = " [clone .";
-	char *cut = strstr(d, tag), *p = cut;
+	char *cut, *p;
 
-	while (p && !strncmp(p, tag, sizeof(tag) - 1)) {
-		p = strchr(p + sizeof(tag) - 1, ']');
-		if (p && !*++p) {
-			*cut = '\0';
-			return;
+	for (cut = strstr(d + 1, tag); cut; cut = strstr(cut + 1, tag)) {
+		p = cut;
+		while (!strncmp(p, tag, sizeof(tag) - 1)) {
+			p += sizeof(tag) - 1;
+			p += strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_.");
+			if (*p++ != ']')
+				break;
+			if (!*p) {
+				*cut = '\0';
+				return;
+			}
 		}
 	}
 }

@@ -68,6 +68,9 @@ test_cxx(void)
 	DM("_ZN3fooB5cxx11E", "foo[abi:cxx11]");
 	DM("_ZN3fooB5cxx11Ev.cold", "foo[abi:cxx11]()");
 	DM("_Z1fIJEEvv", "void f<>()");
+	DM("_Z17 [clone .abc] xyzv.cold", " [clone .abc] xyz()"); /* fuzz-demangle's */
+	DM("_Z11 [clone .x]", " [clone .x]");
+	DM("_Z11 [clone .x]v.cold", " [clone .x]()");
 }
 
 /* rustc-demangle's src/legacy.rs cases, printed without the hash ({:#}),
