@@ -66,7 +66,8 @@ HAVE := $(call probe,JANSSON,jansson.h,-ljansson) \
 	$(call probe,DEBUGINFOD,elfutils/debuginfod.h,-ldebuginfod) \
 	$(call probe,ZLIB,zlib.h,-lz) \
 	$(call probe,SQLITE3,sqlite3.h,-lsqlite3) \
-	$(call probe,LIBPQ,libpq-fe.h,$(PQ_CFLAGS) -lpq)
+	$(call probe,LIBPQ,libpq-fe.h,$(PQ_CFLAGS) -lpq) \
+	$(call probe,LIBIBERTY,libiberty/demangle.h,-liberty)
 endif
 HAVE := $(strip $(HAVE))
 CPPFLAGS += $(foreach h,$(HAVE),-DHAVE_$(h))
@@ -78,6 +79,8 @@ LDLIBS += $(OPT_LDLIBS)
 # The tachy binary loads those at their first call (src/lazy/), on x86-64:
 # linked, they were mapped at every start. LAZY= links them.
 LAZY ?= $(if $(filter x86_64%,$(shell $(CC) -dumpmachine)),1)
+# libiberty (the demangler, demangle.c) is a static archive: linked in.
+LDLIBS += $(if $(filter LIBIBERTY,$(HAVE)),-liberty)
 # libpq, libdebuginfod, libpfm4 and libsqlite3 are not linked: lib/dynlib.c
 # loads them when a command needs them (libpq's and libdebuginfod's 30
 # dependencies and the relocations of libpfm4 and sqlite cost every command's

@@ -26,6 +26,7 @@
 
 #include "tachy/crc32.h"
 #include "tachy/debugcache.h"
+#include "tachy/demangle.h"
 #include "tachy/dso.h"
 #include "tachy/dynlib.h"
 #include "tachy/elfsyms.h"
@@ -932,7 +933,7 @@ die_name(struct ty_dso *d, Dwarf_Die *die)
 
 	if (!n)
 		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
-	if (n && (dm = ty_symtab_demangle(n))) {
+	if (n && (dm = ty_demangle(n))) {
 		const char *p = ty_symtab_pool_add(&d->tab.pool, dm, strlen(dm));
 		free(dm);
 		if (p)

@@ -11,6 +11,7 @@
 
 #include "tachy/array.h"
 #include "tachy/cachedir.h"
+#include "tachy/demangle.h"
 #include "tachy/kallsyms.h"
 #include "tachy/kmod.h"
 #include "tachy/outfile.h"
@@ -86,12 +87,12 @@ ty_kallsyms_set_boot_id(struct ty_kallsyms *k, const char *path)
 	k->boot_id_path = path ? strdup(path) : NULL;
 }
 
-/* Copy NAME (demangled when it is C++) into a growing arena; returns the
+/* Copy NAME (demangled: C++, Rust) into a growing arena; returns the
  * arena offset, or (size_t)-1 when out of memory. */
 static size_t
 arena_add(char **arena, size_t *len, size_t *cap, const char *name)
 {
-	char *dm = ty_symtab_demangle(name);
+	char *dm = ty_demangle(name);
 	const char *src = dm ? dm : name;
 	size_t n = strlen(src) + 1, off = *len;
 

@@ -127,18 +127,6 @@ ty_symbols_set_stop(struct ty_symbols *s, const volatile sig_atomic_t *flag)
 	s->stop = flag;
 }
 
-int
-ty_symbols_can_demangle(void)
-{
-	return ty_symtab_can_demangle();
-}
-
-char *
-ty_symbols_demangle(const char *name)
-{
-	return ty_symtab_demangle(name);
-}
-
 /* --- address spaces ----------------------------------------------------- */
 
 int

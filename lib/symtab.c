@@ -1,11 +1,11 @@
-/* symtab.c - sorted symbol tables, their strings, demangling, warnings. */
-#include <dlfcn.h>
+/* symtab.c - sorted symbol tables, their strings (demangled), warnings. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tachy/array.h"
+#include "tachy/demangle.h"
 #include "tachy/symtab.h"
 
 struct ty_symtab_pool {
@@ -140,49 +140,6 @@ ty_symtab_warnings_release(struct ty_symtab_warnings *w)
 	w->nstripped = w->stripped_warning = 0;
 }
 
-/* --- demangling ------------------------------------------------------ */
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-static demangle_fn
-demangler(void)
-{
-	static int tried;
-	static demangle_fn fn;
-	void *h;
-
-	if (tried)
-		return fn;
-	tried = 1;
-	h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	if (h)
-		*(void **)&fn = dlsym(h, "__cxa_demangle");
-	return fn;
-}
-
-int
-ty_symtab_can_demangle(void)
-{
-	return demangler() != NULL;
-}
-
-char *
-ty_symtab_demangle(const char *name)
-{
-	demangle_fn fn;
-	int status = -1;
-	char *out;
-
-	if (strncmp(name, "_Z", 2) != 0 || !(fn = demangler()))
-		return NULL;
-	out = fn(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 /* --- symbol tables ---------------------------------------------------- */
 
 int
@@ -272,14 +229,11 @@ ty_symtab_find(const struct ty_symtab *d, uint64_t addr)
 	return NULL;
 }
 
-/* Copy NAME (demangled when it is C++) into a growing arena; returns the
- * arena offset, or (size_t)-1 when out of memory. */
-
 int
 ty_symtab_add(struct ty_symtab *d, uint64_t addr, uint64_t size, const char *name, int kind,
 	      int bind, uint64_t lim)
 {
-	char *dm = ty_symtab_demangle(name);
+	char *dm = ty_demangle(name);
 	const char *nm = ty_symtab_pool_add(&d->pool, dm ? dm : name, strlen(dm ? dm : name));
 	unsigned under = 0;
 

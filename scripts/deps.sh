@@ -5,7 +5,8 @@
 # C++ demangling test, golang-go for go tool pprof, the reference reader of
 # report --pprof, postgresql for the history store's tests against a real
 # server, clang and libclang-rt-14-dev for make fuzz, libc6-dbg for libc's
-# names in call chains, npm for speedscope's page), ci (clang-format for
+# names in call chains, npm for speedscope's page, rustc for Rust's names
+# in a profile), ci (clang-format for
 # make fmt-check), bench (peers the benchmarks measure). Only missing
 # packages are installed: with apt-get when root, with sudo otherwise
 # (apt-get update first when the package lists are empty or a week old,
@@ -18,10 +19,10 @@
 set -u
 
 pkgs_cc="gcc libc6-dev make"
-pkgs_build="$pkgs_cc pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev libsqlite3-dev libpq-dev"
+pkgs_build="$pkgs_cc pkg-config libjansson-dev libelf-dev libdw-dev libpfm4-dev zlib1g-dev liblzma-dev libdebuginfod-dev libsqlite3-dev libpq-dev libiberty-dev"
 # (TACHY_DEPS_BUILD replaces the build group: tests/cli/deps-no-root)
 pkgs_build=${TACHY_DEPS_BUILD:-$pkgs_build}
-pkgs_test="g++ valgrind ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 clang libclang-rt-14-dev libc6-dbg nodejs npm"
+pkgs_test="g++ valgrind ministat hyperfine linux-perf multitime python3 python3-numpy python3-scipy binutils chromium golang-go librsvg2-bin xz-utils postgresql sqlite3 clang libclang-rt-14-dev libc6-dbg nodejs npm rustc"
 pkgs_ci="clang-format"
 pkgs_bench="ministat hyperfine linux-perf multitime time sqlite3 valgrind xz-utils gzip python3"
 

@@ -13,6 +13,7 @@
 #include "tachy/cachedir.h"
 #include "tachy/calls.h"
 #include "tachy/cpulist.h"
+#include "tachy/demangle.h"
 #include "tachy/events.h"
 #include "tachy/outfile.h"
 #include "tachy/profile-file.h"
@@ -541,7 +542,7 @@ calls_finish(struct run *r, struct ty_profile *p)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	for (i = 0; i < r->calls.n; i++) {
 		const struct ty_calls_fn *f = &r->calls.fn[i];
-		char *d = ty_symbols_demangle(f->name);
+		char *d = ty_demangle(f->name);
 		uint32_t fn = ty_profile_func(p, d ? d : f->name, f->path);
 		free(d);
 		if (fn == TY_NONE || ty_profile_calls(p, fn, f->count) < 0)

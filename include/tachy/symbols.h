@@ -7,7 +7,7 @@
  * (kallsyms.h, with its per-boot cache) and JIT perf maps (perfmap.h). Of
  * several names at one address the global one wins over weak and local
  * aliases, then the one with fewer leading underscores ("malloc", not
- * "__GI___libc_malloc"); C++ names are demangled.
+ * "__GI___libc_malloc"); C++ and Rust names are demangled (demangle.h).
  *
  * Without elfutils (no HAVE_LIBELF) every user address stays raw and one
  * warning says "not built with elfutils". A stripped, unreadable or corrupt
@@ -168,12 +168,5 @@ void ty_symbols_set_stop(struct ty_symbols *s, const volatile sig_atomic_t *flag
  * addresses shown raw"), each once. */
 size_t ty_symbols_nwarnings(const struct ty_symbols *s);
 const char *ty_symbols_warning(const struct ty_symbols *s, size_t i);
-
-/* Demangle a C++ NAME with libstdc++'s __cxa_demangle when it can be loaded.
- * Returns a malloc'd string, or NULL (not mangled, or no demangler). */
-char *ty_symbols_demangle(const char *name);
-
-/* 1 when C++ names can be demangled on this machine. */
-int ty_symbols_can_demangle(void);
 
 #endif

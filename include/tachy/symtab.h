@@ -1,6 +1,7 @@
 /* symtab.h - a sorted table of symbols, as lib/dso.c (a file's) and
  * lib/kallsyms.c (the kernel's) fill it: one name per address, chosen among
- * aliases; the strings the tables point into; C++ demangling; and the list
+ * aliases; the strings the tables point into (names demangled by
+ * demangle.c); and the list
  * of warnings that reading symbols gathers (each once). Not thread-safe. */
 #ifndef TACHY_SYMTAB_H
 #define TACHY_SYMTAB_H
@@ -56,14 +57,6 @@ int ty_symtab_cmp(const void *a, const void *b);
 
 /* The symbol of the finished table T covering ADDR, or NULL. */
 const struct ty_sym *ty_symtab_find(const struct ty_symtab *t, uint64_t addr);
-
-/* Demangle a C++ NAME with libstdc++'s __cxa_demangle when it can be
- * loaded. Returns a malloc'd string, or NULL (not mangled, or no
- * demangler). */
-char *ty_symtab_demangle(const char *name);
-
-/* 1 when C++ names can be demangled on this machine. */
-int ty_symtab_can_demangle(void);
 
 /* Warnings gathered while reading symbols, each once, in order. */
 struct ty_symtab_warnings {

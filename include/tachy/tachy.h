@@ -19,6 +19,7 @@
 #include "tachy/counters.h"
 #include "tachy/cpulist.h"
 #include "tachy/crc32.h"
+#include "tachy/demangle.h"
 #include "tachy/dso.h"
 #include "tachy/duty.h"
 #include "tachy/elfsyms.h"

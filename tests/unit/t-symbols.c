@@ -376,20 +376,6 @@ out:
 #endif
 }
 
-static void
-test_demangle(void)
-{
-	char *d = ty_symbols_demangle("_ZN3foo3barEi");
-
-	if (ty_symbols_can_demangle())
-		CHECK_STR(d, "foo::bar(int)");
-	else
-		CHECK(d == NULL);
-	free(d);
-	CHECK(ty_symbols_demangle("plain_c_name") == NULL);
-	CHECK(ty_symbols_demangle("_Zgarbage!!") == NULL);
-}
-
 /* The batch names what ty_symbols_resolve and ty_symbols_frames name, one
  * file at a time: every file it read is let go once its addresses are
  * named (and read again by a later look-up, to the same names), the
@@ -490,7 +476,6 @@ main(void)
 	test_warn_stripped();
 	test_stripped_main();
 	test_damaged_symtab();
-	test_demangle();
 	test_batch();
 	return check_done();
 }
