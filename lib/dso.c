@@ -823,7 +823,9 @@ ty_dsos_get_id(struct ty_dsos *s, const char *path, uint32_t pid, uint64_t lo, u
 	d->lo = lo;
 	d->hi = hi;
 	snprintf(d->src, sizeof(d->src), "%s", path);
-	if (path[0] == '/') /* judged now, while the process that maps it may still run */
+	if (path[0] == '/' && path[1] == '/') /* "//anon": no file to read */
+		d->src[0] = '\0';
+	else if (path[0] == '/') /* judged now, while the process that maps it may still run */
 		judge(d);
 	d->next = s->dsos;
 	s->dsos = d;

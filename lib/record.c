@@ -95,7 +95,9 @@ tv_ns(struct timeval tv)
 /* A sample with a user stack: its chain is the kernel's part, then the
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
- * the process again (at most every 20 ms) and is unwound once more. */
+ * the process again (at most every 20 ms, unless the last read found new
+ * ones: a JIT maps its code regions one after another) and is unwound once
+ * more. */
 static const struct ty_sampler_rec *
 unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, int counted)
 {
@@ -125,15 +127,18 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 		    (out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) >= (1ull << 47) ||
 		    ty_symbols_covers(r->syms, rec->pid,
 				      out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) ||
-		    (r->last_load_pid == rec->pid && t0 / 1000 - r->last_load_ns / 1000 < 20000))
+		    (r->last_load_pid == rec->pid && !r->last_load_new &&
+		     t0 / 1000 - r->last_load_ns / 1000 < 20000))
 			break;
 		{
 			struct ty_error err;
 			r->last_load_pid = rec->pid;
 			r->last_load_ns = t0;
+			r->last_load_new = 0;
 			if (ty_symbols_load_maps(r->syms, "/proc", rec->pid, ty_clock_now_ns(),
 						 &err) <= 0)
 				break;
+			r->last_load_new = 1; /* a JIT's next region: read again at once */
 			ty_unwind_forget(r->uw);
 		}
 	}
