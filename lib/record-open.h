@@ -56,7 +56,7 @@ struct ty_recorder {
 	struct ty_record_unwind_stats ust;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
-	int last_load_new; /* that read found mappings: the next may come at once */
+	int last_load_new;	      /* that read found mappings: the next may come at once */
 	unsigned pages;		      /* data pages per ring */
 	struct ty_record_track track; /* the mappings (lazy tracking by default) */
 	int unsampled;		      /* the kernel took the events off the command (said once) */
