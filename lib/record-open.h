@@ -27,6 +27,14 @@
 #include "tachy/spawn.h"
 #include "tachy/unwind.h"
 
+/* The last frames of lost chains, whether a runtime's roots (record.c). */
+struct ty_record_root {
+	uint32_t pid;
+	uint64_t pc;
+	int known, root;
+};
+#define TY_RECORD_NROOTS 64
+
 struct ty_recorder {
 	struct ty_record_opts o;
 	struct ty_sampler *s;
@@ -56,6 +64,7 @@ struct ty_recorder {
 	struct ty_record_unwind_stats ust;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
+	struct ty_record_root roots[TY_RECORD_NROOTS];
 	int last_load_new;	      /* that read found mappings: the next may come at once */
 	unsigned pages;		      /* data pages per ring */
 	struct ty_record_track track; /* the mappings (lazy tracking by default) */

@@ -92,6 +92,50 @@ tv_ns(struct timeval tv)
 	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
 
+/* The outermost functions of a runtime's threads that the frame pointer
+ * walks to but no CFI marks as outermost: Go's goroutines return into
+ * runtime.goexit, its threads start in runtime.mstart (runtime.rt0_go on
+ * the first), all entered from the entry code _rt0_amd64; assembly
+ * functions carry ".abi0" in the symbol table. */
+static int
+root_name(const char *name)
+{
+	static const char *const roots[] = {"runtime.goexit", "runtime.mstart",	  "runtime.rt0_go",
+					    "_rt0_amd64",     "_rt0_amd64_linux", "start_thread",
+					    "__clone",	      "__clone3",	  "clone",
+					    "clone3",	      "thread_start",	  "_start"};
+	size_t i, len;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		len = strlen(roots[i]);
+		if (strncmp(name, roots[i], len) == 0 &&
+		    (name[len] == '\0' || strcmp(name + len, ".abi0") == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is FRAME (the last of a chain the walk lost) in a thread's outermost
+ * function (root_name)? Then the chain is whole. Named from the symbols
+ * now (the file's table is read once), remembered by address. */
+static int
+runtime_root(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t frame)
+{
+	uint64_t pc = frame & ~TY_FRAME_EXACT;
+	struct ty_record_root *c;
+	struct ty_sym_result res;
+
+	if (pc >= (1ull << 47))
+		return 0;
+	pc -= (frame & TY_FRAME_EXACT) ? 0 : 1; /* a return address: the call's */
+	c = &r->roots[(pc >> 4 ^ rec->pid) % TY_RECORD_NROOTS];
+	if (c->pid == rec->pid && c->pc == pc && c->known)
+		return c->root;
+	ty_symbols_resolve(r->syms, rec->pid, pc, rec->time, 0, &res);
+	*c = (struct ty_record_root){rec->pid, pc, 1, res.name && root_name(res.name)};
+	return c->root;
+}
+
 /* A sample with a user stack: its chain is the kernel's part, then the
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
@@ -142,6 +186,8 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 			ty_unwind_forget(r->uw);
 		}
 	}
+	if (end == TY_UNWIND_LOST && n && runtime_root(r, rec, out->chainbuf[k + n - 1]))
+		end = TY_UNWIND_COMPLETE;
 	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) /* the copy or the */
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;	  /* frames kept cut it */
 	out->nr = k + n;
