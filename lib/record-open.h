@@ -27,13 +27,12 @@
 #include "tachy/spawn.h"
 #include "tachy/unwind.h"
 
-/* The last frames of lost chains, whether a runtime's roots (record.c). */
-struct ty_record_root {
+/* The last frame of lost chains (record.c): named at the end, when it is a
+ * runtime's root (runtime.goexit, ...) its chains count as complete. */
+struct ty_record_tail {
 	uint32_t pid;
-	uint64_t pc;
-	int known, root;
+	uint64_t pc, time, n; /* N: chains that ended there (0: a free slot) */
 };
-#define TY_RECORD_NROOTS 64
 
 struct ty_recorder {
 	struct ty_record_opts o;
@@ -64,7 +63,8 @@ struct ty_recorder {
 	struct ty_record_unwind_stats ust;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
-	struct ty_record_root roots[TY_RECORD_NROOTS];
+	struct ty_record_tail *tails; /* open addressing, a power of two */
+	size_t ntails, tailcap;
 	int last_load_new;	      /* that read found mappings: the next may come at once */
 	unsigned pages;		      /* data pages per ring */
 	struct ty_record_track track; /* the mappings (lazy tracking by default) */

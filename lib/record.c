@@ -115,25 +115,65 @@ root_name(const char *name)
 	return 0;
 }
 
-/* Is FRAME (the last of a chain the walk lost) in a thread's outermost
- * function (root_name)? Then the chain is whole. Named from the symbols
- * now (the file's table is read once), remembered by address. */
-static int
-runtime_root(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t frame)
+#define TAILS_MAX (1u << 16) /* distinct last frames kept; more are not named */
+
+/* Keep FRAME, the last of a chain the walk lost, to be named at the end
+ * (tails_roots): naming it now would read the files' symbols, and a JIT's
+ * perf map before it is written, while the command runs. */
+static void
+tail_add(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t frame)
 {
 	uint64_t pc = frame & ~TY_FRAME_EXACT;
-	struct ty_record_root *c;
-	struct ty_sym_result res;
+	size_t i, mask;
 
-	if (pc >= (1ull << 47))
-		return 0;
+	if (pc >= (1ull << 47) || pc == 0)
+		return;
 	pc -= (frame & TY_FRAME_EXACT) ? 0 : 1; /* a return address: the call's */
-	c = &r->roots[(pc >> 4 ^ rec->pid) % TY_RECORD_NROOTS];
-	if (c->pid == rec->pid && c->pc == pc && c->known)
-		return c->root;
-	ty_symbols_resolve(r->syms, rec->pid, pc, rec->time, 0, &res);
-	*c = (struct ty_record_root){rec->pid, pc, 1, res.name && root_name(res.name)};
-	return c->root;
+	if (2 * (r->ntails + 1) > r->tailcap) {
+		size_t cap = r->tailcap ? 2 * r->tailcap : 1024, j;
+		struct ty_record_tail *t;
+		if (cap > 2 * TAILS_MAX || !(t = calloc(cap, sizeof(*t))))
+			return;
+		for (j = 0; j < r->tailcap; j++) {
+			struct ty_record_tail *o = &r->tails[j];
+			if (!o->n)
+				continue;
+			for (i = (o->pc >> 4 ^ o->pid) & (cap - 1); t[i].n; i = (i + 1) & (cap - 1))
+				;
+			t[i] = *o;
+		}
+		free(r->tails);
+		r->tails = t;
+		r->tailcap = cap;
+	}
+	mask = r->tailcap - 1;
+	for (i = (pc >> 4 ^ rec->pid) & mask; r->tails[i].n; i = (i + 1) & mask)
+		if (r->tails[i].pc == pc && r->tails[i].pid == rec->pid) {
+			r->tails[i].n++;
+			return;
+		}
+	r->tails[i] = (struct ty_record_tail){rec->pid, pc, rec->time, 1};
+	r->ntails++;
+}
+
+/* The chains lost in a runtime's root, named now: complete. */
+static void
+tails_roots(struct ty_recorder *r)
+{
+	struct ty_sym_result res;
+	size_t i;
+
+	for (i = 0; i < r->tailcap; i++) {
+		struct ty_record_tail *t = &r->tails[i];
+		if (!t->n)
+			continue;
+		ty_symbols_resolve(r->syms, t->pid, t->pc, t->time, 0, &res);
+		if (res.name && root_name(res.name))
+			r->ust.complete += t->n;
+	}
+	free(r->tails);
+	r->tails = NULL;
+	r->ntails = r->tailcap = 0;
 }
 
 /* A sample with a user stack: its chain is the kernel's part, then the
@@ -186,14 +226,14 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 			ty_unwind_forget(r->uw);
 		}
 	}
-	if (end == TY_UNWIND_LOST && n && runtime_root(r, rec, out->chainbuf[k + n - 1]))
-		end = TY_UNWIND_COMPLETE;
 	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) /* the copy or the */
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;	  /* frames kept cut it */
 	out->nr = k + n;
 	if (!counted) /* an exec probe's: not a sample of the profile */
 		return out;
 	r->ust.samples++;
+	if (end == TY_UNWIND_LOST && n)
+		tail_add(r, rec, out->chainbuf[k + n - 1]);
 	if (end == TY_UNWIND_COMPLETE) {
 		struct ty_unwind_stats st;
 		int b = 0;
@@ -752,6 +792,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 
 	if ((ret = ty_collector_finish(r->c, p, e)) < 0)
 		return ret;
+	tails_roots(r);
 	if (r->o.unwind_log)
 		ty_record_diag_report(&r->diag, r->o.unwind_log, r->syms, r->child, r->t0);
 	p->meta.event = strdup(r->ename);
@@ -888,6 +929,7 @@ ty_record_free(struct ty_recorder *r)
 	free(r->pname);
 	free(r->limits);
 	free(r->tids);
+	free(r->tails);
 	ty_record_track_release(&r->track);
 	ty_record_diag_release(&r->diag);
 	free(r);
