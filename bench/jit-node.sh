@@ -28,7 +28,7 @@ while [ $i -le "$RUNS" ]; do
 		sh -c 'cd "${1%/*}"; echo $$ > "$1"; exec node --perf-basic-prof "$2"' sh "$out/pid" "$out/fib.js" \
 		>"$out/err" 2>&1
 	pct=$(sed -n 's/.* \([0-9.]*\)% of \([0-9]*\) chains complete.*/\1 \2/p' "$out/err")
-	nomap=$(awk '/^unwind: +[0-9]+ .*no mapping/ { n += $2 } END { print n + 0 }' "$out/err")
+	nomap=$(awk '/^unwind: +[0-9]+  .*no mapping, / { n += $2 } END { print n + 0 }' "$out/err")
 	set -- $pct
 	printf 'run %2d: %5s%% of %s chains complete, %s in no mapping\n' $i "${1:-?}" "${2:-?}" "$nomap"
 	awk -v p="${1:-0}" 'BEGIN { exit !(p >= 98) }' && ok=$((ok + 1))

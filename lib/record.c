@@ -206,11 +206,18 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 	us.stack_len = rec->stack_dyn;
 	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
 	for (again = 0;; again++) {
+		struct ty_unwind_stats st;
+		uint64_t miss;
 		n = ty_unwind_sample(r->uw, &us, out->chainbuf + k, room, &end);
 		if (end != TY_UNWIND_LOST || again || !n ||
-		    (out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) >= (1ull << 47) ||
-		    ty_symbols_covers(r->syms, rec->pid,
-				      out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) ||
+		    (miss = out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) >= (1ull << 47))
+			break;
+		if (ty_symbols_covers(r->syms, rec->pid, miss)) {
+			/* a caller in no mapping (the JIT's newest code) */
+			ty_unwind_stats(r->uw, &st);
+			miss = st.unmapped;
+		}
+		if (!miss || miss >= (1ull << 47) || ty_symbols_covers(r->syms, rec->pid, miss) ||
 		    (r->last_load_pid == rec->pid && !r->last_load_new &&
 		     t0 / 1000 - r->last_load_ns / 1000 < 20000))
 			break;
