@@ -77,7 +77,7 @@ void
 ty_record_diag_sample(struct ty_record_diag *g, const struct ty_sampler_rec *rec, size_t k,
 		      enum ty_unwind_end end, int retried, struct ty_unwinder *uw)
 {
-	struct ty_unwind_stats st = {0, 0, 0, 0, TY_STOP_END};
+	struct ty_unwind_stats st = {0, 0, 0, 0, TY_STOP_END, 0};
 	struct ty_record_diag_chain *d;
 
 	if (g->ndg >= DIAG_MAX || ty_array_grow(&g->dg, sizeof(*g->dg), g->ndg + 1, &g->dgcap) < 0)

@@ -907,7 +907,7 @@ ty_record_switch_stack(const struct ty_recorder *r)
 void
 ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st)
 {
-	struct ty_unwind_stats us = {0, 0, 0, 0, TY_STOP_END};
+	struct ty_unwind_stats us = {0, 0, 0, 0, TY_STOP_END, 0};
 
 	*st = r->ust;
 	if (r->uw)
