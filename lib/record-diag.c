@@ -104,6 +104,24 @@ ty_record_diag_sample(struct ty_record_diag *g, const struct ty_sampler_rec *rec
 	g->ndg++;
 }
 
+void
+ty_record_diag_root(struct ty_record_diag *g, uint32_t pid, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < g->ndg; i++) {
+		struct ty_record_diag_chain *d = &g->dg[i];
+		uint64_t f;
+		if (d->pid != pid || d->end != TY_UNWIND_LOST || !d->n || !d->frames)
+			continue;
+		f = d->frames[d->n - 1];
+		if ((f & ~TY_FRAME_EXACT) - ((f & TY_FRAME_EXACT) ? 0 : 1) == pc) {
+			d->end = TY_UNWIND_COMPLETE;
+			d->stop = TY_STOP_END;
+		}
+	}
+}
+
 /* "FILE+0xOFFSET" (a file offset), or why there is none; in BUF. */
 static const char *
 map_name(struct ty_symbols *syms, uint32_t pid, uint64_t ip, uint64_t time, char *buf, size_t len)

@@ -168,8 +168,11 @@ tails_roots(struct ty_recorder *r)
 		if (!t->n)
 			continue;
 		ty_symbols_resolve(r->syms, t->pid, t->pc, t->time, 0, &res);
-		if (res.name && root_name(res.name))
+		if (res.name && root_name(res.name)) {
 			r->ust.complete += t->n;
+			if (r->o.unwind_log)
+				ty_record_diag_root(&r->diag, t->pid, t->pc);
+		}
 	}
 	free(r->tails);
 	r->tails = NULL;
