@@ -521,11 +521,10 @@ entry_sym_nocfi(struct ty_dso *d, const struct ty_cfi_table *cfi, uint64_t entry
 	ty_symtab_add(&d->tab, entry, s, "_start", TY_SYM_FUNC, 0, 0);
 }
 
-/* A stripped program's entry point has no symbol, but it is _start: name
- * the range of the call-frame information that begins at the ELF header's
- * e_entry so, in a file with a program interpreter (an executable, PIE or
- * not; a library's e_entry is not a _start) and no symbol there already.
- * ld.so (no interpreter: its own entry has no CFI) gets entry_sym_nocfi. */
+/* A stripped program's entry point is _start: name the range of the CFI
+ * that begins at e_entry so in a file with a program interpreter (not a
+ * library) and no symbol there (an exported _start, ruby3.1's, is named:
+ * main is still found). ld.so (no CFI at its entry): entry_sym_nocfi. */
 static void
 entry_sym(struct ty_dso *d, Elf *elf)
 {
@@ -534,23 +533,21 @@ entry_sym(struct ty_dso *d, Elf *elf)
 	GElf_Phdr ph;
 	uint64_t start, end;
 	size_t i, n;
-	int interp = 0, fde;
+	int interp = 0, fde, named = 0;
 
 	if (!cfi || !gelf_getehdr(elf, &eh) || !eh.e_entry || elf_getphdrnum(elf, &n) != 0)
 		return;
-	for (i = 0; i < d->tab.n; i++)
-		if (d->tab.syms[i].addr == eh.e_entry)
-			return;
+	for (i = 0; i < d->tab.n && !named; i++)
+		named = d->tab.syms[i].addr == eh.e_entry;
 	for (i = 0; i < n && !interp; i++)
 		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
 	fde = ty_cfi_table_fde(cfi, eh.e_entry, &start, &end) == 0;
-	if (!fde && !interp && eh.e_type == ET_DYN) {
+	if (!fde && !interp && eh.e_type == ET_DYN && !named)
 		entry_sym_nocfi(d, cfi, eh.e_entry);
-		return;
-	}
 	if (!interp || !fde || start != eh.e_entry || end <= start)
 		return;
-	ty_symtab_add(&d->tab, start, end - start, "_start", TY_SYM_FUNC, 0, 0);
+	if (!named)
+		ty_symtab_add(&d->tab, start, end - start, "_start", TY_SYM_FUNC, 0, 0);
 	main_sym(d, elf, cfi, eh.e_entry, end);
 }
 
@@ -824,7 +821,9 @@ ty_dsos_get_id(struct ty_dsos *s, const char *path, uint32_t pid, uint64_t lo, u
 	d->lo = lo;
 	d->hi = hi;
 	snprintf(d->src, sizeof(d->src), "%s", path);
-	if (path[0] == '/') /* judged now, while the process that maps it may still run */
+	if (path[0] == '/' && path[1] == '/') /* "//anon": no file to read */
+		d->src[0] = '\0';
+	else if (path[0] == '/') /* judged now, while the process that maps it may still run */
 		judge(d);
 	d->next = s->dsos;
 	s->dsos = d;

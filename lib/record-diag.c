@@ -77,7 +77,7 @@ void
 ty_record_diag_sample(struct ty_record_diag *g, const struct ty_sampler_rec *rec, size_t k,
 		      enum ty_unwind_end end, int retried, struct ty_unwinder *uw)
 {
-	struct ty_unwind_stats st = {0, 0, 0, 0, TY_STOP_END};
+	struct ty_unwind_stats st = {0, 0, 0, 0, TY_STOP_END, 0};
 	struct ty_record_diag_chain *d;
 
 	if (g->ndg >= DIAG_MAX || ty_array_grow(&g->dg, sizeof(*g->dg), g->ndg + 1, &g->dgcap) < 0)
@@ -102,6 +102,24 @@ ty_record_diag_sample(struct ty_record_diag *g, const struct ty_sampler_rec *rec
 		return;
 	memcpy(d->frames, rec->chain + k, d->n * sizeof(*d->frames));
 	g->ndg++;
+}
+
+void
+ty_record_diag_root(struct ty_record_diag *g, uint32_t pid, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < g->ndg; i++) {
+		struct ty_record_diag_chain *d = &g->dg[i];
+		uint64_t f;
+		if (d->pid != pid || d->end != TY_UNWIND_LOST || !d->n || !d->frames)
+			continue;
+		f = d->frames[d->n - 1];
+		if ((f & ~TY_FRAME_EXACT) - ((f & TY_FRAME_EXACT) ? 0 : 1) == pc) {
+			d->end = TY_UNWIND_COMPLETE;
+			d->stop = TY_STOP_END;
+		}
+	}
 }
 
 /* "FILE+0xOFFSET" (a file offset), or why there is none; in BUF. */

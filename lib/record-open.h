@@ -27,6 +27,13 @@
 #include "tachy/spawn.h"
 #include "tachy/unwind.h"
 
+/* The last frame of lost chains (record.c): named at the end, when it is a
+ * runtime's root (runtime.goexit, ...) its chains count as complete. */
+struct ty_record_tail {
+	uint32_t pid;
+	uint64_t pc, time, n; /* N: chains that ended there (0: a free slot) */
+};
+
 struct ty_recorder {
 	struct ty_record_opts o;
 	struct ty_sampler *s;
@@ -56,6 +63,9 @@ struct ty_recorder {
 	struct ty_record_unwind_stats ust;
 	uint32_t last_load_pid; /* the maps last read for a lost chain */
 	uint64_t last_load_ns;
+	struct ty_record_tail *tails; /* open addressing, a power of two */
+	size_t ntails, tailcap;
+	int last_load_new;	      /* that read found mappings: the next may come at once */
 	unsigned pages;		      /* data pages per ring */
 	struct ty_record_track track; /* the mappings (lazy tracking by default) */
 	int unsampled;		      /* the kernel took the events off the command (said once) */

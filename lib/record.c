@@ -92,10 +92,99 @@ tv_ns(struct timeval tv)
 	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
 
+/* The outermost functions of a runtime's threads that the frame pointer
+ * walks to but no CFI marks as outermost: Go's goroutines return into
+ * runtime.goexit, its threads start in runtime.mstart (runtime.rt0_go on
+ * the first), all entered from the entry code _rt0_amd64; assembly
+ * functions carry ".abi0" in the symbol table. */
+static int
+root_name(const char *name)
+{
+	static const char *const roots[] = {"runtime.goexit", "runtime.mstart",	  "runtime.rt0_go",
+					    "_rt0_amd64",     "_rt0_amd64_linux", "start_thread",
+					    "__clone",	      "__clone3",	  "clone",
+					    "clone3",	      "thread_start",	  "_start"};
+	size_t i, len;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		len = strlen(roots[i]);
+		if (strncmp(name, roots[i], len) == 0 &&
+		    (name[len] == '\0' || strcmp(name + len, ".abi0") == 0))
+			return 1;
+	}
+	return 0;
+}
+
+#define TAILS_MAX (1u << 16) /* distinct last frames kept; more are not named */
+
+/* Keep FRAME, the last of a chain the walk lost, to be named at the end
+ * (tails_roots): naming it now would read the files' symbols, and a JIT's
+ * perf map before it is written, while the command runs. */
+static void
+tail_add(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t frame)
+{
+	uint64_t pc = frame & ~TY_FRAME_EXACT;
+	size_t i, mask;
+
+	if (pc >= (1ull << 47) || pc == 0)
+		return;
+	pc -= (frame & TY_FRAME_EXACT) ? 0 : 1; /* a return address: the call's */
+	if (2 * (r->ntails + 1) > r->tailcap) {
+		size_t cap = r->tailcap ? 2 * r->tailcap : 1024, j;
+		struct ty_record_tail *t;
+		if (cap > 2 * TAILS_MAX || !(t = calloc(cap, sizeof(*t))))
+			return;
+		for (j = 0; j < r->tailcap; j++) {
+			struct ty_record_tail *o = &r->tails[j];
+			if (!o->n)
+				continue;
+			for (i = (o->pc >> 4 ^ o->pid) & (cap - 1); t[i].n; i = (i + 1) & (cap - 1))
+				;
+			t[i] = *o;
+		}
+		free(r->tails);
+		r->tails = t;
+		r->tailcap = cap;
+	}
+	mask = r->tailcap - 1;
+	for (i = (pc >> 4 ^ rec->pid) & mask; r->tails[i].n; i = (i + 1) & mask)
+		if (r->tails[i].pc == pc && r->tails[i].pid == rec->pid) {
+			r->tails[i].n++;
+			return;
+		}
+	r->tails[i] = (struct ty_record_tail){rec->pid, pc, rec->time, 1};
+	r->ntails++;
+}
+
+/* The chains lost in a runtime's root, named now: complete. */
+static void
+tails_roots(struct ty_recorder *r)
+{
+	struct ty_sym_result res;
+	size_t i;
+
+	for (i = 0; i < r->tailcap; i++) {
+		struct ty_record_tail *t = &r->tails[i];
+		if (!t->n)
+			continue;
+		ty_symbols_resolve(r->syms, t->pid, t->pc, t->time, 0, &res);
+		if (res.name && root_name(res.name)) {
+			r->ust.complete += t->n;
+			if (r->o.unwind_log)
+				ty_record_diag_root(&r->diag, t->pid, t->pc);
+		}
+	}
+	free(r->tails);
+	r->tails = NULL;
+	r->ntails = r->tailcap = 0;
+}
+
 /* A sample with a user stack: its chain is the kernel's part, then the
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
- * the process again (at most every 20 ms) and is unwound once more. */
+ * the process again (at most every 20 ms, unless the last read found new
+ * ones: a JIT maps its code regions one after another) and is unwound once
+ * more. */
 static const struct ty_sampler_rec *
 unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, int counted)
 {
@@ -120,20 +209,30 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 	us.stack_len = rec->stack_dyn;
 	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
 	for (again = 0;; again++) {
+		struct ty_unwind_stats st;
+		uint64_t miss;
 		n = ty_unwind_sample(r->uw, &us, out->chainbuf + k, room, &end);
 		if (end != TY_UNWIND_LOST || again || !n ||
-		    (out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) >= (1ull << 47) ||
-		    ty_symbols_covers(r->syms, rec->pid,
-				      out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) ||
-		    (r->last_load_pid == rec->pid && t0 / 1000 - r->last_load_ns / 1000 < 20000))
+		    (miss = out->chainbuf[k + n - 1] & ~TY_FRAME_EXACT) >= (1ull << 47))
+			break;
+		if (ty_symbols_covers(r->syms, rec->pid, miss)) {
+			/* a caller in no mapping (the JIT's newest code) */
+			ty_unwind_stats(r->uw, &st);
+			miss = st.unmapped;
+		}
+		if (!miss || miss >= (1ull << 47) || ty_symbols_covers(r->syms, rec->pid, miss) ||
+		    (r->last_load_pid == rec->pid && !r->last_load_new &&
+		     t0 / 1000 - r->last_load_ns / 1000 < 20000))
 			break;
 		{
 			struct ty_error err;
 			r->last_load_pid = rec->pid;
 			r->last_load_ns = t0;
+			r->last_load_new = 0;
 			if (ty_symbols_load_maps(r->syms, "/proc", rec->pid, ty_clock_now_ns(),
 						 &err) <= 0)
 				break;
+			r->last_load_new = 1; /* a JIT's next region: read again at once */
 			ty_unwind_forget(r->uw);
 		}
 	}
@@ -143,6 +242,8 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 	if (!counted) /* an exec probe's: not a sample of the profile */
 		return out;
 	r->ust.samples++;
+	if (end == TY_UNWIND_LOST && n)
+		tail_add(r, rec, out->chainbuf[k + n - 1]);
 	if (end == TY_UNWIND_COMPLETE) {
 		struct ty_unwind_stats st;
 		int b = 0;
@@ -701,6 +802,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 
 	if ((ret = ty_collector_finish(r->c, p, e)) < 0)
 		return ret;
+	tails_roots(r);
 	if (r->o.unwind_log)
 		ty_record_diag_report(&r->diag, r->o.unwind_log, r->syms, r->child, r->t0);
 	p->meta.event = strdup(r->ename);
@@ -808,7 +910,7 @@ ty_record_switch_stack(const struct ty_recorder *r)
 void
 ty_record_unwind_stats(const struct ty_recorder *r, struct ty_record_unwind_stats *st)
 {
-	struct ty_unwind_stats us = {0, 0, 0, 0, TY_STOP_END};
+	struct ty_unwind_stats us = {0, 0, 0, 0, TY_STOP_END, 0};
 
 	*st = r->ust;
 	if (r->uw)
@@ -837,6 +939,7 @@ ty_record_free(struct ty_recorder *r)
 	free(r->pname);
 	free(r->limits);
 	free(r->tids);
+	free(r->tails);
 	ty_record_track_release(&r->track);
 	ty_record_diag_release(&r->diag);
 	free(r);

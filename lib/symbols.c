@@ -188,8 +188,16 @@ ty_symbols_load_maps(struct ty_symbols *s, const char *root, uint32_t pid, uint6
 		file[0] = '\0';
 		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &lo, &hi, perms, &off,
 			   &maj, &min, &ino, file);
-		if (n < 7 || !strchr(perms, 'x') || !file[0] ||
-		    ty_addrspace_known(s->as, pid, lo, hi, off, file))
+		if (n < 7 || !strchr(perms, 'x'))
+			continue;
+		/* Executable memory of no file is JIT code (node, the JVM, a
+		 * perf map's regions): tracked as perf names it, so that its
+		 * frames are walked by the frame pointer, not lost in "no
+		 * mapping" (a mmap record of it, when mmap records are on,
+		 * says "//anon" too). */
+		if (!file[0])
+			snprintf(file, sizeof(file), "%s", "//anon");
+		if (ty_addrspace_known(s->as, pid, lo, hi, off, file))
 			continue;
 		if (ty_symbols_add_mmap_id(s, pid, lo, hi - lo, off, file, makedev(maj, min), ino,
 					   time) < 0) {

@@ -278,6 +278,7 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 	w.full = s->stack_full;
 	*end = TY_UNWIND_LOST;
 	u->st.stop = TY_STOP_CFA;
+	u->st.unmapped = 0;
 	if (!has(&w, DW_RA) || !has(&w, DW_RSP))
 		return 0;
 	while (n < max) {
@@ -299,6 +300,7 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 			 * pointer through code that may keep none), in no
 			 * mapping: %rbp held data, not a frame. */
 			n--;
+			u->st.unmapped = pc;
 			if (u->st.stop != TY_STOP_NOCFI && u->st.stop != TY_STOP_NOMAP)
 				u->st.stop = TY_STOP_NOROW;
 			return n;

@@ -35,6 +35,10 @@ void ty_record_diag_record(struct ty_record_diag *g, const struct ty_sampler_rec
 void ty_record_diag_sample(struct ty_record_diag *g, const struct ty_sampler_rec *rec, size_t k,
 			   enum ty_unwind_end end, int retried, struct ty_unwinder *uw);
 
+/* The lost chains of PID whose last frame is at PC (a return address's
+ * call: one byte back) ended in a runtime's root: complete. */
+void ty_record_diag_root(struct ty_record_diag *g, uint32_t pid, uint64_t pc);
+
 /* Write to F every chain kept that is incomplete or has a frame in no
  * mapping of SYMS (the mappings known now, as the profile's names are),
  * then the counts by program and cause. CHILD is the command's pid (0:

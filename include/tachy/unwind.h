@@ -88,6 +88,7 @@ struct ty_unwind_stats {
 	uint64_t cfi_frames, fp_frames, tables;
 	uint64_t depth;		  /* the last sample: stack bytes from its sp to its last frame's */
 	enum ty_unwind_stop stop; /* the last sample: why its chain ended */
+	uint64_t unmapped;	  /* the last sample: a return address in no mapping, dropped */
 };
 void ty_unwind_stats(const struct ty_unwinder *u, struct ty_unwind_stats *st);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -47,6 +48,42 @@ test_self(void)
 	ty_symbols_resolve(s, 999999999, ip, 0, 0, &r);
 	CHECK(r.name == NULL);
 	CHECK_INT(ty_symbols_load_maps(s, "/nonexistent", 1, 0, &e) < 0, 1);
+	ty_symbols_free(s);
+}
+
+/* Executable memory of no file in /proc/PID/maps (a JIT's code) is tracked
+ * as "//anon", as a mmap record names it; data without x is not. */
+static void
+test_anon_exec(void)
+{
+	char dir[] = "/tmp/t-symbols-XXXXXX", path[64];
+	struct ty_symbols *s = ty_symbols_new();
+	struct ty_error e = {0};
+	struct ty_sym_map m;
+	FILE *fp;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/7", dir);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/7/maps", dir);
+	CHECK((fp = fopen(path, "w")) != NULL);
+	fputs("7f0000000000-7f0000010000 rwxp 00000000 00:00 0 \n"
+	      "7f0000010000-7f0000020000 rw-p 00000000 00:00 0 \n"
+	      "7f0000020000-7f0000030000 r-xp 00000000 00:00 0    [anon:jit]\n",
+	      fp);
+	fclose(fp);
+	CHECK_INT(ty_symbols_load_maps(s, dir, 7, 5, &e), 2);
+	CHECK_INT(ty_symbols_load_maps(s, dir, 7, 6, &e), 0); /* known */
+	CHECK(ty_symbols_covers(s, 7, 0x7f0000000100ull));
+	CHECK(!ty_symbols_covers(s, 7, 0x7f0000010100ull));
+	CHECK_INT(ty_symbols_find_map(s, 7, 0x7f0000000100ull, 1, &m), 0);
+	CHECK_STR(m.path, "//anon");
+	CHECK_INT(ty_symbols_find_map(s, 7, 0x7f0000020100ull, 1, &m), 0);
+	CHECK_STR(m.path, "[anon:jit]");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/7", dir);
+	rmdir(path);
+	rmdir(dir);
 	ty_symbols_free(s);
 }
 
@@ -468,6 +505,7 @@ int
 main(void)
 {
 	test_self();
+	test_anon_exec();
 	test_fork_exec();
 	test_covers();
 	test_epochs();
