@@ -547,7 +547,14 @@ calls_finish(struct run *r, struct ty_profile *p)
 		if (fn == TY_NONE || ty_profile_calls(p, fn, f->count) < 0)
 			return cli_error(EXIT_RUNTIME, "out of memory");
 	}
-	p->meta.calls_hit_ps = (uint64_t)(r->calls.hit_ns * 1000 + 0.5);
+	{
+		uint64_t total = ty_calls_total(&r->calls);
+		double dist, cost = ty_calls_cost_ns(&r->calls, &dist);
+		/* the mean hit's, at each function's kind of first instruction */
+		p->meta.calls_hit_ps =
+		    (uint64_t)((total ? cost / (double)total : r->calls.hit_ns) * 1000 + 0.5);
+		p->meta.calls_disturb_ps = (uint64_t)(dist * 1000 + 0.5);
+	}
 	return 0;
 }
 
@@ -555,20 +562,18 @@ static void
 calls_summary(const struct run *r, const struct ty_profile *p)
 {
 	uint64_t total = ty_calls_total(&r->calls);
-	double cost = (double)total * r->calls.hit_ns / 1e9;
+	double cost = ty_calls_cost_ns(&r->calls, NULL) / 1e9;
 	double work = (double)p->meta.workload_cpu_ns / 1e9;
+	char share[160];
 
 	if (!r->calls.n)
 		return;
+	ty_profile_calls_share(share, sizeof(share), cost, work);
 	fprintf(stderr,
 		"tachy record: --calls: %llu calls of %zu functions counted exactly; a probe hit "
-		"costs %.0f ns here (measured), so the probes took about %.3f s",
-		(unsigned long long)total, r->calls.n, r->calls.hit_ns, cost);
-	if (work > 0)
-		fprintf(stderr, ", %.1f%% of the workload's %.3f s of CPU\n", 100 * cost / work,
-			work);
-	else
-		fprintf(stderr, "\n");
+		"costs %.0f ns here (measured), so the probes took about %.3f s%s\n",
+		(unsigned long long)total, r->calls.n, (double)p->meta.calls_hit_ps / 1000, cost,
+		share);
 	if (r->calls.swept)
 		fprintf(stderr,
 			"tachy record: --calls: %zu uprobe%s left in uprobe_events by tachys that "
