@@ -105,6 +105,8 @@ struct ty_prof_meta {
 	uint64_t calls_hit_ps;	     /* record --calls: a probe hit's measured cost (ps) */
 	uint64_t calls_disturb_ps;   /* ...of it, what a hit adds to the function's own
 					time (ps; 0: not measured) */
+	uint64_t sample_cost_ps;     /* the kernel's work per sample, charged to the
+					sampled tasks (ps; 0: not measured) */
 	int system_wide;	     /* record -a: every process on the CPUs of... */
 	char *cpus;		     /* ..."0-3,6" (NULL: not system-wide) */
 };
