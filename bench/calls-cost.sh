@@ -13,7 +13,8 @@
 #    starts (its probes are placed before its exec).
 # 3. Self ns/call: functions of 1.5, 3 and 10 us (their loops sized by
 #    unprofiled runs), recorded with --calls; the report's self ns/call (a
-#    bound, '<N') against the unprofiled time per call.
+#    bound, '<N') against the unprofiled time per call (the least of 3 runs
+#    before each recording), medians of ROUNDS.
 # Usage: [ROUNDS=5] [CALLS=20000] sh bench/calls-cost.sh. Needs root
 # (uprobes).
 set -u
@@ -82,7 +83,7 @@ for us in (1.5, 3, 10):
     for kind, fn in (("p", "pushed_work"), ("s", "stepped_work")):
         errs, raws = [], []
         for _ in range(rounds):
-            own = plain(n, c, kind) / c * 1e9
+            own = min(plain(n, c, kind) for _ in range(3)) / c * 1e9  # the least disturbed
             work(n, c, kind, fn)
             rep = subprocess.run([T, "report", out + "/c.prof"], capture_output=True, text=True).stdout
             for line in rep.splitlines():
