@@ -69,14 +69,19 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 	int round, fd;
 
 	*ns = 0;
-	/* the loop's length: about COST_LOOP_NS of this machine's CPU */
+	hz = ty_sampler_max_rate();
+	hz = hz && hz < COST_HZ ? hz : COST_HZ;
+	/* the loop's length: about COST_LOOP_NS of this machine's CPU, or 10
+	 * samples where the kernel has lowered the rate it allows */
 	t0 = thread_ns();
 	spin(n);
 	per_loop = (double)(thread_ns() - t0);
 	if (per_loop > 0)
-		n = (unsigned long)((double)n * COST_LOOP_NS / per_loop) + 1;
-	hz = ty_sampler_max_rate();
-	hz = hz && hz < COST_HZ ? hz : COST_HZ;
+		n = (unsigned long)((double)n *
+				    (COST_LOOP_NS > 10e9 / (double)hz ? COST_LOOP_NS
+								      : 10e9 / (double)hz) /
+				    per_loop) +
+		    1;
 	ty_perfevent_attr_init(&a, o->type, o->config);
 	a.disabled = 1;
 	a.freq = 1;

@@ -22,7 +22,7 @@ struct ty_sample_cost_opts {
 };
 
 /* The CPU one sample costs the sampled task (ns) into *NS: 3 rounds each of
- * a loop of about 2.5 ms sampled at 10 kHz (or the kernel's limit) and
+ * a loop of about 2.5 ms (or 10 samples long) sampled at 10 kHz (or the kernel's limit) and
  * unsampled, the least round of each (a loaded machine's preemptions only
  * add), the difference over the samples taken. About 18 ms of CPU. Returns
  * 0, or a negative errno with E filled (the event cannot be opened on
