@@ -15,6 +15,7 @@
 #define COST_HZ 10000	   /* ...between two reads, a read every 2.5 ms */
 #define COST_LOOP_NS 2.5e6 /* a round's loop */
 #define COST_ROUNDS 3
+#define COST_CHUNKS 10 /* the ring read 10 times a round: a 64 KiB stack copy fills it fast */
 
 static volatile unsigned long sink;
 
@@ -66,7 +67,7 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 	double off = -1, on = -1, per_loop;
 	unsigned long n = 1000000;
 	uint64_t t0, hz, tail = 0;
-	int round, fd;
+	int round, fd, k;
 
 	*ns = 0;
 	hz = ty_sampler_max_rate();
@@ -106,7 +107,12 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 	if ((fd = ty_perfevent_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) < 0)
 		return ty_error_set(e, -errno, "cannot measure a sample's cost: %s",
 				    strerror(errno));
-	m = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* smaller where the locked-memory limit (the user's, shared with the
+	 * recording's rings and other tools') leaves less room */
+	while ((m = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		   MAP_FAILED &&
+	       (errno == EPERM || errno == ENOMEM) && size > 16 * page)
+		size /= 4;
 	if (m == MAP_FAILED) {
 		int err = errno;
 		close(fd);
@@ -117,17 +123,23 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 		double d;
 
 		t0 = thread_ns();
-		spin(n);
+		for (k = 0; k < COST_CHUNKS; k++) {
+			spin(n / COST_CHUNKS);
+			count_samples(m, size, &tail);
+		}
 		d = (double)(thread_ns() - t0);
 		if (off < 0 || d < off)
 			off = d;
 		count_samples(m, size, &tail);
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		t0 = thread_ns();
-		spin(n);
+		for (k = 0, taken = 0; k < COST_CHUNKS; k++) { /* the ring read between */
+			spin(n / COST_CHUNKS);
+			taken += count_samples(m, size, &tail);
+		}
 		t1 = thread_ns();
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		taken = count_samples(m, size, &tail);
+		taken += count_samples(m, size, &tail);
 		s = taken ? taken : 1;
 		d = (double)(t1 - t0);
 		if (taken && (on < 0 || d - off < on * (double)s))
