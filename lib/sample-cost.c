@@ -149,6 +149,8 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 	close(fd);
 	if (on < 0)
 		return ty_error_set(e, -EIO, "cannot measure a sample's cost: no sample taken");
-	*ns = on > 0 ? on : 0;
+	/* a sampled round as fast as the least unsampled: measured, and too
+	 * small to see (1 ps, not 0, which says "not measured") */
+	*ns = on > 0.001 ? on : 0.001;
 	return 0;
 }
