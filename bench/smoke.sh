@@ -16,6 +16,7 @@ mkdir -p bench/out
 # here fails (a new benchmark must say how it runs small).
 args() {
 	case $1 in
+	calls-cost) echo "ROUNDS=1 CALLS=500" ;;
 	clocks) echo "" ;;
 	counters-overhead) echo "COST_ROUNDS=1 COST_N=20 CPU_REPS=1 : 1 20" ;;
 	gate-aa) echo ": 2 3" ;;
@@ -39,6 +40,7 @@ args() {
 	run-overhead) echo ": 1 20" ;;
 	runprof-cost) echo ": 1 2 200000" ;;
 	runprof-power) echo ": 1 1 20000 4 24" ;;
+	sample-cost) echo "ROUNDS=1 N=20000000" ;;
 	stat) echo "N=2000 REPS=1 SMALL_RUNS=2" ;;
 	stripped-rows) echo "SEQ_N=100000 : 1" ;;
 	validation) echo "" ;;

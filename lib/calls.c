@@ -52,6 +52,28 @@ vaddr_offset(Elf *elf, uint64_t v, uint64_t *off)
 	return -1;
 }
 
+/* How a probe at link-time address V of ELF is hit (its first
+ * instruction's kind, ty_calls_kind). */
+static int
+first_kind(Elf *elf, uint64_t v)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (sh.sh_flags & SHF_EXECINSTR) && v >= sh.sh_addr &&
+		    v < sh.sh_addr + sh.sh_size) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			uint64_t at = v - sh.sh_addr;
+			if (!d || !d->d_buf || at >= d->d_size)
+				break;
+			return ty_calls_kind((const unsigned char *)d->d_buf + at,
+					     d->d_size - at < 16 ? d->d_size - at : 16);
+		}
+	return TY_CALLS_STEP;
+}
+
 /* Functions of ELF matching GLOB into C (at most TY_CALLS_MAX in all):
  * .symtab, else .dynsym. Returns the number added or -E2BIG. */
 static int
@@ -94,6 +116,7 @@ match(struct ty_calls *c, Elf *elf, const char *path, const char *glob, size_t *
 			c->fn[c->n].path = strdup(path);
 			c->fn[c->n].offset = off;
 			c->fn[c->n].count = 0;
+			c->fn[c->n].kind = first_kind(elf, s.st_value);
 			if (!c->fn[c->n].name || !c->fn[c->n].path)
 				return -ENOMEM;
 			c->n++;
@@ -435,13 +458,82 @@ ty_calls_total(const struct ty_calls *c)
 	return t;
 }
 
-/* The function the calibration probes: not inlined, not merged away. */
-__attribute__((noinline, used)) void ty_calls_calibration_target(volatile unsigned long *x);
+/* The calibration: functions of tachy's own that begin with each kind of
+ * first instruction (the kernel emulates a push, a nop or a branch at the
+ * trap; it steps any other out of line, a second trap), each calling one
+ * body of known length that times itself after the trap. */
+#define CAL_ITERS 400 /* the body's loop: about a microsecond */
+static volatile unsigned long cal_sink;
+static uint64_t cal_body_ns; /* the bodies' own time, summed */
+
+__attribute__((noinline, used)) void ty_calls_cal_body(void);
 __attribute__((noinline, used)) void
-ty_calls_calibration_target(volatile unsigned long *x)
+ty_calls_cal_body(void)
 {
-	(*x)++;
-	__asm__ volatile("" ::: "memory");
+	struct timespec a, b;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < CAL_ITERS; i++)
+		cal_sink += (unsigned long)i;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	cal_body_ns += (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec));
+}
+
+#if defined(__x86_64__)
+void ty_calls_cal_push(void), ty_calls_cal_nop(void), ty_calls_cal_endbr(void),
+    ty_calls_cal_step(void);
+__asm__(".text\n"
+	".p2align 4\n.globl ty_calls_cal_push\n.hidden ty_calls_cal_push\n"
+	".type ty_calls_cal_push,@function\n"
+	"ty_calls_cal_push:\n\tpush %rbp\n\tmov %rsp,%rbp\n\tcall ty_calls_cal_body\n"
+	"\tpop %rbp\n\tret\n.size ty_calls_cal_push,.-ty_calls_cal_push\n"
+	".p2align 4\n.globl ty_calls_cal_nop\n.hidden ty_calls_cal_nop\n"
+	".type ty_calls_cal_nop,@function\n"
+	"ty_calls_cal_nop:\n\t.byte 0x0f,0x1f,0x40,0x00\n\tjmp ty_calls_cal_body\n"
+	".size ty_calls_cal_nop,.-ty_calls_cal_nop\n"
+	".p2align 4\n.globl ty_calls_cal_endbr\n.hidden ty_calls_cal_endbr\n"
+	".type ty_calls_cal_endbr,@function\n"
+	"ty_calls_cal_endbr:\n\t.byte 0xf3,0x0f,0x1e,0xfa\n\tjmp ty_calls_cal_body\n"
+	".size ty_calls_cal_endbr,.-ty_calls_cal_endbr\n"
+	".p2align 4\n.globl ty_calls_cal_step\n.hidden ty_calls_cal_step\n"
+	".type ty_calls_cal_step,@function\n"
+	"ty_calls_cal_step:\n\tmov %rdi,%rax\n\tjmp ty_calls_cal_body\n"
+	".size ty_calls_cal_step,.-ty_calls_cal_step\n");
+static void (*const cal_fn[TY_CALLS_KINDS])(void) = {ty_calls_cal_push, ty_calls_cal_nop,
+						     ty_calls_cal_endbr, ty_calls_cal_step};
+#else
+static void (*const cal_fn[TY_CALLS_KINDS])(void) = {ty_calls_cal_body, ty_calls_cal_body,
+						     ty_calls_cal_body, ty_calls_cal_body};
+#endif
+
+int
+ty_calls_kind(const unsigned char *b, size_t n)
+{
+#if defined(__x86_64__)
+	size_t i = 0;
+
+	if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+		return TY_CALLS_ENDBR;
+	if (n >= 1 && b[0] >= 0x50 && b[0] <= 0x57)
+		return TY_CALLS_PUSH;
+	if (n >= 2 && (b[0] == 0x41 || b[0] == 0x40) && b[1] >= 0x50 && b[1] <= 0x57)
+		return TY_CALLS_PUSH;
+	while (i < n && i < 4 && b[i] == 0x66) /* operand-size prefixes of a nop */
+		i++;
+	if (i < n && b[i] == 0x90)
+		return TY_CALLS_NOP;
+	if (i + 1 < n && b[i] == 0x0f && b[i + 1] == 0x1f)
+		return TY_CALLS_NOP;
+	if (n >= 1 &&
+	    (b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || (b[0] >= 0x70 && b[0] <= 0x7f)))
+		return TY_CALLS_NOP; /* branches: emulated as a nop is */
+	if (n >= 2 && b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f)
+		return TY_CALLS_NOP;
+#else
+	(void)b, (void)n;
+#endif
+	return TY_CALLS_STEP;
 }
 
 /* The thread's CPU time: the trap's kernel time is in it, another task's
@@ -455,11 +547,10 @@ cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Where our own function lies: its file and the offset in it. */
+/* Where our own function FN lies: its file and the offset in it. */
 static int
-self_offset(struct ty_calls_fn *f)
+self_offset(struct ty_calls_fn *f, uintptr_t addr)
 {
-	uintptr_t addr = (uintptr_t)&ty_calls_calibration_target;
 	char line[PATH_MAX + 128], path[PATH_MAX];
 	unsigned long long lo, hi, off;
 	FILE *fp = fopen("/proc/self/maps", "r");
@@ -478,65 +569,116 @@ self_offset(struct ty_calls_fn *f)
 	return found;
 }
 
-#define CALIB_CALLS 20000
+#define CAL_CALLS 100 /* a round: a few ms at the slowest hits seen (20 us) */
+#define CAL_ROUNDS 5
 
-int
-ty_calls_calibrate(struct ty_calls *c, struct ty_error *e)
+/* One round of FN: its CPU time and its bodies' time, per call. */
+static void
+cal_round(void (*fn)(void), double *cpu, double *body)
 {
-	struct ty_calls_fn f = {"ty_calls_calibration_target", NULL, 0, 0};
-	volatile unsigned long x = 0;
-	double on = -1, off = -1;
-	int type = uprobe_type(), round, i;
+	uint64_t t0;
+	int i;
+
+	cal_body_ns = 0;
+	t0 = cpu_ns();
+	for (i = 0; i < CAL_CALLS; i++)
+		fn();
+	*cpu = (double)(cpu_ns() - t0) / CAL_CALLS;
+	*body = (double)cal_body_ns / CAL_CALLS;
+}
+
+/* Kind K's cost per hit and disturbance of the body, each the least of the
+ * rounds with the probe less the least without (a loaded machine's
+ * preemptions only add). */
+static int
+cal_kind(struct ty_calls *c, int type, int k, struct ty_error *e)
+{
+	struct ty_calls_fn f = {"ty_calls_cal", NULL, 0, 0, k};
+	double off = -1, off_body = -1, on = -1, on_body = -1, cpu, body;
+	int round;
 	long fd;
 
-	if (type < 0)
-		return ty_error_set(e, -ENODEV, "--calls: this kernel has no uprobe PMU");
-	if (self_offset(&f) < 0)
+	if (self_offset(&f, (uintptr_t)cal_fn[k]) < 0)
 		return ty_error_set(e, -ENOENT,
 				    "--calls: cannot find tachy's own code to measure "
 				    "a probe hit with");
 	/* Without a probe first: once placed, the breakpoint stays in the
 	 * code while the event is merely disabled. */
-	for (round = 0; round < 5; round++) {
-		uint64_t t0 = cpu_ns();
-		for (i = 0; i < CALIB_CALLS; i++)
-			ty_calls_calibration_target(&x);
-		if (off < 0 || (double)(cpu_ns() - t0) < off) /* the least disturbed */
-			off = (double)(cpu_ns() - t0);
+	for (round = 0; round < CAL_ROUNDS; round++) {
+		cal_round(cal_fn[k], &cpu, &body);
+		if (off < 0 || cpu < off)
+			off = cpu;
+		if (off_body < 0 || body < off_body)
+			off_body = body;
 	}
-	fd = open_probe(type, &f, 0, -1, 0);
-	if (fd < 0) {
+	if ((fd = open_probe(type, &f, 0, -1, 0)) < 0) {
 		int err = errno;
 		open_error(e, err, &f);
 		free(f.path);
 		return e->code;
 	}
-	for (round = 0; round < 5; round++) {
-		uint64_t t0, t1, before = 0, after = 0;
+	for (round = 0; round < CAL_ROUNDS; round++) {
+		uint64_t before = 0, after = 0;
 		if (read((int)fd, &before, sizeof(before)) != (ssize_t)sizeof(before))
 			break;
-		t0 = cpu_ns();
-		for (i = 0; i < CALIB_CALLS; i++)
-			ty_calls_calibration_target(&x);
-		t1 = cpu_ns();
+		cal_round(cal_fn[k], &cpu, &body);
 		if (read((int)fd, &after, sizeof(after)) != (ssize_t)sizeof(after))
 			break;
-		if (after - before != CALIB_CALLS) {
+		if (after - before != CAL_CALLS) {
 			close((int)fd);
 			free(f.path);
 			return ty_error_set(
 			    e, -EIO, "--calls: the calibration probe counted %llu calls of %d",
-			    (unsigned long long)(after - before), CALIB_CALLS);
+			    (unsigned long long)(after - before), CAL_CALLS);
 		}
-		if (on < 0 || (double)(t1 - t0) < on)
-			on = (double)(t1 - t0);
+		if (on < 0 || cpu < on)
+			on = cpu;
+		if (on_body < 0 || body < on_body)
+			on_body = body;
 	}
 	close((int)fd);
 	free(f.path);
 	if (on < 0)
 		return ty_error_set(e, -EIO, "--calls: cannot read the calibration probe's count");
-	c->hit_ns = on > off ? (on - off) / CALIB_CALLS : 0;
+	c->kind_ns[k] = on > off ? on - off : 0;
+	c->disturb_ns[k] = on_body > off_body ? on_body - off_body : 0;
+	c->body_ns = off_body;
 	return 0;
+}
+
+int
+ty_calls_calibrate(struct ty_calls *c, struct ty_error *e)
+{
+	int type = uprobe_type(), used[TY_CALLS_KINDS] = {0}, k, ret;
+	size_t i;
+
+	if (type < 0)
+		return ty_error_set(e, -ENODEV, "--calls: this kernel has no uprobe PMU");
+	for (i = 0; i < c->n; i++)
+		used[c->fn[i].kind] = 1;
+	for (k = 0; k < TY_CALLS_KINDS; k++)
+		if ((used[k] || (k == TY_CALLS_STEP && !c->n)) &&
+		    (ret = cal_kind(c, type, k, e)) < 0)
+			return ret;
+	c->hit_ns = c->kind_ns[c->n ? c->fn[0].kind : TY_CALLS_STEP];
+	return 0;
+}
+
+double
+ty_calls_cost_ns(const struct ty_calls *c, double *disturb_ns)
+{
+	double cost = 0, dist = 0;
+	uint64_t hits = 0;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		cost += (double)c->fn[i].count * c->kind_ns[c->fn[i].kind];
+		dist += (double)c->fn[i].count * c->disturb_ns[c->fn[i].kind];
+		hits += c->fn[i].count;
+	}
+	if (disturb_ns)
+		*disturb_ns = hits ? dist / (double)hits : 0;
+	return cost;
 }
 
 void

@@ -184,7 +184,8 @@ encode(const struct ty_profile *p, struct buf *out)
 	put32(out, TY_PROFILE_VERSION);
 	put32(out, out->err ? 0 : ty_crc32(0, out->p, 12));
 	put32(&b, (m->off_cpu_limits ? 19 : 18) + (m->start_unix_ns ? 2 : 0) +
-		      (m->off_cpu ? 3 : 0) + (m->system_wide ? 2 : 0) + (m->calls_hit_ps ? 1 : 0));
+		      (m->off_cpu ? 3 : 0) + (m->system_wide ? 2 : 0) + (m->calls_hit_ps ? 1 : 0) +
+		      (m->calls_disturb_ps ? 1 : 0) + (m->sample_cost_ps ? 1 : 0));
 	putkv(&b, "event", m->event ? m->event : "");
 	putkv(&b, "command", m->command ? m->command : "");
 	putku(&b, "use_freq", (uint64_t)m->use_freq);
@@ -216,6 +217,10 @@ encode(const struct ty_profile *p, struct buf *out)
 	}
 	if (m->calls_hit_ps)
 		putku(&b, "calls_hit_ps", m->calls_hit_ps);
+	if (m->calls_disturb_ps)
+		putku(&b, "calls_disturb_ps", m->calls_disturb_ps);
+	if (m->sample_cost_ps)
+		putku(&b, "sample_cost_ps", m->sample_cost_ps);
 	if (m->system_wide) {
 		putku(&b, "system_wide", 1);
 		putkv(&b, "cpus", m->cpus ? m->cpus : "");
@@ -431,6 +436,10 @@ read_meta(struct rd *r, struct ty_profile *p)
 			m->start_mono_ns = u;
 		} else if (strcmp(k, "calls_hit_ps") == 0) {
 			m->calls_hit_ps = u;
+		} else if (strcmp(k, "calls_disturb_ps") == 0) {
+			m->calls_disturb_ps = u;
+		} else if (strcmp(k, "sample_cost_ps") == 0) {
+			m->sample_cost_ps = u;
 		} else if (strcmp(k, "system_wide") == 0) {
 			m->system_wide = u != 0;
 		} else if (strcmp(k, "cpus") == 0 && !m->cpus) {

@@ -415,6 +415,34 @@ ty_profile_calls(struct ty_profile *p, uint32_t f, uint64_t count)
 	return 0;
 }
 
+void
+ty_profile_calls_share(char *buf, size_t size, double cost, double work)
+{
+	if (!(work > 0))
+		snprintf(buf, size, "%s", "");
+	else if (cost < work)
+		snprintf(buf, size,
+			 ", %.1f%% of the workload's %.3f s of CPU (the traps are in it)",
+			 100 * cost / work, work);
+	else /* the calibration's hits cost more than the workload's did */
+		snprintf(buf, size,
+			 ", about all of the workload's %.3f s of CPU (the estimate passes it: "
+			 "these hits cost less than the calibration's)",
+			 work);
+}
+
+double
+ty_profile_self_per_call(const struct ty_profile *p, double self_s, uint64_t calls, int *bound)
+{
+	double per = calls ? self_s * 1e9 / (double)calls : 0;
+	double d = (double)p->meta.calls_disturb_ps / 1000;
+
+	/* A bound always: the samples the kernel takes as a probe's trap
+	 * returns to the function land in it, and how many is not measured. */
+	*bound = p->meta.calls_hit_ps != 0;
+	return per > d ? per - d : per;
+}
+
 int64_t
 ty_profile_call_count(const struct ty_profile *p, uint32_t f)
 {

@@ -77,6 +77,7 @@ struct ty_recorder {
 	struct ty_duty duty;	    /* the chains at switch-outs (duty.hz 0: all, or none) */
 	struct ty_record_peek peek; /* user space only: blocked threads' chains from /proc */
 	int peeking, peek_said;
+	double sample_ns; /* the kernel's work per sample (ty_sample_cost; 0: not measured) */
 };
 
 /* Pass a warning to the caller's callback (ty_record_opts.warn), if any. */

@@ -27,6 +27,7 @@
 #include "tachy/record-system.h"
 #include "tachy/record-track.h"
 #include "tachy/record.h"
+#include "tachy/sample-cost.h"
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
 #include "tachy/unwind.h"
@@ -658,6 +659,29 @@ system_begin(struct ty_recorder *r, struct ty_error *e)
 	return 0;
 }
 
+/* The kernel's work per sample, with the recording's event and what its
+ * samples hold (not with off-CPU records: theirs is per switch), before
+ * the events are on. Not measured: 0, nothing stated. */
+static void
+measure_sample(struct ty_recorder *r)
+{
+	struct ty_sample_cost_opts so = {0};
+	struct ty_error ignore;
+
+	if (r->o.off_cpu != TY_OFFCPU_NONE)
+		return;
+	so.type = r->ev.attr.type;
+	so.config = r->ev.attr.config;
+	so.exclude_kernel = r->exclude_kernel;
+	so.callchain = r->cg != TY_CG_NONE;
+	if (r->cg == TY_CG_DWARF) {
+		so.regs_user = TY_UNWIND_REGS_MASK;
+		so.stack_user = r->stack_size;
+	}
+	if (ty_sample_cost(&so, &r->sample_ns, &ignore) < 0)
+		r->sample_ns = 0;
+}
+
 static int
 launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 {
@@ -697,7 +721,7 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
 	r->child = r->track.child = pid;
-	if ((ret = ty_record_open_sampler(r, e)) < 0 ||
+	if ((ret = ty_record_open_sampler(r, e)) < 0 || (measure_sample(r), 0) ||
 	    (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
@@ -725,7 +749,10 @@ system_start(struct ty_recorder *r, struct ty_error *e)
 	r->track.lazy = r->track.proc_maps = 0;
 	if (r->o.argv && r->o.argv[0])
 		return launch(r, &r->so, e);
-	if ((ret = ty_record_open_sampler(r, e)) < 0 || (ret = system_begin(r, e)) < 0)
+	if ((ret = ty_record_open_sampler(r, e)) < 0)
+		return ret;
+	measure_sample(r);
+	if ((ret = system_begin(r, e)) < 0)
 		return ret;
 	mark_start(r);
 	return 0;
@@ -820,6 +847,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.off_cpu != TY_OFFCPU_NONE) /* the rate kept (0: every chain) */
 		p->meta.switch_chain_hz = r->duty.hz;
 	p->meta.wall_ns = r->t1 - r->t0;
+	p->meta.sample_cost_ps = (uint64_t)(r->sample_ns * 1000 + 0.5);
 	p->meta.start_unix_ns = r->t0_unix;
 	p->meta.start_mono_ns = r->t0;
 	p->meta.workload_cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;

@@ -379,6 +379,31 @@ own_share(const struct ty_profile *p, size_t *n)
 	return p->nsamples ? (double)*n / (double)p->nsamples : 0;
 }
 
+/* What the profiler added to the CPU time, as the workload pays it: tachy's
+ * own and the kernel's work for the samples (charged to the tasks they
+ * interrupted: no clock of tachy's sees it), against the CPU those tasks
+ * would have used without it. SAMPLES: those of tasks (not idle). */
+static void
+added_cpu(const struct ty_profile *p, double me, double samples)
+{
+	double per = (double)p->meta.sample_cost_ps / 1e12, k = samples * per;
+	double base = (double)p->meta.workload_cpu_ns / 1e9 - k;
+
+	if (!p->meta.sample_cost_ps)
+		return;
+	fprintf(
+	    stderr,
+	    "tachy record: added CPU about %.3f s: tachy's own %.3f s and the kernel's work for "
+	    "%.0f samples, %.3f s (%.1f us a sample, measured at the start) charged to the %s",
+	    me + k, me, samples, k, per * 1e6,
+	    p->meta.system_wide ? "tasks they interrupted" : "workload");
+	if (base > 0)
+		fprintf(stderr, "; %.1f%% more than its %.3f s without them\n",
+			100 * (me + k) / base, base);
+	else
+		fprintf(stderr, "\n");
+}
+
 static void
 summary_system(struct run *r, const struct ty_profile *p, const char *rate, const char *space)
 {
@@ -396,6 +421,8 @@ summary_system(struct run *r, const struct ty_profile *p, const char *rate, cons
 		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled,
 		p->meta.processes, own, 100 * share, (double)p->meta.profiler_cpu_ns / 1e9,
 		r->o->output);
+	added_cpu(p, (double)p->meta.profiler_cpu_ns / 1e9,
+		  (double)p->nsamples * (1 - ty_record_system_idle(p)));
 	unwind_summary(r);
 }
 
@@ -476,6 +503,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		(unsigned long long)p->meta.throttled, cpu, r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
+	added_cpu(p, me, (double)p->nsamples);
 	unwind_summary(r);
 }
 
@@ -548,7 +576,14 @@ calls_finish(struct run *r, struct ty_profile *p)
 		if (fn == TY_NONE || ty_profile_calls(p, fn, f->count) < 0)
 			return cli_error(EXIT_RUNTIME, "out of memory");
 	}
-	p->meta.calls_hit_ps = (uint64_t)(r->calls.hit_ns * 1000 + 0.5);
+	{
+		uint64_t total = ty_calls_total(&r->calls);
+		double dist, cost = ty_calls_cost_ns(&r->calls, &dist);
+		/* the mean hit's, at each function's kind of first instruction */
+		p->meta.calls_hit_ps =
+		    (uint64_t)((total ? cost / (double)total : r->calls.hit_ns) * 1000 + 0.5);
+		p->meta.calls_disturb_ps = (uint64_t)(dist * 1000 + 0.5);
+	}
 	return 0;
 }
 
@@ -556,20 +591,18 @@ static void
 calls_summary(const struct run *r, const struct ty_profile *p)
 {
 	uint64_t total = ty_calls_total(&r->calls);
-	double cost = (double)total * r->calls.hit_ns / 1e9;
+	double cost = ty_calls_cost_ns(&r->calls, NULL) / 1e9;
 	double work = (double)p->meta.workload_cpu_ns / 1e9;
+	char share[160];
 
 	if (!r->calls.n)
 		return;
+	ty_profile_calls_share(share, sizeof(share), cost, work);
 	fprintf(stderr,
 		"tachy record: --calls: %llu calls of %zu functions counted exactly; a probe hit "
-		"costs %.0f ns here (measured), so the probes took about %.3f s",
-		(unsigned long long)total, r->calls.n, r->calls.hit_ns, cost);
-	if (work > 0)
-		fprintf(stderr, ", %.1f%% of the workload's %.3f s of CPU\n", 100 * cost / work,
-			work);
-	else
-		fprintf(stderr, "\n");
+		"costs %.0f ns here (measured), so the probes took about %.3f s%s\n",
+		(unsigned long long)total, r->calls.n, (double)p->meta.calls_hit_ps / 1000, cost,
+		share);
 	if (r->calls.swept)
 		fprintf(stderr,
 			"tachy record: --calls: %zu uprobe%s left in uprobe_events by tachys that "

@@ -567,9 +567,15 @@ put_calls(const struct ty_profile *p, const struct ty_profile_views_row *r)
 			printf(" %10s %10s %10s", "", "", "");
 		return;
 	}
-	printf(" %10lld %10.0f %10.0f", (long long)n,
-	       ty_profile_seconds(p, r->self_weight) * 1e9 / (double)n,
-	       ty_profile_seconds(p, r->total_weight) * 1e9 / (double)n);
+	{
+		int bound;
+		double self = ty_profile_self_per_call(p, ty_profile_seconds(p, r->self_weight),
+						       (uint64_t)n, &bound);
+		char v[32];
+		snprintf(v, sizeof(v), "%s%.0f", bound ? "<" : "", self);
+		printf(" %10lld %10s %10.0f", (long long)n, v,
+		       ty_profile_seconds(p, r->total_weight) * 1e9 / (double)n);
+	}
 }
 
 /* What the probes of record --calls cost, as measured when recording. */
@@ -578,6 +584,7 @@ calls_line(const struct ty_profile *p)
 {
 	const struct ty_prof_meta *m = &p->meta;
 	uint64_t total = 0;
+	char share[160];
 	double cost;
 	uint32_t i;
 
@@ -586,13 +593,16 @@ calls_line(const struct ty_profile *p)
 	for (i = 0; i < p->ncalls; i++)
 		total += p->calls[i].count;
 	cost = (double)total * (double)m->calls_hit_ps / 1e12;
+	ty_profile_calls_share(share, sizeof(share), cost,
+			       m->workload_cpu_ns ? (double)m->workload_cpu_ns / 1e9 : 0);
 	printf("Calls: %u functions counted exactly by uprobes, %llu calls; a probe hit cost %.0f "
-	       "ns, about %.3f s in all",
-	       p->ncalls, (unsigned long long)total, (double)m->calls_hit_ps / 1000, cost);
-	if (m->workload_cpu_ns)
-		printf(" (%.1f%% of the workload's CPU time, in the kernel's trap handling, not in "
-		       "the functions' self time)",
-		       100 * cost * 1e9 / (double)m->workload_cpu_ns);
+	       "ns, about %.3f s in all%s",
+	       p->ncalls, (unsigned long long)total, (double)m->calls_hit_ps / 1000, cost, share);
+	printf("; self ns/call '<N': at most N, the samples taken as a trap returns to the "
+	       "function are in it");
+	if (m->calls_disturb_ps)
+		printf(" (the %.0f ns a hit adds to its body taken off, measured)",
+		       (double)m->calls_disturb_ps / 1000);
 	printf("\n");
 }
 

@@ -18,11 +18,17 @@
 
 #define TY_CALLS_MAX 64 /* functions counted at most */
 
+/* How the kernel takes a probe hit, by the function's first instruction
+ * (x86-64): it emulates a push, a nop (or a branch) and an endbr64 at the
+ * trap; it steps any other out of line, which costs a second trap. */
+enum { TY_CALLS_PUSH, TY_CALLS_NOP, TY_CALLS_ENDBR, TY_CALLS_STEP, TY_CALLS_KINDS };
+
 struct ty_calls_fn {
 	char *name;	 /* as the symbol table has it */
 	char *path;	 /* the file (its real path: the DSO the profile names) */
 	uint64_t offset; /* of the entry in the file */
 	uint64_t count;	 /* after ty_calls_read */
+	int kind;	 /* TY_CALLS_PUSH...: its first instruction's */
 };
 
 struct ty_calls {
@@ -30,11 +36,14 @@ struct ty_calls {
 	size_t n, cap;
 	int *fds; /* per function, NFDS_PER each */
 	size_t nfds_per;
-	double hit_ns;	     /* ty_calls_calibrate's cost per hit (0: not measured) */
-	const char *tracefs; /* the probes of a command are tracefs's (inherited) */
-	size_t traced;	     /* how many were placed there */
-	int no_children;     /* without tracefs: the command's children not counted */
-	size_t swept;	     /* stale probes of tachys gone, removed (ty_calls_sweep) */
+	double hit_ns; /* ty_calls_calibrate's cost per hit of the first function's kind */
+	double kind_ns[TY_CALLS_KINDS];	   /* the CPU a hit costs, per kind (calibrated) */
+	double disturb_ns[TY_CALLS_KINDS]; /* of it, in the probed function's own time */
+	double body_ns;			   /* the calibration body's own time, unprobed */
+	const char *tracefs;		   /* the probes of a command are tracefs's (inherited) */
+	size_t traced;			   /* how many were placed there */
+	int no_children;		   /* without tracefs: the command's children not counted */
+	size_t swept; /* stale probes of tachys gone, removed (ty_calls_sweep) */
 };
 
 /* Add the functions of PATTERN: "GLOB" over the function symbols of EXE,
@@ -77,11 +86,24 @@ int ty_calls_sweep(struct ty_calls *c, const char *dir);
  * once they have exited). Returns 0 or a negative errno with E filled. */
 int ty_calls_read(struct ty_calls *c, struct ty_error *e);
 
-/* Measure what one probe hit costs here: a function of tachy's own, called
- * with a probe on it and without, in the thread's CPU time, the least of
- * five rounds each, per call, into C->hit_ns. Returns 0, or a negative errno with E filled
- * (the probe could not be opened, or counted wrong). */
+/* Measure what one probe hit costs here, for each kind of first
+ * instruction among C's functions: a function of tachy's own that begins
+ * so, with a body of known length (about 1 us) that times itself, called
+ * with a probe on it and without (5 rounds of 100 calls each, the least
+ * round of each), per call: the thread's CPU time (what the workload pays:
+ * the traps are its CPU) into C->kind_ns, and the body's own time added
+ * after the trap (what the samples put in the function's self time) into
+ * C->disturb_ns. Returns 0, or a negative errno with E filled (the probe
+ * could not be opened, or counted wrong). */
 int ty_calls_calibrate(struct ty_calls *c, struct ty_error *e);
+
+/* The kind of the instruction in B[N] (the first bytes of a function). */
+int ty_calls_kind(const unsigned char *b, size_t n);
+
+/* What the counted hits cost in all (ns), each at its kind's calibrated
+ * cost; the mean disturbance of a hit into *DISTURB_NS (may be NULL).
+ * After ty_calls_read. */
+double ty_calls_cost_ns(const struct ty_calls *c, double *disturb_ns);
 
 /* The sum of the counts. */
 uint64_t ty_calls_total(const struct ty_calls *c);

@@ -103,6 +103,10 @@ struct ty_prof_meta {
 	uint64_t start_unix_ns;	     /* the recording's start: CLOCK_REALTIME (0: unknown)... */
 	uint64_t start_mono_ns;	     /* ...and CLOCK_MONOTONIC (the samples' clock) then */
 	uint64_t calls_hit_ps;	     /* record --calls: a probe hit's measured cost (ps) */
+	uint64_t calls_disturb_ps;   /* ...of it, what a hit adds to the function's own
+					time (ps; 0: not measured) */
+	uint64_t sample_cost_ps;     /* the kernel's work per sample, charged to the
+					sampled tasks (ps; 0: not measured) */
 	int system_wide;	     /* record -a: every process on the CPUs of... */
 	char *cpus;		     /* ..."0-3,6" (NULL: not system-wide) */
 };
@@ -165,6 +169,20 @@ void ty_profile_state_weights(const struct ty_profile *p, double *w);
 /* Name of function F / location L's function, and their DSO. */
 const char *ty_profile_func_name(const struct ty_profile *p, uint32_t f);
 const char *ty_profile_func_dso(const struct ty_profile *p, uint32_t f);
+
+/* ", 12.3% of the workload's 0.456 s of CPU (...)" into BUF: what the
+ * probes of record --calls cost (COST s) against the workload's CPU (WORK
+ * s), in which the traps are; never above 100% (an estimate that passes
+ * the workload's CPU says so). Empty when WORK is not known. */
+void ty_profile_calls_share(char *buf, size_t size, double cost, double work);
+
+/* A counted function's self ns per call from SELF_S seconds of samples and
+ * CALLS calls, less the time a probe hit adds to the function's own body
+ * (meta.calls_disturb_ps, measured when recording). *BOUND set when the
+ * figure is an upper bound (recorded with --calls): the samples the kernel
+ * takes as a probe's trap returns to the function land in it too. */
+double ty_profile_self_per_call(const struct ty_profile *p, double self_s, uint64_t calls,
+				int *bound);
 
 /* Seconds that WEIGHT (a sum of periods) stands for: the periods themselves
  * for clock events, else the weight's share of the workload's CPU time. */

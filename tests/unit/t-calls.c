@@ -101,9 +101,60 @@ test_sweep(void)
 	rmdir(dir);
 }
 
+/* The kind of a function's first instruction: what the kernel emulates at
+ * the trap, and what it steps out of line (a second trap). */
+static void
+test_kinds(void)
+{
+#if defined(__x86_64__)
+	static const unsigned char push_rbp[] = {0x55, 0x48, 0x89, 0xe5}, push_r12[] = {0x41, 0x54},
+				   endbr[] = {0xf3, 0x0f, 0x1e, 0xfa}, nop[] = {0x90},
+				   nopw[] = {0x66, 0x90}, nopl[] = {0x0f, 0x1f, 0x00},
+				   jmp[] = {0xe9, 0, 0, 0, 0}, jcc[] = {0x0f, 0x84, 0, 0, 0, 0},
+				   test[] = {0x48, 0x85, 0xff}, sub[] = {0x48, 0x83, 0xec, 0x08},
+				   short_endbr[] = {0xf3, 0x0f};
+
+	CHECK(ty_calls_kind(push_rbp, sizeof(push_rbp)) == TY_CALLS_PUSH);
+	CHECK(ty_calls_kind(push_r12, sizeof(push_r12)) == TY_CALLS_PUSH);
+	CHECK(ty_calls_kind(endbr, sizeof(endbr)) == TY_CALLS_ENDBR);
+	CHECK(ty_calls_kind(nop, sizeof(nop)) == TY_CALLS_NOP);
+	CHECK(ty_calls_kind(nopw, sizeof(nopw)) == TY_CALLS_NOP);
+	CHECK(ty_calls_kind(nopl, sizeof(nopl)) == TY_CALLS_NOP);
+	CHECK(ty_calls_kind(jmp, sizeof(jmp)) == TY_CALLS_NOP);
+	CHECK(ty_calls_kind(jcc, sizeof(jcc)) == TY_CALLS_NOP);
+	CHECK(ty_calls_kind(test, sizeof(test)) == TY_CALLS_STEP);
+	CHECK(ty_calls_kind(sub, sizeof(sub)) == TY_CALLS_STEP);
+	CHECK(ty_calls_kind(short_endbr, sizeof(short_endbr)) == TY_CALLS_STEP);
+	CHECK(ty_calls_kind(push_r12, 1) == TY_CALLS_STEP); /* a REX prefix alone */
+#endif
+	CHECK(ty_calls_kind(NULL, 0) == TY_CALLS_STEP);
+}
+
+/* The cost of the hits, each at its kind's: 10 push hits at 5 us and 4
+ * stepped at 20 us. */
+static void
+test_cost(void)
+{
+	struct ty_calls_fn fn[2] = {{"a", "/x", 0, 10, TY_CALLS_PUSH},
+				    {"b", "/x", 16, 4, TY_CALLS_STEP}};
+	struct ty_calls c = {0};
+	double d;
+
+	c.fn = fn;
+	c.n = 2;
+	c.kind_ns[TY_CALLS_PUSH] = 5000, c.kind_ns[TY_CALLS_STEP] = 20000;
+	c.disturb_ns[TY_CALLS_PUSH] = 100, c.disturb_ns[TY_CALLS_STEP] = 240;
+	CHECK(ty_calls_cost_ns(&c, &d) == 10 * 5000.0 + 4 * 20000.0);
+	CHECK(d == (10 * 100.0 + 4 * 240.0) / 14);
+	fn[0].count = fn[1].count = 0;
+	CHECK(ty_calls_cost_ns(&c, &d) == 0 && d == 0);
+}
+
 int
 main(void)
 {
+	test_kinds();
+	test_cost();
 	test_names();
 	test_sweep();
 	return check_done();

@@ -642,12 +642,38 @@ test_cachegrind(void)
 	}
 }
 
+/* What record --calls's probes cost, against the workload's CPU: a share
+ * below 100% always (the traps are in that CPU); self ns/call less the
+ * measured disturbance, a bound. */
+static void
+test_calls_cost(void)
+{
+	struct ty_profile *p = ty_profile_new();
+	char buf[160];
+	int bound;
+
+	ty_profile_calls_share(buf, sizeof(buf), 0.105, 0.161);
+	CHECK_STR(buf, ", 65.2% of the workload's 0.161 s of CPU (the traps are in it)");
+	ty_profile_calls_share(buf, sizeof(buf), 1.606, 0.477);
+	CHECK(strstr(buf, "about all of the workload's 0.477 s of CPU") != NULL);
+	CHECK(strchr(buf, '%') == NULL);
+	ty_profile_calls_share(buf, sizeof(buf), 1.0, 0);
+	CHECK_STR(buf, "");
+	CHECK(ty_profile_self_per_call(p, 0.06, 20000, &bound) == 3000 && !bound);
+	p->meta.calls_hit_ps = 5000000, p->meta.calls_disturb_ps = 120000;
+	CHECK(ty_profile_self_per_call(p, 0.06, 20000, &bound) == 2880 && bound);
+	p->meta.calls_disturb_ps = 0;
+	CHECK(ty_profile_self_per_call(p, 0.06, 20000, &bound) == 3000 && bound);
+	ty_profile_free(p);
+}
+
 int
 main(void)
 {
 	struct ty_profile *p = synthetic();
 
 	test_cachegrind();
+	test_calls_cost();
 	test_off_cpu();
 	test_views(p);
 	test_roundtrip(p);
