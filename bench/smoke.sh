@@ -22,6 +22,9 @@ args() {
 	gate-aa) echo ": 2 3" ;;
 	gate-cpu) echo ": 1 3 1000000" ;;
 	instructions) echo "" ;;
+	instr-cost) echo ": 2" ;;
+	instr-history) echo ": 4 3" ;;
+	instr-planted) echo ": 1" ;;
 	record-hostile) echo "" ;;
 	record-start) echo "REPS=2" ;;
 	runprof-match) echo ": 1 4 200000 3" ;;

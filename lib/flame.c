@@ -218,7 +218,10 @@ frame(struct ctx *c, const struct ty_profile_views_node *n, int depth, double x,
 		ty_svg_escape(c->fp, n->dso);
 		fputs(")", c->fp);
 	}
-	fprintf(c->fp, ": %" PRIu64 " samples, %.2f%%, self %.2f%%", n->total_n, pct, self);
+	if (c->o->unit)
+		fprintf(c->fp, ": %.0f %s, %.2f%%, self %.2f%%", n->total, c->o->unit, pct, self);
+	else
+		fprintf(c->fp, ": %" PRIu64 " samples, %.2f%%, self %.2f%%", n->total_n, pct, self);
 	if (c->o->old) {
 		double op = root->total > 0 ? 100 * n->old_total / root->total : 0;
 		fprintf(c->fp, ", was %.2f%% (%+.2f)", op, pct - op);
@@ -229,7 +232,10 @@ frame(struct ctx *c, const struct ty_profile_views_node *n, int depth, double x,
 	}
 	fputs("\"><title>", c->fp);
 	ty_svg_escape(c->fp, name);
-	fprintf(c->fp, " (%" PRIu64 " samples, %.2f%%", n->total_n, pct);
+	if (c->o->unit)
+		fprintf(c->fp, " (%.0f %s, %.2f%%", n->total, c->o->unit, pct);
+	else
+		fprintf(c->fp, " (%" PRIu64 " samples, %.2f%%", n->total_n, pct);
 	if (c->o->old) /* the change in points of the share, as FlameGraph's difffolded */
 		fprintf(c->fp, "; %+.2f%%",
 			pct - (root->total > 0 ? 100 * n->old_total / root->total : 0));

@@ -328,11 +328,14 @@ take_profile(const struct stored *s, struct ty_results_saved *out, size_t cmd, s
 			return ty_error_set(e, -ENOMEM, "out of memory");
 		}
 		out->profile->hz = one->hz;
+		out->profile->exact = one->exact;
 		out->profile->callchain = one->callchain;
 		out->profile->user_only = one->user_only;
 	}
 	out->profile->lost += one->lost;
-	if (one->cmds[0].nruns == s->n)
+	if (one->exact != out->profile->exact)
+		rc = 0; /* instruction counts beside samples: not one table (left unprofiled) */
+	else if (one->cmds[0].nruns == s->n)
 		rc = ty_runprof_copy_runs(out->profile, cmd, one, 0, skip, s->n - skip);
 	else /* an empty list: no run was sampled */
 		rc = ty_error_set(e, -EINVAL, "%s: no run in it", what);

@@ -239,6 +239,7 @@ probe_figures(struct ty_results_saved_bench *b, const struct ty_results *rs,
 		if (!(f = ty_results_saved_figure_add(b, d->name, d->unit, res->nruns)))
 			return -ENOMEM;
 		f->user_only = d->user_only;
+		f->exact = d->exact; /* the gate of run judges a count as compare does */
 		for (i = 0; i < res->nruns; i++)
 			push_value(f, res->values[i * rs->nvalues + k], i);
 	}

@@ -696,6 +696,8 @@ ty_runprof_diff_exact(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd
 			continue;
 		r = &d->rows[d->nrows++];
 		r->sym = y;
+		r->old_sym = a[y] ? y : UINT32_MAX;
+		r->new_sym = b[y] ? y : UINT32_MAX;
 		r->old_ms = (double)a[y];
 		r->new_ms = (double)b[y];
 		r->old_total_ms = r->new_total_ms = NAN;
@@ -711,6 +713,7 @@ ty_runprof_diff_exact(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd
 	exact_dir = total < 0 ? -1 : 1;
 	qsort(d->rows, d->nrows, sizeof(*d->rows), exact_order);
 	d->wall_change_ms = total;
+	d->match.mode = TY_MATCH_SYM; /* interned by name: cachegrind names no object */
 out:
 	free(a);
 	free(b);

@@ -38,6 +38,8 @@ ty_runprof_json_write(const struct ty_runprof *p, const struct ty_results *rs, s
 
 	ty_jsonw_key(w, "profile");
 	ty_jsonw_object_begin(w);
+	if (p->exact)
+		ty_jsonw_kstring(w, "counts", "instructions");
 	ty_jsonw_kuint(w, "hz", p->hz);
 	ty_jsonw_kbool(w, "callchain", p->callchain);
 	ty_jsonw_kuint(w, "stack_size", p->stack_size);
@@ -160,6 +162,8 @@ ty_runprof_json_text(const struct ty_runprof *p, size_t cmd)
 	}
 	ty_jsonw_init(&w, fp, 0);
 	ty_jsonw_object_begin(&w);
+	if (p->exact)
+		ty_jsonw_kstring(&w, "counts", "instructions");
 	ty_jsonw_kuint(&w, "hz", p->hz);
 	ty_jsonw_kbool(&w, "callchain", p->callchain);
 	ty_jsonw_kuint(&w, "stack_size", p->stack_size);
@@ -282,8 +286,9 @@ read_run(struct rd *rd, const json_t *r, const char *where, struct ty_runprof *p
 	if (whole(json_array_get(r, 0), 9007199254740992.0, &samples))
 		return bad(rd, where, "samples: expected a whole number >= 0");
 	if (!json_is_number(ms) || !isfinite(json_number_value(ms)) || json_number_value(ms) < 0 ||
-	    json_number_value(ms) > 1e12)
-		return bad(rd, where, "ms: expected a number from 0 to 1e12");
+	    json_number_value(ms) > (p->exact ? 9007199254740992.0 : 1e12))
+		return bad(rd, where, "ms: expected a number from 0 to %s",
+			   p->exact ? "2^53" : "1e12");
 	n = (len - 2) / 3;
 	for (k = 0; k < n; k++) {
 		if (nsyms == 0)
@@ -292,20 +297,21 @@ read_run(struct rd *rd, const json_t *r, const char *where, struct ty_runprof *p
 			return bad(rd, where, "function %zu: expected a symbol index from 0 to %zu",
 				   k, nsyms - 1);
 		for (int j = 1; j < 3; j++)
-			if (whole(json_array_get(r, 2 + 3 * k + (size_t)j), (double)UINT32_MAX,
-				  &v[j]) ||
+			if (whole(json_array_get(r, 2 + 3 * k + (size_t)j),
+				  p->exact ? 9007199254740992.0 : (double)UINT32_MAX, &v[j]) ||
 			    v[j] > samples)
 				return bad(rd, where,
 					   "function %zu: %s: expected a whole number from 0 to "
-					   "the run's %llu samples",
+					   "the run's %llu %s",
 					   k, j == 1 ? "self" : "total",
-					   (unsigned long long)samples);
+					   (unsigned long long)samples,
+					   p->exact ? "instructions" : "samples");
 		if (seen[v[0]] == stamp)
 			return bad(rd, where, "symbol %llu twice", (unsigned long long)v[0]);
 		seen[v[0]] = stamp;
 		ents[k].sym = map[v[0]];
-		ents[k].self = (uint32_t)v[1];
-		ents[k].total = (uint32_t)v[2];
+		ents[k].self = v[1];
+		ents[k].total = v[2];
 	}
 	/* two file symbols of one name would make one function twice */
 	for (k = 0; k < n; k++)
@@ -362,20 +368,30 @@ ty_runprof_json_read(struct ty_runprof **out, const void *prof, const size_t *or
 		     const size_t *nruns, size_t nbenches, size_t nresults, const char *file,
 		     struct ty_error *e)
 {
-	const json_t *o = prof, *runs, *hz;
+	const json_t *o = prof, *runs, *hz, *counts;
 	struct rd rd = {file, e};
 	struct ty_runprof *p;
 	uint32_t *map = NULL;
 	uint64_t v;
-	int rc, nsyms;
+	int rc, nsyms, exact = 0;
 
 	*out = NULL;
 	if (!json_is_object(o))
 		return bad(&rd, "", "expected an object");
 	hz = json_object_get(o, "hz");
 	runs = json_object_get(o, "runs");
-	if (!hz || whole(hz, 1e6, &v) || v == 0)
-		return bad(&rd, ".hz", "expected a whole number from 1 to 1000000");
+	/* absent: samples; "instructions": run --instructions --profile */
+	if ((counts = json_object_get(o, "counts"))) {
+		if (!json_is_string(counts) ||
+		    strcmp(json_string_value(counts), "instructions") != 0)
+			return bad(&rd, ".counts",
+				   "expected \"instructions\" (or no such member: samples)");
+		exact = 1;
+	}
+	if (exact ? !hz || whole(hz, 0, &v) : !hz || whole(hz, 1e6, &v) || v == 0)
+		return bad(&rd, ".hz",
+			   exact ? "expected 0 (the counts are instructions, not samples)"
+				 : "expected a whole number from 1 to 1000000");
 	if (!json_is_array(runs) || json_array_size(runs) != nresults)
 		return bad(&rd, ".runs", "expected an array of %zu lists (one per result)",
 			   nresults);
@@ -384,6 +400,7 @@ ty_runprof_json_read(struct ty_runprof **out, const void *prof, const size_t *or
 		return ty_error_set(e, -ENOMEM, "%s: out of memory", file);
 	}
 	p->hz = v;
+	p->exact = exact;
 	p->callchain = json_is_true(json_object_get(o, "callchain"));
 	p->user_only = json_is_true(json_object_get(o, "user_only"));
 	if (!whole(json_object_get(o, "stack_size"), 65528, &v)) /* absent before: 0 */

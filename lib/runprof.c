@@ -142,6 +142,49 @@ ty_runprof_ms(const struct ty_runprof_run *r, uint32_t count)
 	return r->samples ? r->ms * count / (double)r->samples : 0;
 }
 
+struct ty_profile *
+ty_runprof_flat_profile(const struct ty_runprof *p, size_t cmd)
+{
+	const struct ty_runprof_cmd *c = cmd < p->ncmds ? &p->cmds[cmd] : NULL;
+	struct ty_profile *out;
+	double *sum;
+	size_t i, k;
+	uint32_t y;
+
+	if (!c || !(sum = calloc(p->nsyms + 1, sizeof(*sum))))
+		return NULL;
+	if (!(out = ty_profile_new()) || ty_profile_thread(out, 0, 0, "") == TY_NONE)
+		goto fail;
+	out->meta.rate = 1;
+	out->meta.processes = 1;
+	for (i = 0; i < c->nruns; i++)
+		for (k = 0; k < c->runs[i].n; k++)
+			sum[p->ents[c->runs[i].first + k].sym] +=
+			    (double)p->ents[c->runs[i].first + k].self;
+	for (y = 0; y < p->nsyms; y++) {
+		struct ty_prof_sample s;
+		uint32_t fn, loc;
+		double mean = c->nruns ? round(sum[y] / (double)c->nruns) : 0;
+
+		if (mean < 1)
+			continue;
+		if ((fn = ty_profile_func(out, p->syms[y].name, p->syms[y].dso)) == TY_NONE ||
+		    (loc = ty_profile_loc(out, 0, fn)) == TY_NONE)
+			goto fail;
+		memset(&s, 0, sizeof(s));
+		s.period = (uint64_t)mean;
+		if ((s.stack = ty_profile_stack(out, &loc, 1)) == TY_NONE ||
+		    ty_profile_sample(out, &s) < 0)
+			goto fail;
+	}
+	free(sum);
+	return out;
+fail:
+	free(sum);
+	ty_profile_free(out);
+	return NULL;
+}
+
 /* ---- the probe ---- */
 
 /* Milliseconds of CLOCK_MONOTONIC, for the probe's own cost. */

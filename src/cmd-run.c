@@ -156,13 +156,17 @@ run_bench(struct bench *b)
 		return st;
 	if (b->o.instr.on && (b->o.prof.on || b->o.prof.flame)) {
 		/* the per-function counts are Valgrind's: no sampling */
-		if (b->o.prof.flame)
-			return cli_usage_error("--flame is not drawn from instruction counts yet: "
-					       "use --profile (its table) with --instructions");
+		if (b->o.prof.flame && b->rs.n != 2)
+			return cli_usage_error("--flame draws one command against another: give "
+					       "two commands (%zu given)",
+					       b->rs.n);
+		b->o.prof.on = 1; /* --flame implies --profile */
 		if (ty_runprof_init(&b->o.prof.rp, b->rs.n) < 0)
 			return cli_error(EXIT_RUNTIME, "out of memory");
+		b->o.prof.rp.exact = 1;
 		if ((st = run_instr_setup(&b->o.instr, &b->runner, &b->o.prof.rp)))
 			return st;
+		b->rs.profile = &b->o.prof.rp; /* the exports carry the counts */
 	} else if ((st = run_instr_setup(&b->o.instr, &b->runner, NULL)) ||
 		   (st = run_profile_setup(&b->o.prof, &b->runner, &b->rs)))
 		return st;
@@ -202,7 +206,9 @@ run_bench(struct bench *b)
 		run_report_print(b);
 	if (b->rof_open && (st = run_report_commit(b)))
 		files_st = st;
-	if ((st = run_profile_flame(&b->o.prof, &b->rs)))
+	if ((st = b->o.instr.active
+		      ? run_instr_flame(&b->o.instr, &b->o.prof.rp, &b->rs, b->o.prof.flame)
+		      : run_profile_flame(&b->o.prof, &b->rs)))
 		files_st = st;
 	st = run_exports_write(b->of, b->of_open, &b->rs, &b->o, b->si, 1);
 	if (files_st)

@@ -89,6 +89,7 @@ carry_profile(const struct ty_results *rs, struct ty_results_saved *now)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	}
 	p->hz = src->hz;
+	p->exact = src->exact;
 	p->callchain = src->callchain;
 	p->stack_size = src->stack_size;
 	p->user_only = src->user_only;

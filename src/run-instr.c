@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run-profile.h"
+#include "tachy/flame.h"
+#include "tachy/profile.h"
 #include "tachy/runprof-diff.h"
 #include "term.h"
 
@@ -195,19 +198,19 @@ run_instr_print_comparisons(const struct run_instr *in, const struct ty_results 
 	}
 }
 
-/* The per-function section of command I against the reference. */
-static void
-print_profile_one(const struct ty_runprof *rp, const struct ty_results *rs, size_t i,
-		  const struct term *t, FILE *fp)
+void
+run_instr_profile_section(FILE *fp, const struct term *t, const struct ty_runprof *rp,
+			  size_t old_cmd, size_t new_cmd, const char *old_name,
+			  const char *new_name)
 {
 	struct ty_runprof_diff d;
 	struct ty_error e = {0};
 	char a[48], b[48], c[48];
 	size_t k, shown = 0;
-	int rc = ty_runprof_diff_exact(rp, rs->reference, i, &d, &e);
+	int rc = ty_runprof_diff_exact(rp, old_cmd, new_cmd, &d, &e);
 
 	fprintf(fp, "\n%sWhere it changed%s: '%s' against '%s', instructions per run by function",
-		term_c(t, "bold"), term_c(t, "reset"), rs->r[i].name, rs->r[rs->reference].name);
+		term_c(t, "bold"), term_c(t, "reset"), term_safe(new_name), term_safe(old_name));
 	if (rc < 0) {
 		fprintf(fp, ": %s\n", e.msg);
 		return;
@@ -259,5 +262,96 @@ run_instr_print_profile(const struct run_instr *in, const struct ty_runprof *rp,
 		return;
 	for (i = 0; i < rs->n; i++)
 		if (i != rs->reference && !rs->r[i].failure && !rs->r[rs->reference].failure)
-			print_profile_one(rp, rs, i, t, fp);
+			run_instr_profile_section(fp, t, rp, rs->reference, i,
+						  rs->r[rs->reference].name, rs->r[i].name);
+}
+
+/* ---- the flame graph of the counts ---- */
+
+struct instr_shades {
+	struct ty_runprof *rp;
+	const struct ty_runprof_row **by_sym; /* the diff's row of each function */
+	double max;			      /* the largest |change| */
+	int exact;			      /* the diff was made (every run repeated) */
+};
+
+/* ty_flame_opts.shade: red or blue where the function's count changed
+ * (stronger as it changed more), grey where it did not. */
+static int
+instr_shade(void *arg, const char *name, const char *dso, double *level, char *info, size_t len)
+{
+	struct instr_shades *sh = arg;
+	uint32_t y = ty_runprof_sym(sh->rp, name, dso);
+	const struct ty_runprof_row *r = y < sh->rp->nsyms ? sh->by_sym[y] : NULL;
+	char a[48], b[48], c[48], pct[32] = "";
+
+	*level = 0;
+	if (!sh->exact) {
+		snprintf(info, len, "not compared: the counts differ from run to run");
+		return 0;
+	}
+	if (!r) {
+		snprintf(info, len, "not counted in the old command");
+		return 0;
+	}
+	if (r->old_ms > 0)
+		snprintf(pct, sizeof(pct), " (%+.4f%%)", 100 * r->change_ms / r->old_ms);
+	snprintf(info, len, "instructions a run: %s -> %s, %s%s%s (exact)",
+		 grouped(a, sizeof(a), r->old_ms), grouped(b, sizeof(b), r->new_ms),
+		 r->change_ms > 0 ? "+" : "", grouped(c, sizeof(c), r->change_ms), pct);
+	if (!r->verdict)
+		return 0;
+	*level = sh->max > 0 ? 0.3 + 0.7 * fabs(r->change_ms) / sh->max : 1;
+	return r->verdict;
+}
+
+int
+run_instr_flame(const struct run_instr *in, struct ty_runprof *rp, const struct ty_results *rs,
+		const char *path)
+{
+	size_t ref = rs->reference, other = ref == 0 ? 1 : 0, k;
+	struct instr_shades sh = {rp, NULL, 0, 0};
+	struct ty_flame_opts fo = {0};
+	struct ty_runprof_diff d;
+	struct ty_profile *prof;
+	struct ty_error e = {0};
+	char title[512];
+	int rc, st;
+
+	if (!in->active || !path)
+		return 0;
+	if (rs->n != 2 || other >= rp->ncmds || !rp->cmds[other].nruns || !rp->cmds[ref].nruns)
+		return cli_error(EXIT_RUNTIME, "--flame: no counts to draw ('%s' against '%s')",
+				 term_safe(rs->r[other].name), term_safe(rs->r[ref].name));
+	if ((rc = ty_runprof_diff_exact(rp, ref, other, &d, &e)) < 0)
+		return cli_error(EXIT_RUNTIME, "--flame: %s", e.msg);
+	sh.exact = rc == 0;
+	if (!(sh.by_sym = calloc(rp->nsyms + 1, sizeof(*sh.by_sym))) ||
+	    !(prof = ty_runprof_flat_profile(rp, other))) {
+		free(sh.by_sym);
+		ty_runprof_diff_release(&d);
+		return cli_error(EXIT_RUNTIME, "out of memory");
+	}
+	for (k = 0; k < d.nrows; k++) {
+		sh.by_sym[d.rows[k].sym] = &d.rows[k];
+		if (d.rows[k].verdict && fabs(d.rows[k].change_ms) > sh.max)
+			sh.max = fabs(d.rows[k].change_ms);
+	}
+	snprintf(title, sizeof(title), "Where it changed: '%s' against '%s', instructions",
+		 rs->r[other].name, rs->r[ref].name);
+	fo.title = title;
+	fo.shade = instr_shade;
+	fo.shade_arg = &sh;
+	fo.unit = "instructions";
+	fo.legend = sh.exact ? "red: more instructions, blue: fewer (exact counts, Valgrind's); "
+			       "grey: the same count. Width: the new command's instructions by "
+			       "function (no call chains: cachegrind counts none)"
+			     : "not compared: a function's count differs between runs of one "
+			       "command (not deterministic). Width: the new command's "
+			       "instructions by function";
+	st = run_profile_flame_file(path, prof, &fo);
+	ty_profile_free(prof);
+	free(sh.by_sym);
+	ty_runprof_diff_release(&d);
+	return st;
 }

@@ -38,6 +38,21 @@ void run_instr_print_result(const struct run_instr *in, const struct ty_results 
 void run_instr_print_comparisons(const struct run_instr *in, const struct ty_results *rs,
 				 const struct term *t, FILE *fp);
 
+/* The "Where it changed" section of command NEW_CMD of RP against
+ * OLD_CMD, from their exact per-function counts (runprof.h's exact):
+ * each changed function with its counts and change, or why there are
+ * none; names escaped. run's and compare's. */
+void run_instr_profile_section(FILE *fp, const struct term *t, const struct ty_runprof *rp,
+			       size_t old_cmd, size_t new_cmd, const char *old_name,
+			       const char *new_name);
+
+/* With --flame PATH (two commands): the other command's counts by
+ * function drawn as a flame graph (flame.h), red/blue where the count
+ * changed against the reference, exactly. Returns 0 or an exit status
+ * after printing why. */
+int run_instr_flame(const struct run_instr *in, struct ty_runprof *rp, const struct ty_results *rs,
+		    const char *path);
+
 /* With --profile: the "Where it changed" section of every command
  * against the reference, from the exact per-function counts in RP. */
 void run_instr_print_profile(const struct run_instr *in, const struct ty_runprof *rp,

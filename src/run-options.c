@@ -413,7 +413,8 @@ opt_version(const struct cli_option *opt, const char *typed, char **args)
 	    RUN_PROFILE_OPTION(&(o)->prof),                                                        \
 	    OPT_FLAG(0, "instructions", &(o)->instr.on,                                            \
 		     "count the instructions of every measured run under\n"                        \
-		     "Valgrind's cachegrind (exact, slow; tachy-run(1))"),                         \
+		     "Valgrind's cachegrind (exact, slow; tachy-run(1));\n"                        \
+		     "with --profile or --flame: by function"),                                    \
 	    OPT_GROUP("Statistics:"),                                                              \
 	    OPT_TEST_ALL(0, &(o)->test,                                                            \
 			 "mann-whitney (default: medians), yuen (trimmed\n"                        \

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "figure-text.h"
+#include "run-instr.h"
 #include "run-profile.h"
 #include "tachy/flame.h"
 #include "tachy/outfile.h"
@@ -565,33 +566,41 @@ shade_frame(void *arg, const char *name, const char *dso, double *level, char *i
 	return 0;
 }
 
-static int
-flame_write(const struct run_profile *p, const struct ty_profile *prof, struct shades *sh,
-	    const char *title)
+int
+run_profile_flame_file(const char *path, const struct ty_profile *prof,
+		       const struct ty_flame_opts *fo)
 {
-	struct ty_flame_opts fo = {0};
 	struct ty_outfile of;
 	struct ty_error e;
 	int r;
 
 	ty_error_clear(&e);
+	if (ty_outfile_open(&of, path, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "--flame: %s", e.msg);
+	r = ty_flame_write(prof, fo, of.fp);
+	if (r == -EIO && of.werr)
+		r = -of.werr;
+	if (r < 0) {
+		ty_outfile_abort(&of);
+		return cli_error(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(-r));
+	}
+	if (ty_outfile_commit(&of, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "--flame: %s", e.msg);
+	return 0;
+}
+
+static int
+flame_write(const struct run_profile *p, const struct ty_profile *prof, struct shades *sh,
+	    const char *title)
+{
+	struct ty_flame_opts fo = {0};
+
 	fo.title = title;
 	fo.shade = shade_frame;
 	fo.shade_arg = sh;
 	fo.legend = "red: self time proven slower, blue: proven faster (pale: only the total, "
 		    "callees in); grey: no change proven. Width: the new command's samples";
-	if (ty_outfile_open(&of, p->flame, &e) < 0)
-		return cli_error(EXIT_RUNTIME, "--flame: %s", e.msg);
-	r = ty_flame_write(prof, &fo, of.fp);
-	if (r == -EIO && of.werr)
-		r = -of.werr;
-	if (r < 0) {
-		ty_outfile_abort(&of);
-		return cli_error(EXIT_RUNTIME, "cannot write '%s': %s", p->flame, strerror(-r));
-	}
-	if (ty_outfile_commit(&of, &e) < 0)
-		return cli_error(EXIT_RUNTIME, "--flame: %s", e.msg);
-	return 0;
+	return run_profile_flame_file(p->flame, prof, &fo);
 }
 
 int
@@ -679,9 +688,10 @@ json_rows(struct ty_jsonw *w, const char *key, const struct ty_runprof *rp,
 			if (r->old_sym < rp->nsyms && r->old_sym != r->sym)
 				ty_jsonw_kstring(w, "old_dso", rp->syms[r->old_sym].dso);
 		}
-		ty_jsonw_kdouble(w, "old_ms", r->old_ms);
-		ty_jsonw_kdouble(w, "new_ms", r->new_ms);
-		ty_jsonw_kdouble(w, "change_ms", r->change_ms);
+		/* instruction counts (rp->exact): counts, not ms */
+		ty_jsonw_kdouble(w, rp->exact ? "old_instructions" : "old_ms", r->old_ms);
+		ty_jsonw_kdouble(w, rp->exact ? "new_instructions" : "new_ms", r->new_ms);
+		ty_jsonw_kdouble(w, rp->exact ? "change_instructions" : "change_ms", r->change_ms);
 		ty_jsonw_key(w, "ci");
 		ty_jsonw_array_begin(w);
 		ty_jsonw_double(w, r->lo);
@@ -708,9 +718,9 @@ compare_pair(const struct ty_cmp_table *c, const struct ty_cmp_row *r, struct ty
 	const struct ty_runprof *po = set->old->profile, *pn = set->new->profile;
 	size_t bo = (size_t)(r->old - set->old->benches), bn = (size_t)(r->new - set->new->benches);
 
-	if (strcmp(r->figure, "wall") != 0 || !po || !pn || bo >= po->ncmds || bn >= pn->ncmds ||
-	    po->cmds[bo].nruns != r->old->nruns || pn->cmds[bn].nruns != r->new->nruns ||
-	    !r->old->nruns || !r->new->nruns)
+	if (strcmp(r->figure, "wall") != 0 || !po || !pn || po->exact != pn->exact ||
+	    bo >= po->ncmds || bn >= pn->ncmds || po->cmds[bo].nruns != r->old->nruns ||
+	    pn->cmds[bn].nruns != r->new->nruns || !r->old->nruns || !r->new->nruns)
 		return 0;
 	if (ty_runprof_init(rp, 2) < 0 || ty_runprof_copy_cmd(rp, 0, po, bo) < 0 ||
 	    ty_runprof_copy_cmd(rp, 1, pn, bn) < 0) {
@@ -719,6 +729,7 @@ compare_pair(const struct ty_cmp_table *c, const struct ty_cmp_row *r, struct ty
 		return -1;
 	}
 	rp->hz = po->hz;
+	rp->exact = po->exact;
 	memset(pr, 0, sizeof(*pr));
 	pr->rp = rp;
 	pr->old_cmd = 0;
@@ -753,7 +764,9 @@ run_profile_compare_text(FILE *fp, const struct ty_cmp_table *c)
 		struct ty_runprof_diff d;
 		if (compare_pair(c, &c->rows[i], &rp, &pr) <= 0)
 			continue;
-		if (run_profile_diff(&pr, &d) == 0) {
+		if (rp.exact) /* instruction counts: their exact differences */
+			run_instr_profile_section(fp, &t, &rp, 0, 1, pr.old_name, pr.new_name);
+		else if (run_profile_diff(&pr, &d) == 0) {
 			run_profile_section(fp, &t, &pr, &d);
 			ty_runprof_diff_release(&d);
 		}
@@ -771,7 +784,19 @@ run_profile_compare_json(struct ty_jsonw *w, const struct ty_cmp_table *c,
 
 	if (compare_pair(c, r, &rp, &pr) <= 0)
 		return;
-	if (run_profile_diff(&pr, &d) == 0) {
+	if (rp.exact) {
+		struct ty_error e;
+		ty_error_clear(&e);
+		/* instruction counts: exact differences where every run repeats */
+		if (ty_runprof_diff_exact(&rp, 0, 1, &d, &e) == 0) {
+			ty_jsonw_kstring(w, "profile_counts", "instructions");
+			ty_jsonw_kdouble(w, "profile_change", d.wall_change_ms);
+			ty_jsonw_kstring(w, "profile_match",
+					 ty_profile_match_mode_name(d.match.mode));
+			json_rows(w, "functions", &rp, d.rows, d.nrows);
+			ty_runprof_diff_release(&d);
+		}
+	} else if (run_profile_diff(&pr, &d) == 0) {
 		ty_jsonw_kuint(w, "profile_pairs", d.pairs);
 		ty_jsonw_kdouble(w, "profile_explained_ms", d.explained_ms);
 		ty_jsonw_kdouble(w, "profile_wall_change_ms", d.wall_change_ms);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "tachy/comparison.h"
+#include "tachy/flame.h"
 #include "tachy/jsonw.h"
 #include "tachy/profile-match.h"
 #include "tachy/results-read.h"
@@ -112,8 +113,15 @@ void run_profile_section(FILE *fp, const struct term *t, const struct run_profil
  * C->opt.match_functions says (an enum ty_match_mode). */
 
 /* compare: the section under the tables, for each wall-time row whose
- * benchmarks both have per-run profiles (nothing for the others). */
+ * benchmarks both have per-run profiles (nothing for the others); where
+ * both are instruction counts (runprof.h's exact), their exact section
+ * (run-instr.h), not a test of samples. */
 void run_profile_compare_text(FILE *fp, const struct ty_cmp_table *c);
+
+/* Write the flame graph of PROF as FO says to PATH (outfile.h: written
+ * whole or not at all). Returns 0 or an exit status after printing why. */
+int run_profile_flame_file(const char *path, const struct ty_profile *prof,
+			   const struct ty_flame_opts *fo);
 
 /* compare --format json: the "functions" array of row R (a wall-time row
  * of C) when both benchmarks have per-run profiles, else nothing. */

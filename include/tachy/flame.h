@@ -25,6 +25,9 @@ struct ty_flame_opts {
 		     size_t len);
 	void *shade_arg;
 	const char *legend;
+	/* Non-NULL: the weights are counts of this ("instructions"), shown
+	 * as such in each frame's details instead of a number of samples. */
+	const char *unit;
 };
 
 /* Write an interactive, self-contained flame graph SVG of P to FP: hover

@@ -134,7 +134,9 @@ int ty_runprof_diff(const struct ty_runprof *p, size_t old_cmd, size_t new_cmd,
  * the counts' unit, not ms), p = q = 0 where it is not 0 (flagged, verdict
  * its sign), else 1; ordered as ty_runprof_diff orders them (the flagged
  * by their change in the direction of the total's, then by |change|); no
- * pooled row, no totals (cachegrind counts no inclusive counts). Returns
+ * pooled row, no totals (cachegrind counts no inclusive counts); the
+ * functions are P's symbols, one a name (match.mode TY_MATCH_SYM: the
+ * counts name no object, so two builds at two paths meet by name). Returns
  * 0; 1 when a function's count differs between runs of one side (D
  * empty: test them with ty_runprof_diff); -EINVAL (no such command, no
  * run), -ENOMEM. */

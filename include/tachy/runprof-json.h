@@ -12,8 +12,15 @@
  * function as the leaf and anywhere on the chain; MS is the time all the
  * run's SAMPLES stand for. A result whose list is empty was not profiled.
  *
+ * The exact counts of run --instructions --profile (runprof.h's EXACT)
+ * say "counts": "instructions" (absent: samples) and "hz": 0: SAMPLES is
+ * then the run's instructions, MS the same number, SELF and TOTAL each
+ * function's count (up to 2^53), the object names "" (cachegrind names
+ * none). A reader that knows no "counts" refuses the file at its hz.
+ *
  * The reader checks everything: types, an index out of range, counts that
- * are negative, not whole, above 2^32 - 1 or above the run's samples, a
+ * are negative, not whole, above 2^32 - 1 (2^53 for instructions) or above
+ * the run's samples, a
  * symbol twice in a run, a list whose length is not the result's runs. */
 #ifndef TACHY_RUNPROF_JSON_H
 #define TACHY_RUNPROF_JSON_H

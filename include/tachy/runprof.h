@@ -67,7 +67,13 @@ struct ty_runprof_cmd {
 };
 
 struct ty_runprof {
-	uint64_t hz;	/* sampling rate */
+	uint64_t hz; /* sampling rate (0 where EXACT) */
+	/* The counts are instructions counted by Valgrind (run --instructions
+	 * --profile, vgcount.h), not samples: a run's SAMPLES is its total,
+	 * MS the same number, each function's SELF its count (TOTAL the same:
+	 * cachegrind counts no inclusive counts); exact, compared by
+	 * ty_runprof_diff_exact. */
+	int exact;
 	int callchain;	/* totals come from call chains */
 	int user_only;	/* kernel samples were not taken */
 	uint64_t lost;	/* samples lost (rings full), all runs */
@@ -116,6 +122,13 @@ uint32_t ty_runprof_sym(struct ty_runprof *p, const char *name, const char *dso)
  * sym). Returns 0, -EINVAL (bad CMD or sym) or -ENOMEM. */
 int ty_runprof_add_run(struct ty_runprof *p, size_t cmd, uint64_t samples, double ms,
 		       const struct ty_runprof_ent *ents, size_t n);
+
+/* Command CMD of P as a profile of no call chains, for a flame graph of
+ * per-function counts (EXACT's, which have none): one frame a function
+ * under the root, its weight its self count per run (the mean over the
+ * command's runs, rounded), its name and object P's. NULL when out of
+ * memory or CMD is out of range. */
+struct ty_profile *ty_runprof_flat_profile(const struct ty_runprof *p, size_t cmd);
 
 /* Milliseconds that COUNT samples of run R stand for. */
 double ty_runprof_ms(const struct ty_runprof_run *r, uint32_t count);

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tachy/error.h"
 #include "tachy/results.h"
@@ -47,10 +48,15 @@ struct ty_vgcount {
 	uint64_t last;		   /* the last run's count */
 	size_t last_procs;	   /* ... over this many processes */
 	size_t runs;		   /* runs counted */
+	pid_t version_pid;	   /* `valgrind --version` running (-1: none; private) */
+	int version_fd;		   /* its output (-1: read; private) */
 };
 
 /* Find valgrind (NAME as execvp would: "valgrind" searches PATH, whose
- * value the caller passes, NULL: the process's), and ask its version.
+ * value the caller passes, NULL: the process's), and ask its version: the
+ * question runs beside the first measured run (it starts the whole tool),
+ * its answer read after that run's reap into VERSION and SOURCE ("valgrind
+ * cachegrind" until then; the release reaps it where no run came).
  * Returns 0; -ENOENT with E saying it is not installed and how to install
  * it (apt-get install valgrind); another negative errno. */
 int ty_vgcount_init(struct ty_vgcount *v, const char *name, struct ty_error *e);

@@ -4,7 +4,7 @@
  * the first byte is the run count (0..15), the rest the stored text. What
  * is taken must hold together (every symbol index in range, no count above
  * its run's samples, the runs asked for), and what is taken must come
- * back the same through the writer (ty_runprof_json_text). Nothing may
+ * back the same (instruction counts as such) through the writer (ty_runprof_json_text). Nothing may
  * crash.
  *
  *   make FUZZ=1 build/fuzz/fuzz-historyprof
@@ -59,7 +59,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      &e) != 0)
 			abort();
 		check(q, nruns);
-		if (q->cmds[0].nruns != p->cmds[0].nruns)
+		if (q->cmds[0].nruns != p->cmds[0].nruns || q->exact != p->exact)
 			abort();
 		for (i = 0; i < p->cmds[0].nruns; i++) {
 			const struct ty_runprof_run *a = &p->cmds[0].runs[i],

@@ -7,9 +7,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
+#include "tachy/profile.h"
 #include "tachy/runprof-diff.h"
+#include "tachy/runprof-json.h"
 #include "tachy/runprof.h"
 
 static void
@@ -452,6 +455,56 @@ test_exact(void)
 	ty_runprof_release(&p);
 }
 
+/* Instruction counts (run --instructions --profile): the flat profile of a
+ * flame graph weighs each function's mean count a run, and the export's
+ * text keeps counts above 2^32 and says they are instructions. */
+static void
+test_exact_flat(void)
+{
+	struct ty_runprof p, *q = NULL;
+	struct ty_runprof_ent en[2];
+	struct ty_profile *pr;
+	struct ty_error e;
+	char *text;
+	size_t i;
+	double w[2] = {0, 0};
+
+	CHECK_INT(ty_runprof_init(&p, 2), 0);
+	p.exact = 1;
+	en[0].sym = ty_runprof_sym(&p, "work", "");
+	en[1].sym = ty_runprof_sym(&p, "planted", "");
+	en[0].self = en[0].total = 6000000000ull;
+	en[1].self = en[1].total = 10;
+	CHECK_INT(ty_runprof_add_run(&p, 0, 6000000010ull, 6000000010.0, en, 2), 0);
+	en[1].self = en[1].total = 13;
+	CHECK_INT(ty_runprof_add_run(&p, 0, 6000000013ull, 6000000013.0, en, 2), 0);
+	CHECK(ty_runprof_flat_profile(&p, 2) == NULL);
+	pr = ty_runprof_flat_profile(&p, 0);
+	CHECK(pr != NULL);
+	CHECK_INT(pr->nsamples, 2);
+	for (i = 0; pr && i < pr->nsamples; i++) {
+		const char *name = ty_profile_func_name(
+		    pr, pr->locs[pr->frames[pr->stack_off[pr->samples[i].stack]]].func);
+		w[strcmp(name, "planted") == 0] = (double)pr->samples[i].period;
+	}
+	CHECK_NEAR(w[0], 6000000000.0, 0);
+	CHECK_NEAR(w[1], 12, 0); /* (10 + 13) / 2, rounded */
+	ty_profile_free(pr);
+#ifdef HAVE_JANSSON
+	text = ty_runprof_json_text(&p, 0);
+	CHECK(text && strstr(text, "\"counts\":\"instructions\"") != NULL);
+	CHECK_INT(ty_runprof_json_read_text(&q, text, 2, "t", &e), 0);
+	CHECK(q && q->exact && q->cmds[0].nruns == 2);
+	if (q && q->cmds[0].nruns == 2)
+		CHECK(q->ents[q->cmds[0].runs[1].first].self == 6000000000ull);
+	ty_runprof_json_free(q);
+	free(text);
+#else
+	(void)q, (void)e, (void)text;
+#endif
+	ty_runprof_release(&p);
+}
+
 int
 main(void)
 {
@@ -465,5 +518,6 @@ main(void)
 	test_aa();
 	test_power();
 	test_exact();
+	test_exact_flat();
 	return check_done();
 }
