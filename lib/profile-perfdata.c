@@ -507,11 +507,13 @@ ty_perfdata_parse(const void *buf, size_t len, const char *name, struct ty_perfd
 					    "the file (%zu bytes): truncated",
 					    name, (unsigned long long)pd->data_off, len);
 		}
-		if (pd->data_len == 0 && len > pd->data_off)
+		if (pd->data_len == 0 && len > pd->data_off) {
 			ty_perfdata_warn(pd,
-					 "the header says the data section is empty: perf record "
-					 "did not finish writing (killed?)");
-		if (pd->data_len > len - pd->data_off) {
+					 "perf record did not finish writing the file (killed?): "
+					 "the records up to its end are read, without its "
+					 "feature sections (build-ids, event names)");
+			pd->data_len = len - pd->data_off;
+		} else if (pd->data_len > len - pd->data_off) {
 			ty_perfdata_warn(pd,
 					 "the data section (%llu bytes) runs past the end of the "
 					 "file: truncated, the records up to the end are read",
@@ -521,7 +523,8 @@ ty_perfdata_parse(const void *buf, size_t len, const char *name, struct ty_perfd
 			read_features(pd, bits);
 		}
 	}
-	qsort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_id);
+	if (pd->nids)
+		qsort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_id);
 	return 0;
 }
 
@@ -631,13 +634,22 @@ cmp_spot(const void *a, const void *b)
 }
 
 /* Decode the record at OFF (SIZE bytes) into R; its event, or -2 when it
- * does not decode. */
+ * does not decode. A record not 8-byte aligned in the file (perf aligns
+ * them; a damaged file may not) is decoded from an aligned copy. */
 static int
 decode_at(struct ty_perfdata *pd, uint64_t off, uint32_t size, struct ty_sampler_rec *r)
 {
+	static _Thread_local uint64_t copy[65536 / 8];
 	const unsigned char *p = pd->buf + off;
-	int sample = ((const struct perf_event_header *)p)->type == PERF_RECORD_SAMPLE;
-	int ev = event_of(pd, p, size, sample);
+	struct perf_event_header h;
+	int ev;
+
+	if ((uintptr_t)p % 8) {
+		memcpy(copy, p, size);
+		p = (const unsigned char *)copy;
+	}
+	memcpy(&h, p, sizeof(h));
+	ev = event_of(pd, p, size, h.type == PERF_RECORD_SAMPLE);
 
 	if (ty_sampler_decode(p, size, &pd->events[ev < 0 ? 0 : ev].layout, r) < 0) {
 		pd->bad_records++;
@@ -664,11 +676,13 @@ ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *a
 		struct perf_event_header h;
 		memcpy(&h, pd->buf + off, sizeof(h));
 		if (h.size < 8 || h.size > end - off) {
-			ty_perfdata_warn(pd,
-					 "a record of %u bytes at offset %llu runs past the data "
-					 "section (truncated file?): the records after it are "
-					 "not read",
-					 h.size, (unsigned long long)off);
+			if (samples) /* said once, not in both walks */
+				ty_perfdata_warn(
+				    pd,
+				    "a record of %u bytes at offset %llu does not fit the data "
+				    "section (truncated or damaged file?): the records after it "
+				    "are not read",
+				    h.size, (unsigned long long)off);
 			break;
 		}
 		if (h.type >= REC_USER_START) {
@@ -676,9 +690,11 @@ ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *a
 				uint64_t aux;
 				memcpy(&aux, pd->buf + off + 8, 8);
 				if (aux > end - off - h.size) {
-					ty_perfdata_warn(pd, "an AUXTRACE record's data runs past "
-							     "the data section: the rest is not "
-							     "read");
+					if (samples)
+						ty_perfdata_warn(
+						    pd, "an AUXTRACE record's data runs past "
+							"the data section: the rest is not "
+							"read");
 					break;
 				}
 				off += aux;
