@@ -103,8 +103,17 @@ on_sample(const struct ty_sampler_rec *r, int ev, void *arg)
 	if (r->time > l->last)
 		l->last = r->time;
 	l->st->samples++;
-	if (l->uw && r->regs_abi) /* in the kernel too: the user regs at its entry */
+	if (l->uw && r->regs_abi) { /* in the kernel too: the user regs at its entry */
 		r = unwind(l, r);
+	} else if (r->nr > 1 && r->chain[r->nr - 1] < 4096) {
+		/* a frame-pointer chain ends where the outermost frame's
+		 * saved pointer was 0: that is no caller */
+		memcpy(&l->scratch, r, sizeof(l->scratch));
+		l->scratch.chain = l->scratch.chainbuf;
+		while (l->scratch.nr > 1 && l->scratch.chain[l->scratch.nr - 1] < 4096)
+			l->scratch.nr--;
+		r = &l->scratch;
+	}
 	ty_collector_record(r, l->c);
 }
 
