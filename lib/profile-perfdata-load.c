@@ -142,8 +142,8 @@ check_buildids(struct load *l)
 		if (said++ < 8)
 			warn(l,
 			     "%s here is not the file recorded (build-id %s, recorded %s): its "
-			     "names may be wrong; report on the machine that recorded, or put the "
-			     "recorded file's debug file under the debug root by build-id",
+			     "names may be wrong; report where it was recorded, or with the "
+			     "recorded build at that path",
 			     b->path, hex, b->hex);
 	}
 	if (said > 8)
