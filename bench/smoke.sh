@@ -38,6 +38,7 @@ args() {
 	record-overhead) echo "RUNS=1 CPU_N=20000000 MMAP_N=2000 NOFP_N=5000000" ;;
 	record-system) echo "SECS=1 ROUNDS=1 NFILES=2 MEMSECS=1" ;;
 	record-unwind) echo "ONLY=nofp NOFP_N=20000000" ;;
+	perfdata) echo "" ;;
 	report-speed) echo "REPS=1 SAMPLES=50000" ;;
 	rss-methods) echo ": 1 20" ;;
 	run-overhead) echo ": 1 20" ;;

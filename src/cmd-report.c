@@ -6,15 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "report-input.h"
 #include "run-profile.h"
 #include "tachy/cpulist.h"
 #include "tachy/flame.h"
 #include "tachy/outfile.h"
 #include "tachy/pprof.h"
-#include "tachy/profile-cachegrind.h"
 #include "tachy/profile-file.h"
 #include "tachy/profile-views.h"
 #include "tachy/profile-who.h"
@@ -34,10 +35,12 @@ static const char usage_text[] =
     "       tachy report --pprof OUT.pb.gz [FILE]\n"
     "       tachy report --firefox OUT.json | --speedscope OUT.json [FILE]\n"
     "       tachy report --diff OLD NEW [--by WHAT] [--match MODE] [--flame OUT.svg]\n"
+    "       tachy report [-e NAME] --convert OUT.prof perf.data\n"
     "\n"
-    "Show a profile written by tachy record (FILE, default tachy.prof). Every\n"
-    "view takes --comm NAME[,NAME], --pid PID[,PID] and --cpu LIST: only the\n"
-    "samples of those commands, processes and CPUs count.\n"
+    "Show a profile written by tachy record (FILE, default tachy.prof), a\n"
+    "perf.data of perf record (-e NAME: which event) or a cachegrind.out file.\n"
+    "Every view takes --comm NAME[,NAME], --pid PID[,PID] and --cpu LIST: only\n"
+    "the samples of those commands, processes and CPUs count.\n"
     "\n";
 
 static const char footer[] = "\n"
@@ -54,6 +57,7 @@ struct opts {
 	double min;
 	const char *sym, *flame, *pprof, *title, *file, *old, *new_;
 	const char *firefox, *speedscope;
+	const char *event, *convert; /* perf.data: -e NAME; --convert OUT.prof */
 	int on_cpu, off_cpu;
 	enum ty_match_mode match; /* --diff: how the two profiles' functions meet */
 	struct cli_strings comm_args, pid_args;
@@ -229,6 +233,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		       "57): a timeline per thread, off-CPU intervals as markers"),
 	    OPT_STRING(0, "speedscope", &o->speedscope, "OUT",
 		       "speedscope's format: one sampled profile per thread"),
+	    OPT_STRING('e', "event", &o->event, "NAME", "a perf.data's event (default: its first)"),
+	    OPT_STRING(0, "convert", &o->convert, "OUT.prof",
+		       "write FILE (a perf.data) as tachy's own profile"),
 	    OPT_STRINGS(0, "comm", &o->comm_args, "NAME[,NAME]",
 			"only the samples of threads named NAME (repeatable)"),
 	    OPT_STRINGS(0, "pid", &o->pid_args, "PID[,PID]",
@@ -306,6 +313,10 @@ parse_args(int argc, char **argv, struct opts *o)
 				       "neither for both)");
 	if ((o->on_cpu || o->off_cpu) && o->mode == M_DIFF)
 		return cli_usage_error("--on-cpu and --off-cpu do not apply to --diff");
+	if (o->convert && (o->mode != M_FLAT || o->flame || o->pprof || o->firefox ||
+			   o->speedscope || o->filtered || o->on_cpu || o->off_cpu))
+		return cli_usage_error("--convert writes the whole profile read, and nothing "
+				       "else: give it alone (the views read the converted file)");
 	if (o->title && !o->flame)
 		return cli_usage_error("--title is the flame graph's: give --flame OUT.svg too");
 	if (!isnan(min) && o->mode != M_TREE)
@@ -324,61 +335,6 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (argc > 1 || (argc && input))
 		return cli_usage_error("one profile at a time (or --diff OLD NEW)");
 	o->file = argc ? argv[0] : input ? input : "tachy.prof";
-	return 0;
-}
-
-/* Whether PATH starts as a cachegrind output file does (not "-": a
- * stream is a tachy profile). */
-static int
-cachegrind_file(const char *path)
-{
-	char buf[16];
-	ssize_t n = 0;
-	int fd;
-
-	if (strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 && ty_cachegrind_sniff(buf, (size_t)n);
-}
-
-/* A cachegrind output file (cachegrind.out.PID) as a profile: one sample
- * per function, its instructions (or first event) as its weight. */
-static int
-load_cachegrind(const char *path, struct ty_profile **p)
-{
-	struct ty_cachegrind cg;
-	struct ty_error e = {0};
-	int r;
-
-	memset(&cg, 0, sizeof(cg));
-	if ((r = ty_cachegrind_read(path, &cg, &e)) < 0) {
-		ty_cachegrind_release(&cg);
-		return cli_error(r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s",
-				 e.msg);
-	}
-	*p = ty_cachegrind_profile(&cg);
-	ty_cachegrind_release(&cg);
-	if (!*p)
-		return cli_error(EXIT_RUNTIME, "out of memory");
-	return 0;
-}
-
-static int
-load(const char *path, struct ty_profile **p)
-{
-	struct ty_error e = {0};
-	int r;
-
-	if (cachegrind_file(path))
-		return load_cachegrind(path, p);
-	r = ty_profile_read(path, p, &e);
-
-	if (r == -EINVAL)
-		return cli_error(EXIT_USAGE, "%s", e.msg);
-	if (r < 0)
-		return cli_error(r == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
 	return 0;
 }
 
@@ -883,6 +839,22 @@ check_output(const char *opt, const char *path)
 	return 0;
 }
 
+/* --convert: the profile read written as tachy's, with both sizes. */
+static int
+convert(const struct ty_profile *p, const struct opts *o)
+{
+	struct ty_error e = {0};
+	struct stat a, b;
+
+	if (ty_profile_write(p, o->convert, &e) < 0)
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
+	if (stat(o->file, &a) == 0 && stat(o->convert, &b) == 0 && a.st_size > 0)
+		printf("%s: %lld bytes (%s: %lld bytes, %.1f%%)\n", term_safe(o->convert),
+		       (long long)b.st_size, term_safe(o->file), (long long)a.st_size,
+		       100.0 * (double)b.st_size / (double)a.st_size);
+	return 0;
+}
+
 static int
 run(const struct opts *o)
 {
@@ -894,11 +866,20 @@ run(const struct opts *o)
 	    (r = check_output("--firefox", o->firefox)) ||
 	    (r = check_output("--speedscope", o->speedscope)))
 		return r;
+	if (o->convert && report_is_perfdata(o->convert))
+		return cli_error(EXIT_USAGE,
+				 "--convert %s: that file is a perf.data; not overwriting it (the "
+				 "perf.data to read comes after the output: --convert OUT.prof %s)",
+				 term_safe(o->convert), term_safe(o->convert));
 
 	if (o->mode == M_DIFF) {
-		if ((r = load(o->old, &old)) || (r = load(o->new_, &p)))
+		if ((r = report_load(o->old, o->event, &old)) ||
+		    (r = report_load(o->new_, o->event, &p)))
 			goto out;
-	} else if ((r = load(o->file, &p))) {
+	} else if ((r = report_load(o->file, o->event, &p))) {
+		goto out;
+	} else if (o->convert) {
+		r = convert(p, o);
 		goto out;
 	}
 	if (o->filtered) {

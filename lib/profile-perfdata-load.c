@@ -1,0 +1,298 @@
+/* profile-perfdata-load.c - a perf.data recording to a profile: the
+ * collector and the unwinder that tachy record uses, fed from the file
+ * (profile-perfdata-load.h). */
+#include "tachy/profile-perfdata-load.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "tachy/collect.h"
+#include "tachy/elfview.h"
+#include "tachy/unwind.h"
+
+_Static_assert(TY_UNWIND_EXACT == TY_FRAME_EXACT, "one exact-pc bit");
+
+struct load {
+	struct ty_perfdata *pd;
+	const struct ty_perfdata_load_opts *o;
+	struct ty_collector *c;
+	struct ty_unwinder *uw;
+	struct ty_perfdata_load_stats *st;
+	int ev, system_wide;
+	uint64_t first, last; /* the event's samples' times */
+	struct ty_sampler_rec scratch;
+};
+
+static void warn(const struct load *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+warn(const struct load *l, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!l->o->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	l->o->warn(msg, l->o->warn_arg);
+}
+
+/* The mappings, names, forks and exits (and switches) in time order. */
+static void
+on_event(const struct ty_sampler_rec *r, int ev, void *arg)
+{
+	struct load *l = arg;
+
+	(void)ev;
+	if (l->system_wide && r->tid == 0 && r->type == TY_SAMPLER_REC_SWITCH)
+		return; /* the idle task is not off the CPU when a CPU works */
+	ty_collector_record(r, l->c);
+}
+
+/* A sample with a user stack: the kernel's part of its chain, then the
+ * user frames unwound from the copy, [truncated] where the copy ended it
+ * (lib/record.c's unwind, without /proc: the file says all there is). */
+static const struct ty_sampler_rec *
+unwind(struct load *l, const struct ty_sampler_rec *rec)
+{
+	struct ty_sampler_rec *out = &l->scratch;
+	struct ty_unwind_sample us;
+	enum ty_unwind_end end;
+	size_t room, n, k;
+
+	memcpy(out, rec, sizeof(*out));
+	out->chain = out->chainbuf;
+	k = rec->nr;
+	if (k > TY_SAMPLER_MAX_STACK - 2)
+		k = TY_SAMPLER_MAX_STACK - 2;
+	room = TY_SAMPLER_MAX_STACK - 1 - k;
+	memset(&us, 0, sizeof(us));
+	us.pid = rec->pid;
+	us.time = rec->time;
+	memcpy(us.regs, rec->regs, sizeof(us.regs));
+	us.mask = l->pd->events[l->ev].regs_user & TY_UNWIND_REGS_MASK;
+	us.stack = rec->stack;
+	us.stack_len = rec->stack_dyn;
+	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
+	n = ty_unwind_sample(l->uw, &us, out->chainbuf + k, room, &end);
+	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED)
+		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;
+	out->nr = k + n;
+	l->st->unwound++;
+	l->st->complete += end == TY_UNWIND_COMPLETE;
+	l->st->truncated += end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED;
+	return out;
+}
+
+static void
+on_sample(const struct ty_sampler_rec *r, int ev, void *arg)
+{
+	struct load *l = arg;
+
+	if (ev != l->ev)
+		return;
+	if (!l->st->samples || r->time < l->first)
+		l->first = r->time;
+	if (r->time > l->last)
+		l->last = r->time;
+	l->st->samples++;
+	if (l->uw && r->regs_abi) { /* in the kernel too: the user regs at its entry */
+		r = unwind(l, r);
+	} else if (r->nr > 1 && r->chain[r->nr - 1] < 4096) {
+		/* a frame-pointer chain ends where the outermost frame's
+		 * saved pointer was 0: that is no caller */
+		memcpy(&l->scratch, r, sizeof(l->scratch));
+		l->scratch.chain = l->scratch.chainbuf;
+		while (l->scratch.nr > 1 && l->scratch.chain[l->scratch.nr - 1] < 4096)
+			l->scratch.nr--;
+		r = &l->scratch;
+	}
+	ty_collector_record(r, l->c);
+}
+
+/* Each file the recording names a build-id of, compared with the file of
+ * that path here: a warning where they differ (a recording from another
+ * machine, or a package updated since). */
+static void
+check_buildids(struct load *l)
+{
+	size_t i, said = 0;
+
+	for (i = 0; i < l->pd->nbids; i++) {
+		const struct ty_perfdata_buildid *b = &l->pd->bids[i];
+		char hex[129] = "";
+		size_t len = 0;
+		void *img;
+		if (b->kernel || b->path[0] != '/' || !*b->hex)
+			continue;
+		if (!(img = ty_elfview_map_file(b->path, &len)))
+			continue; /* missing: its samples say "[unknown]" */
+		ty_elfview_build_id_hex(img, len, hex);
+		munmap(img, len);
+		if (!*hex || strcmp(hex, b->hex) == 0)
+			continue;
+		l->st->buildids_differ++;
+		if (said++ < 8)
+			warn(l,
+			     "%s here is not the file recorded (build-id %s, recorded %s): its "
+			     "names may be wrong; report where it was recorded, or with the "
+			     "recorded build at that path",
+			     b->path, hex, b->hex);
+	}
+	if (said > 8)
+		warn(l, "%zu more files differ from those recorded", said - 8);
+}
+
+/* Does perf's command line say -a (or --all-cpus)? */
+static int
+system_wide(const char *cmdline)
+{
+	const char *s = cmdline;
+
+	while (s && *s) {
+		size_t n = strcspn(s, " ");
+		if (n == 2 && strncmp(s, "--", 2) == 0)
+			return 0; /* the workload's words follow */
+		if ((n == 11 && strncmp(s, "--all-cpus", 10) == 0) ||
+		    (n > 1 && s[0] == '-' && s[1] != '-' && memchr(s + 1, 'a', n - 1) &&
+		     strspn(s + 1, "agvqnNs") == n - 1))
+			return 1;
+		s += n;
+		s += *s == ' ';
+	}
+	return 0;
+}
+
+static int
+set_meta(struct load *l, struct ty_profile *p)
+{
+	const struct ty_perfdata_event *ev = &l->pd->events[l->ev];
+	struct ty_prof_meta *m = &p->meta;
+	uint64_t busy = 0;
+	size_t i;
+
+	m->event = strdup(ev->name);
+	m->command = strdup(l->pd->cmdline ? l->pd->cmdline : "perf record");
+	m->use_freq = ev->freq;
+	m->rate = ev->period_or_freq;
+	m->callchain = (ev->sample_type & PERF_SAMPLE_CALLCHAIN) || l->uw;
+	m->period_ns = ev->type == PERF_TYPE_SOFTWARE && (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+							  ev->config == PERF_COUNT_SW_TASK_CLOCK);
+	m->wall_ns = l->last - l->first;
+	m->start_mono_ns = l->first;
+	m->user_only = ev->exclude_kernel;
+	m->processes = (uint32_t)ty_collector_pids(l->c, NULL, 0);
+	for (i = 0; i < p->nsamples; i++)
+		if (!l->system_wide || p->samples[i].tid != 0)
+			busy += p->samples[i].period;
+	m->workload_cpu_ns = m->period_ns ? busy : 0;
+	if (l->system_wide) {
+		char list[32];
+		uint32_t n = l->pd->nrcpus ? l->pd->nrcpus : 1;
+		snprintf(list, sizeof(list), n > 1 ? "0-%u" : "0", n - 1);
+		m->system_wide = 1;
+		m->cpus = strdup(list);
+		if (!m->cpus)
+			return -ENOMEM;
+	}
+	return m->event && m->command ? 0 : -ENOMEM;
+}
+
+/* The event O->event names, or the first; -1 with E listing them. */
+static int
+choose_event(struct ty_perfdata *pd, const char *name, struct ty_error *e)
+{
+	char list[TY_ERROR_MAX / 2] = "";
+	size_t i, n = 0;
+	int ev;
+
+	if (!name)
+		return 0;
+	if ((ev = ty_perfdata_find_event(pd, name)) >= 0)
+		return ev;
+	for (i = 0; i < pd->nevents && n + 2 < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+				      pd->events[i].name);
+	return ty_error_set(e, -EINVAL, "no event '%s' in the recording; it has: %s", name, list);
+}
+
+int
+ty_perfdata_load(struct ty_perfdata *pd, const struct ty_perfdata_load_opts *o,
+		 struct ty_symbols *syms, struct ty_profile **out,
+		 struct ty_perfdata_load_stats *st, struct ty_error *e)
+{
+	struct load *l = calloc(1, sizeof(*l));
+	struct ty_profile *p = NULL;
+	const struct ty_perfdata_event *ev;
+	int r;
+
+	*out = NULL;
+	memset(st, 0, sizeof(*st));
+	if (!l)
+		return ty_error_set(e, -ENOMEM, "out of memory");
+	l->pd = pd;
+	l->o = o;
+	l->st = st;
+	if ((l->ev = choose_event(pd, o->event, e)) < 0) {
+		free(l);
+		return -EINVAL;
+	}
+	st->event = l->ev;
+	ev = &pd->events[l->ev];
+	if (ev->sample_type & PERF_SAMPLE_READ) {
+		/* its values come before the chain, which the decoder does not
+		 * expect: the samples' chains are not read */
+		pd->events[l->ev].layout.sample_type &=
+		    ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				PERF_SAMPLE_STACK_USER);
+		warn(l,
+		     "event %s was read as a group (PERF_SAMPLE_READ): its samples' call chains "
+		     "are not read, only where each was taken",
+		     ev->name);
+	}
+	l->system_wide = system_wide(pd->cmdline);
+	if (!(l->c = ty_collector_new(syms)))
+		goto oom;
+#if defined(__x86_64__)
+	if ((ev->layout.sample_type & PERF_SAMPLE_REGS_USER) &&
+	    (ev->layout.sample_type & PERF_SAMPLE_STACK_USER) &&
+	    !(l->uw = ty_unwind_new(ty_symbols_addrspace(syms), ty_symbols_cfi(syms))))
+		goto oom;
+#endif
+	if (ty_perfdata_each(pd, 0, on_event, l) < 0)
+		goto oom;
+	check_buildids(l);
+	if (ty_perfdata_each(pd, 1, on_sample, l) < 0)
+		goto oom;
+	if (!st->samples) {
+		r = ty_error_set(e, -EINVAL, "no samples of %s in the recording%s", ev->name,
+				 pd->nevents > 1 ? " (choose another event with -e NAME)" : "");
+		goto fail;
+	}
+	if (!(p = ty_profile_new()))
+		goto oom;
+	if ((r = ty_collector_finish(l->c, p, e)) < 0)
+		goto fail;
+	if (set_meta(l, p) < 0)
+		goto oom;
+	ty_collector_free(l->c);
+	ty_unwind_free(l->uw);
+	free(l);
+	*out = p;
+	return 0;
+oom:
+	r = ty_error_set(e, -ENOMEM, "out of memory");
+fail:
+	ty_profile_free(p);
+	ty_collector_free(l->c);
+	ty_unwind_free(l->uw);
+	free(l);
+	return r;
+}
