@@ -78,6 +78,7 @@ struct ty_recorder {
 	struct ty_record_peek peek; /* user space only: blocked threads' chains from /proc */
 	int peeking, peek_said;
 	double sample_ns; /* the kernel's work per sample (ty_sample_cost; 0: not measured) */
+	struct ty_error sample_why; /* why it was not measured (empty: not tried) */
 };
 
 /* Pass a warning to the caller's callback (ty_record_opts.warn), if any. */

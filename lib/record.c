@@ -666,7 +666,7 @@ static void
 measure_sample(struct ty_recorder *r)
 {
 	struct ty_sample_cost_opts so = {0};
-	struct ty_error ignore;
+	int tries;
 
 	if (r->o.off_cpu != TY_OFFCPU_NONE)
 		return;
@@ -678,8 +678,14 @@ measure_sample(struct ty_recorder *r)
 		so.regs_user = TY_UNWIND_REGS_MASK;
 		so.stack_user = r->stack_size;
 	}
-	if (ty_sample_cost(&so, &r->sample_ns, &ignore) < 0)
-		r->sample_ns = 0;
+	/* a round that took no sample (the rate the kernel allows lowered
+	 * under load) is tried again: three tries, then the reason is kept */
+	for (tries = 0; tries < 3; tries++) {
+		ty_error_clear(&r->sample_why);
+		if (ty_sample_cost(&so, &r->sample_ns, &r->sample_why) == 0)
+			return;
+	}
+	r->sample_ns = 0;
 }
 
 static int
@@ -895,6 +901,12 @@ int
 ty_record_fell_back(const struct ty_recorder *r)
 {
 	return r->fell_back;
+}
+
+const char *
+ty_record_sample_cost_error(const struct ty_recorder *r)
+{
+	return r->sample_ns == 0 && r->sample_why.msg[0] ? r->sample_why.msg : NULL;
 }
 
 int

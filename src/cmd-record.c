@@ -384,13 +384,23 @@ own_share(const struct ty_profile *p, size_t *n)
  * interrupted: no clock of tachy's sees it), against the CPU those tasks
  * would have used without it. SAMPLES: those of tasks (not idle). */
 static void
-added_cpu(const struct ty_profile *p, double me, double samples)
+added_cpu(const struct run *r, const struct ty_profile *p, double me, double samples)
 {
 	double per = (double)p->meta.sample_cost_ps / 1e12, k = samples * per;
 	double base = (double)p->meta.workload_cpu_ns / 1e9 - k;
+	const char *why = ty_record_sample_cost_error(r->rec);
 
-	if (!p->meta.sample_cost_ps)
+	if (!p->meta.sample_cost_ps) {
+		if (why) /* said, not left out: the kernel's part is unknown */
+			fprintf(stderr,
+				"tachy record: added CPU: tachy's own %.3f s, and the kernel's "
+				"work for "
+				"%.0f samples charged to the %s, not measured (%s)\n",
+				me, samples,
+				p->meta.system_wide ? "tasks they interrupted" : "workload",
+				term_safe(why));
 		return;
+	}
 	fprintf(
 	    stderr,
 	    "tachy record: added CPU about %.3f s: tachy's own %.3f s and the kernel's work for "
@@ -421,7 +431,7 @@ summary_system(struct run *r, const struct ty_profile *p, const char *rate, cons
 		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled,
 		p->meta.processes, own, 100 * share, (double)p->meta.profiler_cpu_ns / 1e9,
 		r->o->output);
-	added_cpu(p, (double)p->meta.profiler_cpu_ns / 1e9,
+	added_cpu(r, p, (double)p->meta.profiler_cpu_ns / 1e9,
 		  (double)p->nsamples * (1 - ty_record_system_idle(p)));
 	unwind_summary(r);
 }
@@ -503,7 +513,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 		(unsigned long long)p->meta.throttled, cpu, r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
 		fprintf(stderr, "tachy record: %s\n", cover);
-	added_cpu(p, me, (double)p->nsamples);
+	added_cpu(r, p, me, (double)p->nsamples);
 	unwind_summary(r);
 }
 

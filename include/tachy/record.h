@@ -135,6 +135,10 @@ const char *ty_record_event_name(const struct ty_recorder *r);
 int ty_record_fell_back(const struct ty_recorder *r);
 int ty_record_kernel_refused(const struct ty_recorder *r);
 int ty_record_user_only(const struct ty_recorder *r);
+
+/* Why the kernel's work per sample (the "added CPU" line) could not be
+ * measured at the start, or NULL: measured, or not tried (off-CPU). */
+const char *ty_record_sample_cost_error(const struct ty_recorder *r);
 /* The data pages per ring used (the default depends on the call graph). */
 unsigned ty_record_ring_pages(const struct ty_recorder *r);
 /* The call graph used (AUTO resolved) and its stack copy size. */

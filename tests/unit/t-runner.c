@@ -485,8 +485,12 @@ test_probe(void)
 	static const struct ty_value_desc desc[2] = {{"widgets", "", 1, 0, 1.0, 1, 0, 0, NULL},
 						     {"gadgets", "ns", 1, 0, 1.0, 1, 0, 0, NULL}};
 	struct probe_ctx pc = {0};
-	struct ty_probe p = {.name = "test", .ctx = &pc, .nvalues = 2, .values = desc,
-			     .attach = p_attach, .collect = p_collect};
+	struct ty_probe p = {.name = "test",
+			     .ctx = &pc,
+			     .nvalues = 2,
+			     .values = desc,
+			     .attach = p_attach,
+			     .collect = p_collect};
 	char *argv[] = {"true", NULL};
 	struct ty_runner r;
 	struct ty_job job;
@@ -566,8 +570,8 @@ test_stop_kills(void)
 	static const struct ty_value_desc desc[1] = {{"x", "", 1, 0, 1.0, 1, 0, 0, NULL}};
 	char *argv[] = {"sleep", "30", NULL};
 	struct ty_runner r;
-	struct ty_probe p = {.name = "stop", .ctx = &r, .nvalues = 1, .values = desc,
-			     .attach = stop_attach};
+	struct ty_probe p = {
+	    .name = "stop", .ctx = &r, .nvalues = 1, .values = desc, .attach = stop_attach};
 	struct ty_job job;
 	struct ty_results rs;
 	struct ty_error e;
