@@ -25,6 +25,10 @@ struct ty_flame_opts {
 		     size_t len);
 	void *shade_arg;
 	const char *legend;
+	/* Frames narrower than this many pixels are left out, and so are the
+	 * rows only they would fill (the picture as tall as what it shows);
+	 * 0 for 0.1 (FlameGraph's). */
+	double min_width;
 };
 
 /* Write an interactive, self-contained flame graph SVG of P to FP: hover
