@@ -198,6 +198,10 @@ struct cli_parser {
 	const char *footer;		  /* printed after the options (NULL: none) */
 	int flags;			  /* CLI_STOP_AT_OPERAND */
 	int width;			  /* column where the options' help starts (0: 27) */
+	/* Options of other tools (perf's, hyperfine's) tachy has no such
+	 * name for: pairs {"-g", "what to use instead"}, ended by NULL; an
+	 * unknown option found here says so. NULL: none. */
+	const char *const *hints;
 };
 
 /* What is left of argv: the operands V[0..N) (in argv's storage);

@@ -644,7 +644,8 @@ calls_summary(const struct run *r, const struct ty_profile *p)
 		cli_warn(
 		    "--calls: the command's own calls only, not its children's: the kernel's "
 		    "uprobe PMU events are not inherited; with tracefs mounted (mount -t tracefs "
-		    "nodev /sys/kernel/tracing) tachy places probes that are");
+		    "nodev /sys/kernel/tracing) tachy places probes that are, and counts the "
+		    "children's calls too");
 }
 
 /* The symbol reader's warnings; system-wide, the stripped files (dozens)

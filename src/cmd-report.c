@@ -261,7 +261,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
 	};
-	const struct cli_parser parser = {usage_text, options, footer, 0, 20};
+	static const char *const hints[] = {
+	    "-g",
+	    "perf report's call graph is --tree (the call tree) or --folded (a line a stack)",
+	    "--call-graph",
+	    "perf report's call graph is --tree or --folded",
+	    "--stdio",
+	    "the report is text already",
+	    NULL};
+	const struct cli_parser parser = {usage_text, options, footer, 0, 20, hints};
 	struct cli_args args;
 
 	memset(o, 0, sizeof(*o));
@@ -377,8 +385,13 @@ load(const char *path, struct ty_profile **p)
 
 	if (r == -EINVAL)
 		return cli_error(EXIT_USAGE, "%s", e.msg);
+	if (r == -ENOENT) /* the first report, before any recording */
+		return cli_error(EXIT_USAGE,
+				 "%s: make a profile with tachy record -- COMMAND (it writes "
+				 "tachy.prof), or name one: tachy report FILE",
+				 e.msg);
 	if (r < 0)
-		return cli_error(r == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	return 0;
 }
 
