@@ -883,7 +883,12 @@ record(int argc, char **argv)
 		ret = cli_error(EXIT_RUNTIME, "%s", err.msg);
 	else if ((x = ty_record_exit(r.rec)) && x->exec_errno)
 		ret = cli_error(x->exec_errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME,
-				"cannot run '%s': %s", o.argv[0], strerror(x->exec_errno));
+				"cannot run '%s': %s%s", term_safe(o.argv[0]),
+				strerror(x->exec_errno),
+				x->exec_errno == ENOEXEC
+				    ? ": a script needs a first line naming its interpreter "
+				      "(#!/bin/sh), or record its interpreter: -- sh SCRIPT"
+				    : "");
 	else {
 		/* what was recorded is written; a signal from now on cuts the
 		 * naming short (ty_symbols_set_stop), not the writing */

@@ -187,6 +187,14 @@ run_bench(struct bench *b)
 	running = NULL;
 	term_progress_clear(&b->term);
 	counters_cli_finish(&b->o.counters, &b->rs);
+	if (rc == -ENOENT) /* a command that does not exist: as tachy record says it */
+		return cli_error(EXIT_USAGE, "%s", e.msg);
+	if (rc == -ENOEXEC) /* a script without its interpreter's line */
+		return cli_error(
+		    EXIT_RUNTIME,
+		    "%s: a script needs a first line naming its interpreter (#!/bin/sh), "
+		    "or run it through a shell: --shell sh",
+		    e.msg);
 	if (rc < 0 && rc != -EINTR && rc != -ECHILD)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	b->rs.test = b->o.test;
