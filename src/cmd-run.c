@@ -182,6 +182,10 @@ run_bench(struct bench *b)
 		return st;
 	if ((st = run_history_prepare(&b->o.hist)))
 		return st;
+	if (b->si && b->si->load1 > 0) { /* named where runs waited for a CPU */
+		b->rs.load1 = b->si->load1;
+		b->rs.load_cpus = b->si->cpus;
+	}
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running = NULL;
