@@ -337,15 +337,24 @@ gather(const struct cli_parser *p, const struct cli_option *o, const char *typed
 	return apply(p, o, typed, args);
 }
 
-/* "unknown option", with the parser's hint for TYPED where it has one. */
+static const char *const *hints;
+
+void
+cli_set_hints(const char *const *h)
+{
+	hints = h;
+}
+
+/* "unknown option", with the command's hint for TYPED where it has one. */
 static int
 unknown_option(const struct cli_parser *p, const char *typed)
 {
 	size_t i;
 
-	for (i = 0; p->hints && p->hints[i]; i += 2)
-		if (strcmp(p->hints[i], typed) == 0)
-			return cli_usage_error("unknown option '%s': %s", typed, p->hints[i + 1]);
+	(void)p;
+	for (i = 0; hints && hints[i]; i += 2)
+		if (strcmp(hints[i], typed) == 0)
+			return cli_usage_error("unknown option '%s': %s", typed, hints[i + 1]);
 	return cli_usage_error("unknown option '%s'", typed);
 }
 
