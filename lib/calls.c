@@ -75,18 +75,23 @@ first_kind(Elf *elf, uint64_t v)
 }
 
 /* Functions of ELF matching GLOB into C (at most TY_CALLS_MAX in all):
- * .symtab, else .dynsym. Returns the number added or -E2BIG. */
+ * .symtab, else .dynsym (*STRIPPED set: no .symtab). Returns the number
+ * added or -E2BIG. */
 static int
-match(struct ty_calls *c, Elf *elf, const char *path, const char *glob, size_t *over)
+match(struct ty_calls *c, Elf *elf, const char *path, const char *glob, size_t *over, int *stripped)
 {
 	Elf_Scn *scn = NULL, *want = NULL;
 	GElf_Shdr sh;
 	int added = 0;
 
+	*stripped = 1;
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !want)))
+		    (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !want))) {
 			want = scn;
+			if (sh.sh_type == SHT_SYMTAB)
+				*stripped = 0;
+		}
 	if (!want || !gelf_getshdr(want, &sh) || !sh.sh_entsize)
 		return 0;
 	{
@@ -134,6 +139,7 @@ ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struct ty
 	const char *colon = strrchr(pattern, ':'), *glob = colon ? colon + 1 : pattern;
 	char file[PATH_MAX], real[PATH_MAX];
 	size_t over = 0;
+	int stripped = 0;
 	Elf *elf;
 	int fd, n;
 
@@ -162,7 +168,7 @@ ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struct ty
 		close(fd);
 		return ty_error_set(e, -EINVAL, "--calls %s: %s is not an ELF file", pattern, real);
 	}
-	n = match(c, elf, real, glob, &over);
+	n = match(c, elf, real, glob, &over, &stripped);
 	elf_end(elf);
 	close(fd);
 	if (n == -ENOMEM)
@@ -172,6 +178,13 @@ ty_calls_add(struct ty_calls *c, const char *exe, const char *pattern, struct ty
 				    "--calls %s matches more than %d functions in all (%zu more): "
 				    "narrow the pattern (list them with nm -C %s)",
 				    pattern, TY_CALLS_MAX, over, real);
+	if (n == 0 && stripped) /* nm has nothing to list either */
+		return ty_error_set(e, -ENOENT,
+				    "--calls %s: %s is stripped (no symbol table: only the "
+				    "functions it exports can be probed, and none matches '%s'); "
+				    "probe an unstripped build of it, or a library's functions "
+				    "with FILE:GLOB",
+				    pattern, real, glob);
 	if (n == 0)
 		return ty_error_set(e, -ENOENT,
 				    "--calls %s: no function of %s matches '%s' (list them with nm "

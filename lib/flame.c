@@ -28,6 +28,7 @@ struct ctx {
 	double scale;	  /* pixels per unit of weight */
 	double max_delta; /* differential: largest |total - old_total| */
 	int height, width;
+	double min_w; /* pixels: narrower frames are not drawn */
 	uint64_t root_n;
 };
 
@@ -254,7 +255,7 @@ walk(struct ctx *c, uint32_t i, int depth, double x)
 	double w = n->total * c->scale;
 	uint32_t k;
 
-	if (w < 0.1)
+	if (w < c->min_w)
 		return;
 	frame(c, n, depth, x, w);
 	for (k = n->child; k != TY_NONE; k = c->t->nodes[k].sibling) {
@@ -293,7 +294,9 @@ ty_flame_write(const struct ty_profile *p, const struct ty_flame_opts *o, FILE *
 	for (i = 1; i < t.n; i++)
 		if (fabs(t.nodes[i].total - t.nodes[i].old_total) > c.max_delta)
 			c.max_delta = fabs(t.nodes[i].total - t.nodes[i].old_total);
-	c.height = TOP + BOTTOM + (max_depth(&t, 0, c.scale > 0 ? 0.1 / c.scale : 0) + 1) * FRAME_H;
+	c.min_w = o->min_width > 0 ? o->min_width : 0.1;
+	c.height =
+	    TOP + BOTTOM + (max_depth(&t, 0, c.scale > 0 ? c.min_w / c.scale : 0) + 1) * FRAME_H;
 	fprintf(fp,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "

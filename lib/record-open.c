@@ -265,17 +265,25 @@ ty_record_open_sampler(struct ty_recorder *r, struct ty_error *err)
 			r->kernel_refused = 1;
 			continue;
 		}
-		if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) && !explicit_ev &&
-		    r->ev.attr.type == PERF_TYPE_HARDWARE) {
+		if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) &&
+		    (!explicit_ev || r->o.fallback) && r->ev.attr.type != PERF_TYPE_SOFTWARE) {
 			ty_event_parse("cpu-clock", &r->ev, err);
 			r->fell_back = 1;
 			continue;
 		}
 		{
 			char msg[TY_ERROR_MAX];
+			int missing = ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV;
 			snprintf(msg, sizeof(msg), "%s", err->msg);
-			ty_error_set(err, ret == -ENOENT ? -ENODEV : ret, "event '%s': %s",
-				     r->ev.name, msg);
+			/* what the machine has instead: the kernel's clocks are
+			 * always there */
+			ty_error_set(err, ret == -ENOENT ? -ENODEV : ret, "event '%s': %s%s",
+				     r->ev.name, msg,
+				     missing && r->ev.attr.type != PERF_TYPE_SOFTWARE
+					 ? "; this machine has cpu-clock (and task-clock): -e "
+					   "cpu-clock, or --fallback to use it where an event is "
+					   "missing"
+					 : "");
 		}
 		return ret == -ENOENT ? -ENODEV : ret;
 	}

@@ -475,6 +475,8 @@ ended(struct ty_recorder *r, int pidfd, const struct pollfd *pfd, struct ty_erro
 	}
 	if (r->o.system_wide) /* no command: until --duration or the stop word */
 		return r->o.duration_ns && ty_clock_now_ns() - r->t0 >= r->o.duration_ns;
+	if (r->o.duration_ns && ty_clock_now_ns() - r->t0 >= r->o.duration_ns)
+		return 1; /* attached for --duration */
 	if (pidfd >= 0)
 		return (pfd->revents & POLLIN) != 0;
 	return kill(r->o.pid, 0) < 0 && errno == ESRCH;

@@ -248,11 +248,32 @@ warn_series(struct ty_result *r, int keep)
 /* Runs that differ by orders of magnitude did different work: say what
  * usually makes them (a hook that runs once, a first run that built what
  * the later ones found done, or one that found it done), not cold caches. */
+/* The runs at either end of X[0..N) by wall time did about the same CPU
+ * work (user + system within 3x, CPU[0..N) in the order of X) while their
+ * wall times are 10x apart: the slow ones waited, not worked. */
 static int
-warn_orders(struct ty_result *r, const double *x, size_t n, const struct ty_summary *s)
+waited(const double *x, const double *cpu, size_t n)
+{
+	size_t i, lo = 0, hi = 0;
+
+	if (!cpu)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if (x[i] < x[lo])
+			lo = i;
+		if (x[i] > x[hi])
+			hi = i;
+	}
+	return cpu[hi] <= 3 * cpu[lo] && x[hi] > 10 * cpu[hi];
+}
+
+static int
+warn_orders(const struct ty_results *rs, struct ty_result *r, const double *x, const double *cpu,
+	    size_t n, const struct ty_summary *s)
 {
 	static const char each[] = "to start every run alike, clean up around every run with "
 				   "--prepare or --conclude (perf's --pre/--post)";
+	char load[96] = "";
 
 	if (n < 3 || !(s->median > 0) || !(s->min > 0))
 		return 0;
@@ -274,7 +295,17 @@ warn_orders(struct ty_result *r, const double *x, size_t n, const struct ty_summ
 			       "(a build already up to date?) while the later runs did it; "
 			       "clean before the first run too (--setup or --prepare)",
 			       s->median / x[0]);
-	else if (s->max >= 10 * s->min)
+	else if (s->max >= 10 * s->min && waited(x, cpu, n)) {
+		if (rs->load1 > 0 && rs->load_cpus > 0)
+			snprintf(load, sizeof(load), " (load average %.2f on %d CPUs at the start)",
+				 rs->load1, rs->load_cpus);
+		ty_result_warn(r,
+			       "the runs differ by orders of magnitude (the slowest took %.0fx "
+			       "the fastest) in wall time but not in CPU time: the slow ones "
+			       "waited for a CPU, the machine was busy%s; run on a quiet machine "
+			       "(tachy env names what runs), or gate on CPU time (--gate-on cpu)",
+			       s->max / s->min, load);
+	} else if (s->max >= 10 * s->min)
 		ty_result_warn(r,
 			       "the runs differ by orders of magnitude (the slowest took %.0fx "
 			       "the fastest): some did work the others did not%s; %s",
@@ -454,7 +485,15 @@ analyze_one(struct ty_results *rs, struct ty_result *r, double *x, struct ty_err
 	n = figure_values(rs, r, TY_FIG_WALL, x, NULL);
 	if (n) {
 		/* the cause of runs orders of magnitude apart is named, not "outliers" */
-		if (!warn_orders(r, x, n, &r->sum[TY_FIG_WALL]))
+		double *cpu = malloc(n * sizeof(*cpu)), *sys = malloc(n * sizeof(*sys));
+		int have = cpu && sys && figure_values(rs, r, TY_FIG_USER, cpu, NULL) == n &&
+			   figure_values(rs, r, TY_FIG_SYSTEM, sys, NULL) == n;
+		for (size_t i = 0; have && i < n; i++)
+			cpu[i] += sys[i];
+		free(sys);
+		int said = warn_orders(rs, r, x, have ? cpu : NULL, n, &r->sum[TY_FIG_WALL]);
+		free(cpu);
+		if (!said)
 			warn_outliers(r, x, n, &r->sum[TY_FIG_WALL], r->left_out == 0);
 		if (!r->series.shift_at)
 			warn_drift(r, x, n, &r->sum[TY_FIG_WALL]);

@@ -113,6 +113,18 @@ nice_step(double range, int n)
 	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
 }
 
+double
+ty_svg_round_range(double *lo, double *hi, int n)
+{
+	double step = nice_step(*hi - *lo, n);
+
+	*lo = floor(*lo / step + 1e-9) * step;
+	*hi = ceil(*hi / step - 1e-9) * step;
+	if (!(*hi > *lo))
+		*hi = *lo + step;
+	return step;
+}
+
 /* The data range [*LO, *HI] of X, widened when flat. */
 static void
 range_of(const double *x, size_t n, double *lo, double *hi)
@@ -162,7 +174,7 @@ x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double h
 	if (whole && step < 1) /* run numbers: 1, 2, 3, never 1.5 */
 		step = 1;
 	line(fp, x0, y, x1, y, C_AXIS, 1, NULL);
-	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+	for (v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
 		px = x0 + (v - lo) / (hi - lo) * (x1 - x0);
 		if (top < y)
 			line(fp, px, top, px, y, C_GRID, 1, NULL);
@@ -172,23 +184,76 @@ x_axis(FILE *fp, double x0, double x1, double y, double top, double lo, double h
 	}
 }
 
-static void
-y_axis(FILE *fp, double x, double y0, double y1, double right, double lo, double hi,
-       const char *unit, int whole)
+void
+ty_svg_y_axis(FILE *fp, double x, double y0, double y1, double right, double lo, double hi,
+	      const char *unit, int whole)
 {
 	double step = nice_step(hi - lo, 4), v, py;
+	char buf[64];
 
 	if (whole && step < 1)
 		step = 1;
-	char buf[64];
-
 	line(fp, x, y0, x, y1, C_AXIS, 1, NULL);
-	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+	for (v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
 		py = y0 - (v - lo) / (hi - lo) * (y0 - y1);
 		line(fp, x, py, right, py, C_GRID, 1, NULL);
 		tick_label(buf, sizeof(buf), v, step, unit);
 		ty_svg_text(fp, x - 5, py + 4, "end", 11, 0, buf);
 	}
+}
+
+void
+ty_svg_axis_label(FILE *fp, double x, double y, int vertical, const char *text)
+{
+	if (!text)
+		return;
+	fprintf(fp,
+		"<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+		"font-size=\"11\" fill=\"%s\"",
+		x, y, C_AXIS);
+	if (vertical)
+		fprintf(fp, " transform=\"rotate(-90 %.1f %.1f)\"", x, y);
+	fputc('>', fp);
+	ty_svg_escape(fp, text);
+	fputs("</text>\n", fp);
+}
+
+void
+ty_svg_x_labels(FILE *fp, const double *px, const char *const *labels, size_t n, double y,
+		double min_gap)
+{
+	double last = -INFINITY;
+	size_t i, every = 1;
+
+	if (n > 1 && px[n - 1] > px[0]) { /* about every EVERY-th fits */
+		double gap = (px[n - 1] - px[0]) / (double)(n - 1);
+		every = gap >= min_gap ? 1 : (size_t)ceil(min_gap / gap);
+	}
+	for (i = 0; i < n; i++) {
+		int end = i + 1 == n;
+		if (!end && i % every)
+			continue;
+		/* the last is always shown: the one before it gives way */
+		if (!end && i + every >= n && px[n - 1] - px[i] < min_gap)
+			continue;
+		if (px[i] - last < min_gap && !end)
+			continue;
+		line(fp, px[i], y - 12, px[i], y - 8, C_AXIS, 1, NULL);
+		ty_svg_text(fp, px[i], y, "middle", 10, 0, labels[i]);
+		last = px[i];
+	}
+}
+
+/* The inner plot area of F: room for the title above, the tick labels and
+ * the axis labels below and to the left. */
+static void
+plot_area(const struct ty_svg_frame *f, double left, double *px0, double *px1, double *py0,
+	  double *py1)
+{
+	*px0 = f->x + left;
+	*px1 = f->x + f->w - 10;
+	*py0 = f->y + f->h - 36;
+	*py1 = f->y + 30;
 }
 
 void
@@ -208,6 +273,12 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 	dhi += pad;
 	k = (size_t)ceil(2 * cbrt((double)(n ? n : 1)));
 	k = k < 6 ? 6 : k > 60 ? 60 : k;
+	if (f->xlo < f->xhi) { /* a shared axis: bins about as wide as on its own */
+		double olo, ohi;
+		range_of(x, n, &olo, &ohi);
+		k = (size_t)fmin(120, (double)k * (dhi - dlo) / (1.1 * (ohi - olo)));
+		k = k < 6 ? 6 : k;
+	}
 	if (!(count = calloc(k, sizeof(*count))))
 		return;
 	bw = (dhi - dlo) / (double)k;
@@ -219,14 +290,11 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 		if (++count[b] > cmax)
 			cmax = count[b];
 	}
-	px0 = f->x + 50;
-	px1 = f->x + f->w - 10;
-	py0 = f->y + f->h - 25;
-	py1 = f->y + 38;
+	plot_area(f, 55, &px0, &px1, &py0, &py1);
 	sx = (px1 - px0) / (dhi - dlo);
 	sy = (py0 - py1) / (double)cmax;
 	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 11, 0, title);
-	y_axis(fp, px0, py0, py1, px1, 0, (double)cmax, "", 1);
+	ty_svg_y_axis(fp, px0, py0, py1, px1, 0, (double)cmax, "", 1);
 	for (b = 0; b < k; b++)
 		if (count[b])
 			fprintf(fp,
@@ -241,7 +309,9 @@ ty_svg_histogram(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t
 			"fill-opacity=\"0.22\"/>\n",
 			px0 + (fmax(lo, dlo) - dlo) * sx, py1,
 			fmax(1, (fmin(hi, dhi) - fmax(lo, dlo)) * sx), py0 - py1, C_MEDIAN);
-	x_axis(fp, px0, px1, py0, py0, dlo, dhi, unit, 0);
+	x_axis(fp, px0, px1, py0, py0, dlo, dhi, "", 0);
+	ty_svg_axis_label(fp, (px0 + px1) / 2, py0 + 31, 0, f->xlabel ? f->xlabel : unit);
+	ty_svg_axis_label(fp, f->x + 12, (py0 + py1) / 2, 1, "count (runs)");
 	if (isfinite(mean))
 		line(fp, px0 + (mean - dlo) * sx, py1, px0 + (mean - dlo) * sx, py0, C_MEAN, 1.5,
 		     "5,3");
@@ -254,27 +324,32 @@ void
 ty_svg_runs(FILE *fp, const struct ty_svg_frame *f, const double *x, size_t n, double median,
 	    const char *unit, const char *title)
 {
-	double dlo, dhi, pad, px0, px1, py0, py1, sx, sy;
+	double dlo, dhi, pad, px0, px1, py0, py1, sx, sy, inset;
 	size_t i;
 
 	range_of(x, n, &dlo, &dhi);
+	if (f->xlo < f->xhi) { /* the values' axis shared with the other commands */
+		dlo = f->xlo;
+		dhi = f->xhi;
+	}
 	pad = (dhi - dlo) * 0.08;
 	dlo -= pad;
 	dhi += pad;
-	px0 = f->x + 60;
-	px1 = f->x + f->w - 10;
-	py0 = f->y + f->h - 25;
-	py1 = f->y + 38;
-	sx = n > 1 ? (px1 - px0) / (double)(n - 1) : 0;
+	plot_area(f, 65, &px0, &px1, &py0, &py1);
+	inset = 6; /* the first and last run inside the frame, not on its edge */
+	sx = n > 1 ? (px1 - px0 - 2 * inset) / (double)(n - 1) : 0;
 	sy = (py0 - py1) / (dhi - dlo);
 	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 11, 0, title);
-	y_axis(fp, px0, py0, py1, px1, dlo, dhi, unit, 0);
-	x_axis(fp, px0, px1, py0, py0, 1, n > 1 ? (double)n : 2, "", 1);
-	if (n > 1)
-		sx = (px1 - px0) / (double)(n - 1);
+	ty_svg_y_axis(fp, px0, py0, py1, px1, dlo, dhi, "", 0);
+	/* run numbers 1..N at the runs' places (inset from both ends) */
+	x_axis(fp, px0 + inset, px1 - inset, py0, py0, 1, n > 1 ? (double)n : 2, "", 1);
+	line(fp, px0, py0, px1, py0, C_AXIS, 1, NULL);
+	ty_svg_axis_label(fp, (px0 + px1) / 2, py0 + 31, 0, "run number");
+	ty_svg_axis_label(fp, f->x + 12, (py0 + py1) / 2, 1, f->xlabel ? f->xlabel : unit);
+	px0 += inset;
 	if (isfinite(median))
-		line(fp, px0, py0 - (median - dlo) * sy, px1, py0 - (median - dlo) * sy, C_MEDIAN,
-		     1.5, NULL);
+		line(fp, px0 - inset, py0 - (median - dlo) * sy, px1, py0 - (median - dlo) * sy,
+		     C_MEDIAN, 1.5, NULL);
 	fprintf(fp,
 		"<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1\" "
 		"stroke-opacity=\"0.5\" points=\"",
@@ -296,18 +371,34 @@ change_colour(int verdict)
 	return verdict > 0 ? C_UP : verdict < 0 ? C_DOWN : C_SAME;
 }
 
+/* An arrowhead at X, Y pointing left (DIR -1) or right (+1), and the value
+ * V it stands for beside it: the interval goes on past the axis. */
+static void
+clip_mark(FILE *fp, double x, double y, int dir, double v, const char *colour)
+{
+	char buf[48];
+
+	fprintf(fp,
+		"<polygon class=\"clip\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\">"
+		"<title>cut at the axis: it goes on to %+.3g%%</title></polygon>\n",
+		x + 9 * dir, y, x, y - 5, x, y + 5, colour, v);
+	snprintf(buf, sizeof(buf), "%+.3g%%", v);
+	ty_svg_text(fp, x - 3 * dir, y - 6, dir > 0 ? "end" : "start", 9, 0, buf);
+}
+
 void
 ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_change *c, size_t n,
 	       const char *title)
 {
-	double lo = 0, hi = 0, px0 = f->x + f->w * 0.38, px1 = f->x + f->w - 20, sx, y, pad;
+	double lo = 0, hi = 0, px0 = f->x + f->w * 0.38, px1 = f->x + f->w - 30, sx, y, pad;
 	double lim = 5, a, b;
 	double top = f->y + 30, bottom = f->y + 30 + 22 * (double)n;
 	size_t i;
 
 	/* The axis spans every change and its interval, but an interval far
 	 * wider than the changes (a noisy counter) is cut at 3 times the largest
-	 * change, so it does not flatten the rest; a cut end has no cap. */
+	 * change, so it does not flatten the rest; a cut end is an arrow with
+	 * the value it reaches. */
 	for (i = 0; i < n; i++)
 		if (isfinite(c[i].rel))
 			lim = fmax(lim, 3 * fabs(c[i].rel));
@@ -319,33 +410,43 @@ ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_chang
 		if (isfinite(b))
 			hi = fmax(hi, fmin(b, lim));
 	}
-	pad = fmax((hi - lo) * 0.08, 0.5);
+	pad = fmax((hi - lo) * 0.05, 0.5);
 	lo -= pad;
 	hi += pad;
+	ty_svg_round_range(&lo, &hi, 5); /* the axis ends on round ticks */
 	sx = (px1 - px0) / (hi - lo);
 	ty_svg_text(fp, f->x + 5, f->y + 14, "start", 13, 1, title);
 	x_axis(fp, px0, px1, bottom, top, lo, hi, "%", 0);
+	ty_svg_axis_label(fp, (px0 + px1) / 2, bottom + 31, 0, "change (%)");
 	line(fp, px0 + (0 - lo) * sx, top, px0 + (0 - lo) * sx, bottom, C_AXIS, 1.5, NULL);
 	for (i = 0; i < n; i++) {
+		const char *col = change_colour(c[i].verdict);
 		y = top + 22 * (double)i + 11;
 		ty_svg_text(fp, px0 - 8, y + 4, "end", 12, 0, c[i].label);
 		if (!isfinite(c[i].rel))
 			continue;
 		if (isfinite(c[i].lo) && isfinite(c[i].hi)) {
-			const char *col = change_colour(c[i].verdict);
-			a = fmax(c[i].lo, lo);
-			b = fmin(c[i].hi, hi);
+			a = fmin(fmax(c[i].lo, lo), hi);
+			b = fmax(fmin(c[i].hi, hi), lo);
 			line(fp, px0 + (a - lo) * sx, y, px0 + (b - lo) * sx, y, col, 2, NULL);
-			if (a == c[i].lo)
+			if (c[i].lo >= lo)
 				line(fp, px0 + (a - lo) * sx, y - 5, px0 + (a - lo) * sx, y + 5,
 				     col, 2, NULL);
-			if (b == c[i].hi)
+			else
+				clip_mark(fp, px0, y, -1, c[i].lo, col);
+			if (c[i].hi <= hi)
 				line(fp, px0 + (b - lo) * sx, y - 5, px0 + (b - lo) * sx, y + 5,
 				     col, 2, NULL);
+			else
+				clip_mark(fp, px1, y, 1, c[i].hi, col);
 		}
-		if (c[i].rel < lo || c[i].rel > hi)
+		if (c[i].rel < lo || c[i].rel > hi) {
+			if (!(isfinite(c[i].lo) && isfinite(c[i].hi)))
+				clip_mark(fp, c[i].rel < lo ? px0 : px1, y, c[i].rel < lo ? -1 : 1,
+					  c[i].rel, col);
 			continue;
+		}
 		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>\n",
-			px0 + (c[i].rel - lo) * sx, y, change_colour(c[i].verdict));
+			px0 + (c[i].rel - lo) * sx, y, col);
 	}
 }

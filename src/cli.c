@@ -337,6 +337,27 @@ gather(const struct cli_parser *p, const struct cli_option *o, const char *typed
 	return apply(p, o, typed, args);
 }
 
+static const char *const *hints;
+
+void
+cli_set_hints(const char *const *h)
+{
+	hints = h;
+}
+
+/* "unknown option", with the command's hint for TYPED where it has one. */
+static int
+unknown_option(const struct cli_parser *p, const char *typed)
+{
+	size_t i;
+
+	(void)p;
+	for (i = 0; hints && hints[i]; i += 2)
+		if (strcmp(hints[i], typed) == 0)
+			return cli_usage_error("unknown option '%s': %s", typed, hints[i + 1]);
+	return cli_usage_error("unknown option '%s'", typed);
+}
+
 static int
 parse_long_option(const struct cli_parser *p, char *arg, int argc, char **argv, int *i)
 {
@@ -351,7 +372,7 @@ parse_long_option(const struct cli_parser *p, char *arg, int argc, char **argv, 
 	if (amb)
 		return ambiguous_error(p->options, typed, name, len);
 	if (!o)
-		return cli_usage_error("unknown option '%s'", typed);
+		return unknown_option(p, typed);
 	if (eq && !takes_value(o))
 		return cli_usage_error("option '%s' takes no value", typed);
 	return gather(p, o, typed, eq ? eq + 1 : NULL, argc, argv, i);
@@ -369,7 +390,7 @@ parse_short_options(const struct cli_parser *p, char *arg, int argc, char **argv
 		typed[1] = *c;
 		o = find_short(p->options, (unsigned char)*c);
 		if (!o)
-			return cli_usage_error("unknown option '%s'", typed);
+			return unknown_option(p, typed);
 		if (takes_value(o))
 			return gather(p, o, typed, c[1] ? c + 1 : NULL, argc, argv, i);
 		if ((rc = apply(p, o, typed, none)))

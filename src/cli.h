@@ -200,6 +200,11 @@ struct cli_parser {
 	int width;			  /* column where the options' help starts (0: 27) */
 };
 
+/* Options of other tools (perf's, hyperfine's) the command has no such
+ * name for: pairs {"-g", "what to use instead"}, ended by NULL; an unknown
+ * option found here says so in cli_parse's error. NULL: none. */
+void cli_set_hints(const char *const *hints);
+
 /* What is left of argv: the operands V[0..N) (in argv's storage);
  * DASHDASH is the index in V of the first operand after "--", or -1. */
 struct cli_args {

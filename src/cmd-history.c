@@ -693,29 +693,28 @@ static void
 plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_history_point *p,
 	    const struct ty_history_change *ch, size_t nch)
 {
-	double lo = INFINITY, hi = -INFINITY, x0 = 70, w = PW - 90, top = y0 + 40, h = PH - 80;
-	double scale, span;
-	const char *suffix;
-	char title[600], lab[64];
+	double lo = INFINITY, hi = -INFINITY, x0 = 80, w = PW - 100, top = y0 + 40, h = PH - 90;
+	double scale, span, in = 12, *px;
+	const char *suffix, **revs;
+	char title[600], lab[64], (*cut)[9];
 	size_t k, j;
 
-	for (k = 0; k < s->n; k++) {
+	figure_text_scale(p[0].centre, s->unit, &scale, &suffix);
+	for (k = 0; k < s->n; k++) { /* in display units from here on */
 		double a = isfinite(p[k].lo) ? p[k].lo : p[k].centre;
 		double z = isfinite(p[k].hi) ? p[k].hi : p[k].centre;
-		if (a < lo)
-			lo = a;
-		if (z > hi)
-			hi = z;
+		lo = fmin(lo, a * scale);
+		hi = fmax(hi, z * scale);
 	}
-	if (!(hi > lo)) {
+	if (!(hi > lo))
 		hi = lo + fabs(lo) * 0.01 + 1e-12;
-	}
 	span = hi - lo;
 	lo -= span * 0.05;
 	hi += span * 0.05;
-	figure_text_scale(p[0].centre, s->unit, &scale, &suffix);
-#define X(i) (x0 + (s->n > 1 ? w * (double)(i) / (double)(s->n - 1) : w / 2))
-#define Y(v) (top + h - h * ((v)-lo) / (hi - lo))
+	ty_svg_round_range(&lo, &hi, 4); /* ticks on round values, the ends on ticks */
+	/* the first and last commits inside the frame, not on its edges */
+#define X(i) (x0 + in + (s->n > 1 ? (w - 2 * in) * (double)(i) / (double)(s->n - 1) : w / 2 - in))
+#define Y(v) (top + h - h * ((v)*scale - lo) / (hi - lo))
 	/* the names as they are: ty_svg_text escapes them for SVG */
 	snprintf(title, sizeof(title), "%s on %s: %s, %zu commits, %zu change point%s",
 		 s->benchmark, s->machine, s->figure, s->n, nch, nch == 1 ? "" : "s");
@@ -724,11 +723,9 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
 		"stroke=\"#ccc\"/>\n",
 		x0, top, w, h);
-	for (j = 0; j <= 4; j++) {
-		double v = lo + (hi - lo) * (double)j / 4;
-		snprintf(lab, sizeof(lab), "%.4g%s", v * scale, suffix);
-		ty_svg_text(fp, x0 - 5, Y(v) + 4, "end", 10, 0, lab);
-	}
+	ty_svg_y_axis(fp, x0, top + h, top, x0 + w, lo, hi, "", 0);
+	snprintf(lab, sizeof(lab), *suffix ? "%s (%s)" : "%s", s->figure, suffix);
+	ty_svg_axis_label(fp, 16, top + h / 2, 1, lab);
 	for (k = 0; k < s->n; k++)
 		if (isfinite(p[k].lo) && isfinite(p[k].hi))
 			fprintf(fp,
@@ -761,10 +758,22 @@ plot_series(FILE *fp, double y0, struct ty_history_series *s, const struct ty_hi
 		snprintf(label, sizeof(label), "%s at %.8s", pc, s->commits[c->index].rev);
 		ty_svg_text(fp, xx + 3, top + 12 + 12 * (double)(j % 3), "start", 10, 1, label);
 	}
-	snprintf(lab, sizeof(lab), "%.12s", s->commits[0].rev);
-	ty_svg_text(fp, x0, top + h + 14, "start", 10, 0, lab);
-	snprintf(lab, sizeof(lab), "%.12s", s->commits[s->n - 1].rev);
-	ty_svg_text(fp, x0 + w, top + h + 14, "end", 10, 0, lab);
+	/* the commits under their points, thinned to what fits (8 characters) */
+	px = malloc(s->n * sizeof(*px));
+	revs = malloc(s->n * sizeof(*revs));
+	cut = malloc(s->n * sizeof(*cut));
+	if (px && revs && cut) {
+		for (k = 0; k < s->n; k++) {
+			px[k] = X(k);
+			snprintf(cut[k], sizeof(cut[k]), "%.8s", s->commits[k].rev);
+			revs[k] = cut[k];
+		}
+		ty_svg_x_labels(fp, px, revs, s->n, top + h + 16, 60);
+	}
+	free(px);
+	free(revs);
+	free(cut);
+	ty_svg_axis_label(fp, x0 + w / 2, top + h + 34, 0, "commit");
 #undef X
 #undef Y
 }

@@ -90,51 +90,44 @@ bench_title(char *buf, size_t size, const struct plot *p, size_t file,
 	return figure_text_truncate(buf, size, full, 52);
 }
 
-/* The benchmark B is paired with in another file (its old or new side),
- * or NULL: the two histograms share an x axis. */
-static const struct ty_results_saved_bench *
-partner(const struct plot *p, const struct ty_results_saved_bench *b)
-{
-	size_t i;
-
-	for (i = 0; p->cmp && i < p->cmp->nrows; i++) {
-		const struct ty_cmp_row *r = &p->cmp->rows[i];
-		if (strcmp(r->figure, "wall") != 0 ||
-		    p->cmp->sets[r->set].old == p->cmp->sets[r->set].new)
-			continue;
-		if (r->old == b)
-			return r->new;
-		if (r->new == b)
-			return r->old;
-	}
-	return NULL;
-}
-
-/* The x range of B's histogram (display units of SCALE) shared with its
- * partner, into FRAME; its scale reference (the old side's) into *REF. */
+/* The axis all the histograms of a figure share (one unit, one range, so
+ * a command 28% slower looks it): the scale reference (the largest of the
+ * commands') into *REF and the range of every run of every command (in
+ * the display units of *REF) into FRAME. Commands whose unit differs from
+ * B's keep their own axes. */
 static void
 shared_axis(const struct plot *p, const struct ty_results_saved_bench *b, double *ref,
 	    struct ty_svg_frame *frame)
 {
-	const struct ty_results_saved_bench *o = partner(p, b), *side[2] = {b, o};
+	const char *unit = b->figs[0].unit, *suffix;
+	double scale, lo = INFINITY, hi = -INFINITY, r = 0;
 	struct bench_stats st;
-	const char *suffix;
-	double scale, lo = INFINITY, hi = -INFINITY;
-	size_t i, k;
+	size_t i, j, k;
 
-	if (!o)
-		return;
-	for (i = 0; i < p->cmp->nrows; i++) /* the old side sets the unit for both */
-		if (p->cmp->rows[i].new == b &&
-		    p->cmp->rows[i].old ==
-			o &&bench_stats(&o->figs[0], p->o->cmp.confidence, &st) == 0)
-			*ref = scale_ref(&st.s);
-	figure_text_scale(*ref, b->figs[0].unit, &scale, &suffix);
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < side[k]->figs[0].n; i++) {
-			lo = fmin(lo, side[k]->figs[0].values[i] * scale);
-			hi = fmax(hi, side[k]->figs[0].values[i] * scale);
-		}
+	for (k = 0; k < 2; k++) {
+		if (k)
+			figure_text_scale(r, unit, &scale, &suffix);
+		for (i = 0; i < p->nfiles; i++)
+			for (j = 0; j < p->files[i].nbenches; j++) {
+				const struct ty_results_saved_figure *f =
+				    &p->files[i].benches[j].figs[0];
+				size_t v;
+				if (strcmp(f->unit, unit) != 0)
+					continue;
+				if (!k) {
+					if (bench_stats(f, p->o->cmp.confidence, &st) == 0)
+						r = fmax(r, scale_ref(&st.s));
+					continue;
+				}
+				for (v = 0; v < f->n; v++)
+					if (isfinite(f->values[v])) {
+						lo = fmin(lo, f->values[v] * scale);
+						hi = fmax(hi, f->values[v] * scale);
+					}
+			}
+	}
+	if (r > 0)
+		*ref = r;
 	if (isfinite(lo) && lo < hi) {
 		frame->xlo = lo;
 		frame->xhi = hi;
@@ -146,9 +139,9 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file,
 	    const struct ty_results_saved_bench *b)
 {
 	const struct ty_results_saved_figure *f = &b->figs[0];
-	struct ty_svg_frame left = {10, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
-	struct ty_svg_frame right = {WIDTH / 2 + 5, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0};
-	char title[1024], sub[256], m[32], l[32], h[32], mean[32];
+	struct ty_svg_frame left = {10, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0, NULL};
+	struct ty_svg_frame right = {WIDTH / 2 + 5, y, WIDTH / 2 - 15, ROW_H - 20, 0, 0, NULL};
+	char title[1024], sub[256], m[32], l[32], h[32], mean[32], axis[64];
 	struct bench_stats st;
 	const char *suffix;
 	double scale, ref, *x;
@@ -162,6 +155,10 @@ bench_panel(FILE *fp, double y, const struct plot *p, size_t file,
 	ref = scale_ref(&st.s);
 	shared_axis(p, b, &ref, &left);
 	figure_text_scale(ref, f->unit, &scale, &suffix);
+	right.xlo = left.xlo;
+	right.xhi = left.xhi;
+	snprintf(axis, sizeof(axis), *suffix ? "wall time (%s)" : "wall time", suffix);
+	left.xlabel = right.xlabel = axis;
 	for (i = 0; i < f->n; i++)
 		x[i] = f->values[i] * scale;
 	figure_text_value(m, sizeof(m), st.s.median, ref, f->unit);

@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -33,9 +35,10 @@ static const char usage_text[] =
     "       tachy record -a [-C LIST] [options] [--duration SECS | -- COMMAND [ARG...]]\n"
     "\n"
     "Sample where COMMAND (with all its threads and children) or the running\n"
-    "process PID spends its time, and write a self-contained profile. With -a,\n"
-    "sample every process and the kernel on every CPU (or those of -C) while\n"
-    "COMMAND runs, for SECS seconds, or until Ctrl-C, SIGTERM or SIGHUP.\n"
+    "process PID spends its time, and write a self-contained profile (-p PID: until\n"
+    "it ends, for SECS seconds, or while COMMAND runs, as perf's -p PID -- sleep 5).\n"
+    "With -a, sample every process and the kernel on every CPU (or those of -C)\n"
+    "while COMMAND runs, for SECS seconds, or until Ctrl-C, SIGTERM or SIGHUP.\n"
     "\n";
 
 static const char footer[] =
@@ -56,6 +59,7 @@ struct opts {
 	int all;		  /* -a */
 	const char *cpu_list;	  /* -C */
 	double duration;	  /* --duration, seconds (0: none) */
+	int fallback;		  /* --fallback */
 	struct ty_cpulist cpus;	  /* -C parsed */
 	int cg_given;		  /* --call-graph named the mode */
 	struct cli_strings calls; /* --calls */
@@ -68,6 +72,53 @@ on_signal(int sig)
 {
 	stop.sig = sig;
 	stop.count++;
+}
+
+/* -p PID -- COMMAND (perf's habit, `-- sleep 5`): PID is recorded while
+ * COMMAND runs; its end is the stop word. */
+static volatile pid_t timer_pid;
+
+static void
+on_timer_end(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (timer_pid > 0 && waitpid(timer_pid, NULL, WNOHANG) == timer_pid) {
+		timer_pid = 0;
+		stop.sig = SIGCHLD;
+	}
+	errno = saved;
+}
+
+static int
+timer_start(char **argv)
+{
+	extern char **environ;
+	int err;
+	pid_t pid;
+
+	signal(SIGCHLD, on_timer_end);
+	err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (err)
+		return cli_error(err == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "cannot run '%s': %s",
+				 term_safe(argv[0]), strerror(err));
+	timer_pid = pid;
+	on_timer_end(SIGCHLD); /* it may have ended already */
+	return 0;
+}
+
+/* PID ended first: the command that timed the recording goes too. */
+static void
+timer_stop(void)
+{
+	pid_t pid = timer_pid;
+
+	if (pid > 0) {
+		timer_pid = 0;
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
 }
 
 /* --call-graph fp | dwarf[,SIZE] | auto, in perf's spelling. */
@@ -148,6 +199,9 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_STRING('e', "event", &o->event, "EVENT",
 		       "what to sample, as tachy run -e names it; default\n"
 		       "cycles where the CPU has it, else cpu-clock"),
+	    OPT_FLAG(0, "fallback", &o->fallback,
+		     "sample cpu-clock where the -e event is missing\n"
+		     "(perf's habit) instead of failing"),
 	    OPT_CALLBACK_NOARG('g', NULL, o, "record call chains (--call-graph auto)", opt_g),
 	    OPT_CALLBACK(0, "call-graph", o, "MODE",
 			 "fp: the kernel follows frame pointers; dwarf[,SIZE]:\n"
@@ -162,7 +216,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		       "command's stdout then goes to stderr)"),
 	    OPT_LONG('p', "pid", &o->pid, "PID", 1, 1L << 22,
 		     "attach to a running process (all its threads) until it\n"
-		     "exits or Ctrl-C"),
+		     "exits, Ctrl-C, --duration SECS or -- COMMAND ends"),
 	    OPT_LONG('m', "mmap-pages", &o->pages, "N", 1, 1L << 20,
 		     "ring buffer pages per CPU, a power of two (default 128;\n"
 		     "dwarf 2048, 1024 for SIZE <= 32768; off-CPU 512,\n"
@@ -208,7 +262,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		     "unwind copies of the stacks)"),
 	    OPT_STRING('C', "cpu", &o->cpu_list, "LIST", "with -a: these CPUs only (0, 0-3,6)"),
 	    OPT_DOUBLE(0, "duration", &o->duration, "SECS", 0.001, 1e7,
-		       "with -a and no command: stop after SECS seconds"),
+		       "with -a and no command, or -p: stop after SECS seconds"),
 	    OPT_STRINGS(0, "calls", &o->calls, "PATTERN",
 			"count every call of the functions matching the glob\n"
 			"PATTERN in the command's executable (FILE:PATTERN: in\n"
@@ -251,9 +305,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->user = user ? 1 : kernel ? -1 : 0;
 	if (o->cpu_list && !o->all)
 		return cli_usage_error("-C is for -a (the CPUs to sample every process on)");
-	if (o->duration > 0 && !o->all)
-		return cli_usage_error("--duration is for -a (a command or -p PID ends when it "
-				       "ends)");
+	if (o->duration > 0 && !o->all && !o->pid)
+		return cli_usage_error("--duration is for -a or -p PID (a command is recorded "
+				       "until it ends)");
+	if (o->pid && o->duration > 0 && o->argv[0])
+		return cli_usage_error("-p PID records for --duration SECS or while a command "
+				       "runs, not both");
 	if (o->all && o->pid)
 		return cli_usage_error("-a samples every process: -p PID is for one");
 	if (o->all && o->duration > 0 && o->argv[0])
@@ -267,8 +324,6 @@ parse_args(int argc, char **argv, struct opts *o)
 		if (ty_cpulist_parse(&o->cpus, o->cpu_list, n > 0 ? (int)n : 1, &e) < 0)
 			return cli_usage_error("-C %s: %s", o->cpu_list, e.msg);
 	}
-	if (o->pid && o->argv[0])
-		return cli_usage_error("give either -p PID or a command, not both");
 	if (!o->pid && !o->argv[0] && !o->all)
 		return cli_usage_error("no command to record (tachy record [options] -- COMMAND, "
 				       "or -a for every process)");
@@ -414,6 +469,19 @@ added_cpu(const struct run *r, const struct ty_profile *p, double me, double sam
 		fprintf(stderr, "\n");
 }
 
+/* " (no cycles event here)" after the event's name where it fell back. */
+static const char *
+fell_back_note(const struct run *r)
+{
+	static char buf[160];
+
+	if (!ty_record_fell_back(r->rec))
+		return "";
+	snprintf(buf, sizeof(buf), " (no %s event here)",
+		 term_safe(r->o->event ? r->o->event : "cycles"));
+	return buf;
+}
+
 static void
 summary_system(struct run *r, const struct ty_profile *p, const char *rate, const char *space)
 {
@@ -425,8 +493,7 @@ summary_system(struct run *r, const struct ty_profile *p, const char *rate, cons
 		"(%.1f%% idle), %llu lost, %llu throttled; %u processes; tachy's own samples "
 		"%zu (%.2f%%), its CPU %.3f s; wrote %s\n",
 		p->meta.cpus ? p->meta.cpus : "?", (double)p->meta.wall_ns / 1e9, p->nsamples,
-		ty_record_event_name(r->rec),
-		ty_record_fell_back(r->rec) ? " (no cycles event here)" : "", rate,
+		ty_record_event_name(r->rec), fell_back_note(r), rate,
 		r->o->callchain ? " with call chains" : "", space, 100 * ty_record_system_idle(p),
 		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled,
 		p->meta.processes, own, 100 * share, (double)p->meta.profiler_cpu_ns / 1e9,
@@ -507,8 +574,7 @@ summary(struct run *r, const struct ty_profile *p, uint64_t self_cpu)
 	fprintf(stderr,
 		"tachy record: %zu samples of %s%s %s%s%s, %llu lost, %llu throttled; %s; wrote "
 		"%s\n",
-		p->nsamples, ty_record_event_name(r->rec),
-		ty_record_fell_back(r->rec) ? " (no cycles event here)" : "", rate,
+		p->nsamples, ty_record_event_name(r->rec), fell_back_note(r), rate,
 		r->o->callchain ? " with call chains" : "", space, (unsigned long long)p->meta.lost,
 		(unsigned long long)p->meta.throttled, cpu, r->o->output);
 	if (!r->o->pid && ty_profile_coverage(p, cover, sizeof(cover)) == 0)
@@ -551,7 +617,7 @@ calls_setup(struct run *r)
 
 	if (!o->calls.n)
 		return 0;
-	if (o->argv[0] && ty_spawn_resolve(o->argv[0], exe, sizeof(exe), &e) < 0)
+	if (o->argv[0] && !o->pid && ty_spawn_resolve(o->argv[0], exe, sizeof(exe), &e) < 0)
 		return cli_error(EXIT_USAGE, "%s", e.msg);
 	for (i = 0; i < o->calls.n; i++) {
 		if ((ret = ty_calls_add(&r->calls, exe, o->calls.v[i], &e)) < 0)
@@ -622,7 +688,8 @@ calls_summary(const struct run *r, const struct ty_profile *p)
 		cli_warn(
 		    "--calls: the command's own calls only, not its children's: the kernel's "
 		    "uprobe PMU events are not inherited; with tracefs mounted (mount -t tracefs "
-		    "nodev /sys/kernel/tracing) tachy places probes that are");
+		    "nodev /sys/kernel/tracing) tachy places probes that are, and counts the "
+		    "children's calls too");
 }
 
 /* The symbol reader's warnings; system-wide, the stripped files (dozens)
@@ -789,7 +856,7 @@ record(int argc, char **argv)
 	if (max && o.switch_chains != TY_RECORD_CHAINS_ALL && o.switch_chains > max)
 		return above_max("--off-cpu-chains", o.switch_chains, max);
 	for (size_t i = 0; i < o.calls.n; i++) /* a usage error before the privileges */
-		if (!o.argv[0] && !strchr(o.calls.v[i], ':')) {
+		if ((!o.argv[0] || o.pid) && !strchr(o.calls.v[i], ':')) {
 			ty_cpulist_release(&o.cpus);
 			return cli_usage_error("--calls %s: without a command, name the file: "
 					       "--calls FILE:PATTERN",
@@ -822,13 +889,14 @@ record(int argc, char **argv)
 	if (r.out.fd >= 0) /* the command need not inherit it */
 		fcntl(r.out.fd, F_SETFD, FD_CLOEXEC);
 	ro.explicit_event = o.event != NULL;
+	ro.fallback = o.fallback;
 	ro.use_freq = o.period == 0;
 	ro.rate = ro.use_freq ? (uint64_t)o.freq : (uint64_t)o.period;
 	ro.callgraph = o.callchain ? o.cg : TY_CG_NONE;
 	ro.stack_size = (uint32_t)o.stack_size;
 	ro.user = o.user;
 	ro.pid = (pid_t)o.pid;
-	ro.argv = o.argv;
+	ro.argv = o.pid ? NULL : o.argv; /* with -p, a command only times it */
 	ro.stdout_fd = !o.pid && profile_on_stdout(&r) ? STDERR_FILENO : -1;
 	ro.same_group = !o.pid && !own_group();
 	ro.mmap_pages = (unsigned)o.pages;
@@ -853,11 +921,18 @@ record(int argc, char **argv)
 	ret = ty_record_start(&r.rec, &ro, r.syms, &err);
 	if (ret < 0)
 		ret = cli_error(ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", err.msg);
+	else if (o.pid && o.argv[0] && (ret = timer_start(o.argv)))
+		; /* said */
 	else if (ty_record_wait(r.rec, &stop, &err) < 0)
 		ret = cli_error(EXIT_RUNTIME, "%s", err.msg);
 	else if ((x = ty_record_exit(r.rec)) && x->exec_errno)
 		ret = cli_error(x->exec_errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME,
-				"cannot run '%s': %s", o.argv[0], strerror(x->exec_errno));
+				"cannot run '%s': %s%s", term_safe(o.argv[0]),
+				strerror(x->exec_errno),
+				x->exec_errno == ENOEXEC
+				    ? ": a script needs a first line naming its interpreter "
+				      "(#!/bin/sh), or record its interpreter: -- sh SCRIPT"
+				    : "");
 	else {
 		/* what was recorded is written; a signal from now on cuts the
 		 * naming short (ty_symbols_set_stop), not the writing */
@@ -865,6 +940,7 @@ record(int argc, char **argv)
 		ty_symbols_set_stop(r.syms, &stop.sig);
 		ret = finish(&r, &err);
 	}
+	timer_stop();
 	if (ret == 0)
 		ret = exit_status(&r);
 	if (r.out_open)

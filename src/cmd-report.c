@@ -268,9 +268,18 @@ parse_args(int argc, char **argv, struct opts *o)
 	    OPT_HELP('h', "help", "this help"),
 	    OPT_END(),
 	};
+	static const char *const hints[] = {
+	    "-g",
+	    "perf report's call graph is --tree (the call tree) or --folded (a line a stack)",
+	    "--call-graph",
+	    "perf report's call graph is --tree or --folded",
+	    "--stdio",
+	    "the report is text already",
+	    NULL};
 	const struct cli_parser parser = {usage_text, options, footer, 0, 20};
 	struct cli_args args;
 
+	cli_set_hints(hints);
 	memset(o, 0, sizeof(*o));
 	if ((rc = cli_parse(&parser, argc, argv, &args)))
 		return rc;
@@ -562,11 +571,41 @@ calls_line(const struct ty_profile *p)
 	printf("\n");
 }
 
-/* One row of the flat profile; *CUM the cumulative amount so far. */
+/* Columns S takes on a terminal (a code point each; escapes as shown). */
+static int
+columns(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The width of the name column of ROWS[0..N) with their DSOs beside them:
+ * the longest name shown, at most 60 (a longer one pushes its DSO on). */
+static int
+name_width(const struct opts *o, const struct ty_profile_views_row *rows, size_t n)
+{
+	int w = 0, k;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].dso && (k = columns(term_safe(o->by == TY_BY_DSO ? base(rows[i].name)
+									     : rows[i].name))) > w)
+			w = k;
+	return w > 60 ? 60 : w;
+}
+
+/* One row of the flat profile; *CUM the cumulative amount so far; the
+ * name padded to NAMEW columns before the DSO. */
 static void
 flat_row(const struct ty_profile *p, const struct opts *o, const struct ty_profile_views_row *r,
-	 double weight, double *cum, int off, int calls)
+	 double weight, double *cum, int off, int calls, int namew)
 {
+	const char *name;
+	int pad;
+
 	double self = amount(p, r->self_weight);
 	double pct = weight > 0 ? 100 * r->self_weight / weight : 0;
 	double tpct = weight > 0 ? 100 * r->total_weight / weight : 0;
@@ -581,8 +620,10 @@ flat_row(const struct ty_profile *p, const struct opts *o, const struct ty_profi
 		put_amount(p, 9, amount(p, r->self_off));
 	if (calls)
 		put_calls(p, r);
-	printf("  %s%s%s\n", term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name),
-	       r->dso ? "  " : "", term_safe(base(r->dso)));
+	name = term_safe(o->by == TY_BY_DSO ? base(r->name) : r->name);
+	pad = r->dso ? namew - columns(name) : 0;
+	printf("  %s%*s", name, pad > 0 ? pad : 0, "");
+	printf("%s%s\n", r->dso ? "  " : "", term_safe(base(r->dso)));
 }
 
 static int
@@ -591,7 +632,8 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 	struct ty_profile_views_flat f;
 	double cum = 0;
 	size_t i, n;
-	int off = ty_profile_has_off_cpu(p), calls = p->ncalls && o->by == TY_BY_SYMBOL;
+	int off = ty_profile_has_off_cpu(p), calls = p->ncalls && o->by == TY_BY_SYMBOL, namew;
+	const char *head, *dso_head;
 
 	if ((o->by == TY_BY_PROCESS || o->by == TY_BY_CPU
 		 ? ty_profile_flat_who(p, o->by == TY_BY_CPU, o->sort, &f)
@@ -599,14 +641,20 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 		return cli_error(EXIT_RUNTIME, "out of memory");
 	header(p, "Flat profile");
 	calls_line(p);
+	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
+	namew = name_width(o, f.rows, n);
+	head = by_heading(o->by);
+	dso_head = strstr(head, "  DSO"); /* "symbol  DSO": DSO over its column */
 	printf("\n  %%    cumulative   self       self    total    total%s%s\n"
-	       " time    %s   %s   samples     %%    %s%s%s  %s\n",
+	       " time    %s   %s   samples     %%    %s%s%s  %.*s%*s%s\n",
 	       off ? "      self" : "", calls ? "                   self      total" : "", unit(p),
 	       unit(p), unit(p), off ? "   off-CPU" : "",
-	       calls ? "      calls    ns/call    ns/call" : "", by_heading(o->by));
-	n = o->limit && (size_t)o->limit < f.nrows ? (size_t)o->limit : f.nrows;
+	       calls ? "      calls    ns/call    ns/call" : "",
+	       dso_head ? (int)(dso_head - head) : (int)strlen(head), head,
+	       dso_head && namew > (int)(dso_head - head) ? namew - (int)(dso_head - head) : 0, "",
+	       dso_head ? dso_head : "");
 	for (i = 0; i < n; i++)
-		flat_row(p, o, &f.rows[i], f.weight, &cum, off, calls);
+		flat_row(p, o, &f.rows[i], f.weight, &cum, off, calls, namew);
 	if (n < f.nrows)
 		printf("(%zu more rows; --limit shows more)\n", f.nrows - n);
 	else if (calls) /* called but never sampled: listed, as gprof lists them */
@@ -621,7 +669,7 @@ report_flat(const struct ty_profile *p, const struct opts *o)
 			     k++)
 				;
 			if (k == f.nrows && p->calls[i].count)
-				flat_row(p, o, &r, f.weight, &cum, off, calls);
+				flat_row(p, o, &r, f.weight, &cum, off, calls, namew);
 		}
 	ty_profile_views_flat_release(&f);
 	return 0;

@@ -186,11 +186,23 @@ run_bench(struct bench *b)
 		return st;
 	if ((st = run_history_prepare(&b->o.hist)))
 		return st;
+	if (b->si && b->si->load1 > 0) { /* named where runs waited for a CPU */
+		b->rs.load1 = b->si->load1;
+		b->rs.load_cpus = b->si->cpus;
+	}
 	ty_error_clear(&e);
 	rc = ty_runner_run(&b->runner, b->jobs, b->njobs, &b->rs, &e);
 	running = NULL;
 	term_progress_clear(&b->term);
 	counters_cli_finish(&b->o.counters, &b->rs);
+	if (rc == -ENOENT) /* a command that does not exist: as tachy record says it */
+		return cli_error(EXIT_USAGE, "%s", e.msg);
+	if (rc == -ENOEXEC) /* a script without its interpreter's line */
+		return cli_error(
+		    EXIT_RUNTIME,
+		    "%s: a script needs a first line naming its interpreter (#!/bin/sh), "
+		    "or run it through a shell: --shell sh",
+		    e.msg);
 	if (rc < 0 && rc != -EINTR && rc != -ECHILD)
 		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	b->rs.test = b->o.test;

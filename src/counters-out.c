@@ -539,8 +539,6 @@ void
 counters_print_comparisons(const struct counters_cli *cc, const struct ty_results *rs,
 			   const struct term *t, FILE *fp)
 {
-	static const char *const tests[] = {"Student's t", "Welch's t", "Mann-Whitney U",
-					    "Yuen's t"};
 	static const char *const heads[][2] = {{"ref mean", "this mean"},
 					       {"ref mean", "this mean"},
 					       {"ref median", "this median"},
@@ -550,9 +548,18 @@ counters_print_comparisons(const struct counters_cli *cc, const struct ty_result
 
 	if (k < 0 || rs->n < 2)
 		return;
-	fprintf(fp, "\n%sCounters%s against %s (%s test%s, %g%% confidence)\n", term_c(t, "bold"),
-		term_c(t, "reset"), rs->r[rs->reference].name, tests[rs->test],
-		any_paired(rs) ? ", rounds paired" : "", rs->confidence);
+	/* the test as the summary names it: rounds paired, the sign test (or
+	 * paired t) on the per-round log ratios, not the unpaired test's name */
+	if (any_paired(rs))
+		fprintf(fp,
+			"\n%sCounters%s against %s (interleaved rounds paired: %s of the per-round "
+			"log ratios, %g%% confidence)\n",
+			term_c(t, "bold"), term_c(t, "reset"), rs->r[rs->reference].name,
+			ty_verdict_test_title(rs->test, 1), rs->confidence);
+	else
+		fprintf(fp, "\n%sCounters%s against %s (%s, %g%% confidence)\n", term_c(t, "bold"),
+			term_c(t, "reset"), rs->r[rs->reference].name,
+			ty_verdict_test_title(rs->test, 0), rs->confidence);
 	if (rs->shell)
 		fprintf(fp, "  (with --shell every count includes the shell's own start-up)\n");
 	for (cmd = 0; cmd < rs->n; cmd++) {

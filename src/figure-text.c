@@ -34,7 +34,7 @@ fixed(char *buf, size_t size, double x, const char *suffix)
 	double a = fabs(x);
 	int dec = a < 10 ? 3 : a < 100 ? 2 : a < 1000 ? 1 : 0;
 
-	snprintf(buf, size, "%.*f%s", dec, x, suffix);
+	snprintf(buf, size, "%.*f%s%s", dec, x, *suffix ? " " : "", suffix);
 	return buf;
 }
 
@@ -84,7 +84,7 @@ figure_text_value(char *buf, size_t size, double v, double ref, const char *unit
 	if (v == 0) { /* "0ms" beside other milliseconds; "0s", "0B", "0" alone */
 		if (ref == 0 && ty_comparison_unit_is_time(unit))
 			suffix = "s";
-		snprintf(buf, size, "0%s", suffix);
+		snprintf(buf, size, "0%s%s", *suffix ? " " : "", suffix);
 		return buf;
 	}
 	/* far above REF's unit (a table's first row in ms, this one in
@@ -93,7 +93,7 @@ figure_text_value(char *buf, size_t size, double v, double ref, const char *unit
 	if (!(fabs(v * scale) < 1e5))
 		figure_text_scale(v, unit, &scale, &suffix);
 	if (!(fabs(v * scale) < 1e5)) {
-		snprintf(buf, size, "%.3g%s", v * scale, suffix);
+		snprintf(buf, size, "%.3g%s%s", v * scale, *suffix ? " " : "", suffix);
 		return buf;
 	}
 	return fixed(buf, size, v * scale, suffix);

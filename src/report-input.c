@@ -152,7 +152,12 @@ report_load(const char *path, const char *event, struct ty_profile **p)
 	r = ty_profile_read(path, p, &e);
 	if (r == -EINVAL)
 		return cli_error(EXIT_USAGE, "%s", e.msg);
+	if (r == -ENOENT) /* the first report, before any recording */
+		return cli_error(EXIT_USAGE,
+				 "%s: make a profile with tachy record -- COMMAND (it writes "
+				 "tachy.prof), or name one: tachy report FILE",
+				 e.msg);
 	if (r < 0)
-		return cli_error(r == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", e.msg);
+		return cli_error(EXIT_RUNTIME, "%s", e.msg);
 	return 0;
 }

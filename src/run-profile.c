@@ -598,6 +598,7 @@ flame_write(const struct run_profile *p, const struct ty_profile *prof, struct s
 	fo.title = title;
 	fo.shade = shade_frame;
 	fo.shade_arg = sh;
+	fo.min_width = 1; /* frames too thin to see make towers of empty rows */
 	fo.legend = "red: self time proven slower, blue: proven faster (pale: only the total, "
 		    "callees in); grey: no change proven. Width: the new command's samples";
 	return run_profile_flame_file(p->flame, prof, &fo);

@@ -373,6 +373,11 @@ print_summary(struct term *t, const struct ty_results *rs, const size_t *order)
 		fprintf(rep, "\n%sSummary%s (%s, %g%% confidence)\n", term_c(t, "bold"),
 			term_c(t, "reset"), ty_verdict_test_title(rs->test, 0), rs->confidence);
 	fprintf(rep, "  %s is the reference\n", rs->r[rs->reference].name);
+	if (order && order[0] != rs->reference) /* hyperfine's users read it from the fastest */
+		fprintf(rep,
+			"  (sorted fastest first, but every ratio is against the reference, not "
+			"the fastest as hyperfine's are: --reference '%s' for that)\n",
+			rs->r[order[0]].name);
 	if (!order) {
 		for (i = 0; i < rs->ncmp; i++)
 			if (rs->cmp[i].figure ==

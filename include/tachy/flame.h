@@ -28,6 +28,10 @@ struct ty_flame_opts {
 	/* Non-NULL: the weights are counts of this ("instructions"), shown
 	 * as such in each frame's details instead of a number of samples. */
 	const char *unit;
+	/* Frames narrower than this many pixels are left out, and so are the
+	 * rows only they would fill (the picture as tall as what it shows);
+	 * 0 for 0.1 (FlameGraph's). */
+	double min_width;
 };
 
 /* Write an interactive, self-contained flame graph SVG of P to FP: hover

@@ -56,7 +56,9 @@ enum ty_record_maps {
 
 struct ty_record_opts {
 	struct ty_event ev; /* what to sample (parsed by ty_event_parse) */
-	int explicit_event; /* the user named EV: no fallback to cpu-clock */
+	int explicit_event; /* the user named EV: no fallback to cpu-clock... */
+	int fallback;	    /* ...unless asked (--fallback): a hardware event the
+			       machine lacks falls back to cpu-clock */
 	int use_freq;	    /* 1: RATE is Hz; 0: a period */
 	uint64_t rate;
 	enum ty_callgraph callgraph;
@@ -81,8 +83,8 @@ struct ty_record_opts {
 				   command, if any, only says how long; PID unused) */
 	const int *cpus;	/* system_wide: these CPUs only (NULL: all), sorted */
 	int ncpus;
-	uint64_t duration_ns; /* system_wide without a command: stop after this (0:
-				 at the stop word) */
+	uint64_t duration_ns; /* system_wide without a command, or attached to PID:
+				 stop after this (0: at the stop word, or PID's end) */
 	/* Called with the command's pid while it is held before its exec (the
 	 * place to open more events on it); a negative return stops the start
 	 * with that error (E filled). NULL: none. */

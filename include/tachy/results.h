@@ -140,12 +140,15 @@ struct ty_results {
 					       owned (malloc'd, freed by release), the
 					       strings in it belong to the probes */
 	size_t nvalues;
-	const char *order;	   /* "interleaved", "sequential", "random"; NULL: not known */
-	int interleaved;	   /* the runs were in rounds that ran every command once, in turn:
-				      comparisons pair the rounds (unless no_pairing) */
-	int no_pairing;		   /* compare unpaired even so */
-	int keep_warmup;	   /* keep a detected warm-up in the figures */
-	int shell;		   /* --shell was used */
+	const char *order; /* "interleaved", "sequential", "random"; NULL: not known */
+	int interleaved;   /* the runs were in rounds that ran every command once, in turn:
+			      comparisons pair the rounds (unless no_pairing) */
+	int no_pairing;	   /* compare unpaired even so */
+	int keep_warmup;   /* keep a detected warm-up in the figures */
+	int shell;	   /* --shell was used */
+	double load1;	   /* the 1-minute load average at the start and the
+			      CPUs (0: unknown), named where runs waited */
+	int load_cpus;
 	int interrupted;	   /* the benchmark was stopped by a signal */
 	const char *tree_method;   /* the runs' whole-tree peak: "cgroup-v1", "cgroup-v2",
 				      NULL when not measured (memcg.h) */

@@ -20,9 +20,28 @@ void ty_svg_escape(FILE *fp, const char *s);
 /* Where a plot goes in the SVG: the outer box, labels included. */
 struct ty_svg_frame {
 	double x, y, w, h;
-	double xlo, xhi; /* histograms: the x range to draw (when xlo < xhi), so two
-			    can share an axis; else the data's */
+	double xlo, xhi;    /* the values' range to draw (when xlo < xhi), so the
+			       plots of several commands share one axis; else the data's */
+	const char *xlabel; /* what the values are ("wall time (ms)"); NULL: UNIT */
 };
+
+/* Widen [*LO, *HI] to whole multiples of a round step (1, 2 or 5 x 10^k)
+ * splitting it in about N parts; returns the step. */
+double ty_svg_round_range(double *lo, double *hi, int n);
+
+/* A y axis at X from Y0 (value LO) up to Y1 (HI), ticks on round values
+ * (WHOLE: whole numbers only), grid lines across to RIGHT. */
+void ty_svg_y_axis(FILE *fp, double x, double y0, double y1, double right, double lo, double hi,
+		   const char *unit, int whole);
+
+/* An axis' title centred at X, Y (VERTICAL: turned to read upwards). */
+void ty_svg_axis_label(FILE *fp, double x, double y, int vertical, const char *text);
+
+/* LABELS[0..N) under the points PX[0..N) at baseline Y, thinned to about
+ * one every MIN_GAP pixels (the first and last always shown), each with a
+ * tick. */
+void ty_svg_x_labels(FILE *fp, const double *px, const char *const *labels, size_t n, double y,
+		     double min_gap);
 
 /* Open an SVG document of W x H pixels (with its XML namespace) / close it. */
 void ty_svg_begin(FILE *fp, double w, double h);
@@ -52,7 +71,9 @@ struct ty_svg_change {
 };
 
 /* The changes C[0..N) as a dot each with its interval as a whisker, against
- * a line at 0%. Needs a frame about 40 + 22 N pixels high. */
+ * a line at 0%; an interval cut at the axis' end ends in an arrow
+ * (class="clip") with the value it reaches. Needs a frame about 65 + 22 N
+ * pixels high. */
 void ty_svg_changes(FILE *fp, const struct ty_svg_frame *f, const struct ty_svg_change *c, size_t n,
 		    const char *title);
 

@@ -28,6 +28,24 @@ add_runs(struct ty_result *r, const double *ms, size_t n)
 	}
 }
 
+/* Runs of MS milliseconds each using CPU_MS of CPU time (user + system). */
+static void
+add_runs_cpu(struct ty_result *r, const double *ms, const double *cpu_ms, size_t n)
+{
+	struct ty_results_run s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(&s, 0, sizeof(s));
+		s.start_ns = (int64_t)i * 100000000;
+		s.wall_ns = (int64_t)(ms[i] * 1e6 + 0.5);
+		s.usage.user_ns = (int64_t)(cpu_ms[i] * 1e6 / 2);
+		s.usage.system_ns = (int64_t)(cpu_ms[i] * 1e6 / 2);
+		s.usage.maxrss_kb = 1024;
+		ty_result_add(r, &s, NULL, 0, NULL);
+	}
+}
+
 static void
 make(struct ty_results *rs, size_t n, const char **names)
 {
@@ -213,7 +231,7 @@ test_orders(void)
 	add_runs(&rs.r[1], build, 6);
 	add_runs(&rs.r[2], up_to_date, 5);
 	rs.r[2].hooks_each = 1;
-	add_runs(&rs.r[3], mixed, 6);
+	add_runs_cpu(&rs.r[3], mixed, mixed, 6); /* the slow runs worked */
 	rs.r[3].hooks_once = 1;
 	add_runs(&rs.r[4], build + 1, 5);
 	CHECK_INT(ty_results_analyze(&rs, &e), 0);
@@ -229,6 +247,25 @@ test_orders(void)
 			  "the runs differ by orders of magnitude (the slowest took "
 			  "252x the fastest): some did work the others did not (--setup"));
 	CHECK_INT(rs.r[4].nwarnings, 0);
+
+	/* /bin/true on a loaded machine: the slow runs waited (their CPU time
+	 * is the fast ones'), and the load is named, not --prepare */
+	{
+		const double w[] = {1, 1.1, 30, 1, 1.2, 25}, c[] = {0.5, 0.5, 0.6, 0.5, 0.5, 0.5};
+		struct ty_results rs2;
+		const char *one[] = {"true"};
+		make(&rs2, 1, one);
+		rs2.load1 = 11.5;
+		rs2.load_cpus = 2;
+		add_runs_cpu(&rs2.r[0], w, c, 6);
+		CHECK_INT(ty_results_analyze(&rs2, &e), 0);
+		CHECK(has_warning(&rs2.r[0],
+				  "in wall time but not in CPU time: the slow ones waited "
+				  "for a CPU, the machine was busy (load average 11.50 on "
+				  "2 CPUs at the start)"));
+		CHECK(!has_warning(&rs2.r[0], "--prepare"));
+		ty_results_release(&rs2);
+	}
 
 	/* the AsciiDoc and Org tables, rows in a given order */
 	fp = open_memstream(&buf, &len);
