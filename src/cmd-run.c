@@ -195,8 +195,9 @@ run_bench(struct bench *b)
 	running = NULL;
 	term_progress_clear(&b->term);
 	counters_cli_finish(&b->o.counters, &b->rs);
-	if (rc == -ENOENT) /* a command that does not exist: as tachy record says it */
-		return cli_error(EXIT_USAGE, "%s", e.msg);
+	if (rc == -ENOENT) /* a command that does not exist: as tachy record says it;
+			    * under --bisect a commit that did not build (skipped) */
+		return cli_error(b->o.hist.bisect ? EXIT_RUNTIME : EXIT_USAGE, "%s", e.msg);
 	if (rc == -ENOEXEC) /* a script without its interpreter's line */
 		return cli_error(
 		    EXIT_RUNTIME,

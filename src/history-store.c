@@ -138,3 +138,31 @@ history_store_add(const char *db, const char *commit, const char *branch, const 
 		return cli_error(history_store_status(rc), "%s", e.msg);
 	return EXIT_OK;
 }
+
+static int
+point_of(struct ty_history_commit *c, struct ty_history_point *p)
+{
+	double *tmp = malloc((c->nvalues + 1) * sizeof(double));
+	int rc;
+
+	if (!tmp)
+		return -ENOMEM;
+	memcpy(tmp, c->values, c->nvalues * sizeof(double));
+	rc = ty_history_point_of(tmp, c->nvalues, 95, p);
+	free(tmp);
+	return rc;
+}
+
+struct ty_history_point *
+history_store_points(struct ty_history_series *s)
+{
+	struct ty_history_point *p = calloc(s->n + 1, sizeof(*p));
+	size_t i;
+
+	for (i = 0; p && i < s->n; i++)
+		if (point_of(&s->commits[i], &p[i]) < 0) {
+			free(p);
+			return NULL;
+		}
+	return p;
+}

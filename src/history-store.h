@@ -33,4 +33,8 @@ int history_store_open(const char *db, int create, struct ty_history **h);
 int history_store_add(const char *db, const char *commit, const char *branch, const char *machine,
 		      const char *tags, const struct ty_results_saved *files, size_t n, int quiet);
 
+/* The points (median and interval at 95%) of S's commits, malloc'd; NULL
+ * when out of memory. */
+struct ty_history_point *history_store_points(struct ty_history_series *s);
+
 #endif
