@@ -250,7 +250,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tachy
 	for f in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#docs/}; done
 
-FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h lib/spawner/*.[ch] src/*.c include/tachy/*.h src/*.h tests/unit/*.[ch] \
+FMT_FILES = $(sort $(wildcard lib/*.c lib/*.h lib/spawner/*.[ch] src/*.c src/lazy/*.[ch] include/tachy/*.h src/*.h tests/unit/*.[ch] \
 	tests/fuzz/*.c bench/*.c))
 CLANG_FORMAT_MISSING = command -v clang-format >/dev/null 2>&1 || { echo "$@: clang-format is not \
 	installed (as root: apt-get install clang-format, or sh scripts/deps.sh ci)" >&2; exit 1; }
@@ -261,9 +261,10 @@ fmt:
 # Fails, naming the files, when one differs from what .clang-format makes of it.
 fmt-check:
 	$(Q)$(CLANG_FORMAT_MISSING)
-	$(Q)bad=0; for f in $(FMT_FILES); do \
-		clang-format "$$f" | cmp -s - "$$f" || { echo "fmt-check: $$f is not formatted (make fmt)"; bad=1; }; \
-	done; exit $$bad
+	$(Q)out=$$(clang-format --dry-run --Werror $(FMT_FILES) 2>&1) && exit 0; \
+	bad=$$(printf '%s\n' "$$out" | sed -n 's/^\([^: ]*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | sort -u); \
+	if [ -n "$$bad" ]; then printf 'fmt-check: %s is not formatted (make fmt)\n' $$bad; \
+	else printf '%s\n' "$$out" >&2; fi; exit 1
 
 clean:
 	rm -rf build tachy lib/libtachy.a tests/tmp
