@@ -20,6 +20,7 @@
 
 #include "tachy/array.h"
 #include "tachy/calls.h"
+#include "tachy/clock.h"
 #include "tachy/perfevent.h"
 
 #ifdef HAVE_LIBELF
@@ -549,17 +550,6 @@ ty_calls_kind(const unsigned char *b, size_t n)
 	return TY_CALLS_STEP;
 }
 
-/* The thread's CPU time: the trap's kernel time is in it, another task's
- * time on a loaded machine is not. */
-static uint64_t
-cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Where our own function FN lies: its file and the offset in it. */
 static int
 self_offset(struct ty_calls_fn *f, uintptr_t addr)
@@ -593,10 +583,10 @@ cal_round(void (*fn)(void), double *cpu, double *body)
 	int i;
 
 	cal_body_ns = 0;
-	t0 = cpu_ns();
+	t0 = ty_clock_thread_ns(); /* the trap's kernel time is in it, another task's is not */
 	for (i = 0; i < CAL_CALLS; i++)
 		fn();
-	*cpu = (double)(cpu_ns() - t0) / CAL_CALLS;
+	*cpu = (double)(ty_clock_thread_ns() - t0) / CAL_CALLS;
 	*body = (double)cal_body_ns / CAL_CALLS;
 }
 

@@ -67,20 +67,8 @@ unwind(struct load *l, const struct ty_sampler_rec *rec)
 	enum ty_unwind_end end;
 	size_t room, n, k;
 
-	memcpy(out, rec, sizeof(*out));
-	out->chain = out->chainbuf;
-	k = rec->nr;
-	if (k > TY_SAMPLER_MAX_STACK - 2)
-		k = TY_SAMPLER_MAX_STACK - 2;
+	k = ty_unwind_input(rec, l->pd->events[l->ev].regs_user & TY_UNWIND_REGS_MASK, out, &us);
 	room = TY_SAMPLER_MAX_STACK - 1 - k;
-	memset(&us, 0, sizeof(us));
-	us.pid = rec->pid;
-	us.time = rec->time;
-	memcpy(us.regs, rec->regs, sizeof(us.regs));
-	us.mask = l->pd->events[l->ev].regs_user & TY_UNWIND_REGS_MASK;
-	us.stack = rec->stack;
-	us.stack_len = rec->stack_dyn;
-	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
 	n = ty_unwind_sample(l->uw, &us, out->chainbuf + k, room, &end);
 	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED)
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;

@@ -196,19 +196,8 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 	uint64_t t0 = ty_clock_now_ns(); /* the vDSO's: a thread CPU clock is a system call */
 	int again;
 
-	memcpy(out, rec, sizeof(*out));
-	out->chain = out->chainbuf;
-	k = rec->nr;
-	if (k > TY_SAMPLER_MAX_STACK - 2)
-		k = TY_SAMPLER_MAX_STACK - 2;
+	k = ty_unwind_input(rec, mask, out, &us);
 	room = TY_SAMPLER_MAX_STACK - 1 - k;
-	us.pid = rec->pid;
-	us.time = rec->time;
-	memcpy(us.regs, rec->regs, sizeof(us.regs));
-	us.mask = mask;
-	us.stack = rec->stack;
-	us.stack_len = rec->stack_dyn;
-	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
 	for (again = 0;; again++) {
 		struct ty_unwind_stats st;
 		uint64_t miss;

@@ -294,16 +294,7 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 		ty_collector_record(rec, ch->c);
 		return;
 	}
-	memcpy(out, rec, sizeof(*out));
-	out->chain = out->chainbuf;
-	k = rec->nr < TY_SAMPLER_MAX_STACK - 2 ? rec->nr : TY_SAMPLER_MAX_STACK - 2;
-	us.pid = rec->pid;
-	us.time = rec->time;
-	memcpy(us.regs, rec->regs, sizeof(us.regs));
-	us.mask = TY_UNWIND_REGS_MASK;
-	us.stack = rec->stack;
-	us.stack_len = rec->stack_dyn;
-	us.stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
+	k = ty_unwind_input(rec, TY_UNWIND_REGS_MASK, out, &us);
 	n = ty_unwind_sample(p->uw, &us, out->chainbuf + k, TY_SAMPLER_MAX_STACK - 1 - k, &end);
 	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) {
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;

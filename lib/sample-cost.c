@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tachy/clock.h"
 #include "tachy/perfevent.h"
 #include "tachy/sample-cost.h"
 #include "tachy/sampler.h"
@@ -18,15 +19,6 @@
 #define COST_CHUNKS 10 /* the ring read 10 times a round: a 64 KiB stack copy fills it fast */
 
 static volatile unsigned long sink;
-
-static uint64_t
-thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void
 spin(unsigned long n)
@@ -74,9 +66,9 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 	hz = hz && hz < COST_HZ ? hz : COST_HZ;
 	/* the loop's length: about COST_LOOP_NS of this machine's CPU, or 10
 	 * samples where the kernel has lowered the rate it allows */
-	t0 = thread_ns();
+	t0 = ty_clock_thread_ns();
 	spin(n);
-	per_loop = (double)(thread_ns() - t0);
+	per_loop = (double)(ty_clock_thread_ns() - t0);
 	if (per_loop > 0)
 		n = (unsigned long)((double)n *
 				    (COST_LOOP_NS > 10e9 / (double)hz ? COST_LOOP_NS
@@ -122,22 +114,22 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 		uint64_t s, t1, taken;
 		double d;
 
-		t0 = thread_ns();
+		t0 = ty_clock_thread_ns();
 		for (k = 0; k < COST_CHUNKS; k++) {
 			spin(n / COST_CHUNKS);
 			count_samples(m, size, &tail);
 		}
-		d = (double)(thread_ns() - t0);
+		d = (double)(ty_clock_thread_ns() - t0);
 		if (off < 0 || d < off)
 			off = d;
 		count_samples(m, size, &tail);
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		t0 = thread_ns();
+		t0 = ty_clock_thread_ns();
 		for (k = 0, taken = 0; k < COST_CHUNKS; k++) { /* the ring read between */
 			spin(n / COST_CHUNKS);
 			taken += count_samples(m, size, &tail);
 		}
-		t1 = thread_ns();
+		t1 = ty_clock_thread_ns();
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		taken += count_samples(m, size, &tail);
 		s = taken ? taken : 1;

@@ -257,6 +257,25 @@ static const int8_t perf_to_dw[TY_UNWIND_PERF_REGS] = {
     0, 3, 2, 1, 4, 5, 6, 7, DW_RA, -1, -1, -1, -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15};
 
 size_t
+ty_unwind_input(const struct ty_sampler_rec *rec, uint64_t mask, struct ty_sampler_rec *out,
+		struct ty_unwind_sample *us)
+{
+	size_t k = rec->nr < TY_SAMPLER_MAX_STACK - 2 ? rec->nr : TY_SAMPLER_MAX_STACK - 2;
+
+	memcpy(out, rec, sizeof(*out));
+	out->chain = out->chainbuf;
+	memset(us, 0, sizeof(*us));
+	us->pid = rec->pid;
+	us->time = rec->time;
+	memcpy(us->regs, rec->regs, sizeof(us->regs));
+	us->mask = mask;
+	us->stack = rec->stack;
+	us->stack_len = rec->stack_dyn;
+	us->stack_full = rec->stack_size && rec->stack_dyn == rec->stack_size;
+	return k;
+}
+
+size_t
 ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64_t *out, size_t max,
 		 enum ty_unwind_end *end)
 {

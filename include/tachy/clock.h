@@ -91,6 +91,11 @@ int64_t ty_clock_since_init_ns(void *clock);
  * the clock perf samples carry). */
 uint64_t ty_clock_now_ns(void);
 
+/* The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in nanoseconds:
+ * its own time only, whatever else a loaded machine runs (a system call,
+ * not the vDSO). */
+uint64_t ty_clock_thread_ns(void);
+
 /* "tsc" or "CLOCK_MONOTONIC": the export's "clock" field. */
 const char *ty_clock_name(const struct ty_tick_clock *c);
 

@@ -19,6 +19,7 @@
 
 #include "tachy/addrspace.h"
 #include "tachy/cfi.h"
+#include "tachy/sampler-decode.h"
 
 /* The perf_event registers sampled (PERF_REG_X86_*: AX BX CX DX SI DI BP
  * SP IP and R8-R15): every general register, so that a CFA rule on any of
@@ -40,6 +41,15 @@ struct ty_unwind_sample {
 	uint64_t stack_len;
 	int stack_full; /* the copy was as large as asked: the stack goes on above it */
 };
+
+/* The unwinder's input from a decoded sample REC, as record, run --profile
+ * and the perf.data reader take it: OUT a copy of REC whose chain is OUT's
+ * own buffer, the kernel's frames kept (at most TY_SAMPLER_MAX_STACK - 2);
+ * US REC's user registers (MASK: those held) and its stack copy. Returns
+ * K: the user frames go at OUT->chainbuf + K, TY_SAMPLER_MAX_STACK - 1 - K
+ * of them at most (one left for a truncation mark). */
+size_t ty_unwind_input(const struct ty_sampler_rec *rec, uint64_t mask, struct ty_sampler_rec *out,
+		       struct ty_unwind_sample *us);
 
 /* How a chain ended. */
 enum ty_unwind_end {
