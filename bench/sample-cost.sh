@@ -1,6 +1,6 @@
 #!/bin/sh
 # sample-cost.sh - the added CPU that record states (tachy's own and the
-# kernel's work for the samples, measured at the start) against what
+# kernel's work for the samples, measured after the recording) against what
 # interleaved runs with and without the profiler measure (issue 36, item 5):
 # the CPU time of tachy and the workload together (wait4's rusage of the
 # children) less the workload's alone, ROUNDS interleaved rounds, for
@@ -46,7 +46,7 @@ for _ in range(rounds):
         base, _ = cpu(W)
         tot, err = cpu([T, "record"] + args + ["-o", "/dev/null", "--"] + W)
         s = re.search(r"added CPU about ([0-9.]+) s", err)
-        if not s:  # the cost could not be measured at the start: counted, said
+        if not s:  # the cost could not be measured: counted, said
             missing[m] = missing.get(m, 0) + 1
             continue
         rows[m][0].append(tot - base)
@@ -55,7 +55,7 @@ print(f"  {'record':<12} {'measured':>9} {'stated':>9} {'stated/measured':>16}  
 for m, _ in modes:
     me, st = rows[m]
     if missing.get(m):
-        print(f"  {m:<12} {missing[m]} of {rounds} recordings stated no added CPU (not measured at the start)")
+        print(f"  {m:<12} {missing[m]} of {rounds} recordings stated no added CPU (not measured)")
     if not me:
         continue
     r = sorted(b / a for a, b in zip(me, st) if a > 0)

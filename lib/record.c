@@ -651,14 +651,17 @@ system_begin(struct ty_recorder *r, struct ty_error *e)
 }
 
 /* The kernel's work per sample, with the recording's event and what its
- * samples hold (not with off-CPU records: theirs is per switch), before
- * the events are on. Not measured: 0, nothing stated. */
+ * samples hold (not with off-CPU records: theirs is per switch), after the
+ * recording and only where it took samples: a recording without any (a
+ * short command) pays nothing for it, and the workload never runs beside
+ * the calibration. Not measured: 0, nothing stated. */
 static void
-measure_sample(struct ty_recorder *r)
+measure_sample(struct ty_recorder *r, uint64_t samples)
 {
 	struct ty_sample_cost_opts so = {0};
 	int tries;
 
+	so.samples = samples;
 	if (r->o.off_cpu != TY_OFFCPU_NONE)
 		return;
 	so.type = r->ev.attr.type;
@@ -718,7 +721,7 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
 	r->child = r->track.child = pid;
-	if ((ret = ty_record_open_sampler(r, e)) < 0 || (measure_sample(r), 0) ||
+	if ((ret = ty_record_open_sampler(r, e)) < 0 ||
 	    (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
 		ty_spawn_kill(&r->sp, SIGKILL);
 		ty_spawn_wait(&r->sp, 0, NULL, &r->usage, &r->exit, &ignore);
@@ -748,7 +751,6 @@ system_start(struct ty_recorder *r, struct ty_error *e)
 		return launch(r, &r->so, e);
 	if ((ret = ty_record_open_sampler(r, e)) < 0)
 		return ret;
-	measure_sample(r);
 	if ((ret = system_begin(r, e)) < 0)
 		return ret;
 	mark_start(r);
@@ -844,7 +846,6 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if (r->o.off_cpu != TY_OFFCPU_NONE) /* the rate kept (0: every chain) */
 		p->meta.switch_chain_hz = r->duty.hz;
 	p->meta.wall_ns = r->t1 - r->t0;
-	p->meta.sample_cost_ps = (uint64_t)(r->sample_ns * 1000 + 0.5);
 	p->meta.start_unix_ns = r->t0_unix;
 	p->meta.start_mono_ns = r->t0;
 	p->meta.workload_cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;
@@ -852,6 +853,9 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	p->meta.user_only = r->exclude_kernel;
 	p->meta.kernel_refused = r->kernel_refused;
 	p->meta.processes = (uint32_t)ty_collector_pids(r->c, NULL, 0);
+	if (p->nsamples) /* after the workload, in tachy's own CPU below */
+		measure_sample(r, p->nsamples);
+	p->meta.sample_cost_ps = (uint64_t)(r->sample_ns * 1000 + 0.5);
 	getrusage(RUSAGE_SELF, &self);
 	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);
 	if (r->o.system_wide)

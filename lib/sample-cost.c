@@ -12,9 +12,9 @@
 #include "tachy/sample-cost.h"
 #include "tachy/sampler.h"
 
-#define COST_PAGES 256	   /* 1 MiB of ring: 40 samples with an 8 KiB stack copy... */
-#define COST_HZ 10000	   /* ...between two reads, a read every 2.5 ms */
-#define COST_LOOP_NS 2.5e6 /* a round's loop */
+#define COST_PAGES 256	/* 1 MiB of ring: 40 samples with an 8 KiB stack copy... */
+#define COST_HZ 10000	/* ...between two reads, a read every 2.5 ms */
+#define COST_SAMPLES 25 /* a round's samples at most: a 2.5 ms loop at COST_HZ */
 #define COST_ROUNDS 3
 #define COST_CHUNKS 10 /* the ring read 10 times a round: a 64 KiB stack copy fills it fast */
 
@@ -56,25 +56,30 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 	struct perf_event_attr a;
 	size_t page = (size_t)getpagesize(), size = COST_PAGES * page;
 	struct perf_event_mmap_page *m;
-	double off = -1, on = -1, per_loop;
-	unsigned long n = 1000000;
+	double off = -1, on = -1, per_loop, want, loop_ns;
+	unsigned long n = 100000;
 	uint64_t t0, hz, tail = 0;
 	int round, fd, k;
 
 	*ns = 0;
 	hz = ty_sampler_max_rate();
 	hz = hz && hz < COST_HZ ? hz : COST_HZ;
-	/* the loop's length: about COST_LOOP_NS of this machine's CPU, or 10
-	 * samples where the kernel has lowered the rate it allows */
+	/* a round's samples: COST_SAMPLES, or as few as the recording took
+	 * (4 at least): a recording of 4 samples is not worth 18 ms of
+	 * calibration, and an error on 4 samples' cost is nothing stated */
+	want = o->samples && o->samples < COST_SAMPLES ? (double)o->samples : COST_SAMPLES;
+	if (want < 4)
+		want = 4;
+	/* the loop's length: WANT samples at COST_HZ, or 10 samples (WANT if
+	 * fewer) where the kernel has lowered the rate it allows */
+	loop_ns = want * 1e9 / COST_HZ;
+	if ((want < 10 ? want : 10) * 1e9 / (double)hz > loop_ns)
+		loop_ns = (want < 10 ? want : 10) * 1e9 / (double)hz;
 	t0 = ty_clock_thread_ns();
 	spin(n);
 	per_loop = (double)(ty_clock_thread_ns() - t0);
 	if (per_loop > 0)
-		n = (unsigned long)((double)n *
-				    (COST_LOOP_NS > 10e9 / (double)hz ? COST_LOOP_NS
-								      : 10e9 / (double)hz) /
-				    per_loop) +
-		    1;
+		n = (unsigned long)((double)n * loop_ns / per_loop) + 1;
 	ty_perfevent_attr_init(&a, o->type, o->config);
 	a.disabled = 1;
 	a.freq = 1;

@@ -459,7 +459,7 @@ added_cpu(const struct run *r, const struct ty_profile *p, double me, double sam
 	fprintf(
 	    stderr,
 	    "tachy record: added CPU about %.3f s: tachy's own %.3f s and the kernel's work for "
-	    "%.0f samples, %.3f s (%.1f us a sample, measured at the start) charged to the %s",
+	    "%.0f samples, %.3f s (%.1f us a sample, measured after it) charged to the %s",
 	    me + k, me, samples, k, per * 1e6,
 	    p->meta.system_wide ? "tasks they interrupted" : "workload");
 	if (base > 0)

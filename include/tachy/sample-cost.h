@@ -19,12 +19,15 @@ struct ty_sample_cost_opts {
 	int callchain;	     /* frame-pointer chains */
 	uint64_t regs_user;  /* PERF_SAMPLE_REGS_USER mask (0: none) */
 	uint32_t stack_user; /* PERF_SAMPLE_STACK_USER bytes (0: none) */
+	uint64_t samples;    /* the recording's samples (0: not known) */
 };
 
 /* The CPU one sample costs the sampled task (ns) into *NS: 3 rounds each of
- * a loop of about 2.5 ms (or 10 samples long) sampled at 10 kHz (or the kernel's limit) and
- * unsampled, the least round of each (a loaded machine's preemptions only
- * add), the difference over the samples taken. About 18 ms of CPU. Returns
+ * a loop of 25 samples at 10 kHz (2.5 ms; 10 samples at the kernel's limit
+ * where it is lower), or of as many as the recording took where it took
+ * fewer (4 at least), sampled and unsampled, the least round of each (a
+ * loaded machine's preemptions only add), the difference over the samples
+ * taken. At most about 18 ms of CPU, under 3 ms for a few samples. Returns
  * 0, or a negative errno with E filled (the event cannot be opened on
  * tachy's own thread, or took no sample). */
 int ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error *e);
