@@ -42,147 +42,7 @@ ty_results_read_stream(struct ty_results_saved *r, FILE *fp, const char *path, s
 
 #else
 
-/* The reading state: the file's name and the path to the current value. */
-struct reader {
-	const char *file;
-	char where[256];
-	struct ty_error *e;
-};
-
-static int bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int
-bad(struct reader *rd, const char *fmt, ...)
-{
-	char msg[TY_ERROR_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return ty_error_set(rd->e, -EINVAL, "%s: %s: %s", rd->file,
-			    rd->where[0] ? rd->where : "top level", msg);
-}
-
-static int
-nomem(struct reader *rd)
-{
-	return ty_error_set(rd->e, -ENOMEM, "%s: out of memory", rd->file);
-}
-
-/* Descend into KEY (when not NULL) or [INDEX]; returns the old length to
- * give back to up(). */
-static size_t
-down(struct reader *rd, const char *key, size_t index)
-{
-	size_t len = strlen(rd->where);
-	size_t room = sizeof(rd->where) - len;
-
-	if (key)
-		snprintf(rd->where + len, room, "%s%s", len ? "." : "", key);
-	else
-		snprintf(rd->where + len, room, "[%zu]", index);
-	return len;
-}
-
-static void
-up(struct reader *rd, size_t len)
-{
-	rd->where[len] = '\0';
-}
-
-static const char *
-type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		return "null";
-	}
-	return "something else";
-}
-
-/* Fetch member KEY of object O with type check. REQUIRED: absent is an error. */
-static int
-member(struct reader *rd, const json_t *o, const char *key, json_type want, int required,
-       json_t **out)
-{
-	json_t *v = json_object_get(o, key);
-	static const char *names[] = {"an object", "an array",	"a string",  "an integer",
-				      "a number",  "a boolean", "a boolean", "null"};
-
-	*out = NULL;
-	if (!v) {
-		if (required)
-			return bad(rd, "missing field \"%s\"", key);
-		return 0;
-	}
-	if (want == JSON_REAL ? !json_is_number(v) : json_typeof(v) != want) {
-		size_t l = down(rd, key, 0);
-		int rc = bad(rd, "expected %s, found %s", names[want], type_name(v));
-		up(rd, l);
-		return rc;
-	}
-	*out = v;
-	return 0;
-}
-
-/* The largest figures read: past these no figure is a measurement (nor
- * would its sums and squares stay finite), so the file is refused. */
-#define TIME_MAX_S 1e9			 /* seconds: 31 years */
-#define COUNT_MAX 18446744073709551616.0 /* 2^64: beyond any counter */
-
-/* The largest time in UNIT ("s", "ms", "us", "ns") a counter may hold;
- * 0 when UNIT is no time. */
-static double
-time_max(const char *unit)
-{
-	double k = !strcmp(unit, "s")	 ? 1
-		   : !strcmp(unit, "ms") ? 1e3
-		   : !strcmp(unit, "us") ? 1e6
-					 : 1e9;
-
-	return (!strcmp(unit, "s") || !strcmp(unit, "ms") || !strcmp(unit, "us") ||
-		!strcmp(unit, "ns"))
-		   ? TIME_MAX_S * k
-		   : 0;
-}
-
-/* A finite number >= 0 and <= MAX at V (path already set), MAX in UNIT
- * ("s", "ns", or "" for counts); NULLOK lets null be NAN. */
-static int
-nonneg_number(struct reader *rd, const json_t *v, int nullok, double max, const char *unit,
-	      double *out)
-{
-	double d;
-
-	if (nullok && json_is_null(v)) {
-		*out = NAN;
-		return 0;
-	}
-	if (!json_is_number(v))
-		return bad(rd, "expected a number, found %s", type_name(v));
-	d = json_number_value(v);
-	if (!isfinite(d) || d < 0)
-		return bad(rd, "expected a number >= 0, found %g", d);
-	if (d > max)
-		return bad(rd, "%g is out of range: no %s measured is over %g%s%s", d,
-			   *unit ? "time" : "count", max, *unit ? " " : "", unit);
-	*out = d;
-	return 0;
-}
+#include "results-read-json.h"
 
 static void
 push_value(struct ty_results_saved_figure *f, double v, size_t run)
@@ -206,25 +66,25 @@ read_times(struct reader *rd, const json_t *res, struct ty_results_saved_bench *
 	double d;
 	int rc;
 
-	if ((rc = member(rd, res, "times", JSON_ARRAY, 1, &times)))
+	if ((rc = rr_member(rd, res, "times", JSON_ARRAY, 1, &times)))
 		return rc;
 	if (json_array_size(times) == 0)
 		return 1;
 	if (!(f = ty_results_saved_figure_add(b, "wall", "s", json_array_size(times))))
-		return nomem(rd);
-	l = down(rd, "times", 0);
+		return rr_nomem(rd);
+	l = rr_down(rd, "times", 0);
 	json_array_foreach(times, i, v)
 	{
-		size_t l2 = down(rd, NULL, i);
-		rc = nonneg_number(rd, v, 0, TIME_MAX_S, "s", &d);
-		up(rd, l2);
+		size_t l2 = rr_down(rd, NULL, i);
+		rc = rr_nonneg_number(rd, v, 0, TIME_MAX_S, "s", &d);
+		rr_up(rd, l2);
 		if (rc) {
-			up(rd, l);
+			rr_up(rd, l);
 			return rc;
 		}
 		push_value(f, d, i);
 	}
-	up(rd, l);
+	rr_up(rd, l);
 	b->nruns = json_array_size(times);
 	return 0;
 }
@@ -242,9 +102,9 @@ check_hyperfine_fields(struct reader *rd, const json_t *res)
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (!(v = json_object_get(res, keys[i])))
 			continue;
-		l = down(rd, keys[i], 0);
-		rc = nonneg_number(rd, v, 1, TIME_MAX_S, "s", &d);
-		up(rd, l);
+		l = rr_down(rd, keys[i], 0);
+		rc = rr_nonneg_number(rd, v, 1, TIME_MAX_S, "s", &d);
+		rr_up(rd, l);
 		if (rc)
 			return rc;
 	}
@@ -280,18 +140,21 @@ counter_unit(struct reader *rd, const json_t *tachy, const char *name, const cha
 	/* perf's label says it (a file written before user_only was) */
 	*user_only = strlen(name) > 2 && strcmp(name + strlen(name) - 2, ":u") == 0;
 	if ((o = json_object_get(tachy, "counters")) && (c = json_object_get(o, name))) {
-		l = down(rd, "counters", 0);
-		down(rd, name, 0);
+		l = rr_down(rd, "counters", 0);
+		rr_down(rd, name, 0);
 		s = json_object_get(c, "supported");
 		if (!json_is_object(c))
-			rc = bad(rd, "expected an object, found %s", type_name(c));
+			rc = rr_bad(rd, "expected an object, found %s", rr_type_name(c));
 		else if (s && !json_is_boolean(s))
-			rc = bad(rd, "\"supported\": expected a boolean, found %s", type_name(s));
+			rc = rr_bad(rd, "\"supported\": expected a boolean, found %s",
+				    rr_type_name(s));
 		else if ((uo = json_object_get(c, "user_only")) && !json_is_boolean(uo))
-			rc = bad(rd, "\"user_only\": expected a boolean, found %s", type_name(uo));
+			rc = rr_bad(rd, "\"user_only\": expected a boolean, found %s",
+				    rr_type_name(uo));
 		else if ((ex = json_object_get(c, "exact")) && !json_is_boolean(ex))
-			rc = bad(rd, "\"exact\": expected a boolean, found %s", type_name(ex));
-		else if (!(rc = member(rd, c, "unit", JSON_STRING, 0, &u)) && u)
+			rc =
+			    rr_bad(rd, "\"exact\": expected a boolean, found %s", rr_type_name(ex));
+		else if (!(rc = rr_member(rd, c, "unit", JSON_STRING, 0, &u)) && u)
 			*unit = json_string_value(u);
 		if (!rc && s)
 			*supported = json_is_true(s);
@@ -299,7 +162,7 @@ counter_unit(struct reader *rd, const json_t *tachy, const char *name, const cha
 			*user_only = json_is_true(uo);
 		if (!rc && ex)
 			*exact = json_is_true(ex);
-		up(rd, l);
+		rr_up(rd, l);
 		if (rc || u)
 			return rc;
 	}
@@ -335,7 +198,7 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs,
 			if (!supported)
 				continue;
 			if (!(f = ty_results_saved_figure_add(b, name, unit, n)))
-				return nomem(rd);
+				return rr_nomem(rd);
 			f->user_only = user_only;
 			f->exact = exact;
 			for (j = 0; j < n; j++) {
@@ -345,15 +208,15 @@ read_counters(struct reader *rd, const json_t *tachy, const json_t *runs,
 					f->missing++;
 					continue;
 				}
-				l = down(rd, "runs", 0);
-				down(rd, NULL, j);
-				down(rd, "counters", 0);
-				l2 = down(rd, name, 0);
-				rc = nonneg_number(rd, x, 1,
-						   time_max(unit) ? time_max(unit) : COUNT_MAX,
-						   time_max(unit) ? unit : "", &d);
-				up(rd, l2);
-				up(rd, l);
+				l = rr_down(rd, "runs", 0);
+				rr_down(rd, NULL, j);
+				rr_down(rd, "counters", 0);
+				l2 = rr_down(rd, name, 0);
+				rc = rr_nonneg_number(
+				    rd, x, 1, rr_time_max(unit) ? rr_time_max(unit) : COUNT_MAX,
+				    rr_time_max(unit) ? unit : "", &d);
+				rr_up(rd, l2);
+				rr_up(rd, l);
 				if (rc)
 					return rc;
 				push_value(f, d, j);
@@ -373,38 +236,38 @@ read_run(struct reader *rd, const json_t *run, struct ty_results_saved_bench *b,
 	int rc;
 
 	if (!json_is_object(run))
-		return bad(rd, "expected an object, found %s", type_name(run));
-	if ((rc = member(rd, run, "wall_ns", JSON_REAL, 1, &v)))
+		return rr_bad(rd, "expected an object, found %s", rr_type_name(run));
+	if ((rc = rr_member(rd, run, "wall_ns", JSON_REAL, 1, &v)))
 		return rc;
-	if ((rc = member(rd, run, "counters", JSON_OBJECT, 0, &cs)))
+	if ((rc = rr_member(rd, run, "counters", JSON_OBJECT, 0, &cs)))
 		return rc;
 	for (j = 0; j < NRUN_FIELDS; j++) {
 		struct ty_results_saved_figure *f = &b->figs[first + j];
-		if ((rc = member(rd, run, run_fields[j].field, JSON_REAL, run_fields[j].required,
-				 &v)))
+		if ((rc = rr_member(rd, run, run_fields[j].field, JSON_REAL, run_fields[j].required,
+				    &v)))
 			return rc;
 		if (!v) {
 			f->missing++;
 			continue;
 		}
-		size_t l = down(rd, run_fields[j].field, 0);
+		size_t l = rr_down(rd, run_fields[j].field, 0);
 		rc = run_fields[j].scale == 1e-9
-			 ? nonneg_number(rd, v, 0, TIME_MAX_S * 1e9, "ns", &d)
-			 : nonneg_number(rd, v, 0, COUNT_MAX, "", &d);
-		up(rd, l);
+			 ? rr_nonneg_number(rd, v, 0, TIME_MAX_S * 1e9, "ns", &d)
+			 : rr_nonneg_number(rd, v, 0, COUNT_MAX, "", &d);
+		rr_up(rd, l);
 		if (rc)
 			return rc;
 		push_value(f, d * run_fields[j].scale, index);
 	}
-	if ((rc = member(rd, run, "round", JSON_INTEGER, 0, &v)))
+	if ((rc = rr_member(rd, run, "round", JSON_INTEGER, 0, &v)))
 		return rc;
 	if (!v) {
 		free(b->rounds); /* pairs only when every run has its round */
 		b->rounds = NULL;
 	} else if (json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX) {
-		size_t l = down(rd, "round", 0);
-		rc = bad(rd, "%lld is not a round number", (long long)json_integer_value(v));
-		up(rd, l);
+		size_t l = rr_down(rd, "round", 0);
+		rc = rr_bad(rd, "%lld is not a round number", (long long)json_integer_value(v));
+		rr_up(rd, l);
 		return rc;
 	} else if (b->rounds) {
 		b->rounds[index] = (uint32_t)json_integer_value(v);
@@ -435,52 +298,52 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_results_save
 	size_t i, l, first = b->nfigs;
 	int rc;
 
-	if ((rc = member(rd, tachy, "name", JSON_STRING, 1, &name)) ||
-	    (rc = member(rd, tachy, "command", JSON_STRING, 0, &cmd)) ||
-	    (rc = member(rd, tachy, "runs", JSON_ARRAY, 1, &runs)) ||
-	    (rc = member(rd, tachy, "warnings", JSON_ARRAY, 0, &warn)) ||
-	    (rc = member(rd, tachy, "summary", JSON_OBJECT, 0, &w)) ||
-	    (rc = member(rd, tachy, "counters", JSON_OBJECT, 0, &w)))
+	if ((rc = rr_member(rd, tachy, "name", JSON_STRING, 1, &name)) ||
+	    (rc = rr_member(rd, tachy, "command", JSON_STRING, 0, &cmd)) ||
+	    (rc = rr_member(rd, tachy, "runs", JSON_ARRAY, 1, &runs)) ||
+	    (rc = rr_member(rd, tachy, "warnings", JSON_ARRAY, 0, &warn)) ||
+	    (rc = rr_member(rd, tachy, "summary", JSON_OBJECT, 0, &w)) ||
+	    (rc = rr_member(rd, tachy, "counters", JSON_OBJECT, 0, &w)))
 		return rc;
 	free(b->name);
 	if (!(b->name = strdup(json_string_value(name))))
-		return nomem(rd);
+		return rr_nomem(rd);
 	if (cmd) { /* with -n, hyperfine's "command" holds the name */
 		free(b->command);
 		if (!(b->command = strdup(json_string_value(cmd))))
-			return nomem(rd);
+			return rr_nomem(rd);
 	}
 	if (json_array_size(runs) != b->figs[0].n) {
-		l = down(rd, "runs", 0);
-		rc =
-		    bad(rd, "%zu runs, but \"times\" has %zu", json_array_size(runs), b->figs[0].n);
-		up(rd, l);
+		l = rr_down(rd, "runs", 0);
+		rc = rr_bad(rd, "%zu runs, but \"times\" has %zu", json_array_size(runs),
+			    b->figs[0].n);
+		rr_up(rd, l);
 		return rc;
 	}
 	for (i = 0; i < NRUN_FIELDS; i++)
 		if (!ty_results_saved_figure_add(b, run_fields[i].figure, run_fields[i].unit,
 						 json_array_size(runs)))
-			return nomem(rd);
+			return rr_nomem(rd);
 	if (!(b->rounds = calloc(json_array_size(runs) + 1, sizeof(*b->rounds))))
-		return nomem(rd);
+		return rr_nomem(rd);
 	json_array_foreach(runs, i, run)
 	{
-		l = down(rd, "runs", 0);
-		down(rd, NULL, i);
+		l = rr_down(rd, "runs", 0);
+		rr_down(rd, NULL, i);
 		rc = read_run(rd, run, b, first, i);
-		up(rd, l);
+		rr_up(rd, l);
 		if (rc)
 			return rc;
 	}
 	if ((rc = read_counters(rd, tachy, runs, b)))
 		return rc;
-	if ((rc = member(rd, tachy, "left_out", JSON_INTEGER, 0, &w)))
+	if ((rc = rr_member(rd, tachy, "left_out", JSON_INTEGER, 0, &w)))
 		return rc;
 	if (w && (json_integer_value(w) < 0 || (size_t)json_integer_value(w) > b->nruns)) {
-		l = down(rd, "left_out", 0);
-		rc = bad(rd, "%lld runs left out of %zu", (long long)json_integer_value(w),
-			 b->nruns);
-		up(rd, l);
+		l = rr_down(rd, "left_out", 0);
+		rc = rr_bad(rd, "%lld runs left out of %zu", (long long)json_integer_value(w),
+			    b->nruns);
+		rr_up(rd, l);
 		return rc;
 	}
 	if (w)
@@ -499,18 +362,18 @@ read_tachy_result(struct reader *rd, const json_t *tachy, struct ty_results_save
 	if (warn) {
 		b->warnings = calloc(json_array_size(warn) + 1, sizeof(char *));
 		if (!b->warnings)
-			return nomem(rd);
+			return rr_nomem(rd);
 		json_array_foreach(warn, i, w)
 		{
 			if (!json_is_string(w)) {
-				l = down(rd, "warnings", 0);
-				down(rd, NULL, i);
-				rc = bad(rd, "expected a string, found %s", type_name(w));
-				up(rd, l);
+				l = rr_down(rd, "warnings", 0);
+				rr_down(rd, NULL, i);
+				rc = rr_bad(rd, "expected a string, found %s", rr_type_name(w));
+				rr_up(rd, l);
 				return rc;
 			}
 			if (!(b->warnings[b->nwarnings++] = strdup(json_string_value(w))))
-				return nomem(rd);
+				return rr_nomem(rd);
 		}
 	}
 	return 0;
@@ -525,17 +388,17 @@ no_runs(struct reader *rd, const json_t *res, struct ty_results_saved_bench *b)
 	size_t l;
 	int rc;
 
-	if ((rc = member(rd, res, "tachy", JSON_OBJECT, 0, &tachy)) || !tachy)
+	if ((rc = rr_member(rd, res, "tachy", JSON_OBJECT, 0, &tachy)) || !tachy)
 		return rc ? rc : 1;
-	l = down(rd, "tachy", 0);
-	rc = member(rd, tachy, "name", JSON_STRING, 0, &name);
-	up(rd, l);
+	l = rr_down(rd, "tachy", 0);
+	rc = rr_member(rd, tachy, "name", JSON_STRING, 0, &name);
+	rr_up(rd, l);
 	if (rc)
 		return rc;
 	if (name) {
 		free(b->name);
 		if (!(b->name = strdup(json_string_value(name))))
-			return nomem(rd);
+			return rr_nomem(rd);
 	}
 	return 1;
 }
@@ -557,17 +420,17 @@ join_left_out(struct reader *rd, const json_t *res, json_t **out)
 	*out = NULL;
 	if (!json_is_object(tachy) || !(lo = json_object_get(tachy, "left_out_runs")))
 		return 0;
-	l = down(rd, "tachy", 0);
-	l2 = down(rd, "left_out_runs", 0);
+	l = rr_down(rd, "tachy", 0);
+	l2 = rr_down(rd, "left_out_runs", 0);
 	if (!json_is_array(lo)) {
-		rc = bad(rd, "expected an array, found %s", type_name(lo));
+		rc = rr_bad(rd, "expected an array, found %s", rr_type_name(lo));
 		goto out;
 	}
 	w = json_object_get(tachy, "left_out");
 	if (!json_is_integer(w) || json_integer_value(w) < 0 ||
 	    (size_t)json_integer_value(w) != json_array_size(lo)) {
-		rc = bad(rd, "%zu runs, but \"left_out\" is not %zu", json_array_size(lo),
-			 json_array_size(lo));
+		rc = rr_bad(rd, "%zu runs, but \"left_out\" is not %zu", json_array_size(lo),
+			    json_array_size(lo));
 		goto out;
 	}
 	times = json_object_get(res, "times");
@@ -576,35 +439,35 @@ join_left_out(struct reader *rd, const json_t *res, json_t **out)
 		goto out; /* said by the readers of times and runs */
 	if (!(t2 = json_array()) || !(r2 = json_array()) || !(tc = json_copy(tachy)) ||
 	    !(rc2 = json_copy((json_t *)res))) {
-		rc = nomem(rd);
+		rc = rr_nomem(rd);
 		goto out;
 	}
 	json_array_foreach(lo, i, run)
 	{
 		json_t *ns = json_is_object(run) ? json_object_get(run, "wall_ns") : NULL;
 		if (!json_is_integer(ns) || json_integer_value(ns) < 0) {
-			size_t l3 = down(rd, NULL, i);
-			rc = bad(rd, "expected a run with a non-negative integer \"wall_ns\"");
-			up(rd, l3);
+			size_t l3 = rr_down(rd, NULL, i);
+			rc = rr_bad(rd, "expected a run with a non-negative integer \"wall_ns\"");
+			rr_up(rd, l3);
 			goto out;
 		}
 		if (json_array_append_new(t2, json_real((double)json_integer_value(ns) / 1e9)) ||
 		    json_array_append(r2, run)) {
-			rc = nomem(rd);
+			rc = rr_nomem(rd);
 			goto out;
 		}
 	}
 	if (json_array_extend(t2, times) || json_array_extend(r2, runs) ||
 	    json_object_set(tc, "runs", r2) || json_object_set(rc2, "times", t2) ||
 	    json_object_set(rc2, "tachy", tc)) {
-		rc = nomem(rd);
+		rc = rr_nomem(rd);
 		goto out;
 	}
 	*out = rc2;
 	rc2 = NULL;
 out:
-	up(rd, l2);
-	up(rd, l);
+	rr_up(rd, l2);
+	rr_up(rd, l);
 	json_decref(t2);
 	json_decref(r2);
 	json_decref(tc);
@@ -621,20 +484,20 @@ read_result_joined(struct reader *rd, const json_t *res, struct ty_results_saved
 	int rc;
 
 	if (!json_is_object(res))
-		return bad(rd, "expected an object, found %s", type_name(res));
-	if ((rc = member(rd, res, "command", JSON_STRING, 1, &cmd)))
+		return rr_bad(rd, "expected an object, found %s", rr_type_name(res));
+	if ((rc = rr_member(rd, res, "command", JSON_STRING, 1, &cmd)))
 		return rc;
 	if (!(b->command = strdup(json_string_value(cmd))) || !(b->name = strdup(b->command)))
-		return nomem(rd);
+		return rr_nomem(rd);
 	if ((rc = read_times(rd, res, b)) == 1)
 		return no_runs(rd, res, b);
 	if (rc || (rc = check_hyperfine_fields(rd, res)))
 		return rc;
-	if ((rc = member(rd, res, "tachy", JSON_OBJECT, is_tachy, &tachy)) || !tachy)
+	if ((rc = rr_member(rd, res, "tachy", JSON_OBJECT, is_tachy, &tachy)) || !tachy)
 		return rc;
-	l = down(rd, "tachy", 0);
+	l = rr_down(rd, "tachy", 0);
 	rc = read_tachy_result(rd, tachy, b);
-	up(rd, l);
+	rr_up(rd, l);
 	return rc;
 }
 
@@ -683,7 +546,7 @@ read_environment(struct reader *rd, const json_t *env, struct ty_results_saved *
 	r->env_keys = calloc(n + 1, sizeof(char *));
 	r->env_values = calloc(n + 1, sizeof(char *));
 	if (!r->env_keys || !r->env_values)
-		return nomem(rd);
+		return rr_nomem(rd);
 	json_object_foreach((json_t *)env, key, v)
 	{
 		r->env_keys[r->nenv] = strdup(key);
@@ -691,7 +554,7 @@ read_environment(struct reader *rd, const json_t *env, struct ty_results_saved *
 		if (!r->env_keys[r->nenv] || !r->env_values[r->nenv]) {
 			free(r->env_keys[r->nenv]);
 			free(r->env_values[r->nenv]);
-			return nomem(rd);
+			return rr_nomem(rd);
 		}
 		r->nenv++;
 	}
@@ -700,7 +563,7 @@ read_environment(struct reader *rd, const json_t *env, struct ty_results_saved *
 
 /* Add a note about the file to R. */
 #define note(rd, r, ...)                                                                           \
-	(ty_results_saved_strv_addf(&(r)->notes, &(r)->nnotes, __VA_ARGS__) ? nomem(rd) : 0)
+	(ty_results_saved_strv_addf(&(r)->notes, &(r)->nnotes, __VA_ARGS__) ? rr_nomem(rd) : 0)
 
 /* tachy.reference (index IDX into results[]) as an index into r->benches:
  * ORIG[i] is the results[] index of benches[i]; NORUN names the results
@@ -718,7 +581,7 @@ set_reference(struct reader *rd, struct ty_results_saved *r, size_t idx, const s
 		}
 	r->reference = 0;
 	if (norun[idx] && !(r->reference_norun = strdup(norun[idx])))
-		return nomem(rd);
+		return rr_nomem(rd);
 	return 0;
 }
 
@@ -732,17 +595,17 @@ read_not_run(struct reader *rd, const json_t *t, struct ty_results_saved *r, int
 	size_t i, l;
 	int rc;
 
-	if ((rc = member(rd, t, "not_run", JSON_ARRAY, 0, &list)) || !list)
+	if ((rc = rr_member(rd, t, "not_run", JSON_ARRAY, 0, &list)) || !list)
 		return rc;
 	json_array_foreach(list, i, o)
 	{
-		l = down(rd, "not_run", 0);
-		down(rd, NULL, i);
+		l = rr_down(rd, "not_run", 0);
+		rr_down(rd, NULL, i);
 		if (!json_is_object(o))
-			rc = bad(rd, "expected an object, found %s", type_name(o));
+			rc = rr_bad(rd, "expected an object, found %s", rr_type_name(o));
 		else
-			rc = member(rd, o, "name", JSON_STRING, 1, &name);
-		up(rd, l);
+			rc = rr_member(rd, o, "name", JSON_STRING, 1, &name);
+		rr_up(rd, l);
 		if (rc)
 			return rc;
 		if ((rc = note(rd, r, "'%s' (tachy.not_run) has no finished run: left out",
@@ -751,7 +614,7 @@ read_not_run(struct reader *rd, const json_t *t, struct ty_results_saved *r, int
 	}
 	if (!has_ref && json_array_size(list) && !r->reference_norun &&
 	    !(r->reference_norun = strdup("")))
-		return nomem(rd);
+		return rr_nomem(rd);
 	return 0;
 }
 
@@ -762,36 +625,36 @@ read_top_tachy(struct reader *rd, const json_t *t, struct ty_results_saved *r, s
 	json_t *schema, *ref, *conf, *test, *order, *env;
 	int rc;
 
-	if ((rc = member(rd, t, "schema", JSON_INTEGER, 1, &schema)))
+	if ((rc = rr_member(rd, t, "schema", JSON_INTEGER, 1, &schema)))
 		return rc;
 	if (json_integer_value(schema) < 1)
-		return bad(rd, "\"schema\" is %lld: not a schema version",
-			   (long long)json_integer_value(schema));
+		return rr_bad(rd, "\"schema\" is %lld: not a schema version",
+			      (long long)json_integer_value(schema));
 	if (json_integer_value(schema) > TY_RESULTS_SCHEMA)
-		return bad(rd,
-			   "schema version %lld is newer than this tachy understands (%d); "
-			   "read it with a newer tachy",
-			   (long long)json_integer_value(schema), TY_RESULTS_SCHEMA);
+		return rr_bad(rd,
+			      "schema version %lld is newer than this tachy understands (%d); "
+			      "read it with a newer tachy",
+			      (long long)json_integer_value(schema), TY_RESULTS_SCHEMA);
 	r->schema = (int)json_integer_value(schema);
-	if ((rc = member(rd, t, "reference", JSON_INTEGER, 0, &ref)) ||
-	    (rc = member(rd, t, "confidence", JSON_REAL, 0, &conf)) ||
-	    (rc = member(rd, t, "test", JSON_STRING, 0, &test)) ||
-	    (rc = member(rd, t, "order", JSON_STRING, 0, &order)) ||
-	    (rc = member(rd, t, "environment", JSON_OBJECT, 0, &env)))
+	if ((rc = rr_member(rd, t, "reference", JSON_INTEGER, 0, &ref)) ||
+	    (rc = rr_member(rd, t, "confidence", JSON_REAL, 0, &conf)) ||
+	    (rc = rr_member(rd, t, "test", JSON_STRING, 0, &test)) ||
+	    (rc = rr_member(rd, t, "order", JSON_STRING, 0, &order)) ||
+	    (rc = rr_member(rd, t, "environment", JSON_OBJECT, 0, &env)))
 		return rc;
 	if (order && !(r->order = strdup(json_string_value(order))))
-		return nomem(rd);
+		return rr_nomem(rd);
 	if (conf) {
 		r->confidence = json_number_value(conf);
 		if (!(r->confidence > 0 && r->confidence < 100))
-			return bad(rd, "\"confidence\" is %g: expected a percentage in (0, 100)",
-				   r->confidence);
+			return rr_bad(rd, "\"confidence\" is %g: expected a percentage in (0, 100)",
+				      r->confidence);
 	}
 	if (test && !(r->test = strdup(json_string_value(test))))
-		return nomem(rd);
+		return rr_nomem(rd);
 	if (ref && (json_integer_value(ref) < 0 || (size_t)json_integer_value(ref) >= nresults))
-		return bad(rd, "\"reference\" is %lld: there are %zu results",
-			   (long long)json_integer_value(ref), nresults);
+		return rr_bad(rd, "\"reference\" is %lld: there are %zu results",
+			      (long long)json_integer_value(ref), nresults);
 	if (ref && (rc = set_reference(rd, r, (size_t)json_integer_value(ref), orig, norun)))
 		return rc;
 	if ((rc = read_not_run(rd, t, r, ref != NULL)))
@@ -810,10 +673,10 @@ read_interrupted(struct reader *rd, const json_t *t, struct ty_results_saved *r)
 	if (!(intr = json_object_get(t, "interrupted")))
 		return 0;
 	if (!json_is_boolean(intr)) {
-		l = down(rd, "tachy", 0);
-		down(rd, "interrupted", 0);
-		rc = bad(rd, "expected a boolean, found %s", type_name(intr));
-		up(rd, l);
+		l = rr_down(rd, "tachy", 0);
+		rr_down(rd, "interrupted", 0);
+		rc = rr_bad(rd, "expected a boolean, found %s", rr_type_name(intr));
+		rr_up(rd, l);
 		return rc;
 	}
 	r->interrupted = json_is_true(intr);
@@ -840,10 +703,10 @@ read_results(struct reader *rd, const json_t *results, struct ty_results_saved *
 	{
 		b = &r->benches[r->nbenches++];
 		b->left_out = -1;
-		l = down(rd, "results", 0);
-		down(rd, NULL, i);
+		l = rr_down(rd, "results", 0);
+		rr_down(rd, NULL, i);
 		rc = read_result(rd, res, b, is_tachy);
-		up(rd, l);
+		rr_up(rd, l);
 		if (rc < 0)
 			return rc;
 		orig[r->nbenches - 1] = i;
@@ -860,9 +723,9 @@ read_results(struct reader *rd, const json_t *results, struct ty_results_saved *
 			return rc;
 	}
 	if (r->nbenches == 0) {
-		l = down(rd, "results", 0);
-		rc = bad(rd, "no benchmark has a finished run (every \"times\" array is empty)");
-		up(rd, l);
+		l = rr_down(rd, "results", 0);
+		rc = rr_bad(rd, "no benchmark has a finished run (every \"times\" array is empty)");
+		rr_up(rd, l);
 		return rc;
 	}
 	return 0;
@@ -877,7 +740,7 @@ read_profile(struct reader *rd, const json_t *prof, struct ty_results_saved *r, 
 	int rc;
 
 	if (!nruns)
-		return nomem(rd);
+		return rr_nomem(rd);
 	for (i = 0; i < r->nbenches; i++)
 		nruns[i] = r->benches[i].nruns;
 	rc = ty_runprof_json_read(&r->profile, prof, orig, nruns, r->nbenches, nresults, rd->file,
@@ -895,49 +758,49 @@ read_root(struct reader *rd, const json_t *root, struct ty_results_saved *r)
 	int rc;
 
 	if (!json_is_object(root))
-		return bad(rd, "expected an object, found %s", type_name(root));
-	if ((rc = member(rd, root, "results", JSON_ARRAY, 1, &results)) ||
-	    (rc = member(rd, root, "tachy", JSON_OBJECT, 0, &tachy)))
+		return rr_bad(rd, "expected an object, found %s", rr_type_name(root));
+	if ((rc = rr_member(rd, root, "results", JSON_ARRAY, 1, &results)) ||
+	    (rc = rr_member(rd, root, "tachy", JSON_OBJECT, 0, &tachy)))
 		return rc;
 	if (tachy) {
 		/* The schema first: a newer file may differ in everything else. */
 		json_t *s = json_object_get(tachy, "schema");
 		if (s && json_is_integer(s) && json_integer_value(s) > TY_RESULTS_SCHEMA) {
-			l = down(rd, "tachy", 0);
+			l = rr_down(rd, "tachy", 0);
 			rc = read_top_tachy(rd, tachy, r, 0, NULL, NULL);
-			up(rd, l);
+			rr_up(rd, l);
 			return rc;
 		}
 	}
 	if ((n = json_array_size(results)) == 0) {
 		json_t *it = tachy ? json_object_get(tachy, "interrupted") : NULL;
 		json_t *nr = tachy ? json_object_get(tachy, "not_run") : NULL;
-		l = down(rd, "results", 0);
+		l = rr_down(rd, "results", 0);
 		if (json_is_true(it) || json_array_size(nr))
 			/* what an interrupted run leaves when no run had ended */
-			rc = bad(rd,
-				 "no benchmark has a finished run (the run was interrupted "
-				 "before the first one ended; %zu command%s in tachy.not_run "
-				 "left out)",
-				 json_array_size(nr), json_array_size(nr) == 1 ? "" : "s");
+			rc = rr_bad(rd,
+				    "no benchmark has a finished run (the run was interrupted "
+				    "before the first one ended; %zu command%s in tachy.not_run "
+				    "left out)",
+				    json_array_size(nr), json_array_size(nr) == 1 ? "" : "s");
 		else
-			rc = bad(rd, "no results (the array is empty)");
-		up(rd, l);
+			rc = rr_bad(rd, "no results (the array is empty)");
+		rr_up(rd, l);
 		return rc;
 	}
 	r->benches = calloc(n, sizeof(*r->benches));
 	orig = calloc(n, sizeof(*orig));
 	norun = calloc(n, sizeof(*norun));
 	if (!r->benches || !orig || !norun)
-		rc = nomem(rd);
+		rc = rr_nomem(rd);
 	else if (!tachy || !(rc = read_interrupted(rd, tachy, r)))
 		rc = read_results(rd, results, r, tachy != NULL, orig, norun);
 	if (!rc)
-		rc = ty_results_saved_label(r, orig) < 0 ? nomem(rd) : 0;
+		rc = ty_results_saved_label(r, orig) < 0 ? rr_nomem(rd) : 0;
 	if (!rc && tachy) {
-		l = down(rd, "tachy", 0);
+		l = rr_down(rd, "tachy", 0);
 		rc = read_top_tachy(rd, tachy, r, n, orig, norun);
-		up(rd, l);
+		rr_up(rd, l);
 	}
 	if (!rc && tachy && json_object_get(tachy, "profile"))
 		rc = read_profile(rd, json_object_get(tachy, "profile"), r, orig, n);
