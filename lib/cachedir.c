@@ -307,8 +307,8 @@ ty_cachedir_open(const char *dir, int create)
 struct trailer {
 	char magic[8];	  /* TRAILER_MAGIC */
 	uint64_t size;	  /* of what precedes the trailer */
-	uint32_t crc;	  /* its CRC-32C (crc32.h; version 1: CRC-32) */
-	uint32_t version; /* 2 */
+	uint32_t crc;	  /* its CRC-32 (crc32.h) */
+	uint32_t version; /* 1 */
 };
 
 #define TRAILER_MAGIC "tachy\x00c\x01"
@@ -318,7 +318,7 @@ _Static_assert(sizeof(struct trailer) == TY_CACHEDIR_TRAILER, "trailer layout");
 void
 ty_cachedir_trailer(const void *buf, size_t len, unsigned char out[TY_CACHEDIR_TRAILER])
 {
-	struct trailer t = {.size = len, .crc = ty_crc32c(0, buf, len), .version = 2};
+	struct trailer t = {.size = len, .crc = ty_crc32(0, buf, len), .version = 1};
 
 	memcpy(t.magic, TRAILER_MAGIC, sizeof(t.magic));
 	memcpy(out, &t, sizeof(t));
@@ -384,13 +384,8 @@ ty_cachedir_verify(int fd, size_t *size, char *why, size_t whysize)
 		return -EBADMSG;
 	}
 	len = (size_t)st.st_size - sizeof(t);
-	if (pread(fd, &t, sizeof(t), (off_t)len) == (ssize_t)sizeof(t) &&
-	    memcmp(t.magic, TRAILER_MAGIC, sizeof(t.magic)) == 0 && t.version == 1) {
-		snprintf(why, whysize, "written by an older tachy (a CRC-32 trailer)");
-		return -ESTALE; /* made again, nothing wrong said */
-	}
 	if (pread(fd, &t, sizeof(t), (off_t)len) != (ssize_t)sizeof(t) ||
-	    memcmp(t.magic, TRAILER_MAGIC, sizeof(t.magic)) != 0 || t.version != 2) {
+	    memcmp(t.magic, TRAILER_MAGIC, sizeof(t.magic)) != 0 || t.version != 1) {
 		snprintf(why, whysize,
 			 "cut short, or written by an older tachy (%lld bytes, no trailer)",
 			 (long long)st.st_size);
@@ -404,8 +399,8 @@ ty_cachedir_verify(int fd, size_t *size, char *why, size_t whysize)
 	map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	if (map == MAP_FAILED)
 		return -errno;
-	if (ty_crc32c(0, map, len) != t.crc) {
-		snprintf(why, whysize, "altered (its CRC-32C does not match its trailer's)");
+	if (ty_crc32(0, map, len) != t.crc) {
+		snprintf(why, whysize, "altered (its CRC-32 does not match its trailer's)");
 		if (map)
 			munmap(map, len);
 		return -EBADMSG;
@@ -435,8 +430,6 @@ ty_cachedir_openat(int dfd, const char *name, size_t *size)
 		/* ours, in our own directory: it goes, and the caller makes it again */
 		if (rc == -EBADMSG && unlinkat(dfd, name, 0) == 0)
 			note(dfd, name, why);
-		else if (rc == -ESTALE)
-			unlinkat(dfd, name, 0);
 		return -1;
 	}
 	return fd;

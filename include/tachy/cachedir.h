@@ -57,14 +57,12 @@ int ty_cachedir_open(const char *dir, int create);
 /* The file NAME in the cache directory DFD, opened read-only, its size
  * without the trailer in *SIZE. -1 when it is missing, a link, not a
  * regular file, not ours or writable by others; -1 too, and the file
- * removed with a note, when its trailer does not match it (removed
- * without one when an older tachy wrote it). */
+ * removed with a note, when its trailer does not match it. */
 int ty_cachedir_openat(int dfd, const char *name, size_t *size);
 
 /* Check the trailer of the cache file FD: 0 with the size before it in
  * *SIZE; -EBADMSG with WHY[WHYSIZE] saying what is wrong ("cut short",
- * "altered"), -ESTALE where an older tachy wrote it (a version 1 trailer,
- * CRC-32), or another negative errno. */
+ * "altered"), or another negative errno. */
 int ty_cachedir_verify(int fd, size_t *size, char *why, size_t whysize);
 
 /* The trailer of the contents BUF[LEN], into OUT (tests make files with

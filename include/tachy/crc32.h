@@ -1,5 +1,4 @@
-/* crc32.h - CRC-32 (the polynomial of zlib, gzip, PNG and .gnu_debuglink)
- * and CRC-32C (tachy's cache files).
+/* crc32.h - CRC-32 (the polynomial of zlib, gzip, PNG and .gnu_debuglink).
  *
  * Used as a check of a file's integrity against bit flips and truncation
  * (the profile format's sections): not against an attacker, who can
@@ -13,11 +12,5 @@
 /* The CRC-32 of CRC's data followed by BUF[0..N): start with CRC 0;
  * ty_crc32(ty_crc32(0, a, m), b, n) is the CRC of a then b. */
 uint32_t ty_crc32(uint32_t crc, const void *buf, size_t n);
-
-/* CRC-32C (Castagnoli, iSCSI's and ext4's), the same way: by the
- * processor's instruction where it has one (x86-64 with SSE4.2), by tables
- * otherwise; ty_crc32c_table always by the tables (the same result). */
-uint32_t ty_crc32c(uint32_t crc, const void *buf, size_t n);
-uint32_t ty_crc32c_table(uint32_t crc, const void *buf, size_t n);
 
 #endif

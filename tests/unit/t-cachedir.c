@@ -266,24 +266,6 @@ test_trailer(void)
 	CHECK(fd >= 0 && size == sizeof(data));
 	if (fd >= 0)
 		close(fd);
-	/* an older tachy's (a version 1 trailer): removed and made again,
-	 * without a note (nothing is wrong with it) */
-	if ((f = fopen(at("files/g"), "r+"))) {
-		tr[20] = 1; /* the version's low byte: 2 -> 1 */
-		fseek(f, (long)sizeof(data), SEEK_SET);
-		fwrite(tr, 1, sizeof(tr), f);
-		fclose(f);
-	}
-	CHECK_INT(ty_cachedir_openat(dfd, "g", &size), -1);
-	CHECK(access(at("files/g"), F_OK) != 0);
-	CHECK(ty_cachedir_note(2) && ty_cachedir_note(3) == NULL); /* "grown" only */
-	ty_cachedir_trailer(data, sizeof(data), tr);
-	if ((f = fopen(at("files/g"), "w"))) {
-		fwrite(data, 1, sizeof(data), f);
-		fwrite(tr, 1, sizeof(tr), f);
-		fclose(f);
-	}
-	CHECK_INT(chmod(at("files/g"), 0600), 0);
 	/* writable by others: not used, and not ours to remove */
 	CHECK_INT(chmod(at("files/g"), 0622), 0);
 	CHECK_INT(ty_cachedir_openat(dfd, "g", &size), -1);
