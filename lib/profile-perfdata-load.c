@@ -9,10 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "tachy/buildid.h"
 #include "tachy/collect.h"
-#include "tachy/elfview.h"
 #include "tachy/unwind.h"
 
 _Static_assert(TY_UNWIND_EXACT == TY_FRAME_EXACT, "one exact-pc bit");
@@ -105,37 +104,71 @@ on_sample(const struct ty_sampler_rec *r, int ev, void *arg)
 	ty_collector_record(r, l->c);
 }
 
-/* Each file the recording names a build-id of, compared with the file of
- * that path here: a warning where they differ (a recording from another
- * machine, or a package updated since). */
-static void
-check_buildids(struct load *l)
+/* Each file the recording names a build-id of: the copy of that build in
+ * the file of that path here where it is that build, else the copy in
+ * perf's build-id cache, else from debuginfod, else the file here, with a warning where
+ * it is another build (a recording from another machine, or a package
+ * updated since). Which source named a file is said where the file here
+ * differs. */
+static int
+resolve_buildids(struct load *l, struct ty_symbols *syms)
 {
+	struct ty_buildid_finder *f = ty_buildid_finder_new(l->o->buildid_dir, l->o->debuginfod);
 	size_t i, said = 0;
 
+	if (!f)
+		return -ENOMEM;
 	for (i = 0; i < l->pd->nbids; i++) {
 		const struct ty_perfdata_buildid *b = &l->pd->bids[i];
-		char hex[129] = "";
-		size_t len = 0;
-		void *img;
+		char here[129] = "", src[4200], why[4400] = "", lwhy[200];
+		uint64_t dev = 0, ino = 0, ldev, lino;
+		enum ty_buildid_from from;
+		int same;
 		if (b->kernel || b->path[0] != '/' || !*b->hex)
 			continue;
-		if (!(img = ty_elfview_map_file(b->path, &len)))
-			continue; /* missing: its samples say "[unknown]" */
-		ty_elfview_build_id_hex(img, len, hex);
-		munmap(img, len);
-		if (!*hex || strcmp(hex, b->hex) == 0)
-			continue;
+		same = ty_buildid_check(b->path, b->hex, here, &ldev, &lino, lwhy, sizeof(lwhy));
+		if (same > 0)
+			continue; /* the recorded build is here (a copy would be the same) */
+		from = ty_buildid_find(f, b->hex, b->path, src, sizeof(src), &dev, &ino, why,
+				       sizeof(why));
+		if (from == TY_BUILDID_NONE && l->o->debuginfod && !*why)
+			snprintf(why, sizeof(why), "debuginfod has no file of build-id %s", b->hex);
+		if (*why && said < 8)
+			warn(l, "%s", why);
+		if (from != TY_BUILDID_NONE) {
+			if (ty_symbols_set_source(syms, b->path, src, dev, ino) < 0) {
+				ty_buildid_finder_free(f);
+				return -ENOMEM;
+			}
+			l->st->from_cache += from == TY_BUILDID_CACHE;
+			l->st->from_debuginfod += from == TY_BUILDID_DEBUGINFOD;
+		}
+		if (same < 0 || !*here)
+			continue; /* missing here, or without a build-id */
 		l->st->buildids_differ++;
-		if (said++ < 8)
+		if (said++ >= 8)
+			continue;
+		if (from != TY_BUILDID_NONE)
+			warn(l,
+			     "%s here is not the file recorded (build-id %s, recorded %s): named "
+			     "from the recorded build %s (%s)",
+			     b->path, here, b->hex,
+			     from == TY_BUILDID_CACHE ? "in perf's build-id cache"
+						      : "from debuginfod",
+			     src);
+		else
 			warn(l,
 			     "%s here is not the file recorded (build-id %s, recorded %s): its "
-			     "names may be wrong; report where it was recorded, or with the "
-			     "recorded build at that path",
-			     b->path, hex, b->hex);
+			     "names may be wrong; put the recorded build in perf's build-id "
+			     "cache (perf buildid-cache -a FILE)%s, or report where it was "
+			     "recorded",
+			     b->path, here, b->hex,
+			     l->o->debuginfod ? "" : ", set DEBUGINFOD_URLS");
 	}
 	if (said > 8)
 		warn(l, "%zu more files differ from those recorded", said - 8);
+	ty_buildid_finder_free(f);
+	return 0;
 }
 
 /* Does perf's command line say -a (or --all-cpus)? */
@@ -256,7 +289,8 @@ ty_perfdata_load(struct ty_perfdata *pd, const struct ty_perfdata_load_opts *o,
 #endif
 	if (ty_perfdata_each(pd, 0, on_event, l) < 0)
 		goto oom;
-	check_buildids(l);
+	if (resolve_buildids(l, syms) < 0)
+		goto oom;
 	if (ty_perfdata_each(pd, 1, on_sample, l) < 0)
 		goto oom;
 	if (!st->samples) {
