@@ -39,7 +39,7 @@ ty_collector_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int 
 		    uint32_t stack)
 {
 	struct swlist *l = swlist(c, r->tid);
-	struct sw *last, e = {r->time, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt};
+	struct sw *last, e = {r->time, r->cpu, stack, (uint8_t)kind, (uint8_t)r->preempt, 0};
 
 	if (!l) {
 		c->oom = 1;
@@ -68,6 +68,18 @@ ty_collector_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int 
 		return;
 	}
 	l->v[l->n++] = e;
+}
+
+void
+ty_collector_sched_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int out,
+			  uint32_t state)
+{
+	struct swlist *l;
+
+	ty_collector_switch(c, r, out ? SW_OUT : SW_IN, TY_NONE);
+	if (out && state != TY_STATE_RUNNABLE && (l = swlist(c, r->tid)) && l->n &&
+	    l->v[l->n - 1].kind == SW_OUT)
+		l->v[l->n - 1].hint = (uint8_t)state;
 }
 
 void
@@ -317,7 +329,8 @@ pair_thread(struct ty_collector *c, const struct swlist *l, const size_t *order,
 		rs.period = in->time - o->time;
 		rs.tid = l->tid;
 		rs.cpu = o->cpu;
-		rs.state = o->preempt ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED;
+		rs.state =
+		    o->preempt ? TY_STATE_RUNNABLE : TY_STATE_BLOCKED | (uint32_t)o->hint << 8;
 		rs.stack = smp ? smp->stack : TY_NONE;
 		if (smp)
 			c->chained++, c->chained_ns += rs.period;

@@ -22,7 +22,8 @@
 
 struct raw_sample {
 	uint64_t time, period;
-	uint32_t tid, cpu, stack, state;
+	uint32_t tid, cpu, stack;
+	uint32_t state; /* off-CPU: its state | the switch-out's hint << 8 (struct sw) */
 };
 
 /* Off-CPU bookkeeping: switch records and context-switch samples, kept
@@ -34,6 +35,7 @@ struct sw { /* in its thread's list (struct swlist) */
 	uint64_t time;
 	uint32_t cpu, stack; /* stack: SW_SAMPLE's and SW_PEEK's */
 	uint8_t kind, preempt;
+	uint8_t hint; /* SW_OUT: the state the kernel said (a sched_switch's), 0: none */
 };
 
 struct swlist { /* one thread's entries, in the order they came */

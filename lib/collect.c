@@ -765,7 +765,7 @@ walk:
 	for (i = 0; i < c->nsamples; i++) {
 		const struct raw_sample *r = &c->samples[i];
 		struct ty_prof_sample s = {r->time, r->period,	   r->tid,
-					   r->cpu,  map[r->stack], r->state};
+					   r->cpu,  map[r->stack], r->state & 0xff};
 		if (c->nentries && (s.stack = ty_collector_exec_graft(c, p, r->stack, s.stack,
 								      r->time)) == TY_NONE)
 			goto oom;
@@ -776,6 +776,8 @@ walk:
 				    (unsigned char)(1 + ty_collector_classify(p, s.stack));
 			s.state = cls[s.stack] - 1u;
 		}
+		if (s.state == TY_STATE_BLOCKED && r->state >> 8) /* what sched_switch said */
+			s.state = r->state >> 8;
 		if (ty_profile_sample(p, &s) < 0)
 			goto oom;
 	}

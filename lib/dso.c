@@ -836,6 +836,18 @@ ty_dsos_get(struct ty_dsos *s, const char *path)
 	return ty_dsos_get_id(s, path, 0, 0, 0, 0, 0);
 }
 
+int
+ty_dsos_set_source(struct ty_dsos *s, const char *path, const char *src, uint64_t dev, uint64_t ino)
+{
+	struct ty_dso *d = ty_dsos_get(s, path);
+
+	if (!d)
+		return -ENOMEM;
+	snprintf(d->src, sizeof(d->src), "%s", src);
+	d->dev = dev, d->ino = ino; /* that very file, when it is read */
+	return 0;
+}
+
 const char *
 ty_dso_source(const struct ty_dso *d)
 {

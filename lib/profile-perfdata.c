@@ -18,6 +18,7 @@
 enum {
 	REC_USER_START = 64,
 	REC_HEADER_ATTR = 64,
+	REC_HEADER_TRACING_DATA = 66, /* its data follows the record */
 	REC_HEADER_BUILD_ID = 67,
 	REC_AUXTRACE = 71,
 	REC_HEADER_FEATURE = 80,
@@ -28,6 +29,7 @@ enum {
 
 /* The feature bits tachy reads (tools/perf/util/header.h). */
 enum {
+	FEAT_TRACING_DATA = 1,
 	FEAT_BUILD_ID = 2,
 	FEAT_HOSTNAME = 3,
 	FEAT_OSRELEASE = 4,
@@ -334,6 +336,10 @@ feature(struct ty_perfdata *pd, unsigned feat, const unsigned char *p, size_t le
 	char **dst = NULL;
 
 	switch (feat) {
+	case FEAT_TRACING_DATA:
+		pd->tracing = p;
+		pd->tracing_len = len;
+		return;
 	case FEAT_BUILD_ID:
 		feat_build_id(pd, p, len);
 		return;
@@ -444,6 +450,14 @@ read_pipe_headers(struct ty_perfdata *pd, struct ty_error *e)
 			if (aux > end - off - h.size)
 				break;
 			off += aux;
+		} else if (h.type == REC_HEADER_TRACING_DATA && h.size >= 12) {
+			uint32_t n;
+			memcpy(&n, p + 8, 4);
+			if (n > end - off - h.size)
+				break;
+			pd->tracing = p + h.size;
+			pd->tracing_len = n;
+			off += n;
 		}
 		off += h.size;
 	}
@@ -699,6 +713,12 @@ ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *a
 				}
 				off += aux;
 				pd->aux_bytes += samples < 0 ? aux : 0;
+			} else if (h.type == REC_HEADER_TRACING_DATA && h.size >= 12) {
+				uint32_t td; /* pipe mode: the data follows (read_pipe_headers) */
+				memcpy(&td, pd->buf + off + 8, 4);
+				if (td > end - off - h.size)
+					break;
+				off += td;
 			} else if (h.type == REC_COMPRESSED || h.type == REC_COMPRESSED2) {
 				pd->compressed = 1;
 			} else if (h.type > REC_HEADER_FEATURE && samples < 0) {

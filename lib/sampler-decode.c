@@ -126,7 +126,16 @@ decode_sample(struct cur *c, const struct ty_sampler_layout *l, struct ty_sample
 		r->nr = kept;
 		r->chain = kept ? r->chainbuf : NULL;
 	}
-	if (t & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_READ))
+	if (t & PERF_SAMPLE_RAW) { /* a u32 size, then the bytes (perf.data's tracepoints) */
+		uint32_t n = 0;
+		if (c->end - c->p < 4 ||
+		    (memcpy(&n, c->p, 4), c->p += 4, (size_t)n > (size_t)(c->end - c->p)))
+			return -EINVAL;
+		r->raw = c->p;
+		r->raw_size = n;
+		c->p += n;
+	}
+	if (t & (PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_READ))
 		return 0; /* not asked for by the sampler: nothing further is decoded */
 	if (t & PERF_SAMPLE_REGS_USER) {
 		r->regs_abi = get64(c);

@@ -91,6 +91,13 @@ ty_symbols_set_debug_root(struct ty_symbols *s, const char *dir)
 	ty_dsos_set_debug_root(s->dsos, dir);
 }
 
+int
+ty_symbols_set_source(struct ty_symbols *s, const char *path, const char *src, uint64_t dev,
+		      uint64_t ino)
+{
+	return ty_dsos_set_source(s->dsos, path, src, dev, ino);
+}
+
 void
 ty_symbols_set_perf_map_dir(struct ty_symbols *s, const char *dir)
 {

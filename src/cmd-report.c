@@ -38,7 +38,9 @@ static const char usage_text[] =
     "       tachy report [-e NAME] --convert OUT.prof perf.data\n"
     "\n"
     "Show a profile written by tachy record (FILE, default tachy.prof), a\n"
-    "perf.data of perf record (-e NAME: which event) or a cachegrind.out file.\n"
+    "perf.data of perf record (-e NAME: which event; sched:sched_switch is read as\n"
+    "off-CPU time; symbols of the recorded builds, from ~/.debug or debuginfod\n"
+    "where this machine's differ) or a cachegrind.out file.\n"
     "Every view takes --comm NAME[,NAME], --pid PID[,PID] and --cpu LIST: only\n"
     "the samples of those commands, processes and CPUs count.\n"
     "\n";

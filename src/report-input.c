@@ -97,18 +97,30 @@ perfdata_notes(const struct ty_perfdata *pd, const struct ty_perfdata_load_stats
 }
 
 /* perf.data: the event's samples resolved as tachy record resolves its
- * own (the files on this machine, by build-id, debuginfod). */
+ * own, from the recorded builds: the files on this machine where they are
+ * those builds, else perf's build-id cache (~/.debug, where perf record
+ * keeps a copy of each file it sampled), else debuginfod (DEBUGINFOD_URLS). */
 static int
 load_perfdata(const char *path, const char *event, struct ty_profile **p)
 {
 	struct ty_perfdata pd;
-	struct ty_perfdata_load_opts o = {event, on_warn, NULL};
+	struct ty_perfdata_load_opts o = {0};
 	struct ty_perfdata_load_stats st;
 	struct ty_symbols *syms;
 	struct ty_error e = {0};
+	const char *home = getenv("HOME"), *urls = getenv("DEBUGINFOD_URLS");
+	char bdir[4096] = "";
 	size_t i;
 	int r;
 
+	o.event = event;
+	o.warn = on_warn;
+	/* perf's buildid.dir: $HOME/.debug (perf does not read
+	 * PERF_BUILDID_DIR: it sets it for the scripts it runs) */
+	if (home && *home == '/' &&
+	    (size_t)snprintf(bdir, sizeof(bdir), "%s/.debug", home) < sizeof(bdir))
+		o.buildid_dir = bdir;
+	o.debuginfod = urls && *urls;
 	memset(&pd, 0, sizeof(pd));
 	if ((r = ty_perfdata_open(path, &pd, &e)) < 0)
 		return cli_error(r == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE, "%s", term_safe(e.msg));
@@ -122,6 +134,13 @@ load_perfdata(const char *path, const char *event, struct ty_profile **p)
 	r = ty_perfdata_load(&pd, &o, syms, p, &st, &e);
 	if (r == 0 || r == -EINVAL)
 		perfdata_notes(&pd, &st, path);
+	if (r == 0 && (st.from_cache || st.from_debuginfod))
+		fprintf(stderr,
+			"tachy report: %s: %" PRIu64
+			" files named from perf's build-id cache (%s), "
+			"%" PRIu64 " from debuginfod\n",
+			term_safe(path), st.from_cache, bdir[0] ? term_safe(bdir) : "none",
+			st.from_debuginfod);
 	for (i = 0; r == 0 && i < ty_symbols_nwarnings(syms); i++)
 		cli_warn("%s", term_safe(ty_symbols_warning(syms, i)));
 	ty_symbols_free(syms);

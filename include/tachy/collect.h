@@ -44,6 +44,16 @@ uint32_t ty_collector_pid_of(const struct ty_collector *c, uint32_t tid);
  * takes it where the kernel gave none at its switch-out. */
 void ty_collector_peek(struct ty_collector *c, const struct ty_sampler_rec *r);
 
+/* A switch of thread R->tid at R->time on R->cpu read from a sched_switch
+ * tracepoint (perf.data): OUT (else in); a switch-out's STATE is what the
+ * kernel said of the thread (a TY_STATE_*: R->preempt set for
+ * TY_STATE_RUNNABLE), its off-CPU interval's state where its kernel frames
+ * tell no more (a futex wait in S is a lock). A switch-out right after a
+ * ty_collector_record of the same switch's sample (a
+ * TY_SAMPLER_REC_SWITCH_SAMPLE) takes its chain. */
+void ty_collector_sched_switch(struct ty_collector *c, const struct ty_sampler_rec *r, int out,
+			       uint32_t state);
+
 /* How many threads had their first switch record since the last call. */
 size_t ty_collector_new_threads(struct ty_collector *c);
 /* Resolve every sampled address and fill P (whose meta the caller sets):

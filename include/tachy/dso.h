@@ -52,6 +52,13 @@ struct ty_dso *ty_dsos_get(struct ty_dsos *s, const char *path);
 struct ty_dso *ty_dsos_get_id(struct ty_dsos *s, const char *path, uint32_t pid, uint64_t lo,
 			      uint64_t hi, uint64_t dev, uint64_t ino);
 
+/* Read the file PATH (as recorded) from SRC, the file of device DEV and
+ * inode INO (a copy of the recorded build: perf's build-id cache,
+ * debuginfod): its symbols, debug files and call-frame table. Before any
+ * of PATH's addresses is resolved. Returns 0 or -ENOMEM. */
+int ty_dsos_set_source(struct ty_dsos *s, const char *path, const char *src, uint64_t dev,
+		       uint64_t ino);
+
 /* The path to read D's file by (its path, or the mapped file kept open
  * when its path was replaced); NULL when there is none (left raw). */
 const char *ty_dso_source(const struct ty_dso *d);

@@ -3,10 +3,14 @@
  * forks and exits to the collector first (in time order), then the samples
  * of one event, each with a user stack copy (perf record --call-graph
  * dwarf) unwound by tachy's CFI unwinder (unwind.h) as record -g does, the
- * kernel's chains (--call-graph fp) as they are; the addresses named by
- * the files on this machine (symbols.h: their debug files by build-id,
- * debuginfod), each file whose build-id differs from the one the
- * recording names said in a warning. */
+ * kernel's chains (--call-graph fp) as they are, or of a sched_switch
+ * tracepoint (perf record -e sched:sched_switch, perf sched record): each
+ * switch-out paired with the thread's next switch-in into its time off the
+ * CPU, by state (profile-perfdata-sched.h), as tachy record --off-cpu; the addresses named by
+ * the recorded builds (buildid.h: perf's build-id cache, the files on this
+ * machine that are those builds, debuginfod) and their debug files
+ * (symbols.h), each file here whose build-id differs from the one the
+ * recording names said in a warning, with the source used instead. */
 #ifndef TACHY_PROFILE_PERFDATA_LOAD_H
 #define TACHY_PROFILE_PERFDATA_LOAD_H
 
@@ -19,6 +23,10 @@
 
 struct ty_perfdata_load_opts {
 	const char *event; /* the event's name (perf's -e NAME); NULL: the first */
+	/* where the recorded builds are looked for (buildid.h): perf's
+	 * build-id cache (~/.debug; NULL: none), then debuginfod when set */
+	const char *buildid_dir;
+	int debuginfod;
 	/* each warning (a file's build-id differs, records skipped, ...) */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;
@@ -32,6 +40,9 @@ struct ty_perfdata_load_stats {
 	uint64_t complete;	  /* ... to the outermost frame */
 	uint64_t truncated;	  /* ... cut by the end of the copy */
 	uint64_t buildids_differ; /* files whose build-id is not the recorded one */
+	uint64_t raw_short;	  /* sched_switch samples with a raw record cut short */
+	uint64_t from_cache;	  /* files read from perf's build-id cache... */
+	uint64_t from_debuginfod; /* ...and from debuginfod */
 };
 
 /* Make a profile of the event O->event of PD, resolving with SYMS (the

@@ -1,7 +1,8 @@
 /* profile-perfdata.h - the reader of perf's perf.data files (perf record's
  * output, file mode and pipe mode): the header, the events (each one's
  * perf_event_attr and sample ids), the feature sections tachy uses
- * (build-ids, command line, event names, host) and the data section's
+ * (build-ids, command line, event names, host, the tracing data's
+ * tracepoint formats) and the data section's
  * records, which are the kernel's ring records and are decoded by
  * sampler-decode.c with each event's layout. Records perf adds of its own
  * (finished rounds, id indexes, ...) and feature sections not known are
@@ -70,7 +71,9 @@ struct ty_perfdata {
 	uint64_t data_off, data_len; /* the data section (pipe mode: the stream after the header) */
 	char *cmdline; /* perf's own command line, words joined by spaces (NULL: none) */
 	char *hostname, *osrelease, *arch;
-	uint32_t nrcpus; /* online (0: not said) */
+	uint32_t nrcpus;	      /* online (0: not said) */
+	const unsigned char *tracing; /* the tracing data (tracepoints' formats), in BUF... */
+	size_t tracing_len;	      /* ...of this many bytes (NULL, 0: none) */
 	struct ty_perfdata_buildid *bids;
 	size_t nbids, capbids;
 	/* what was skipped, for the caller to say */

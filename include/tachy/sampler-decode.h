@@ -59,6 +59,8 @@ struct ty_sampler_rec {
 	uint64_t stack_size, stack_dyn; /* bytes reserved and bytes valid */
 	int out, preempt;		/* SWITCH: out (else in); out while runnable */
 	uint64_t id;			/* SAMPLE: the event's id (PERF_SAMPLE_IDENTIFIER) */
+	const unsigned char *raw;	/* SAMPLE with PERF_SAMPLE_RAW: a tracepoint's record... */
+	uint32_t raw_size;		/* ...of this many bytes (in the ring) */
 	uint64_t chainbuf[TY_SAMPLER_MAX_STACK];
 };
 

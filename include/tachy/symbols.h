@@ -74,6 +74,12 @@ void ty_symbols_set_boot_id(struct ty_symbols *s, const char *path);
  * DIR/<the binary's directory>/NAME; by path: DIR/<path>.debug). Tests. */
 void ty_symbols_set_debug_root(struct ty_symbols *s, const char *dir);
 
+/* Read the symbols and call-frame table of the file recorded at PATH
+ * from SRC instead, the file of device DEV and inode INO (a copy of the
+ * recorded build: dso.h's ty_dsos_set_source). Returns 0 or -ENOMEM. */
+int ty_symbols_set_source(struct ty_symbols *s, const char *path, const char *src, uint64_t dev,
+			  uint64_t ino);
+
 /* Read JIT perf maps from DIR/perf-PID.map instead of /tmp (tests). */
 void ty_symbols_set_perf_map_dir(struct ty_symbols *s, const char *dir);
 

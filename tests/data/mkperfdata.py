@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """mkperfdata.py DIR - write small perf.data files, good and damaged, for
-tests/cli/report-perfdata-bad and the corpus of tests/fuzz/fuzz-perfdata.c.
+tests/cli/report-perfdata-bad (sched*.data: report-perfdata-sched-bad) and
+the corpus of tests/fuzz/fuzz-perfdata.c.
 
 The layout is perf's (tools/perf/util/header.c): a 104-byte header
 ("PERFILE2", its size, the size of one attr entry, the sections of the
@@ -33,17 +34,17 @@ def trailer(t):
     return struct.pack("<IIQ", PID, PID, t)
 
 
-def comm(name, t):
+def comm(name, t, tid=PID, tr=trailer):
     n = name.encode() + b"\0"
     n += b"\0" * (-len(n) % 8)
-    return rec(3, struct.pack("<II", PID, PID) + n + trailer(t), misc=1 << 13)
+    return rec(3, struct.pack("<II", PID, tid) + n + tr(t), misc=1 << 13)
 
 
-def mmap2(start, length, path, t):
+def mmap2(start, length, path, t, tr=trailer):
     n = path.encode() + b"\0"
     n += b"\0" * (-len(n) % 8)
     body = struct.pack("<IIQQQIIQQII", PID, PID, start, length, 0, 8, 1, 99, 0, 5, 2)
-    return rec(10, body + n + trailer(t), misc=2)
+    return rec(10, body + n + tr(t), misc=2)
 
 
 def sample(t, chain, nr=None):
@@ -84,7 +85,86 @@ def data_records():
     return d
 
 
-def perfdata(data=None, feats=None, nattr=1, extra_bits=()):
+# A sched:sched_switch recording (perf record -a -e sched:sched_switch):
+# a tracepoint event whose samples carry the tracepoint's raw record, and
+# the tracing data (feature 1) with its format.
+RAW = 1 << 10
+SST = IP | TID | TIME | CPU | PERIOD | RAW
+SWITCH_ID = 372
+SWITCH_FMT = """name: sched_switch
+ID: %d
+format:
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+
+\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;
+\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;
+\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;
+\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;
+\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;
+\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;
+\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;
+
+print fmt: "prev_comm=%%s prev_pid=%%d"
+"""
+
+
+def sched_attr(i=0):
+    flags = (1 << 8) | (1 << 9) | (1 << 18) | (1 << 23)  # mmap comm id_all mmap2
+    a = struct.pack("<IIQQQQQ", 2, 128, SWITCH_ID, 1, SST, 0, flags)
+    return a + b"\0" * (128 - len(a))
+
+
+def tracing(fmt):
+    t = b"\x17\x08Dtracing" + b"0.6\0" + b"\0" + b"\x08" + struct.pack("<I", 4096)
+    t += b"header_page\0" + struct.pack("<Q", 4) + b"abcd"
+    t += b"header_event\0" + struct.pack("<Q", 0)
+    t += struct.pack("<I", 0)  # ftrace's formats
+    t += struct.pack("<I", 1) + b"sched\0" + struct.pack("<I", 1)
+    t += struct.pack("<Q", len(fmt)) + fmt
+    return t + struct.pack("<II", 0, 0)  # kallsyms, printk
+
+
+def switch(t, prev, state, nxt, cpu=0, rawlen=None, rawsize=None):
+    """A sched_switch sample: the task PREV leaves in STATE for NXT."""
+    raw = struct.pack("<HBBi", SWITCH_ID, 0, 0, prev) + b"prog".ljust(16, b"\0")
+    raw += struct.pack("<iiq", prev, 120, state) + b"prog".ljust(16, b"\0")
+    raw += struct.pack("<ii", nxt, 120)
+    raw = raw[:rawlen] if rawlen is not None else raw
+    raw += b"\0" * (-(4 + len(raw)) % 8)
+    body = struct.pack("<QIIQII", 0x401000 + 16 * (prev - PID), PID, prev, t, cpu, 0)
+    body += struct.pack("<Q", 1)  # PERIOD
+    body += struct.pack("<I", len(raw) if rawsize is None else rawsize) + raw
+    return rec(9, body, misc=2)
+
+
+def sched_records(per_task=False, short=False, cut=False):
+    """Thread PID sleeps 5 ms (S), waits 2 ms for I/O (D); PID+1 is runnable
+    1 ms (preempted, R) and 3 ms (R+, the kernel's preemption mark): 11 ms
+    off the CPU. Per task: PID's switch-outs only."""
+    def tr(t, tid=PID):  # the trailer of SST: TID, TIME, CPU
+        return struct.pack("<IIQII", PID, tid, t, 0, 0)
+    d = comm("prog", 1000, tr=tr)
+    d += comm("worker", 1001, tid=PID + 1, tr=lambda t: tr(t, PID + 1))
+    d += mmap2(0x400000, 0x10000, "/nonexistent/prog", 1002, tr=tr)
+    sw = [(1000000, PID, 1, PID + 1), (6000000, PID + 1, 0, PID),
+          (7000000, PID, 2, PID + 1), (9000000, PID + 1, 0x100, PID),
+          (12000000, PID, 1, PID + 1)]
+    for i, (t, prev, state, nxt) in enumerate(sw):
+        if per_task and prev != PID:
+            continue
+        kw = {}
+        if short and i == 4:
+            kw["rawlen"] = 40  # the record ends before next_pid
+        if cut and i == 4:
+            kw["rawsize"] = 4000  # larger than its record
+        d += switch(t, prev, state, nxt, **kw)
+    return d
+
+
+def perfdata(data=None, feats=None, nattr=1, extra_bits=(), attr=attr):
     data = data_records() if data is None else data
     feats = features(["cpu-clock"]) if feats is None else feats
     attrs_off = 104
@@ -156,6 +236,23 @@ def main():
     p += data_records()
     files["pipe.data"] = p
     files["pipe-no-attr.data"] = b"PERFILE2" + struct.pack("<Q", 16) + data_records()
+    fmt = (SWITCH_FMT % SWITCH_ID).encode()
+
+    def sched(data=None, fmt=fmt, tracing_data=None):
+        f = features(["sched:sched_switch"])
+        f[1] = tracing(fmt) if tracing_data is None else tracing_data
+        return perfdata(data=sched_records() if data is None else data, feats=f,
+                        attr=sched_attr)
+    files["sched.data"] = sched()
+    files["sched-per-task.data"] = sched(data=sched_records(per_task=True))
+    files["sched-short-raw.data"] = sched(data=sched_records(short=True))
+    files["sched-cut-raw.data"] = sched(data=sched_records(cut=True))
+    files["sched-other-id.data"] = sched(fmt=(SWITCH_FMT % 999).encode())
+    files["sched-no-state.data"] = sched(fmt=fmt.replace(b"prev_state", b"prev_stat"))
+    files["sched-cut-tracing.data"] = sched(tracing_data=tracing(fmt)[:80])
+    files["sched-bad-tracing.data"] = sched(tracing_data=b"\x17\x08Dtrac")
+    f = features(["sched:sched_switch"])
+    files["sched-no-tracing.data"] = perfdata(data=sched_records(), feats=f, attr=sched_attr)
     for name, b in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(bytes(b))
