@@ -21,12 +21,15 @@ struct ty_sample_cost_opts {
 	uint32_t stack_user; /* PERF_SAMPLE_STACK_USER bytes (0: none) */
 };
 
-/* The CPU one sample costs the sampled task (ns) into *NS: 3 rounds each of
- * a loop of about 2.5 ms (or 10 samples long) sampled at 10 kHz (or the kernel's limit) and
- * unsampled, the least round of each (a loaded machine's preemptions only
- * add), the difference over the samples taken. About 18 ms of CPU. Returns
- * 0, or a negative errno with E filled (the event cannot be opened on
- * tachy's own thread, or took no sample). */
+/* The CPU one sample costs the sampled task (ns) into *NS: the event on
+ * tachy's own thread at 10 kHz (or the kernel's limit), left to settle its
+ * rate for 3 chunks of a loop of about 3 ms, then 10 chunks sampled and 10
+ * not, alternating; the difference of the two kinds' medians over the
+ * median count of samples a sampled chunk took (medians: a pause of the
+ * host or the scheduler falls in a few chunks of either kind; the least
+ * chunks of each kind read up to 8x low on a loaded VM). About 80 ms of
+ * CPU. Returns 0, or a negative errno with E filled (the event cannot be
+ * opened on tachy's own thread, or took no sample). */
 int ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error *e);
 
 #endif
