@@ -23,7 +23,7 @@
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
-T="$TOP/tachy"
+T="${TACHY:-$TOP/tachy}" # TACHY: another build (main, before a change)
 [ -x "$T" ] || T="$TOP/build/std/tachy"
 SECS=${SECS:-5}
 ROUNDS=${ROUNDS:-5}
@@ -165,12 +165,25 @@ if want 4; then
 	( while :; do "$out/mmaploop" 20000; done ) & mm=$!
 	/usr/bin/time -f '%M' -o "$out/perf.rss" perf record -q -a -g -F 999 -o "$out/pg.data" -- sleep "$MEMSECS" 2>/dev/null &
 	pg=$!
-	/usr/bin/time -f '%M' -o "$out/tachy.rss" "$T" record -q -a -g -F 999 --duration "$MEMSECS" -o "$out/tg.prof"
+	/usr/bin/time -f '%M' -o "$out/tachy.rss" "$T" record -q -a -g -F 999 --duration "$MEMSECS" -o "$out/tg.prof" &
+	tg=$!
+	# tachy's RSS every half second (a spike's phase: the start, the
+	# recording, or the end where addresses are named)
+	tp="" i=0
+	while [ -z "$tp" ] && [ $i -lt 50 ]; do sleep 0.1; tp=$(pgrep -P $tg -x tachy); i=$((i + 1)); done
+	t0=$(date +%s%N)
+	while [ -n "$tp" ] && kill -0 "$tp" 2>/dev/null; do
+		echo "$((($(date +%s%N) - t0) / 1000000)) $(awk '/^VmRSS/ {print $2}' /proc/$tp/status 2>/dev/null)" >>"$out/tachy.rsslog"
+		sleep 0.5
+	done
+	wait $tg
 	wait $pg
 	kill $spin $mm 2>/dev/null
 	wait 2>/dev/null
 	mt=$(tail -n 1 "$out/tachy.rss") mp=$(tail -n 1 "$out/perf.rss")
 	echo "peak RSS: tachy $mt KiB, perf record $mp KiB ($(echo "scale=2; $mt / $mp" | bc -l)x perf's)"
+	[ -s "$out/tachy.rsslog" ] && sort -k2 -n "$out/tachy.rsslog" | tail -n 1 |
+		awk -v s="$MEMSECS" '{printf "tachy'"'"'s highest RSS seen: %d KiB at %.1f s (the recording lasts %d s; after it, the end)\n", $2, $1 / 1000, s}'
 fi
 if want 5; then
 	echo "== 5: --calls"

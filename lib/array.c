@@ -70,6 +70,20 @@ ty_idmap_get(struct ty_idmap *m, uint64_t key)
 	return &m->v[j];
 }
 
+uint32_t
+ty_idmap_find(const struct ty_idmap *m, uint64_t key)
+{
+	size_t j;
+
+	if (!m->cap)
+		return TY_IDMAP_NONE;
+	for (j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1);
+	     m->v[j] != TY_IDMAP_NONE; j = (j + 1) & (m->cap - 1))
+		if (m->k[j] == key)
+			return m->v[j];
+	return TY_IDMAP_NONE;
+}
+
 int
 ty_array_grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
 {

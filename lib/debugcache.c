@@ -195,6 +195,10 @@ compressed(struct part *p, const unsigned char **in, size_t *inlen, size_t *size
 	return 0;
 }
 
+/* The most a zlib stream inflates to per byte stored (deflate's longest
+ * match, 258 bytes, in a code of 2 bits at best: about 1032), with room. */
+#define ZLIB_RATIO_MAX 1100
+
 static size_t
 align_up(size_t x, size_t a)
 {
@@ -264,6 +268,16 @@ image(Elf *elf, const char *file, struct ty_debugcache_out *o, size_t *len, int 
 			    "a section: not read (lines and inline frames that need it are left "
 			    "out)",
 			    p->name, file, p->size >> 20, max >> 20);
+			p->dropped = 1;
+		} else if (p->z && p->size / ZLIB_RATIO_MAX > p->sh.sh_size + 64) {
+			/* the size it claims cannot come out of so few bytes (a
+			 * hostile or damaged file): refused before any memory
+			 * is taken for it (an image holds its claimed size) */
+			say(o, &nsaid,
+			    "the section %s of %s claims %zu MiB from %llu bytes, more than "
+			    "zlib inflates them to: not read (lines and inline frames that need "
+			    "it are left out)",
+			    p->name, file, p->size >> 20, (unsigned long long)p->sh.sh_size);
 			p->dropped = 1;
 		}
 	}

@@ -21,6 +21,7 @@
 #include "tachy/error.h"
 #include "tachy/record-diag.h"
 #include "tachy/record-peek.h"
+#include "tachy/record-system.h"
 #include "tachy/record-track.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
@@ -78,7 +79,8 @@ struct ty_recorder {
 	struct ty_record_peek peek; /* user space only: blocked threads' chains from /proc */
 	int peeking, peek_said;
 	double sample_ns; /* the kernel's work per sample (ty_sample_cost; 0: not measured) */
-	struct ty_error sample_why; /* why it was not measured (empty: not tried) */
+	struct ty_error sample_why;	   /* why it was not measured (empty: not tried) */
+	struct ty_record_system_tree tree; /* -a with a command: its processes, their samples */
 };
 
 /* Pass a warning to the caller's callback (ty_record_opts.warn), if any. */

@@ -259,6 +259,8 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 	if (r->o.system_wide && rec->tid == 0 &&
 	    (rec->type == TY_SAMPLER_REC_SWITCH || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE))
 		return; /* the idle task is not off the CPU when a CPU works */
+	if (r->o.system_wide && r->child)
+		ty_record_system_tree_rec(&r->tree, rec);
 	if (r->o.unwind_log)
 		ty_record_diag_record(&r->diag, rec);
 	if (r->track.lazy && rec->type == TY_SAMPLER_REC_SAMPLE && !ty_sampler_tracking(r->s))
@@ -721,6 +723,8 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
 	r->child = r->track.child = pid;
+	if (r->o.system_wide)
+		ty_record_system_tree_root(&r->tree, (uint32_t)pid);
 	if ((ret = ty_record_open_sampler(r, e)) < 0 ||
 	    (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
 		ty_spawn_kill(&r->sp, SIGKILL);
@@ -898,6 +902,14 @@ ty_record_fell_back(const struct ty_recorder *r)
 	return r->fell_back;
 }
 
+int
+ty_record_command_samples(const struct ty_recorder *r, uint64_t *samples, uint64_t *cpu_ns)
+{
+	*samples = r->tree.samples;
+	*cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;
+	return r->o.system_wide && r->child && r->reaped && !r->tree.oom;
+}
+
 const char *
 ty_record_sample_cost_error(const struct ty_recorder *r)
 {
@@ -977,5 +989,6 @@ ty_record_free(struct ty_recorder *r)
 	free(r->tails);
 	ty_record_track_release(&r->track);
 	ty_record_diag_release(&r->diag);
+	ty_record_system_tree_release(&r->tree);
 	free(r);
 }

@@ -1,6 +1,7 @@
 /* sample-cost.c - the kernel's work per sample, measured on our own thread. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -12,11 +13,13 @@
 #include "tachy/sample-cost.h"
 #include "tachy/sampler.h"
 
-#define COST_PAGES 256	/* 1 MiB of ring: 40 samples with an 8 KiB stack copy... */
-#define COST_HZ 10000	/* ...between two reads, a read every 2.5 ms */
-#define COST_SAMPLES 25 /* a round's samples at most: a 2.5 ms loop at COST_HZ */
-#define COST_ROUNDS 3
-#define COST_CHUNKS 10 /* the ring read 10 times a round: a 64 KiB stack copy fills it fast */
+#define COST_PAGES 256 /* 1 MiB of ring: 40 samples with an 8 KiB stack copy... */
+#define COST_HZ 10000  /* ...between two reads of the ring */
+#define COST_CHUNK 30  /* a chunk of the loop: 30 samples' time (3 ms at COST_HZ)... */
+#define COST_PAIRS 10  /* ...sampled and not, 10 times each, alternating */
+#define COST_ALL 300   /* samples measured at most: fewer where the recording took fewer */
+#define COST_SETTLE 3  /* chunks sampled first, not timed: the rate settles */
+#define COST_READS 4   /* the ring read 4 times a chunk: a 64 KiB stack copy fills it fast */
 
 static volatile unsigned long sink;
 
@@ -50,36 +53,49 @@ count_samples(struct perf_event_mmap_page *m, size_t size, uint64_t *tail)
 	return n;
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *x, size_t n)
+{
+	qsort(x, n, sizeof(*x), cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
 int
 ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error *e)
 {
 	struct perf_event_attr a;
 	size_t page = (size_t)getpagesize(), size = COST_PAGES * page;
 	struct perf_event_mmap_page *m;
-	double off = -1, on = -1, per_loop, want, loop_ns;
+	double off[COST_PAIRS], on[COST_PAIRS], per_loop, taken = 0;
 	unsigned long n = 100000;
-	uint64_t t0, hz, tail = 0;
-	int round, fd, k;
+	uint64_t t0, hz, tail = 0, want, chunk;
+	int k, fd, pairs;
 
 	*ns = 0;
 	hz = ty_sampler_max_rate();
 	hz = hz && hz < COST_HZ ? hz : COST_HZ;
-	/* a round's samples: COST_SAMPLES, or as few as the recording took
-	 * (4 at least): a recording of 4 samples is not worth 18 ms of
-	 * calibration, and an error on 4 samples' cost is nothing stated */
-	want = o->samples && o->samples < COST_SAMPLES ? (double)o->samples : COST_SAMPLES;
-	if (want < 4)
-		want = 4;
-	/* the loop's length: WANT samples at COST_HZ, or 10 samples (WANT if
-	 * fewer) where the kernel has lowered the rate it allows */
-	loop_ns = want * 1e9 / COST_HZ;
-	if ((want < 10 ? want : 10) * 1e9 / (double)hz > loop_ns)
-		loop_ns = (want < 10 ? want : 10) * 1e9 / (double)hz;
+	/* as many samples as the recording took, COST_ALL at most: a
+	 * recording of 4 samples is not worth 80 ms of calibration, and an
+	 * error on their cost is nothing in what is stated; 3 pairs of 5
+	 * samples at least */
+	want = o->samples && o->samples < COST_ALL ? o->samples : COST_ALL;
+	pairs = want >= COST_ALL ? COST_PAIRS : want >= 90 ? 5 : 3;
+	chunk = want / (uint64_t)pairs;
+	chunk = chunk < 5 ? 5 : chunk > COST_CHUNK ? COST_CHUNK : chunk;
+	/* a chunk's length: CHUNK samples' time at the rate allowed */
 	t0 = ty_clock_thread_ns();
 	spin(n);
 	per_loop = (double)(ty_clock_thread_ns() - t0);
 	if (per_loop > 0)
-		n = (unsigned long)((double)n * loop_ns / per_loop) + 1;
+		n = (unsigned long)((double)n * ((double)chunk * 1e9 / (double)hz) / per_loop) + 1;
 	ty_perfevent_attr_init(&a, o->type, o->config);
 	a.disabled = 1;
 	a.freq = 1;
@@ -115,39 +131,53 @@ ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error 
 		close(fd);
 		return ty_error_set(e, -err, "cannot measure a sample's cost: %s", strerror(err));
 	}
-	for (round = 0; round < COST_ROUNDS; round++) {
-		uint64_t s, t1, taken;
-		double d;
-
-		t0 = ty_clock_thread_ns();
-		for (k = 0; k < COST_CHUNKS; k++) {
-			spin(n / COST_CHUNKS);
-			count_samples(m, size, &tail);
+	/* The rate settled first (in frequency mode the kernel starts from a
+	 * period of 1 and samples in a burst while it adjusts: those samples
+	 * are not what a recording's pay), then chunks with the event on and
+	 * off in turn: a chunk's median, not the least, for each (the least
+	 * sampled chunk is one that took fewer samples or ran in a lucky
+	 * moment, and read up to 8x low on a loaded VM), their difference over the
+	 * median count of samples a sampled chunk took. A host's or
+	 * scheduler's pause falls in a few chunks of either kind, not in the
+	 * medians. */
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	spin(n * COST_SETTLE);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	count_samples(m, size, &tail);
+	{
+		double cnt[COST_PAIRS];
+		for (k = 0; k < 2 * pairs; k++) {
+			uint64_t t1;
+			int j, i = k / 2, sampled = (k % 2) ^ (i % 2); /* on-off, off-on, ... */
+			if (sampled)
+				ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+			cnt[i] = 0;
+			t0 = ty_clock_thread_ns();
+			for (j = 0; j < COST_READS; j++) { /* the same reads unsampled */
+				spin(n / COST_READS);
+				cnt[i] += (double)count_samples(m, size, &tail);
+			}
+			t1 = ty_clock_thread_ns();
+			if (sampled) {
+				ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+				on[i] = (double)(t1 - t0);
+				cnt[i] += (double)count_samples(m, size, &tail);
+				taken += cnt[i];
+			} else {
+				off[i] = (double)(t1 - t0);
+			}
 		}
-		d = (double)(ty_clock_thread_ns() - t0);
-		if (off < 0 || d < off)
-			off = d;
-		count_samples(m, size, &tail);
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		t0 = ty_clock_thread_ns();
-		for (k = 0, taken = 0; k < COST_CHUNKS; k++) { /* the ring read between */
-			spin(n / COST_CHUNKS);
-			taken += count_samples(m, size, &tail);
-		}
-		t1 = ty_clock_thread_ns();
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		taken += count_samples(m, size, &tail);
-		s = taken ? taken : 1;
-		d = (double)(t1 - t0);
-		if (taken && (on < 0 || d - off < on * (double)s))
-			on = (d - off) / (double)s;
+		munmap(m, size + page);
+		close(fd);
+		if (!taken)
+			return ty_error_set(e, -EIO,
+					    "cannot measure a sample's cost: no sample taken");
+		taken = median(cnt, (size_t)pairs);
 	}
-	munmap(m, size + page);
-	close(fd);
-	if (on < 0)
-		return ty_error_set(e, -EIO, "cannot measure a sample's cost: no sample taken");
-	/* a sampled round as fast as the least unsampled: measured, and too
+	*ns = taken > 0 ? (median(on, (size_t)pairs) - median(off, (size_t)pairs)) / taken : 0;
+	/* a sampled chunk as fast as an unsampled one: measured, and too
 	 * small to see (1 ps, not 0, which says "not measured") */
-	*ns = on > 0.001 ? on : 0.001;
+	if (*ns < 0.001)
+		*ns = 0.001;
 	return 0;
 }

@@ -434,6 +434,32 @@ own_share(const struct ty_profile *p, size_t *n)
 	return p->nsamples ? (double)*n / (double)p->nsamples : 0;
 }
 
+/* -a with a command: the part of the added CPU that the command's run pays
+ * beside tachy (what runs with and without the profiler measure of the
+ * command and tachy together): tachy's own CPU and the kernel's work for
+ * the command's samples; the other tasks' samples cost them the rest. */
+static void
+added_command(const struct run *r, double me, double per, double samples)
+{
+	uint64_t n, cpu_ns;
+	double k, base;
+
+	if (!ty_record_command_samples(r->rec, &n, &cpu_ns))
+		return;
+	k = (double)n * per;
+	base = (double)cpu_ns / 1e9 - k;
+	fprintf(stderr,
+		"tachy record: added CPU to the command's run about %.3f s: tachy's own %.3f s "
+		"and the kernel's work for the command's %llu samples, %.3f s",
+		me + k, me, (unsigned long long)n, k);
+	if (base > 0)
+		fprintf(stderr, "; %.1f%% more than its %.3f s without them", 100 * (me + k) / base,
+			base);
+	fprintf(stderr, " (the other tasks' %.0f samples cost them %.3f s)\n",
+		samples > (double)n ? samples - (double)n : 0,
+		samples > (double)n ? (samples - (double)n) * per : 0);
+}
+
 /* What the profiler added to the CPU time, as the workload pays it: tachy's
  * own and the kernel's work for the samples (charged to the tasks they
  * interrupted: no clock of tachy's sees it), against the CPU those tasks
@@ -467,6 +493,7 @@ added_cpu(const struct run *r, const struct ty_profile *p, double me, double sam
 			100 * (me + k) / base, base);
 	else
 		fprintf(stderr, "\n");
+	added_command(r, me, per, samples);
 }
 
 /* " (no cycles event here)" after the event's name where it fell back. */
@@ -498,8 +525,9 @@ summary_system(struct run *r, const struct ty_profile *p, const char *rate, cons
 		(unsigned long long)p->meta.lost, (unsigned long long)p->meta.throttled,
 		p->meta.processes, own, 100 * share, (double)p->meta.profiler_cpu_ns / 1e9,
 		r->o->output);
+	/* tachy's own samples: their kernel work is in its CPU already */
 	added_cpu(r, p, (double)p->meta.profiler_cpu_ns / 1e9,
-		  (double)p->nsamples * (1 - ty_record_system_idle(p)));
+		  (double)p->nsamples * (1 - ty_record_system_idle(p)) - (double)own);
 	unwind_summary(r);
 }
 

@@ -37,6 +37,8 @@ struct ty_idmap {
 /* The value slot of KEY in M: TY_IDMAP_NONE when KEY is new (set it),
  * NULL when out of memory (M is then unchanged). */
 uint32_t *ty_idmap_get(struct ty_idmap *m, uint64_t key);
+/* The value of KEY in M, TY_IDMAP_NONE when it has none (M unchanged). */
+uint32_t ty_idmap_find(const struct ty_idmap *m, uint64_t key);
 /* Free M's memory; M is empty again. */
 void ty_idmap_release(struct ty_idmap *m);
 

@@ -31,8 +31,9 @@ struct ty_debugcache_out {
  * messages): when it holds compressed DWARF, the image libdw reads instead
  * of it: its build-id note and the DWARF sections of the line and inline
  * lookups (safefile.h's list), each inflated within
- * ty_safefile_inflate_max(); a section over it, or any other, is never
- * inflated. Kept in the cache under DIR when one was inflated and DIR and
+ * ty_safefile_inflate_max(); a section over it, one that claims more than
+ * its stored bytes can inflate to (zlib: about 1,000 times), or any other,
+ * is never inflated. Kept in the cache under DIR when one was inflated and DIR and
  * BUILD_ID are not "" (written there first when missing); else in memory.
  * Returns 0 with O->elf NULL when ELF has no compressed DWARF (libdw reads
  * ELF itself), 0 with O->elf the image, or -1 when the DWARF must not be

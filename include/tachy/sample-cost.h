@@ -22,14 +22,18 @@ struct ty_sample_cost_opts {
 	uint64_t samples;    /* the recording's samples (0: not known) */
 };
 
-/* The CPU one sample costs the sampled task (ns) into *NS: 3 rounds each of
- * a loop of 25 samples at 10 kHz (2.5 ms; 10 samples at the kernel's limit
- * where it is lower), or of as many as the recording took where it took
- * fewer (4 at least), sampled and unsampled, the least round of each (a
- * loaded machine's preemptions only add), the difference over the samples
- * taken. At most about 18 ms of CPU, under 3 ms for a few samples. Returns
- * 0, or a negative errno with E filled (the event cannot be opened on
- * tachy's own thread, or took no sample). */
+/* The CPU one sample costs the sampled task (ns) into *NS: the event on
+ * tachy's own thread at 10 kHz (or the kernel's limit), left to settle its
+ * rate for 3 chunks of the loop, then 10 chunks of 30 samples' time (3 ms)
+ * sampled and 10 not, alternating (where the recording took fewer than 300
+ * samples: 5 or 3 pairs of chunks of its samples' share, 5 samples at
+ * least); the difference of the two kinds' medians over the median count
+ * of samples a sampled chunk took (medians: a pause of the host or the
+ * scheduler falls in a few chunks of either kind; the least chunks of each
+ * kind read up to 8x low on a loaded VM). About 80 ms of CPU, under 10 ms
+ * for a recording of a few samples. Returns 0, or a negative errno with E
+ * filled (the event cannot be opened on tachy's own thread, or took no
+ * sample). */
 int ty_sample_cost(const struct ty_sample_cost_opts *o, double *ns, struct ty_error *e);
 
 #endif

@@ -37,7 +37,14 @@ test_idmap(void)
 	CHECK(ok);
 	CHECK_INT(*ty_idmap_get(&m, 7), 70);
 	CHECK_INT(m.n, 5001);
+	/* a lookup that adds nothing */
+	CHECK_INT(ty_idmap_find(&m, 7), 70);
+	CHECK_INT(ty_idmap_find(&m, 4999ull << 40), 4999);
+	CHECK_INT(ty_idmap_find(&m, 8), TY_IDMAP_NONE);
+	CHECK_INT(ty_idmap_find(&m, 1ull << 41), TY_IDMAP_NONE);
+	CHECK_INT(m.n, 5001);
 	ty_idmap_release(&m);
+	CHECK_INT(ty_idmap_find(&m, 7), TY_IDMAP_NONE); /* empty */
 	CHECK_INT(m.cap, 0);
 	CHECK(m.k == NULL && m.v == NULL);
 }
