@@ -917,7 +917,7 @@ ty_dso_symbol(struct ty_dso *d, uint64_t addr)
 
 	load(d);
 	sym = ty_symtab_find(&d->tab, addr);
-	return sym ? sym->name : fde_symbol(d, addr);
+	return sym ? ty_symtab_name(&d->tab, sym) : fde_symbol(d, addr);
 }
 
 uint64_t

@@ -210,7 +210,7 @@ irelative_name(struct ty_symtab *d, uint64_t resolver)
 		    (!best || ty_symtab_cmp(&d->syms[i], best) < 0))
 			best = &d->syms[i];
 	if (best)
-		return best->name;
+		return ty_symtab_name(d, best);
 	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, resolver);
 	return ty_symtab_pool_add(&d->pool, buf, strlen(buf));
 }

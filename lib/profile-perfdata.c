@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tachy/array.h"
 #include "tachy/safefile.h"
@@ -546,19 +548,33 @@ int
 ty_perfdata_open(const char *path, struct ty_perfdata *pd, struct ty_error *e)
 {
 	char why[TY_SAFEFILE_WHY];
-	size_t len = 0;
-	void *buf = ty_safefile_map(path, NULL, 0, &len, why);
-	int r;
+	struct stat st;
+	void *buf;
+	int fd = ty_safefile_open(path, NULL, &st, why), r;
 
-	if (!buf)
-		return ty_error_set(e, errno == ENOENT ? -ENOENT : -EINVAL, "cannot read %s: %s",
+	if (fd < 0)
+		return ty_error_set(e, fd == -ENOENT ? -ENOENT : -EINVAL, "cannot read %s: %s",
 				    path, why);
-	if ((r = ty_perfdata_parse(buf, len, path, pd, e)) < 0) {
-		munmap(buf, len);
+	if (st.st_size == 0) {
+		close(fd);
+		return ty_error_set(e, -EINVAL, "cannot read %s: is too short (0 bytes)", path);
+	}
+	buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (buf == MAP_FAILED) {
+		r = errno;
+		close(fd);
+		return ty_error_set(e, -EINVAL, "cannot read %s: cannot be mapped: %s", path,
+				    strerror(r));
+	}
+	if ((r = ty_perfdata_parse(buf, (size_t)st.st_size, path, pd, e)) < 0) {
+		munmap(buf, (size_t)st.st_size);
+		close(fd);
 		pd->buf = NULL;
 		return r;
 	}
 	pd->mapped = 1;
+	pd->fd = fd;
+	pd->fd_open = 1;
 	return 0;
 }
 
@@ -632,7 +648,8 @@ event_of(const struct ty_perfdata *pd, const unsigned char *p, size_t len, int s
 	return event_of_id(pd, id);
 }
 
-/* A record of the walk: where, and when (non-samples, to sort them). */
+/* A record of the walk: where (in the copies), and when (non-samples, to
+ * sort them). */
 struct spot {
 	uint64_t time, off;
 };
@@ -647,14 +664,13 @@ cmp_spot(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Decode the record at OFF (SIZE bytes) into R; its event, or -2 when it
- * does not decode. A record not 8-byte aligned in the file (perf aligns
+/* Decode the record at P (SIZE bytes) into R; its event, or -2 when it
+ * does not decode. A record not 8-byte aligned in memory (perf aligns
  * them; a damaged file may not) is decoded from an aligned copy. */
 static int
-decode_at(struct ty_perfdata *pd, uint64_t off, uint32_t size, struct ty_sampler_rec *r)
+decode_at(struct ty_perfdata *pd, const unsigned char *p, uint32_t size, struct ty_sampler_rec *r)
 {
 	static _Thread_local uint64_t copy[65536 / 8];
-	const unsigned char *p = pd->buf + off;
 	struct perf_event_header h;
 	int ev;
 
@@ -674,21 +690,81 @@ decode_at(struct ty_perfdata *pd, uint64_t off, uint32_t size, struct ty_sampler
 	return ev;
 }
 
+/* The window's size: a record is 64 KiB at most (its size is 16 bits). */
+#define WINDOW (128u << 10)
+
+/* The bytes [OFF, OFF + SIZE) of the file, SIZE <= WINDOW and within the
+ * data section: in the mapping, or (an open file) read into the window,
+ * from OFF on, when it does not hold them. NULL when they cannot be read
+ * (the file shrank since it was opened, an I/O error). */
+static const unsigned char *
+bytes_at(struct ty_perfdata *pd, uint64_t off, size_t size)
+{
+	uint64_t end = pd->data_off + pd->data_len;
+	size_t want, got = 0;
+
+	if (!pd->fd_open)
+		return pd->buf + off;
+	if (off >= pd->win_lo && off + size <= pd->win_hi)
+		return pd->win + (off - pd->win_lo);
+	if (!pd->win && !(pd->win = malloc(WINDOW)))
+		return NULL;
+	want = end - off < WINDOW ? (size_t)(end - off) : WINDOW;
+	while (got < want) {
+		ssize_t k = pread(pd->fd, pd->win + got, want - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	pd->win_lo = off;
+	pd->win_hi = off + got;
+	return got >= size ? pd->win : NULL;
+}
+
+/* An aligned copy of a non-sample record, for the time-ordered pass. */
+static int
+keep(unsigned char **arena, size_t *len, size_t *cap, const unsigned char *p, uint32_t size,
+     uint64_t *at)
+{
+	size_t room = (size + 7u) & ~(size_t)7;
+
+	if (ty_array_grow(arena, 1, *len + room, cap) < 0)
+		return -ENOMEM;
+	memcpy(*arena + *len, p, size);
+	*at = *len;
+	*len += room;
+	return 0;
+}
+
 long
 ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *arg)
 {
 	uint64_t off = pd->data_off, end = pd->data_off + pd->data_len;
 	struct ty_sampler_rec *r = malloc(sizeof(*r));
 	struct spot *spots = NULL;
-	size_t nspots = 0, capspots = 0, i;
+	unsigned char *arena = NULL; /* the non-sample records, copied */
+	size_t nspots = 0, capspots = 0, alen = 0, acap = 0, i;
+	const unsigned char *p;
 	long n = 0;
 	int ev;
 
 	if (!r)
 		return -ENOMEM;
+	pd->win_lo = pd->win_hi = 0; /* the file may have been read since */
 	while (end - off >= 8) {
 		struct perf_event_header h;
-		memcpy(&h, pd->buf + off, sizeof(h));
+		if (!(p = bytes_at(pd, off, sizeof(h)))) {
+			if (samples)
+				ty_perfdata_warn(pd,
+						 "cannot read the data section at offset %llu "
+						 "(the file shrank?): the records after it are not "
+						 "read",
+						 (unsigned long long)off);
+			break;
+		}
+		memcpy(&h, p, sizeof(h));
 		if (h.size < 8 || h.size > end - off) {
 			if (samples) /* said once, not in both walks */
 				ty_perfdata_warn(
@@ -699,10 +775,19 @@ ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *a
 				    h.size, (unsigned long long)off);
 			break;
 		}
+		if (!(p = bytes_at(pd, off, h.size))) {
+			if (samples)
+				ty_perfdata_warn(pd,
+						 "cannot read the data section at offset %llu "
+						 "(the file shrank?): the records after it are not "
+						 "read",
+						 (unsigned long long)off);
+			break;
+		}
 		if (h.type >= REC_USER_START) {
 			if (h.type == REC_AUXTRACE && h.size >= 16) {
 				uint64_t aux;
-				memcpy(&aux, pd->buf + off + 8, 8);
+				memcpy(&aux, p + 8, 8);
 				if (aux > end - off - h.size) {
 					if (samples)
 						ty_perfdata_warn(
@@ -728,16 +813,19 @@ ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *a
 			pd->unknown_records += samples < 0;
 		} else if (samples < 0 || (h.type == PERF_RECORD_SAMPLE) == !!samples) {
 			if (samples == 0) { /* sorted by time first */
-				if ((ev = decode_at(pd, off, h.size, r)) != -2) {
+				uint64_t at;
+				if ((ev = decode_at(pd, p, h.size, r)) != -2) {
 					if (ty_array_grow(&spots, sizeof(*spots), nspots + 1,
-							  &capspots) < 0) {
+							  &capspots) < 0 ||
+					    keep(&arena, &alen, &acap, p, h.size, &at) < 0) {
+						free(arena);
 						free(spots);
 						free(r);
 						return -ENOMEM;
 					}
-					spots[nspots++] = (struct spot){r->time, off};
+					spots[nspots++] = (struct spot){r->time, at};
 				}
-			} else if ((ev = decode_at(pd, off, h.size, r)) != -2) {
+			} else if ((ev = decode_at(pd, p, h.size, r)) != -2) {
 				if (r->type == TY_SAMPLER_REC_SAMPLE && ev < 0) {
 					pd->foreign_samples++;
 				} else {
@@ -754,11 +842,12 @@ ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *a
 		qsort(spots, nspots, sizeof(*spots), cmp_spot);
 	for (i = 0; i < nspots; i++) {
 		struct perf_event_header h;
-		memcpy(&h, pd->buf + spots[i].off, sizeof(h));
-		ev = decode_at(pd, spots[i].off, h.size, r);
+		memcpy(&h, arena + spots[i].off, sizeof(h));
+		ev = decode_at(pd, arena + spots[i].off, h.size, r);
 		fn(r, ev, arg);
 		n++;
 	}
+	free(arena);
 	free(spots);
 	free(r);
 	return n;
@@ -771,6 +860,9 @@ ty_perfdata_release(struct ty_perfdata *pd)
 
 	if (pd->mapped && pd->buf)
 		munmap((void *)pd->buf, pd->len);
+	if (pd->fd_open)
+		close(pd->fd);
+	free(pd->win);
 	for (i = 0; i < pd->nevents; i++)
 		free(pd->events[i].name);
 	free(pd->events);

@@ -233,11 +233,11 @@ int
 ty_symtab_add(struct ty_symtab *d, uint64_t addr, uint64_t size, const char *name, int kind,
 	      int bind, uint64_t lim)
 {
-	char *dm = ty_demangle(name);
-	const char *nm = ty_symtab_pool_add(&d->pool, dm ? dm : name, strlen(dm ? dm : name));
+	/* demangled when first asked for (ty_symtab_name): a C++ program's
+	 * table has tens of thousands of names, a profile asks for a few */
+	const char *nm = ty_symtab_pool_add(&d->pool, name, strlen(name));
 	unsigned under = 0;
 
-	free(dm);
 	if (!nm)
 		return -1;
 	if (ty_array_grow(&d->syms, sizeof(*d->syms), d->n + 1, &d->cap) < 0)
@@ -251,9 +251,26 @@ ty_symtab_add(struct ty_symtab *d, uint64_t addr, uint64_t size, const char *nam
 					(uint32_t)d->n,
 					(unsigned char)kind,
 					(unsigned char)bind,
-					(unsigned char)under};
+					(unsigned char)under,
+					1};
 	d->n++;
 	return 0;
+}
+
+const char *
+ty_symtab_name(struct ty_symtab *d, const struct ty_sym *sym)
+{
+	struct ty_sym *x = d->syms + (sym - d->syms);
+	char *dm;
+	const char *nm;
+
+	if (!x->mangled)
+		return x->name;
+	x->mangled = 0;
+	if ((dm = ty_demangle(x->name)) && (nm = ty_symtab_pool_add(&d->pool, dm, strlen(dm))))
+		x->name = nm;
+	free(dm);
+	return x->name;
 }
 
 void

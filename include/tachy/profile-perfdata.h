@@ -60,6 +60,12 @@ struct ty_perfdata {
 	const unsigned char *buf; /* the file (mapped by ty_perfdata_open, else the caller's) */
 	size_t len;
 	int mapped;
+	/* ty_perfdata_open's file, open (fd_open) while PD lives: the walks
+	 * read the data section from it in windows, not through the mapping
+	 * (each 64 KiB of a mapping touched costs a page fault) */
+	int fd, fd_open;
+	unsigned char *win; /* the window: the file's bytes [win_lo, win_hi) */
+	uint64_t win_lo, win_hi;
 	int pipe; /* pipe mode */
 	struct ty_perfdata_event *events;
 	size_t nevents, capevents;
@@ -95,8 +101,9 @@ int ty_perfdata_sniff(const void *buf, size_t len);
 int ty_perfdata_parse(const void *buf, size_t len, const char *name, struct ty_perfdata *pd,
 		      struct ty_error *e);
 
-/* Map PATH and parse it as ty_perfdata_parse does. Returns 0, or -ENOENT,
- * -EINVAL and the like with E filled. */
+/* Map PATH and parse it as ty_perfdata_parse does; the walks read its
+ * data section with pread. Returns 0, or -ENOENT, -EINVAL and the like
+ * with E filled. */
 int ty_perfdata_open(const char *path, struct ty_perfdata *pd, struct ty_error *e);
 
 /* The index of the event named NAME ("cycles" matches "cycles:u"), or -1. */

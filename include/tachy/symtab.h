@@ -18,6 +18,7 @@ struct ty_sym {
 	uint64_t lim;			 /* a label's section end (0: none) */
 	uint32_t seq;			 /* reading order */
 	unsigned char kind, bind, under; /* bind: 0 global, 1 weak, 2 local */
+	unsigned char mangled;		 /* name not demangled yet: ty_symtab_name */
 };
 
 /* Strings that never move: blocks chained. */
@@ -38,7 +39,8 @@ void ty_symtab_release(struct ty_symtab *t);
 const char *ty_symtab_pool_add(struct ty_symtab_pool **pool, const char *str, size_t n);
 void ty_symtab_pool_free(struct ty_symtab_pool *pool);
 
-/* Add a symbol to T, its NAME copied (demangled) into T's pool; KIND is
+/* Add a symbol to T, its NAME copied into T's pool (demangled by
+ * ty_symtab_name when first asked for); KIND is
  * TY_SYM_*, BIND 0 global, 1 weak, 2 local; LIM a label's section end.
  * Returns 0, or -1 when out of memory. */
 int ty_symtab_add(struct ty_symtab *t, uint64_t addr, uint64_t size, const char *name, int kind,
@@ -57,6 +59,10 @@ int ty_symtab_cmp(const void *a, const void *b);
 
 /* The symbol of the finished table T covering ADDR, or NULL. */
 const struct ty_sym *ty_symtab_find(const struct ty_symtab *t, uint64_t addr);
+
+/* The name of SYM, a symbol of T, demangled (the first time: into T's
+ * pool). */
+const char *ty_symtab_name(struct ty_symtab *t, const struct ty_sym *sym);
 
 /* Warnings gathered while reading symbols, each once, in order. */
 struct ty_symtab_warnings {
