@@ -611,14 +611,56 @@ init_entry(const struct ty_cfi_table *t, uint64_t va)
 	return NULL;
 }
 
-/* PERF_REG_X86_* -> DWARF register. */
+#define INIT_BODY_MAX 256 /* bytes of _init searched for crtn.o's epilogue */
+
+/* Inside _init (DT_INIT) past crti.o's prologue, [endbr64] sub $8,%rsp,
+ * up to crtn.o's add $8,%rsp; ret: the calls put between the two by
+ * other objects' .init sections (OpenSSL's OPENSSL_cpuid_setup in node)
+ * run with the return address at rsp + 8; at the ret it is at rsp. No CFI
+ * says so (crti.o and crtn.o give _init none). VA is the sampled pc or a
+ * return address's call. NULL when VA is not in such an _init. */
+static const struct ty_cfi_row *
+init_body(const struct ty_cfi_table *t, uint64_t va)
+{
+	static const struct ty_cfi_row body = {.cfa_off = 16,
+					       .cfa_kind = TY_CFA_REG,
+					       .cfa_reg = DW_RSP,
+					       .off = {[TY_CFI_RA] = -8},
+					       .kind = {[TY_CFI_RA] = TY_RULE_OFFSET}};
+	static const struct ty_cfi_row at_ret = {.cfa_off = 8,
+						 .cfa_kind = TY_CFA_REG,
+						 .cfa_reg = DW_RSP,
+						 .off = {[TY_CFI_RA] = -8},
+						 .kind = {[TY_CFI_RA] = TY_RULE_OFFSET}};
+	static const unsigned char endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa},
+				   sub8[4] = {0x48, 0x83, 0xec, 8},
+				   add8_ret[5] = {0x48, 0x83, 0xc4, 8, 0xc3};
+	const unsigned char *c;
+	uint64_t b = t->init, e;
+
+	if (!b || va < b || va - b >= INIT_BODY_MAX)
+		return NULL;
+	if ((c = code_before(t, b + 4, 4)) && memcmp(c, endbr64, 4) == 0)
+		b += 4;
+	if (!(c = code_before(t, b + 4, 4)) || memcmp(c, sub8, 4) != 0 || va < b + 4)
+		return NULL;
+	for (e = b + 4; e < t->init + INIT_BODY_MAX; e++) {
+		if (!(c = code_before(t, e + 5, 5)))
+			return NULL;
+		if (memcmp(c, add8_ret, 5) == 0)
+			return va <= e ? &body : va == e + 4 ? &at_ret : NULL;
+	}
+	return NULL;
+}
 
 const struct ty_cfi_row *
-ty_cfi_table_guess(const struct ty_cfi_table *t, uint64_t va)
+ty_cfi_table_guess(const struct ty_cfi_table *t, uint64_t va, int exact)
 {
-	const struct ty_cfi_row *row = syscall_gap(t, va);
+	const struct ty_cfi_row *row;
 
-	return row ? row : init_entry(t, va);
+	if (exact && ((row = syscall_gap(t, va)) || (row = init_entry(t, va))))
+		return row;
+	return init_body(t, va);
 }
 
 /* The N bytes of code before VA, from the file T keeps mapped; NULL where

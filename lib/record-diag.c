@@ -122,6 +122,18 @@ ty_record_diag_root(struct ty_record_diag *g, uint32_t pid, uint64_t pc)
 	}
 }
 
+void
+ty_record_diag_exec(struct ty_record_diag *g, uint32_t tid, uint64_t time)
+{
+	size_t i;
+
+	for (i = 0; i < g->ndg; i++)
+		if (g->dg[i].tid == tid && g->dg[i].time == time) {
+			g->dg[i].end = TY_UNWIND_COMPLETE;
+			g->dg[i].stop = TY_STOP_END;
+		}
+}
+
 /* "FILE+0xOFFSET" (a file offset), or why there is none; in BUF. */
 static const char *
 map_name(struct ty_symbols *syms, uint32_t pid, uint64_t ip, uint64_t time, char *buf, size_t len)

@@ -229,9 +229,15 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) /* the copy or the */
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;	  /* frames kept cut it */
 	out->nr = k + n;
-	if (!counted) /* an exec probe's: not a sample of the profile */
+	if (!counted) { /* an exec probe's: not a sample of the profile */
+		ty_record_exec_call(&r->exec, rec->pid, rec->tid, rec->time, us.regs[8], us.regs[7],
+				    end == TY_UNWIND_COMPLETE);
 		return out;
+	}
 	r->ust.samples++;
+	if (end != TY_UNWIND_COMPLETE && n <= 1) /* inside an execve call, maybe */
+		ty_record_exec_lost(&r->exec, rec->pid, rec->tid, rec->time, us.regs[8],
+				    us.regs[7]);
 	if (end == TY_UNWIND_LOST && n)
 		tail_add(r, rec, out->chainbuf[k + n - 1]);
 	if (end == TY_UNWIND_COMPLETE) {
@@ -268,7 +274,9 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 	if (rec->type == TY_SAMPLER_REC_EXEC_ENTRY) {
 		/* an execve call of the command's (of any process, -a): the
 		 * probe sees every process */
-		if (!r->o.system_wide && !ty_collector_forked(r->c, rec->pid))
+		if (!r->o.system_wide && !ty_collector_forked(r->c, rec->pid) &&
+		    !(r->child && rec->pid == (uint32_t)r->child) &&
+		    !(r->o.pid && rec->pid == (uint32_t)r->o.pid))
 			return;
 		if (r->uw && rec->regs_abi)
 			rec = unwind(r, rec, TY_UNWIND_REGS_MASK, 0);
@@ -833,6 +841,8 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if ((ret = ty_collector_finish(r->c, p, e)) < 0)
 		return ret;
 	tails_roots(r);
+	r->ust.complete +=
+	    ty_record_exec_complete(&r->exec, r->syms, r->o.unwind_log ? &r->diag : NULL);
 	if (r->o.unwind_log)
 		ty_record_diag_report(&r->diag, r->o.unwind_log, r->syms, r->child, r->t0);
 	p->meta.event = strdup(r->ename);
@@ -990,5 +1000,6 @@ ty_record_free(struct ty_recorder *r)
 	ty_record_track_release(&r->track);
 	ty_record_diag_release(&r->diag);
 	ty_record_system_tree_release(&r->tree);
+	ty_record_exec_release(&r->exec);
 	free(r);
 }

@@ -189,6 +189,11 @@ step_cfi(struct walk *w, const struct ty_cfi_row *row)
 			valid &= ~(1u << dw[i]);
 			continue;
 		}
+		if (addr < w->sp0 && sp == w->sp0 && i != TY_CFI_RA)
+			continue; /* the sampled frame's slot below its sp: popped
+				   * already (an epilogue's pop %rbp that the CFI
+				   * does not follow by a restore): the register
+				   * holds the value */
 		if (peek(w, addr, &v[i]) < 0) {
 			if (i == TY_CFI_RA)
 				return -1;
@@ -327,7 +332,7 @@ ty_unwind_sample(struct ty_unwinder *u, const struct ty_unwind_sample *s, uint64
 		guessed = 0;
 		if (t)
 			row = ty_cfi_table_find(t, va);
-		if (t && !row && exact && (row = ty_cfi_table_guess(t, va)))
+		if (t && !row && (row = ty_cfi_table_guess(t, va, exact)))
 			guessed = 1;
 		exact = 0;
 		if (row) {

@@ -60,13 +60,16 @@ size_t ty_cfi_table_rows(const struct ty_cfi_table *t);
 void ty_cfi_table_free(struct ty_cfi_table *t);
 
 /* A row for the link-time address VA where the CFI has none but the file
- * says how to unwind (the table of a file, kept mapped): 2 bytes past an
- * FDE ending just before a syscall (glibc's clone and clone3: the parent is
- * sampled in the kernel for the syscall, and the last row before it holds),
- * or the first instruction of _init (DT_INIT; crti.o gives it no CFI) or
- * the one after its endbr64, where the return address is at rsp. NULL
- * when VA is no such place. */
-const struct ty_cfi_row *ty_cfi_table_guess(const struct ty_cfi_table *t, uint64_t va);
+ * says how to unwind (the table of a file, kept mapped). EXACT (VA is the
+ * sampled pc): 2 bytes past an FDE ending just before a syscall (glibc's
+ * clone and clone3: the parent is sampled in the kernel for the syscall,
+ * and the last row before it holds), or the first instruction of _init
+ * (DT_INIT; crti.o gives it no CFI) or the one after its endbr64, where
+ * the return address is at rsp. Any VA (a return address's call too):
+ * inside _init past crti.o's sub $8,%rsp (the calls other objects' .init
+ * sections put there), the return address at rsp + 8. NULL when VA is no
+ * such place. */
+const struct ty_cfi_row *ty_cfi_table_guess(const struct ty_cfi_table *t, uint64_t va, int exact);
 
 /* Whether the code just before VA is a call instruction (direct, through
  * a register, the GOT or a pointer at disp8 from a register): VA may be a

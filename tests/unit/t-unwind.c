@@ -395,6 +395,8 @@ main(void)
 	check_chain(8, "_init t8_call main _start");
 	check_chain(9, "t9_nocfi t9_call main _start");
 	check_chain(10, "t10_endbr t10_tramp t10_call main _start");
+	check_chain(11, "t11_leaf t11_outer t11_call main _start");
+	check_chain(12, "t12_init _init _start"); /* (through libc's start) */
 	/* Through the signal frame: the interrupted kill() is named, looked up
 	 * at its own pc. */
 	all_names = 1;

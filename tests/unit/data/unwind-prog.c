@@ -6,7 +6,9 @@
  * return address kept in a register, as glibc's vfork does; 7: the pc 2
  * bytes past an FDE that ends before a syscall, as glibc's clone3 does; 8:
  * the first instruction of _init (no CFI), as when it is first called; 9:
- * inside an assembly leaf without CFI (as libgmp's), nothing pushed. */
+ * inside an assembly leaf without CFI (as libgmp's), nothing pushed; 10:
+ * a function without CFI entered at its endbr64; 11: a leaf past its
+ * epilogue's pop %rbp; 12: a call put into _init by an .init section. */
 #define _GNU_SOURCE
 #include <alloca.h>
 #include <dlfcn.h>
@@ -181,6 +183,55 @@ __asm__(".text\n"
 	"ret\n"
 	".size t10_endbr, .-t10_endbr\n");
 
+/* 11: the snapshot's pc moved right after the pop %rbp of t11_leaf's
+ * epilogue, whose CFI (as GCC writes it) still puts %rbp at CFA - 16,
+ * below sp now (no stack copy holds it: the register holds the value);
+ * t11_outer's CFA is by %rbp. */
+void t11_outer(void);
+extern const char t11_popped[];
+__asm__(".text\n"
+	".globl t11_leaf\n"
+	".type t11_leaf,@function\n"
+	"t11_leaf:\n"
+	".cfi_startproc\n"
+	"pushq %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset rbp, -16\n"
+	"movq %rsp, %rbp\n"
+	".cfi_def_cfa_register rbp\n"
+	"popq %rbp\n"
+	".cfi_def_cfa rsp, 8\n"
+	".globl t11_popped\n"
+	"t11_popped:\n"
+	"call tsnap\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size t11_leaf, .-t11_leaf\n"
+	".globl t11_outer\n"
+	".type t11_outer,@function\n"
+	"t11_outer:\n"
+	".cfi_startproc\n"
+	"pushq %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset rbp, -16\n"
+	"movq %rsp, %rbp\n"
+	".cfi_def_cfa_register rbp\n"
+	"subq $32, %rsp\n"
+	"call t11_leaf\n"
+	"leave\n"
+	".cfi_def_cfa rsp, 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size t11_outer, .-t11_outer\n");
+
+/* 12: a call that another object's .init section puts into _init, between
+ * crti.o's prologue and crtn.o's epilogue (as OpenSSL's does in node):
+ * t12_init takes the snapshot before main, which saves it. */
+void t12_init(void);
+__asm__(".section .init,\"ax\",@progbits\n"
+	"call t12_init\n"
+	".text\n");
+
 void
 tsave(int n)
 {
@@ -339,6 +390,26 @@ t10_call(void)
 	sink++;
 }
 
+__attribute__((noinline)) void
+t11_call(void)
+{
+	g_stack_end = stack_end();
+	t11_outer();
+	g_snap.regs[8] = (uint64_t)(uintptr_t)t11_popped;
+	tsave(11);
+	sink++;
+}
+
+static struct snap t12_snap;
+
+__attribute__((noinline, used)) void
+t12_init(void)
+{
+	g_stack_end = stack_end();
+	tsnap();
+	t12_snap = g_snap;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -364,5 +435,8 @@ main(int argc, char **argv)
 	t8_call();
 	t9_call();
 	t10_call();
+	t11_call();
+	g_snap = t12_snap;
+	tsave(12);
 	return 0;
 }
