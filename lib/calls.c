@@ -21,6 +21,7 @@
 #include "tachy/array.h"
 #include "tachy/calls.h"
 #include "tachy/clock.h"
+#include "tachy/insn.h"
 #include "tachy/perfevent.h"
 
 #ifdef HAVE_LIBELF
@@ -53,24 +54,31 @@ vaddr_offset(Elf *elf, uint64_t v, uint64_t *off)
 	return -1;
 }
 
-/* How a probe at link-time address V of ELF is hit (its first
- * instruction's kind, ty_calls_kind). */
+/* How a probe at link-time address V of ELF, a function of SIZE bytes, is
+ * hit (its first instruction's kind, ty_calls_kind), and where the
+ * function goes on after it into F->resume and F->resume2. */
 static int
-first_kind(Elf *elf, uint64_t v)
+first_kind(Elf *elf, uint64_t v, uint64_t size, struct ty_calls_fn *f)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
+	f->resume = TY_INSN_UNKNOWN, f->resume2 = 0;
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
 		    (sh.sh_flags & SHF_EXECINSTR) && v >= sh.sh_addr &&
 		    v < sh.sh_addr + sh.sh_size) {
 			Elf_Data *d = elf_getdata(scn, NULL);
 			uint64_t at = v - sh.sh_addr;
+			size_t n;
 			if (!d || !d->d_buf || at >= d->d_size)
 				break;
-			return ty_calls_kind((const unsigned char *)d->d_buf + at,
-					     d->d_size - at < 16 ? d->d_size - at : 16);
+			n = d->d_size - at < 16 ? d->d_size - at : 16;
+#if defined(__x86_64__)
+			f->resume = ty_insn_resume((const unsigned char *)d->d_buf + at, size,
+						   d->d_size - at, &f->resume2);
+#endif
+			return ty_calls_kind((const unsigned char *)d->d_buf + at, n);
 		}
 	return TY_CALLS_STEP;
 }
@@ -122,7 +130,8 @@ match(struct ty_calls *c, Elf *elf, const char *path, const char *glob, size_t *
 			c->fn[c->n].path = strdup(path);
 			c->fn[c->n].offset = off;
 			c->fn[c->n].count = 0;
-			c->fn[c->n].kind = first_kind(elf, s.st_value);
+			c->fn[c->n].kind = first_kind(elf, s.st_value, s.st_size, &c->fn[c->n]);
+			c->fn[c->n].vaddr = s.st_value;
 			if (!c->fn[c->n].name || !c->fn[c->n].path)
 				return -ENOMEM;
 			c->n++;
@@ -596,7 +605,7 @@ cal_round(void (*fn)(void), double *cpu, double *body)
 static int
 cal_kind(struct ty_calls *c, int type, int k, struct ty_error *e)
 {
-	struct ty_calls_fn f = {"ty_calls_cal", NULL, 0, 0, k};
+	struct ty_calls_fn f = {"ty_calls_cal", NULL, 0, 0, k, 0, 0, 0};
 	double off = -1, off_body = -1, on = -1, on_body = -1, cpu, body;
 	int round;
 	long fd;

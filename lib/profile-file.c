@@ -33,12 +33,13 @@ enum {
 	SEC_MAPS,
 	SEC_LINES,
 	SEC_CALLS,
+	SEC_CALLS_TRAP, /* per call: its samples at the trap's return (after SEC_CALLS) */
 	SEC_END = 0x454e44
-}; /* SEC_MAPS, SEC_LINES and SEC_CALLS are optional (added later) */
+}; /* SEC_MAPS and after are optional (added later) */
 
 static const char *const sec_names[] = {"?",	     "meta",   "strings", "functions",
 					"locations", "stacks", "threads", "samples",
-					"mappings",  "lines",  "calls"};
+					"mappings",  "lines",  "calls",	  "calls-trap"};
 
 struct buf {
 	unsigned char *p;
@@ -272,6 +273,14 @@ encode(const struct ty_profile *p, struct buf *out)
 		for (i = 0; i < p->ncalls; i++)
 			put32(&b, p->calls[i].func), put64(&b, p->calls[i].count);
 		section(out, SEC_CALLS, &b);
+		for (i = 0; i < p->ncalls && p->calls[i].trap_state == TY_TRAP_UNKNOWN; i++)
+			;
+		if (i < p->ncalls) {
+			put32(&b, p->ncalls);
+			for (i = 0; i < p->ncalls; i++)
+				put64(&b, p->calls[i].trap), put32(&b, p->calls[i].trap_state);
+			section(out, SEC_CALLS_TRAP, &b);
+		}
 	}
 	samples(out, p);
 	section(out, SEC_END, &b);
@@ -519,6 +528,17 @@ read_section(struct rd *r, uint32_t tag, struct ty_profile *p)
 			p->calls[i].func = get32(r), p->calls[i].count = get64(r);
 		p->ncalls = p->cap_calls = (uint32_t)n;
 		break;
+	case SEC_CALLS_TRAP: /* after the calls */
+		if (!count_ok(r, n = get32(r), 12) || n != p->ncalls) {
+			r->bad = r->bad ? r->bad : 1;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			p->calls[i].trap = get64(r), p->calls[i].trap_state = get32(r);
+			if (p->calls[i].trap_state >= TY_TRAP_STATES)
+				r->bad = 1;
+		}
+		break;
 	case SEC_MAPS:
 		if (!count_ok(r, n = get32(r), 32) ||
 		    !(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
@@ -650,19 +670,20 @@ parse_sections(struct rd *r, struct ty_profile *p, struct ty_error *e)
 		if (len > (uint64_t)(r->end - r->p))
 			return ty_error_set(
 			    e, -EINVAL, "truncated: section %s needs %" PRIu64 " bytes, %zu left",
-			    tag <= SEC_CALLS ? sec_names[tag] : "?", len, (size_t)(r->end - r->p));
+			    tag <= SEC_CALLS_TRAP ? sec_names[tag] : "?", len,
+			    (size_t)(r->end - r->p));
 		if (r->version >= 3 && check != section_crc(head, r->p, len))
 			return ty_error_set(e, -EINVAL,
 					    "damaged: the %s section at byte %zu fails its "
 					    "checksum (the file changed after tachy wrote it: "
 					    "record it again, or restore it from a copy)",
-					    tag <= SEC_CALLS ? sec_names[tag]
-					    : tag == SEC_END ? "END"
-							     : "unknown",
+					    tag <= SEC_CALLS_TRAP ? sec_names[tag]
+					    : tag == SEC_END	  ? "END"
+								  : "unknown",
 					    (size_t)(head - r->start));
 		if (tag == SEC_END)
 			break;
-		if (tag >= 1 && tag <= SEC_CALLS) {
+		if (tag >= 1 && tag <= SEC_CALLS_TRAP) {
 			struct rd s = {r->p, r->p + len, sec_names[tag], 0, r->version, r->start};
 			if (seen & (1u << tag))
 				return ty_error_set(e, -EINVAL, "section %s appears twice",

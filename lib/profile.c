@@ -411,7 +411,7 @@ ty_profile_calls(struct ty_profile *p, uint32_t f, uint64_t count)
 {
 	if (ty_array_grow32(&p->calls, sizeof(*p->calls), (size_t)p->ncalls + 1, &p->cap_calls) < 0)
 		return -ENOMEM;
-	p->calls[p->ncalls++] = (struct ty_prof_call){f, count};
+	p->calls[p->ncalls++] = (struct ty_prof_call){f, count, 0, TY_TRAP_UNKNOWN};
 	return 0;
 }
 
@@ -432,15 +432,38 @@ ty_profile_calls_share(char *buf, size_t size, double cost, double work)
 }
 
 double
-ty_profile_self_per_call(const struct ty_profile *p, double self_s, uint64_t calls, int *bound)
+ty_profile_self_per_call(const struct ty_profile *p, uint32_t call, double self_s, int *bound)
 {
-	double per = calls ? self_s * 1e9 / (double)calls : 0;
-	double d = (double)p->meta.calls_disturb_ps / 1000;
+	const struct ty_prof_call *c = &p->calls[call];
+	double d = (double)p->meta.calls_disturb_ps / 1000, per;
 
-	/* A bound always: the samples the kernel takes as a probe's trap
-	 * returns to the function land in it, and how many is not measured. */
-	*bound = p->meta.calls_hit_ps != 0;
+	*bound = p->meta.calls_hit_ps != 0 && c->trap_state != TY_TRAP_TAKEN;
+	if (c->trap_state == TY_TRAP_TAKEN)
+		self_s -= ty_profile_seconds(p, (double)c->trap);
+	per = c->count && self_s > 0 ? self_s * 1e9 / (double)c->count : 0;
 	return per > d ? per - d : per;
+}
+
+uint64_t
+ty_profile_leaf_weight(const struct ty_profile *p, uint32_t f, const uint64_t *addrs, size_t n)
+{
+	uint64_t w = 0;
+	size_t i, k;
+
+	for (i = 0; i < p->nsamples; i++) {
+		const struct ty_prof_sample *s = &p->samples[i];
+		const struct ty_prof_loc *l;
+		if (s->state != TY_STATE_CPU || s->stack >= p->nstacks ||
+		    p->stack_off[s->stack] == p->stack_off[s->stack + 1])
+			continue;
+		l = &p->locs[p->frames[p->stack_off[s->stack]]];
+		for (k = 0; l->func == f && k < n; k++)
+			if (l->addr == addrs[k]) {
+				w += s->period;
+				break;
+			}
+	}
+	return w;
 }
 
 int64_t

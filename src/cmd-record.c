@@ -17,6 +17,7 @@
 #include "tachy/cpulist.h"
 #include "tachy/demangle.h"
 #include "tachy/events.h"
+#include "tachy/insn.h"
 #include "tachy/outfile.h"
 #include "tachy/profile-file.h"
 #include "tachy/record-system.h"
@@ -661,6 +662,24 @@ calls_setup(struct run *r)
 	return 0;
 }
 
+/* What of counted function F's (C's) self samples in P its probe's traps
+ * put there: those the kernel takes during a trap land as it returns, at
+ * the entry, at the end of the first instruction or one instruction late
+ * (perf shows the same), where its own code does not branch to. */
+static void
+calls_trap(struct ty_prof_call *c, const struct ty_profile *p, const struct ty_calls_fn *f)
+{
+	uint64_t at[3] = {f->vaddr, f->vaddr + (uint64_t)f->resume,
+			  f->vaddr + (uint64_t)f->resume2};
+
+	if (f->resume == TY_INSN_BRANCH || f->resume == TY_INSN_UNKNOWN) {
+		c->trap_state = f->resume == TY_INSN_BRANCH ? TY_TRAP_BRANCH : TY_TRAP_UNDECODED;
+		return;
+	}
+	c->trap = ty_profile_leaf_weight(p, c->func, at, f->resume <= 0 ? 1 : f->resume2 ? 3 : 2);
+	c->trap_state = TY_TRAP_TAKEN;
+}
+
 /* --calls: the counts into P, and what the probes cost. */
 static int
 calls_finish(struct run *r, struct ty_profile *p)
@@ -679,6 +698,7 @@ calls_finish(struct run *r, struct ty_profile *p)
 		free(d);
 		if (fn == TY_NONE || ty_profile_calls(p, fn, f->count) < 0)
 			return cli_error(EXIT_RUNTIME, "out of memory");
+		calls_trap(&p->calls[p->ncalls - 1], p, f);
 	}
 	{
 		uint64_t total = ty_calls_total(&r->calls);

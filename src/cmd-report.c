@@ -505,17 +505,20 @@ by_heading(enum ty_prof_by by)
 	}
 }
 
-/* The exact call count of ROW's function (record --calls), or -1. */
+/* The exact call count of ROW's function (record --calls), or -1; its
+ * index in P->calls into *CALL. */
 static int64_t
-row_calls(const struct ty_profile *p, const struct ty_profile_views_row *row)
+row_calls(const struct ty_profile *p, const struct ty_profile_views_row *row, uint32_t *call)
 {
 	uint32_t i;
 
 	for (i = 0; i < p->ncalls; i++) {
 		uint32_t f = p->calls[i].func;
 		if (row->dso == ty_profile_func_dso(p, f) &&
-		    strcmp(row->name, ty_profile_func_name(p, f)) == 0)
+		    strcmp(row->name, ty_profile_func_name(p, f)) == 0) {
+			*call = i;
 			return (int64_t)p->calls[i].count;
+		}
 	}
 	return -1;
 }
@@ -525,7 +528,8 @@ row_calls(const struct ty_profile *p, const struct ty_profile_views_row *row)
 static void
 put_calls(const struct ty_profile *p, const struct ty_profile_views_row *r)
 {
-	int64_t n = row_calls(p, r);
+	uint32_t call = 0;
+	int64_t n = row_calls(p, r, &call);
 
 	if (n <= 0 || !p->meta.period_ns) {
 		if (n == 0)
@@ -536,13 +540,45 @@ put_calls(const struct ty_profile *p, const struct ty_profile_views_row *r)
 	}
 	{
 		int bound;
-		double self = ty_profile_self_per_call(p, ty_profile_seconds(p, r->self_weight),
-						       (uint64_t)n, &bound);
+		double self = ty_profile_self_per_call(
+		    p, call, ty_profile_seconds(p, r->self_weight), &bound);
 		char v[32];
 		snprintf(v, sizeof(v), "%s%.0f", bound ? "<" : "", self);
 		printf(" %10lld %10s %10.0f", (long long)n, v,
 		       ty_profile_seconds(p, r->total_weight) * 1e9 / (double)n);
 	}
+}
+
+/* How the self ns/call of counted functions is corrected for the probes:
+ * their samples at the trap's return taken off, or where they could not
+ * be told apart, a bound ('<N') and why. */
+static void
+calls_self_note(const struct ty_profile *p)
+{
+	static const char *const why[TY_TRAP_STATES] = {
+	    "the samples taken as a trap returns to the function are in it", "",
+	    "the samples taken as a trap returns land where its own code branches to (it "
+	    "begins with a branch into itself, or a loop starts at its second instruction)",
+	    "its first instruction is not one tachy decodes: where the samples taken as a "
+	    "trap returns land is not known"};
+	double trap = 0, d = (double)p->meta.calls_disturb_ps / 1000;
+	int seen[TY_TRAP_STATES] = {0}, k;
+	uint32_t i;
+
+	for (i = 0; i < p->ncalls; i++) {
+		seen[p->calls[i].trap_state < TY_TRAP_STATES ? p->calls[i].trap_state : 0] = 1;
+		if (p->calls[i].trap_state == TY_TRAP_TAKEN)
+			trap += (double)p->calls[i].trap;
+	}
+	if (seen[TY_TRAP_TAKEN])
+		printf("; self ns/call less the samples the kernel took during the traps (%.3f s, "
+		       "delivered as a trap returns, at the function's entry)",
+		       ty_profile_seconds(p, trap));
+	for (k = 0; k < TY_TRAP_STATES; k++)
+		if (seen[k] && k != TY_TRAP_TAKEN)
+			printf("; self ns/call '<N': at most N, %s", why[k]);
+	if (d > 0)
+		printf(" (the %.0f ns a hit adds to its body taken off, measured)", d);
 }
 
 /* What the probes of record --calls cost, as measured when recording. */
@@ -565,11 +601,7 @@ calls_line(const struct ty_profile *p)
 	printf("Calls: %u functions counted exactly by uprobes, %llu calls; a probe hit cost %.0f "
 	       "ns, about %.3f s in all%s",
 	       p->ncalls, (unsigned long long)total, (double)m->calls_hit_ps / 1000, cost, share);
-	printf("; self ns/call '<N': at most N, the samples taken as a trap returns to the "
-	       "function are in it");
-	if (m->calls_disturb_ps)
-		printf(" (the %.0f ns a hit adds to its body taken off, measured)",
-		       (double)m->calls_disturb_ps / 1000);
+	calls_self_note(p);
 	printf("\n");
 }
 

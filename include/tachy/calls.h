@@ -29,6 +29,12 @@ struct ty_calls_fn {
 	uint64_t offset; /* of the entry in the file */
 	uint64_t count;	 /* after ty_calls_read */
 	int kind;	 /* TY_CALLS_PUSH...: its first instruction's */
+	uint64_t vaddr;	 /* its link-time address (the profile's locations') */
+	/* Where it goes on after a hit (ty_insn_resume): the offset of its
+	 * second instruction (> 0: the samples the kernel takes during the
+	 * trap land there as it returns, or at the entry, or one instruction
+	 * late at RESUME2 unless that is 0) or TY_INSN_*. */
+	int resume, resume2;
 };
 
 struct ty_calls {

@@ -39,10 +39,24 @@ struct ty_prof_mapping {
 	uint64_t start, limit, offset;
 };
 
+/* What of a counted function's self samples its probe's traps put there
+ * (record --calls): the samples the kernel takes during a trap and
+ * delivers as it returns land at the function's entry or at the end of
+ * its first instruction (emulated or stepped out of line). */
+enum {
+	TY_TRAP_UNKNOWN,   /* not looked for (an older profile) */
+	TY_TRAP_TAKEN,	   /* found: trap below, taken off its self ns/call */
+	TY_TRAP_BRANCH,	   /* it begins with a branch: they land among its own */
+	TY_TRAP_UNDECODED, /* its first instruction is not one tachy decodes */
+	TY_TRAP_STATES
+};
+
 /* A function's exact call count (record --calls: uprobes). */
 struct ty_prof_call {
 	uint32_t func;
 	uint64_t count;
+	uint64_t trap;	     /* the weight of its self samples at the trap's return */
+	uint32_t trap_state; /* TY_TRAP_* */
 };
 
 struct ty_prof_thread {
@@ -176,13 +190,19 @@ const char *ty_profile_func_dso(const struct ty_profile *p, uint32_t f);
  * the workload's CPU says so). Empty when WORK is not known. */
 void ty_profile_calls_share(char *buf, size_t size, double cost, double work);
 
-/* A counted function's self ns per call from SELF_S seconds of samples and
- * CALLS calls, less the time a probe hit adds to the function's own body
- * (meta.calls_disturb_ps, measured when recording). *BOUND set when the
- * figure is an upper bound (recorded with --calls): the samples the kernel
- * takes as a probe's trap returns to the function land in it too. */
-double ty_profile_self_per_call(const struct ty_profile *p, double self_s, uint64_t calls,
+/* Counted function CALL's (an index of P->calls) self ns per call from
+ * SELF_S seconds of its samples: less its samples at the trap's return
+ * (P->calls[CALL].trap) and the time a probe hit adds to the function's
+ * own body (meta.calls_disturb_ps, measured when recording). *BOUND set
+ * when the figure is an upper bound: those samples could not be told from
+ * its own (trap_state not TY_TRAP_TAKEN). */
+double ty_profile_self_per_call(const struct ty_profile *p, uint32_t call, double self_s,
 				int *bound);
+
+/* The weight of P's on-CPU samples whose leaf is function F at one of
+ * ADDRS[0..N) (link-time addresses in its DSO). */
+uint64_t ty_profile_leaf_weight(const struct ty_profile *p, uint32_t f, const uint64_t *addrs,
+				size_t n);
 
 /* Seconds that WEIGHT (a sum of periods) stands for: the periods themselves
  * for clock events, else the weight's share of the workload's CPU time. */

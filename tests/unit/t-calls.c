@@ -135,8 +135,8 @@ test_kinds(void)
 static void
 test_cost(void)
 {
-	struct ty_calls_fn fn[2] = {{"a", "/x", 0, 10, TY_CALLS_PUSH},
-				    {"b", "/x", 16, 4, TY_CALLS_STEP}};
+	struct ty_calls_fn fn[2] = {{"a", "/x", 0, 10, TY_CALLS_PUSH, 0, 1, 0},
+				    {"b", "/x", 16, 4, TY_CALLS_STEP, 16, 3, 0}};
 	struct ty_calls c = {0};
 	double d;
 

@@ -2,6 +2,7 @@
  * truncation, random corruption), folded stacks, flame graph escaping,
  * pprof encoding (decoded back here), and the collector. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -659,11 +660,69 @@ test_calls_cost(void)
 	CHECK(strchr(buf, '%') == NULL);
 	ty_profile_calls_share(buf, sizeof(buf), 1.0, 0);
 	CHECK_STR(buf, "");
-	CHECK(ty_profile_self_per_call(p, 0.06, 20000, &bound) == 3000 && !bound);
+	CHECK_INT(ty_profile_calls(p, ty_profile_func(p, "f", "/bin/prog"), 20000), 0);
+	CHECK(ty_profile_self_per_call(p, 0, 0.06, &bound) == 3000 && !bound);
 	p->meta.calls_hit_ps = 5000000, p->meta.calls_disturb_ps = 120000;
-	CHECK(ty_profile_self_per_call(p, 0.06, 20000, &bound) == 2880 && bound);
+	CHECK(ty_profile_self_per_call(p, 0, 0.06, &bound) == 2880 && bound);
 	p->meta.calls_disturb_ps = 0;
-	CHECK(ty_profile_self_per_call(p, 0.06, 20000, &bound) == 3000 && bound);
+	CHECK(ty_profile_self_per_call(p, 0, 0.06, &bound) == 3000 && bound);
+	/* its samples at the traps' return taken off: a figure, not a bound */
+	p->meta.period_ns = 1;
+	p->calls[0].trap = 20000000, p->calls[0].trap_state = TY_TRAP_TAKEN;
+	CHECK(fabs(ty_profile_self_per_call(p, 0, 0.06, &bound) - 2000) < 1e-6 && !bound);
+	p->meta.calls_disturb_ps = 120000;
+	CHECK(fabs(ty_profile_self_per_call(p, 0, 0.06, &bound) - 1880) < 1e-6 && !bound);
+	p->calls[0].trap = 70000000; /* more than its samples: none left */
+	CHECK(ty_profile_self_per_call(p, 0, 0.06, &bound) == 0 && !bound);
+	p->calls[0].trap_state = TY_TRAP_BRANCH; /* they cannot be told apart */
+	CHECK(ty_profile_self_per_call(p, 0, 0.06, &bound) == 2880 && bound);
+	ty_profile_free(p);
+}
+
+/* The self samples of a counted function at its probe's trap return:
+ * those whose leaf is it at the addresses given (on-CPU only); they and
+ * their state survive a round trip, a state out of range is refused. */
+static void
+test_calls_trap(void)
+{
+	struct ty_profile *p = synthetic(), *q = NULL;
+	uint32_t fb = ty_profile_func(p, "b<&\"'>", "/lib/x.so"),
+		 fa = ty_profile_func(p, "a", "/bin/prog");
+	uint64_t at[] = {0x300, 0x304}, none[] = {0x308};
+	char path[] = "/tmp/t-profile-XXXXXX";
+	struct ty_error e = {0};
+	int fd = mkstemp(path);
+
+	close(fd);
+	CHECK_INT(ty_profile_leaf_weight(p, fb, at, 1), 30000);
+	CHECK_INT(ty_profile_leaf_weight(p, fb, at, 2), 50000);
+	CHECK_INT(ty_profile_leaf_weight(p, fb, none, 1), 0);
+	CHECK_INT(ty_profile_leaf_weight(p, fa, at, 2), 0); /* another function's */
+	CHECK_INT(ty_profile_calls(p, fa, 7), 0);
+	CHECK_INT(ty_profile_calls(p, fb, 10), 0);
+	CHECK_INT(ty_profile_write(p, path, &e), 0); /* no trap state: no section */
+	CHECK_INT(ty_profile_read(path, &q, &e), 0);
+	if (q)
+		CHECK(q->ncalls == 2 && q->calls[1].trap_state == TY_TRAP_UNKNOWN);
+	ty_profile_free(q);
+	p->calls[0].trap_state = TY_TRAP_BRANCH;
+	p->calls[1].trap = 30000, p->calls[1].trap_state = TY_TRAP_TAKEN;
+	CHECK_INT(ty_profile_write(p, path, &e), 0);
+	q = NULL;
+	CHECK_INT(ty_profile_read(path, &q, &e), 0);
+	if (q) {
+		CHECK(q->ncalls == 2 && q->calls[0].trap_state == TY_TRAP_BRANCH);
+		CHECK(q->calls[1].trap == 30000 && q->calls[1].trap_state == TY_TRAP_TAKEN);
+		CHECK(q->calls[1].count == 10);
+	}
+	ty_profile_free(q);
+	p->calls[1].trap_state = TY_TRAP_STATES;
+	CHECK_INT(ty_profile_write(p, path, &e), 0);
+	q = NULL;
+	CHECK_INT(ty_profile_read(path, &q, &e), -EINVAL);
+	CHECK(strstr(e.msg, ": corrupt calls-trap section") != NULL);
+	ty_profile_free(q);
+	unlink(path);
 	ty_profile_free(p);
 }
 
@@ -672,6 +731,7 @@ main(void)
 {
 	struct ty_profile *p = synthetic();
 
+	test_calls_trap();
 	test_cachegrind();
 	test_calls_cost();
 	test_off_cpu();
