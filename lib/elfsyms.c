@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tachy/array.h"
+#include "tachy/cfi.h"
 #include "tachy/elfsyms.h"
 
 /* The end of section NDX when it holds code, else 0. */
@@ -380,4 +381,124 @@ ty_elfsyms_read(struct ty_symtab *t, Elf *elf, struct ty_symtab_warnings *w, con
 	}
 	return full;
 }
+/* The bytes of ELF's loaded image at virtual address VADDR, LEN of them
+ * inside one PT_LOAD segment's file contents; NULL when not there. */
+static const unsigned char *
+vaddr_bytes(Elf *elf, uint64_t vaddr, size_t len)
+{
+	GElf_Phdr ph;
+	size_t i, n, flen = 0;
+	const char *img = elf_rawfile(elf, &flen);
+
+	if (!img || elf_getphdrnum(elf, &n) != 0)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
+		    vaddr - ph.p_vaddr > ph.p_filesz || ph.p_filesz - (vaddr - ph.p_vaddr) < len)
+			continue;
+		if (ph.p_offset > flen || vaddr - ph.p_vaddr + len > flen - ph.p_offset)
+			return NULL;
+		return (const unsigned char *)img + ph.p_offset + (vaddr - ph.p_vaddr);
+	}
+	return NULL;
+}
+
+/* The address _start (at ENTRY, its code up to END) hands __libc_start_main
+ * as main, read from its first instruction that loads %rdi/%edi with an
+ * address: lea disp32(%rip),%rdi (48 8d 3d), mov $imm32,%rdi (48 c7 c7) or
+ * mov $imm32,%edi (bf), as glibc's x86-64 start code and other
+ * compilers' do. Only x86-64; 0 when none is found. */
+static uint64_t
+start_main_arg(Elf *elf, uint64_t entry, uint64_t end)
+{
+	enum { SCAN = 64 };
+	GElf_Ehdr eh;
+	size_t n = end - entry < SCAN ? (size_t)(end - entry) : SCAN, i;
+	const unsigned char *p;
+	int32_t v;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || !(p = vaddr_bytes(elf, entry, n)))
+		return 0;
+	for (i = 0; i + 5 <= n; i++) {
+		if (i + 7 <= n && p[i] == 0x48 && p[i + 1] == 0x8d && p[i + 2] == 0x3d) {
+			memcpy(&v, p + i + 3, 4);
+			return entry + i + 7 + (int64_t)v;
+		}
+		if (i + 7 <= n && p[i] == 0x48 && p[i + 1] == 0xc7 && p[i + 2] == 0xc7) {
+			memcpy(&v, p + i + 3, 4);
+			return (uint64_t)(int64_t)v;
+		}
+		if (p[i] == 0xbf && (i == 0 || p[i - 1] != 0x48)) {
+			uint32_t u;
+
+			memcpy(&u, p + i + 1, 4);
+			return u;
+		}
+	}
+	return 0;
+}
+
+/* Name `main` what _start passes to __libc_start_main, its extent that of
+ * the call-frame information holding it, when nothing names it already. */
+static void
+main_sym(struct ty_symtab *t, Elf *elf, const struct ty_cfi_table *cfi, uint64_t entry,
+	 uint64_t end)
+{
+	uint64_t m = start_main_arg(elf, entry, end), start, mend;
+	size_t i;
+
+	if (!m || ty_cfi_table_fde(cfi, m, &start, &mend) < 0 || start != m || mend <= start)
+		return;
+	for (i = 0; i < t->n; i++)
+		if (t->syms[i].addr == m)
+			return;
+	ty_symtab_add(t, start, mend - start, "main", TY_SYM_FUNC, 0, 0);
+}
+
+/* The entry code of a file that has no call-frame information for it
+ * (ld.so's _start, hand-written): the unwinder takes a return address
+ * within 0x40 bytes past e_entry as the outermost frame (lib/unwind.c), so
+ * name the same bytes, up to the next FDE, "_start". */
+static void
+entry_sym_nocfi(struct ty_symtab *t, const struct ty_cfi_table *cfi, uint64_t entry)
+{
+	enum { ENTRY_CODE = 0x40 };
+	uint64_t s, start, end;
+
+	for (s = 1; s < ENTRY_CODE; s++)
+		if (ty_cfi_table_fde(cfi, entry + s, &start, &end) == 0)
+			break;
+	ty_symtab_add(t, entry, s, "_start", TY_SYM_FUNC, 0, 0);
+}
+
+/* A stripped program's entry point is _start: name the range of the CFI
+ * that begins at e_entry so in a file with a program interpreter (not a
+ * library) and no symbol there (an exported _start, ruby3.1's, is named:
+ * main is still found). ld.so (no CFI at its entry): entry_sym_nocfi. */
+void
+ty_elfsyms_entry(struct ty_symtab *t, struct Elf *elf, const struct ty_cfi_table *cfi)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	uint64_t start, end;
+	size_t i, n;
+	int interp = 0, fde, named = 0;
+
+	if (!cfi || !gelf_getehdr(elf, &eh) || !eh.e_entry || elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (i = 0; i < t->n && !named; i++)
+		named = t->syms[i].addr == eh.e_entry;
+	for (i = 0; i < n && !interp; i++)
+		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
+	fde = ty_cfi_table_fde(cfi, eh.e_entry, &start, &end) == 0;
+	if (!fde && !interp && eh.e_type == ET_DYN && !named)
+		entry_sym_nocfi(t, cfi, eh.e_entry);
+	if (!interp || !fde || start != eh.e_entry || end <= start)
+		return;
+	if (!named)
+		ty_symtab_add(t, start, end - start, "_start", TY_SYM_FUNC, 0, 0);
+	main_sym(t, elf, cfi, eh.e_entry, end);
+}
+
 #endif

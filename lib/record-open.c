@@ -13,6 +13,7 @@
 #include "tachy/duty.h"
 #include "tachy/record-peek.h"
 #include "tachy/record.h"
+#include "tachy/sample-cost.h"
 #include "tachy/sampler.h"
 #include "tachy/unwind.h"
 
@@ -322,4 +323,36 @@ ty_record_open_sampler(struct ty_recorder *r, struct ty_error *err)
 		r->track.proc_maps = 1;
 	}
 	return 0;
+}
+
+/* The kernel's work per sample, with the recording's event and what its
+ * samples hold (not with off-CPU records: theirs is per switch), after the
+ * recording and only where it took samples: a recording without any (a
+ * short command) pays nothing for it, and the workload never runs beside
+ * the calibration. Not measured: 0, nothing stated. */
+void
+ty_record_measure_sample(struct ty_recorder *r, uint64_t samples)
+{
+	struct ty_sample_cost_opts so = {0};
+	int tries;
+
+	so.samples = samples;
+	if (r->o.off_cpu != TY_OFFCPU_NONE)
+		return;
+	so.type = r->ev.attr.type;
+	so.config = r->ev.attr.config;
+	so.exclude_kernel = r->exclude_kernel;
+	so.callchain = r->cg != TY_CG_NONE;
+	if (r->cg == TY_CG_DWARF) {
+		so.regs_user = TY_UNWIND_REGS_MASK;
+		so.stack_user = r->stack_size;
+	}
+	/* a round that took no sample (the rate the kernel allows lowered
+	 * under load) is tried again: three tries, then the reason is kept */
+	for (tries = 0; tries < 3; tries++) {
+		ty_error_clear(&r->sample_why);
+		if (ty_sample_cost(&so, &r->sample_ns, &r->sample_why) == 0)
+			return;
+	}
+	r->sample_ns = 0;
 }

@@ -97,4 +97,9 @@ void ty_record_warn(struct ty_recorder *r, const char *fmt, ...)
  * with ERR set. */
 int ty_record_open_sampler(struct ty_recorder *r, struct ty_error *err);
 
+/* The kernel's work per sample into R->sample_ns (record's added CPU),
+ * after the recording, on as many samples as it took (SAMPLES); 0 with
+ * R->sample_why where it cannot be measured. */
+void ty_record_measure_sample(struct ty_recorder *r, uint64_t samples);
+
 #endif

@@ -27,7 +27,6 @@
 #include "tachy/record-system.h"
 #include "tachy/record-track.h"
 #include "tachy/record.h"
-#include "tachy/sample-cost.h"
 #include "tachy/sampler.h"
 #include "tachy/spawn.h"
 #include "tachy/unwind.h"
@@ -660,38 +659,6 @@ system_begin(struct ty_recorder *r, struct ty_error *e)
 	return 0;
 }
 
-/* The kernel's work per sample, with the recording's event and what its
- * samples hold (not with off-CPU records: theirs is per switch), after the
- * recording and only where it took samples: a recording without any (a
- * short command) pays nothing for it, and the workload never runs beside
- * the calibration. Not measured: 0, nothing stated. */
-static void
-measure_sample(struct ty_recorder *r, uint64_t samples)
-{
-	struct ty_sample_cost_opts so = {0};
-	int tries;
-
-	so.samples = samples;
-	if (r->o.off_cpu != TY_OFFCPU_NONE)
-		return;
-	so.type = r->ev.attr.type;
-	so.config = r->ev.attr.config;
-	so.exclude_kernel = r->exclude_kernel;
-	so.callchain = r->cg != TY_CG_NONE;
-	if (r->cg == TY_CG_DWARF) {
-		so.regs_user = TY_UNWIND_REGS_MASK;
-		so.stack_user = r->stack_size;
-	}
-	/* a round that took no sample (the rate the kernel allows lowered
-	 * under load) is tried again: three tries, then the reason is kept */
-	for (tries = 0; tries < 3; tries++) {
-		ty_error_clear(&r->sample_why);
-		if (ty_sample_cost(&so, &r->sample_ns, &r->sample_why) == 0)
-			return;
-	}
-	r->sample_ns = 0;
-}
-
 static int
 launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 {
@@ -868,7 +835,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	p->meta.kernel_refused = r->kernel_refused;
 	p->meta.processes = (uint32_t)ty_collector_pids(r->c, NULL, 0);
 	if (p->nsamples) /* after the workload, in tachy's own CPU below */
-		measure_sample(r, p->nsamples);
+		ty_record_measure_sample(r, p->nsamples);
 	p->meta.sample_cost_ps = (uint64_t)(r->sample_ns * 1000 + 0.5);
 	getrusage(RUSAGE_SELF, &self);
 	p->meta.profiler_cpu_ns = tv_ns(self.ru_utime) + tv_ns(self.ru_stime);

@@ -28,6 +28,14 @@ int ty_elfsyms_read(struct ty_symtab *t, struct Elf *elf, struct ty_symtab_warni
  * IRELATIVE entry is named by the IFUNC symbol read). */
 void ty_elfsyms_plt(struct ty_symtab *t, struct Elf *elf);
 
+/* Name a stripped program's entry point `_start` in T (the range of the
+ * CFI that begins at e_entry, in a file with a program interpreter and no
+ * symbol there), and `main` what _start hands __libc_start_main (x86-64's
+ * lea/mov to %rdi); ld.so's entry without CFI: its first 0x40 bytes up to
+ * the next FDE. CFI: the file's call-frame table (NULL: nothing named). */
+struct ty_cfi_table;
+void ty_elfsyms_entry(struct ty_symtab *t, struct Elf *elf, const struct ty_cfi_table *cfi);
+
 /* The section of ELF called NAME, its header in *SH; NULL if none. */
 struct Elf_Scn *ty_elfsyms_section(struct Elf *elf, const char *name, Elf64_Shdr *sh);
 
