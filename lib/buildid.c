@@ -103,11 +103,9 @@ candidate(const char *path, const char *hex, uint64_t *dev, uint64_t *ino, char 
 	if (lstat(path, &st) < 0)
 		return 0; /* not there: no reason to give */
 	r = ty_buildid_check(path, hex, got, dev, ino, w, sizeof(w));
-	if (*why) /* the first refusal is said */
-		;
-	else if (r < 0)
+	if (!*why && r < 0) /* the first refusal is said */
 		snprintf(why, whylen, "%s %s: ignored", path, w);
-	else if (r == 0)
+	else if (!*why && r == 0)
 		snprintf(why, whylen, "%s has build-id %s, not %s: ignored", path,
 			 *got ? got : "(none)", hex);
 	return r > 0;

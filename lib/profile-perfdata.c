@@ -755,27 +755,21 @@ ty_perfdata_each(struct ty_perfdata *pd, int samples, ty_perfdata_fn fn, void *a
 	pd->win_lo = pd->win_hi = 0; /* the file may have been read since */
 	while (end - off >= 8) {
 		struct perf_event_header h;
-		if (!(p = bytes_at(pd, off, sizeof(h)))) {
-			if (samples)
-				ty_perfdata_warn(pd,
-						 "cannot read the data section at offset %llu "
-						 "(the file shrank?): the records after it are not "
-						 "read",
-						 (unsigned long long)off);
-			break;
+		if ((p = bytes_at(pd, off, sizeof(h)))) {
+			memcpy(&h, p, sizeof(h));
+			if (h.size < 8 || h.size > end - off) {
+				if (samples) /* said once, not in both walks */
+					ty_perfdata_warn(
+					    pd,
+					    "a record of %u bytes at offset %llu does not fit the "
+					    "data section (truncated or damaged file?): the "
+					    "records after it are not read",
+					    h.size, (unsigned long long)off);
+				break;
+			}
+			p = bytes_at(pd, off, h.size);
 		}
-		memcpy(&h, p, sizeof(h));
-		if (h.size < 8 || h.size > end - off) {
-			if (samples) /* said once, not in both walks */
-				ty_perfdata_warn(
-				    pd,
-				    "a record of %u bytes at offset %llu does not fit the data "
-				    "section (truncated or damaged file?): the records after it "
-				    "are not read",
-				    h.size, (unsigned long long)off);
-			break;
-		}
-		if (!(p = bytes_at(pd, off, h.size))) {
+		if (!p) {
 			if (samples)
 				ty_perfdata_warn(pd,
 						 "cannot read the data section at offset %llu "
