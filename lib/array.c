@@ -1,5 +1,8 @@
 /* array.c - the one growing-array helper, and the index map. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +98,14 @@ ty_array_grow32(void *pp, size_t elem, size_t need, uint32_t *cap)
 	r = ty_array_grow(pp, elem, need, &c);
 	*cap = (uint32_t)c;
 	return r;
+}
+
+void
+ty_array_trim(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 
 uint64_t

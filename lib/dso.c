@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +45,10 @@ struct seg {
 	int exec;
 };
 
+/* The line-table rows one file's DWARF handle keeps before it is renewed
+ * (~120 bytes each in libdw, with its index). */
+#define LINES_HELD 16384
+
 struct ty_dso {
 	struct ty_dsos *set;
 	char *path;
@@ -67,6 +72,11 @@ struct ty_dso {
 	 * information (function ranges) is the cache's table of the file. */
 	int fd, dbg_fd;
 	void *elf, *dbg_elf, *dwarf;
+	void *dwarf_elf;     /* the ELF the DWARF is read from */
+	void *map, *dbg_map; /* their images, where libelf mapped them */
+	size_t maplen, dbg_maplen;
+	uint64_t cu_off;	      /* the last compilation unit looked in (+1; 0 none) */
+	size_t lines_held;	      /* line-table rows libdw holds since it was opened */
 	struct ty_debugcache_out unz; /* the DWARF's image, decompressed (debugcache.h) */
 	struct fde_name *fdes;
 	size_t nfdes, capfdes; /* open addressing on start, 0 empty */
@@ -322,6 +332,29 @@ find_debug_file(struct ty_dsos *s, struct ty_dso *d, Elf *elf)
 	return fd;
 }
 
+/* The image libelf mapped of ELF from FD, where it did (else NULL: what it
+ * read into memory must not be let go). */
+static void *
+mapped_image(Elf *elf, int fd, size_t *len)
+{
+	char *img = elf_kind(elf) == ELF_K_ELF ? elf_rawfile(elf, len) : NULL;
+
+	return img && ty_elfview_is_file_map(img, *len, fd) ? img : NULL;
+}
+
+/* Let the pages of D's mapped files go: they come back from the page cache
+ * where read again. Its symbols are copies; a 100 MiB library's string
+ * tables, or the DWARF a batch of addresses read, would otherwise stay in
+ * the profiler's resident memory until the file is let go. */
+static void
+shed(struct ty_dso *d)
+{
+	if (d->map)
+		madvise(d->map, d->maplen, MADV_DONTNEED);
+	if (d->dbg_map)
+		madvise(d->dbg_map, d->dbg_maplen, MADV_DONTNEED);
+}
+
 /* Read the symbols of a separate debug file FD into D, keeping it open
  * for its DWARF. Returns 1 when it had a full symbol table. */
 static int
@@ -341,6 +374,7 @@ read_debug_file(struct ty_dsos *s, struct ty_dso *d, int fd)
 	full = read_elf_syms(s, d, dbg, 0);
 	d->dbg_fd = fd;
 	d->dbg_elf = dbg;
+	d->dbg_map = mapped_image(dbg, fd, &d->dbg_maplen);
 	return full;
 }
 
@@ -456,11 +490,10 @@ read_elf(struct ty_dsos *s, struct ty_dso *d, Elf *elf, int debug)
 		if (*o.why)
 			ty_symtab_warn(s->warn, "%s", o.why);
 		d->unz = o;
-		if (r == 0)
-			d->dwarf = dwarf_begin_elf(d->unz.elf	? (Elf *)d->unz.elf
-						   : d->dbg_elf ? (Elf *)d->dbg_elf
-								: elf,
-						   DWARF_C_READ, NULL);
+		if (r == 0) {
+			d->dwarf_elf = d->unz.elf ? d->unz.elf : d->dbg_elf ? d->dbg_elf : elf;
+			d->dwarf = dwarf_begin_elf(d->dwarf_elf, DWARF_C_READ, NULL);
+		}
 	}
 #endif
 	ty_symtab_finish(&d->tab);
@@ -530,9 +563,11 @@ load_dso(struct ty_dsos *s, struct ty_dso *d)
 		close(fd);
 		return;
 	}
+	d->map = mapped_image(elf, fd, &d->maplen);
 	read_elf(s, d, elf, 1);
 	d->elf = elf;
 	d->fd = fd;
+	shed(d);
 }
 
 static void
@@ -551,7 +586,9 @@ dso_close(struct ty_dso *d)
 		close(d->dbg_fd);
 	if (d->fd > 0)
 		close(d->fd);
-	d->dwarf = d->dbg_elf = d->elf = NULL;
+	d->dwarf = d->dbg_elf = d->elf = d->dwarf_elf = d->map = d->dbg_map = NULL;
+	d->cu_off = 0;
+	d->lines_held = 0;
 	d->fd = d->dbg_fd = -1;
 }
 #else
@@ -848,6 +885,25 @@ ty_dso_frames(struct ty_dso *d, uint64_t addr, const char *name, struct ty_dso_f
 
 	if (!d->dwarf || !name || max == 0 || !dwarf_addrdie(d->dwarf, addr, &cu))
 		return 0;
+	if (dwarf_dieoffset(&cu) + 1 != d->cu_off) {
+		/* Another unit: libdw keeps each unit's line table until its
+		 * handle ends, a DWARF-rich library's hundreds of MiB. Past
+		 * LINES_HELD rows, a new handle (the results given out so far
+		 * have been copied: the caller's contract). */
+		Dwarf_Lines *rows;
+		size_t nrows;
+		if (d->lines_held >= LINES_HELD) {
+			dwarf_end(d->dwarf);
+			shed(d);
+			d->lines_held = 0;
+			if (!(d->dwarf = dwarf_begin_elf(d->dwarf_elf, DWARF_C_READ, NULL)) ||
+			    !dwarf_addrdie(d->dwarf, addr, &cu))
+				return 0;
+		}
+		d->cu_off = dwarf_dieoffset(&cu) + 1;
+		if (dwarf_getsrclines(&cu, &rows, &nrows) == 0)
+			d->lines_held += nrows;
+	}
 	if ((l = dwarf_getsrc_die(&cu, addr))) {
 		file = dwarf_linesrc(l, NULL, NULL);
 		dwarf_lineno(l, &line);

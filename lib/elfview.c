@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "tachy/elfview.h"
 #include "tachy/safefile.h"
@@ -196,4 +198,27 @@ ty_elfview_map_file(const char *path, size_t *len)
 	char why[TY_SAFEFILE_WHY];
 
 	return ty_safefile_map(path, NULL, sizeof(Elf64_Ehdr), len, why);
+}
+
+int
+ty_elfview_is_file_map(const void *image, size_t len, int fd)
+{
+	uintptr_t lo = (uintptr_t)image, hi = lo + len;
+	unsigned long long a, b, off, ino;
+	unsigned maj, mnr;
+	char line[4096], perm[8];
+	struct stat st;
+	FILE *fp;
+	int ok = 0;
+
+	if (!image || !len || (lo & 4095) || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(fp = fopen("/proc/self/maps", "re")))
+		return 0;
+	while (!ok && fgets(line, sizeof(line), fp))
+		ok = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &a, &b, perm, &off, &maj, &mnr,
+			    &ino) == 7 &&
+		     a == lo && b >= hi && off == 0 && strcmp(perm, "r--p") == 0 &&
+		     ino == (unsigned long long)st.st_ino && makedev(maj, mnr) == st.st_dev;
+	fclose(fp);
+	return ok;
 }

@@ -35,7 +35,8 @@ struct ty_kallsyms {
 	size_t kc_n;
 	const char *kc_arena;
 	uint64_t core_lo, core_hi; /* the cached table covers [core_lo, core_hi] */
-	int partial;		   /* kernel addresses resolve from the cache alone */
+	int partial;		   /* the cache names the core kernel's addresses */
+	int beyond;		   /* ...and the table what lies outside them */
 	unsigned kallsyms_reads;
 	struct ty_kmod *kmod; /* module symbols (kmod.c), from the full read */
 	struct ty_symtab_warnings *warn;
@@ -362,6 +363,9 @@ kcache_load(struct ty_kallsyms *k)
 		munmap(map, size);
 		return -1;
 	}
+	/* Checking it read every page (its CRC): let them go; a look-up
+	 * brings back the few it reads, from the page cache. */
+	madvise(map, size, MADV_DONTNEED);
 	k->kcache_map = map;
 	k->kcache_len = size;
 	return 0;
@@ -389,6 +393,55 @@ kcache_find(const struct ty_kallsyms *k, uint64_t ip)
 	return NULL;
 }
 
+/* What load_kallsyms keeps while it reads. */
+struct kload {
+	unsigned char *core; /* line i names no module */
+	size_t cap, ccap, alen, acap;
+	int nonzero;
+};
+
+/* The kallsyms lines BUF[LEN] (whole lines) into K's table. Beside the
+ * cached core table (K->partial), only what lies outside it is kept: the
+ * modules' symbols, and the core's first and last as their bounds (no
+ * other core symbol can be the one before an address outside [core_lo,
+ * core_hi], so those names are as a full table gives them). -1 when out
+ * of memory. */
+static int
+load_lines(struct ty_kallsyms *k, struct kload *l, char *buf, size_t len)
+{
+	struct ty_symtab *d = &k->table;
+	char *p, *name, type;
+	unsigned long long addr;
+	int iscore = 0;
+	size_t off;
+
+	for (p = buf; p && p < buf + len;) {
+		p = kallsyms_line(p, buf + len, &addr, &type, &name, &iscore);
+		if (!name || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
+		if (addr)
+			l->nonzero = 1;
+		if (k->partial && iscore && addr != k->core_lo && addr != k->core_hi)
+			continue;
+		if (ty_array_grow(&d->syms, sizeof(*d->syms), d->n + 1, &l->cap) < 0 ||
+		    ty_array_grow(&l->core, 1, d->n + 1, &l->ccap) < 0)
+			return -1;
+		if ((off = arena_add(&d->names, &l->alen, &l->acap, name)) == (size_t)-1)
+			return -1;
+		d->syms[d->n] = (struct ty_sym){.addr = addr,
+						.name = (const char *)(uintptr_t)off,
+						.seq = (uint32_t)d->n,
+						.under = kernel_under(name)};
+		l->core[d->n] = (unsigned char)iscore;
+		d->n++;
+	}
+	return 0;
+}
+
+#define KALLSYMS_CHUNK 65536 /* read at once; a line is at most ~600 bytes */
+
+/* Read kallsyms into K's table (all of it, or beside the cache what lies
+ * outside it) and its module table, a chunk at a time. */
 static void
 load_kallsyms(struct ty_kallsyms *k)
 {
@@ -397,11 +450,10 @@ load_kallsyms(struct ty_kallsyms *k)
 	char why[TY_SAFEFILE_WHY];
 	int fd = ty_safefile_open(path, NULL, NULL, why);
 	FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
-	char *buf = NULL, *p, *name, type;
-	unsigned char *core = NULL;
-	unsigned long long addr;
-	size_t cap = 0, ccap = 0, alen = 0, acap = 0, len = 0, bcap = 0, n, i;
-	int nonzero = 0, iscore = 0, cache;
+	char *buf = NULL, *nl;
+	struct kload l = {0};
+	size_t have = 0, total = 0, n, upto, i;
+	int cache, eof = 0, feed = !k->kmod;
 	uint64_t lo = 0, hi = 0;
 
 	if (!fp) {
@@ -414,45 +466,37 @@ load_kallsyms(struct ty_kallsyms *k)
 		return;
 	}
 	k->kallsyms_reads++;
-	do { /* /proc files have no size: read in chunks, up to a bound */
-		if (len >= KALLSYMS_MAX) {
+	if (!(buf = malloc(KALLSYMS_CHUNK)) || (feed && ty_kmod_begin(&k->kmod) < 0))
+		goto out;
+	while (!eof) { /* /proc files have no size: read in chunks, up to a bound */
+		if (total >= KALLSYMS_MAX) {
 			ty_symtab_warn(k->warn, "%s is over %zu MiB: read only that much", path,
 				       (size_t)KALLSYMS_MAX >> 20);
 			break;
 		}
-		if (ty_array_grow(&buf, 1, len + 65536 + 1, &bcap) < 0)
+		n = fread(buf + have, 1, KALLSYMS_CHUNK - have, fp);
+		eof = n == 0;
+		have += n;
+		total += n;
+		nl = memrchr(buf, '\n', have);
+		upto = eof ? have : nl ? (size_t)(nl - buf) + 1 : have; /* no line: junk */
+		/* the module table first: load_lines cuts the lines */
+		if ((feed && ty_kmod_feed(k->kmod, buf, upto) < 0) ||
+		    load_lines(k, &l, buf, upto) < 0)
 			break;
-		n = fread(buf + len, 1, bcap - len - 1, fp);
-		len += n;
-	} while (n > 0);
-	fclose(fp);
-	if (!k->kmod) /* before kallsyms_line cuts the lines */
-		ty_kmod_parse(&k->kmod, buf, len);
-	for (p = buf; p && p < buf + len;) {
-		size_t off;
-		p = kallsyms_line(p, buf + len, &addr, &type, &name, &iscore);
-		if (!name || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
-		if (addr)
-			nonzero = 1;
-		if (ty_array_grow(&d->syms, sizeof(*d->syms), d->n + 1, &cap) < 0 ||
-		    ty_array_grow(&core, 1, d->n + 1, &ccap) < 0)
-			break;
-		if ((off = arena_add(&d->names, &alen, &acap, name)) == (size_t)-1)
-			break;
-		d->syms[d->n] = (struct ty_sym){.addr = addr,
-						.name = (const char *)(uintptr_t)off,
-						.seq = (uint32_t)d->n,
-						.under = kernel_under(name)};
-		core[d->n] = (unsigned char)iscore;
-		d->n++;
+		memmove(buf, buf + upto, have - upto);
+		have -= upto;
 	}
+out:
+	fclose(fp);
 	free(buf);
+	if (feed && k->kmod)
+		ty_kmod_end(k->kmod);
 	for (i = 0; i < d->n; i++)
 		d->syms[i].name = d->names + (uintptr_t)d->syms[i].name;
-	if (!nonzero) {
+	if (!l.nonzero) {
 		d->n = 0;
-		free(core);
+		free(l.core);
 		ty_symtab_warn(k->warn,
 			       "%s shows no addresses (kptr_restrict?): kernel addresses shown raw",
 			       path);
@@ -460,8 +504,8 @@ load_kallsyms(struct ty_kallsyms *k)
 	}
 	/* Not when the cache was read: it is good. */
 	cache =
-	    !k->kcache_map && kcache_enabled(k) && core_range(d->syms, core, d->n, &lo, &hi) == 0;
-	free(core);
+	    !k->kcache_map && kcache_enabled(k) && core_range(d->syms, l.core, d->n, &lo, &hi) == 0;
+	free(l.core);
 	ty_symtab_finish(d);
 	if (cache)
 		kcache_save(k, d, lo, hi);
@@ -477,8 +521,8 @@ kernel_table(struct ty_kallsyms *k, uint64_t ip)
 		if (kcache_load(k) < 0)
 			load_kallsyms(k);
 	}
-	if (k->partial && (ip < k->core_lo || ip > k->core_hi)) {
-		k->partial = 0; /* the cached names stay valid: results keep them */
+	if (k->partial && !k->beyond && (ip < k->core_lo || ip > k->core_hi)) {
+		k->beyond = 1; /* the cache still names the core */
 		load_kallsyms(k);
 	}
 }
@@ -491,10 +535,10 @@ ty_kallsyms_name(struct ty_kallsyms *k, uint64_t ip, const char **module)
 
 	*module = NULL;
 	kernel_table(k, ip);
-	if (k->partial)
+	if (k->partial && ip >= k->core_lo && ip <= k->core_hi)
 		return kcache_find(k, ip);
-	/* from the module table load_kallsyms made (none while the cached core
-	 * table covers IP) */
+	/* from the module table load_kallsyms made, then its table (beside
+	 * the cache: what lies outside the core) */
 	if ((name = ty_kmod_lookup(k->kmod, ip, &mod))) {
 		*module = mod;
 		return name;

@@ -167,29 +167,49 @@ squeeze(struct ty_kmod *k)
 }
 
 int
-ty_kmod_parse(struct ty_kmod **out, const char *buf, size_t len)
+ty_kmod_begin(struct ty_kmod **out)
 {
-	struct ty_kmod *k = calloc(1, sizeof(*k));
+	return (*out = calloc(1, sizeof(**out))) ? 0 : -ENOMEM;
+}
+
+int
+ty_kmod_feed(struct ty_kmod *k, const char *buf, size_t len)
+{
 	size_t off = 0;
 
-	*out = NULL;
-	if (!k)
-		return -ENOMEM;
 	while (off < len) {
 		const char *nl = memchr(buf + off, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - (buf + off)) : len - off;
-		if (line(k, buf + off, n) < 0) {
-			ty_kmod_free(k);
+		if (line(k, buf + off, n) < 0)
 			return -ENOMEM;
-		}
 		off += n + 1;
 	}
+	return 0;
+}
+
+void
+ty_kmod_end(struct ty_kmod *k)
+{
+	size_t i;
+
 	if (k->n > 1)
 		qsort(k->syms, k->n, sizeof(*k->syms), sym_cmp);
-	for (off = 0; off < k->n; off++)
-		k->nmodsyms += k->syms[off].mod != CORE;
+	for (i = 0; i < k->n; i++)
+		k->nmodsyms += k->syms[i].mod != CORE;
 	squeeze(k);
-	*out = k;
+}
+
+int
+ty_kmod_parse(struct ty_kmod **out, const char *buf, size_t len)
+{
+	if (ty_kmod_begin(out) < 0)
+		return -ENOMEM;
+	if (ty_kmod_feed(*out, buf, len) < 0) {
+		ty_kmod_free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	ty_kmod_end(*out);
 	return 0;
 }
 

@@ -198,6 +198,18 @@ resolve(struct ty_symbatch *b, struct entry *e)
 	return 0;
 }
 
+/* By the address in the file (OFF, the context), then the entry. */
+static int
+by_offset(const void *x, const void *y, void *ctx)
+{
+	const uint64_t *off = ctx;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+
+	if (off[i] != off[j])
+		return off[i] < off[j] ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
 int
 ty_symbatch_run(struct ty_symbatch *b)
 {
@@ -206,19 +218,24 @@ ty_symbatch_run(struct ty_symbatch *b)
 	struct ty_dso **file = malloc((b->n ? b->n : 1) * sizeof(*file));
 	struct ty_addrspace_map m;
 	uint32_t *order = malloc((b->n ? b->n : 1) * sizeof(*order)), *start = NULL;
+	uint64_t *off = malloc((b->n ? b->n : 1) * sizeof(*off)); /* in its file */
 	size_t i;
 	int ret = -ENOMEM;
 
-	if (!group || !order || !file)
+	if (!group || !order || !file || !off)
 		goto out;
+	ty_array_trim(); /* the caller's walk let go of its tables */
 	/* One group per file, in the order of its first address; an address
-	 * of no file is a group of its own, where it comes. */
+	 * of no file is a group of its own, where it comes. In a group, the
+	 * addresses in the file's order: its DWARF's units one after another
+	 * (ty_dso_frames keeps a bounded number of their line tables). */
 	for (i = 0; i < b->n; i++) {
 		const struct entry *e = &b->v[i];
 		file[i] =
 		    ty_addrspace_find(ty_symbols_addrspace(b->s), e->pid, e->ip, e->at, &m) == 0
 			? m.dso
 			: NULL;
+		off[i] = file[i] ? e->ip - m.start + m.pgoff : 0;
 		if (!file[i]) {
 			group[i] = ngroups++;
 			continue;
@@ -237,11 +254,16 @@ ty_symbatch_run(struct ty_symbatch *b)
 		start[i + 1] += start[i];
 	for (i = 0; i < b->n; i++)
 		order[start[group[i]]++] = (uint32_t)i;
+	for (i = 0; i < ngroups; i++) /* start[i]: the end of group i now */
+		if (start[i] - (i ? start[i - 1] : 0) > 1)
+			qsort_r(order + (i ? start[i - 1] : 0), start[i] - (i ? start[i - 1] : 0),
+				sizeof(*order), by_offset, off);
 	for (i = 0; i < b->n; i++) {
 		if (resolve(b, &b->v[order[i]]) < 0)
 			goto out;
 		if (file[order[i]] && (i + 1 == b->n || group[order[i + 1]] != group[order[i]])) {
 			ty_dso_release(file[order[i]]);
+			ty_array_trim();
 			b->released++;
 		}
 	}
@@ -252,6 +274,7 @@ out:
 	free(order);
 	free(start);
 	free(file);
+	free(off);
 	return ret;
 }
 

@@ -21,6 +21,11 @@ int ty_array_grow(void *pp, size_t elem, size_t need, size_t *cap);
  * below UINT32_MAX (else -ENOMEM). */
 int ty_array_grow32(void *pp, size_t elem, size_t need, uint32_t *cap);
 
+/* Give the heap's free pages back to the kernel (glibc's malloc_trim;
+ * nothing elsewhere): after a phase that let go of much, so that the peak
+ * of the next is not stacked on the last one's leftovers. */
+void ty_array_trim(void);
+
 /* FNV-1a of P[N] continued from H (0 to start): the key of a string or a
  * record in a hash table. */
 uint64_t ty_array_hash(const void *p, size_t n, uint64_t h);

@@ -108,8 +108,9 @@ struct ty_dso_frame {
  * read D, whose symbol is NAME: FRAMES[0] is the innermost inlined callee,
  * each one's caller follows, and the last is NAME (whose line is the one
  * executing in it). At most MAX frames. Returns the number filled, 0
- * without DWARF for ADDR (or not built with libdw). Strings live as long
- * as D, or until ty_dso_release. */
+ * without DWARF for ADDR (or not built with libdw). The names live as long
+ * as D, or until ty_dso_release; the source files until the next call on D
+ * (its line tables are let go past a bound). */
 size_t ty_dso_frames(struct ty_dso *d, uint64_t addr, const char *name, struct ty_dso_frame *frames,
 		     size_t max);
 

@@ -60,4 +60,10 @@ const void *ty_elfview_vdso(size_t *len);
  * opened, is not a regular file or is shorter. Unmap with munmap(ptr, *len). */
 void *ty_elfview_map_file(const char *path, size_t *len);
 
+/* Is IMAGE[LEN] a read-only private mapping of the file FD in this
+ * process (its /proc/self/maps), so that its pages may be let go (MADV_
+ * DONTNEED) and come back from the file when read? 0 for memory of any
+ * other kind (libelf reads a file it could not map into the heap). */
+int ty_elfview_is_file_map(const void *image, size_t len, int fd);
+
 #endif

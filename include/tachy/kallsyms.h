@@ -29,7 +29,8 @@ void ty_kallsyms_set_cache_dir(struct ty_kallsyms *k, const char *dir);
 void ty_kallsyms_set_boot_id(struct ty_kallsyms *k, const char *path);
 
 /* The name of the kernel address IP, NULL when unknown: from the cache
- * while it covers IP, else from the whole of kallsyms (read once). In
+ * while it covers IP, else from kallsyms (read once, a chunk at a time:
+ * beside the cache only what lies outside the core kernel is kept). In
  * *MODULE the module's DSO name ("[ext4]") when IP is in a module (kmod.h),
  * else NULL. The strings live as long as K. */
 const char *ty_kallsyms_name(struct ty_kallsyms *k, uint64_t ip, const char **module);

@@ -19,6 +19,13 @@ struct ty_kmod;
  * modules), or -ENOMEM. */
 int ty_kmod_parse(struct ty_kmod **out, const char *buf, size_t len);
 
+/* The same in steps, for a file read in chunks: an empty table, then
+ * whole lines fed (a chunk ends at a newline or at the file's end), then
+ * the table sorted. -ENOMEM where the feed ran out (free K). */
+int ty_kmod_begin(struct ty_kmod **out);
+int ty_kmod_feed(struct ty_kmod *k, const char *buf, size_t len);
+void ty_kmod_end(struct ty_kmod *k);
+
 /* The same from the file PATH (/proc/kallsyms). Returns 0 and *OUT, or a
  * negative errno with E filled. */
 int ty_kmod_read(struct ty_kmod **out, const char *path, struct ty_error *e);

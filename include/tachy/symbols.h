@@ -141,7 +141,8 @@ void ty_symbols_resolve(struct ty_symbols *s, uint32_t pid, uint64_t ip, uint64_
  * the innermost inlined callee, each one's caller follows, and the last is
  * the function R names (whose line is the one executing in it). At most
  * MAX frames. Returns the number filled, 0 without DWARF for R's address
- * (or not built with libdw). Strings live as long as S. */
+ * (or not built with libdw). Copy the strings before the next call: a
+ * file's line tables are let go past a bound (ty_dso_frames). */
 size_t ty_symbols_frames(struct ty_symbols *s, const struct ty_sym_result *r,
 			 struct ty_dso_frame *frames, size_t max);
 

@@ -1,6 +1,6 @@
 /* t-kcache.c - the per-boot cache of the core kernel's symbols: a miss
  * writes it, a hit reads no kallsyms, an address outside the core reads
- * the whole, and damaged, foreign or stale files are ignored and rewritten,
+ * kallsyms for what lies outside it, and damaged, foreign or stale files are ignored and rewritten,
  * never a wrong name. Fixture kallsyms and boot-id files; the live
  * /proc/kallsyms too when it shows addresses. */
 #include <errno.h>
@@ -484,6 +484,72 @@ test_live(void)
 	rmdir(dir);
 }
 
+/* A kallsyms of many chunks (lines across the reads' boundaries), with
+ * modules below and above the core: beside the cache, an address outside
+ * the core reads only what lies outside it, and every name is the full
+ * table's; the core's names still come from the cache. */
+static void
+test_large(void)
+{
+	enum { NCORE = 6000, NMOD = 300 };
+	size_t cap = (size_t)(NCORE + 2 * NMOD) * 64, len = 0, i, j, bad = 0;
+	char *text = malloc(cap);
+	uint64_t *at = malloc((NCORE + 2 * NMOD) * sizeof(*at)), deltas[] = {0, 1, 0x7f, 0xfff};
+	struct ty_symbols *full, *s;
+	size_t nat = 0;
+
+	CHECK(text && at);
+	if (!text || !at)
+		goto out;
+	for (i = 0; i < NMOD; i++) { /* below the core */
+		at[nat] = 0xffffffff80000000ull + i * 0x40;
+		len += (size_t)snprintf(text + len, cap - len, "%016llx t low_%zu\t[lowmod]\n",
+					(unsigned long long)at[nat++], i);
+	}
+	for (i = 0; i < NCORE; i++) {
+		at[nat] = 0xffffffff81000000ull + i * 0x30;
+		len +=
+		    (size_t)snprintf(text + len, cap - len, "%016llx %c core_function_number_%zu\n",
+				     (unsigned long long)at[nat++], i % 3 ? 't' : 'T', i);
+	}
+	for (i = 0; i < NMOD; i++) { /* above, in two modules, a gap between */
+		at[nat] = 0xffffffffc0000000ull + i * 0x50 + (i >= NMOD / 2 ? 0x100000 : 0);
+		len += (size_t)snprintf(text + len, cap - len, "%016llx t mod_%zu\t[%s]\n",
+					(unsigned long long)at[nat++], i,
+					i < NMOD / 2 ? "first" : "second");
+	}
+	CHECK(len > 3 * 65536);
+	reset();
+	put(ksyms, text, len);
+	full = ty_symbols_new();
+	ty_symbols_set_kallsyms(full, ksyms);
+	s = new_syms(ksyms);
+	(void)name_at(s, 0xffffffff81000000ull); /* writes the cache */
+	ty_symbols_free(s);
+	s = new_syms(ksyms);
+	CHECK_STR(name_at(s, 0xffffffff81000000ull + 17 * 0x30 + 5), "core_function_number_17");
+	CHECK_INT(ty_symbols_kallsyms_reads(s), 0);
+	for (i = 0; i < nat; i++)
+		for (j = 0; j < sizeof(deltas) / sizeof(*deltas); j++) {
+			uint64_t ip = at[i] + deltas[j];
+			const char *a = name_at(full, ip), *b = name_at(s, ip);
+			if (!same(a, b) && bad++ < 5)
+				printf("# at %llx: %s without the cache, %s with it\n",
+				       (unsigned long long)ip, a ? a : "NULL", b ? b : "NULL");
+		}
+	CHECK_INT((int)bad, 0);
+	CHECK_INT(ty_symbols_kallsyms_reads(s), 1);
+	CHECK_STR(name_at(full, 0xffffffffc0000000ull + 0x50 + 1), "mod_1");
+	CHECK_STR(name_at(s, 0xffffffffc0000000ull + 0x50 + 1), "mod_1");
+	CHECK_STR(name_at(s, 0xffffffff81000000ull + (NCORE - 1) * 0x30),
+		  "core_function_number_5999");
+	ty_symbols_free(s);
+	ty_symbols_free(full);
+out:
+	free(text);
+	free(at);
+}
+
 int
 main(void)
 {
@@ -503,6 +569,7 @@ main(void)
 	test_new_boot();
 	test_not_written();
 	test_planted_dir();
+	test_large();
 	test_live();
 	unlink(cfile);
 	unlink(ksyms);

@@ -8,6 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef HAVE_LIBDW
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#endif
+
 #include "check.h"
 #include "tachy/symbatch.h"
 #include "tachy/symbols.h"
@@ -501,6 +507,108 @@ out:
 	ty_symbols_free(direct);
 }
 
+#ifdef HAVE_LIBDW
+/* The line-table rows of all the units of the file FD's DWARF. */
+static size_t
+dwarf_rows(int fd)
+{
+	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+	Dwarf_Off off = 0, next;
+	size_t hsize, rows = 0, n;
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+
+	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0)
+			rows += n;
+		off = next;
+	}
+	if (dw)
+		dwarf_end(dw);
+	return rows;
+}
+#endif
+
+/* A batch over every function of this program (its DWARF has more line
+ * rows than a file's handle keeps, so the handle is renewed on the way):
+ * the names, inline frames and lines are those of one look-up at a time,
+ * made in the reverse order. */
+static void
+test_batch_many(void)
+{
+#ifdef HAVE_LIBDW
+	struct ty_symbols *s = ty_symbols_new(), *direct = ty_symbols_new();
+	struct ty_symbatch *b = ty_symbatch_new(s, 8);
+	int fd = open("/proc/self/exe", O_RDONLY);
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint64_t *ips = NULL, bias = 0;
+	size_t nips = 0, i, k, bad = 0, rows;
+	uint32_t pid = (uint32_t)getpid();
+	struct ty_error e = {0};
+
+	if (!CHECK(s && direct && b && fd >= 0))
+		goto out;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			Elf_Data *data = elf_getdata(scn, NULL);
+			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+			GElf_Sym sym;
+			ips = calloc(n ? n : 1, sizeof(*ips));
+			for (i = 0; ips && data && i < n; i++)
+				if (gelf_getsym(data, (int)i, &sym) &&
+				    GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value &&
+				    sym.st_size > 1) {
+					const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+					ips[nips++] = sym.st_value + sym.st_size / 2;
+					if (nm && strcmp(nm, "tsym_marker_function") == 0)
+						bias = (uint64_t)(uintptr_t)&tsym_marker_function -
+						       sym.st_value;
+				}
+		}
+	rows = dwarf_rows(fd);
+	if (!CHECK(nips > 100 && bias))
+		goto out;
+	if (rows <= 16384) /* a build without -g, or a small one */
+		printf("# %zu line rows: the handle is not renewed here\n", rows);
+	CHECK(ty_symbols_load_maps(s, "/proc", pid, 0, &e) > 0);
+	CHECK(ty_symbols_load_maps(direct, "/proc", pid, 0, &e) > 0);
+	for (i = 0; i < nips; i++)
+		CHECK_INT(ty_symbatch_add(b, pid, 0, ips[i] + bias, 0), 0);
+	CHECK_INT(ty_symbatch_run(b), 0);
+	for (i = nips; i-- > 0;) {
+		struct ty_dso_frame fb[8], fd8[8];
+		struct ty_sym_result rb, rd;
+		long n = ty_symbatch_get(b, pid, 0, ips[i] + bias, &rb, fb, 8), m;
+		ty_symbols_resolve(direct, pid, ips[i] + bias, 0, 0, &rd);
+		m = rd.name ? (long)ty_symbols_frames(direct, &rd, fd8, 8) : 0;
+		int same = n == m && (rb.name == rd.name ||
+				      (rb.name && rd.name && strcmp(rb.name, rd.name) == 0));
+		for (k = 0; same && k < (size_t)n; k++)
+			same =
+			    strcmp(fb[k].name, fd8[k].name) == 0 && fb[k].line == fd8[k].line &&
+			    fb[k].inlined == fd8[k].inlined &&
+			    (fb[k].file == fd8[k].file ||
+			     (fb[k].file && fd8[k].file && strcmp(fb[k].file, fd8[k].file) == 0));
+		if (!same && bad++ < 5)
+			printf("# %s: the batch and one look-up differ\n", rd.name ? rd.name : "?");
+	}
+	CHECK_INT((int)bad, 0);
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(ips);
+	ty_symbatch_free(b);
+	ty_symbols_free(s);
+	ty_symbols_free(direct);
+#endif
+}
+
 int
 main(void)
 {
@@ -515,5 +623,6 @@ main(void)
 	test_stripped_main();
 	test_damaged_symtab();
 	test_batch();
+	test_batch_many();
 	return check_done();
 }
