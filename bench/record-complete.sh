@@ -13,13 +13,13 @@
 # Prints each run's share and the lowest. TACHY=path picks the binary
 # (default build/std/tachy: `make all` first).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 TACHY=${TACHY:-$PWD/build/std/tachy}
 RUNS=${RUNS:-5}
 command -v cc >/dev/null 2>&1 || { echo "record-complete: skipped: no C compiler (apt-get install gcc)"; exit 0; }
 command -v gzip >/dev/null 2>&1 || { echo "record-complete: skipped: no gzip"; exit 0; }
 out=$(mktemp -d) || exit 1
-b1= b2=
+b1="" b2=""
 trap 'kill $b1 $b2 2>/dev/null; rm -rf "$out"' EXIT INT TERM
 awk 'BEGIN { srand(7); for (i = 0; i < 200000; i++) printf "%d %s\n", int(rand() * 100000), "line of text to squeeze" }' >"$out/in.txt"
 cat >"$out/spin.c" <<'C'
