@@ -624,6 +624,7 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	uint32_t *map = NULL, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
 	uint64_t *times = NULL;
 	unsigned char *cls = NULL;
+	size_t ncls = 0;
 
 	if (c->oom)
 		return ty_error_set(e, -ENOMEM, "out of memory while recording");
@@ -761,7 +762,7 @@ walk:
 			goto oom;
 	/* The state of each stack's off-CPU intervals: classified once per
 	 * stack (1 + the state; 0: not yet). */
-	if (c->nsamples > c->first_off && !(cls = calloc(p->nstacks ? p->nstacks : 1, 1)))
+	if (c->nsamples > c->first_off && !(cls = calloc(ncls = p->nstacks ? p->nstacks : 1, 1)))
 		goto oom;
 	for (i = 0; i < c->nsamples; i++) {
 		const struct raw_sample *r = &c->samples[i];
@@ -775,6 +776,12 @@ walk:
 			goto oom;
 		if (i >= c->first_off && s.state == TY_STATE_BLOCKED &&
 		    c->from_chain[i - c->first_off]) {
+			if (s.stack >= ncls) { /* a graft's, made since */
+				size_t old = ncls;
+				if (ty_array_grow(&cls, 1, (size_t)s.stack + 1, &ncls) < 0)
+					goto oom;
+				memset(cls + old, 0, ncls - old);
+			}
 			if (!cls[s.stack])
 				cls[s.stack] =
 				    (unsigned char)(1 + ty_collector_classify(p, s.stack));
