@@ -25,6 +25,7 @@ args() {
 	instr-cost) echo ": 2" ;;
 	instr-history) echo ": 4 3" ;;
 	jit-node) echo "RUNS=1" ;;
+	record-complete) echo "RUNS=1" ;;
 	rust-names) echo "ROUNDS=600" ;;
 	instr-planted) echo ": 1" ;;
 	record-hostile) echo "" ;;

@@ -1,6 +1,8 @@
 /* collect-exec.c - the collector's exec windows (see collect-offcpu.h):
  * which samples fall inside execve after the old image is gone, and the
- * chain of the execve call they belong to, from the exec probe. */
+ * chain of the execve call they belong to, from the exec probe; the
+ * samples whose chain that made complete (or incomplete) are noted for
+ * the recorder's count (ty_collector_grafts). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,7 @@ ty_collector_exec_entry(struct ty_collector *c, const struct ty_sampler_rec *r)
 		k++;
 	if (k == n)
 		return;
-	if ((s = ty_collector_intern_stack(c, r->pid, ips + k, n - k)) == TY_NONE ||
+	if ((s = ty_collector_intern_stack(c, KEY_OF(r), ips + k, n - k)) == TY_NONE ||
 	    ty_array_grow(&c->entries, sizeof(*c->entries), c->nentries + 1, &c->capentries) < 0) {
 		c->oom = 1;
 		return;
@@ -125,8 +127,9 @@ ty_collector_exec_prepare(struct ty_collector *c, uint32_t **epochs)
 		n = (uint32_t)w[1];
 		memcpy(ips, w + 2, n * 8); /* interning may move the words */
 		before = c->nstacks;
-		if ((ns = ty_collector_intern_stack(c, x->at.pid | (uint64_t)(e + 1) << 32, ips,
-						    n)) == TY_NONE)
+		if ((ns = ty_collector_intern_stack(
+			 c, (w[0] & KEY_ROOTED) | x->at.pid | (uint64_t)(e + 1) << 32, ips, n)) ==
+		    TY_NONE)
 			return -ENOMEM;
 		if (c->nstacks > before) { /* a new one */
 			if (!(v = realloc(ep, (size_t)c->nstacks * sizeof(*ep))))
@@ -143,9 +146,11 @@ ty_collector_exec_prepare(struct ty_collector *c, uint32_t **epochs)
 	    !(c->efirst = calloc(c->nstacks, sizeof(uint32_t))) ||
 	    !(c->wpid = calloc(c->nstacks, sizeof(uint32_t))) ||
 	    !(c->wkind = calloc(c->nstacks, 1)) ||
-	    !(c->wkeep = calloc(c->nstacks, sizeof(uint32_t))))
+	    !(c->wkeep = calloc(c->nstacks, sizeof(uint32_t))) || !(c->rooted = malloc(c->nstacks)))
 		return -ENOMEM;
 	memset(c->eoff, 0xff, (size_t)c->nstacks * sizeof(uint32_t));
+	for (i = 0; i < c->nstacks; i++) /* the raw stacks go before the grafts */
+		c->rooted[i] = (c->words[c->stack_off[i]] & KEY_ROOTED) != 0;
 	return 0;
 }
 
@@ -210,17 +215,30 @@ entry_of(const struct ty_collector *c, uint32_t pid, uint64_t time, int xol)
 	return b - a <= 1 ? x : NULL;
 }
 
+/* Sample R's chain, complete as its raw stack's was (WAS), is complete as
+ * its entry's is (NOW): a change is noted. */
+static int
+note_graft(struct ty_collector *c, const struct raw_sample *r, int was, int now)
+{
+	if (was == now)
+		return 0;
+	if (ty_array_grow(&c->grafts, sizeof(*c->grafts), c->ngrafts + 1, &c->capgrafts) < 0)
+		return -ENOMEM;
+	c->grafts[c->ngrafts++] = (struct ty_collector_graft){r->tid, r->time, now};
+	return 0;
+}
+
 uint32_t
-ty_collector_exec_graft(struct ty_collector *c, struct ty_profile *p, uint32_t s, uint32_t pstack,
-			uint64_t time)
+ty_collector_exec_graft(struct ty_collector *c, struct ty_profile *p, const struct raw_sample *r,
+			uint32_t pstack, int counted)
 {
 	const struct exec_entry *x;
-	uint32_t locs[TY_SAMPLER_MAX_STACK * 2], n, m, k, from;
+	uint32_t locs[TY_SAMPLER_MAX_STACK * 2], n, m, k, from, s = r->stack, ns;
 	const uint32_t *own, *el;
-	int xol;
+	int xol, cut = 0;
 
 	if (!c->wpid || !c->wpid[s] ||
-	    !(x = entry_of(c, c->wpid[s], time, xol = c->wkind[s] == 2)) ||
+	    !(x = entry_of(c, c->wpid[s], r->time, xol = c->wkind[s] == 2)) ||
 	    c->eoff[x->stack] == TY_NONE || !c->elen[x->stack])
 		return pstack;
 	own = p->frames + p->stack_off[pstack];
@@ -237,11 +255,21 @@ ty_collector_exec_graft(struct ty_collector *c, struct ty_profile *p, uint32_t s
 	    (!xol && (n == 0 || p->locs[own[n - 1]].func != p->locs[el[from - 1]].func)))
 		return pstack;
 	if ((size_t)n + (m - from) > sizeof(locs) / sizeof(*locs))
-		m = (uint32_t)(sizeof(locs) / sizeof(*locs)) - n + from;
+		m = (uint32_t)(sizeof(locs) / sizeof(*locs)) - n + from, cut = 1;
 	memcpy(locs, own, n * sizeof(*locs));
 	for (k = from; k < m; k++)
 		locs[n + k - from] = el[k];
-	return ty_profile_stack(p, locs, n + m - from);
+	if ((ns = ty_profile_stack(p, locs, n + m - from)) != TY_NONE && counted &&
+	    note_graft(c, r, c->rooted[s], c->rooted[x->stack] && !cut) < 0)
+		return TY_NONE;
+	return ns;
+}
+
+size_t
+ty_collector_grafts(const struct ty_collector *c, const struct ty_collector_graft **v)
+{
+	*v = c->grafts;
+	return c->ngrafts;
 }
 
 void
@@ -254,8 +282,12 @@ ty_collector_exec_free(struct ty_collector *c)
 	free(c->wpid);
 	free(c->wkind);
 	free(c->wkeep);
-	c->wkind = NULL;
+	free(c->rooted);
+	free(c->grafts);
+	c->wkind = c->rooted = NULL;
 	c->wkeep = NULL;
+	c->grafts = NULL;
+	c->ngrafts = c->capgrafts = 0;
 	c->eoff = c->elen = c->efirst = c->elocs = c->wpid = NULL;
 	c->nelocs = c->capelocs = 0;
 }

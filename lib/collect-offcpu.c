@@ -94,7 +94,7 @@ ty_collector_switch_exit(struct ty_collector *c, uint32_t tid)
 void
 ty_collector_peek(struct ty_collector *c, const struct ty_sampler_rec *r)
 {
-	uint32_t s = r->nr ? ty_collector_intern_stack(c, r->pid, r->chain, r->nr) : TY_NONE;
+	uint32_t s = r->nr ? ty_collector_intern_stack(c, KEY_OF(r), r->chain, r->nr) : TY_NONE;
 	struct swlist *l;
 
 	if (s == TY_NONE) {
@@ -126,7 +126,7 @@ ty_collector_switch_sample(struct ty_collector *c, const struct ty_sampler_rec *
 {
 	const uint64_t *ips = r->nr ? r->chain : &r->ip;
 	uint64_t n = r->nr ? r->nr : 1;
-	uint32_t s = ty_collector_intern_stack(c, r->pid, ips, n);
+	uint32_t s = ty_collector_intern_stack(c, KEY_OF(r), ips, n);
 
 	if (s == TY_NONE)
 		c->oom = 1;

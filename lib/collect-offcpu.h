@@ -77,7 +77,7 @@ struct exec_entry {
 
 struct ty_collector {
 	struct ty_symbols *syms;
-	/* raw stacks: words[off] = pid, words[off+1] = n, then n ips */
+	/* raw stacks: words[off] = key (the pid, ...), words[off+1] = n, then n ips */
 	uint64_t *words;
 	size_t nwords, capwords;
 	size_t *stack_off;
@@ -108,18 +108,26 @@ struct ty_collector {
 	   TY_NONE: not an entry's) and the pid of an exec window's stack (0:
 	   not one); collect-exec.c */
 	uint32_t *eoff, *elen, *efirst, *elocs, *wpid;
-	unsigned char *wkind; /* 1: in the exec window, 2: in the probe's step */
-	uint32_t *wkeep;      /* the locations of a window's stack a graft keeps */
+	unsigned char *wkind;  /* 1: in the exec window, 2: in the probe's step */
+	uint32_t *wkeep;       /* the locations of a window's stack a graft keeps */
+	unsigned char *rooted; /* its chain complete (KEY_ROOTED) */
 	size_t nelocs, capelocs;
+	struct ty_collector_graft *grafts; /* the samples a graft made complete or not */
+	size_t ngrafts, capgrafts;
 	struct ty_symbatch *batch; /* the user addresses, resolved file by file */
 	int no_names;		   /* ty_collector_no_names */
 	int planning;		   /* the first walk: ask the batch for them */
 };
 
+/* A stack key's top bit: the recorder's unwinder took the chain to the
+ * program's root (ty_sampler_rec.complete). */
+#define KEY_ROOTED (1ull << 63)
+#define KEY_OF(r) ((r)->pid | ((r)->complete ? KEY_ROOTED : 0))
+
 /* The index of the raw stack IPS[0..N) under KEY (the pid in the low 32
  * bits; above, the epoch + 1 of a stack split off at the end, 0 for the
- * stacks of the recording), interned once; TY_NONE when out of memory.
- * (collect.c) */
+ * stacks of the recording, and KEY_ROOTED), interned once; TY_NONE when
+ * out of memory. (collect.c) */
 uint32_t ty_collector_intern_stack(struct ty_collector *c, uint64_t key, const uint64_t *ips,
 				   uint64_t n);
 
@@ -178,12 +186,15 @@ int ty_collector_exec_keep(struct ty_collector *c, uint32_t s, const uint32_t *l
  * locations stay when it takes the chain of its execve call. */
 void ty_collector_exec_window(struct ty_collector *c, uint32_t s, uint32_t pid, int xol,
 			      uint32_t keep);
-/* The profile stack of a sample at TIME on raw stack S, resolved as
- * PSTACK: PSTACK itself, or where S is an exec window's and the entry of
- * that execve is known, PSTACK without its [exec] and with the callers
- * of that execve call instead. TY_NONE when out of memory. */
-uint32_t ty_collector_exec_graft(struct ty_collector *c, struct ty_profile *p, uint32_t s,
-				 uint32_t pstack, uint64_t time);
+/* The profile stack of sample R, its raw stack resolved as PSTACK:
+ * PSTACK itself, or where R's raw stack is an exec window's and the entry
+ * of that execve is known, PSTACK without its [exec] and with the callers
+ * of that execve call instead. Where the graft makes a chain complete that
+ * was not (the entry's was), or the other way round, and R is one of the
+ * recorder's chains (COUNTED: not an off-CPU interval's borrowed one), it
+ * is noted for ty_collector_grafts. TY_NONE when out of memory. */
+uint32_t ty_collector_exec_graft(struct ty_collector *c, struct ty_profile *p,
+				 const struct raw_sample *r, uint32_t pstack, int counted);
 /* Let the per-stack tables go. */
 void ty_collector_exec_free(struct ty_collector *c);
 

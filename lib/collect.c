@@ -237,7 +237,7 @@ on_sample(struct ty_collector *c, const struct ty_sampler_rec *r)
 {
 	const uint64_t *ips = r->nr ? r->chain : &r->ip;
 	uint64_t n = r->nr ? r->nr : 1;
-	uint32_t s = ty_collector_intern_stack(c, r->pid, ips, n);
+	uint32_t s = ty_collector_intern_stack(c, KEY_OF(r), ips, n);
 
 	if (s == TY_NONE ||
 	    ty_array_grow(&c->samples, sizeof(*c->samples), c->nsamples + 1, &c->capsamples) < 0) {
@@ -506,7 +506,8 @@ split_epochs(struct ty_collector *c, uint32_t **epochs)
 			continue;
 		n = (uint32_t)w[1];
 		memcpy(ips, w + 2, n * 8); /* interning may move the words */
-		if ((ns = ty_collector_intern_stack(c, pid | (uint64_t)(e + 1) << 32, ips, n)) ==
+		if ((ns = ty_collector_intern_stack(
+			 c, (w[0] & KEY_ROOTED) | pid | (uint64_t)(e + 1) << 32, ips, n)) ==
 			TY_NONE ||
 		    ty_array_grow(&ep, sizeof(*ep), (size_t)ns + 1, &cap) < 0)
 			goto oom;
@@ -623,6 +624,7 @@ ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_erro
 	uint32_t *map = NULL, locs[TY_SAMPLER_MAX_STACK * 2], *epochs = NULL, nl;
 	uint64_t *times = NULL;
 	unsigned char *cls = NULL;
+	size_t ncls = 0;
 
 	if (c->oom)
 		return ty_error_set(e, -ENOMEM, "out of memory while recording");
@@ -761,17 +763,26 @@ walk:
 			goto oom;
 	/* The state of each stack's off-CPU intervals: classified once per
 	 * stack (1 + the state; 0: not yet). */
-	if (c->nsamples > c->first_off && !(cls = calloc(p->nstacks ? p->nstacks : 1, 1)))
+	if (c->nsamples > c->first_off && !(cls = calloc(ncls = p->nstacks ? p->nstacks : 1, 1)))
 		goto oom;
 	for (i = 0; i < c->nsamples; i++) {
 		const struct raw_sample *r = &c->samples[i];
 		struct ty_prof_sample s = {r->time, r->period,	   r->tid,
 					   r->cpu,  map[r->stack], r->state & 0xff};
-		if (c->nentries && (s.stack = ty_collector_exec_graft(c, p, r->stack, s.stack,
-								      r->time)) == TY_NONE)
+		/* an off-CPU interval's chain counts where it is its switch-out's */
+		if (c->nentries &&
+		    (s.stack = ty_collector_exec_graft(
+			 c, p, r, s.stack,
+			 i < c->first_off || c->from_chain[i - c->first_off] == 1)) == TY_NONE)
 			goto oom;
 		if (i >= c->first_off && s.state == TY_STATE_BLOCKED &&
 		    c->from_chain[i - c->first_off]) {
+			if (s.stack >= ncls) { /* a graft's, made since */
+				size_t old = ncls;
+				if (ty_array_grow(&cls, 1, (size_t)s.stack + 1, &ncls) < 0)
+					goto oom;
+				memset(cls + old, 0, ncls - old);
+			}
 			if (!cls[s.stack])
 				cls[s.stack] =
 				    (unsigned char)(1 + ty_collector_classify(p, s.stack));

@@ -123,14 +123,15 @@ ty_record_diag_root(struct ty_record_diag *g, uint32_t pid, uint64_t pc)
 }
 
 void
-ty_record_diag_exec(struct ty_record_diag *g, uint32_t tid, uint64_t time)
+ty_record_diag_exec(struct ty_record_diag *g, uint32_t tid, uint64_t time, int complete)
 {
 	size_t i;
 
 	for (i = 0; i < g->ndg; i++)
 		if (g->dg[i].tid == tid && g->dg[i].time == time) {
-			g->dg[i].end = TY_UNWIND_COMPLETE;
-			g->dg[i].stop = TY_STOP_END;
+			g->dg[i].end = complete ? TY_UNWIND_COMPLETE : TY_UNWIND_LOST;
+			if (complete)
+				g->dg[i].stop = TY_STOP_END;
 		}
 }
 

@@ -20,7 +20,6 @@
 #include "tachy/duty.h"
 #include "tachy/error.h"
 #include "tachy/record-diag.h"
-#include "tachy/record-exec.h"
 #include "tachy/record-peek.h"
 #include "tachy/record-system.h"
 #include "tachy/record-track.h"
@@ -73,7 +72,6 @@ struct ty_recorder {
 	int unsampled;		      /* the kernel took the events off the command (said once) */
 	char *limits;		      /* what off-CPU recording is missing here */
 	struct ty_record_diag diag;   /* unwind_log: every sample's chain, judged at the end */
-	struct ty_record_exec exec;   /* execve calls and lost chains, matched at the end */
 	char *pname;		      /* attached: "-p PID (comm)" */
 	pid_t *tids;		      /* attached: the threads it has */
 	int ntids;

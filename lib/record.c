@@ -179,6 +179,25 @@ tails_roots(struct ty_recorder *r)
 	r->ntails = r->tailcap = 0;
 }
 
+/* The samples inside an execve call, whose chains the collector gave the
+ * chain of the call from the exec probe (collect-exec.c): complete or not
+ * as that one is. */
+static void
+exec_grafts(struct ty_recorder *r)
+{
+	const struct ty_collector_graft *g;
+	size_t i, n = ty_collector_grafts(r->c, &g);
+
+	for (i = 0; i < n; i++) {
+		if (g[i].complete)
+			r->ust.complete++;
+		else if (r->ust.complete)
+			r->ust.complete--;
+		if (r->o.unwind_log)
+			ty_record_diag_exec(&r->diag, g[i].tid, g[i].time, g[i].complete);
+	}
+}
+
 /* A sample with a user stack: its chain is the kernel's part, then the
  * user frames unwound from the copy, and [truncated] where the copy ended
  * it. A chain lost in code outside the mappings known reads the maps of
@@ -228,15 +247,10 @@ unwind(struct ty_recorder *r, const struct ty_sampler_rec *rec, uint64_t mask, i
 	if (end == TY_UNWIND_TRUNCATED || end == TY_UNWIND_MAXED) /* the copy or the */
 		out->chainbuf[k + n++] = TY_FRAME_TRUNCATED;	  /* frames kept cut it */
 	out->nr = k + n;
-	if (!counted) { /* an exec probe's: not a sample of the profile */
-		ty_record_exec_call(&r->exec, rec->pid, rec->tid, rec->time, us.regs[8], us.regs[7],
-				    end == TY_UNWIND_COMPLETE);
+	out->complete = end == TY_UNWIND_COMPLETE; /* the collector's grafts need it */
+	if (!counted) /* an exec probe's: not a sample of the profile */
 		return out;
-	}
 	r->ust.samples++;
-	if (end != TY_UNWIND_COMPLETE && n <= 1) /* inside an execve call, maybe */
-		ty_record_exec_lost(&r->exec, rec->pid, rec->tid, rec->time, us.regs[8],
-				    us.regs[7]);
 	if (end == TY_UNWIND_LOST && n)
 		tail_add(r, rec, out->chainbuf[k + n - 1]);
 	if (end == TY_UNWIND_COMPLETE) {
@@ -808,8 +822,7 @@ ty_record_finish(struct ty_recorder *r, struct ty_profile *p, struct ty_error *e
 	if ((ret = ty_collector_finish(r->c, p, e)) < 0)
 		return ret;
 	tails_roots(r);
-	r->ust.complete +=
-	    ty_record_exec_complete(&r->exec, r->syms, r->o.unwind_log ? &r->diag : NULL);
+	exec_grafts(r);
 	if (r->o.unwind_log)
 		ty_record_diag_report(&r->diag, r->o.unwind_log, r->syms, r->child, r->t0);
 	p->meta.event = strdup(r->ename);
@@ -967,6 +980,5 @@ ty_record_free(struct ty_recorder *r)
 	ty_record_track_release(&r->track);
 	ty_record_diag_release(&r->diag);
 	ty_record_system_tree_release(&r->tree);
-	ty_record_exec_release(&r->exec);
 	free(r);
 }

@@ -66,4 +66,19 @@ void ty_collector_no_names(struct ty_collector *c);
 
 int ty_collector_finish(struct ty_collector *c, struct ty_profile *p, struct ty_error *e);
 
+/* A sample inside an execve call whose chain the exec probe's chain of
+ * the call replaced (the collector's graft, at the end): the unwinder's
+ * verdict (ty_sampler_rec.complete) on the chain it had, against the
+ * verdict on the call's chain it has now. */
+struct ty_collector_graft {
+	uint32_t tid;
+	uint64_t time;
+	int complete; /* 1: complete now, not before; 0: complete before, not now */
+};
+/* After ty_collector_finish: the samples of the recorder's own chains
+ * (every on-CPU sample, every off-CPU interval with the chain of its
+ * switch-out) whose chain the graft made complete or incomplete, in *V
+ * (valid until ty_collector_free); returns how many. */
+size_t ty_collector_grafts(const struct ty_collector *c, const struct ty_collector_graft **v);
+
 #endif

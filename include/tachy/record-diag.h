@@ -39,9 +39,10 @@ void ty_record_diag_sample(struct ty_record_diag *g, const struct ty_sampler_rec
  * call: one byte back) ended in a runtime's root: complete. */
 void ty_record_diag_root(struct ty_record_diag *g, uint32_t pid, uint64_t pc);
 
-/* The chain of thread TID's sample at TIME is complete: it was inside an
- * execve call whose chain was (record-exec.h). */
-void ty_record_diag_exec(struct ty_record_diag *g, uint32_t tid, uint64_t time);
+/* The chain of thread TID's sample at TIME is COMPLETE (or not) now: it
+ * was inside an execve call and has the call's chain from the exec probe
+ * (collect.h's ty_collector_grafts). */
+void ty_record_diag_exec(struct ty_record_diag *g, uint32_t tid, uint64_t time, int complete);
 
 /* Write to F every chain kept that is incomplete or has a frame in no
  * mapping of SYMS (the mappings known now, as the profile's names are),

@@ -61,6 +61,8 @@ struct ty_sampler_rec {
 	uint64_t id;			/* SAMPLE: the event's id (PERF_SAMPLE_IDENTIFIER) */
 	const unsigned char *raw;	/* SAMPLE with PERF_SAMPLE_RAW: a tracepoint's record... */
 	uint32_t raw_size;		/* ...of this many bytes (in the ring) */
+	int complete; /* SAMPLE, SWITCH_SAMPLE, EXEC_ENTRY whose user chain the recorder
+			 unwound (record.c): it reached the program's root */
 	uint64_t chainbuf[TY_SAMPLER_MAX_STACK];
 };
 

@@ -1,5 +1,6 @@
 /* t-collect.c - the collector: sampler records to a resolved profile
- * (mappings, exec, same addresses in other epochs, switches and off-CPU
+ * (mappings, exec and its grafts' completeness, same addresses in other
+ * epochs, switches and off-CPU
  * pairing, imputed chains, runs, peeked stacks, thread names). */
 #include <errno.h>
 #include <stdint.h>
@@ -200,6 +201,103 @@ test_collector_exec_entry(void)
 	       "old;__x64_sys_execve;elf_load 1\n"
 	       "[unknown] 0x404 in old;[unknown] 0x304 in old;[unknown] 0x100 in old;elf_load 1\n");
 	free(s);
+	unlink(path);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
+/* Completeness after the graft: a sample inside an execve call (the exec
+ * window, or the probe's step out of line) whose own chain the unwinder
+ * lost and that takes the chain of a call it completed is complete now,
+ * one whose chain was complete and takes a lost call's is not; the same
+ * verdict both ways, no graft (no call before it), an off-CPU interval's
+ * borrowed chain: nothing noted. The unwinder's verdict splits a chain of
+ * the same addresses in two. */
+static void
+test_collector_exec_grafts(void)
+{
+	char path[] = "/tmp/t-kallsyms-XXXXXX";
+	struct ty_symbols *syms = exec_syms(path);
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_sampler_rec r;
+	const struct ty_collector_graft *g;
+	const uint64_t k = 0xffffffff81000000ull;
+	uint64_t entry[] = {0x400100 | TY_FRAME_EXACT, 0x400305, 0x400405};
+	uint64_t lost[] = {0x400100 | TY_FRAME_EXACT, 0x400305};
+	uint64_t xol[] = {k + 0x410, 0x7fffffffe080 | TY_FRAME_EXACT, 0x400305};
+	uint64_t late[] = {k + 0x410, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x7ffd00001234};
+	uint64_t bne[] = {k + 0x210, k + 0x110, 0x400100 | TY_FRAME_EXACT, 0x7ffd00001234};
+	uint64_t again[] = {k + 0x410, k + 0x110, 0x400100 | TY_FRAME_EXACT};
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = 9;
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 5;
+	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/old";
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.period = 1, r.time = 30, r.nr = 4, r.chain = bne;
+	ty_collector_record(&r, c); /* no call before it: no graft */
+	r.type = TY_SAMPLER_REC_EXEC_ENTRY, r.time = 40, r.nr = 3, r.chain = entry, r.complete = 1;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 45, r.chain = xol, r.complete = 0;
+	ty_collector_record(&r, c); /* complete now */
+	r.time = 46, r.complete = 1;
+	ty_collector_record(&r, c); /* complete both ways */
+	/* off the CPU in the step: its own chain (counted), then one without
+	 * a chain that borrows it (not counted) */
+	r.type = TY_SAMPLER_REC_SWITCH_SAMPLE, r.time = 47, r.complete = 0;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SWITCH, r.nr = 0, r.chain = NULL;
+	r.out = 1, r.time = 48;
+	ty_collector_record(&r, c);
+	r.out = 0, r.time = 49;
+	ty_collector_record(&r, c);
+	r.out = 1, r.time = 50;
+	ty_collector_record(&r, c);
+	r.out = 0, r.time = 51;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 99, r.nr = 4, r.chain = bne;
+	ty_collector_record(&r, c); /* complete now */
+	r.type = TY_SAMPLER_REC_COMM, r.time = 100, r.exec = 1, r.name = "new", r.nr = 0,
+	r.chain = NULL;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_MMAP, r.time = 101, r.exec = 0;
+	r.start = 0x400000, r.len = 0x1000, r.pgoff = 0, r.name = "/nonexistent/new";
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 150, r.nr = 4, r.chain = late;
+	ty_collector_record(&r, c); /* complete now */
+	/* a later call, its chain lost */
+	r.type = TY_SAMPLER_REC_EXEC_ENTRY, r.time = 200, r.nr = 2, r.chain = lost;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 210, r.nr = 3, r.chain = xol, r.complete = 1;
+	ty_collector_record(&r, c); /* no longer complete */
+	r.time = 220, r.complete = 0;
+	ty_collector_record(&r, c); /* lost both ways */
+	r.type = TY_SAMPLER_REC_COMM, r.time = 300, r.exec = 1, r.name = "newer", r.nr = 0,
+	r.chain = NULL;
+	ty_collector_record(&r, c);
+	r.type = TY_SAMPLER_REC_SAMPLE, r.time = 350, r.nr = 3, r.chain = again;
+	ty_collector_record(&r, c); /* lost both ways */
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	n = ty_collector_grafts(c, &g);
+	CHECK_INT(n, 5);
+	if (n == 5) {
+		CHECK_INT(g[0].time, 45);
+		CHECK_INT(g[0].complete, 1);
+		CHECK_INT(g[1].time, 99);
+		CHECK_INT(g[1].complete, 1);
+		CHECK_INT(g[2].time, 150);
+		CHECK_INT(g[2].complete, 1);
+		CHECK_INT(g[3].time, 210);
+		CHECK_INT(g[3].complete, 0);
+		CHECK_INT(g[4].time, 48); /* the off-CPU interval's */
+		CHECK_INT(g[4].complete, 1);
+		CHECK_INT(g[0].tid, 9);
+		CHECK_INT(g[4].tid, 9);
+	}
 	unlink(path);
 	ty_profile_free(p);
 	ty_collector_free(c);
@@ -699,5 +797,6 @@ main(void)
 	test_collector_same_address();
 	test_collector_exec();
 	test_collector_exec_entry();
+	test_collector_exec_grafts();
 	return check_done();
 }

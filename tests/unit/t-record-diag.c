@@ -2,8 +2,10 @@
  * records made up here: a complete chain whose frames lie in no mapping
  * known, taken before the process's exec (named with the program it was
  * then, "pre-exec"), a complete chain in a mapping (not written), and a
- * chain lost after the exec with the maps read again; then the counts by
- * program and cause. */
+ * chain lost after the exec with the maps read again, two inside an
+ * execve call whose chains the exec probe's replaced (one lost, complete
+ * now: not written; one complete, lost now); then the counts by program
+ * and cause. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,14 @@ main(void)
 	rec_init(&r, TY_SAMPLER_REC_SAMPLE, 100, T0 + 2500000000ull);
 	r.user = 1, r.nr = 1, r.chain = mapped, r.stack_dyn = 64, r.stack_size = 8192;
 	ty_record_diag_sample(&g, &r, 0, TY_UNWIND_LOST, 1, NULL);
+	rec_init(&r, TY_SAMPLER_REC_SAMPLE, 100, T0 + 2600000000ull);
+	r.user = 1, r.nr = 1, r.chain = mapped;
+	ty_record_diag_sample(&g, &r, 0, TY_UNWIND_LOST, 0, NULL);
+	ty_record_diag_exec(&g, 100, T0 + 2600000000ull, 1);
+	rec_init(&r, TY_SAMPLER_REC_SAMPLE, 100, T0 + 2700000000ull);
+	r.user = 1, r.nr = 1, r.chain = mapped;
+	ty_record_diag_sample(&g, &r, 0, TY_UNWIND_COMPLETE, 0, NULL);
+	ty_record_diag_exec(&g, 100, T0 + 2700000000ull, 0);
 	ty_record_diag_report(&g, f, syms, 100, T0);
 	fclose(f);
 	CHECK_STR(
@@ -65,9 +75,12 @@ main(void)
 		 "unwind: pid 100 tid 100 next (after exec) t+2.500s user: lost, stopped: no user "
 		 "registers; 1 frames, leaf 0x10010 in true+0x10, last 0x10010 in true+0x10; stack "
 		 "copy 64/8192 bytes (maps read again)\n"
-		 "unwind: 2 of 3 samples incomplete or with a frame in no mapping\n"
+		 "unwind: pid 100 tid 100 next (after exec) t+2.700s user: lost, stopped: no user "
+		 "registers; 1 frames, leaf 0x10010 in true+0x10, last 0x10010 in true+0x10; stack "
+		 "copy 0/0 bytes\n"
+		 "unwind: 3 of 5 samples incomplete or with a frame in no mapping\n"
 		 "unwind:      1  prog pre-exec: complete, frame in no mapping\n"
-		 "unwind:      1  next after exec: no user registers\n");
+		 "unwind:      2  next after exec: no user registers\n");
 	free(out);
 	ty_record_diag_release(&g);
 	CHECK_INT(g.ndg, 0);
