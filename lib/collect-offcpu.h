@@ -69,6 +69,13 @@ struct exec_ev {
 	uint64_t time;
 };
 
+/* A FORK record of a new process (not a thread's): PID created by PPID
+ * at TIME, kept as they come (ty_collector_tree_samples). */
+struct fork_ev {
+	uint64_t time;
+	uint32_t pid, ppid;
+};
+
 /* An execve call (the exec probe's sample): its user chain, interned. */
 struct exec_entry {
 	struct exec_ev at; /* first: sorted and searched as the execs are */
@@ -104,6 +111,9 @@ struct ty_collector {
 	size_t nexecs, capexecs;
 	struct exec_entry *entries; /* every execve call, sorted by (pid, time) at the end */
 	size_t nentries, capentries;
+	struct fork_ev *forks; /* every new process's FORK record, as drained */
+	size_t nforks, capforks;
+	int forks_oom; /* one could not be kept */
 	/* at the end: per raw stack, an entry's resolved locations (eoff
 	   TY_NONE: not an entry's) and the pid of an exec window's stack (0:
 	   not one); collect-exec.c */

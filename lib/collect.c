@@ -43,6 +43,7 @@ ty_collector_free(struct ty_collector *c)
 	free(c->from_chain);
 	free(c->execs);
 	free(c->entries);
+	free(c->forks);
 	ty_collector_exec_free(c);
 	free(c);
 }
@@ -178,6 +179,83 @@ ty_collector_forked(const struct ty_collector *c, uint32_t pid)
 	return 0;
 }
 
+/* By time, then pid (ties between independent forks: the same order on
+ * every run). */
+static int
+fork_by_time(const void *a, const void *b)
+{
+	const struct fork_ev *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int
+fork_by_pid(const void *a, const void *b)
+{
+	const struct fork_ev *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* The process tree is derived here, once, from the forks in time order
+ * (a fork drained before its parent's, from another CPU's ring, still
+ * counts): each fork starts an incarnation of its pid, the command's
+ * where its parent's current one is. A sample counts where the latest
+ * incarnation of its pid begun by its time is the command's: a pid reused
+ * by another's fork, or one the command's fork reuses, is not followed
+ * outside the command's time with it. */
+int
+ty_collector_tree_samples(const struct ty_collector *c, uint32_t root, uint64_t *n)
+{
+	struct fork_ev *v;
+	struct ty_idmap cur = {0}; /* pid -> its current incarnation's is the command's */
+	uint32_t *slot;
+	size_t i, nv = c->nforks + 1;
+
+	*n = 0;
+	if (c->forks_oom || c->oom || !(v = malloc(nv * sizeof(*v))))
+		return -ENOMEM;
+	if (c->nforks)
+		memcpy(v, c->forks, c->nforks * sizeof(*v));
+	qsort(v, c->nforks, sizeof(*v), fork_by_time);
+	if (!(slot = ty_idmap_get(&cur, root)))
+		goto oom;
+	*slot = 1;
+	for (i = 0; i < c->nforks; i++) {
+		uint32_t in = ty_idmap_find(&cur, v[i].ppid) == 1;
+		if (!(slot = ty_idmap_get(&cur, v[i].pid)))
+			goto oom;
+		*slot = in;
+		v[i].ppid = in; /* from here on: the incarnation's is the command's */
+	}
+	ty_idmap_release(&cur);
+	v[c->nforks] = (struct fork_ev){0, root, 1}; /* the command, from the start */
+	qsort(v, nv, sizeof(*v), fork_by_pid);
+	for (i = 0; i < c->nsamples; i++) {
+		const struct raw_sample *s = &c->samples[i];
+		uint32_t pid = (uint32_t)c->words[c->stack_off[s->stack]];
+		size_t lo = 0, hi = nv; /* the first after (pid, time) */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].pid < pid || (v[mid].pid == pid && v[mid].time <= s->time))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		*n += s->state == TY_STATE_CPU && lo > 0 && v[lo - 1].pid == pid && v[lo - 1].ppid;
+	}
+	free(v);
+	return 0;
+oom:
+	ty_idmap_release(&cur);
+	free(v);
+	return -ENOMEM;
+}
+
 uint32_t
 ty_collector_pid_of(const struct ty_collector *c, uint32_t tid)
 {
@@ -296,6 +374,12 @@ ty_collector_record(const struct ty_sampler_rec *r, void *arg)
 			t->ptid = r->ptid;
 			t->fork_time = r->time;
 		}
+		if (r->pid == r->ppid) /* a thread */
+			break;
+		if (ty_array_grow(&c->forks, sizeof(*c->forks), c->nforks + 1, &c->capforks) < 0)
+			c->forks_oom = 1;
+		else
+			c->forks[c->nforks++] = (struct fork_ev){r->time, r->pid, r->ppid};
 		break;
 	}
 	case TY_SAMPLER_REC_EXIT: /* one for every thread that ends */

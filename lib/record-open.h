@@ -21,7 +21,6 @@
 #include "tachy/error.h"
 #include "tachy/record-diag.h"
 #include "tachy/record-peek.h"
-#include "tachy/record-system.h"
 #include "tachy/record-track.h"
 #include "tachy/record.h"
 #include "tachy/sampler.h"
@@ -79,8 +78,9 @@ struct ty_recorder {
 	struct ty_record_peek peek; /* user space only: blocked threads' chains from /proc */
 	int peeking, peek_said;
 	double sample_ns; /* the kernel's work per sample (ty_sample_cost; 0: not measured) */
-	struct ty_error sample_why;	   /* why it was not measured (empty: not tried) */
-	struct ty_record_system_tree tree; /* -a with a command: its processes, their samples */
+	struct ty_error sample_why; /* why it was not measured (empty: not tried) */
+	uint64_t cmd_samples; /* -a with a command: its processes' samples (after the wait)... */
+	int cmd_ok;	      /* ...counted (ty_collector_tree_samples) */
 };
 
 /* Pass a warning to the caller's callback (ty_record_opts.warn), if any. */

@@ -162,32 +162,3 @@ ty_record_system_idle(const struct ty_profile *p)
 	}
 	return all > 0 ? idle / all : 0;
 }
-
-void
-ty_record_system_tree_root(struct ty_record_system_tree *t, uint32_t pid)
-{
-	uint32_t *v = ty_idmap_get(&t->pids, pid);
-
-	if (v)
-		*v = 1;
-	else
-		t->oom = 1;
-}
-
-void
-ty_record_system_tree_rec(struct ty_record_system_tree *t, const struct ty_sampler_rec *rec)
-{
-	if (!t->pids.n)
-		return;
-	if (rec->type == TY_SAMPLER_REC_SAMPLE)
-		t->samples += ty_idmap_find(&t->pids, rec->pid) != TY_IDMAP_NONE;
-	else if (rec->type == TY_SAMPLER_REC_FORK && rec->pid != rec->ppid &&
-		 ty_idmap_find(&t->pids, rec->ppid) != TY_IDMAP_NONE)
-		ty_record_system_tree_root(t, rec->pid);
-}
-
-void
-ty_record_system_tree_release(struct ty_record_system_tree *t)
-{
-	ty_idmap_release(&t->pids);
-}

@@ -278,8 +278,6 @@ on_record(const struct ty_sampler_rec *rec, void *arg)
 	if (r->o.system_wide && rec->tid == 0 &&
 	    (rec->type == TY_SAMPLER_REC_SWITCH || rec->type == TY_SAMPLER_REC_SWITCH_SAMPLE))
 		return; /* the idle task is not off the CPU when a CPU works */
-	if (r->o.system_wide && r->child)
-		ty_record_system_tree_rec(&r->tree, rec);
 	if (r->o.unwind_log)
 		ty_record_diag_record(&r->diag, rec);
 	if (r->track.lazy && rec->type == TY_SAMPLER_REC_SAMPLE && !ty_sampler_tracking(r->s))
@@ -569,7 +567,14 @@ ty_record_wait(struct ty_recorder *r, const struct ty_record_stop *stop, struct 
 	if (ret < 0)
 		return ret;
 	ty_sampler_disable(r->s, e);
-	return drain(r, e);
+	if ((ret = drain(r, e)) < 0)
+		return ret;
+	/* -a with a command: its processes' samples, from the fork records
+	 * kept (nothing of it in the drain) */
+	if (r->o.system_wide && r->child)
+		r->cmd_ok =
+		    ty_collector_tree_samples(r->c, (uint32_t)r->child, &r->cmd_samples) == 0;
+	return 0;
 }
 
 /* Attached: the kernel reports no names for threads that exist already. */
@@ -712,8 +717,6 @@ launch(struct ty_recorder *r, struct ty_spawn_opts *so, struct ty_error *e)
 	if ((pid = ty_spawn_create(&r->sp, so, e)) < 0)
 		return (int)pid;
 	r->child = r->track.child = pid;
-	if (r->o.system_wide)
-		ty_record_system_tree_root(&r->tree, (uint32_t)pid);
 	if ((ret = ty_record_open_sampler(r, e)) < 0 ||
 	    (r->o.system_wide && (ret = system_begin(r, e)) < 0)) {
 		ty_spawn_kill(&r->sp, SIGKILL);
@@ -895,9 +898,9 @@ ty_record_fell_back(const struct ty_recorder *r)
 int
 ty_record_command_samples(const struct ty_recorder *r, uint64_t *samples, uint64_t *cpu_ns)
 {
-	*samples = r->tree.samples;
+	*samples = r->cmd_samples;
 	*cpu_ns = (uint64_t)r->usage.user_ns + (uint64_t)r->usage.system_ns;
-	return r->o.system_wide && r->child && r->reaped && !r->tree.oom;
+	return r->o.system_wide && r->child && r->reaped && r->cmd_ok;
 }
 
 const char *
@@ -979,6 +982,5 @@ ty_record_free(struct ty_recorder *r)
 	free(r->tails);
 	ty_record_track_release(&r->track);
 	ty_record_diag_release(&r->diag);
-	ty_record_system_tree_release(&r->tree);
 	free(r);
 }

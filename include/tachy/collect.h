@@ -37,6 +37,13 @@ size_t ty_collector_off_cpu(struct ty_collector *c, uint32_t *tids, size_t max);
 /* Did a FORK record say that process PID (or a thread of it) was created
  * while recording? */
 int ty_collector_forked(const struct ty_collector *c, uint32_t pid);
+/* The on-CPU samples so far (call it before ty_collector_finish) of
+ * process ROOT and of every process it created, or they did, as the FORK
+ * records tell, in any order they were drained: each pid only from the
+ * fork that made it the command's until another's fork reuses it (ROOT from
+ * the start). Into *N; returns 0, or -ENOMEM (a FORK record or a sample
+ * could not be kept: *N 0). */
+int ty_collector_tree_samples(const struct ty_collector *c, uint32_t root, uint64_t *n);
 /* The process of thread TID (TID itself when not known). */
 uint32_t ty_collector_pid_of(const struct ty_collector *c, uint32_t tid);
 /* A call chain of thread R->tid read while it was off the CPU, at R->time

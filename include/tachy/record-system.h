@@ -7,7 +7,6 @@
 
 #include <stdint.h>
 
-#include "tachy/array.h"
 #include "tachy/error.h"
 #include "tachy/profile.h"
 #include "tachy/sampler.h"
@@ -43,24 +42,5 @@ int ty_record_system_meta(struct ty_profile *p, const int *cpus, int ncpus, int 
 /* The share of P's samples (by weight) that are the idle task's, in
  * [0, 1]; 0 for an empty profile. */
 double ty_record_system_idle(const struct ty_profile *p);
-
-/* The command's processes under record -a with a command: its pid and
- * every process that a FORK record says one of them created, and the
- * samples taken in them: of the kernel's work for the samples (charged to
- * the tasks they interrupt), the part the command pays. Zero-initialised:
- * empty. */
-struct ty_record_system_tree {
-	struct ty_idmap pids;
-	uint64_t samples; /* samples of the command's processes */
-	int oom;	  /* a pid could not be kept: SAMPLES is a bound from below */
-};
-
-/* Add PID (the command's) to T. */
-void ty_record_system_tree_root(struct ty_record_system_tree *t, uint32_t pid);
-/* One record of the rings, in time order: a FORK from one of T's processes
- * adds the new one, a SAMPLE in one of them is counted. */
-void ty_record_system_tree_rec(struct ty_record_system_tree *t, const struct ty_sampler_rec *rec);
-/* Free T's memory (its counts stay). */
-void ty_record_system_tree_release(struct ty_record_system_tree *t);
 
 #endif

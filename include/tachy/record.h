@@ -142,10 +142,11 @@ int ty_record_user_only(const struct ty_recorder *r);
  * measured at the start, or NULL: measured, or not tried (off-CPU). */
 const char *ty_record_sample_cost_error(const struct ty_recorder *r);
 /* -a with a command, after the wait: the samples taken in the command's
- * processes (it and those it created, from the FORK records) into
- * *SAMPLES, and their CPU time (wait4's) into *CPU_NS; returns 1, or 0
- * where there is no such figure (not -a, no command, not reaped, or out of
- * memory while following its processes). */
+ * processes (it and those it created, from the FORK records, counted once
+ * the recording is over: ty_collector_tree_samples) into *SAMPLES, and
+ * their CPU time (wait4's) into *CPU_NS; returns 1, or 0 where there is no
+ * such figure (not -a, no command, not reaped, or out of memory while
+ * following its processes). */
 int ty_record_command_samples(const struct ty_recorder *r, uint64_t *samples, uint64_t *cpu_ns);
 /* The data pages per ring used (the default depends on the call graph). */
 unsigned ty_record_ring_pages(const struct ty_recorder *r);

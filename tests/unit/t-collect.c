@@ -785,6 +785,82 @@ test_collector_names(void)
 	ty_symbols_free(syms);
 }
 
+/* The command's processes under -a (ty_collector_tree_samples): its own
+ * samples and those of every process that descends from it by the FORK
+ * records, counted after the recording in the order of time, whatever
+ * the order of the drain: a grandchild's fork drained before its parent's
+ * counts; threads (pid == ppid) and others' children add nothing; a pid
+ * is the command's only from the fork that made it so until another's
+ * fork reuses it. */
+static void
+test_collector_tree(void)
+{
+	struct ty_symbols *syms = ty_symbols_new();
+	struct ty_collector *c = ty_collector_new(syms);
+	struct ty_profile *p = ty_profile_new();
+	struct ty_error e = {0};
+	struct ty_sampler_rec r;
+	static const struct {
+		int type;
+		uint32_t pid, ppid;
+		uint64_t time;
+	} recs[] = {
+	    {TY_SAMPLER_REC_SAMPLE, 100, 0, 10}, /* the command: counted */
+	    {TY_SAMPLER_REC_SAMPLE, 200, 0, 10}, /* another process */
+	    {TY_SAMPLER_REC_SAMPLE, 101, 0, 15}, /* an older process 101 (not the command's) */
+	    {TY_SAMPLER_REC_FORK, 102, 101, 30}, /* a grandchild, drained first */
+	    {TY_SAMPLER_REC_FORK, 101, 100, 20}, /* the command's child (reuses 101) */
+	    {TY_SAMPLER_REC_FORK, 201, 200, 21}, /* another's */
+	    {TY_SAMPLER_REC_FORK, 100, 100, 22}, /* a thread of the command */
+	    {TY_SAMPLER_REC_FORK, 202, 202, 23}, /* a thread of another */
+	    {TY_SAMPLER_REC_COMM, 100, 0, 24},	 /* not a sample */
+	    {TY_SAMPLER_REC_SAMPLE, 101, 0, 40}, /* counted */
+	    {TY_SAMPLER_REC_SAMPLE, 102, 0, 40}, /* counted */
+	    {TY_SAMPLER_REC_SAMPLE, 201, 0, 40}, /* not */
+	    {TY_SAMPLER_REC_SAMPLE, 0, 0, 40},	 /* the idle task: not */
+	    {TY_SAMPLER_REC_SAMPLE, 100, 0, 41}, /* counted */
+	    {TY_SAMPLER_REC_FORK, 102, 300, 50}, /* 102 gone, its pid reused by another's */
+	    {TY_SAMPLER_REC_SAMPLE, 102, 0, 45}, /* before: counted */
+	    {TY_SAMPLER_REC_SAMPLE, 102, 0, 55}, /* after: not */
+	    {TY_SAMPLER_REC_FORK, 103, 102, 60}, /* by the new 102: not */
+	    {TY_SAMPLER_REC_SAMPLE, 103, 0, 61}, /* not */
+	    {TY_SAMPLER_REC_SAMPLE, 104, 0, 61}, /* its fork not seen yet... */
+	    {TY_SAMPLER_REC_FORK, 104, 101, 59}, /* ...the command's: counted */
+	    {TY_SAMPLER_REC_SAMPLE, 105, 0, 65}, /* never forked: not */
+	};
+	uint64_t n = 99;
+	size_t i;
+
+	CHECK_INT(ty_collector_tree_samples(c, 100, &n), 0); /* nothing yet */
+	CHECK_INT(n, 0);
+	for (i = 0; i < sizeof(recs) / sizeof(*recs); i++) {
+		memset(&r, 0, sizeof(r));
+		r.type = recs[i].type;
+		r.pid = r.tid = recs[i].pid;
+		r.ppid = r.ptid = recs[i].ppid;
+		r.time = recs[i].time;
+		r.period = 1;
+		r.ip = 0x400000 + i; /* for the samples */
+		r.name = "x";	     /* for the COMM */
+		ty_collector_record(&r, c);
+	}
+	CHECK_INT(ty_collector_samples(c), 13);
+	CHECK_INT(ty_collector_tree_samples(c, 100, &n), 0);
+	CHECK_INT(n, 6);
+	CHECK_INT(ty_collector_tree_samples(c, 100, &n), 0); /* asked again: the same */
+	CHECK_INT(n, 6);
+	CHECK_INT(ty_collector_tree_samples(c, 200, &n), 0); /* 200 and 201 */
+	CHECK_INT(n, 2);
+	CHECK_INT(ty_collector_tree_samples(c, 999, &n), 0);
+	CHECK_INT(n, 0);
+	ty_collector_no_names(c);
+	CHECK_INT(ty_collector_finish(c, p, &e), 0);
+	CHECK_INT(p->nsamples, 13);
+	ty_profile_free(p);
+	ty_collector_free(c);
+	ty_symbols_free(syms);
+}
+
 int
 main(void)
 {
@@ -794,6 +870,7 @@ main(void)
 	test_collector_runs();
 	test_collector_peek();
 	test_collector();
+	test_collector_tree();
 	test_collector_same_address();
 	test_collector_exec();
 	test_collector_exec_entry();

@@ -105,59 +105,10 @@ meta(void)
 	ty_profile_free(p);
 }
 
-/* The command's processes followed through the forks, in the order of the
- * rings: a sample counts when its process is the command's or descends from
- * it; threads (pid == ppid) and others' children add nothing. */
-static void
-tree(void)
-{
-	struct ty_record_system_tree t = {0};
-	struct ty_sampler_rec r;
-	static const struct {
-		int type;
-		uint32_t pid, ppid;
-	} recs[] = {
-	    {TY_SAMPLER_REC_SAMPLE, 100, 0}, /* the command */
-	    {TY_SAMPLER_REC_SAMPLE, 200, 0}, /* another process */
-	    {TY_SAMPLER_REC_SAMPLE, 101, 0}, /* not created yet: not known */
-	    {TY_SAMPLER_REC_FORK, 101, 100}, /* the command's child */
-	    {TY_SAMPLER_REC_FORK, 201, 200}, /* another's */
-	    {TY_SAMPLER_REC_FORK, 100, 100}, /* a thread of the command */
-	    {TY_SAMPLER_REC_FORK, 102, 101}, /* a grandchild */
-	    {TY_SAMPLER_REC_SAMPLE, 101, 0}, /* counted */
-	    {TY_SAMPLER_REC_SAMPLE, 102, 0}, /* counted */
-	    {TY_SAMPLER_REC_SAMPLE, 201, 0}, /* not */
-	    {TY_SAMPLER_REC_SAMPLE, 0, 0},   /* the idle task: not */
-	    {TY_SAMPLER_REC_COMM, 100, 0},   /* not a sample */
-	    {TY_SAMPLER_REC_SAMPLE, 100, 0}, /* counted */
-	};
-	size_t i;
-
-	memset(&r, 0, sizeof(r));
-	r.type = TY_SAMPLER_REC_SAMPLE;
-	ty_record_system_tree_rec(&t, &r); /* empty: nothing followed */
-	CHECK_INT(t.samples, 0);
-	ty_record_system_tree_root(&t, 100);
-	for (i = 0; i < sizeof(recs) / sizeof(*recs); i++) {
-		memset(&r, 0, sizeof(r));
-		r.type = recs[i].type;
-		r.pid = r.tid = recs[i].pid;
-		r.ppid = r.ptid = recs[i].ppid;
-		ty_record_system_tree_rec(&t, &r);
-	}
-	CHECK_INT(t.samples, 4);
-	CHECK_INT(t.pids.n, 3);
-	CHECK_INT(t.oom, 0);
-	ty_record_system_tree_release(&t);
-	CHECK_INT(t.pids.cap, 0);
-	CHECK_INT(t.samples, 4);
-}
-
 int
 main(void)
 {
 	synthesize();
 	meta();
-	tree();
 	return check_done();
 }
