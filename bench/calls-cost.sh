@@ -17,10 +17,18 @@
 #    bound) against the unprofiled time per call (the least of 3 runs
 #    before each recording) and against the CPU time per call of its twin
 #    (the same code, not probed, run in turns with it in the recorded
-#    process: the same load, the same profiler), medians of ROUNDS. With
+#    process: the same load, the same profiler) and against its twin's
+#    self time in the same profile (its samples: the same sampling, and
+#    none of the kernel's work for them that its clock counts), medians of
+#    ROUNDS. With
 #    BEFORE=PATH (another tachy, e.g. the last release's) each round
 #    records with it too, interleaved: before and after in the same run.
-# Usage: [ROUNDS=5] [CALLS=20000] [BEFORE=PATH] sh bench/calls-cost.sh.
+#    Sampled at HZ (default 4999) with calls for SELF_S (default 0.1) s of
+#    the function's own time: about HZ * SELF_S of its samples a round
+#    (at 999 Hz and 0.3 s of probes and work it had 20-140, a round's
+#    sampling error 10-22%, more than the target).
+# Usage: [ROUNDS=5] [CALLS=20000] [BEFORE=PATH] [HZ=4999] [SELF_S=0.1]
+#        sh bench/calls-cost.sh.
 # Needs root (uprobes).
 set -u
 cd "$(dirname "$0")/.."
@@ -32,16 +40,19 @@ mkdir -p "$out"
 [ "$(id -u)" = 0 ] || { echo "calls-cost: needs root (uprobes)"; exit 0; }
 cc -O1 -o "$out/work" bench/calls-cost.c || exit 1
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
-python3 - "$T" "$out" "${ROUNDS:-5}" "${CALLS:-20000}" "${BEFORE:-}" <<'PY'
-import re, statistics, subprocess, sys, time
+python3 - "$T" "$out" "${ROUNDS:-5}" "${CALLS:-20000}" "${BEFORE:-}" "${HZ:-4999}" "${SELF_S:-0.1}" <<'PY'
+import math, re, statistics, subprocess, sys, time
 T, out, rounds, calls, before = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+hz, self_s = int(sys.argv[6]), float(sys.argv[7])
 W = out + "/work"
 
-def work(n, c, kind, calls_glob=None, tachy=T, twin=False):
+def work(n, c, kind, calls_glob=None, tachy=T, twin=False, hz=None):
     """(the workload's CPU s, its start - ours, tachy's stderr, the twin's CPU s a call)"""
     cmd = [tachy, "record", "-q", "-o", "/dev/null"]
     if calls_glob:
         cmd = [tachy, "record", "--calls", calls_glob, "-o", out + "/c.prof"]
+    if hz:
+        cmd[2:2] = ["-F", str(hz)]
     t = time.time()
     p = subprocess.run(cmd + ["--", W, str(n), str(c), kind] + (["t"] if twin else []),
                        capture_output=True, text=True)
@@ -82,35 +93,48 @@ for _ in range(rounds):
 print(f"  profiler CPU median {statistics.median(cpus):.3f} s (runs {min(cpus):.3f}-{max(cpus):.3f}); "
       f"the command started {statistics.median(starts):.3f} s after tachy (runs {min(starts):.3f}-{max(starts):.3f})")
 
-print("3. self ns/call of the report against the function's own time: unprofiled (the least of 3 runs), "
-      "and its twin's in the same run")
+print(f"3. self ns/call of the report against the function's own time: unprofiled (the least of 3 runs), "
+      f"and its twin's in the same run; -F {hz}, calls for {self_s} s of the function's own time "
+      f"(its samples' count n: a round's sampling error about 1/sqrt(n))")
 tachys = [("after", T)] + ([("before", before)] if before else [])
 for us in (1.5, 3, 10):
     n = iters(us)
-    c = max(200, int(0.3 / (us * 1e-6 + 20e-6)))  # about 0.3 s of probes and work
+    c = max(200, int(self_s / (us * 1e-6)))  # SELF_S s of its own time: hz * SELF_S samples
     for kind, fn in (("p", "pushed_work"), ("s", "stepped_work")):
-        errs = {name: ([], [], []) for name, _ in tachys}  # against own, twin; raw against own
+        # against its own time, its twin's clock, raw against its own, its twin's samples
+        errs = {name: ([], [], [], []) for name, _ in tachys}
+        nsamp = {name: [] for name, _ in tachys}
         bound = {name: 0 for name, _ in tachys}
         for _ in range(rounds):
             own = min(plain(n, c, kind) for _ in range(3)) / c * 1e9  # the least disturbed
             for name, tachy in tachys:
-                twin = work(n, c, kind, fn, tachy, True)[3] * 1e9
+                twin = work(n, c, kind, fn, tachy, True, hz)[3] * 1e9
                 rep = subprocess.run([tachy, "report", out + "/c.prof"], capture_output=True,
                                      text=True).stdout
+                m = re.search(r"Flat profile: ([0-9]+) samples .*, ([0-9.]+) s,", rep)
+                per = float(m.group(2)) / int(m.group(1))  # seconds a sample
+                tw = [int(x.split()[3]) for x in rep.splitlines()
+                      if x.split()[-2:] == [fn.replace("_work", "_twin"), "work"]]
                 for line in rep.splitlines():
                     f = line.split()
                     if len(f) >= 10 and f[-1] == "work" and f[-2] == fn:
                         bound[name] += f[-4].startswith("<")
+                        nsamp[name].append(int(f[3]))
                         v = float(f[-4].lstrip("<"))
                         errs[name][0].append(v / own - 1)
                         errs[name][1].append(v / twin - 1)
                         errs[name][2].append(float(f[2]) * 1e9 / c / own - 1)
+                        if tw and tw[0]:
+                            errs[name][3].append(v / (tw[0] * per * 1e9 / c) - 1)
         for name, _ in tachys:
-            e, t, r = (statistics.median(x) for x in errs[name])
+            e, t, r, ts = (statistics.median(x) if x else math.nan for x in errs[name])
             print(f"  {us:4} us {fn:<13} {c:6} calls {name:<6}: self ns/call{' (a bound)' if bound[name] else ''} "
                   f"{100 * e:+6.1f}% of its own time (runs {100 * min(errs[name][0]):+.1f}% to "
                   f"{100 * max(errs[name][0]):+.1f}%), {100 * t:+6.1f}% of its twin's (runs "
                   f"{100 * min(errs[name][1]):+.1f}% to {100 * max(errs[name][1]):+.1f}%); the samples' "
-                  f"self time / calls {100 * r:+.1f}% of its own")
+                  f"self time / calls {100 * r:+.1f}% of its own; {100 * ts:+6.1f}% of its twin's samples "
+                  f"(runs {100 * min(errs[name][3], default=math.nan):+.1f}% to "
+                  f"{100 * max(errs[name][3], default=math.nan):+.1f}%); n {statistics.median(nsamp[name]):.0f} "
+                  f"samples (+-{100 / math.sqrt(max(1, statistics.median(nsamp[name]))):.0f}% a round)")
 PY
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -483,49 +483,63 @@ ty_calls_total(const struct ty_calls *c)
 
 /* The calibration: functions of tachy's own that begin with each kind of
  * first instruction (the kernel emulates a push, a nop or a branch at the
- * trap; it steps any other out of line, a second trap), each calling one
- * body of known length that times itself after the trap. */
-#define CAL_ITERS 400 /* the body's loop: about a microsecond */
-static volatile unsigned long cal_sink;
-static uint64_t cal_body_ns; /* the bodies' own time, summed */
+ * trap; it steps any other out of line, a second trap), each with the
+ * same loop of known length in its own body, as a probed function has
+ * it, stamped after the first instruction and before the return: what a
+ * hit adds to the function's own time after the trap (the trap leaves the
+ * caches and predictors cold). Not the return: it is slower after a trap
+ * too (its prediction is lost), but its samples land at the caller's
+ * return address, not in the function (measured, bench/NOTES.md). */
+#define CAL_ITERS 2000 /* the body's loop (CAL_BODY's too): a microsecond or so */
+__attribute__((visibility("hidden"))) volatile unsigned long ty_calls_cal_sink;
+__attribute__((visibility("hidden"))) volatile uint64_t ty_calls_cal_ticks; /* the last body's */
+
+#if defined(__x86_64__)
+static double cal_scale; /* ns a tick (the TSC's), ty_calls_calibrate's */
+
+static uint64_t
+cal_tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+void ty_calls_cal_push(void), ty_calls_cal_nop(void), ty_calls_cal_endbr(void),
+    ty_calls_cal_step(void);
+/* The body: the TSC read after the first instruction, the loop, the TSC
+ * again, the difference into ty_calls_cal_ticks (rax, rcx, rdx, r8: the
+ * caller's to save). */
+#define CAL_BODY                                                                                   \
+	"\tlfence\n\trdtsc\n\tshl $32,%rdx\n\tor %rdx,%rax\n\tmov %rax,%r8\n"                      \
+	"\tmov $2000,%ecx\n" /* CAL_ITERS */                                                       \
+	"1:\taddq %rcx,ty_calls_cal_sink(%rip)\n\tdec %ecx\n\tjnz 1b\n"                            \
+	"\tlfence\n\trdtsc\n\tshl $32,%rdx\n\tor %rdx,%rax\n\tsub %r8,%rax\n"                      \
+	"\tmov %rax,ty_calls_cal_ticks(%rip)\n"
+#define CAL_FN(name, first, last)                                                                  \
+	".text\n.p2align 4\n.globl " name "\n.hidden " name "\n.type " name ",@function\n" name    \
+	":\n" first CAL_BODY last "\tret\n.size " name ",.-" name "\n"
+__asm__(CAL_FN("ty_calls_cal_push", "\tpush %rbp\n\tmov %rsp,%rbp\n", "\tpop %rbp\n"));
+__asm__(CAL_FN("ty_calls_cal_nop", "\t.byte 0x0f,0x1f,0x40,0x00\n", ""));
+__asm__(CAL_FN("ty_calls_cal_endbr", "\t.byte 0xf3,0x0f,0x1e,0xfa\n", ""));
+__asm__(CAL_FN("ty_calls_cal_step", "\tmov %rdi,%rax\n", ""));
+static void (*const cal_fn[TY_CALLS_KINDS])(void) = {ty_calls_cal_push, ty_calls_cal_nop,
+						     ty_calls_cal_endbr, ty_calls_cal_step};
+#else
+static const double cal_scale = 1; /* the body times itself in ns */
 
 __attribute__((noinline, used)) void ty_calls_cal_body(void);
 __attribute__((noinline, used)) void
 ty_calls_cal_body(void)
 {
-	struct timespec a, b;
+	uint64_t a = ty_clock_now_ns();
 	int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < CAL_ITERS; i++)
-		cal_sink += (unsigned long)i;
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	cal_body_ns += (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec));
+		ty_calls_cal_sink += (unsigned long)i;
+	ty_calls_cal_ticks = ty_clock_now_ns() - a;
 }
-
-#if defined(__x86_64__)
-void ty_calls_cal_push(void), ty_calls_cal_nop(void), ty_calls_cal_endbr(void),
-    ty_calls_cal_step(void);
-__asm__(".text\n"
-	".p2align 4\n.globl ty_calls_cal_push\n.hidden ty_calls_cal_push\n"
-	".type ty_calls_cal_push,@function\n"
-	"ty_calls_cal_push:\n\tpush %rbp\n\tmov %rsp,%rbp\n\tcall ty_calls_cal_body\n"
-	"\tpop %rbp\n\tret\n.size ty_calls_cal_push,.-ty_calls_cal_push\n"
-	".p2align 4\n.globl ty_calls_cal_nop\n.hidden ty_calls_cal_nop\n"
-	".type ty_calls_cal_nop,@function\n"
-	"ty_calls_cal_nop:\n\t.byte 0x0f,0x1f,0x40,0x00\n\tjmp ty_calls_cal_body\n"
-	".size ty_calls_cal_nop,.-ty_calls_cal_nop\n"
-	".p2align 4\n.globl ty_calls_cal_endbr\n.hidden ty_calls_cal_endbr\n"
-	".type ty_calls_cal_endbr,@function\n"
-	"ty_calls_cal_endbr:\n\t.byte 0xf3,0x0f,0x1e,0xfa\n\tjmp ty_calls_cal_body\n"
-	".size ty_calls_cal_endbr,.-ty_calls_cal_endbr\n"
-	".p2align 4\n.globl ty_calls_cal_step\n.hidden ty_calls_cal_step\n"
-	".type ty_calls_cal_step,@function\n"
-	"ty_calls_cal_step:\n\tmov %rdi,%rax\n\tjmp ty_calls_cal_body\n"
-	".size ty_calls_cal_step,.-ty_calls_cal_step\n");
-static void (*const cal_fn[TY_CALLS_KINDS])(void) = {ty_calls_cal_push, ty_calls_cal_nop,
-						     ty_calls_cal_endbr, ty_calls_cal_step};
-#else
 static void (*const cal_fn[TY_CALLS_KINDS])(void) = {ty_calls_cal_body, ty_calls_cal_body,
 						     ty_calls_cal_body, ty_calls_cal_body};
 #endif
@@ -584,30 +598,62 @@ self_offset(struct ty_calls_fn *f, uintptr_t addr)
 #define CAL_CALLS 100 /* a round: a few ms at the slowest hits seen (20 us) */
 #define CAL_ROUNDS 5
 
-/* One round of FN: its CPU time and its bodies' time, per call. */
+/* One round of FN: its CPU time per call, its bodies' times into BODY
+ * (CAL_CALLS of them, in the calibration's ticks). */
 static void
-cal_round(void (*fn)(void), double *cpu, double *body)
+cal_round(void (*fn)(void), double *cpu, uint64_t *body)
 {
 	uint64_t t0;
 	int i;
 
-	cal_body_ns = 0;
 	t0 = ty_clock_thread_ns(); /* the trap's kernel time is in it, another task's is not */
-	for (i = 0; i < CAL_CALLS; i++)
+	for (i = 0; i < CAL_CALLS; i++) {
 		fn();
+		body[i] = ty_calls_cal_ticks;
+	}
 	*cpu = (double)(ty_clock_thread_ns() - t0) / CAL_CALLS;
-	*body = (double)cal_body_ns / CAL_CALLS;
 }
 
-/* Kind K's cost per hit and disturbance of the body, each the least of the
- * rounds with the probe less the least without (a loaded machine's
- * preemptions only add). */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+double
+ty_calls_disturbance(uint64_t *on, size_t non, uint64_t *off, size_t noff, double ns_per_tick)
+{
+	double d;
+
+	if (!non || !noff)
+		return 0;
+	d = (median_u64(on, non) - median_u64(off, noff)) * ns_per_tick;
+	return d > 0 ? d : 0;
+}
+
+/* Kind K's cost per hit, the least round with the probe less the least
+ * without (a loaded machine's preemptions only add), and what a hit adds
+ * to the body, the median call with the probe less the median without
+ * (in ticks: ty_calls_calibrate scales it; an interrupted call is one of
+ * 500, a round's least would keep the interruptions of all of it). */
 static int
 cal_kind(struct ty_calls *c, int type, int k, struct ty_error *e)
 {
 	struct ty_calls_fn f = {"ty_calls_cal", NULL, 0, 0, k, 0, 0, 0};
-	double off = -1, off_body = -1, on = -1, on_body = -1, cpu, body;
-	int round;
+	uint64_t off_body[CAL_ROUNDS * CAL_CALLS], on_body[CAL_ROUNDS * CAL_CALLS];
+	double off = -1, on = -1, cpu;
+	int round, rounds = 0;
 	long fd;
 
 	if (self_offset(&f, (uintptr_t)cal_fn[k]) < 0)
@@ -617,11 +663,9 @@ cal_kind(struct ty_calls *c, int type, int k, struct ty_error *e)
 	/* Without a probe first: once placed, the breakpoint stays in the
 	 * code while the event is merely disabled. */
 	for (round = 0; round < CAL_ROUNDS; round++) {
-		cal_round(cal_fn[k], &cpu, &body);
+		cal_round(cal_fn[k], &cpu, off_body + round * CAL_CALLS);
 		if (off < 0 || cpu < off)
 			off = cpu;
-		if (off_body < 0 || body < off_body)
-			off_body = body;
 	}
 	if ((fd = open_probe(type, &f, 0, -1, 0)) < 0) {
 		int err = errno;
@@ -633,7 +677,7 @@ cal_kind(struct ty_calls *c, int type, int k, struct ty_error *e)
 		uint64_t before = 0, after = 0;
 		if (read((int)fd, &before, sizeof(before)) != (ssize_t)sizeof(before))
 			break;
-		cal_round(cal_fn[k], &cpu, &body);
+		cal_round(cal_fn[k], &cpu, on_body + round * CAL_CALLS);
 		if (read((int)fd, &after, sizeof(after)) != (ssize_t)sizeof(after))
 			break;
 		if (after - before != CAL_CALLS) {
@@ -645,16 +689,16 @@ cal_kind(struct ty_calls *c, int type, int k, struct ty_error *e)
 		}
 		if (on < 0 || cpu < on)
 			on = cpu;
-		if (on_body < 0 || body < on_body)
-			on_body = body;
+		rounds++;
 	}
 	close((int)fd);
 	free(f.path);
 	if (on < 0)
 		return ty_error_set(e, -EIO, "--calls: cannot read the calibration probe's count");
 	c->kind_ns[k] = on > off ? on - off : 0;
-	c->disturb_ns[k] = on_body > off_body ? on_body - off_body : 0;
-	c->body_ns = off_body;
+	c->disturb_ns[k] = ty_calls_disturbance(on_body, (size_t)rounds * CAL_CALLS, off_body,
+						CAL_ROUNDS * CAL_CALLS, 1);
+	c->body_ns = median_u64(off_body, CAL_ROUNDS * CAL_CALLS);
 	return 0;
 }
 
@@ -663,6 +707,9 @@ ty_calls_calibrate(struct ty_calls *c, struct ty_error *e)
 {
 	int type = uprobe_type(), used[TY_CALLS_KINDS] = {0}, k, ret;
 	size_t i;
+#if defined(__x86_64__)
+	uint64_t ns0 = ty_clock_now_ns(), tsc0 = cal_tsc(), ns1, tsc1;
+#endif
 
 	if (type < 0)
 		return ty_error_set(e, -ENODEV, "--calls: this kernel has no uprobe PMU");
@@ -672,6 +719,14 @@ ty_calls_calibrate(struct ty_calls *c, struct ty_error *e)
 		if ((used[k] || (k == TY_CALLS_STEP && !c->n)) &&
 		    (ret = cal_kind(c, type, k, e)) < 0)
 			return ret;
+#if defined(__x86_64__)
+	/* the TSC's ns a tick, over the calibration (tens of ms) */
+	ns1 = ty_clock_now_ns(), tsc1 = cal_tsc();
+	cal_scale = tsc1 > tsc0 ? (double)(ns1 - ns0) / (double)(tsc1 - tsc0) : 0;
+#endif
+	for (k = 0; k < TY_CALLS_KINDS; k++)
+		c->disturb_ns[k] *= cal_scale;
+	c->body_ns *= cal_scale;
 	c->hit_ns = c->kind_ns[c->n ? c->fn[0].kind : TY_CALLS_STEP];
 	return 0;
 }

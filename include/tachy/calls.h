@@ -45,7 +45,7 @@ struct ty_calls {
 	double hit_ns; /* ty_calls_calibrate's cost per hit of the first function's kind */
 	double kind_ns[TY_CALLS_KINDS];	   /* the CPU a hit costs, per kind (calibrated) */
 	double disturb_ns[TY_CALLS_KINDS]; /* of it, in the probed function's own time */
-	double body_ns;			   /* the calibration body's own time, unprobed */
+	double body_ns;			   /* the calibration body's own time, unprobed (median) */
 	const char *tracefs;		   /* the probes of a command are tracefs's (inherited) */
 	size_t traced;			   /* how many were placed there */
 	int no_children;		   /* without tracefs: the command's children not counted */
@@ -94,14 +94,23 @@ int ty_calls_read(struct ty_calls *c, struct ty_error *e);
 
 /* Measure what one probe hit costs here, for each kind of first
  * instruction among C's functions: a function of tachy's own that begins
- * so, with a body of known length (about 1 us) that times itself, called
- * with a probe on it and without (5 rounds of 100 calls each, the least
- * round of each), per call: the thread's CPU time (what the workload pays:
- * the traps are its CPU) into C->kind_ns, and the body's own time added
- * after the trap (what the samples put in the function's self time) into
+ * so, with a loop of known length in its own body, called with a probe on
+ * it and without (5 rounds of 100 calls each): the thread's CPU time per
+ * call (what the workload pays: the traps are its CPU), the least round
+ * with less the least without, into C->kind_ns; and what a hit adds to the
+ * function's own time after the trap (its body timed from after the first
+ * instruction to before the return, the median call with less the median
+ * without; what the samples put in the function's self time) into
  * C->disturb_ns. Returns 0, or a negative errno with E filled (the probe
  * could not be opened, or counted wrong). */
 int ty_calls_calibrate(struct ty_calls *c, struct ty_error *e);
+
+/* What a hit adds to a probed function's own body, in ns: the median of
+ * ON[NON] (the body's times with the probe, in ticks) less the median of
+ * OFF[NOFF] (without), at NS_PER_TICK; 0 where it is not above, or either
+ * is empty. Sorts both in place. */
+double ty_calls_disturbance(uint64_t *on, size_t non, uint64_t *off, size_t noff,
+			    double ns_per_tick);
 
 /* The kind of the instruction in B[N] (the first bytes of a function). */
 int ty_calls_kind(const unsigned char *b, size_t n);

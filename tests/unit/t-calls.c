@@ -150,11 +150,30 @@ test_cost(void)
 	CHECK(ty_calls_cost_ns(&c, &d) == 0 && d == 0);
 }
 
+/* What a hit adds to the body: the median of the probed calls less the
+ * median of the unprobed, at the ticks' scale; an interrupted call (a
+ * preemption, a sample) moves neither; never below 0. */
+static void
+test_disturbance(void)
+{
+	uint64_t on[5] = {1300, 1200, 90000, 1250, 1220}, off[4] = {1000, 1010, 50000, 990};
+	uint64_t on2[3] = {900, 950, 1000}, off2[3] = {1000, 1000, 1000};
+
+	/* medians 1250 (sorted 1200 1220 1250 1300 90000) and 1005 (990 1000 1010 50000) */
+	CHECK(ty_calls_disturbance(on, 5, off, 4, 1) == 245);
+	CHECK(on[0] == 1200 && on[4] == 90000 && off[0] == 990); /* sorted in place */
+	CHECK(ty_calls_disturbance(on, 5, off, 4, 0.5) == 122.5);
+	CHECK(ty_calls_disturbance(on2, 3, off2, 3, 1) == 0); /* faster with: none */
+	CHECK(ty_calls_disturbance(on, 0, off, 4, 1) == 0);
+	CHECK(ty_calls_disturbance(on, 5, off, 0, 1) == 0);
+}
+
 int
 main(void)
 {
 	test_kinds();
 	test_cost();
+	test_disturbance();
 	test_names();
 	test_sweep();
 	return check_done();
