@@ -26,6 +26,7 @@ args() {
 	instr-history) echo ": 4 3" ;;
 	jit-node) echo "RUNS=1" ;;
 	record-complete) echo "RUNS=1" ;;
+	record-drain) echo "ROUNDS=1 N=20000000" ;;
 	rust-names) echo "ROUNDS=600" ;;
 	instr-planted) echo ": 1" ;;
 	record-hostile) echo "" ;;
