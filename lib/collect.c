@@ -839,7 +839,6 @@ walk:
 	c->words = NULL, c->stack_off = NULL, c->slots = NULL;
 	c->nwords = c->capwords = c->capstacks = c->nslots = 0;
 	c->nstacks = 0;
-	ty_array_trim(); /* the profile's peak is past: what the walks let go */
 	name_threads(c);
 	for (i = 0; i < c->nthreads; i++)
 		if (ty_profile_thread(p, c->threads[i].pid, c->threads[i].tid,

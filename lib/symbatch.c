@@ -263,7 +263,6 @@ ty_symbatch_run(struct ty_symbatch *b)
 			goto out;
 		if (file[order[i]] && (i + 1 == b->n || group[order[i + 1]] != group[order[i]])) {
 			ty_dso_release(file[order[i]]);
-			ty_array_trim();
 			b->released++;
 		}
 	}
